@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Makes a fresh clone runnable: checks Node, installs npm packages (which builds dist/ and the
+# native addon) and makes sure redis-server exists. Sourced by test.sh and devnet.sh.
+set -euo pipefail
+
+need_node_major=20
+node_major=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
+if [ "$node_major" -lt "$need_node_major" ]; then
+  echo "fuego-pool needs Node.js >= $need_node_major (found: $(node -v 2>/dev/null || echo none))" >&2
+  exit 1
+fi
+
+# npm ci only when the lock file changed since the last install, so repeated runs stay fast.
+stamp=node_modules/.fuego-pool-installed
+if [ ! -f "$stamp" ] || [ package-lock.json -nt "$stamp" ] || [ package.json -nt "$stamp" ]; then
+  echo "==> installing npm packages (npm ci)"
+  npm ci --no-audit --no-fund
+  touch "$stamp"
+fi
+
+if ! command -v redis-server >/dev/null 2>&1; then
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    echo "==> redis-server is missing; installing it with apt-get"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends redis-server >/dev/null
+    # The package may start a system instance; the tests never use it (they start their own).
+  else
+    echo "fuego-pool: redis-server is not installed. Install it (Debian/Ubuntu: sudo apt-get install redis-server," >&2
+    echo "macOS: brew install redis) and run this command again." >&2
+    exit 1
+  fi
+fi

@@ -1,0 +1,34 @@
+import type { CliCommand } from '../command.js';
+
+/**
+ * Every command of the `fuego-pool` binary. Commands are loaded lazily so that
+ * `fuego-pool hash` does not pay for loading the devnet or Redis clients.
+ */
+export interface CommandEntry {
+  readonly path: readonly string[];
+  readonly summary: string;
+  load(): Promise<CliCommand>;
+}
+
+export const commands: readonly CommandEntry[] = [
+  {
+    path: ['block', 'inspect'],
+    summary: 'decode a block blob (hex) and print its fields, block id and PoW input as JSON',
+    load: async () => (await import('./block-inspect.js')).blockInspectCommand,
+  },
+  {
+    path: ['address', 'check'],
+    summary: 'validate a Fuego address and print its keys and payment id as JSON',
+    load: async () => (await import('./address-check.js')).addressCheckCommand,
+  },
+  {
+    path: ['hash'],
+    summary: 'print the cn/upx2 hash of each hex argument (or of each stdin line)',
+    load: async () => (await import('./hash.js')).hashCommand,
+  },
+  {
+    path: ['devnet'],
+    summary: 'run a simulated fuegod + walletd on 127.0.0.1 for demos and tests',
+    load: async () => (await import('./devnet.js')).devnetCommand,
+  },
+];

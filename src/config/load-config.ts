@@ -1,0 +1,62 @@
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { FuegoPoolError } from '../errors.js';
+import { configSchema, type PoolConfig } from './schema.js';
+
+export type ConfigErrorCode = 'CONFIG_INVALID' | 'CONFIG_UNREADABLE';
+
+export class ConfigError extends FuegoPoolError<ConfigErrorCode> {}
+
+/** One line per problem, each starting with the full dotted key so the operator knows what to edit. */
+function describeIssues(error: z.ZodError): string[] {
+  return error.issues.map((issue) => {
+    const at = issue.path.map(String).join('.');
+    if (issue.code === 'unrecognized_keys') {
+      return issue.keys.map((key) => `${at ? `${at}.` : ''}${key}: unknown key`).join('\n');
+    }
+    return `${at || '(root)'}: ${issue.message}`;
+  });
+}
+
+/** Validates a plain object, fills defaults and returns a deeply frozen config. */
+export function parseConfig(input: unknown): Readonly<PoolConfig> {
+  const result = configSchema.safeParse(input ?? {});
+  if (!result.success) {
+    const lines = describeIssues(result.error);
+    throw new ConfigError('CONFIG_INVALID', `invalid configuration:\n  ${lines.join('\n  ')}`, {
+      issues: lines,
+    });
+  }
+  return deepFreeze(result.data);
+}
+
+/** Reads a JSON config file (or none, for all defaults) and validates it. */
+export function loadConfigFile(path: string | undefined): Readonly<PoolConfig> {
+  if (path === undefined) return parseConfig({});
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (cause) {
+    throw new ConfigError('CONFIG_UNREADABLE', `cannot read config file ${path}`, { path }, { cause });
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (cause) {
+    throw new ConfigError(
+      'CONFIG_UNREADABLE',
+      `config file ${path} is not valid JSON: ${(cause as Error).message}`,
+      { path },
+      { cause },
+    );
+  }
+  return parseConfig(json);
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
+}

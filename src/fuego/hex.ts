@@ -1,0 +1,17 @@
+import { CodecError } from './errors.js';
+
+const HEX_PATTERN = /^(?:[0-9a-fA-F]{2})*$/;
+
+/** Decodes hex (either case, even length, no prefix); anything else is a `BAD_HEX` CodecError. */
+export function hexToBytes(hex: string): Uint8Array {
+  if (!HEX_PATTERN.test(hex)) {
+    const reason = hex.length % 2 === 1 ? 'odd length' : 'non-hex character';
+    throw new CodecError('BAD_HEX', `invalid hex string (${reason})`, { length: hex.length });
+  }
+  return new Uint8Array(Buffer.from(hex, 'hex'));
+}
+
+/** Lowercase hex of `bytes`, the form the daemon and XMRig use. */
+export function bytesToHex(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex');
+}

@@ -1,0 +1,14 @@
+import { keccak_256 } from '@noble/hashes/sha3.js';
+
+/**
+ * CryptoNote's `cn_fast_hash`: Keccak-256 with the original Keccak padding (0x01 .. 0x80),
+ * which is not FIPS SHA3-256. Returns 32 bytes.
+ */
+export function cnFastHash(data: Uint8Array): Uint8Array {
+  return keccak_256(data);
+}
+
+/** keccak(a ‖ b) for two 32-byte nodes, the step of the transaction merkle tree. */
+export function hashPair(left: Uint8Array, right: Uint8Array): Uint8Array {
+  return keccak_256.create().update(left).update(right).digest();
+}

@@ -1,0 +1,61 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfigFile, parseConfig } from '../../src/config/load-config.js';
+
+function configErrorOf(fn: () => unknown): ConfigError {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('configuration', () => {
+  it('fills every default from an empty object and freezes the result', () => {
+    const config = parseConfig({});
+    expect(config.daemon).toEqual({ host: '127.0.0.1', port: 18180, timeoutMs: 10_000, retries: 3 });
+    expect(config.wallet.port).toBe(8070);
+    expect(config.pow.implementation).toBe('auto');
+    expect(Object.isFrozen(config)).toBe(true);
+    expect(Object.isFrozen(config.daemon)).toBe(true);
+  });
+
+  it('names an unknown key with its full path', () => {
+    const error = configErrorOf(() => parseConfig({ pow: { wrokers: 2 } }));
+    expect(error.code).toBe('CONFIG_INVALID');
+    expect(error.message).toContain('pow.wrokers: unknown key');
+  });
+
+  it('names a key with a bad value', () => {
+    const error = configErrorOf(() => parseConfig({ daemon: { port: 70000 } }));
+    expect(error.message).toContain('daemon.port');
+  });
+
+  it('reports every problem at once', () => {
+    const error = configErrorOf(() => parseConfig({ network: 'moon', log: { level: 'loud' } }));
+    expect(error.data['issues']).toHaveLength(2);
+  });
+
+  it('rejects a file that is not JSON, naming the file', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fuego-config-'));
+    const path = join(dir, 'pool.json');
+    writeFileSync(path, '{ "daemon": ');
+    const error = configErrorOf(() => loadConfigFile(path));
+    expect(error.code).toBe('CONFIG_UNREADABLE');
+    expect(error.message).toContain(path);
+  });
+
+  it('loads a valid file', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fuego-config-'));
+    const path = join(dir, 'pool.json');
+    writeFileSync(path, JSON.stringify({ network: 'devnet', daemon: { port: 28180 } }));
+    const config = loadConfigFile(path);
+    expect(config.network).toBe('devnet');
+    expect(config.daemon.port).toBe(28180);
+    expect(config.daemon.host).toBe('127.0.0.1');
+  });
+});

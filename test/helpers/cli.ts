@@ -1,0 +1,25 @@
+import { PassThrough, Readable } from 'node:stream';
+import { runCli } from '../../src/cli/main.js';
+
+export interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the CLI in-process with in-memory streams, as a user would run `fuego-pool ...args`. */
+export async function runCliForTest(args: string[], stdinText = ''): Promise<CliRun> {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  const out: Buffer[] = [];
+  const err: Buffer[] = [];
+  stdout.on('data', (chunk: Buffer) => out.push(chunk));
+  stderr.on('data', (chunk: Buffer) => err.push(chunk));
+  const code = await runCli(args, {
+    stdout,
+    stderr,
+    stdin: Readable.from([stdinText]),
+    env: {},
+  });
+  return { code, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString() };
+}

@@ -1,0 +1,253 @@
+import { z } from 'zod';
+import {
+  type AliasLookup,
+  aliasSchema,
+  type BlockHeader,
+  type BlockTemplateResponse,
+  blockCountSchema,
+  blockHeaderResultSchema,
+  blockTemplateSchema,
+  currencyIdSchema,
+  type DaemonInfo,
+  daemonInfoSchema,
+  depositsSchema,
+  type FeePoolInfo,
+  feeAddressSchema,
+  feePoolInfoSchema,
+  type HeatDeposit,
+  heightSchema,
+  statusSchema,
+} from './daemon-schemas.js';
+import { JsonHttpClient } from './json-http.js';
+import { type RetryPolicy, withRetry } from './retry.js';
+import { RpcError } from './rpc-error.js';
+
+const blockHashSchema = z.string().regex(/^[0-9a-f]{64}$/);
+
+export interface DaemonClientOptions {
+  readonly host: string;
+  readonly port: number;
+  readonly timeoutMs: number;
+  /** Extra attempts for idempotent reads on transport errors. `submitblock` is never retried. */
+  readonly retries: number;
+  readonly retryBaseDelayMs?: number;
+}
+
+/** JSON-RPC error codes of fuegod 1.9.3 (shared/spec/fuego-daemon-behaviour.md). */
+export const DaemonRpcCode = {
+  WRONG_PARAM: -1,
+  TOO_BIG_HEIGHT: -2,
+  TOO_BIG_RESERVE_SIZE: -3,
+  WRONG_WALLET_ADDRESS: -4,
+  INTERNAL: -5,
+  WRONG_BLOCKBLOB: -6,
+  BLOCK_NOT_ACCEPTED: -7,
+  CORE_BUSY: -9,
+  PARSE_ERROR: -32700,
+  INVALID_REQUEST: -32600,
+  METHOD_NOT_FOUND: -32601,
+  INTERNAL_JSON: -32603,
+} as const;
+
+/**
+ * Typed client for fuegod. Knows the real daemon's quirks: `params` is always sent (omitting it
+ * is error -32603 even for methods without parameters), the block-hash method is
+ * `on_getblockhash`, and a 404 on the alias / fee-pool / HEAT paths means "this daemon version
+ * does not have them" (RPC_NOT_SUPPORTED), not an outage.
+ */
+export class DaemonClient {
+  private readonly http: JsonHttpClient;
+  private readonly retry: RetryPolicy;
+  private nextId = 1;
+
+  constructor(options: DaemonClientOptions) {
+    this.http = new JsonHttpClient(options);
+    this.retry = {
+      retries: options.retries,
+      baseDelayMs: options.retryBaseDelayMs ?? 200,
+      maxDelayMs: 5_000,
+    };
+  }
+
+  get endpoint(): string {
+    return this.http.endpoint;
+  }
+
+  close(): void {
+    this.http.close();
+  }
+
+  /** Returns the info even while `status` is "BUSY" (core starting): callers wait on it. */
+  getInfo(): Promise<DaemonInfo> {
+    return this.read(() =>
+      this.path('GET', '/getinfo', undefined, daemonInfoSchema, { acceptAnyStatus: true }),
+    );
+  }
+
+  async getHeight(): Promise<number> {
+    return (await this.read(() => this.path('GET', '/getheight', undefined, heightSchema))).height;
+  }
+
+  async getBlockCount(): Promise<number> {
+    return (await this.read(() => this.rpc('getblockcount', {}, blockCountSchema))).count;
+  }
+
+  async getLastBlockHeader(): Promise<BlockHeader> {
+    return (await this.read(() => this.rpc('getlastblockheader', {}, blockHeaderResultSchema))).block_header;
+  }
+
+  /** Heights >= the chain height fail with rpcCode -2 ("To big height"). */
+  async getBlockHeaderByHeight(height: number): Promise<BlockHeader> {
+    return (await this.read(() => this.rpc('getblockheaderbyheight', { height }, blockHeaderResultSchema)))
+      .block_header;
+  }
+
+  async getBlockHeaderByHash(hash: string): Promise<BlockHeader> {
+    return (await this.read(() => this.rpc('getblockheaderbyhash', { hash }, blockHeaderResultSchema)))
+      .block_header;
+  }
+
+  /** `on_getblockhash` answers with the bare hash string. */
+  async getBlockHash(height: number): Promise<string> {
+    return this.read(() => this.rpc('on_getblockhash', [height], blockHashSchema));
+  }
+
+  async getCurrencyId(): Promise<string> {
+    return (await this.read(() => this.rpc('getcurrencyid', {}, currencyIdSchema))).currency_id_blob;
+  }
+
+  /** `walletAddress` must be a standard address: the daemon rejects integrated ones (-4). */
+  getBlockTemplate(params: { reserveSize: number; walletAddress: string }): Promise<BlockTemplateResponse> {
+    return this.read(() =>
+      this.rpc(
+        'getblocktemplate',
+        { reserve_size: params.reserveSize, wallet_address: params.walletAddress },
+        blockTemplateSchema,
+      ),
+    );
+  }
+
+  /**
+   * Submits a solved block. Not retried: a lost answer followed by a resend would read as
+   * "Block not accepted" (duplicate), so the caller checks the chain instead.
+   */
+  async submitBlock(blockHex: string): Promise<void> {
+    await this.rpc('submitblock', [blockHex], statusSchema);
+  }
+
+  async getFeeAddress(): Promise<string> {
+    return (await this.read(() => this.path('GET', '/feeaddress', undefined, feeAddressSchema))).fee_address;
+  }
+
+  /** Optional endpoint; throws RPC_NOT_SUPPORTED on a daemon without it. Leading `@` is optional. */
+  getAlias(alias: string): Promise<AliasLookup> {
+    return this.read(() =>
+      this.path('POST', '/get_alias', JSON.stringify({ alias }), aliasSchema, { optional: true }),
+    );
+  }
+
+  /** Optional endpoint; throws RPC_NOT_SUPPORTED on a daemon without it. */
+  getFeePoolInfo(): Promise<FeePoolInfo> {
+    return this.read(() =>
+      this.path('GET', '/get_fee_pool_info', undefined, feePoolInfoSchema, { optional: true }),
+    );
+  }
+
+  /** Optional endpoint (HEAT CDs); throws RPC_NOT_SUPPORTED on a daemon without it. */
+  async getDeposits(): Promise<HeatDeposit[]> {
+    return (
+      await this.read(() => this.path('GET', '/getdeposits', undefined, depositsSchema, { optional: true }))
+    ).deposits;
+  }
+
+  private read<T>(attempt: () => Promise<T>): Promise<T> {
+    return withRetry(this.retry, attempt);
+  }
+
+  private async path<S extends z.ZodType>(
+    method: 'GET' | 'POST',
+    path: string,
+    body: string | undefined,
+    schema: S,
+    flags: { optional?: boolean; acceptAnyStatus?: boolean } = {},
+  ): Promise<z.infer<S>> {
+    const response = await this.http.send(method, path, body);
+    if (response.status === 404 && flags.optional) {
+      throw new RpcError('RPC_NOT_SUPPORTED', `${path} is not served by this daemon`, { path });
+    }
+    if (response.status !== 200) {
+      throw new RpcError('RPC_HTTP_STATUS', `${path}: HTTP ${response.status}`, {
+        path,
+        status: response.status,
+      });
+    }
+    const json = parseJson(response.body, path);
+    const status = (json as { status?: unknown } | null)?.status;
+    if (typeof status === 'string' && status !== 'OK' && !flags.acceptAnyStatus) {
+      throw new RpcError('RPC_STATUS', `${path}: daemon status "${status}"`, { path, status });
+    }
+    return validate(schema, json, path);
+  }
+
+  private async rpc<S extends z.ZodType>(
+    method: string,
+    params: Record<string, unknown> | unknown[],
+    schema: S,
+  ): Promise<z.infer<S>> {
+    const id = String(this.nextId++);
+    const response = await this.http.send(
+      'POST',
+      '/json_rpc',
+      JSON.stringify({ jsonrpc: '2.0', id, method, params }),
+    );
+    if (response.status !== 200) {
+      throw new RpcError('RPC_HTTP_STATUS', `${method}: HTTP ${response.status}`, {
+        method,
+        status: response.status,
+      });
+    }
+    const json = parseJson(response.body, method) as { error?: unknown; result?: unknown } | null;
+    if (json === null || typeof json !== 'object') {
+      throw new RpcError('RPC_BAD_RESPONSE', `${method}: reply is not a JSON object`, { method });
+    }
+    if (json.error !== undefined && json.error !== null) {
+      const error = json.error as { code?: unknown; message?: unknown };
+      const rpcCode = typeof error.code === 'number' ? error.code : undefined;
+      const rpcMessage = typeof error.message === 'string' ? error.message : String(error.message);
+      throw new RpcError('RPC_ERROR', `${method}: ${rpcMessage} (${rpcCode ?? 'no code'})`, {
+        method,
+        rpcCode,
+        rpcMessage,
+      });
+    }
+    const result = json.result as { status?: unknown } | undefined;
+    if (result && typeof result === 'object' && typeof result.status === 'string' && result.status !== 'OK') {
+      throw new RpcError('RPC_STATUS', `${method}: daemon status "${result.status}"`, {
+        method,
+        status: result.status,
+      });
+    }
+    return validate(schema, json.result, method);
+  }
+}
+
+function parseJson(body: string, what: string): unknown {
+  try {
+    return JSON.parse(body);
+  } catch {
+    throw new RpcError('RPC_BAD_RESPONSE', `${what}: reply is not JSON (${body.slice(0, 60)}…)`, {
+      what,
+      bodyPrefix: body.slice(0, 200),
+    });
+  }
+}
+
+function validate<S extends z.ZodType>(schema: S, value: unknown, what: string): z.infer<S> {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue ? `${issue.path.join('.') || '(root)'}: ${issue.message}` : 'unexpected shape';
+    throw new RpcError('RPC_BAD_RESPONSE', `${what}: unexpected reply (${where})`, { what });
+  }
+  return parsed.data;
+}

@@ -1,0 +1,88 @@
+import { Agent, request } from 'node:http';
+import { RpcError } from './rpc-error.js';
+
+export interface JsonHttpOptions {
+  readonly host: string;
+  readonly port: number;
+  readonly timeoutMs: number;
+  /** Replies larger than this are refused: a daemon never sends megabytes to these calls. */
+  readonly maxResponseBytes?: number;
+}
+
+export interface JsonHttpResponse {
+  readonly status: number;
+  readonly body: string;
+}
+
+const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Minimal HTTP/1.1 client for the daemon and wallet: keep-alive, a hard deadline per request
+ * and a response size cap. Maps transport failures to RpcError codes; never parses JSON itself.
+ */
+export class JsonHttpClient {
+  private readonly agent = new Agent({ keepAlive: true, maxSockets: 16 });
+
+  constructor(private readonly options: JsonHttpOptions) {}
+
+  get endpoint(): string {
+    return `http://${this.options.host}:${this.options.port}`;
+  }
+
+  send(method: 'GET' | 'POST', path: string, body?: string): Promise<JsonHttpResponse> {
+    const { host, port, timeoutMs } = this.options;
+    const maxBytes = this.options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+    return new Promise((resolve, reject) => {
+      const headers: Record<string, string | number> = { accept: 'application/json' };
+      if (body !== undefined) {
+        headers['content-type'] = 'application/json';
+        headers['content-length'] = Buffer.byteLength(body);
+      }
+      const req = request({ host, port, path, method, headers, agent: this.agent }, (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > maxBytes) {
+            req.destroy(
+              new RpcError('RPC_BAD_RESPONSE', `${path}: response larger than ${maxBytes} bytes`, { path }),
+            );
+            return;
+          }
+          chunks.push(chunk);
+        });
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }),
+        );
+        res.on('error', (error) => reject(toRpcError(error, path, this.endpoint)));
+      });
+      req.setTimeout(timeoutMs, () => {
+        req.destroy(
+          new RpcError('RPC_TIMEOUT', `${this.endpoint}${path}: no answer within ${timeoutMs} ms`, {
+            path,
+            timeoutMs,
+          }),
+        );
+      });
+      req.on('error', (error) => reject(toRpcError(error, path, this.endpoint)));
+      req.end(body);
+    });
+  }
+
+  close(): void {
+    this.agent.destroy();
+  }
+}
+
+function toRpcError(error: Error, path: string, endpoint: string): RpcError {
+  if (error instanceof RpcError) return error;
+  const code = (error as NodeJS.ErrnoException).code ?? 'unknown';
+  return new RpcError(
+    'RPC_UNREACHABLE',
+    `${endpoint}${path}: ${code} (${error.message})`,
+    { path, errno: code },
+    {
+      cause: error,
+    },
+  );
+}

@@ -1,0 +1,173 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DaemonClient } from '../../src/rpc/daemon-client.js';
+import { RpcError } from '../../src/rpc/rpc-error.js';
+import { type CannedReply, capturedReply, startReplayServer } from '../helpers/fixture-http-server.js';
+import { freePort } from '../helpers/redis-server.js';
+
+async function rpcErrorOf(promise: Promise<unknown>): Promise<RpcError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof RpcError) return error;
+    throw error;
+  }
+  throw new Error('expected an RpcError');
+}
+
+/** Which captured real-daemon reply answers which request. */
+function routeToCaptures(path: string, json: unknown): CannedReply {
+  const method = (json as { method?: string } | undefined)?.method;
+  const params = (json as { params?: unknown } | undefined)?.params;
+  if (path === '/getinfo') return capturedReply('fuegod-rpc/66-getinfo-v9');
+  if (path === '/getheight') return capturedReply('fuegod-rpc/02-getheight-h1');
+  if (path === '/feeaddress') return capturedReply('fuegod-rpc/19-feeaddress-unset');
+  if (path === '/get_alias') return capturedReply('fuegod-rpc/21-get_alias');
+  if (path === '/get_fee_pool_info') return capturedReply('fuegod-rpc/22-get_fee_pool_info');
+  if (path === '/html') return { status: 200, body: '<html>502 Bad Gateway</html>' };
+  if (path !== '/json_rpc') return capturedReply('fuegod-rpc/32-unknown-url');
+  switch (method) {
+    case 'getlastblockheader':
+      return capturedReply('fuegod-rpc/53-getlastblockheader-after-solved');
+    case 'getblockheaderbyheight':
+      return (params as { height: number }).height === 0
+        ? capturedReply('fuegod-rpc/05-getblockheaderbyheight-0')
+        : capturedReply('fuegod-rpc/06-getblockheaderbyheight-past-tip');
+    case 'getblocktemplate':
+      return capturedReply('fuegod-rpc/50-getblocktemplate-v9-for-solve');
+    case 'submitblock':
+      return capturedReply('fuegod-rpc/09-submitblock-bad-blob-validhex');
+    case 'on_getblockhash':
+      return capturedReply('fuegod-rpc/24-on_getblockhash-0');
+    case 'getcurrencyid':
+      return capturedReply('fuegod-rpc/26-getcurrencyid');
+    case 'getblockcount':
+      return capturedReply('fuegod-rpc/23-getblockcount');
+    default:
+      return capturedReply('fuegod-rpc/13-unknown-method');
+  }
+}
+
+describe('DaemonClient against captured fuegod 1.9.3 replies', () => {
+  let server: Awaited<ReturnType<typeof startReplayServer>>;
+  let client: DaemonClient;
+
+  beforeAll(async () => {
+    server = await startReplayServer((request, json) => routeToCaptures(request.url, json));
+    client = new DaemonClient({ host: '127.0.0.1', port: server.port, timeoutMs: 2_000, retries: 0 });
+  });
+
+  afterAll(async () => {
+    client.close();
+    await server.close();
+  });
+
+  it('reads getinfo, height, last header, template, block hash, currency id and block count', async () => {
+    const info = await client.getInfo();
+    expect(info).toMatchObject({ status: 'OK', height: 16, block_major_version: 9, version: '1.9.3' });
+    expect(await client.getHeight()).toBe(1);
+    expect((await client.getLastBlockHeader()).height).toBe(15);
+    const template = await client.getBlockTemplate({ reserveSize: 8, walletAddress: 'fire...' });
+    expect(template.blocktemplate_blob.startsWith('0900')).toBe(true);
+    expect(template.reserved_offset).toBeGreaterThan(0);
+    expect(await client.getBlockHash(0)).toMatch(/^3c1fde6f/);
+    expect(await client.getCurrencyId()).toMatch(/^[0-9a-f]{64}$/);
+    expect(await client.getBlockCount()).toBe(1);
+    expect(await client.getFeeAddress()).toBe('');
+  });
+
+  it('always sends params, even for methods without any (the daemon answers -32603 otherwise)', async () => {
+    await client.getLastBlockHeader();
+    await client.getCurrencyId();
+    const rpcBodies = server.requests.filter((r) => r.url === '/json_rpc').map((r) => JSON.parse(r.body));
+    expect(rpcBodies.length).toBeGreaterThan(0);
+    for (const body of rpcBodies) expect(body).toHaveProperty('params');
+  });
+
+  it('turns a JSON-RPC error into RPC_ERROR carrying the daemon code', async () => {
+    const pastTip = await rpcErrorOf(client.getBlockHeaderByHeight(100));
+    expect(pastTip.code).toBe('RPC_ERROR');
+    expect(pastTip.rpcCode).toBe(-2);
+    const rejected = await rpcErrorOf(client.submitBlock('00'));
+    expect(rejected.rpcCode).toBe(-7);
+    expect(rejected.isTransient).toBe(false);
+  });
+
+  it('treats a 404 on the optional alias and fee-pool endpoints as "not supported"', async () => {
+    expect((await rpcErrorOf(client.getAlias('@someone'))).code).toBe('RPC_NOT_SUPPORTED');
+    expect((await rpcErrorOf(client.getFeePoolInfo())).code).toBe('RPC_NOT_SUPPORTED');
+  });
+});
+
+describe('DaemonClient transport failures', () => {
+  it('reports a refused connection as RPC_UNREACHABLE after the configured retries', async () => {
+    const port = await freePort();
+    const client = new DaemonClient({
+      host: '127.0.0.1',
+      port,
+      timeoutMs: 500,
+      retries: 2,
+      retryBaseDelayMs: 10,
+    });
+    const error = await rpcErrorOf(client.getInfo());
+    expect(error.code).toBe('RPC_UNREACHABLE');
+    client.close();
+  });
+
+  it('gives up after timeoutMs with RPC_TIMEOUT', async () => {
+    const server = await startReplayServer(() => ({
+      ...capturedReply('fuegod-rpc/02-getheight-h1'),
+      delayMs: 1_000,
+    }));
+    const client = new DaemonClient({ host: '127.0.0.1', port: server.port, timeoutMs: 100, retries: 0 });
+    expect((await rpcErrorOf(client.getHeight())).code).toBe('RPC_TIMEOUT');
+    client.close();
+    await server.close();
+  });
+
+  it('retries a read that failed transiently and returns the later answer', async () => {
+    let calls = 0;
+    const server = await startReplayServer(() => {
+      calls += 1;
+      return calls === 1 ? { status: 503, body: 'busy' } : capturedReply('fuegod-rpc/02-getheight-h1');
+    });
+    const client = new DaemonClient({
+      host: '127.0.0.1',
+      port: server.port,
+      timeoutMs: 1_000,
+      retries: 2,
+      retryBaseDelayMs: 5,
+    });
+    expect(await client.getHeight()).toBe(1);
+    expect(calls).toBe(2);
+    client.close();
+    await server.close();
+  });
+
+  it('never retries submitblock', async () => {
+    let calls = 0;
+    const server = await startReplayServer(() => {
+      calls += 1;
+      return { status: 503, body: 'busy' };
+    });
+    const client = new DaemonClient({
+      host: '127.0.0.1',
+      port: server.port,
+      timeoutMs: 1_000,
+      retries: 3,
+      retryBaseDelayMs: 5,
+    });
+    expect((await rpcErrorOf(client.submitBlock('00'))).code).toBe('RPC_HTTP_STATUS');
+    expect(calls).toBe(1);
+    client.close();
+    await server.close();
+  });
+
+  it('rejects an HTML error page with RPC_BAD_RESPONSE instead of crashing', async () => {
+    const server = await startReplayServer(() => ({ status: 200, body: '<html>502 Bad Gateway</html>' }));
+    const client = new DaemonClient({ host: '127.0.0.1', port: server.port, timeoutMs: 1_000, retries: 0 });
+    expect((await rpcErrorOf(client.getLastBlockHeader())).code).toBe('RPC_BAD_RESPONSE');
+    expect((await rpcErrorOf(client.getInfo())).code).toBe('RPC_BAD_RESPONSE');
+    client.close();
+    await server.close();
+  });
+});

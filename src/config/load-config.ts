@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { FuegoPoolError } from '../errors.js';
 import { configSchema, type PoolConfig } from './schema.js';
 

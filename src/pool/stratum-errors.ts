@@ -1,0 +1,51 @@
+import { FuegoPoolError } from '../errors.js';
+
+/**
+ * Every reason the pool refuses a stratum request, and the one place that maps a reason to the
+ * words a miner sees. XMRig acts on some prefixes (shared/spec/stratum.md §4.1): "Unauthenticated",
+ * "Invalid job id" and "Your IP is banned" make it reconnect, so a merely stale job must say
+ * "Block expired" instead, and a fatal login error must also close the socket (`closeConnection`).
+ */
+export const STRATUM_ERRORS = {
+  UNAUTHENTICATED: { message: 'Unauthenticated', closeConnection: false },
+  INVALID_LOGIN: { message: 'Invalid address used for login', closeConnection: true },
+  NO_COMPATIBLE_ALGO: {
+    message: 'No compatible algorithm found, change algo option in your miner.',
+    closeConnection: true,
+  },
+  NO_TEMPLATE: { message: 'No block template yet. Please wait.', closeConnection: true },
+  ALIAS_UNAVAILABLE: {
+    message: 'Alias login is not available: the pool daemon does not serve aliases',
+    closeConnection: true,
+  },
+  ALIAS_NOT_FOUND: { message: 'Invalid address used for login: alias not found', closeConnection: true },
+  BANNED: { message: 'Your IP is banned', closeConnection: true },
+  INVALID_JOB_ID: { message: 'Invalid job id', closeConnection: false },
+  BLOCK_EXPIRED: { message: 'Block expired', closeConnection: false },
+  MALFORMED_NONCE: { message: 'Malformed nonce', closeConnection: false },
+  MALFORMED_RESULT: { message: 'Malformed result', closeConnection: false },
+  NICEHASH_NONCE: {
+    message: 'Invalid nonce; is miner not compatible with NiceHash?',
+    closeConnection: false,
+  },
+  DUPLICATE_SHARE: { message: 'Duplicate share', closeConnection: false },
+  INVALID_RESULT: { message: 'Rejected share: invalid result', closeConnection: false },
+  LOW_DIFFICULTY: { message: 'Low difficulty share', closeConnection: false },
+  WRONG_ALGO: { message: 'Incorrect algorithm', closeConnection: false },
+  INVALID_METHOD: { message: 'Invalid method', closeConnection: false },
+  INVALID_PARAMS: { message: 'Invalid params', closeConnection: false },
+  SERVER_BUSY: { message: 'Server busy, please retry', closeConnection: false },
+  INTERNAL: { message: 'Internal pool error, share not recorded', closeConnection: false },
+} as const satisfies Record<string, { message: string; closeConnection: boolean }>;
+
+export type StratumErrorCode = keyof typeof STRATUM_ERRORS;
+
+export class StratumError extends FuegoPoolError<StratumErrorCode> {
+  constructor(code: StratumErrorCode, data: Record<string, unknown> = {}) {
+    super(code, STRATUM_ERRORS[code].message, data);
+  }
+
+  get closeConnection(): boolean {
+    return STRATUM_ERRORS[this.code].closeConnection;
+  }
+}

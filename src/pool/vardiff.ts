@@ -1,0 +1,71 @@
+export interface VardiffConfig {
+  /** Seconds between shares the pool aims for, per connection. */
+  readonly targetShareTimeSec: number;
+  /** Seconds between difficulty reviews. */
+  readonly retargetIntervalSec: number;
+  /** Tolerated deviation from the target share time before retargeting, in percent. */
+  readonly variancePercent: number;
+  readonly minDifficulty: number;
+  readonly maxDifficulty: number;
+  /** Largest factor one retarget may move the difficulty by (both ways). */
+  readonly maxChangeFactor: number;
+}
+
+/**
+ * Variable difficulty for one connection. Pure and clock-injected: the caller passes `nowMs`.
+ * After each share (and on a periodic `review` for miners that went quiet) it may return a new
+ * difficulty; the caller turns that into a new job (never a changed target on an old job).
+ */
+export class Vardiff {
+  private difficultyValue: number;
+  private windowStartMs: number;
+  private sharesInWindow = 0;
+
+  constructor(
+    private readonly config: VardiffConfig,
+    startDifficulty: number,
+    nowMs: number,
+  ) {
+    this.difficultyValue = clamp(startDifficulty, config.minDifficulty, config.maxDifficulty);
+    this.windowStartMs = nowMs;
+  }
+
+  get difficulty(): number {
+    return this.difficultyValue;
+  }
+
+  /** Counts an accepted share; returns the new difficulty when a retarget is due and needed. */
+  recordShare(nowMs: number): number | undefined {
+    this.sharesInWindow += 1;
+    return this.review(nowMs);
+  }
+
+  /**
+   * Reviews the window. Also call it periodically (e.g. every retarget interval) so that a miner
+   * whose difficulty is far too high for it, and so sends no shares at all, is brought down.
+   */
+  review(nowMs: number): number | undefined {
+    const elapsedSec = (nowMs - this.windowStartMs) / 1000;
+    if (elapsedSec < this.config.retargetIntervalSec) return undefined;
+    // With no share in the window, assume one would have arrived right now: a safe lower bound
+    // on the miner's speed, so the difficulty only falls as far as the evidence allows.
+    const observedShareTimeSec = elapsedSec / Math.max(this.sharesInWindow, 1);
+    const { targetShareTimeSec, variancePercent, maxChangeFactor } = this.config;
+    const deviation = Math.abs(observedShareTimeSec - targetShareTimeSec) / targetShareTimeSec;
+    this.windowStartMs = nowMs;
+    this.sharesInWindow = 0;
+    if (deviation * 100 <= variancePercent) return undefined;
+    const factor = clamp(targetShareTimeSec / observedShareTimeSec, 1 / maxChangeFactor, maxChangeFactor);
+    // Round towards the current value so that one step never exceeds maxChangeFactor.
+    const scaled = this.difficultyValue * factor;
+    const rounded = factor > 1 ? Math.floor(scaled) : Math.ceil(scaled);
+    const next = clamp(rounded, this.config.minDifficulty, this.config.maxDifficulty);
+    if (next === this.difficultyValue) return undefined;
+    this.difficultyValue = next;
+    return next;
+  }
+}
+
+function clamp(value: number, min: number, max: number): number {
+  return Math.min(max, Math.max(min, value));
+}

@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { STRATUM_ERRORS, StratumError } from '../../src/pool/stratum-errors.js';
+
+/** XMRig 6.16 reconnects on these message prefixes (Client::isCriticalError). */
+const XMRIG_CRITICAL_PREFIXES = [
+  'unauthenticated',
+  'your ip is banned',
+  'ip address currently banned',
+  'invalid job id',
+];
+
+function xmrigReconnects(message: string): boolean {
+  return XMRIG_CRITICAL_PREFIXES.some((prefix) => message.toLowerCase().startsWith(prefix));
+}
+
+describe('stratum error catalogue', () => {
+  it('keeps a stale share non-fatal for XMRig so a new block costs no reconnect', () => {
+    expect(xmrigReconnects(STRATUM_ERRORS.BLOCK_EXPIRED.message)).toBe(false);
+    expect(xmrigReconnects(STRATUM_ERRORS.DUPLICATE_SHARE.message)).toBe(false);
+    expect(xmrigReconnects(STRATUM_ERRORS.LOW_DIFFICULTY.message)).toBe(false);
+  });
+
+  it('uses the reconnecting words exactly where a resync is wanted', () => {
+    expect(xmrigReconnects(STRATUM_ERRORS.UNAUTHENTICATED.message)).toBe(true);
+    expect(xmrigReconnects(STRATUM_ERRORS.INVALID_JOB_ID.message)).toBe(true);
+    expect(xmrigReconnects(STRATUM_ERRORS.BANNED.message)).toBe(true);
+  });
+
+  it('closes the socket after fatal login errors (XMRig would otherwise idle forever)', () => {
+    for (const code of ['INVALID_LOGIN', 'NO_COMPATIBLE_ALGO', 'NO_TEMPLATE', 'BANNED'] as const) {
+      expect(new StratumError(code).closeConnection).toBe(true);
+    }
+    expect(new StratumError('LOW_DIFFICULTY').closeConnection).toBe(false);
+  });
+
+  it('has a distinct message for every code', () => {
+    const messages = Object.values(STRATUM_ERRORS).map((e) => e.message);
+    expect(new Set(messages).size).toBe(messages.length);
+  });
+});

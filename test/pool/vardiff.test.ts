@@ -1,0 +1,69 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { Vardiff, type VardiffConfig } from '../../src/pool/vardiff.js';
+
+const config: VardiffConfig = {
+  targetShareTimeSec: 15,
+  retargetIntervalSec: 60,
+  variancePercent: 30,
+  minDifficulty: 100,
+  maxDifficulty: 1_000_000,
+  maxChangeFactor: 4,
+};
+
+/** Feeds shares at a fixed interval and returns the difficulty after `minutes`. */
+function simulate(startDifficulty: number, shareEverySec: (difficulty: number) => number, minutes: number) {
+  const vardiff = new Vardiff(config, startDifficulty, 0);
+  let now = 0;
+  while (now < minutes * 60_000) {
+    now += shareEverySec(vardiff.difficulty) * 1000;
+    vardiff.recordShare(now);
+  }
+  return vardiff.difficulty;
+}
+
+describe('vardiff', () => {
+  it('converges to the target share time for a steady miner', () => {
+    // A 2 kH/s miner finds a share of difficulty D every D / 2000 seconds.
+    const final = simulate(1_000, (d) => d / 2_000, 30);
+    const shareTime = final / 2_000;
+    expect(shareTime).toBeGreaterThan(15 * 0.7);
+    expect(shareTime).toBeLessThan(15 * 1.3);
+  });
+
+  it('lowers the difficulty of a miner that sends nothing', () => {
+    const vardiff = new Vardiff(config, 100_000, 0);
+    expect(vardiff.review(61_000)).toBe(25_000);
+  });
+
+  it('leaves a miner inside the variance band alone', () => {
+    const vardiff = new Vardiff(config, 30_000, 0);
+    for (let t = 14_000; t <= 70_000; t += 14_000) expect(vardiff.recordShare(t)).toBeUndefined();
+  });
+
+  it('never leaves [min, max] and never moves more than maxChangeFactor at once', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 10_000_000 }),
+        fc.array(fc.integer({ min: 1, max: 600_000 }), { minLength: 1, maxLength: 200 }),
+        (start, gaps) => {
+          const vardiff = new Vardiff(config, start, 0);
+          let now = 0;
+          let previous = vardiff.difficulty;
+          for (const gap of gaps) {
+            now += gap;
+            const next = vardiff.recordShare(now);
+            const current = vardiff.difficulty;
+            expect(current).toBeGreaterThanOrEqual(config.minDifficulty);
+            expect(current).toBeLessThanOrEqual(config.maxDifficulty);
+            if (next !== undefined) {
+              expect(current / previous).toBeLessThanOrEqual(config.maxChangeFactor + 1e-9);
+              expect(previous / current).toBeLessThanOrEqual(config.maxChangeFactor + 1e-9);
+            }
+            previous = current;
+          }
+        },
+      ),
+    );
+  });
+});

@@ -1,0 +1,39 @@
+/**
+ * The seam between the share pipeline and storage (src/store implements it on Redis). Every
+ * method resolves only once the data is durable: a miner is told "OK" after that, never before.
+ */
+
+export interface AcceptedShare {
+  /** Payout address: standard, or integrated (payment id kept in the address). */
+  readonly address: string;
+  readonly worker: string;
+  /** The job difficulty the share was credited at (the pool's, not the miner's rounded one). */
+  readonly difficulty: number;
+  /** Height of the template the share was mined on. */
+  readonly height: number;
+  readonly timestampMs: number;
+  /** Mined on a solo port or with a `solo:` login: paid by the SOLO scheme. */
+  readonly solo: boolean;
+  /** Accepted during the grace window after a new block: credited, never submitted as a block. */
+  readonly stale: boolean;
+}
+
+export interface BlockCandidate {
+  readonly height: number;
+  /** Block id (hex) computed by the pool from the submitted blob. */
+  readonly hash: string;
+  readonly prevHash: string;
+  readonly networkDifficulty: bigint;
+  /** The share that solved the block; it is also recorded as an ordinary share. */
+  readonly share: AcceptedShare;
+  /** What the daemon said to submitblock. */
+  readonly submitResult: 'accepted' | 'rejected' | 'error';
+  readonly submitError?: string;
+  readonly timestampMs: number;
+}
+
+export interface ShareLedger {
+  recordShare(share: AcceptedShare): Promise<void>;
+  /** Records the share and the candidate together, atomically, and closes the round it ends. */
+  recordBlockCandidate(candidate: BlockCandidate): Promise<void>;
+}

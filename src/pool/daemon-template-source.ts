@@ -1,0 +1,229 @@
+import type { Logger } from 'pino';
+import { FuegoPoolError } from '../errors.js';
+import { type BlockTemplate, type ParentStyle, parseBlockTemplate } from '../fuego/block-template.js';
+import { bytesToHex, hexToBytes } from '../fuego/hex.js';
+import type { BlockHeader, BlockTemplateResponse, DaemonInfo } from '../rpc/daemon-schemas.js';
+import { RpcError } from '../rpc/rpc-error.js';
+import type { ActiveTemplate, TemplateChange, TemplateSource } from './template-source.js';
+
+/** The daemon calls the template source needs (DaemonClient has them all). */
+export interface TemplateDaemon {
+  getInfo(): Promise<DaemonInfo>;
+  getCurrencyId(): Promise<string>;
+  getLastBlockHeader(): Promise<BlockHeader>;
+  getBlockTemplate(params: { reserveSize: number; walletAddress: string }): Promise<BlockTemplateResponse>;
+}
+
+export interface DaemonTemplateSourceOptions {
+  /** How often the tip is checked (getlastblockheader); the daemon has no push notification. */
+  readonly pollIntervalMs: number;
+  /** How often a template is fetched at an unchanged height, to pick up new transactions. */
+  readonly refreshIntervalMs: number;
+  /** `reserve_size` asked of the daemon: the bytes the pool writes + 1 (the daemon's off-by-one). */
+  readonly reserveSize: number;
+  /** Standard address the block reward goes to (the daemon refuses integrated ones). */
+  readonly walletAddress: string;
+  /** Genesis block id the daemon must report from getcurrencyid; undefined skips the check. */
+  readonly expectedCurrencyId: string | undefined;
+  readonly parentStyle: ParentStyle;
+  /** Wait between attempts while the daemon is unreachable or busy. */
+  readonly retryDelayMs: number;
+}
+
+export type TemplateSourceErrorCode = 'WRONG_NETWORK' | 'TEMPLATE_SOURCE_STOPPED';
+
+export class TemplateSourceError extends FuegoPoolError<TemplateSourceErrorCode> {}
+
+export interface TemplateSourceStatus {
+  readonly healthy: boolean;
+  readonly consecutiveFailures: number;
+  readonly lastError: string | undefined;
+  readonly templateAgeMs: number | undefined;
+  readonly height: number | undefined;
+}
+
+/**
+ * Leader-side template source: polls fuegod for a new tip and fetches a template when it moves,
+ * refreshes at the same height to pick up transactions, and through daemon outages keeps the last
+ * template (miners keep mining; a stale template only costs them if the network moved on).
+ */
+export class DaemonTemplateSource implements TemplateSource {
+  private readonly listeners = new Set<(template: ActiveTemplate, change: TemplateChange) => void>();
+  private active: ActiveTemplate | undefined;
+  private nextId = 1;
+  private tipHash: string | undefined;
+  private lastFetchMs = 0;
+  private failures = 0;
+  private lastError: string | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly options: DaemonTemplateSourceOptions,
+    private readonly modules: { daemon: TemplateDaemon; logger: Logger; clock?: () => number },
+  ) {}
+
+  current(): ActiveTemplate | undefined {
+    return this.active;
+  }
+
+  onTemplate(listener: (template: ActiveTemplate, change: TemplateChange) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  status(): TemplateSourceStatus {
+    return {
+      healthy: this.failures === 0 && this.active !== undefined,
+      consecutiveFailures: this.failures,
+      lastError: this.lastError,
+      templateAgeMs: this.active ? this.now() - this.active.receivedAtMs : undefined,
+      height: this.active?.height,
+    };
+  }
+
+  /**
+   * Checks the network, waits while the daemon is unreachable or busy, and resolves with the first
+   * template; then keeps polling until `stop()`. A daemon on the wrong network is fatal.
+   */
+  async start(): Promise<ActiveTemplate> {
+    await this.untilSucceeds('network check', () => this.checkNetwork());
+    const first = await this.untilSucceeds('first template', async () => {
+      await this.pollOnce();
+      if (!this.active) throw new Error('no template yet');
+      return this.active;
+    });
+    this.schedule();
+    return first;
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+  }
+
+  /** One poll step: new tip → new template; same tip but refresh due → template if txs changed. */
+  async pollOnce(): Promise<void> {
+    const header = await this.modules.daemon.getLastBlockHeader();
+    if (header.hash !== this.tipHash || !this.active) {
+      await this.fetchTemplate('new-block', header.hash);
+    } else if (this.now() - this.lastFetchMs >= this.options.refreshIntervalMs) {
+      await this.fetchTemplate('refresh', header.hash);
+    }
+  }
+
+  private async checkNetwork(): Promise<void> {
+    const info = await this.modules.daemon.getInfo();
+    if (info.status !== 'OK') throw new Error(`daemon status is ${info.status}`);
+    const expected = this.options.expectedCurrencyId;
+    if (expected === undefined) return;
+    const actual = await this.modules.daemon.getCurrencyId();
+    if (actual !== expected) {
+      throw new TemplateSourceError(
+        'WRONG_NETWORK',
+        `the daemon is on another network: currency id ${actual}, expected ${expected} (check "network" and daemon.port)`,
+        { actual, expected },
+      );
+    }
+  }
+
+  private async fetchTemplate(change: TemplateChange, tipHash: string): Promise<void> {
+    const response = await this.modules.daemon.getBlockTemplate({
+      reserveSize: this.options.reserveSize,
+      walletAddress: this.options.walletAddress,
+    });
+    this.lastFetchMs = this.now();
+    const template = parseBlockTemplate({
+      blob: hexToBytes(response.blocktemplate_blob),
+      reservedOffset: response.reserved_offset,
+      reserveSize: this.options.reserveSize,
+      height: response.height,
+      difficulty: BigInt(response.difficulty),
+      parentStyle: this.options.parentStyle,
+    });
+    const prevHash = bytesToHex(template.prevId);
+    if (change === 'refresh' && this.active && sameTransactions(this.active.template, template)) return;
+    // The tip may have moved between the header and the template: the template is the authority.
+    const effectiveChange = this.active && prevHash !== this.active.prevHash ? 'new-block' : change;
+    this.tipHash = effectiveChange === 'new-block' ? prevHash : tipHash;
+    this.active = {
+      id: this.nextId++,
+      template,
+      height: response.height,
+      networkDifficulty: BigInt(response.difficulty),
+      prevHash,
+      receivedAtMs: this.now(),
+    };
+    this.modules.logger.info(
+      {
+        height: response.height,
+        difficulty: response.difficulty,
+        change: effectiveChange,
+        templateId: this.active.id,
+      },
+      'new block template',
+    );
+    for (const listener of this.listeners) listener(this.active, effectiveChange);
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    const delay = this.failures === 0 ? this.options.pollIntervalMs : this.options.retryDelayMs;
+    this.timer = setTimeout(() => {
+      this.pollOnce()
+        .then(
+          () => this.recordSuccess(),
+          (error: unknown) => this.recordFailure(error),
+        )
+        .finally(() => this.schedule());
+    }, delay);
+    this.timer.unref?.();
+  }
+
+  private async untilSucceeds<T>(what: string, attempt: () => Promise<T>): Promise<T> {
+    for (;;) {
+      if (this.stopped) throw new TemplateSourceError('TEMPLATE_SOURCE_STOPPED', `stopped during ${what}`);
+      try {
+        const result = await attempt();
+        this.recordSuccess();
+        return result;
+      } catch (error) {
+        if (error instanceof TemplateSourceError) throw error;
+        this.recordFailure(error);
+        await new Promise((resolve) => setTimeout(resolve, this.options.retryDelayMs));
+      }
+    }
+  }
+
+  private recordSuccess(): void {
+    if (this.failures > 0) {
+      this.modules.logger.info({ afterFailures: this.failures }, 'daemon reachable again');
+    }
+    this.failures = 0;
+    this.lastError = undefined;
+  }
+
+  private recordFailure(error: unknown): void {
+    this.failures += 1;
+    this.lastError = error instanceof Error ? error.message : String(error);
+    // Log the first failure and then every 50th, so a long outage does not flood the log.
+    if (this.failures === 1 || this.failures % 50 === 0) {
+      const code = error instanceof RpcError ? error.code : undefined;
+      this.modules.logger.warn(
+        { failures: this.failures, code, error: this.lastError, servingTemplate: this.active?.id },
+        'cannot get a block template from the daemon; still serving the last one',
+      );
+    }
+  }
+
+  private now(): number {
+    return this.modules.clock ? this.modules.clock() : Date.now();
+  }
+}
+
+function sameTransactions(a: BlockTemplate, b: BlockTemplate): boolean {
+  const left = a.block.transactionHashes;
+  const right = b.block.transactionHashes;
+  if (left.length !== right.length) return false;
+  return left.every((hash, i) => bytesToHex(hash) === bytesToHex(right[i] ?? new Uint8Array()));
+}

@@ -19,6 +19,7 @@ import {
   statusSchema,
 } from './daemon-schemas.js';
 import { JsonHttpClient } from './json-http.js';
+import { callJsonRpc, parseJson, validateReply } from './json-rpc.js';
 import { type RetryPolicy, withRetry } from './retry.js';
 import { RpcError } from './rpc-error.js';
 
@@ -186,7 +187,7 @@ export class DaemonClient {
     if (typeof status === 'string' && status !== 'OK' && !flags.acceptAnyStatus) {
       throw new RpcError('RPC_STATUS', `${path}: daemon status "${status}"`, { path, status });
     }
-    return validate(schema, json, path);
+    return validateReply(schema, json, path);
   }
 
   private async rpc<S extends z.ZodType>(
@@ -194,60 +195,15 @@ export class DaemonClient {
     params: Record<string, unknown> | unknown[],
     schema: S,
   ): Promise<z.infer<S>> {
-    const id = String(this.nextId++);
-    const response = await this.http.send(
-      'POST',
-      '/json_rpc',
-      JSON.stringify({ jsonrpc: '2.0', id, method, params }),
-    );
-    if (response.status !== 200) {
-      throw new RpcError('RPC_HTTP_STATUS', `${method}: HTTP ${response.status}`, {
-        method,
-        status: response.status,
-      });
-    }
-    const json = parseJson(response.body, method) as { error?: unknown; result?: unknown } | null;
-    if (json === null || typeof json !== 'object') {
-      throw new RpcError('RPC_BAD_RESPONSE', `${method}: reply is not a JSON object`, { method });
-    }
-    if (json.error !== undefined && json.error !== null) {
-      const error = json.error as { code?: unknown; message?: unknown };
-      const rpcCode = typeof error.code === 'number' ? error.code : undefined;
-      const rpcMessage = typeof error.message === 'string' ? error.message : String(error.message);
-      throw new RpcError('RPC_ERROR', `${method}: ${rpcMessage} (${rpcCode ?? 'no code'})`, {
-        method,
-        rpcCode,
-        rpcMessage,
-      });
-    }
-    const result = json.result as { status?: unknown } | undefined;
+    const result = (await callJsonRpc(this.http, String(this.nextId++), method, params)) as {
+      status?: unknown;
+    } | null;
     if (result && typeof result === 'object' && typeof result.status === 'string' && result.status !== 'OK') {
       throw new RpcError('RPC_STATUS', `${method}: daemon status "${result.status}"`, {
         method,
         status: result.status,
       });
     }
-    return validate(schema, json.result, method);
+    return validateReply(schema, result, method);
   }
-}
-
-function parseJson(body: string, what: string): unknown {
-  try {
-    return JSON.parse(body);
-  } catch {
-    throw new RpcError('RPC_BAD_RESPONSE', `${what}: reply is not JSON (${body.slice(0, 60)}…)`, {
-      what,
-      bodyPrefix: body.slice(0, 200),
-    });
-  }
-}
-
-function validate<S extends z.ZodType>(schema: S, value: unknown, what: string): z.infer<S> {
-  const parsed = schema.safeParse(value);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const where = issue ? `${issue.path.join('.') || '(root)'}: ${issue.message}` : 'unexpected shape';
-    throw new RpcError('RPC_BAD_RESPONSE', `${what}: unexpected reply (${where})`, { what });
-  }
-  return parsed.data;
 }

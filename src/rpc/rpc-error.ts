@@ -14,7 +14,9 @@ export type RpcErrorCode =
   /** A JSON-RPC error object; `data.rpcCode` and `data.rpcMessage` carry it, `data.applicationCode` for walletd. */
   | 'RPC_ERROR'
   /** A plain-path reply whose `status` is not "OK" (e.g. `{"status":"Failed"}`). */
-  | 'RPC_STATUS';
+  | 'RPC_STATUS'
+  /** The request itself cannot be sent (e.g. an amount that does not fit a JSON number); nothing went out. */
+  | 'RPC_BAD_REQUEST';
 
 export class RpcError extends FuegoPoolError<RpcErrorCode> {
   /** The JSON-RPC error code, when the service answered with one. */

@@ -1,0 +1,366 @@
+import { BinaryWriter } from './binary-writer.js';
+import { type Block, parseBlockWithLayout } from './block.js';
+import { CodecError } from './errors.js';
+import { cnFastHash } from './keccak.js';
+import { serializeTransaction, signatureCountOf, type Transaction } from './transaction.js';
+import { treeBranch, treeHashFromBranch } from './tree-hash.js';
+import { encodeMergeMiningTag, parseTxExtra } from './tx-extra.js';
+import { encodeVarint } from './varint.js';
+
+/**
+ * How the parent block of a v ≥ 2 job is filled in (spec §5.6).
+ *
+ * 'pool' (the default): parent major 1, minor 0, parent prevId = the block's prevId, parent coinbase
+ * version 1 with only the mm tag in its extra. This is what cryptoforknote-util (blob type 2, used by
+ * the public XFG pools) builds, so our blocks are byte-identical to what XMRig-era pools submit, and the
+ * daemon's own serializer and checkProofOfWork accept it (vector `block_v9_pool_flow`).
+ *
+ * 'daemon-miner': keep the template's parent fields (major 0, prevId zero, coinbase version 0) and only
+ * write the mm-tag root, as the daemon's built-in miner does. Equally valid, but a different PoW input
+ * and block id (vector `block_v9_daemon_miner_flow`, and the block fuegod accepted at height 15).
+ */
+export type ParentStyle = 'pool' | 'daemon-miner';
+
+export interface BlockTemplateInput {
+  /** `blocktemplate_blob`, decoded. */
+  readonly blob: Uint8Array;
+  /** `reserved_offset` from getblocktemplate. */
+  readonly reservedOffset: number;
+  /** The `reserve_size` the template was requested with. */
+  readonly reserveSize: number;
+  /** `height` from getblocktemplate; checked against the coinbase input when given. */
+  readonly height?: number;
+  readonly difficulty?: bigint;
+  readonly parentStyle?: ParentStyle;
+}
+
+/** What a miner gets for one extra nonce, and the intermediate values (for logs and tests). */
+export interface JobBlobs {
+  /** The PoW input with a zero nonce: 76 bytes for a v9 template (nonce at 39..42). */
+  readonly hashingBlob: Uint8Array;
+  /** Where the 4 nonce bytes go in `hashingBlob`. */
+  readonly nonceOffset: number;
+  /** keccak of the coinbase after writing the extra nonce. */
+  readonly coinbaseHash: Uint8Array;
+  /** Transaction merkle root (coinbase + template transactions). */
+  readonly merkleRoot: Uint8Array;
+  /** `major minor [ts prevId nonce | prevId] root count`. */
+  readonly blockHashingBlob: Uint8Array;
+  /** keccak(varint(len) ‖ blockHashingBlob): the root the mm tag commits to. */
+  readonly auxHash: Uint8Array;
+  /** The parent coinbase carrying the mm tag (40 bytes in 'pool' style); null for major 1. */
+  readonly parentCoinbase: Uint8Array | null;
+}
+
+/**
+ * A parsed getblocktemplate result, with everything a job needs precomputed. Immutable: the byte arrays
+ * it exposes are its own copies and must not be modified.
+ */
+export class BlockTemplate {
+  readonly block: Block;
+  readonly blob: Uint8Array;
+  readonly prevId: Uint8Array;
+  readonly majorVersion: number;
+  readonly height: number;
+  readonly timestamp: bigint;
+  readonly difficulty: bigint | undefined;
+  readonly parentStyle: ParentStyle;
+  readonly reservedOffset: number;
+  readonly reserveSize: number;
+  /** The block coinbase is `blob[coinbaseStart, coinbaseEnd)`. */
+  readonly coinbaseStart: number;
+  readonly coinbaseEnd: number;
+  /** Usable extra-nonce bytes are `blob[extraNonceOffset, extraNonceOffset + extraNonceCapacity)`. */
+  readonly extraNonceOffset: number;
+  readonly extraNonceCapacity: number;
+  /** Merkle branch of the coinbase (leaf 0) over the template's transactions. */
+  readonly coinbaseBranch: readonly Uint8Array[];
+  /** Where the nonce goes in each job's hashing blob. */
+  readonly nonceOffset: number;
+
+  readonly #coinbase: Uint8Array;
+  readonly #extraNonceInCoinbase: number;
+  /** varint(len bhb) ‖ bhb with a zero merkle root at #auxRootOffset. */
+  readonly #auxInput: Uint8Array;
+  readonly #auxRootOffset: number;
+  readonly #bhbOffset: number;
+  /** PoW input with zero nonce and (v ≥ 2) zero parent merkle root at #powRootOffset. */
+  readonly #powInput: Uint8Array;
+  readonly #powRootOffset: number;
+  readonly #parentCoinbase: Uint8Array | null;
+  readonly #parentCoinbaseRootOffset: number;
+  readonly #parentBranch: readonly Uint8Array[];
+  /** The submitblock blob with zero nonce, zero mm root and the template's extra-nonce area. */
+  readonly #submit: Uint8Array;
+  readonly #submitNonceOffset: number;
+  readonly #submitRootOffset: number;
+  readonly #submitExtraNonceOffset: number;
+
+  /** Use `parseBlockTemplate`. */
+  constructor(input: BlockTemplateInput) {
+    const { reservedOffset, reserveSize } = input;
+    if (!Number.isInteger(reserveSize) || reserveSize < 1 || reserveSize > 255) {
+      throw new CodecError('INVALID_VALUE', 'reserve size must be 1..255', { reserveSize });
+    }
+    const blob = input.blob.slice();
+    const { block, layout } = parseBlockWithLayout(blob);
+    const coinbase = block.baseTransaction;
+    const baseInput = coinbase.inputs[0];
+    if (coinbase.inputs.length !== 1 || baseInput?.kind !== 'base') {
+      throw new CodecError('INVALID_VALUE', 'template coinbase must have exactly one base input', {
+        offset: layout.coinbaseStart,
+      });
+    }
+    if (input.height !== undefined && input.height !== baseInput.blockIndex) {
+      throw new CodecError('INVALID_VALUE', 'template height differs from its coinbase height', {
+        height: input.height,
+        coinbaseHeight: baseInput.blockIndex,
+      });
+    }
+    // The daemon's reserved_offset is one byte past the start of the nonce data, so only
+    // reserve_size − 1 bytes from it are ours (spec §5.6 step 2).
+    const capacity = reserveSize - 1;
+    checkExtraNonceArea(coinbase, layout.coinbaseEnd, reservedOffset, capacity);
+
+    this.block = block;
+    this.blob = blob;
+    this.prevId = block.prevId;
+    this.majorVersion = block.majorVersion;
+    this.height = baseInput.blockIndex;
+    this.timestamp = block.timestamp;
+    this.difficulty = input.difficulty;
+    this.parentStyle = input.parentStyle ?? 'pool';
+    this.reservedOffset = reservedOffset;
+    this.reserveSize = reserveSize;
+    this.coinbaseStart = layout.coinbaseStart;
+    this.coinbaseEnd = layout.coinbaseEnd;
+    this.extraNonceOffset = reservedOffset;
+    this.extraNonceCapacity = capacity;
+    this.coinbaseBranch = treeBranch([new Uint8Array(32), ...block.transactionHashes]);
+
+    this.#coinbase = blob.slice(layout.coinbaseStart, layout.coinbaseEnd);
+    this.#extraNonceInCoinbase = reservedOffset - layout.coinbaseStart;
+
+    // Block hashing blob = header ‖ root ‖ varint(count); the header is the blob's first bytes.
+    const headerLength = block.majorVersion === 1 ? layout.nonceOffset + 4 : 34;
+    const countBytes = encodeVarint(1 + block.transactionHashes.length);
+    const bhbLength = headerLength + 32 + countBytes.length;
+    const lengthPrefix = encodeVarint(bhbLength);
+    this.#bhbOffset = lengthPrefix.length;
+    this.#auxRootOffset = this.#bhbOffset + headerLength;
+    this.#auxInput = new Uint8Array(this.#bhbOffset + bhbLength);
+    this.#auxInput.set(lengthPrefix, 0);
+    this.#auxInput.set(blob.subarray(0, headerLength), this.#bhbOffset);
+    this.#auxInput.set(countBytes, this.#auxRootOffset + 32);
+
+    if (block.majorVersion === 1) {
+      // v1: the PoW input is the block hashing blob itself, nonce in the header.
+      this.nonceOffset = layout.nonceOffset;
+      this.#auxInput.fill(0, this.#bhbOffset + layout.nonceOffset, this.#bhbOffset + layout.nonceOffset + 4);
+      this.#powInput = new Uint8Array(0);
+      this.#powRootOffset = -1;
+      this.#parentCoinbase = null;
+      this.#parentCoinbaseRootOffset = -1;
+      this.#parentBranch = [];
+      this.#submit = blob.slice();
+      this.#submitNonceOffset = layout.nonceOffset;
+      this.#submitRootOffset = -1;
+      this.#submitExtraNonceOffset = reservedOffset;
+      return;
+    }
+
+    const parts = parentParts(block, this.parentStyle);
+    this.#parentBranch = parts.baseTransactionBranch;
+    this.#parentCoinbase = serializeTransaction(parts.coinbase);
+    const coinbaseSignatureBytes = parts.coinbase.inputs.reduce((n, i) => n + 64 * signatureCountOf(i), 0);
+    // The extra is exactly the mm tag, so its root is the last 32 bytes before the signatures.
+    this.#parentCoinbaseRootOffset = this.#parentCoinbase.length - coinbaseSignatureBytes - 32;
+
+    // Parent header fields, shared by the PoW input and the submitted blob.
+    const head = new BinaryWriter(80)
+      .writeVarint(parts.majorVersion, 8)
+      .writeVarint(parts.minorVersion, 8)
+      .writeVarint(block.timestamp, 64)
+      .writeHash32(parts.prevId)
+      .writeU32LE(0)
+      .toBytes();
+    const txCount = encodeVarint(parts.transactionCount);
+    this.nonceOffset = head.length - 4;
+    this.#powRootOffset = head.length;
+    this.#powInput = new BinaryWriter(128)
+      .writeBytes(head)
+      .writeHash32(new Uint8Array(32))
+      .writeBytes(txCount)
+      .toBytes();
+
+    const submit = new BinaryWriter(blob.length + 64).writeBytes(blob.subarray(0, layout.parentStart));
+    this.#submitNonceOffset = submit.length + this.nonceOffset;
+    submit.writeBytes(head).writeBytes(txCount);
+    for (const hash of parts.baseTransactionBranch) submit.writeHash32(hash);
+    this.#submitRootOffset = submit.length + this.#parentCoinbaseRootOffset;
+    submit.writeBytes(this.#parentCoinbase);
+    // Depth 0: no blockchain branch.
+    this.#submitExtraNonceOffset = submit.length + this.#extraNonceInCoinbase;
+    submit.writeBytes(blob.subarray(layout.coinbaseStart));
+    this.#submit = submit.toBytes();
+  }
+
+  /** See `buildJobHashingBlob`. */
+  buildJob(extraNonce: Uint8Array): JobBlobs {
+    this.#checkExtraNonce(extraNonce);
+    const coinbase = this.#coinbase.slice();
+    coinbase.set(extraNonce, this.#extraNonceInCoinbase);
+    const coinbaseHash = cnFastHash(coinbase);
+    const merkleRoot = treeHashFromBranch(this.coinbaseBranch, coinbaseHash);
+    const auxInput = this.#auxInput.slice();
+    auxInput.set(merkleRoot, this.#auxRootOffset);
+    const auxHash = cnFastHash(auxInput);
+    const blockHashingBlob = auxInput.subarray(this.#bhbOffset);
+    if (this.#parentCoinbase === null) {
+      return {
+        hashingBlob: blockHashingBlob.slice(),
+        nonceOffset: this.nonceOffset,
+        coinbaseHash,
+        merkleRoot,
+        blockHashingBlob,
+        auxHash,
+        parentCoinbase: null,
+      };
+    }
+    const parentCoinbase = this.#parentCoinbase.slice();
+    parentCoinbase.set(auxHash, this.#parentCoinbaseRootOffset);
+    const parentRoot = treeHashFromBranch(this.#parentBranch, cnFastHash(parentCoinbase));
+    const hashingBlob = this.#powInput.slice();
+    hashingBlob.set(parentRoot, this.#powRootOffset);
+    return {
+      hashingBlob,
+      nonceOffset: this.nonceOffset,
+      coinbaseHash,
+      merkleRoot,
+      blockHashingBlob,
+      auxHash,
+      parentCoinbase,
+    };
+  }
+
+  /** See `buildSubmitBlob`. */
+  buildSubmitBlob(extraNonce: Uint8Array, nonce: number): Uint8Array {
+    if (!Number.isInteger(nonce) || nonce < 0 || nonce > 0xffffffff) {
+      throw new CodecError('INVALID_VALUE', 'nonce must be a uint32', { nonce });
+    }
+    this.#checkExtraNonce(extraNonce);
+    const out = this.#submit.slice();
+    out.set(extraNonce, this.#submitExtraNonceOffset);
+    if (this.#submitRootOffset >= 0) out.set(this.buildJob(extraNonce).auxHash, this.#submitRootOffset);
+    const o = this.#submitNonceOffset;
+    out[o] = nonce & 0xff;
+    out[o + 1] = (nonce >>> 8) & 0xff;
+    out[o + 2] = (nonce >>> 16) & 0xff;
+    out[o + 3] = (nonce >>> 24) & 0xff;
+    return out;
+  }
+
+  #checkExtraNonce(extraNonce: Uint8Array): void {
+    if (extraNonce.length > this.extraNonceCapacity) {
+      throw new CodecError('INVALID_VALUE', `extra nonce longer than ${this.extraNonceCapacity} bytes`, {
+        length: extraNonce.length,
+        capacity: this.extraNonceCapacity,
+      });
+    }
+  }
+}
+
+/** Parses and validates a getblocktemplate result and precomputes the per-job work. */
+export function parseBlockTemplate(input: BlockTemplateInput): BlockTemplate {
+  const template = new BlockTemplate(input);
+  Object.freeze(template);
+  return template;
+}
+
+/**
+ * The miner job for one extra nonce (spec §5.6 steps 3–7): write the extra nonce into a copy of the
+ * coinbase, hash it, walk the precomputed branch to the merkle root, hash the block hashing blob into the
+ * aux hash, put it into the parent coinbase's mm tag, and fill the parent merkle root into the PoW input.
+ * Bytes of the area not covered by `extraNonce` keep the template's values. Longer than the capacity:
+ * `INVALID_VALUE`.
+ */
+export function buildJobHashingBlob(template: BlockTemplate, extraNonce: Uint8Array): JobBlobs {
+  return template.buildJob(extraNonce);
+}
+
+/**
+ * The block for submitblock (spec §5.6 step 9): the template with the parent section replaced by the one
+ * the PoW was computed over (with the mm root of this extra nonce), the extra nonce written, and the
+ * nonce (uint32, little-endian) at the nonce position.
+ */
+export function buildSubmitBlob(template: BlockTemplate, extraNonce: Uint8Array, nonce: number): Uint8Array {
+  return template.buildSubmitBlob(extraNonce, nonce);
+}
+
+interface ParentParts {
+  readonly majorVersion: number;
+  readonly minorVersion: number;
+  readonly prevId: Uint8Array;
+  readonly transactionCount: number;
+  readonly baseTransactionBranch: readonly Uint8Array[];
+  /** The parent coinbase with its extra set to an mm tag of depth 0 and a zero root. */
+  readonly coinbase: Transaction;
+}
+
+function parentParts(block: Block, style: ParentStyle): ParentParts {
+  const mmTagWithZeroRoot = encodeMergeMiningTag(0, new Uint8Array(32));
+  if (style === 'pool') {
+    return {
+      majorVersion: 1,
+      minorVersion: 0,
+      prevId: block.prevId,
+      transactionCount: 1,
+      baseTransactionBranch: [],
+      coinbase: {
+        version: 1,
+        unlockTime: 0n,
+        inputs: [],
+        outputs: [],
+        extra: mmTagWithZeroRoot,
+        signatures: [],
+      },
+    };
+  }
+  const parent = block.parentBlock!;
+  return {
+    majorVersion: parent.majorVersion,
+    minorVersion: parent.minorVersion,
+    prevId: parent.prevId,
+    transactionCount: parent.transactionCount,
+    baseTransactionBranch: parent.baseTransactionBranch,
+    // The daemon's miner (adjustMergeMiningTag) replaces the whole extra by the tag.
+    coinbase: { ...parent.baseTransaction, extra: mmTagWithZeroRoot },
+  };
+}
+
+/**
+ * The usable extra-nonce area must lie inside the data of a 0x02 (extra nonce) field of the coinbase
+ * extra, else `INVALID_VALUE`.
+ */
+function checkExtraNonceArea(
+  coinbase: Transaction,
+  coinbaseEnd: number,
+  offset: number,
+  capacity: number,
+): void {
+  const signatureBytes = coinbase.inputs.reduce((n, input) => n + 64 * signatureCountOf(input), 0);
+  const extraStart = coinbaseEnd - signatureBytes - coinbase.extra.length;
+  const fields = parseTxExtra(coinbase.extra);
+  const inside = fields.some((field) => {
+    if (field.kind !== 'nonce') return false;
+    const dataStart = extraStart + field.offset + 2;
+    const dataEnd = dataStart + field.nonce.length;
+    return Number.isInteger(offset) && offset >= dataStart && offset + capacity <= dataEnd;
+  });
+  if (!inside) {
+    throw new CodecError('INVALID_VALUE', 'reserved area is not inside the coinbase extra nonce', {
+      reservedOffset: offset,
+      capacity,
+    });
+  }
+}

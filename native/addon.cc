@@ -1,0 +1,197 @@
+// Node-API binding for the cn/upx2 hasher (node-addon-api, C++ exceptions disabled).
+// Holds no per-process mutable state (the scratchpad is thread_local, the CPUID result a
+// read-only static), so it can be loaded in any number of worker_threads at once.
+//
+// Exports:
+//   hash(input: Uint8Array, portable?: boolean): Buffer                 cn/upx2, 32 bytes
+//   hashInto(input: Uint8Array, output: Uint8Array, portable?: boolean): void  (output >= 32 B)
+//   hashBatch(inputs: Uint8Array[], portable?: boolean): Buffer[]
+//   slowHash(input, variant: 0|1|2, light: boolean, portable?: boolean): Buffer  (other CN forms)
+//   hasAesNi(): boolean
+//   finalHash(index: 0..3, state: Uint8Array /* 200 bytes */): Buffer  (test hook)
+//   fastHash(input: Uint8Array): Buffer                                 (Keccak-256, test hook)
+#include <napi.h>
+
+#include <cstring>
+
+#include "cn_slow_hash.h"
+#include "final_hashes.h"
+#include "keccak.h"
+
+namespace {
+
+constexpr int kUpx2Variant = 2;
+constexpr bool kUpx2Light = true;
+
+bool IsUint8Array(const Napi::Value& value) {
+  return value.IsTypedArray() && value.As<Napi::TypedArray>().TypedArrayType() == napi_uint8_array;
+}
+
+// Reads an optional boolean argument; sets a pending TypeError and returns false on a bad type.
+bool ReadOptionalBool(const Napi::CallbackInfo& info, size_t index, const char* name, bool* out) {
+  *out = false;
+  if (info.Length() <= index || info[index].IsUndefined()) return true;
+  if (!info[index].IsBoolean()) {
+    Napi::TypeError::New(info.Env(), std::string(name) + " must be a boolean").ThrowAsJavaScriptException();
+    return false;
+  }
+  *out = info[index].As<Napi::Boolean>().Value();
+  return true;
+}
+
+bool ReadBytes(const Napi::CallbackInfo& info, size_t index, const char* name, Napi::Uint8Array* out) {
+  if (info.Length() <= index || !IsUint8Array(info[index])) {
+    Napi::TypeError::New(info.Env(), std::string(name) + " must be a Uint8Array or Buffer")
+        .ThrowAsJavaScriptException();
+    return false;
+  }
+  *out = info[index].As<Napi::Uint8Array>();
+  return true;
+}
+
+// Runs the slow hash and turns a failure status into a pending JS error.
+bool RunSlowHash(Napi::Env env, const Napi::Uint8Array& input, uint8_t out[32], int variant, bool light,
+                 bool portable) {
+  switch (fuego::cn_slow_hash(input.Data(), input.ByteLength(), out, variant, light, !portable)) {
+    case fuego::CnStatus::kOk:
+      return true;
+    case fuego::CnStatus::kOutOfMemory:
+      Napi::Error::New(env, "cannot allocate the CryptoNight scratchpad").ThrowAsJavaScriptException();
+      return false;
+    case fuego::CnStatus::kInputTooShort:
+      Napi::RangeError::New(env, "variant 1 needs an input of at least 43 bytes").ThrowAsJavaScriptException();
+      return false;
+    case fuego::CnStatus::kBadVariant:
+    default:
+      Napi::RangeError::New(env, "variant must be 0, 1 or 2").ThrowAsJavaScriptException();
+      return false;
+  }
+}
+
+Napi::Value Hash(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Napi::Uint8Array input;
+  bool portable;
+  if (!ReadBytes(info, 0, "input", &input) || !ReadOptionalBool(info, 1, "portable", &portable)) return env.Null();
+  uint8_t out[32];
+  if (!RunSlowHash(env, input, out, kUpx2Variant, kUpx2Light, portable)) return env.Null();
+  return Napi::Buffer<uint8_t>::Copy(env, out, sizeof out);
+}
+
+Napi::Value HashInto(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Napi::Uint8Array input;
+  Napi::Uint8Array output;
+  bool portable;
+  if (!ReadBytes(info, 0, "input", &input) || !ReadBytes(info, 1, "output", &output) ||
+      !ReadOptionalBool(info, 2, "portable", &portable)) {
+    return env.Null();
+  }
+  if (output.ByteLength() < 32) {
+    Napi::RangeError::New(env, "output must hold at least 32 bytes").ThrowAsJavaScriptException();
+    return env.Null();
+  }
+  uint8_t out[32];  // separate buffer: input and output may overlap
+  if (!RunSlowHash(env, input, out, kUpx2Variant, kUpx2Light, portable)) return env.Null();
+  std::memcpy(output.Data(), out, sizeof out);
+  return env.Undefined();
+}
+
+Napi::Value HashBatch(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 1 || !info[0].IsArray()) {
+    Napi::TypeError::New(env, "inputs must be an array of Uint8Array").ThrowAsJavaScriptException();
+    return env.Null();
+  }
+  bool portable;
+  if (!ReadOptionalBool(info, 1, "portable", &portable)) return env.Null();
+  Napi::Array inputs = info[0].As<Napi::Array>();
+  const uint32_t count = inputs.Length();
+  Napi::Array results = Napi::Array::New(env, count);
+  for (uint32_t i = 0; i < count; ++i) {
+    Napi::Value item = inputs.Get(i);
+    if (env.IsExceptionPending()) return env.Null();
+    if (!IsUint8Array(item)) {
+      Napi::TypeError::New(env, "inputs[" + std::to_string(i) + "] must be a Uint8Array or Buffer")
+          .ThrowAsJavaScriptException();
+      return env.Null();
+    }
+    uint8_t out[32];
+    if (!RunSlowHash(env, item.As<Napi::Uint8Array>(), out, kUpx2Variant, kUpx2Light, portable)) return env.Null();
+    results.Set(i, Napi::Buffer<uint8_t>::Copy(env, out, sizeof out));
+  }
+  return results;
+}
+
+Napi::Value SlowHash(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Napi::Uint8Array input;
+  if (!ReadBytes(info, 0, "input", &input)) return env.Null();
+  if (info.Length() < 3 || !info[1].IsNumber() || !info[2].IsBoolean()) {
+    Napi::TypeError::New(env, "slowHash(input, variant: number, light: boolean, portable?: boolean)")
+        .ThrowAsJavaScriptException();
+    return env.Null();
+  }
+  const double variant = info[1].As<Napi::Number>().DoubleValue();
+  if (variant != 0 && variant != 1 && variant != 2) {
+    Napi::RangeError::New(env, "variant must be 0, 1 or 2").ThrowAsJavaScriptException();
+    return env.Null();
+  }
+  bool portable;
+  if (!ReadOptionalBool(info, 3, "portable", &portable)) return env.Null();
+  uint8_t out[32];
+  if (!RunSlowHash(env, input, out, static_cast<int>(variant), info[2].As<Napi::Boolean>().Value(), portable)) {
+    return env.Null();
+  }
+  return Napi::Buffer<uint8_t>::Copy(env, out, sizeof out);
+}
+
+Napi::Value FinalHash(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 1 || !info[0].IsNumber()) {
+    Napi::TypeError::New(env, "index must be a number").ThrowAsJavaScriptException();
+    return env.Null();
+  }
+  const double index = info[0].As<Napi::Number>().DoubleValue();
+  if (!(index == 0 || index == 1 || index == 2 || index == 3)) {
+    Napi::RangeError::New(env, "index must be 0, 1, 2 or 3").ThrowAsJavaScriptException();
+    return env.Null();
+  }
+  Napi::Uint8Array state;
+  if (!ReadBytes(info, 1, "state", &state)) return env.Null();
+  if (state.ByteLength() != 200) {
+    Napi::RangeError::New(env, "state must be exactly 200 bytes").ThrowAsJavaScriptException();
+    return env.Null();
+  }
+  uint8_t out[32];
+  fuego::final_hash(static_cast<unsigned>(index), state.Data(), out);
+  return Napi::Buffer<uint8_t>::Copy(env, out, sizeof out);
+}
+
+Napi::Value FastHash(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Napi::Uint8Array input;
+  if (!ReadBytes(info, 0, "input", &input)) return env.Null();
+  uint8_t state[200];
+  fuego::keccak_state(input.Data(), input.ByteLength(), state);
+  return Napi::Buffer<uint8_t>::Copy(env, state, 32);
+}
+
+Napi::Value HasAesNi(const Napi::CallbackInfo& info) {
+  return Napi::Boolean::New(info.Env(), fuego::cpu_has_aesni());
+}
+
+Napi::Object Init(Napi::Env env, Napi::Object exports) {
+  exports.Set("hash", Napi::Function::New(env, Hash, "hash"));
+  exports.Set("hashInto", Napi::Function::New(env, HashInto, "hashInto"));
+  exports.Set("hashBatch", Napi::Function::New(env, HashBatch, "hashBatch"));
+  exports.Set("slowHash", Napi::Function::New(env, SlowHash, "slowHash"));
+  exports.Set("finalHash", Napi::Function::New(env, FinalHash, "finalHash"));
+  exports.Set("fastHash", Napi::Function::New(env, FastHash, "fastHash"));
+  exports.Set("hasAesNi", Napi::Function::New(env, HasAesNi, "hasAesNi"));
+  return exports;
+}
+
+}  // namespace
+
+NODE_API_MODULE(fuego_cn_upx2, Init)

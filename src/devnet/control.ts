@@ -1,0 +1,80 @@
+import { decodeAddress } from '../fuego/address.js';
+import type { ChainBlock, ChainState } from './chain/chain-state.js';
+import type { DaemonService } from './daemon/daemon-service.js';
+import type { Availability, RpcHttpServer } from './http/rpc-http-server.js';
+import type { WalletJsonRpc } from './wallet/wallet-json-rpc.js';
+import type { FailAfterBroadcastMode } from './wallet/wallet-service.js';
+
+export interface DevnetControlParts {
+  readonly chain: ChainState;
+  readonly daemon: DaemonService;
+  readonly walletRpc: WalletJsonRpc;
+  readonly daemonServer: RpcHttpServer;
+  readonly walletServer: RpcHttpServer;
+}
+
+/**
+ * What tests (and `fuego-pool devnet` flags) can do to the devnet beyond the RPC: mine, reorg,
+ * pause or break the daemon, make the wallet fail after broadcasting, change the difficulty.
+ */
+export class DevnetControl {
+  readonly #parts: DevnetControlParts;
+
+  constructor(parts: DevnetControlParts) {
+    this.#parts = parts;
+  }
+
+  /** Address the devnet mines to by default: the wallet's first address. */
+  get defaultAddress(): string {
+    return this.#parts.walletRpc.wallet.addresses[0]!;
+  }
+
+  /** Mines `count` blocks (no PoW) paying `address` (default: the wallet's first address). */
+  mineBlocks(count = 1, address: string = this.defaultAddress): ChainBlock[] {
+    const keys = decodeAddress(address);
+    if (keys.type !== 'standard') throw new RangeError('mining needs a standard address');
+    const mined: ChainBlock[] = [];
+    for (let i = 0; i < count; i++) mined.push(this.#parts.chain.mineBlock(address, keys));
+    return mined;
+  }
+
+  /**
+   * Orphans the last `count` blocks (their `orphan_status` becomes true and their heights are freed),
+   * then mines `replacementBlocks` new ones (default count + 1, so the new chain is longer, as in a
+   * real reorg; 0 leaves the chain shorter). Returns the orphaned and the new blocks.
+   */
+  reorg(
+    count: number,
+    options: { replacementBlocks?: number; address?: string } = {},
+  ): { orphaned: ChainBlock[]; mined: ChainBlock[] } {
+    const orphaned = this.#parts.chain.orphanLast(count);
+    const mined = this.mineBlocks(
+      options.replacementBlocks ?? count + 1,
+      options.address ?? this.defaultAddress,
+    );
+    return { orphaned, mined };
+  }
+
+  /** Core "initializing": getinfo reports BUSY, JSON-RPC methods answer -9 "Core is busy". */
+  setDaemonBusy(busy: boolean): void {
+    this.#parts.daemon.busy = busy;
+  }
+
+  /** Makes the daemon slow (every reply delayed), unreachable (not listening) or up again. */
+  async setDaemonAvailability(availability: Availability): Promise<void> {
+    await this.#parts.daemonServer.setAvailability(availability);
+  }
+
+  async setWalletAvailability(availability: Availability): Promise<void> {
+    await this.#parts.walletServer.setAvailability(availability);
+  }
+
+  /** The next `count` sendTransaction calls broadcast, then fail with `mode` (see WalletJsonRpc). */
+  failAfterBroadcast(count: number, mode: FailAfterBroadcastMode = 'error'): void {
+    this.#parts.walletRpc.failAfterBroadcast(count, mode);
+  }
+
+  setDifficulty(difficulty: number | bigint): void {
+    this.#parts.chain.setDifficulty(BigInt(difficulty));
+  }
+}

@@ -1,0 +1,117 @@
+import { canonicalJson, parseJsonOrUndefined } from '../http/canonical-json.js';
+import type { HttpOutcome, HttpRequestView } from '../http/rpc-http-server.js';
+import { WalletInvalidRequest, WalletRpcError } from './wallet-errors.js';
+import type { FailAfterBroadcastMode, WalletService } from './wallet-service.js';
+
+const WALLET_HEADERS: [string, string][] = [
+  ['Access-Control-Allow-Origin', '*'],
+  ['Server', 'Fuego (CryptoNote-based) HTTP server'],
+  ['content-type', 'application/json'],
+];
+
+/**
+ * walletd's HTTP face: only POST/GET `/json_rpc` (anything else is 404 "Requested url is not found"),
+ * JSON-RPC 2.0 envelopes with sorted keys, parse errors carrying `"id":null`, application errors as
+ * `-32000` + `data.application_code`, bad or missing fields as `-32600 Invalid Request`.
+ * Also the fault injection for exactly-once payout tests (`failAfterBroadcast`).
+ */
+export class WalletJsonRpc {
+  readonly #wallet: WalletService;
+  readonly #methods: ReadonlyMap<string, (params: unknown) => unknown>;
+  #pendingFaults: { remaining: number; mode: FailAfterBroadcastMode } = { remaining: 0, mode: 'error' };
+
+  constructor(wallet: WalletService) {
+    this.#wallet = wallet;
+    const w = wallet;
+    this.#methods = new Map<string, (params: unknown) => unknown>([
+      ['getStatus', () => w.getStatus()],
+      ['getAddresses', () => w.getAddresses()],
+      ['createAddress', (p) => w.createAddress(p)],
+      ['createAddressList', (p) => w.createAddressList(p)],
+      ['deleteAddress', (p) => w.deleteAddress(p)],
+      ['getSpendKeys', (p) => w.getSpendKeys(p)],
+      ['getViewKey', () => w.getViewKey()],
+      ['createIntegrated', (p) => w.createIntegrated(p)],
+      ['splitIntegrated', (p) => w.splitIntegrated(p)],
+      ['getBalance', (p) => w.getBalance(p)],
+      ['getBlockHashes', (p) => w.getBlockHashes(p)],
+      ['getTransactionHashes', (p) => w.getTransactionHashes(p)],
+      ['getTransactions', (p) => w.getTransactions(p)],
+      ['getTransaction', (p) => w.getTransaction(p)],
+      ['getUnconfirmedTransactionHashes', (p) => w.getUnconfirmedTransactionHashes(p)],
+      ['sendTransaction', (p) => w.sendTransaction(p)],
+      ['createDelayedTransaction', (p) => w.createDelayedTransaction(p)],
+      ['getDelayedTransactionHashes', () => w.getDelayedTransactionHashes()],
+      ['sendDelayedTransaction', (p) => w.sendDelayedTransaction(p)],
+      ['deleteDelayedTransaction', (p) => w.deleteDelayedTransaction(p)],
+      ['createDeposit', (p) => w.createDeposit(p)],
+      ['sendDeposit', (p) => w.sendDeposit(p)],
+      ['withdrawDeposit', (p) => w.withdrawDeposit(p)],
+      ['getDeposit', (p) => w.getDeposit(p)],
+      ['save', () => w.noop()],
+      ['reset', () => w.noop()],
+      ['exportWallet', () => w.noop()],
+    ]);
+  }
+
+  get wallet(): WalletService {
+    return this.#wallet;
+  }
+
+  /**
+   * The next `count` sendTransaction calls build and broadcast their transaction, then fail:
+   * 'error' answers `-32000` / 5 "Internal error occurred", 'timeout' never answers, 'drop' closes
+   * the connection. The transaction is in the mempool either way and confirms in the next block.
+   */
+  failAfterBroadcast(count: number, mode: FailAfterBroadcastMode = 'error'): void {
+    this.#pendingFaults = { remaining: count, mode };
+  }
+
+  handle(request: HttpRequestView): HttpOutcome {
+    if (request.path !== '/json_rpc') {
+      return { kind: 'reply', status: 404, body: 'Requested url is not found\n', headers: WALLET_HEADERS };
+    }
+    const parsed = parseJsonOrUndefined(request.body);
+    if (parsed === undefined) return reply({ error: { code: -32700, message: 'Parse error' }, id: null });
+    const body = parsed.value;
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+      return reply({ error: { code: -32600, message: 'Invalid Request' }, id: null });
+    }
+    const fields = body as Record<string, unknown>;
+    const id = fields['id'] ?? null;
+    const method = fields['method'];
+    if (typeof method !== 'string') return reply({ error: { code: -32600, message: 'Invalid Request' }, id });
+    const handler = this.#methods.get(method);
+    if (!handler) return reply({ error: { code: -32601, message: 'Method not found' }, id });
+    try {
+      const result = handler(fields['params']);
+      if (method === 'sendTransaction' && this.#pendingFaults.remaining > 0) {
+        this.#pendingFaults.remaining -= 1;
+        if (this.#pendingFaults.mode === 'timeout') return { kind: 'hang' };
+        if (this.#pendingFaults.mode === 'drop') return { kind: 'drop' };
+        return reply({ error: applicationError(5, 'Internal error occurred'), id });
+      }
+      return reply({ id, result });
+    } catch (error) {
+      if (error instanceof WalletRpcError) {
+        return reply({ error: applicationError(error.applicationCode, error.message), id });
+      }
+      if (error instanceof WalletInvalidRequest)
+        return reply({ error: { code: -32600, message: 'Invalid Request' }, id });
+      throw error;
+    }
+  }
+}
+
+function applicationError(code: number, message: string): Record<string, unknown> {
+  return { code: -32000, data: { application_code: code }, message };
+}
+
+function reply(fields: Record<string, unknown>): HttpOutcome {
+  return {
+    kind: 'reply',
+    status: 200,
+    body: canonicalJson({ jsonrpc: '2.0', ...fields }),
+    headers: WALLET_HEADERS,
+  };
+}

@@ -1,0 +1,937 @@
+import {
+  AddressError,
+  type DecodedAddress,
+  decodeAddress,
+  encodeAddress,
+  encodeIntegratedAddress,
+} from '../../fuego/address.js';
+import { BinaryWriter } from '../../fuego/binary-writer.js';
+import { bytesToHex, hexToBytes } from '../../fuego/hex.js';
+import { cnFastHash } from '../../fuego/keccak.js';
+import {
+  parseTransaction,
+  serializeTransaction,
+  type Transaction,
+  type TransactionOutput,
+} from '../../fuego/transaction.js';
+import { parseTxExtra } from '../../fuego/tx-extra.js';
+import type { ChainBlock, ChainState } from '../chain/chain-state.js';
+import {
+  DEPOSIT_MIN_AMOUNT_ATOMIC,
+  DEPOSIT_TERM_BLOCKS,
+  depositInterestAtomic,
+} from '../chain/deposit-interest.js';
+import { deriveOutputKey, deriveTxPublicKey } from '../chain/output-keys.js';
+import { decomposeAmount } from '../chain/reward-schedule.js';
+import { isCanonicalScalar, keyPairFromSeed, publicKeyOf, reduceScalar } from './ed25519-keys.js';
+import { WalletInvalidRequest, WalletRpcError } from './wallet-errors.js';
+import { WalletParams } from './wallet-params.js';
+
+/** The fee 1.9.3's sendTransaction always pays, whatever `fee` says. */
+export const WALLET_FEE_ATOMIC = 80_000n;
+/** Outputs are spendable this many blocks after the one that created them. */
+export const SPENDABLE_CONFIRMATIONS = 10;
+/** Ring members beyond the real output: 1.9.3 ignores `anonymity` and always builds rings of 3. */
+const RING_SIZE = 3;
+const MIN_ANONYMITY = 2;
+/** Above this, the devnet answers "MixIn count is too big" (the real one did for 50 on a small chain). */
+const MAX_ANONYMITY = 20;
+/** blockIndex of a transaction not yet in a block. */
+export const UNCONFIRMED_BLOCK_INDEX = 4294967295;
+const HASH_PATTERN = /^[0-9a-fA-F]{64}$/;
+
+interface WalletAddress {
+  readonly address: string;
+  readonly spendPublicKey: string;
+  /** Absent for a view-only (tracking) address. */
+  readonly spendSecretKey: string | undefined;
+}
+
+interface TransferRecord {
+  readonly type: number;
+  readonly address: string;
+  readonly amount: bigint;
+  readonly message: string;
+}
+
+/** What the wallet remembers of a transaction it built (the chain holds the bytes once broadcast). */
+interface SentTransaction {
+  readonly hash: string;
+  readonly bytes: Uint8Array;
+  readonly feeAtomic: bigint;
+  readonly spentKeys: readonly string[];
+  readonly transfers: readonly TransferRecord[];
+  readonly netAtomic: bigint;
+  readonly depositId: number | undefined;
+  delayed: boolean;
+}
+
+interface WalletDeposit {
+  readonly id: number;
+  readonly amount: bigint;
+  readonly term: number;
+  readonly creatingTransactionHash: string;
+  spendingTransactionHash: string;
+  /** Credited here on withdrawal. */
+  readonly address: string;
+}
+
+interface OwnedOutput {
+  readonly keyHex: string;
+  readonly amount: bigint;
+  readonly address: string;
+  /** undefined while the creating transaction is in the mempool. */
+  readonly height: number | undefined;
+  readonly unlockTime: bigint;
+}
+
+export interface WalletServiceOptions {
+  readonly chain: ChainState;
+  /** Seed for the view key and the first addresses (deterministic devnet wallets). */
+  readonly seed: string;
+  readonly addressCount: number;
+}
+
+export type FailAfterBroadcastMode = 'error' | 'timeout' | 'drop';
+
+/**
+ * The simulated walletd: one container (one view key, N spend key pairs) whose balances and history
+ * are derived from the devnet chain on every call, so reorgs are reflected without bookkeeping.
+ * Outputs are found through the chain's record of output owners (see output-keys.ts), not by
+ * stealth-address scanning. Each method takes walletd's raw `params` and returns its `result`.
+ */
+export class WalletService {
+  readonly #chain: ChainState;
+  readonly #viewSecretKey: string;
+  readonly #viewPublicKey: string;
+  readonly #addresses: WalletAddress[] = [];
+  readonly #sent = new Map<string, SentTransaction>();
+  readonly #deposits: WalletDeposit[] = [];
+  readonly #seed: string;
+  #keySerial = 0;
+  #txSerial = 0n;
+  /** Wallet creation height: getTransactions with an address filter lists blocks from here. */
+  readonly #startHeight = 1;
+
+  constructor(options: WalletServiceOptions) {
+    this.#chain = options.chain;
+    this.#seed = options.seed;
+    const view = keyPairFromSeed(new TextEncoder().encode(`${options.seed}/view`));
+    this.#viewSecretKey = view.secretKey;
+    this.#viewPublicKey = view.publicKey;
+    for (let i = 0; i < Math.max(1, options.addressCount); i++) this.#addNewAddress();
+  }
+
+  /** Standard addresses of the container, in creation order. */
+  get addresses(): string[] {
+    return this.#addresses.map((a) => a.address);
+  }
+
+  /** Decoded keys of one of this wallet's addresses (for the devnet's own miner). */
+  keysOf(address: string): { spendPublicKey: string; viewPublicKey: string } {
+    return { spendPublicKey: decodeAddress(address).spendPublicKey, viewPublicKey: this.#viewPublicKey };
+  }
+
+  // ---- methods (params in, result out) -------------------------------------------------------
+
+  getStatus(): unknown {
+    const tip = this.#chain.tip;
+    return {
+      addressCount: this.#addresses.length,
+      blockCount: this.#chain.height,
+      depositCount: this.#deposits.length,
+      knownBlockCount: this.#chain.height,
+      lastBlockHash: tip.id,
+      peerCount: 0,
+      transactionCount: this.#records().length,
+    };
+  }
+
+  getAddresses(): unknown {
+    return { addresses: this.addresses };
+  }
+
+  createAddress(params: unknown): unknown {
+    const p = new WalletParams(params);
+    const secret = p.optionalString('spendSecretKey');
+    const publicKey = p.optionalString('spendPublicKey');
+    if (secret !== undefined && publicKey !== undefined) throw new WalletRpcError('WRONG_PARAMETERS');
+    if (secret !== undefined) return { address: this.#importSecret(secret) };
+    if (publicKey !== undefined) return { address: this.#importPublic(publicKey) };
+    return { address: this.#addNewAddress() };
+  }
+
+  createAddressList(params: unknown): unknown {
+    const p = new WalletParams(params);
+    const secrets = p.optionalStringArray('spendSecretKeys');
+    if (secrets === undefined) throw new WalletInvalidRequest('missing spendSecretKeys');
+    p.optionalBoolean('reset');
+    return { addresses: secrets.map((secret) => this.#importSecret(secret)) };
+  }
+
+  deleteAddress(params: unknown): unknown {
+    const address = new WalletParams(params).string('address');
+    const index = this.#indexOfAddress(address);
+    this.#addresses.splice(index, 1);
+    return {};
+  }
+
+  getSpendKeys(params: unknown): unknown {
+    const address = new WalletParams(params).string('address');
+    const entry = this.#addresses[this.#indexOfAddress(address)]!;
+    return { spendPublicKey: entry.spendPublicKey, spendSecretKey: entry.spendSecretKey ?? '0'.repeat(64) };
+  }
+
+  getViewKey(): unknown {
+    return { privateViewKey: this.#viewSecretKey };
+  }
+
+  createIntegrated(params: unknown): unknown {
+    const p = new WalletParams(params);
+    const address = p.string('address');
+    const paymentId = p.string('payment_id');
+    const decoded = this.#decode(address);
+    if (decoded.type !== 'standard') throw new WalletRpcError('BAD_ADDRESS');
+    if (!HASH_PATTERN.test(paymentId)) throw new WalletRpcError('WRONG_PAYMENT_ID_FORMAT');
+    return { integrated_address: encodeIntegratedAddress({ ...decoded, paymentId }) };
+  }
+
+  splitIntegrated(params: unknown): unknown {
+    const decoded = this.#decode(new WalletParams(params).string('integrated_address'));
+    if (decoded.type !== 'integrated') throw new WalletRpcError('BAD_ADDRESS');
+    return { address: encodeAddress(decoded), payment_id: decoded.paymentId };
+  }
+
+  getBalance(params: unknown): unknown {
+    const address = new WalletParams(params).optionalString('address');
+    let owners: Set<string>;
+    if (address === undefined) {
+      owners = new Set(this.addresses);
+    } else {
+      this.#decode(address);
+      if (!this.addresses.includes(address)) throw new WalletRpcError('WALLET_NOT_FOUND');
+      owners = new Set([address]);
+    }
+    const balance = this.#balance(owners);
+    return {
+      availableBalance: balance.available,
+      lockedAmount: balance.locked,
+      lockedDepositBalance: balance.lockedDeposits,
+      unlockedDepositBalance: balance.unlockedDeposits,
+    };
+  }
+
+  getBlockHashes(params: unknown): unknown {
+    const p = new WalletParams(params);
+    const first = p.uint('firstBlockIndex');
+    const count = p.uint('blockCount');
+    const hashes = this.#chain
+      .mainChain()
+      .slice(first, first + count)
+      .map((b) => b.id);
+    return { blockHashes: hashes };
+  }
+
+  getTransactionHashes(params: unknown): unknown {
+    const items = this.#transactionItems(params);
+    return {
+      items: items.map((item) => ({
+        blockHash: item.blockHash,
+        transactionHashes: item.records.map((r) => r['transactionHash']),
+      })),
+    };
+  }
+
+  getTransactions(params: unknown): unknown {
+    const items = this.#transactionItems(params);
+    return { items: items.map((item) => ({ blockHash: item.blockHash, transactions: item.records })) };
+  }
+
+  getTransaction(params: unknown): unknown {
+    const hash = new WalletParams(params).string('transactionHash');
+    if (!HASH_PATTERN.test(hash)) throw new WalletRpcError('WRONG_HASH_FORMAT');
+    const record = this.#records().find((r) => r['transactionHash'] === hash.toLowerCase());
+    if (!record) throw new WalletRpcError('OBJECT_NOT_FOUND');
+    return { transaction: record };
+  }
+
+  getUnconfirmedTransactionHashes(params: unknown): unknown {
+    const filter = new WalletParams(params).optionalStringArray('addresses');
+    if (filter) for (const address of filter) this.#decode(address);
+    const hashes = [...this.#sent.values()]
+      .filter((tx) => !tx.delayed && this.#chain.findTransaction(tx.hash)?.block === undefined)
+      .filter((tx) => !filter || tx.transfers.some((t) => filter.includes(t.address)))
+      .map((tx) => tx.hash);
+    return { transactionHashes: hashes };
+  }
+
+  /**
+   * Builds, records and broadcasts a transfer. Check order follows the captured walletd: address
+   * formats (sources, destinations, change), payment id, empty destination list, change address
+   * rules, zero amounts, ring size, then funds.
+   */
+  sendTransaction(
+    params: unknown,
+    delayed = false,
+  ): { transactionHash: string; transactionSecretKey: string } {
+    const p = new WalletParams(params);
+    const transfers = p.transfers('transfers');
+    const requestedFee = BigInt(p.uint('fee'));
+    const anonymity = p.uint('anonymity');
+    const sources = p.optionalStringArray('addresses') ?? p.optionalStringArray('sourceAddresses') ?? [];
+    const changeAddress = p.optionalString('changeAddress') ?? '';
+    const paymentId = p.optionalString('paymentId') ?? '';
+    const extraHex = p.optionalString('extra') ?? '';
+    const unlockTime = BigInt(p.optionalUint('unlockTime') ?? 0);
+
+    for (const source of sources) {
+      const decoded = this.#decodeOr(source, 'BAD_ADDRESS');
+      if (decoded.type !== 'standard' || !this.addresses.includes(source))
+        throw new WalletRpcError('BAD_ADDRESS');
+    }
+    const destinations = transfers.map((t) => ({ ...t, decoded: this.#decodeOr(t.address, 'BAD_ADDRESS') }));
+    if (changeAddress !== '') this.#decodeOr(changeAddress, 'BAD_ADDRESS');
+    if (paymentId !== '' && !HASH_PATTERN.test(paymentId)) throw new WalletRpcError('INTERNAL_WALLET_ERROR');
+    let extra: Uint8Array;
+    try {
+      extra = hexToBytes(extraHex);
+    } catch {
+      throw new WalletRpcError('INTERNAL_WALLET_ERROR');
+    }
+    const integratedIds = new Set(
+      destinations.flatMap((d) => (d.decoded.type === 'integrated' ? [d.decoded.paymentId] : [])),
+    );
+    if (integratedIds.size > 1 || (integratedIds.size === 1 && paymentId !== '')) {
+      throw new WalletRpcError('INTERNAL_WALLET_ERROR');
+    }
+    if (destinations.length === 0) throw new WalletRpcError('ZERO_DESTINATION');
+    const change = this.#changeAddress(changeAddress, sources);
+    if (destinations.some((d) => d.amount === 0n)) throw new WalletRpcError('ZERO_DESTINATION');
+    if (anonymity > MAX_ANONYMITY) throw new WalletRpcError('MIXIN_COUNT_TOO_BIG');
+    if (anonymity < MIN_ANONYMITY) throw new WalletRpcError('WRONG_PARAMETERS');
+
+    const fee = delayed ? requestedFee : WALLET_FEE_ATOMIC;
+    const effectivePaymentId = paymentId !== '' ? paymentId : ([...integratedIds][0] ?? '');
+    const sent = this.#buildAndRecord({
+      sources: sources.length > 0 ? sources : this.addresses,
+      outputs: destinations.map((d) => ({
+        address: d.address,
+        keys: d.decoded,
+        amount: d.amount,
+        kind: 'key' as const,
+      })),
+      change,
+      fee,
+      unlockTime,
+      paymentId: effectivePaymentId,
+      extra,
+      delayed,
+      depositId: undefined,
+      version: 1,
+      extraInputs: [],
+    });
+    return { transactionHash: sent.hash, transactionSecretKey: this.#txSecretKey(sent.hash) };
+  }
+
+  createDelayedTransaction(params: unknown): unknown {
+    return { transactionHash: this.sendTransaction(params, true).transactionHash };
+  }
+
+  getDelayedTransactionHashes(): unknown {
+    return { transactionHashes: [...this.#sent.values()].filter((tx) => tx.delayed).map((tx) => tx.hash) };
+  }
+
+  sendDelayedTransaction(params: unknown): unknown {
+    const hash = new WalletParams(params).string('transactionHash');
+    if (!HASH_PATTERN.test(hash)) throw new WalletRpcError('WRONG_HASH_FORMAT');
+    const tx = this.#sent.get(hash.toLowerCase());
+    if (!tx?.delayed) throw new WalletRpcError('OBJECT_NOT_FOUND');
+    const result = this.#chain.addTransaction(tx.bytes);
+    if (!result.ok) throw new WalletRpcError('INTERNAL_WALLET_ERROR');
+    tx.delayed = false;
+    return {};
+  }
+
+  deleteDelayedTransaction(params: unknown): unknown {
+    const hash = new WalletParams(params).string('transactionHash');
+    if (!HASH_PATTERN.test(hash)) throw new WalletRpcError('WRONG_HASH_FORMAT');
+    const tx = this.#sent.get(hash.toLowerCase());
+    if (!tx?.delayed) throw new WalletRpcError('OBJECT_NOT_FOUND');
+    this.#sent.delete(tx.hash);
+    return {};
+  }
+
+  createDeposit(params: unknown): unknown {
+    const p = new WalletParams(params);
+    return this.#deposit(p, p.string('sourceAddress'));
+  }
+
+  sendDeposit(params: unknown): unknown {
+    const p = new WalletParams(params);
+    const destination = p.string('destinationAddress');
+    this.#decodeOr(destination, 'BAD_ADDRESS');
+    return this.#deposit(p, destination);
+  }
+
+  withdrawDeposit(params: unknown): unknown {
+    const id = new WalletParams(params).uint('depositId');
+    const deposit = this.#deposits.find((d) => d.id === id);
+    if (!deposit) throw new WalletRpcError('DEPOSIT_DOES_NOT_EXIST');
+    const state = this.#depositState(deposit);
+    if (state.height === undefined || state.locked || deposit.spendingTransactionHash !== '') {
+      throw new WalletRpcError('DEPOSIT_LOCKED');
+    }
+    const interest = depositInterestAtomic(deposit.amount, deposit.term);
+    const keys = this.#decode(deposit.address);
+    const sent = this.#buildAndRecord({
+      sources: [],
+      outputs: [
+        {
+          address: deposit.address,
+          keys,
+          amount: deposit.amount + interest - WALLET_FEE_ATOMIC,
+          kind: 'key',
+        },
+      ],
+      change: deposit.address,
+      fee: WALLET_FEE_ATOMIC,
+      unlockTime: 0n,
+      paymentId: '',
+      extra: new Uint8Array(0),
+      delayed: false,
+      depositId: deposit.id,
+      version: 2,
+      extraInputs: [
+        {
+          kind: 'multisignature',
+          amount: deposit.amount,
+          signatureCount: 1,
+          outputIndex: deposit.id,
+          term: deposit.term,
+        },
+      ],
+    });
+    deposit.spendingTransactionHash = sent.hash;
+    return { transactionHash: sent.hash };
+  }
+
+  getDeposit(params: unknown): unknown {
+    const id = new WalletParams(params).uint('depositId');
+    const deposit = this.#deposits.find((d) => d.id === id);
+    if (!deposit) throw new WalletRpcError('DEPOSIT_DOES_NOT_EXIST');
+    const state = this.#depositState(deposit);
+    return {
+      deposit: {
+        address: deposit.address,
+        amount: deposit.amount,
+        creatingTransactionHash: deposit.creatingTransactionHash,
+        height: state.height ?? 0,
+        interest: depositInterestAtomic(deposit.amount, deposit.term),
+        locked: state.locked,
+        spendingTransactionHash: deposit.spendingTransactionHash,
+        term: deposit.term,
+        unlockHeight: (state.height ?? 0) + deposit.term,
+      },
+    };
+  }
+
+  /** save / reset / exportWallet: nothing to do for an in-memory container. */
+  noop(): unknown {
+    return {};
+  }
+
+  // ---- internals: addresses ------------------------------------------------------------------
+
+  #addNewAddress(): string {
+    const pair = keyPairFromSeed(new TextEncoder().encode(`${this.#seed}/spend/${this.#keySerial++}`));
+    return this.#register(pair.publicKey, pair.secretKey);
+  }
+
+  #importSecret(secretHex: string): string {
+    if (!HASH_PATTERN.test(secretHex) || !isCanonicalScalar(hexToBytes(secretHex))) {
+      throw new WalletRpcError('WRONG_KEY_FORMAT');
+    }
+    const secret = reduceScalar(hexToBytes(secretHex));
+    return this.#register(bytesToHex(publicKeyOf(secret)), bytesToHex(secret));
+  }
+
+  #importPublic(publicHex: string): string {
+    if (!HASH_PATTERN.test(publicHex)) throw new WalletRpcError('WRONG_KEY_FORMAT');
+    try {
+      return this.#register(publicHex.toLowerCase(), undefined);
+    } catch (error) {
+      if (error instanceof AddressError) throw new WalletRpcError('WRONG_KEY_FORMAT');
+      throw error;
+    }
+  }
+
+  #register(spendPublicKey: string, spendSecretKey: string | undefined): string {
+    const address = encodeAddress({ spendPublicKey, viewPublicKey: this.#viewPublicKey });
+    if (this.addresses.includes(address)) throw new WalletRpcError('ADDRESS_ALREADY_EXISTS');
+    this.#addresses.push({ address, spendPublicKey, spendSecretKey });
+    return address;
+  }
+
+  #indexOfAddress(address: string): number {
+    this.#decode(address);
+    const index = this.addresses.indexOf(address);
+    if (index < 0) throw new WalletRpcError('WALLET_NOT_FOUND');
+    return index;
+  }
+
+  #decode(address: string): DecodedAddress {
+    return this.#decodeOr(address, 'BAD_ADDRESS');
+  }
+
+  #decodeOr(address: string, error: 'BAD_ADDRESS'): DecodedAddress {
+    try {
+      return decodeAddress(address);
+    } catch (cause) {
+      if (cause instanceof AddressError) throw new WalletRpcError(error);
+      throw cause;
+    }
+  }
+
+  /** walletd's change rules: required with several candidate sources, and must be a wallet address. */
+  #changeAddress(changeAddress: string, sources: readonly string[]): string {
+    if (changeAddress === '') {
+      if (sources.length > 1 || (sources.length === 0 && this.#addresses.length > 1)) {
+        throw new WalletRpcError('CHANGE_ADDRESS_REQUIRED');
+      }
+      return sources[0] ?? this.#addresses[0]!.address;
+    }
+    if (!this.addresses.includes(changeAddress)) throw new WalletRpcError('CHANGE_ADDRESS_NOT_FOUND');
+    return changeAddress;
+  }
+
+  // ---- internals: outputs, balances, records -------------------------------------------------
+
+  /** Every output paying one of this wallet's addresses, on the main chain or in the mempool. */
+  #ownedOutputs(): OwnedOutput[] {
+    const mine = new Set(this.addresses);
+    const found: OwnedOutput[] = [];
+    const scan = (tx: Transaction, height: number | undefined) => {
+      for (const output of tx.outputs) {
+        if (output.kind !== 'key') continue;
+        const keyHex = bytesToHex(output.key);
+        const address = this.#chain.outputOwners.ownerOf(keyHex);
+        if (address !== undefined && mine.has(address)) {
+          found.push({ keyHex, amount: output.amount, address, height, unlockTime: tx.unlockTime });
+        }
+      }
+    };
+    for (const block of this.#chain.mainChain()) {
+      scan(block.block.baseTransaction, block.height);
+      for (const tx of block.transactions) scan(tx.tx, block.height);
+    }
+    for (const tx of this.#chain.mempool()) scan(tx.tx, undefined);
+    return found;
+  }
+
+  /**
+   * Output keys already consumed: an output is spent when its (deterministic) key image appears in a
+   * main-chain or mempool transaction, or in one of the wallet's delayed (not yet sent) transactions.
+   */
+  #spentKeys(): Set<string> {
+    const images = new Set<string>();
+    const collect = (tx: Transaction) => {
+      for (const input of tx.inputs) if (input.kind === 'key') images.add(bytesToHex(input.keyImage));
+    };
+    for (const block of this.#chain.mainChain()) for (const tx of block.transactions) collect(tx.tx);
+    for (const tx of this.#chain.mempool()) collect(tx.tx);
+    for (const sent of this.#sent.values()) {
+      if (sent.delayed) {
+        const parsed = parseSent(sent);
+        if (parsed) collect(parsed);
+      }
+    }
+    const spent = new Set<string>();
+    for (const output of this.#ownedOutputs())
+      if (images.has(bytesToHex(keyImageOf(output.keyHex)))) spent.add(output.keyHex);
+    return spent;
+  }
+
+  #isSpendable(output: OwnedOutput): boolean {
+    if (output.height === undefined) return false;
+    const blockCount = this.#chain.height;
+    return blockCount - output.height >= SPENDABLE_CONFIRMATIONS && output.unlockTime <= BigInt(blockCount);
+  }
+
+  #balance(owners: Set<string>): {
+    available: bigint;
+    locked: bigint;
+    lockedDeposits: bigint;
+    unlockedDeposits: bigint;
+  } {
+    const spent = this.#spentKeys();
+    let available = 0n;
+    let locked = 0n;
+    for (const output of this.#ownedOutputs()) {
+      if (!owners.has(output.address) || spent.has(output.keyHex)) continue;
+      if (this.#isSpendable(output)) available += output.amount;
+      else locked += output.amount;
+    }
+    let lockedDeposits = 0n;
+    let unlockedDeposits = 0n;
+    for (const deposit of this.#deposits) {
+      if (!owners.has(deposit.address) || deposit.spendingTransactionHash !== '') continue;
+      const state = this.#depositState(deposit);
+      if (state.height === undefined) continue;
+      if (state.locked) lockedDeposits += deposit.amount;
+      else unlockedDeposits += deposit.amount + depositInterestAtomic(deposit.amount, deposit.term);
+    }
+    return { available, locked, lockedDeposits, unlockedDeposits };
+  }
+
+  #depositState(deposit: WalletDeposit): { height: number | undefined; locked: boolean } {
+    const found = this.#chain.findTransaction(deposit.creatingTransactionHash);
+    const height = found?.block?.height;
+    if (height === undefined) return { height: undefined, locked: true };
+    return { height, locked: this.#chain.height < height + deposit.term };
+  }
+
+  /** 2.4 records of every transaction touching the wallet, oldest first (mempool last). */
+  #records(): Record<string, unknown>[] {
+    const records: Record<string, unknown>[] = [];
+    for (const block of this.#chain.mainChain()) {
+      records.push(...this.#blockRecords(block));
+    }
+    for (const tx of this.#chain.mempool()) {
+      const record = this.#record(tx.hash, tx.tx, undefined, tx.feeAtomic, false);
+      if (record) records.push(record);
+    }
+    for (const tx of this.#sent.values()) {
+      if (tx.delayed) records.push(this.#record(tx.hash, undefined, undefined, tx.feeAtomic, false)!);
+    }
+    return records;
+  }
+
+  #blockRecords(block: ChainBlock, filter?: ReadonlySet<string>): Record<string, unknown>[] {
+    const records: Record<string, unknown>[] = [];
+    const coinbase = this.#record(block.coinbaseHash, block.block.baseTransaction, block, 0n, true, filter);
+    if (coinbase) records.push(coinbase);
+    for (const tx of block.transactions) {
+      const record = this.#record(tx.hash, tx.tx, block, tx.feeAtomic, false, filter);
+      if (record) records.push(record);
+    }
+    return records;
+  }
+
+  /** One 2.4 record, or undefined when the transaction does not touch the wallet (or the filter). */
+  #record(
+    hash: string,
+    tx: Transaction | undefined,
+    block: ChainBlock | undefined,
+    feeAtomic: bigint,
+    isBase: boolean,
+    filter?: ReadonlySet<string>,
+  ): Record<string, unknown> | undefined {
+    const sent = this.#sent.get(hash);
+    const transaction = tx ?? (sent ? parseSent(sent) : undefined);
+    if (!transaction) return undefined;
+    let transfers: readonly TransferRecord[];
+    let amount: bigint;
+    if (sent) {
+      transfers = sent.transfers;
+      amount = sent.netAtomic;
+    } else {
+      const incoming = new Map<string, bigint>();
+      for (const output of transaction.outputs) {
+        if (output.kind !== 'key') continue;
+        const owner = this.#chain.outputOwners.ownerOf(bytesToHex(output.key));
+        if (owner !== undefined && this.addresses.includes(owner)) {
+          incoming.set(owner, (incoming.get(owner) ?? 0n) + output.amount);
+        }
+      }
+      if (incoming.size === 0) return undefined;
+      transfers = [...incoming].map(([address, value]) => ({ type: 0, address, amount: value, message: '' }));
+      amount = [...incoming.values()].reduce((s, v) => s + v, 0n);
+    }
+    if (filter && !transfers.some((t) => filter.has(t.address))) return undefined;
+    const blockCount = this.#chain.height;
+    return {
+      amount,
+      blockIndex: block ? block.height : UNCONFIRMED_BLOCK_INDEX,
+      confirmations: block ? blockCount - block.height : 0,
+      depositCount: sent?.depositId !== undefined ? 1 : 0,
+      extra: bytesToHex(transaction.extra),
+      fee: feeAtomic,
+      firstDepositId: sent?.depositId ?? -1,
+      isBase,
+      paymentId: paymentIdOf(transaction.extra),
+      // walletd reports 0 ("succeeded") for sent-but-unconfirmed transactions too; blockIndex tells them apart.
+      state: 0,
+      timestamp: block ? block.block.timestamp : 0n,
+      transactionHash: hash,
+      transfers: transfers.map((t) => ({
+        address: t.address,
+        amount: t.amount,
+        message: t.message,
+        type: t.type,
+      })),
+      unlockTime: transaction.unlockTime,
+    };
+  }
+
+  /**
+   * getTransactions / getTransactionHashes: exactly one of blockHash / firstBlockIndex, blockCount
+   * required. With an `addresses` filter walletd lists every block of the range from the wallet's
+   * start height (empty lists included); without one only blocks with wallet transactions.
+   */
+  #transactionItems(params: unknown): { blockHash: string; records: Record<string, unknown>[] }[] {
+    const p = new WalletParams(params);
+    const blockHash = p.optionalString('blockHash');
+    const firstIndex = p.optionalUint('firstBlockIndex');
+    const blockCount = p.uint('blockCount');
+    const addresses = p.optionalStringArray('addresses');
+    const paymentId = p.optionalString('paymentId');
+    if ((blockHash === undefined) === (firstIndex === undefined))
+      throw new WalletInvalidRequest('blockHash xor firstBlockIndex');
+    if (addresses) for (const address of addresses) this.#decode(address);
+    if (paymentId !== undefined && !HASH_PATTERN.test(paymentId))
+      throw new WalletRpcError('WRONG_PAYMENT_ID_FORMAT');
+    let start: number;
+    if (blockHash !== undefined) {
+      if (!HASH_PATTERN.test(blockHash)) throw new WalletRpcError('WRONG_HASH_FORMAT');
+      const block = this.#chain.blockById(blockHash);
+      if (!block || block.orphaned) throw new WalletRpcError('OBJECT_NOT_FOUND');
+      start = block.height;
+    } else {
+      start = firstIndex!;
+    }
+    const filter = addresses ? new Set(addresses) : undefined;
+    const items: { blockHash: string; records: Record<string, unknown>[] }[] = [];
+    const chain = this.#chain.mainChain();
+    for (
+      let height = Math.max(start, this.#startHeight);
+      height < Math.min(chain.length, start + blockCount);
+      height++
+    ) {
+      const block = chain[height]!;
+      let records = this.#blockRecords(block, filter);
+      if (paymentId !== undefined)
+        records = records.filter((r) => r['paymentId'] === paymentId.toLowerCase());
+      if (records.length > 0 || filter) items.push({ blockHash: block.id, records });
+    }
+    return items;
+  }
+
+  // ---- internals: building transactions ------------------------------------------------------
+
+  #deposit(p: WalletParams, creditAddress: string): unknown {
+    const amount = BigInt(p.uint('amount'));
+    const term = p.uint('term');
+    const source = p.string('sourceAddress');
+    this.#decodeOr(source, 'BAD_ADDRESS');
+    if (!this.addresses.includes(source)) throw new WalletRpcError('WALLET_NOT_FOUND');
+    if (term < DEPOSIT_TERM_BLOCKS) throw new WalletRpcError('DEPOSIT_TERM_TOO_SMALL');
+    if (term > DEPOSIT_TERM_BLOCKS) throw new WalletRpcError('DEPOSIT_TERM_TOO_BIG');
+    if (amount < DEPOSIT_MIN_AMOUNT_ATOMIC) throw new WalletRpcError('DEPOSIT_AMOUNT_TOO_SMALL');
+    const id = this.#deposits.length;
+    const keys = this.#decode(source);
+    const sent = this.#buildAndRecord({
+      sources: [source],
+      outputs: [{ address: creditAddress, keys, amount, kind: 'multisignature', term }],
+      change: source,
+      fee: WALLET_FEE_ATOMIC,
+      unlockTime: 0n,
+      paymentId: '',
+      extra: new Uint8Array(0),
+      delayed: false,
+      depositId: id,
+      version: 2,
+      extraInputs: [],
+    });
+    this.#deposits.push({
+      id,
+      amount,
+      term,
+      creatingTransactionHash: sent.hash,
+      spendingTransactionHash: '',
+      address: creditAddress,
+    });
+    return { transactionHash: sent.hash };
+  }
+
+  #buildAndRecord(plan: {
+    sources: readonly string[];
+    outputs: readonly {
+      address: string;
+      keys: { spendPublicKey: string; viewPublicKey: string };
+      amount: bigint;
+      kind: 'key' | 'multisignature';
+      term?: number;
+    }[];
+    change: string;
+    fee: bigint;
+    unlockTime: bigint;
+    paymentId: string;
+    extra: Uint8Array;
+    delayed: boolean;
+    depositId: number | undefined;
+    version: number;
+    extraInputs: Transaction['inputs'];
+  }): SentTransaction {
+    const needed = plan.outputs.reduce((s, o) => s + o.amount, 0n) + plan.fee;
+    const fromExtraInputs = plan.extraInputs.reduce(
+      (s, input) =>
+        s +
+        (input.kind === 'multisignature'
+          ? input.amount + depositInterestAtomic(input.amount, input.term)
+          : 0n),
+      0n,
+    );
+    const spent = this.#spentKeys();
+    const sourceSet = new Set(plan.sources);
+    const candidates = this.#ownedOutputs()
+      .filter((o) => sourceSet.has(o.address) && !spent.has(o.keyHex) && this.#isSpendable(o))
+      .sort((a, b) => (a.amount > b.amount ? -1 : a.amount < b.amount ? 1 : 0));
+    const chosen: OwnedOutput[] = [];
+    let gathered = fromExtraInputs;
+    for (const output of candidates) {
+      if (gathered >= needed) break;
+      chosen.push(output);
+      gathered += output.amount;
+    }
+    if (gathered < needed) throw new WalletRpcError('INSUFFICIENT_FUNDS');
+    const changeAmount = gathered - needed;
+
+    this.#txSerial += 1n;
+    const txPublicKey = deriveTxPublicKey(this.#txSerial, new TextEncoder().encode(`${this.#seed}/tx`));
+    const outputs: TransactionOutput[] = [];
+    const owners: { keyHex: string; address: string }[] = [];
+    const addOutput = (
+      address: string,
+      keys: { spendPublicKey: string; viewPublicKey: string },
+      amount: bigint,
+      kind: 'key' | 'multisignature',
+      term: number,
+    ) => {
+      const key = deriveOutputKey(txPublicKey, outputs.length, keys);
+      if (kind === 'multisignature') {
+        outputs.push({ kind, amount, keys: [key], requiredSignatureCount: 1, term });
+      } else {
+        outputs.push({ kind, amount, key });
+      }
+      owners.push({ keyHex: bytesToHex(key), address });
+    };
+    for (const output of plan.outputs) {
+      const parts = output.kind === 'key' ? decomposeAmount(output.amount) : [output.amount];
+      for (const part of parts) addOutput(output.address, output.keys, part, output.kind, output.term ?? 0);
+    }
+    const changeKeys = this.keysOf(plan.change);
+    for (const part of decomposeAmount(changeAmount)) addOutput(plan.change, changeKeys, part, 'key', 0);
+
+    const extra = new BinaryWriter(64 + plan.extra.length).writeU8(0x01).writeHash32(txPublicKey);
+    if (plan.paymentId !== '')
+      extra.writeU8(0x02).writeU8(33).writeU8(0x00).writeHash32(hexToBytes(plan.paymentId));
+    extra.writeBytes(plan.extra);
+    const inputs: Transaction['inputs'] = [
+      ...chosen.map((o) => ({
+        kind: 'key' as const,
+        amount: o.amount,
+        outputIndexes: Array.from({ length: RING_SIZE }, (_, i) => i),
+        keyImage: keyImageOf(o.keyHex),
+      })),
+      ...plan.extraInputs,
+    ];
+    const signatures = inputs.map((input, i) =>
+      Array.from(
+        {
+          length:
+            input.kind === 'key'
+              ? input.outputIndexes.length
+              : input.kind === 'multisignature'
+                ? input.signatureCount
+                : 0,
+        },
+        (_, j) => {
+          const half = cnFastHash(
+            new TextEncoder().encode(`fuego-devnet-signature/${this.#txSerial}/${i}/${j}`),
+          );
+          const signature = new Uint8Array(64);
+          signature.set(half, 0);
+          signature.set(half, 32);
+          return signature;
+        },
+      ),
+    );
+    const transaction: Transaction = {
+      version: plan.version,
+      unlockTime: plan.unlockTime,
+      inputs,
+      outputs,
+      extra: extra.toBytes(),
+      signatures,
+    };
+    const bytes = serializeTransaction(transaction);
+    const hash = bytesToHex(cnFastHash(bytes));
+    for (const owner of owners) this.#chain.outputOwners.record(owner.keyHex, owner.address);
+
+    // Record entries as walletd shows them: destinations (type 0), change back (type 2), and the
+    // spent amount per source address (negative, type 0). Net = what the wallet's addresses lose.
+    const mine = new Set(this.addresses);
+    const transfers: TransferRecord[] = plan.outputs.map((o) => ({
+      type: 0,
+      address: o.address,
+      amount: o.amount,
+      message: '',
+    }));
+    if (changeAmount > 0n)
+      transfers.push({ type: 2, address: plan.change, amount: changeAmount, message: '' });
+    const spentBySource = new Map<string, bigint>();
+    for (const output of chosen)
+      spentBySource.set(output.address, (spentBySource.get(output.address) ?? 0n) + output.amount);
+    for (const [address, value] of spentBySource)
+      transfers.push({ type: 0, address, amount: -value, message: '' });
+    const received =
+      plan.outputs.filter((o) => mine.has(o.address)).reduce((s, o) => s + o.amount, 0n) + changeAmount;
+    const record: SentTransaction = {
+      hash,
+      bytes,
+      feeAtomic: plan.fee,
+      spentKeys: chosen.map((o) => o.keyHex),
+      transfers,
+      netAtomic: received - (gathered - fromExtraInputs),
+      depositId: plan.depositId,
+      delayed: plan.delayed,
+    };
+    if (!plan.delayed) {
+      const result = this.#chain.addTransaction(bytes);
+      if (!result.ok) throw new WalletRpcError('INTERNAL_WALLET_ERROR');
+    }
+    this.#sent.set(hash, record);
+    return record;
+  }
+
+  #txSecretKey(hash: string): string {
+    return bytesToHex(reduceScalar(cnFastHash(new TextEncoder().encode(`${this.#seed}/tx-secret/${hash}`))));
+  }
+}
+
+function parseSent(sent: SentTransaction): Transaction | undefined {
+  try {
+    return parseTransaction(sent.bytes);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The devnet's stand-in for a key image: a deterministic hash of the output key it spends. */
+function keyImageOf(outputKeyHex: string): Uint8Array {
+  return cnFastHash(new TextEncoder().encode(`fuego-devnet-key-image/${outputKeyHex}`));
+}
+
+/** The 32-byte payment id carried in an extra nonce (`02 21 00 <id>`), or ''. */
+function paymentIdOf(extra: Uint8Array): string {
+  try {
+    for (const field of parseTxExtra(extra)) {
+      if (field.kind === 'nonce' && field.nonce.length === 33 && field.nonce[0] === 0) {
+        return bytesToHex(field.nonce.subarray(1));
+      }
+    }
+  } catch {
+    // An extra the parser rejects (e.g. caller bytes) simply has no readable payment id.
+  }
+  return '';
+}

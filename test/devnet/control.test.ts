@@ -1,0 +1,156 @@
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { Devnet } from '../../src/devnet/devnet.js';
+import { jsonRpc, send, startTestDevnet } from './devnet-test-helpers.js';
+
+describe('devnet control', () => {
+  let devnet: Devnet;
+  beforeAll(async () => {
+    devnet = await startTestDevnet({ wallet: { addressCount: 2 } });
+  });
+  afterAll(async () => {
+    await devnet.stop();
+  });
+
+  const header = async (height: number) =>
+    (
+      (await jsonRpc(devnet.daemonUrl, 'getblockheaderbyheight', { height }))['result'] as {
+        block_header: Record<string, unknown>;
+      }
+    ).block_header;
+
+  test('reorg: orphaned blocks keep their hash with orphan_status true, the height gets a new block', async () => {
+    devnet.control.mineBlocks(2);
+    const height = devnet.chain.height - 1;
+    const before = await header(height);
+    const { orphaned, mined } = devnet.control.reorg(2);
+    expect(orphaned.map((b) => b.id)).toContain(before['hash']);
+    expect(mined).toHaveLength(3);
+    const after = await header(height);
+    expect(after['hash']).not.toBe(before['hash']);
+    expect(after['orphan_status']).toBe(false);
+    const old = (await jsonRpc(devnet.daemonUrl, 'getblockheaderbyhash', { hash: before['hash'] }))[
+      'result'
+    ] as {
+      block_header: Record<string, unknown>;
+    };
+    expect(old.block_header['orphan_status']).toBe(true);
+
+    devnet.control.reorg(3, { replacementBlocks: 0 });
+    const shrunk = await jsonRpc(devnet.daemonUrl, 'getblockheaderbyheight', { height: devnet.chain.height });
+    expect((shrunk['error'] as { code: number }).code).toBe(-2);
+  });
+
+  test('busy: getinfo says BUSY, JSON-RPC answers -9', async () => {
+    devnet.control.setDaemonBusy(true);
+    expect(JSON.parse((await send(`${devnet.daemonUrl}/getinfo`, 'GET')).text).status).toBe('BUSY');
+    expect((await jsonRpc(devnet.daemonUrl, 'getblockcount', {}))['error']).toEqual({
+      code: -9,
+      message: 'Core is busy',
+    });
+    devnet.control.setDaemonBusy(false);
+    expect((await jsonRpc(devnet.daemonUrl, 'getblockcount', {}))['result']).toBeDefined();
+  });
+
+  test('unreachable and slow daemon', async () => {
+    await devnet.control.setDaemonAvailability({ kind: 'unreachable' });
+    await expect(fetch(`${devnet.daemonUrl}/getinfo`)).rejects.toThrow();
+    await devnet.control.setDaemonAvailability({ kind: 'slow', delayMs: 150 });
+    const started = Date.now();
+    expect((await send(`${devnet.daemonUrl}/getheight`, 'GET')).status).toBe(200);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(140);
+    await devnet.control.setDaemonAvailability({ kind: 'up' });
+  });
+
+  test('difficulty can be set', async () => {
+    devnet.control.setDifficulty(1234);
+    const template = await jsonRpc(devnet.daemonUrl, 'getblocktemplate', {
+      wallet_address: devnet.walletAddress,
+      reserve_size: 8,
+    });
+    expect((template['result'] as { difficulty: number }).difficulty).toBe(1234);
+  });
+
+  const sendTo = (address: string, extra = '') =>
+    jsonRpc(
+      devnet.walletUrl,
+      'sendTransaction',
+      {
+        transfers: [{ address, amount: 5_000_000 }],
+        changeAddress: devnet.walletAddress,
+        fee: 80000,
+        anonymity: 2,
+        extra,
+      },
+      1,
+    );
+
+  test('failAfterBroadcast (error): the call fails but the transaction is in the mempool and confirms', async () => {
+    const [, b] = devnet.wallet.addresses;
+    devnet.control.failAfterBroadcast(1, 'error');
+    const reply = await sendTo(b!, 'cafe01');
+    expect(reply['error']).toEqual({
+      code: -32000,
+      data: { application_code: 5 },
+      message: 'Internal error occurred',
+    });
+    const pool = (await jsonRpc(devnet.daemonUrl, 'f_on_transactions_pool_json', {}))['result'] as {
+      transactions: { hash: string; fee: number }[];
+    };
+    expect(pool.transactions).toHaveLength(1);
+    expect(pool.transactions[0]!.fee).toBe(80000);
+    const hash = pool.transactions[0]!.hash;
+    const pending = (await jsonRpc(devnet.walletUrl, 'getTransaction', { transactionHash: hash }, 1))[
+      'result'
+    ] as {
+      transaction: Record<string, unknown>;
+    };
+    expect(pending.transaction['blockIndex']).toBe(4294967295);
+    expect(pending.transaction['extra']).toMatch(/cafe01$/);
+    devnet.control.mineBlocks(1);
+    const confirmed = (await jsonRpc(devnet.walletUrl, 'getTransaction', { transactionHash: hash }, 1))[
+      'result'
+    ] as {
+      transaction: Record<string, unknown>;
+    };
+    expect(confirmed.transaction['blockIndex']).toBe(devnet.chain.height - 1);
+    expect(confirmed.transaction['confirmations']).toBe(1);
+    const balance = (await jsonRpc(devnet.walletUrl, 'getBalance', { address: b }, 1))['result'] as Record<
+      string,
+      number
+    >;
+    expect(balance['lockedAmount']).toBe(5_000_000);
+    // The next call behaves normally again.
+    expect((await sendTo(b!))['result']).toBeDefined();
+    devnet.control.mineBlocks(1);
+  });
+
+  test('failAfterBroadcast (drop): the connection closes, the transaction still goes out', async () => {
+    const [, b] = devnet.wallet.addresses;
+    devnet.control.failAfterBroadcast(1, 'drop');
+    await expect(sendTo(b!)).rejects.toThrow();
+    expect(devnet.chain.mempool()).toHaveLength(1);
+    devnet.control.mineBlocks(1);
+    expect(devnet.chain.mempool()).toHaveLength(0);
+  });
+
+  test('coinbase to the wallet is locked until 60 deep, spendable after', async () => {
+    const [, b] = devnet.wallet.addresses;
+    const before = (await jsonRpc(devnet.walletUrl, 'getBalance', { address: b }, 1))['result'] as Record<
+      string,
+      number
+    >;
+    const [block] = devnet.control.mineBlocks(1, b);
+    const reward = Number(block!.rewardAtomic);
+    const locked = (await jsonRpc(devnet.walletUrl, 'getBalance', { address: b }, 1))['result'] as Record<
+      string,
+      number
+    >;
+    expect(locked['lockedAmount']).toBe(before['lockedAmount']! + reward);
+    devnet.control.mineBlocks(60);
+    const unlocked = (await jsonRpc(devnet.walletUrl, 'getBalance', { address: b }, 1))['result'] as Record<
+      string,
+      number
+    >;
+    expect(unlocked['availableBalance']).toBeGreaterThanOrEqual(reward);
+  });
+});

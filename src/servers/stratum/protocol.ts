@@ -1,0 +1,159 @@
+import { FuegoPoolError } from '../../errors.js';
+import type { LoginRequest, LoginResult, StratumJob, SubmitRequest } from '../../pool/stratum-backend.js';
+import { StratumError } from '../../pool/stratum-errors.js';
+
+/**
+ * The stratum wire format as XMRig speaks it (shared/spec/stratum.md §1, §3): one JSON object per
+ * line in each direction. This module only parses and encodes; it never decides anything about a
+ * session. Error words reach the wire only through StratumError (src/pool/stratum-errors.ts).
+ */
+
+/** XMRig sends integers; other miners send strings. Echoed back with the same JSON type. */
+export type RequestId = number | string;
+
+export interface StratumRequest {
+  readonly id: RequestId;
+  /** '' when the request had no string `method` (answered with INVALID_METHOD). */
+  readonly method: string;
+  /** `{}` when `params` was absent or not an object; method handlers then refuse it. */
+  readonly params: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * A line that cannot be answered because there is no id to echo (or no object at all). The
+ * connection records the violation against the peer's IP and closes: XMRig never sends such a line.
+ */
+export type ProtocolViolationCode =
+  | 'NOT_JSON'
+  | 'NOT_AN_OBJECT'
+  | 'BAD_ID'
+  | 'LINE_TOO_LONG'
+  | 'TLS_ON_PLAIN_PORT';
+
+export class StratumProtocolError extends FuegoPoolError<ProtocolViolationCode> {}
+
+export type ParsedLine =
+  | { readonly request: StratumRequest; readonly violation?: undefined }
+  | { readonly request?: undefined; readonly violation: StratumProtocolError };
+
+/** XMRig 6.16.0 drops any line shorter than this as "JSON decode failed" (spec §1). */
+export const MIN_REPLY_BYTES = 32;
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function violation(code: ProtocolViolationCode, message: string): ParsedLine {
+  return { violation: new StratumProtocolError(code, message) };
+}
+
+/** Parses one request line (without its "\n"). Never throws. */
+export function parseRequestLine(line: string): ParsedLine {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return violation('NOT_JSON', 'request line is not JSON');
+  }
+  if (!isPlainObject(value)) return violation('NOT_AN_OBJECT', 'request is not a JSON object');
+  const id = value['id'];
+  // An id we could not echo exactly (fraction, beyond 2^53, null, object) is unanswerable.
+  if (!(typeof id === 'string' || (typeof id === 'number' && Number.isSafeInteger(id)))) {
+    return violation('BAD_ID', 'request id must be an integer or a string');
+  }
+  const method = typeof value['method'] === 'string' ? value['method'] : '';
+  const params = isPlainObject(value['params']) ? value['params'] : {};
+  return { request: { id, method, params } };
+}
+
+/** The session id a submit/getjob/keepalived names in `params.id`, if it is a string. */
+export function readSessionId(params: Readonly<Record<string, unknown>>): string | undefined {
+  const id = params['id'];
+  return typeof id === 'string' ? id : undefined;
+}
+
+/**
+ * `login` params. Only `login` is required; a login we cannot read is INVALID_LOGIN (fatal, so the
+ * miner reconnects instead of idling). Non-string optional fields are ignored rather than refused,
+ * because odd miners send odd types and the backend decides what matters.
+ */
+export function readLoginParams(params: Readonly<Record<string, unknown>>): LoginRequest {
+  const login = params['login'];
+  if (typeof login !== 'string' || login.length === 0) {
+    throw new StratumError('INVALID_LOGIN', { reason: 'missing login' });
+  }
+  const pass = typeof params['pass'] === 'string' ? params['pass'] : '';
+  const agent = params['agent'];
+  const rigid = params['rigid'];
+  const algoParam = params['algo'];
+  let algo: string[] | undefined;
+  if (Array.isArray(algoParam)) algo = algoParam.filter((a): a is string => typeof a === 'string');
+  else if (typeof algoParam === 'string') algo = [algoParam];
+  return {
+    login,
+    pass,
+    ...(typeof agent === 'string' ? { agent } : {}),
+    ...(typeof rigid === 'string' && rigid.length > 0 ? { rigid } : {}),
+    ...(algo !== undefined ? { algo } : {}),
+  };
+}
+
+/**
+ * `submit` params, type-checked only: the backend checks formats (hex, lengths) and everything
+ * else. Unknown fields (`sig`, `commitment`, ...) are ignored.
+ */
+export function readSubmitParams(params: Readonly<Record<string, unknown>>): SubmitRequest {
+  const jobId = params['job_id'];
+  const nonce = params['nonce'];
+  const result = params['result'];
+  const algo = params['algo'];
+  if (typeof jobId !== 'string') throw new StratumError('INVALID_PARAMS', { field: 'job_id' });
+  if (typeof nonce !== 'string') throw new StratumError('MALFORMED_NONCE');
+  if (typeof result !== 'string') throw new StratumError('MALFORMED_RESULT');
+  if (algo !== undefined && typeof algo !== 'string')
+    throw new StratumError('INVALID_PARAMS', { field: 'algo' });
+  return { jobId, nonce, result, ...(typeof algo === 'string' ? { algo } : {}) };
+}
+
+/** Only the fields of the wire job, in XMRig's order; internal extras on the object never leak. */
+function wireJob(job: StratumJob): StratumJob {
+  return { blob: job.blob, job_id: job.job_id, target: job.target, algo: job.algo, height: job.height };
+}
+
+function line(json: string): string {
+  // All shapes below are longer than 32 bytes already; trailing spaces are still valid JSON.
+  return `${json.length < MIN_REPLY_BYTES ? json.padEnd(MIN_REPLY_BYTES, ' ') : json}\n`;
+}
+
+/** `{"id":<id>,"jsonrpc":"2.0","error":null,"result":{...}}\n` */
+export function encodeResult(id: RequestId, result: object): string {
+  return line(`{"id":${JSON.stringify(id)},"jsonrpc":"2.0","error":null,"result":${JSON.stringify(result)}}`);
+}
+
+/** `{"id":<id>,"jsonrpc":"2.0","error":{"code":-1,"message":"..."},"result":null}\n` */
+export function encodeError(id: RequestId, error: StratumError): string {
+  const body = JSON.stringify({ code: -1, message: error.message });
+  return line(`{"id":${JSON.stringify(id)},"jsonrpc":"2.0","error":${body},"result":null}`);
+}
+
+/** `{"jsonrpc":"2.0","method":"job","params":{...job}}\n` */
+export function encodeJobNotification(job: StratumJob): string {
+  return line(`{"jsonrpc":"2.0","method":"job","params":${JSON.stringify(wireJob(job))}}`);
+}
+
+/** The login result body: string session id, full job, status and extensions (spec §3.2). */
+export function loginResultBody(result: LoginResult): object {
+  return {
+    id: result.sessionId,
+    job: wireJob(result.job),
+    status: 'OK',
+    extensions: [...result.extensions],
+  };
+}
+
+export function getJobResultBody(job: StratumJob): object {
+  return wireJob(job);
+}
+
+export const SUBMIT_OK = Object.freeze({ status: 'OK' });
+export const KEEPALIVED_OK = Object.freeze({ status: 'KEEPALIVED' });

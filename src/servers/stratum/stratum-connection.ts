@@ -1,0 +1,487 @@
+import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+import type { Logger } from '../../log/logger.js';
+import type {
+  ConnectionInfo,
+  MinerSessionSink,
+  StratumBackend,
+  StratumJob,
+} from '../../pool/stratum-backend.js';
+import { StratumError } from '../../pool/stratum-errors.js';
+import { LineSplitter } from './line-splitter.js';
+import {
+  encodeError,
+  encodeJobNotification,
+  encodeResult,
+  getJobResultBody,
+  KEEPALIVED_OK,
+  loginResultBody,
+  type ProtocolViolationCode,
+  parseRequestLine,
+  readLoginParams,
+  readSessionId,
+  readSubmitParams,
+  type StratumRequest,
+  SUBMIT_OK,
+} from './protocol.js';
+import type { CloseReason, StratumMetrics } from './stratum-metrics.js';
+import type { StratumLimits } from './stratum-options.js';
+import type { SubmitGate } from './submit-gate.js';
+
+export interface StratumConnectionContext {
+  readonly id: number;
+  /** The TCP socket (timeouts, socket options, the definitive 'close'). */
+  readonly raw: Socket;
+  /** What is read and written: `raw` itself, or a TLSSocket wrapped around it. */
+  readonly transport: Duplex;
+  readonly info: ConnectionInfo;
+  /** The peer connected to this port while being banned: every request gets BANNED, then close. */
+  readonly banned: boolean;
+  readonly limits: StratumLimits;
+  readonly backend: StratumBackend;
+  readonly gate: SubmitGate;
+  readonly metrics: StratumMetrics;
+  readonly logger: Logger;
+  readonly onProtocolViolation: (ip: string, code: ProtocolViolationCode) => void;
+  readonly onClosed: (connection: StratumConnection, reason: CloseReason) => void;
+}
+
+/** A reply position: replies leave in request order even when submits finish out of order. */
+interface ReplySlot {
+  /** undefined: still being handled; null: finished without a reply (connection closing). */
+  line: string | null | undefined;
+  after: (() => void) | undefined;
+}
+
+type State = 'open' | 'closing' | 'closed';
+
+/**
+ * One miner connection: framing, request dispatch, reply ordering and every per-connection bound.
+ *
+ * Decisions (shared/spec/stratum.md):
+ * - Replies go out in request order. Submits run concurrently (a proxy multiplexes many miners on
+ *   one connection) and wait for their turn to be written; `login` is a barrier that runs alone.
+ * - A second `login` replaces the session: the old one is disconnected in the backend first and
+ *   its sink goes inert. (XMRig never does this; a proxy re-login is better served than refused.)
+ * - Every failed login closes after the reply, whatever the code: without a session XMRig would
+ *   sit connected and idle forever (spec §4.3). Other requests close only when the error says so.
+ * - A line that is not a JSON object with a usable id closes the connection (no id to echo; XMRig
+ *   never sends one) and is recorded as a protocol violation of the peer IP.
+ * - At `maxPendingRequests` unanswered requests the socket is paused, never drained into memory.
+ *   While backend.canAcceptSubmits() is false a connection with a submit at the head of its queue
+ *   is paused too; requests behind that submit (even keepalived) wait with it, to keep the order.
+ * - The idle deadline counts received requests only (keepalived counts, job pushes do not), and
+ *   never expires while the connection is paused by our own back-pressure. Before login only the
+ *   login deadline applies; other requests do not extend it.
+ */
+export class StratumConnection {
+  readonly id: number;
+  readonly info: ConnectionInfo;
+  private state: State = 'open';
+  private closeReason: CloseReason = 'peer';
+  private readonly splitter: LineSplitter;
+  private readonly backlog: Array<string | StratumRequest> = [];
+  private readonly replies: ReplySlot[] = [];
+  private pumping = false;
+  private paused = false;
+  private waitingForGate = false;
+  private loginInFlight = false;
+  private sawFirstChunk = false;
+
+  /** Bumped whenever a session ends, so sinks handed out earlier fall silent. */
+  private generation = 0;
+  private sessionId: string | undefined;
+  /** True once the login reply of `sessionId` is written: before that, job pushes are held. */
+  private established = false;
+  private heldJob: StratumJob | undefined;
+
+  /** Login deadline before login, idle deadline after. */
+  private activityTimer: NodeJS.Timeout;
+  private loggedIn = false;
+  private writeTimer: NodeJS.Timeout | undefined;
+  private outstandingWrites = 0;
+  private closeTimer: NodeJS.Timeout | undefined;
+  private ended = false;
+  private closed = false;
+
+  constructor(private readonly ctx: StratumConnectionContext) {
+    this.id = ctx.id;
+    this.info = ctx.info;
+    this.splitter = new LineSplitter(ctx.limits.maxLineBytes);
+    const { raw, transport } = ctx;
+    raw.setNoDelay(true);
+    raw.setKeepAlive(true, 60_000);
+    this.activityTimer = setTimeout(() => this.onActivityTimeout(), ctx.limits.loginTimeoutMs);
+    transport.on('data', (chunk: Buffer) => this.onData(chunk));
+    transport.on('error', (error: Error) => this.onSocketError(error));
+    if (transport !== raw) raw.on('error', (error: Error) => this.onSocketError(error));
+    raw.on('close', () => this.onClose());
+    if (transport !== raw) transport.on('close', () => this.onClose());
+  }
+
+  /** Ordered end for server shutdown: no new requests, pending replies still go out. */
+  shutdown(): void {
+    this.finish('shutdown');
+  }
+
+  // ---- reading ------------------------------------------------------------------------------
+
+  private onData(chunk: Buffer): void {
+    if (this.state !== 'open') return;
+    if (!this.sawFirstChunk) {
+      this.sawFirstChunk = true;
+      // A TLS ClientHello (record type 0x16) on a plain port: XMRig with --tls would otherwise
+      // wait 20 s for an answer that never comes. Closing now makes it fail fast and retry.
+      if (!this.info.tls && chunk[0] === 0x16) {
+        this.violation('TLS_ON_PLAIN_PORT');
+        return;
+      }
+    }
+    const lines = this.splitter.push(chunk);
+    if (lines === undefined) {
+      this.violation('LINE_TOO_LONG');
+      return;
+    }
+    if (lines.length === 0) return;
+    if (this.loggedIn) this.activityTimer.refresh();
+    for (const line of lines) this.backlog.push(line);
+    this.pump();
+  }
+
+  /** Dispatches backlog requests as far as ordering, the login barrier and the gate allow. */
+  private pump(): void {
+    if (this.pumping) return; // the outer loop re-checks its conditions after each dispatch
+    this.pumping = true;
+    try {
+      while (this.state === 'open' && this.backlog.length > 0 && !this.loginInFlight) {
+        if (this.replies.length >= this.ctx.limits.maxPendingRequests) break;
+        const head = this.backlog[0]!;
+        let request: StratumRequest;
+        if (typeof head === 'string') {
+          const parsed = parseRequestLine(head);
+          if (parsed.violation) {
+            this.backlog.shift();
+            this.violation(parsed.violation.code);
+            return;
+          }
+          request = parsed.request;
+          this.backlog[0] = request;
+        } else {
+          request = head;
+        }
+        if (request.method === 'login' && this.replies.length > 0) break;
+        if (request.method === 'submit' && !this.ctx.banned && !this.ctx.gate.isOpen()) {
+          if (!this.waitingForGate) {
+            this.waitingForGate = true;
+            this.ctx.gate.wait(this.onGateOpen);
+          }
+          break;
+        }
+        this.backlog.shift();
+        this.dispatch(request);
+      }
+    } finally {
+      this.pumping = false;
+      this.updateReading();
+    }
+  }
+
+  private readonly onGateOpen = (): void => {
+    this.waitingForGate = false;
+    this.pump();
+  };
+
+  /** Reads only while there is room for more unanswered requests and nothing blocks the queue. */
+  private updateReading(): void {
+    const unanswered = this.backlog.length + this.replies.length;
+    const shouldPause =
+      this.state !== 'open' || this.waitingForGate || unanswered >= this.ctx.limits.maxPendingRequests;
+    if (shouldPause && !this.paused) {
+      this.paused = true;
+      this.ctx.transport.pause();
+    } else if (!shouldPause && this.paused) {
+      this.paused = false;
+      this.ctx.transport.resume();
+    }
+  }
+
+  // ---- requests -----------------------------------------------------------------------------
+
+  private dispatch(request: StratumRequest): void {
+    const slot: ReplySlot = { line: undefined, after: undefined };
+    this.replies.push(slot);
+    if (this.ctx.banned) {
+      this.fail(slot, request.id, new StratumError('BANNED'), () => this.finish('banned'));
+      return;
+    }
+    switch (request.method) {
+      case 'login':
+        void this.handleLogin(request, slot);
+        return;
+      case 'submit':
+        void this.handleSubmit(request, slot);
+        return;
+      case 'getjob':
+        this.handleSync(request, slot, (sessionId) => getJobResultBody(this.ctx.backend.getJob(sessionId)));
+        return;
+      case 'keepalived':
+        this.handleSync(request, slot, (sessionId) => {
+          this.ctx.backend.keepalive(sessionId);
+          return KEEPALIVED_OK;
+        });
+        return;
+      default:
+        this.fail(slot, request.id, new StratumError('INVALID_METHOD'));
+    }
+  }
+
+  private async handleLogin(request: StratumRequest, slot: ReplySlot): Promise<void> {
+    this.loginInFlight = true;
+    this.endSession();
+    const generation = this.generation;
+    try {
+      const loginRequest = readLoginParams(request.params);
+      const result = await this.ctx.backend.login(loginRequest, this.info, this.createSink(generation));
+      if (this.state !== 'open' || generation !== this.generation) {
+        // The connection went away (or was told to) while the backend was logging in.
+        this.disconnectInBackend(result.sessionId);
+        this.complete(slot, null);
+        return;
+      }
+      this.sessionId = result.sessionId;
+      this.ctx.metrics.sessionOpened();
+      this.complete(slot, encodeResult(request.id, loginResultBody(result)), () => {
+        this.established = true;
+        this.enterIdleMode();
+        const held = this.heldJob;
+        this.heldJob = undefined;
+        if (held && held.job_id !== result.job.job_id) this.send(encodeJobNotification(held));
+      });
+    } catch (error) {
+      this.fail(slot, request.id, this.toStratumError(error, 'login'), () => this.finish('login-failed'));
+    } finally {
+      this.loginInFlight = false;
+      this.pump();
+    }
+  }
+
+  private async handleSubmit(request: StratumRequest, slot: ReplySlot): Promise<void> {
+    try {
+      const sessionId = this.requireSession(request);
+      const submit = readSubmitParams(request.params);
+      await this.ctx.backend.submit(sessionId, submit);
+      this.complete(slot, encodeResult(request.id, SUBMIT_OK));
+    } catch (error) {
+      const stratumError = this.toStratumError(error, 'submit');
+      this.fail(slot, request.id, stratumError, this.closeIfFatal(stratumError));
+    }
+  }
+
+  private handleSync(request: StratumRequest, slot: ReplySlot, run: (sessionId: string) => object): void {
+    try {
+      this.complete(slot, encodeResult(request.id, run(this.requireSession(request))));
+    } catch (error) {
+      const stratumError = this.toStratumError(error, request.method);
+      this.fail(slot, request.id, stratumError, this.closeIfFatal(stratumError));
+    }
+  }
+
+  /** The request must name this connection's own, announced session (xmrig-proxy does the same). */
+  private requireSession(request: StratumRequest): string {
+    const sessionId = this.sessionId;
+    if (sessionId === undefined || !this.established || readSessionId(request.params) !== sessionId) {
+      throw new StratumError('UNAUTHENTICATED');
+    }
+    return sessionId;
+  }
+
+  private closeIfFatal(error: StratumError): (() => void) | undefined {
+    return error.closeConnection ? () => this.finish('fatal-error') : undefined;
+  }
+
+  /** Known refusals keep their code; anything else is a pool bug: INTERNAL on the wire, stack in the log. */
+  private toStratumError(error: unknown, method: string): StratumError {
+    if (error instanceof StratumError) return error;
+    this.ctx.logger.error(
+      { err: error, connection: this.id, ip: this.info.remoteAddress, method },
+      'stratum request failed unexpectedly',
+    );
+    return new StratumError('INTERNAL', { method });
+  }
+
+  private createSink(generation: number): MinerSessionSink {
+    return {
+      sendJob: (job) => {
+        if (generation !== this.generation || this.state !== 'open') return;
+        // Never push a job before the login reply (spec §3.4); only the newest held job matters.
+        if (!this.established) this.heldJob = job;
+        else this.send(encodeJobNotification(job));
+      },
+      close: (reason) => {
+        if (generation !== this.generation) return;
+        this.ctx.logger.debug(
+          { connection: this.id, ip: this.info.remoteAddress, reason },
+          'backend closes miner',
+        );
+        this.finish('backend');
+      },
+    };
+  }
+
+  /** Forgets the current session (re-login or close) and silences its sink. */
+  private endSession(): void {
+    this.generation++;
+    this.established = false;
+    this.heldJob = undefined;
+    const sessionId = this.sessionId;
+    if (sessionId === undefined) return;
+    this.sessionId = undefined;
+    this.ctx.metrics.sessionClosed();
+    this.disconnectInBackend(sessionId);
+  }
+
+  private disconnectInBackend(sessionId: string): void {
+    try {
+      this.ctx.backend.disconnect(sessionId);
+    } catch (error) {
+      this.ctx.logger.error({ err: error, connection: this.id, sessionId }, 'backend.disconnect failed');
+    }
+  }
+
+  // ---- replies and writing ------------------------------------------------------------------
+
+  private fail(slot: ReplySlot, id: StratumRequest['id'], error: StratumError, after?: () => void): void {
+    this.ctx.metrics.errorReply(error.code);
+    this.complete(slot, encodeError(id, error), after);
+  }
+
+  private complete(slot: ReplySlot, line: string | null, after?: () => void): void {
+    slot.line = line;
+    slot.after = after;
+    this.flushReplies();
+  }
+
+  private flushReplies(): void {
+    while (this.replies.length > 0 && this.replies[0]!.line !== undefined) {
+      const slot = this.replies.shift()!;
+      if (typeof slot.line === 'string') this.send(slot.line);
+      slot.after?.();
+    }
+    if (this.state === 'closing' && this.replies.length === 0) this.endTransport();
+    else if (this.state === 'open') this.pump();
+  }
+
+  private send(text: string): void {
+    const { transport } = this.ctx;
+    if (this.state === 'closed' || transport.destroyed || !transport.writable) return;
+    this.outstandingWrites++;
+    transport.write(text, this.onWriteDone);
+    if (transport.writableLength > this.ctx.limits.maxSendQueueBytes) {
+      this.destroy('slow-consumer');
+      return;
+    }
+    if (this.writeTimer === undefined && this.outstandingWrites > 0) {
+      this.writeTimer = setTimeout(() => this.destroy('write-timeout'), this.ctx.limits.writeTimeoutMs);
+    }
+  }
+
+  /** Every flushed write is progress: the write deadline restarts, and ends when nothing is queued. */
+  private readonly onWriteDone = (): void => {
+    this.outstandingWrites--;
+    if (this.writeTimer === undefined) return;
+    if (this.outstandingWrites <= 0) {
+      clearTimeout(this.writeTimer);
+      this.writeTimer = undefined;
+    } else {
+      this.writeTimer.refresh();
+    }
+  };
+
+  // ---- timers and closing -------------------------------------------------------------------
+
+  private enterIdleMode(): void {
+    this.loggedIn = true;
+    clearTimeout(this.activityTimer);
+    this.activityTimer = setTimeout(() => this.onActivityTimeout(), this.ctx.limits.idleTimeoutMs);
+  }
+
+  private onActivityTimeout(): void {
+    if (this.state !== 'open') return;
+    if (!this.loggedIn) {
+      this.finish('login-timeout');
+      return;
+    }
+    // Paused by our own back-pressure: the miner is waiting for us, not idle.
+    if (this.paused && this.backlog.length + this.replies.length > 0) {
+      this.activityTimer.refresh();
+      return;
+    }
+    this.finish('idle-timeout');
+  }
+
+  private violation(code: ProtocolViolationCode): void {
+    this.ctx.onProtocolViolation(this.info.remoteAddress, code);
+    this.ctx.logger.debug(
+      { connection: this.id, ip: this.info.remoteAddress, violation: code },
+      'stratum protocol violation',
+    );
+    // Nothing useful can follow a TLS hello or an unbounded line; a bad JSON line still lets
+    // earlier requests get their replies.
+    if (code === 'TLS_ON_PLAIN_PORT' || code === 'LINE_TOO_LONG') this.destroy('protocol-violation');
+    else this.finish('protocol-violation');
+  }
+
+  /**
+   * Graceful close: stop reading, drop unread requests, let replies already being worked on go
+   * out, then end. A peer or backend that does not finish within closeGraceMs is destroyed.
+   */
+  private finish(reason: CloseReason): void {
+    if (this.state !== 'open') return;
+    this.state = 'closing';
+    this.closeReason = reason;
+    this.backlog.length = 0;
+    this.ctx.gate.cancel(this.onGateOpen);
+    this.waitingForGate = false;
+    this.updateReading();
+    this.closeTimer = setTimeout(() => this.destroy('close-timeout'), this.ctx.limits.closeGraceMs);
+    if (this.replies.length === 0) this.endTransport();
+  }
+
+  private endTransport(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.ctx.transport.end();
+  }
+
+  /** Immediate close. The reason of an earlier graceful close is kept for the metrics. */
+  private destroy(reason: CloseReason): void {
+    if (this.state === 'closed') return;
+    if (this.state === 'open') this.closeReason = reason;
+    this.state = 'closed';
+    this.ctx.transport.destroy();
+    this.ctx.raw.destroy();
+  }
+
+  private onSocketError(error: Error): void {
+    this.ctx.logger.debug(
+      { connection: this.id, ip: this.info.remoteAddress, err: error.message },
+      'stratum socket error',
+    );
+    this.destroy('socket-error');
+  }
+
+  private onClose(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.state = 'closed';
+    clearTimeout(this.activityTimer);
+    if (this.writeTimer) clearTimeout(this.writeTimer);
+    if (this.closeTimer) clearTimeout(this.closeTimer);
+    this.ctx.gate.cancel(this.onGateOpen);
+    this.backlog.length = 0;
+    this.endSession();
+    this.ctx.transport.destroy();
+    this.ctx.raw.destroy();
+    this.ctx.onClosed(this, this.closeReason);
+  }
+}

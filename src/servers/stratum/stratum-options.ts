@@ -1,0 +1,94 @@
+import { FuegoPoolError } from '../../errors.js';
+
+/** One listening port. TLS material is given as PEM text: reading files is the config loader's job. */
+export interface StratumPortOptions {
+  /** 0 picks a free port (tests); see StratumServer.listening(). */
+  readonly port: number;
+  /** Default 127.0.0.1; set "0.0.0.0" or "::" explicitly to serve the world. */
+  readonly host?: string;
+  /** Start difficulty of miners on this port. */
+  readonly difficulty: number;
+  readonly fixedDifficulty?: boolean;
+  readonly solo?: boolean;
+  readonly tls?: { readonly cert: string; readonly key: string };
+}
+
+/** Every bound on what one peer can make the server hold or wait for. */
+export interface StratumLimits {
+  /** A line longer than this (without "\n") closes the connection. */
+  readonly maxLineBytes: number;
+  /** Received but unanswered requests per connection; at this many the socket stops being read. */
+  readonly maxPendingRequests: number;
+  /** Bytes queued for a peer that does not read; beyond this the peer is a slow consumer and is dropped. */
+  readonly maxSendQueueBytes: number;
+  /** From TCP accept (TLS handshake included) to a successful login. */
+  readonly loginTimeoutMs: number;
+  /** No request at all (keepalived counts) for this long after login closes the connection. */
+  readonly idleTimeoutMs: number;
+  /** Queued writes that make no progress for this long close the connection. */
+  readonly writeTimeoutMs: number;
+  readonly maxConnectionsPerIp: number;
+  readonly maxConnections: number;
+  /** A graceful close (fatal error, shutdown) waits this long for replies and the peer, then destroys. */
+  readonly closeGraceMs: number;
+  /** How often a connection waiting on backend.canAcceptSubmits() asks again. */
+  readonly submitPollMs: number;
+}
+
+export const DEFAULT_STRATUM_LIMITS: StratumLimits = Object.freeze({
+  maxLineBytes: 32 * 1024,
+  maxPendingRequests: 32,
+  maxSendQueueBytes: 1024 * 1024,
+  loginTimeoutMs: 30_000,
+  // cryptonote-nodejs-pool's minerTimeout; Fuego blocks are 480 s apart (spec §3.7).
+  idleTimeoutMs: 900_000,
+  writeTimeoutMs: 30_000,
+  maxConnectionsPerIp: 256,
+  maxConnections: 100_000,
+  closeGraceMs: 5_000,
+  submitPollMs: 20,
+});
+
+export interface StratumServerOptions {
+  readonly ports: readonly StratumPortOptions[];
+  readonly limits?: Partial<StratumLimits>;
+}
+
+export type StratumServerErrorCode =
+  | 'BAD_OPTIONS'
+  | 'BAD_TLS_MATERIAL'
+  | 'PORT_IN_USE'
+  | 'LISTEN_FAILED'
+  | 'ALREADY_STARTED';
+
+export class StratumServerError extends FuegoPoolError<StratumServerErrorCode> {}
+
+/** Merges limits with the defaults and checks every value; throws BAD_OPTIONS naming the key. */
+export function resolveLimits(limits: Partial<StratumLimits> | undefined): StratumLimits {
+  const merged: StratumLimits = { ...DEFAULT_STRATUM_LIMITS, ...limits };
+  for (const [key, value] of Object.entries(merged)) {
+    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
+      throw new StratumServerError('BAD_OPTIONS', `stratum limits.${key} must be a positive integer`, {
+        key,
+        value,
+      });
+    }
+  }
+  return Object.freeze(merged);
+}
+
+export function validatePorts(ports: readonly StratumPortOptions[]): void {
+  if (ports.length === 0) throw new StratumServerError('BAD_OPTIONS', 'stratum needs at least one port');
+  ports.forEach((p, index) => {
+    if (!Number.isInteger(p.port) || p.port < 0 || p.port > 65535) {
+      throw new StratumServerError('BAD_OPTIONS', `stratum ports[${index}].port is not a TCP port`, {
+        port: p.port,
+      });
+    }
+    if (!(Number.isFinite(p.difficulty) && p.difficulty > 0)) {
+      throw new StratumServerError('BAD_OPTIONS', `stratum ports[${index}].difficulty must be positive`, {
+        port: p.port,
+      });
+    }
+  });
+}

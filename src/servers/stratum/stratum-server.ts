@@ -1,0 +1,287 @@
+import { createServer, type Server, type Socket } from 'node:net';
+import { createSecureContext, type SecureContext, TLSSocket } from 'node:tls';
+import type { Logger } from '../../log/logger.js';
+import type { StratumBackend } from '../../pool/stratum-backend.js';
+import type { ProtocolViolationCode } from './protocol.js';
+import { StratumConnection } from './stratum-connection.js';
+import {
+  type CloseReason,
+  type RefusalReason,
+  StratumMetrics,
+  type StratumMetricsSnapshot,
+} from './stratum-metrics.js';
+import {
+  resolveLimits,
+  type StratumLimits,
+  type StratumPortOptions,
+  StratumServerError,
+  type StratumServerOptions,
+  validatePorts,
+} from './stratum-options.js';
+import { SubmitGate } from './submit-gate.js';
+
+export interface StratumServerModules {
+  readonly backend: StratumBackend;
+  readonly logger: Logger;
+  /** Told about every protocol violation, e.g. to feed a ban policy. */
+  readonly onProtocolViolation?: (ip: string, code: ProtocolViolationCode) => void;
+}
+
+export interface ListeningPort {
+  /** As configured (0 for "any"). */
+  readonly configuredPort: number;
+  /** As bound. */
+  readonly port: number;
+  readonly host: string;
+  readonly tls: boolean;
+}
+
+interface PortRuntime {
+  readonly options: StratumPortOptions;
+  readonly host: string;
+  readonly secureContext: SecureContext | undefined;
+  server: Server | undefined;
+  boundPort: number;
+}
+
+const DEFAULT_HOST = '127.0.0.1';
+
+/** "::ffff:1.2.3.4" (IPv4 on a dual-stack listener) is the same peer as "1.2.3.4" for bans and caps. */
+function normalizeIp(address: string | undefined): string | undefined {
+  if (address === undefined) return undefined;
+  return address.startsWith('::ffff:') && address.includes('.') ? address.slice(7) : address;
+}
+
+/**
+ * The stratum TCP/TLS edge: one listener per configured port, one StratumConnection per socket,
+ * connection caps, submit back-pressure and ordered shutdown. All pool logic sits behind
+ * StratumBackend. TLS sockets are wrapped by hand around the accepted TCP socket, so caps, bans
+ * and the login deadline (which covers the handshake) apply before any TLS work is done.
+ */
+export class StratumServer {
+  private readonly limits: StratumLimits;
+  private readonly ports: PortRuntime[];
+  private readonly backend: StratumBackend;
+  private readonly logger: Logger;
+  private readonly gate: SubmitGate;
+  private readonly stats = new StratumMetrics();
+  private readonly connections = new Set<StratumConnection>();
+  private readonly connectionsByIp = new Map<string, number>();
+  private readonly onProtocolViolation: ((ip: string, code: ProtocolViolationCode) => void) | undefined;
+  private nextConnectionId = 1;
+  private started = false;
+  private closing: Promise<void> | undefined;
+  private readonly allClosedWaiters: Array<() => void> = [];
+
+  constructor(opts: StratumServerOptions, modules: StratumServerModules) {
+    validatePorts(opts.ports);
+    this.limits = resolveLimits(opts.limits);
+    this.backend = modules.backend;
+    this.logger = modules.logger.child({ module: 'stratum' });
+    this.onProtocolViolation = modules.onProtocolViolation;
+    this.ports = opts.ports.map((options) => ({
+      options,
+      host: options.host ?? DEFAULT_HOST,
+      secureContext: options.tls ? this.secureContextFor(options) : undefined,
+      server: undefined,
+      boundPort: options.port,
+    }));
+    this.gate = new SubmitGate(() => this.canAcceptSubmits(), this.limits.submitPollMs);
+  }
+
+  /** Listens on every port; resolves when all listen. On failure closes the ones already open. */
+  async start(): Promise<void> {
+    if (this.started) throw new StratumServerError('ALREADY_STARTED', 'stratum server already started');
+    this.started = true;
+    try {
+      await Promise.all(this.ports.map((port) => this.listen(port)));
+    } catch (error) {
+      await Promise.all(this.ports.map((port) => this.closeListener(port)));
+      throw error;
+    }
+    for (const port of this.ports) {
+      this.logger.info(
+        { host: port.host, port: port.boundPort, tls: port.secureContext !== undefined },
+        'stratum listening',
+      );
+    }
+  }
+
+  listening(): ListeningPort[] {
+    return this.ports
+      .filter((p) => p.server?.listening)
+      .map((p) => ({
+        configuredPort: p.options.port,
+        port: p.boundPort,
+        host: p.host,
+        tls: p.secureContext !== undefined,
+      }));
+  }
+
+  metrics(): StratumMetricsSnapshot {
+    return this.stats.snapshot();
+  }
+
+  /**
+   * Ordered shutdown: stop accepting, then end every connection gracefully (replies already being
+   * worked on still go out, each session is disconnected in the backend), then resolve once every
+   * socket is gone. Connections that do not finish within closeGraceMs are destroyed.
+   */
+  close(): Promise<void> {
+    this.closing ??= this.shutdown();
+    return this.closing;
+  }
+
+  private async shutdown(): Promise<void> {
+    const listenersClosed = Promise.all(this.ports.map((port) => this.closeListener(port)));
+    const connectionsClosed = new Promise<void>((resolve) => {
+      if (this.connections.size === 0) resolve();
+      else this.allClosedWaiters.push(resolve);
+    });
+    for (const connection of this.connections) connection.shutdown();
+    await Promise.all([listenersClosed, connectionsClosed]);
+    this.gate.stop();
+    this.logger.info('stratum server closed');
+  }
+
+  private secureContextFor(options: StratumPortOptions): SecureContext {
+    try {
+      return createSecureContext({ cert: options.tls!.cert, key: options.tls!.key });
+    } catch (error) {
+      throw new StratumServerError(
+        'BAD_TLS_MATERIAL',
+        `stratum port ${options.port}: TLS cert/key are not a usable PEM pair (${(error as Error).message})`,
+        { port: options.port },
+        { cause: error },
+      );
+    }
+  }
+
+  private listen(port: PortRuntime): Promise<void> {
+    const server = createServer({ noDelay: true, keepAlive: true });
+    port.server = server;
+    server.on('connection', (socket: Socket) => this.onConnection(socket, port));
+    return new Promise<void>((resolve, reject) => {
+      const onError = (error: NodeJS.ErrnoException): void => {
+        const where = `${port.host}:${port.options.port}`;
+        reject(
+          error.code === 'EADDRINUSE'
+            ? new StratumServerError('PORT_IN_USE', `stratum port ${where} is already in use`, {
+                port: port.options.port,
+                host: port.host,
+              })
+            : new StratumServerError('LISTEN_FAILED', `stratum port ${where}: ${error.message}`, {
+                port: port.options.port,
+                host: port.host,
+                errno: error.code,
+              }),
+        );
+      };
+      server.once('error', onError);
+      server.listen({ port: port.options.port, host: port.host }, () => {
+        server.off('error', onError);
+        server.on('error', (error) =>
+          this.logger.error({ err: error, port: port.boundPort }, 'stratum listener error'),
+        );
+        const address = server.address();
+        if (address && typeof address === 'object') port.boundPort = address.port;
+        resolve();
+      });
+    });
+  }
+
+  private closeListener(port: PortRuntime): Promise<void> {
+    const server = port.server;
+    if (!server?.listening) return Promise.resolve();
+    // net.Server#close waits for open connections; those are ended separately by shutdown().
+    return new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  private onConnection(socket: Socket, port: PortRuntime): void {
+    socket.on('error', () => {}); // errors before and during setup end in the 'close' below
+    const ip = normalizeIp(socket.remoteAddress);
+    if (ip === undefined) {
+      socket.destroy();
+      return;
+    }
+    const perIp = this.connectionsByIp.get(ip) ?? 0;
+    const refusal: RefusalReason | undefined = this.closing
+      ? 'shutting-down'
+      : this.connections.size >= this.limits.maxConnections
+        ? 'max-connections'
+        : perIp >= this.limits.maxConnectionsPerIp
+          ? 'per-ip-limit'
+          : undefined;
+    if (refusal) {
+      // No reply: there is no request to answer yet; XMRig retries after its retry-pause.
+      this.stats.connectionRefused(refusal);
+      socket.destroy();
+      return;
+    }
+
+    let banned = false;
+    try {
+      banned = this.backend.isBanned(ip);
+    } catch (error) {
+      this.logger.error({ err: error, ip }, 'backend.isBanned failed; letting the connection in');
+    }
+    const transport = port.secureContext
+      ? new TLSSocket(socket, { isServer: true, secureContext: port.secureContext, requestCert: false })
+      : socket;
+    this.connectionsByIp.set(ip, perIp + 1);
+    this.stats.connectionOpened(port.boundPort);
+    const connection = new StratumConnection({
+      id: this.nextConnectionId++,
+      raw: socket,
+      transport,
+      info: {
+        remoteAddress: ip,
+        port: port.boundPort,
+        tls: port.secureContext !== undefined,
+        startDifficulty: port.options.difficulty,
+        fixedDifficulty: port.options.fixedDifficulty ?? false,
+        solo: port.options.solo ?? false,
+      },
+      banned,
+      limits: this.limits,
+      backend: this.backend,
+      gate: this.gate,
+      metrics: this.stats,
+      logger: this.logger,
+      onProtocolViolation: (violationIp, code) => this.protocolViolation(violationIp, code),
+      onClosed: (closed, reason) => this.onConnectionClosed(closed, reason),
+    });
+    this.connections.add(connection);
+  }
+
+  private protocolViolation(ip: string, code: ProtocolViolationCode): void {
+    this.stats.protocolViolation(ip, code);
+    try {
+      this.onProtocolViolation?.(ip, code);
+    } catch (error) {
+      this.logger.error({ err: error, ip }, 'onProtocolViolation hook failed');
+    }
+  }
+
+  private onConnectionClosed(connection: StratumConnection, reason: CloseReason): void {
+    if (!this.connections.delete(connection)) return;
+    const ip = connection.info.remoteAddress;
+    const perIp = (this.connectionsByIp.get(ip) ?? 1) - 1;
+    if (perIp <= 0) this.connectionsByIp.delete(ip);
+    else this.connectionsByIp.set(ip, perIp);
+    this.stats.connectionClosed(connection.info.port, reason);
+    this.logger.debug({ connection: connection.id, ip, reason }, 'stratum connection closed');
+    if (this.connections.size === 0) {
+      for (const resolve of this.allClosedWaiters.splice(0)) resolve();
+    }
+  }
+
+  private canAcceptSubmits(): boolean {
+    try {
+      return this.backend.canAcceptSubmits();
+    } catch (error) {
+      this.logger.error({ err: error }, 'backend.canAcceptSubmits failed; accepting submits');
+      return true;
+    }
+  }
+}

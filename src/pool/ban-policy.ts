@@ -1,0 +1,241 @@
+import type { StratumErrorCode } from './stratum-errors.js';
+
+export interface BanPolicyOptions {
+  /** Off: nothing is ever banned automatically (manual bans still work). */
+  readonly enabled: boolean;
+  /** Length of the sliding window over which the invalid ratio is computed. */
+  readonly windowMs: number;
+  /** Submits an IP must have made inside the window before it can be banned. */
+  readonly minShares: number;
+  /** Weighted bad submits / all submits in the window at or above which the IP is banned. */
+  readonly maxInvalidRatio: number;
+  /** First automatic ban. */
+  readonly firstBanSeconds: number;
+  /** Each further ban doubles, up to this. */
+  readonly maxBanSeconds: number;
+  /** An IP without a ban for this long starts again at firstBanSeconds. */
+  readonly offenceMemoryMs: number;
+  /**
+   * How much one refused submit counts, by code. Codes not listed weigh 0 (e.g. SERVER_BUSY,
+   * INTERNAL: the pool's fault, not the miner's).
+   */
+  readonly weights: Readonly<Partial<Record<StratumErrorCode, number>>>;
+  /** Never banned automatically (e.g. the operator's own proxy). */
+  readonly exemptIps: readonly string[];
+}
+
+/**
+ * Bad hashes weigh most; duplicates and late shares happen to honest miners (reconnects, block
+ * changes) and weigh little.
+ */
+export const DEFAULT_BAN_WEIGHTS: Readonly<Partial<Record<StratumErrorCode, number>>> = Object.freeze({
+  INVALID_RESULT: 1,
+  LOW_DIFFICULTY: 1,
+  MALFORMED_NONCE: 1,
+  MALFORMED_RESULT: 1,
+  NICEHASH_NONCE: 1,
+  WRONG_ALGO: 0.5,
+  INVALID_JOB_ID: 0.25,
+  DUPLICATE_SHARE: 0.25,
+  BLOCK_EXPIRED: 0.1,
+});
+
+export const DEFAULT_BAN_POLICY_OPTIONS: BanPolicyOptions = Object.freeze({
+  enabled: true,
+  windowMs: 10 * 60_000,
+  minShares: 30,
+  maxInvalidRatio: 0.25,
+  firstBanSeconds: 60,
+  maxBanSeconds: 3600,
+  offenceMemoryMs: 24 * 3_600_000,
+  weights: DEFAULT_BAN_WEIGHTS,
+  exemptIps: [],
+});
+
+/** One ban as the operator sees it. */
+export interface BanEntry {
+  readonly ip: string;
+  readonly bannedAtMs: number;
+  readonly untilMs: number;
+  readonly remainingSeconds: number;
+  /** Automatic bans of this IP in memory (the one shown included); 0 for a manual ban. */
+  readonly offences: number;
+  readonly manual: boolean;
+  readonly reason: string;
+}
+
+/** The window is kept as this many buckets: memory per IP stays constant however fast it submits. */
+const BUCKETS_PER_WINDOW = 10;
+
+interface Bucket {
+  readonly startMs: number;
+  shares: number;
+  badWeight: number;
+}
+
+interface IpRecord {
+  buckets: Bucket[];
+  offences: number;
+  lastBanAtMs: number;
+  ban: { bannedAtMs: number; untilMs: number; manual: boolean; reason: string; offences: number } | undefined;
+}
+
+/**
+ * Graduated per-IP bans. Every submit outcome of an IP goes into a sliding window; once the IP
+ * has made `minShares` submits in it and the weighted share of bad ones reaches
+ * `maxInvalidRatio`, it is banned for firstBanSeconds, doubling with each repeat offence up to
+ * maxBanSeconds. Clock-injected; the operator reads and edits the list with listBans/ban/unban.
+ */
+export class BanPolicy {
+  readonly #options: BanPolicyOptions;
+  readonly #clock: () => number;
+  readonly #records = new Map<string, IpRecord>();
+  readonly #exempt: ReadonlySet<string>;
+  readonly #bucketMs: number;
+
+  constructor(options: BanPolicyOptions, clock: () => number) {
+    this.#options = options;
+    this.#clock = clock;
+    this.#exempt = new Set(options.exemptIps);
+    this.#bucketMs = Math.max(1, Math.floor(options.windowMs / BUCKETS_PER_WINDOW));
+  }
+
+  isBanned(ip: string): boolean {
+    const record = this.#records.get(ip);
+    if (record?.ban === undefined) return false;
+    if (record.ban.untilMs > this.#clock()) return true;
+    record.ban = undefined;
+    return false;
+  }
+
+  /**
+   * Records one submit outcome ('OK' for an accepted share, else the refusal code). Returns the
+   * new ban when this outcome triggered one.
+   */
+  record(ip: string, outcome: 'OK' | StratumErrorCode): BanEntry | undefined {
+    if (!this.#options.enabled || this.#exempt.has(ip)) return undefined;
+    const weight = outcome === 'OK' ? 0 : (this.#options.weights[outcome] ?? 0);
+    const now = this.#clock();
+    const record = this.#record(ip);
+    if (record.ban !== undefined && record.ban.untilMs > now) return undefined;
+    const bucket = this.#currentBucket(record, now);
+    bucket.shares += 1;
+    bucket.badWeight += weight;
+    if (weight === 0) return undefined;
+
+    let shares = 0;
+    let bad = 0;
+    for (const b of record.buckets) {
+      shares += b.shares;
+      bad += b.badWeight;
+    }
+    if (shares < this.#options.minShares || bad / shares < this.#options.maxInvalidRatio) return undefined;
+
+    if (now - record.lastBanAtMs > this.#options.offenceMemoryMs) record.offences = 0;
+    record.offences += 1;
+    record.lastBanAtMs = now;
+    const seconds = Math.min(
+      this.#options.maxBanSeconds,
+      this.#options.firstBanSeconds * 2 ** Math.min(record.offences - 1, 30),
+    );
+    const reason = `invalid ratio ${(bad / shares).toFixed(2)} over ${shares} submits`;
+    record.ban = {
+      bannedAtMs: now,
+      untilMs: now + seconds * 1000,
+      manual: false,
+      reason,
+      offences: record.offences,
+    };
+    // A fresh window after the ban: the old evidence has been acted on.
+    record.buckets = [];
+    return this.#entry(ip, record.ban, now);
+  }
+
+  /** Manual ban by the operator; replaces any current ban of the IP. */
+  ban(ip: string, seconds: number, reason = 'manual'): BanEntry {
+    const now = this.#clock();
+    const record = this.#record(ip);
+    record.ban = {
+      bannedAtMs: now,
+      untilMs: now + Math.max(0, seconds) * 1000,
+      manual: true,
+      reason,
+      offences: 0,
+    };
+    return this.#entry(ip, record.ban, now);
+  }
+
+  /** Lifts a ban and forgets the IP's history. Returns whether it was banned. */
+  unban(ip: string): boolean {
+    const wasBanned = this.isBanned(ip);
+    this.#records.delete(ip);
+    return wasBanned;
+  }
+
+  /** Current bans, longest remaining first. */
+  listBans(): BanEntry[] {
+    const now = this.#clock();
+    const out: BanEntry[] = [];
+    for (const [ip, record] of this.#records) {
+      if (record.ban !== undefined && record.ban.untilMs > now) out.push(this.#entry(ip, record.ban, now));
+    }
+    return out.sort((a, b) => b.untilMs - a.untilMs);
+  }
+
+  /** Forgets IPs with nothing left to remember. Call it periodically. */
+  prune(): void {
+    const now = this.#clock();
+    for (const [ip, record] of this.#records) {
+      this.#dropOldBuckets(record, now);
+      if (record.ban !== undefined && record.ban.untilMs <= now) record.ban = undefined;
+      const remembersOffences =
+        record.offences > 0 && now - record.lastBanAtMs <= this.#options.offenceMemoryMs;
+      if (record.ban === undefined && record.buckets.length === 0 && !remembersOffences)
+        this.#records.delete(ip);
+    }
+  }
+
+  /** IPs currently tracked (for metrics and tests). */
+  get trackedIps(): number {
+    return this.#records.size;
+  }
+
+  #record(ip: string): IpRecord {
+    let record = this.#records.get(ip);
+    if (record === undefined) {
+      record = { buckets: [], offences: 0, lastBanAtMs: Number.NEGATIVE_INFINITY, ban: undefined };
+      this.#records.set(ip, record);
+    }
+    return record;
+  }
+
+  #currentBucket(record: IpRecord, now: number): Bucket {
+    this.#dropOldBuckets(record, now);
+    const startMs = now - (now % this.#bucketMs);
+    const last = record.buckets[record.buckets.length - 1];
+    if (last !== undefined && last.startMs === startMs) return last;
+    const bucket: Bucket = { startMs, shares: 0, badWeight: 0 };
+    record.buckets.push(bucket);
+    return bucket;
+  }
+
+  #dropOldBuckets(record: IpRecord, now: number): void {
+    const oldestKeptStart = now - this.#options.windowMs;
+    let drop = 0;
+    while (drop < record.buckets.length && record.buckets[drop]!.startMs + this.#bucketMs <= oldestKeptStart)
+      drop++;
+    if (drop > 0) record.buckets.splice(0, drop);
+  }
+
+  #entry(ip: string, ban: NonNullable<IpRecord['ban']>, now: number): BanEntry {
+    return {
+      ip,
+      bannedAtMs: ban.bannedAtMs,
+      untilMs: ban.untilMs,
+      remainingSeconds: Math.max(0, Math.ceil((ban.untilMs - now) / 1000)),
+      offences: ban.offences,
+      manual: ban.manual,
+      reason: ban.reason,
+    };
+  }
+}

@@ -1,0 +1,148 @@
+import { targetHexForDifficulty } from '../fuego/difficulty.js';
+import { bytesToHex } from '../fuego/hex.js';
+import { UPX2_ALGO } from './algo-names.js';
+import { type ExtraNonceAllocator, MIN_EXTRA_NONCE_BYTES } from './extra-nonce.js';
+import type { IssuedJob, MinerSession, TrackedTemplateRef } from './miner-session.js';
+import type { ActiveTemplate, TemplateChange, TemplateSource } from './template-source.js';
+
+export interface JobManagerOptions {
+  /** After a new block, shares on jobs of the previous tip are still credited (never submitted) for this long. */
+  readonly staleGraceMs: number;
+}
+
+export interface JobManagerModules {
+  readonly templates: TemplateSource;
+  readonly extraNonces: ExtraNonceAllocator;
+  readonly clock: () => number;
+}
+
+/** Where XMRig writes its nonce for every CryptoNight job (shared/spec/stratum.md §6.1). */
+const XMRIG_NONCE_OFFSET = 39;
+/** cn/upx2 is the PoW from block major version 9 on; older versions hash differently. */
+const MIN_UPX2_MAJOR_VERSION = 9;
+
+/**
+ * Why miners cannot be given jobs on this template, or undefined when they can: the PoW must be
+ * cn/upx2 with the nonce at 39, and the reserved area must hold our extra nonce.
+ */
+export function unusableTemplateReason(active: ActiveTemplate): string | undefined {
+  const { template } = active;
+  if (template.majorVersion < MIN_UPX2_MAJOR_VERSION)
+    return `block major version ${template.majorVersion} is not cn/upx2`;
+  if (template.nonceOffset !== XMRIG_NONCE_OFFSET)
+    return `nonce offset ${template.nonceOffset} is not ${XMRIG_NONCE_OFFSET}`;
+  if (template.extraNonceCapacity < MIN_EXTRA_NONCE_BYTES) {
+    return `reserved area of ${template.extraNonceCapacity} bytes is below ${MIN_EXTRA_NONCE_BYTES} (request reserve_size >= ${MIN_EXTRA_NONCE_BYTES + 1})`;
+  }
+  return undefined;
+}
+
+/** How a share's job relates to the chain tip at a given moment. */
+export type JobFreshness =
+  /** On the current tip: the share may be a block. */
+  | 'current'
+  /** Tip moved less than staleGraceMs ago: credit the share, never submit it as a block. */
+  | 'stale'
+  /** Tip moved longer ago: "Block expired". */
+  | 'expired';
+
+class TrackedTemplate implements TrackedTemplateRef {
+  supersededAtMs: number | undefined = undefined;
+  constructor(readonly active: ActiveTemplate) {}
+}
+
+/**
+ * Turns the active template and a session into stratum jobs, and decides whether a job is still
+ * current. Every job gets a fresh extra nonce (XMRig restarts its nonce at 0 on each job, so two
+ * jobs over one blob would produce the same shares); the job id is that extra nonce in hex, which
+ * makes it unique per session, per process and across nodes.
+ */
+export class JobManager {
+  readonly #options: JobManagerOptions;
+  readonly #modules: JobManagerModules;
+  #current: TrackedTemplate | undefined;
+  /** Templates on the current tip (a refresh keeps the older ones valid). */
+  #onTip: TrackedTemplate[] = [];
+
+  constructor(options: JobManagerOptions, modules: JobManagerModules) {
+    this.#options = options;
+    this.#modules = modules;
+    const first = modules.templates.current();
+    if (first !== undefined) this.track(first, 'new-block');
+  }
+
+  /**
+   * Takes a new template into use. A 'new-block' change (or any change of height or previous block)
+   * marks every template of the old tip superseded now. A template that is not newer than the
+   * current one changes nothing (the current one is returned); an unusable one
+   * (`unusableTemplateReason`) is ignored and gives undefined.
+   */
+  track(active: ActiveTemplate, change: TemplateChange): TrackedTemplateRef | undefined {
+    const previous = this.#current;
+    // Ids only grow: an equal or older one is a repeat or a late delivery.
+    if (previous !== undefined && active.id <= previous.active.id) return previous;
+    if (unusableTemplateReason(active) !== undefined) return undefined;
+    const tracked = new TrackedTemplate(active);
+    const tipMoved =
+      change === 'new-block' ||
+      previous === undefined ||
+      previous.active.height !== active.height ||
+      previous.active.prevHash !== active.prevHash;
+    if (tipMoved) {
+      const now = this.#modules.clock();
+      for (const old of this.#onTip) old.supersededAtMs ??= now;
+      this.#onTip = [];
+    }
+    this.#onTip.push(tracked);
+    this.#current = tracked;
+    return tracked;
+  }
+
+  /** The template new jobs are built on (also picks up one the source has but no listener delivered yet). */
+  current(): TrackedTemplateRef | undefined {
+    const latest = this.#modules.templates.current();
+    if (latest !== undefined && latest.id !== this.#current?.active.id) this.track(latest, 'refresh');
+    return this.#current;
+  }
+
+  /**
+   * Builds the session's next job on the current template at its current difficulty and keeps it in
+   * the session. Throws ExtraNonceError when the template's reserved area is too small, and
+   * returns undefined when there is no template at all.
+   */
+  issue(session: MinerSession): IssuedJob | undefined {
+    const template = this.current();
+    if (template === undefined) return undefined;
+    const { active } = template;
+    const extraNonce = this.#modules.extraNonces.next(active.template.extraNonceCapacity);
+    const built = active.template.buildJob(extraNonce);
+    const jobId = bytesToHex(extraNonce);
+    const difficulty = session.difficulty;
+    const job: IssuedJob = {
+      jobId,
+      template,
+      extraNonce,
+      hashingBlob: built.hashingBlob,
+      nonceOffset: built.nonceOffset,
+      difficulty,
+      issuedAtMs: this.#modules.clock(),
+      submittedNonces: new Set(),
+      wire: {
+        job_id: jobId,
+        blob: bytesToHex(built.hashingBlob),
+        target: targetHexForDifficulty(difficulty),
+        algo: UPX2_ALGO,
+        height: active.height,
+      },
+    };
+    session.addJob(job);
+    return job;
+  }
+
+  /** Whether a share on `job` arriving at `nowMs` is current, stale (credited) or expired. */
+  freshness(job: IssuedJob, nowMs: number): JobFreshness {
+    const supersededAtMs = job.template.supersededAtMs;
+    if (supersededAtMs === undefined) return 'current';
+    return nowMs - supersededAtMs <= this.#options.staleGraceMs ? 'stale' : 'expired';
+  }
+}

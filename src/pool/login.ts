@@ -1,0 +1,121 @@
+import { AddressError, type DecodedAddress, decodeAddress } from '../fuego/address.js';
+import type { LoginRequest } from './stratum-backend.js';
+import { StratumError } from './stratum-errors.js';
+
+/** Who gets paid for a session: an address written in the login, or an on-chain alias to look up. */
+export type LoginPayee =
+  | { readonly kind: 'address'; readonly address: string; readonly decoded: DecodedAddress }
+  | { readonly kind: 'alias'; readonly alias: string };
+
+export interface ParsedLogin {
+  readonly payee: LoginPayee;
+  /** Sanitised worker name; "default" when the miner gave none. */
+  readonly worker: string;
+  /** `+DIFF` from the login, clamped into the allowed range; the session then keeps it (no vardiff). */
+  readonly fixedDifficulty: number | undefined;
+  /** The login started with `solo:`. */
+  readonly solo: boolean;
+}
+
+export interface LoginParseOptions {
+  /** A `+DIFF` below this is raised to it. */
+  readonly minDifficulty: number;
+  /** A `+DIFF` above this is lowered to it. */
+  readonly maxDifficulty: number;
+  /** Address validation with a cache (AddressCache.decode); full validation every time when absent. */
+  readonly decodeAddress?: (text: string) => DecodedAddress;
+}
+
+export const DEFAULT_WORKER_NAME = 'default';
+/** Longer logins are refused unread (an integrated address plus worker and diff fits easily). */
+const MAX_LOGIN_LENGTH = 512;
+const MAX_WORKER_LENGTH = 64;
+const SOLO_PREFIX = 'solo:';
+const ALIAS_PATTERN = /^@[A-Za-z0-9_-]{1,64}$/;
+/** `BODY[+DIFF]`; at most 15 digits so the value stays a safe integer. */
+const DIFF_SUFFIX = /^(.*?)(?:\+(\d{1,15}))?$/s;
+/** Passwords that mean "nothing" rather than a worker name. */
+const EMPTY_PASSWORDS = new Set(['', 'x', 'X', 'password', 'pass']);
+
+/**
+ * Parses a stratum login: `[solo:]PAYEE[.WORKER][+DIFF]`, where PAYEE is a Fuego address (standard
+ * or integrated) or `@alias`. Without a `.WORKER` the worker comes from `rigid`, else from `pass`
+ * (the part before a `:`, MoneroOcean's `worker:email`), else "default".
+ * Anything unparsable is INVALID_LOGIN; the address itself is fully validated (checksum, prefix, keys).
+ */
+export function parseLogin(request: LoginRequest, options: LoginParseOptions): ParsedLogin {
+  const login = typeof request.login === 'string' ? request.login.trim() : '';
+  if (login.length === 0 || login.length > MAX_LOGIN_LENGTH) {
+    throw new StratumError('INVALID_LOGIN', { reason: 'LOGIN_LENGTH', length: login.length });
+  }
+  let body = login;
+  let solo = false;
+  if (body.slice(0, SOLO_PREFIX.length).toLowerCase() === SOLO_PREFIX) {
+    solo = true;
+    body = body.slice(SOLO_PREFIX.length);
+  }
+
+  const diffMatch = DIFF_SUFFIX.exec(body);
+  let fixedDifficulty: number | undefined;
+  if (diffMatch?.[2] !== undefined) {
+    body = diffMatch[1] ?? '';
+    const requested = Number(diffMatch[2]);
+    fixedDifficulty = Math.min(options.maxDifficulty, Math.max(options.minDifficulty, requested));
+  }
+
+  const dot = body.indexOf('.');
+  const payeeText = dot === -1 ? body : body.slice(0, dot);
+  const workerInLogin = dot === -1 ? undefined : body.slice(dot + 1);
+
+  return {
+    payee: parsePayee(payeeText, options.decodeAddress),
+    worker: pickWorker(workerInLogin, request.rigid, request.pass),
+    fixedDifficulty,
+    solo,
+  };
+}
+
+/** Validates a payout address (also used for addresses an alias resolves to). */
+export function parseAddress(text: string): { address: string; decoded: DecodedAddress } {
+  try {
+    return { address: text, decoded: decodeAddress(text) };
+  } catch (error) {
+    if (error instanceof AddressError) {
+      throw new StratumError('INVALID_LOGIN', { reason: error.code });
+    }
+    throw error;
+  }
+}
+
+function parsePayee(text: string, decode: ((text: string) => DecodedAddress) | undefined): LoginPayee {
+  if (text.startsWith('@')) {
+    if (!ALIAS_PATTERN.test(text)) throw new StratumError('INVALID_LOGIN', { reason: 'BAD_ALIAS' });
+    return { kind: 'alias', alias: text.slice(1) };
+  }
+  const decoded = decode === undefined ? parseAddress(text).decoded : decode(text);
+  return { kind: 'address', address: text, decoded };
+}
+
+function pickWorker(inLogin: string | undefined, rigid: unknown, pass: unknown): string {
+  const candidates: unknown[] = [inLogin, rigid];
+  if (typeof pass === 'string' && !EMPTY_PASSWORDS.has(pass.trim())) {
+    candidates.push(pass.split(':', 1)[0]);
+  }
+  for (const candidate of candidates) {
+    if (typeof candidate !== 'string') continue;
+    const worker = sanitiseWorkerName(candidate);
+    if (worker.length > 0) return worker;
+  }
+  return DEFAULT_WORKER_NAME;
+}
+
+/**
+ * Worker names end up in Redis keys, logs and the dashboard: keep letters, digits, `.`, `_` and
+ * `-`, replace anything else by `_`, at most 64 characters.
+ */
+export function sanitiseWorkerName(text: string): string {
+  return text
+    .trim()
+    .slice(0, MAX_WORKER_LENGTH)
+    .replace(/[^A-Za-z0-9._-]/g, '_');
+}

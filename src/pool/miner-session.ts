@@ -1,0 +1,116 @@
+import type { ConnectionInfo, MinerSessionSink, StratumJob } from './stratum-backend.js';
+import type { ActiveTemplate } from './template-source.js';
+import type { Vardiff } from './vardiff.js';
+
+/** A template as the job manager tracks it: when a newer block superseded it, its jobs turn stale. */
+export interface TrackedTemplateRef {
+  readonly active: ActiveTemplate;
+  /** When a new block made this template stale; undefined while it is on the current tip. */
+  readonly supersededAtMs: number | undefined;
+}
+
+/** One job handed to a session. The extra nonce makes its blob unique in the whole pool. */
+export interface IssuedJob {
+  readonly jobId: string;
+  readonly template: TrackedTemplateRef;
+  readonly extraNonce: Uint8Array;
+  /** PoW input with a zero nonce; shares copy it and write their nonce at `nonceOffset`. */
+  readonly hashingBlob: Uint8Array;
+  readonly nonceOffset: number;
+  /** Difficulty the job was issued at: its shares are checked and credited at this value. */
+  readonly difficulty: number;
+  readonly issuedAtMs: number;
+  /** Lowercase nonces already submitted for this job (duplicate detection). */
+  readonly submittedNonces: Set<string>;
+  readonly wire: StratumJob;
+}
+
+export interface MinerSessionInit {
+  readonly id: string;
+  readonly connection: ConnectionInfo;
+  readonly sink: MinerSessionSink;
+  readonly address: string;
+  readonly worker: string;
+  readonly solo: boolean;
+  readonly agent: string;
+  /** Per-connection vardiff; undefined for a fixed difficulty (`+DIFF` or a fixed port). */
+  readonly vardiff: Vardiff | undefined;
+  readonly fixedDifficulty: number;
+  readonly jobsPerSession: number;
+  readonly nowMs: number;
+}
+
+/** Job ids no longer kept but still recognised, so a late share on them is "Block expired", not a reconnect. */
+const RETIRED_JOB_IDS_KEPT = 16;
+
+/**
+ * Everything the pool core knows about one logged-in connection: who is paid, its difficulty,
+ * and the last few jobs with the nonces already submitted for each. No socket here: the session
+ * reaches the miner through its sink.
+ */
+export class MinerSession {
+  readonly id: string;
+  readonly connection: ConnectionInfo;
+  readonly sink: MinerSessionSink;
+  readonly address: string;
+  readonly worker: string;
+  readonly solo: boolean;
+  readonly agent: string;
+  /** xmrig-proxy, xmr-node-proxy or a NiceHash rig: many miners behind one blob, any 32-bit nonce, periodic fresh jobs. */
+  readonly isProxy: boolean;
+  readonly vardiff: Vardiff | undefined;
+  lastActivityMs: number;
+  readonly #fixedDifficulty: number;
+  readonly #jobsPerSession: number;
+  readonly #jobs = new Map<string, IssuedJob>();
+  readonly #retiredJobIds: string[] = [];
+  #lastJob: IssuedJob | undefined;
+
+  constructor(init: MinerSessionInit) {
+    this.id = init.id;
+    this.connection = init.connection;
+    this.sink = init.sink;
+    this.address = init.address;
+    this.worker = init.worker;
+    this.solo = init.solo;
+    this.agent = init.agent;
+    this.isProxy = /proxy|nicehash/i.test(init.agent);
+    this.vardiff = init.vardiff;
+    this.#fixedDifficulty = init.fixedDifficulty;
+    this.#jobsPerSession = Math.max(1, init.jobsPerSession);
+    this.lastActivityMs = init.nowMs;
+  }
+
+  get ip(): string {
+    return this.connection.remoteAddress;
+  }
+
+  /** Difficulty for the next job. */
+  get difficulty(): number {
+    return this.vardiff?.difficulty ?? this.#fixedDifficulty;
+  }
+
+  get lastJob(): IssuedJob | undefined {
+    return this.#lastJob;
+  }
+
+  /** Keeps the job; the oldest beyond `jobsPerSession` is retired. */
+  addJob(job: IssuedJob): void {
+    this.#jobs.set(job.jobId, job);
+    this.#lastJob = job;
+    while (this.#jobs.size > this.#jobsPerSession) {
+      const oldest = this.#jobs.keys().next();
+      if (oldest.done === true) break;
+      this.#jobs.delete(oldest.value);
+      this.#retiredJobIds.push(oldest.value);
+      if (this.#retiredJobIds.length > RETIRED_JOB_IDS_KEPT) this.#retiredJobIds.shift();
+    }
+  }
+
+  /** The job, 'retired' for one this session had but dropped, undefined for one it never had. */
+  findJob(jobId: string): IssuedJob | 'retired' | undefined {
+    const job = this.#jobs.get(jobId);
+    if (job !== undefined) return job;
+    return this.#retiredJobIds.includes(jobId) ? 'retired' : undefined;
+  }
+}

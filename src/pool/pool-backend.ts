@@ -1,0 +1,481 @@
+import { randomInt, randomUUID } from 'node:crypto';
+import type { Logger } from '../log/logger.js';
+import { AddressCache } from './address-cache.js';
+import { canMineUpx2 } from './algo-names.js';
+import { type AliasDaemon, AliasResolver } from './alias-resolver.js';
+import { type BanEntry, BanPolicy, type BanPolicyOptions, DEFAULT_BAN_POLICY_OPTIONS } from './ban-policy.js';
+import { ExtraNonceAllocator, ExtraNonceError } from './extra-nonce.js';
+import { JobManager, unusableTemplateReason } from './job-manager.js';
+import { parseLogin } from './login.js';
+import { type IssuedJob, MinerSession } from './miner-session.js';
+import type { ShareLedger } from './share-ledger.js';
+import { type BlockSubmitter, ShareProcessor } from './share-processor.js';
+import type { ShareVerifier } from './share-verifier.js';
+import type {
+  ConnectionInfo,
+  LoginRequest,
+  LoginResult,
+  MinerSessionSink,
+  StratumBackend,
+  StratumJob,
+  SubmitRequest,
+} from './stratum-backend.js';
+import { StratumError, type StratumErrorCode } from './stratum-errors.js';
+import type { ActiveTemplate, TemplateChange, TemplateSource } from './template-source.js';
+import { Vardiff, type VardiffConfig } from './vardiff.js';
+
+export interface PoolBackendOptions {
+  /** This stratum node's id (0..65535), the first two bytes of every extra nonce; unique per node. */
+  readonly nodeId: number;
+  /** Jobs kept per session for late shares. */
+  readonly jobsPerSession: number;
+  /** After a new block, shares on the previous tip are credited (not submitted) for this long. */
+  readonly staleGraceMs: number;
+  readonly vardiff: VardiffConfig;
+  /** Start difficulty when the port gives none (startDifficulty ≤ 0). */
+  readonly defaultDifficulty: number;
+  /** A login `+DIFF` below this is raised to it (it is capped at vardiff.maxDifficulty). */
+  readonly minLoginDifficulty: number;
+  readonly ban: BanPolicyOptions;
+  readonly aliasCacheTtlMs: number;
+  readonly aliasNegativeCacheTtlMs: number;
+  /** After "the daemon has no alias endpoint" we ask again only after this long. */
+  readonly aliasUnsupportedRetryMs: number;
+  readonly aliasCacheMaxEntries: number;
+  /** At most this many sessions get a new job per event-loop turn when a template is broadcast... */
+  readonly broadcastChunkSize: number;
+  /** ...and a turn stops early after this much time, so sockets and submits keep flowing. */
+  readonly broadcastSliceMs: number;
+  /** Validated payout addresses remembered (a key check costs ~1.4 ms of event loop per login). */
+  readonly addressCacheMaxEntries: number;
+  /** Proxy and NiceHash sessions get a fresh job at least this often (they can run out of nonces). */
+  readonly proxyJobRefreshMs: number;
+  /** Period of the housekeeping tick (vardiff review of quiet miners, proxy refresh, ban pruning). */
+  readonly tickIntervalMs: number;
+  /** First extra-nonce counter value; random when absent. */
+  readonly extraNonceStart?: number;
+}
+
+export const DEFAULT_POOL_BACKEND_OPTIONS: PoolBackendOptions = Object.freeze({
+  nodeId: 0,
+  jobsPerSession: 4,
+  staleGraceMs: 2000,
+  vardiff: Object.freeze({
+    targetShareTimeSec: 30,
+    retargetIntervalSec: 60,
+    variancePercent: 30,
+    minDifficulty: 100,
+    maxDifficulty: 1e12,
+    maxChangeFactor: 4,
+  }),
+  defaultDifficulty: 5000,
+  minLoginDifficulty: 100,
+  ban: DEFAULT_BAN_POLICY_OPTIONS,
+  aliasCacheTtlMs: 10 * 60_000,
+  aliasNegativeCacheTtlMs: 60_000,
+  aliasUnsupportedRetryMs: 10 * 60_000,
+  aliasCacheMaxEntries: 10_000,
+  broadcastChunkSize: 500,
+  broadcastSliceMs: 15,
+  addressCacheMaxEntries: 20_000,
+  proxyJobRefreshMs: 60_000,
+  tickIntervalMs: 5_000,
+});
+
+export interface PoolBackendModules {
+  readonly templates: TemplateSource;
+  readonly verifier: ShareVerifier;
+  readonly ledger: ShareLedger;
+  readonly daemon: BlockSubmitter & AliasDaemon;
+  readonly logger: Logger;
+  readonly clock?: () => number;
+}
+
+/** Counters for the metrics endpoint; a snapshot, safe to serialise. */
+export interface PoolBackendMetrics {
+  readonly sessions: number;
+  readonly logins: number;
+  readonly loginsRefused: Readonly<Partial<Record<StratumErrorCode, number>>>;
+  readonly sharesAccepted: number;
+  /** Of sharesAccepted: credited in the grace window after a new block. */
+  readonly sharesStale: number;
+  readonly sharesRejected: Readonly<Partial<Record<StratumErrorCode, number>>>;
+  readonly blocksFound: number;
+  readonly blocksAccepted: number;
+  readonly blocksRejected: number;
+  readonly blockSubmitErrors: number;
+  readonly jobsIssued: number;
+  readonly bansIssued: number;
+  /** Duration of the last template broadcast to all sessions. */
+  readonly lastBroadcastMs: number;
+}
+
+const EXTENSIONS: readonly string[] = Object.freeze(['algo', 'keepalive']);
+
+/**
+ * The pool core behind the stratum server: logins, per-miner jobs, the share pipeline, vardiff
+ * and bans, composed from the modules in this folder. The server owns sockets; this owns rules.
+ */
+export class PoolBackend implements StratumBackend {
+  readonly #options: PoolBackendOptions;
+  readonly #modules: PoolBackendModules;
+  readonly #clock: () => number;
+  readonly #logger: Logger;
+  readonly #sessions = new Map<string, MinerSession>();
+  readonly #jobs: JobManager;
+  readonly #shares: ShareProcessor;
+  readonly #bans: BanPolicy;
+  readonly #aliases: AliasResolver;
+  readonly #addresses: AddressCache;
+  readonly #unsubscribe: () => void;
+  #tickTimer: NodeJS.Timeout | undefined;
+  #broadcastGeneration = 0;
+  #lastBroadcastTemplateId: number | undefined;
+  #closed = false;
+  readonly #counters = {
+    logins: 0,
+    sharesAccepted: 0,
+    sharesStale: 0,
+    blocksFound: 0,
+    blocksAccepted: 0,
+    blocksRejected: 0,
+    blockSubmitErrors: 0,
+    jobsIssued: 0,
+    bansIssued: 0,
+    lastBroadcastMs: 0,
+  };
+  readonly #loginsRefused: Partial<Record<StratumErrorCode, number>> = {};
+  readonly #sharesRejected: Partial<Record<StratumErrorCode, number>> = {};
+
+  constructor(options: PoolBackendOptions, modules: PoolBackendModules) {
+    this.#options = options;
+    this.#modules = modules;
+    this.#clock = modules.clock ?? Date.now;
+    this.#logger = modules.logger.child({ module: 'pool' });
+    const extraNonces = new ExtraNonceAllocator({
+      nodeId: options.nodeId,
+      counterStart: options.extraNonceStart ?? randomInt(0, 2 ** 31),
+    });
+    this.#jobs = new JobManager(
+      { staleGraceMs: options.staleGraceMs },
+      { templates: modules.templates, extraNonces, clock: this.#clock },
+    );
+    this.#shares = new ShareProcessor({
+      jobs: this.#jobs,
+      verifier: modules.verifier,
+      ledger: modules.ledger,
+      daemon: modules.daemon,
+      logger: this.#logger,
+      clock: this.#clock,
+    });
+    this.#bans = new BanPolicy(options.ban, this.#clock);
+    this.#aliases = new AliasResolver(
+      {
+        ttlMs: options.aliasCacheTtlMs,
+        negativeTtlMs: options.aliasNegativeCacheTtlMs,
+        unsupportedTtlMs: options.aliasUnsupportedRetryMs,
+        maxEntries: options.aliasCacheMaxEntries,
+      },
+      { daemon: modules.daemon, logger: this.#logger, clock: this.#clock },
+    );
+    this.#addresses = new AddressCache(options.addressCacheMaxEntries);
+    this.#lastBroadcastTemplateId = modules.templates.current()?.id;
+    this.#unsubscribe = modules.templates.onTemplate((template, change) =>
+      this.#onTemplate(template, change),
+    );
+  }
+
+  /** Starts the housekeeping timer (the constructor starts nothing, so tests drive `tick()`). */
+  start(): void {
+    if (this.#tickTimer !== undefined || this.#closed) return;
+    this.#tickTimer = setInterval(() => this.tick(), this.#options.tickIntervalMs);
+    this.#tickTimer.unref();
+  }
+
+  /** Stops the timer, the template subscription and any broadcast in progress. */
+  close(): void {
+    this.#closed = true;
+    this.#broadcastGeneration++;
+    if (this.#tickTimer !== undefined) clearInterval(this.#tickTimer);
+    this.#tickTimer = undefined;
+    this.#unsubscribe();
+  }
+
+  async login(
+    request: LoginRequest,
+    connection: ConnectionInfo,
+    sink: MinerSessionSink,
+  ): Promise<LoginResult> {
+    try {
+      return await this.#login(request, connection, sink);
+    } catch (error) {
+      const refusal = toStratumError(error, this.#logger);
+      this.#loginsRefused[refusal.code] = (this.#loginsRefused[refusal.code] ?? 0) + 1;
+      throw refusal;
+    }
+  }
+
+  async #login(
+    request: LoginRequest,
+    connection: ConnectionInfo,
+    sink: MinerSessionSink,
+  ): Promise<LoginResult> {
+    const ip = connection.remoteAddress;
+    if (this.#bans.isBanned(ip)) throw new StratumError('BANNED');
+    if (!canMineUpx2(request.algo)) throw new StratumError('NO_COMPATIBLE_ALGO');
+    const { vardiff: vardiffConfig } = this.#options;
+    const parsed = parseLogin(request, {
+      minDifficulty: this.#options.minLoginDifficulty,
+      maxDifficulty: vardiffConfig.maxDifficulty,
+      decodeAddress: (text) => this.#addresses.decode(text),
+    });
+    if (this.#jobs.current() === undefined) throw new StratumError('NO_TEMPLATE');
+    const address =
+      parsed.payee.kind === 'address'
+        ? parsed.payee.address
+        : await this.#aliases.resolve(parsed.payee.alias);
+    if (this.#closed) throw new StratumError('NO_TEMPLATE', { reason: 'CLOSED' });
+
+    const now = this.#clock();
+    const portDifficulty =
+      connection.startDifficulty >= 1 ? connection.startDifficulty : this.#options.defaultDifficulty;
+    const fixed = parsed.fixedDifficulty !== undefined || connection.fixedDifficulty;
+    // Whole numbers only: shares are compared with BigInt(difficulty).
+    const startDifficulty = Math.max(1, Math.floor(parsed.fixedDifficulty ?? portDifficulty));
+    const session = new MinerSession({
+      id: randomUUID(),
+      connection,
+      sink,
+      address,
+      worker: parsed.worker,
+      solo: parsed.solo || connection.solo,
+      agent: typeof request.agent === 'string' ? request.agent.slice(0, 256) : '',
+      vardiff: fixed ? undefined : new Vardiff(vardiffConfig, startDifficulty, now),
+      fixedDifficulty: startDifficulty,
+      jobsPerSession: this.#options.jobsPerSession,
+      nowMs: now,
+    });
+    const job = this.#issue(session);
+    this.#sessions.set(session.id, session);
+    this.#counters.logins++;
+    this.#logger.debug(
+      { session: session.id, ip, worker: session.worker, solo: session.solo, difficulty: job.difficulty },
+      'miner logged in',
+    );
+    return { sessionId: session.id, job: job.wire, extensions: EXTENSIONS };
+  }
+
+  getJob(sessionId: string): StratumJob {
+    const session = this.#session(sessionId);
+    session.lastActivityMs = this.#clock();
+    return this.#issue(session).wire;
+  }
+
+  async submit(sessionId: string, request: SubmitRequest): Promise<void> {
+    const session = this.#sessions.get(sessionId);
+    if (session === undefined) {
+      this.#countRejected('UNAUTHENTICATED');
+      throw new StratumError('UNAUTHENTICATED');
+    }
+    const ip = session.ip;
+    if (this.#bans.isBanned(ip)) {
+      this.#countRejected('BANNED');
+      throw new StratumError('BANNED');
+    }
+    session.lastActivityMs = this.#clock();
+    let outcome: Awaited<ReturnType<ShareProcessor['process']>>;
+    try {
+      outcome = await this.#shares.process(session, request);
+    } catch (error) {
+      const refusal = toStratumError(error, this.#logger);
+      this.#countRejected(refusal.code);
+      const ban = this.#bans.record(ip, refusal.code);
+      if (ban !== undefined) {
+        this.#onBan(ban, session.id);
+        throw new StratumError('BANNED', { cause: refusal.code });
+      }
+      throw refusal;
+    }
+    this.#bans.record(ip, 'OK');
+    this.#counters.sharesAccepted++;
+    if (outcome.share.stale) this.#counters.sharesStale++;
+    if (outcome.block !== undefined) {
+      this.#counters.blocksFound++;
+      if (outcome.block.submitResult === 'accepted') this.#counters.blocksAccepted++;
+      else if (outcome.block.submitResult === 'rejected') this.#counters.blocksRejected++;
+      else this.#counters.blockSubmitErrors++;
+    }
+    const newDifficulty = session.vardiff?.recordShare(this.#clock());
+    if (newDifficulty !== undefined && this.#sessions.get(session.id) === session) {
+      this.#push(session);
+    }
+  }
+
+  keepalive(sessionId: string): void {
+    this.#session(sessionId).lastActivityMs = this.#clock();
+  }
+
+  disconnect(sessionId: string): void {
+    this.#sessions.delete(sessionId);
+  }
+
+  canAcceptSubmits(): boolean {
+    return this.#modules.verifier.canAcceptWork();
+  }
+
+  isBanned(ip: string): boolean {
+    return this.#bans.isBanned(ip);
+  }
+
+  /** Operator: current bans. */
+  listBans(): BanEntry[] {
+    return this.#bans.listBans();
+  }
+
+  /** Operator: bans an IP and closes its sessions. */
+  ban(ip: string, seconds: number, reason?: string): BanEntry {
+    const entry = this.#bans.ban(ip, seconds, reason);
+    this.#onBan(entry, undefined);
+    return entry;
+  }
+
+  /** Operator: lifts a ban. Returns whether the IP was banned. */
+  unban(ip: string): boolean {
+    return this.#bans.unban(ip);
+  }
+
+  get metrics(): PoolBackendMetrics {
+    return {
+      sessions: this.#sessions.size,
+      ...this.#counters,
+      loginsRefused: { ...this.#loginsRefused },
+      sharesRejected: { ...this.#sharesRejected },
+    };
+  }
+
+  /**
+   * Housekeeping, run by the timer: vardiff review for miners that went quiet (a difficulty far
+   * too high yields no shares, so no share-driven retarget), fresh jobs for proxy sessions, and
+   * ban-list pruning.
+   */
+  tick(): void {
+    const now = this.#clock();
+    for (const session of this.#sessions.values()) {
+      const retarget = session.vardiff?.review(now);
+      const proxyDue =
+        session.isProxy && now - (session.lastJob?.issuedAtMs ?? now) >= this.#options.proxyJobRefreshMs;
+      if (retarget !== undefined || proxyDue) this.#push(session);
+    }
+    this.#bans.prune();
+  }
+
+  #session(sessionId: string): MinerSession {
+    const session = this.#sessions.get(sessionId);
+    if (session === undefined) throw new StratumError('UNAUTHENTICATED');
+    return session;
+  }
+
+  #issue(session: MinerSession): IssuedJob {
+    let job: IssuedJob | undefined;
+    try {
+      job = this.#jobs.issue(session);
+    } catch (error) {
+      if (!(error instanceof ExtraNonceError)) throw error;
+      this.#logger.error({ err: error }, 'template unusable: reserved area too small for the extra nonce');
+      throw new StratumError('NO_TEMPLATE', { reason: error.code });
+    }
+    if (job === undefined) throw new StratumError('NO_TEMPLATE');
+    this.#counters.jobsIssued++;
+    return job;
+  }
+
+  /** A new job to a connected session; a dead sink only costs a log line. */
+  #push(session: MinerSession): void {
+    try {
+      session.sink.sendJob(this.#issue(session).wire);
+    } catch (error) {
+      this.#logger.debug({ err: error, session: session.id }, 'job push failed');
+    }
+  }
+
+  #onTemplate(active: ActiveTemplate, change: TemplateChange): void {
+    if (this.#closed) return;
+    const tracked = this.#jobs.track(active, change);
+    if (tracked === undefined) {
+      this.#logger.error(
+        { templateId: active.id, height: active.height, reason: unusableTemplateReason(active) },
+        'template ignored: miners cannot mine it',
+      );
+      return;
+    }
+    if (tracked.active.id === this.#lastBroadcastTemplateId) return;
+    this.#lastBroadcastTemplateId = tracked.active.id;
+    this.#broadcast(tracked.active.id, change);
+  }
+
+  /**
+   * Pushes a job on the new template to every session, at most `broadcastChunkSize` sessions or
+   * `broadcastSliceMs` per event-loop turn, so that submits and socket I/O keep flowing during a
+   * large broadcast (a job costs ~0.1 ms). A newer template abandons the broadcast in progress
+   * (its own broadcast reaches everyone).
+   */
+  #broadcast(templateId: number, change: TemplateChange): void {
+    const generation = ++this.#broadcastGeneration;
+    const startedMs = performance.now();
+    const targets = [...this.#sessions.values()];
+    const chunk = Math.max(1, this.#options.broadcastChunkSize);
+    let index = 0;
+    const sliceMs = this.#options.broadcastSliceMs;
+    const step = (): void => {
+      if (generation !== this.#broadcastGeneration) return;
+      const sliceStart = performance.now();
+      const end = Math.min(targets.length, index + chunk);
+      for (; index < end && performance.now() - sliceStart < sliceMs; index++) {
+        const session = targets[index]!;
+        if (this.#sessions.get(session.id) !== session) continue;
+        // Logged in after the template arrived: it already mines on it.
+        if (session.lastJob?.template.active.id === templateId) continue;
+        this.#push(session);
+      }
+      if (index < targets.length) {
+        setImmediate(step);
+        return;
+      }
+      this.#counters.lastBroadcastMs = performance.now() - startedMs;
+      this.#logger.debug(
+        { templateId, change, sessions: targets.length, ms: this.#counters.lastBroadcastMs },
+        'template broadcast done',
+      );
+    };
+    step();
+  }
+
+  /** Closes every other session of a banned IP (the current one is closed by its error reply). */
+  #onBan(entry: BanEntry, exceptSessionId: string | undefined): void {
+    if (!entry.manual) this.#counters.bansIssued++;
+    this.#logger.warn(
+      { ip: entry.ip, seconds: entry.remainingSeconds, offences: entry.offences, reason: entry.reason },
+      'IP banned',
+    );
+    for (const session of [...this.#sessions.values()]) {
+      if (session.ip !== entry.ip || session.id === exceptSessionId) continue;
+      this.#sessions.delete(session.id);
+      try {
+        session.sink.close('banned');
+      } catch (error) {
+        this.#logger.debug({ err: error, session: session.id }, 'closing a banned session failed');
+      }
+    }
+  }
+
+  #countRejected(code: StratumErrorCode): void {
+    this.#sharesRejected[code] = (this.#sharesRejected[code] ?? 0) + 1;
+  }
+}
+
+/** Anything unexpected becomes INTERNAL (logged here); the server only ever sees StratumErrors. */
+function toStratumError(error: unknown, logger: Logger): StratumError {
+  if (error instanceof StratumError) return error;
+  logger.error({ err: error }, 'unexpected error in the pool core');
+  return new StratumError('INTERNAL');
+}

@@ -1,0 +1,209 @@
+import { parseBlock } from '../fuego/block.js';
+import { blockId } from '../fuego/block-hash.js';
+import { checkHash, hashDifficulty } from '../fuego/difficulty.js';
+import { bytesToHex } from '../fuego/hex.js';
+import type { Logger } from '../log/logger.js';
+import { isUpx2AlgoName } from './algo-names.js';
+import type { JobFreshness, JobManager } from './job-manager.js';
+import type { IssuedJob, MinerSession } from './miner-session.js';
+import type { AcceptedShare, BlockCandidate, ShareLedger } from './share-ledger.js';
+import type { ShareVerifier } from './share-verifier.js';
+import type { SubmitRequest } from './stratum-backend.js';
+import { StratumError } from './stratum-errors.js';
+
+/** The daemon as the share pipeline needs it: submitblock, which throws an RpcError when refused. */
+export interface BlockSubmitter {
+  submitBlock(blockHex: string): Promise<void>;
+}
+
+export interface ShareProcessorModules {
+  readonly jobs: JobManager;
+  readonly verifier: ShareVerifier;
+  readonly ledger: ShareLedger;
+  readonly daemon: BlockSubmitter;
+  readonly logger: Logger;
+  readonly clock: () => number;
+}
+
+/** What became of an accepted share. */
+export interface ShareOutcome {
+  readonly share: AcceptedShare;
+  /** Present when the share met the network difficulty on a current job. */
+  readonly block?: { readonly hash: string; readonly submitResult: BlockCandidate['submitResult'] };
+}
+
+const NONCE_PATTERN = /^[0-9a-f]{8}$/i;
+const RESULT_PATTERN = /^[0-9a-f]{64}$/i;
+
+/**
+ * The share pipeline, in this order (each refusal is a StratumError; the session was checked by
+ * the caller):
+ *   1. job known (INVALID_JOB_ID; a dropped old job: BLOCK_EXPIRED) and not expired (BLOCK_EXPIRED)
+ *   2. nonce is 8 hex (MALFORMED_NONCE), normalised to lowercase
+ *   3. result is 64 hex (MALFORMED_RESULT)
+ *   4. algo, when sent, names cn/upx2 (WRONG_ALGO)
+ *   5. (job, nonce) not seen before (DUPLICATE_SHARE); recorded before hashing, so two identical
+ *      submits in flight cannot both pass
+ *   6. cn/upx2 in the verifier workers (SERVER_BUSY when saturated) equals `result` (INVALID_RESULT)
+ *   7. hash difficulty ≥ job difficulty (LOW_DIFFICULTY)
+ *   8. meets the network difficulty on a current job: submitblock at once, then record the block
+ *      candidate whatever the daemon said; otherwise record the share (stale ones flagged)
+ * It resolves only once the ledger says the share is durable (INTERNAL when it cannot).
+ */
+export class ShareProcessor {
+  readonly #modules: ShareProcessorModules;
+
+  constructor(modules: ShareProcessorModules) {
+    this.#modules = modules;
+  }
+
+  async process(session: MinerSession, request: SubmitRequest): Promise<ShareOutcome> {
+    const { jobs, clock } = this.#modules;
+    const found = session.findJob(String(request.jobId));
+    if (found === undefined)
+      throw new StratumError('INVALID_JOB_ID', { jobId: String(request.jobId).slice(0, 64) });
+    if (found === 'retired')
+      throw new StratumError('BLOCK_EXPIRED', { jobId: request.jobId, reason: 'RETIRED' });
+    const job = found;
+    const freshnessAtReceipt = jobs.freshness(job, clock());
+    if (freshnessAtReceipt === 'expired') throw new StratumError('BLOCK_EXPIRED', { jobId: job.jobId });
+
+    if (typeof request.nonce !== 'string' || !NONCE_PATTERN.test(request.nonce)) {
+      throw new StratumError('MALFORMED_NONCE');
+    }
+    const nonce = request.nonce.toLowerCase();
+    if (typeof request.result !== 'string' || !RESULT_PATTERN.test(request.result)) {
+      throw new StratumError('MALFORMED_RESULT');
+    }
+    const result = request.result.toLowerCase();
+    if (request.algo !== undefined && !isUpx2AlgoName(request.algo)) throw new StratumError('WRONG_ALGO');
+
+    if (job.submittedNonces.has(nonce))
+      throw new StratumError('DUPLICATE_SHARE', { jobId: job.jobId, nonce });
+    job.submittedNonces.add(nonce);
+
+    const nonceBytes = Buffer.from(nonce, 'hex');
+    const input = job.hashingBlob.slice();
+    input.set(nonceBytes, job.nonceOffset);
+    const hash = await this.#hash(input, job, nonce);
+
+    if (bytesToHex(hash) !== result) throw new StratumError('INVALID_RESULT', { jobId: job.jobId, nonce });
+    if (hashDifficulty(hash) < BigInt(job.difficulty)) {
+      throw new StratumError('LOW_DIFFICULTY', { jobId: job.jobId, difficulty: job.difficulty });
+    }
+
+    // Re-read the tip: a block may have arrived while the hash was computed. Such a share is still
+    // credited (it was valid when it came) but is no longer worth submitting.
+    const freshness: JobFreshness = freshnessAtReceipt === 'current' ? jobs.freshness(job, clock()) : 'stale';
+    const share: AcceptedShare = {
+      address: session.address,
+      worker: session.worker,
+      difficulty: job.difficulty,
+      height: job.template.active.height,
+      timestampMs: clock(),
+      solo: session.solo,
+      stale: freshness !== 'current',
+    };
+
+    if (freshness === 'current' && checkHash(hash, job.template.active.networkDifficulty)) {
+      const block = await this.#submitBlock(session, job, nonceBytes.readUInt32LE(0), share);
+      return { share, block };
+    }
+    try {
+      await this.#modules.ledger.recordShare(share);
+    } catch (error) {
+      this.#modules.logger.error({ err: error, session: session.id }, 'share not recorded: ledger failed');
+      throw new StratumError('INTERNAL', { reason: 'LEDGER' });
+    }
+    return { share };
+  }
+
+  async #hash(input: Uint8Array, job: IssuedJob, nonce: string): Promise<Uint8Array> {
+    try {
+      return await this.#modules.verifier.verify(input);
+    } catch (error) {
+      // Not the miner's fault: let the same share be submitted again.
+      job.submittedNonces.delete(nonce);
+      const code = (error as { code?: unknown } | null)?.code;
+      if (code === 'QUEUE_FULL') throw new StratumError('SERVER_BUSY');
+      this.#modules.logger.error({ err: error }, 'share verification failed');
+      throw new StratumError('INTERNAL', { reason: 'VERIFIER' });
+    }
+  }
+
+  /**
+   * submitblock first (every millisecond counts against a competing block), then the candidate is
+   * recorded with the daemon's answer, so that even a refused block is kept for the operator.
+   */
+  async #submitBlock(
+    session: MinerSession,
+    job: IssuedJob,
+    nonce: number,
+    share: AcceptedShare,
+  ): Promise<NonNullable<ShareOutcome['block']>> {
+    const { active } = job.template;
+    const { logger, clock } = this.#modules;
+    const blob = active.template.buildSubmitBlob(job.extraNonce, nonce);
+    const blobHex = bytesToHex(blob);
+    const submission = this.#modules.daemon.submitBlock(blobHex).then(
+      () => ({ submitResult: 'accepted' as const, submitError: undefined }),
+      (error: unknown) => classifySubmitError(error),
+    );
+    const hash = bytesToHex(blockId(parseBlock(blob)));
+    const { submitResult, submitError } = await submission;
+    const context = { height: active.height, hash, address: session.address, worker: session.worker };
+    if (submitResult === 'accepted') logger.info(context, 'block found and accepted by the daemon');
+    else if (submitResult === 'rejected')
+      logger.warn({ ...context, submitError, blobHex }, 'block rejected by the daemon');
+    else
+      logger.error(
+        { ...context, submitError, blobHex },
+        'block submission failed: resubmit the blob by hand',
+      );
+
+    const candidate: BlockCandidate = {
+      height: active.height,
+      hash,
+      prevHash: active.prevHash,
+      networkDifficulty: active.networkDifficulty,
+      share,
+      submitResult,
+      ...(submitError === undefined ? {} : { submitError }),
+      timestampMs: clock(),
+    };
+    try {
+      await this.#modules.ledger.recordBlockCandidate(candidate);
+    } catch (error) {
+      logger.error(
+        { err: error, ...context, submitResult, blobHex },
+        'block candidate NOT recorded: ledger failed',
+      );
+      throw new StratumError('INTERNAL', { reason: 'LEDGER' });
+    }
+    return { hash, submitResult };
+  }
+}
+
+/**
+ * The daemon refusing the block (a JSON-RPC error, -7 "Block not accepted" above all) is
+ * 'rejected'; not getting an answer (timeout, connection, HTTP, garbage) is 'error', because the
+ * block may still have been accepted.
+ */
+export function classifySubmitError(error: unknown): {
+  submitResult: 'rejected' | 'error';
+  submitError: string;
+} {
+  const e = error as {
+    code?: unknown;
+    data?: { rpcCode?: unknown; rpcMessage?: unknown };
+    message?: unknown;
+  } | null;
+  const code = typeof e?.code === 'string' ? e.code : 'UNKNOWN';
+  const rpcCode = e?.data?.rpcCode;
+  const message = typeof e?.message === 'string' ? e.message : String(error);
+  if (code === 'RPC_ERROR' || code === 'RPC_STATUS') {
+    const detail = typeof rpcCode === 'number' ? `rpc ${rpcCode}: ` : '';
+    return { submitResult: 'rejected', submitError: `${detail}${message}`.slice(0, 500) };
+  }
+  return { submitResult: 'error', submitError: `${code}: ${message}`.slice(0, 500) };
+}

@@ -1,0 +1,121 @@
+import { describe, expect, it } from 'vitest';
+import { BanPolicy, type BanPolicyOptions, DEFAULT_BAN_POLICY_OPTIONS } from '../../src/pool/ban-policy.js';
+import type { StratumErrorCode } from '../../src/pool/stratum-errors.js';
+import { TestClock } from './pool-fakes.js';
+
+const options: BanPolicyOptions = {
+  ...DEFAULT_BAN_POLICY_OPTIONS,
+  windowMs: 60_000,
+  minShares: 10,
+  maxInvalidRatio: 0.5,
+  firstBanSeconds: 60,
+  maxBanSeconds: 200,
+  offenceMemoryMs: 3_600_000,
+  exemptIps: ['127.0.0.1'],
+};
+
+function setup(overrides: Partial<BanPolicyOptions> = {}) {
+  const clock = new TestClock();
+  return { clock, bans: new BanPolicy({ ...options, ...overrides }, clock.now) };
+}
+
+/** Feeds `count` outcomes; returns the first ban triggered, if any. */
+function feed(bans: BanPolicy, ip: string, outcome: 'OK' | StratumErrorCode, count: number) {
+  let banned: ReturnType<BanPolicy['record']>;
+  for (let i = 0; i < count; i++) banned ??= bans.record(ip, outcome);
+  return banned;
+}
+
+describe('BanPolicy', () => {
+  it('bans an IP whose invalid results reach the ratio once it has enough submits', () => {
+    const { bans } = setup();
+    expect(feed(bans, '1.1.1.1', 'INVALID_RESULT', 9)).toBeUndefined();
+    expect(bans.isBanned('1.1.1.1')).toBe(false);
+    const ban = feed(bans, '1.1.1.1', 'INVALID_RESULT', 1);
+    expect(ban).toMatchObject({ ip: '1.1.1.1', remainingSeconds: 60, offences: 1, manual: false });
+    expect(bans.isBanned('1.1.1.1')).toBe(true);
+    expect(bans.isBanned('2.2.2.2')).toBe(false);
+  });
+
+  it('does not ban below the ratio', () => {
+    const { bans } = setup();
+    feed(bans, 'ip', 'OK', 11);
+    expect(feed(bans, 'ip', 'LOW_DIFFICULTY', 10)).toBeUndefined();
+    expect(bans.isBanned('ip')).toBe(false);
+  });
+
+  it('weighs low difficulty like a bad hash, duplicates and expired shares much less', () => {
+    const { bans } = setup();
+    expect(feed(bans, 'low', 'LOW_DIFFICULTY', 10)).toBeDefined();
+    // 40 duplicates alone: ratio 0.25 < 0.5.
+    expect(feed(bans, 'dup', 'DUPLICATE_SHARE', 40)).toBeUndefined();
+    // 40 expired: ratio 0.1.
+    expect(feed(bans, 'old', 'BLOCK_EXPIRED', 40)).toBeUndefined();
+    // Server-side trouble never counts against the miner.
+    expect(feed(bans, 'busy', 'SERVER_BUSY', 40)).toBeUndefined();
+    expect(feed(bans, 'busy', 'INTERNAL', 40)).toBeUndefined();
+    // With a lower threshold, duplicates do add up.
+    const strict = setup({ maxInvalidRatio: 0.2 }).bans;
+    expect(feed(strict, 'dup', 'DUPLICATE_SHARE', 10)).toBeDefined();
+  });
+
+  it('counts only the sliding window', () => {
+    const { clock, bans } = setup();
+    feed(bans, 'ip', 'INVALID_RESULT', 9);
+    clock.advance(70_000);
+    // The 9 old bad ones left the window: 1 bad + 9 good.
+    feed(bans, 'ip', 'OK', 9);
+    expect(feed(bans, 'ip', 'INVALID_RESULT', 1)).toBeUndefined();
+  });
+
+  it('doubles repeat bans up to the maximum and forgets old offences', () => {
+    const { clock, bans } = setup();
+    const durations: number[] = [];
+    for (let round = 0; round < 4; round++) {
+      const ban = feed(bans, 'ip', 'INVALID_RESULT', 10);
+      durations.push(ban?.remainingSeconds ?? -1);
+      clock.advance((ban?.remainingSeconds ?? 0) * 1000 + 1);
+      expect(bans.isBanned('ip')).toBe(false);
+    }
+    expect(durations).toEqual([60, 120, 200, 200]);
+    clock.advance(3_600_001);
+    expect(feed(bans, 'ip', 'INVALID_RESULT', 10)?.remainingSeconds).toBe(60);
+  });
+
+  it('ignores submits of an IP while it is banned', () => {
+    const { bans } = setup();
+    feed(bans, 'ip', 'INVALID_RESULT', 10);
+    expect(feed(bans, 'ip', 'INVALID_RESULT', 20)).toBeUndefined();
+  });
+
+  it('never bans exempt IPs or when disabled', () => {
+    const { bans } = setup();
+    expect(feed(bans, '127.0.0.1', 'INVALID_RESULT', 50)).toBeUndefined();
+    const off = setup({ enabled: false }).bans;
+    expect(feed(off, 'ip', 'INVALID_RESULT', 50)).toBeUndefined();
+  });
+
+  it('lets the operator list, ban and unban', () => {
+    const { clock, bans } = setup();
+    bans.ban('9.9.9.9', 30, 'abuse');
+    feed(bans, '8.8.8.8', 'INVALID_RESULT', 10);
+    const list = bans.listBans();
+    expect(list.map((b) => b.ip)).toEqual(['8.8.8.8', '9.9.9.9']);
+    expect(list[1]).toMatchObject({ manual: true, reason: 'abuse', remainingSeconds: 30 });
+    expect(bans.unban('9.9.9.9')).toBe(true);
+    expect(bans.unban('9.9.9.9')).toBe(false);
+    expect(bans.isBanned('9.9.9.9')).toBe(false);
+    clock.advance(61_000);
+    expect(bans.listBans()).toEqual([]);
+  });
+
+  it('prunes IPs with nothing left to remember', () => {
+    const { clock, bans } = setup({ offenceMemoryMs: 1000 });
+    feed(bans, 'a', 'OK', 3);
+    feed(bans, 'b', 'INVALID_RESULT', 10);
+    expect(bans.trackedIps).toBe(2);
+    clock.advance(120_000);
+    bans.prune();
+    expect(bans.trackedIps).toBe(0);
+  });
+});

@@ -1,0 +1,214 @@
+import { type BlockTemplate, parseBlockTemplate } from '../../src/fuego/block-template.js';
+import { bytesToHex, hexToBytes } from '../../src/fuego/hex.js';
+import { createLogger, type Logger } from '../../src/log/logger.js';
+import type { AcceptedShare, BlockCandidate, ShareLedger } from '../../src/pool/share-ledger.js';
+import type { ShareVerifier } from '../../src/pool/share-verifier.js';
+import type { ConnectionInfo, MinerSessionSink, StratumJob } from '../../src/pool/stratum-backend.js';
+import type { ActiveTemplate, TemplateChange, TemplateSource } from '../../src/pool/template-source.js';
+import { cnUpx2 } from '../../src/pow/reference/cn-upx2.js';
+import { RpcError } from '../../src/rpc/rpc-error.js';
+import { readJsonFixture } from '../helpers/fixtures.js';
+
+/** Real addresses from test/fixtures/vectors/format.json (`addresses`). */
+export const ADDRESS =
+  'fireVHx639SLMhzmBoJ8drTXbVyv2eRG6A8aMLc1taTiRNwk8pnwXpBDUSjH1dT5fg7yVVZrKkvm31CmigAMdVDg7sgxJmAUNp';
+export const ADDRESS_2 =
+  'fireLatcLpwh9ut8LYbz1uTUfe9mhdnqF3n9TM79QdSx83VX1FDsP5z3TcfJRiFd4NjUw5QWBC6FaFrwY3LAGiHr5iQPKvTHmW';
+export const INTEGRATED_ADDRESS =
+  'fire6iWRVZM9uDpBemrFkeHny8p4R7djH9uDpBemrFkeHny8p4R7djH9uDpBemrFkeHny8p4R7djH9uDpBemrFkeHny9CdrnBKNLMhzmBoJ8drTXbVyv2eRG6A8aMLc1taTiRNwk8pnwXpBDUSjH1dT5fg7yVVZrKkvm31CmigAMdVDg7sgxGUKHzS';
+
+export const silentLogger: Logger = createLogger({ level: 'silent' });
+
+interface TemplateResult {
+  blocktemplate_blob: string;
+  difficulty: number;
+  height: number;
+  reserved_offset: number;
+}
+
+/** A real fuegod template (test/fixtures/fuegod-rpc/templates/gbt-hNNNN-vV.json). */
+export function loadFixtureTemplate(height: number, majorVersion = 9): BlockTemplate {
+  const name = `fuegod-rpc/templates/gbt-h${String(height).padStart(4, '0')}-v${majorVersion}.json`;
+  const capture = readJsonFixture<{ request: { body: string }; response_raw: string }>(name);
+  const request = JSON.parse(capture.request.body) as { params: { reserve_size: number } };
+  const { result } = JSON.parse(capture.response_raw) as { result: TemplateResult };
+  return parseBlockTemplate({
+    blob: hexToBytes(result.blocktemplate_blob),
+    reservedOffset: result.reserved_offset,
+    reserveSize: request.params.reserve_size,
+    height: result.height,
+    difficulty: BigInt(result.difficulty),
+  });
+}
+
+export function activeTemplate(
+  id: number,
+  height: number,
+  networkDifficulty: bigint,
+  receivedAtMs = 0,
+  majorVersion = 9,
+): ActiveTemplate {
+  const template = loadFixtureTemplate(height, majorVersion);
+  return { id, template, height, networkDifficulty, prevHash: bytesToHex(template.prevId), receivedAtMs };
+}
+
+export class FakeTemplateSource implements TemplateSource {
+  #current: ActiveTemplate | undefined;
+  readonly #listeners = new Set<(template: ActiveTemplate, change: TemplateChange) => void>();
+
+  constructor(initial?: ActiveTemplate) {
+    this.#current = initial;
+  }
+
+  current(): ActiveTemplate | undefined {
+    return this.#current;
+  }
+
+  onTemplate(listener: (template: ActiveTemplate, change: TemplateChange) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  emit(template: ActiveTemplate, change: TemplateChange): void {
+    this.#current = template;
+    for (const listener of this.#listeners) listener(template, change);
+  }
+}
+
+/** cn/upx2 with a cache: the test "miner" and the verifier hash the same inputs, so each costs one hash. */
+const hashCache = new Map<string, Uint8Array>();
+export function hashUpx2(input: Uint8Array): Uint8Array {
+  const key = bytesToHex(input);
+  let hash = hashCache.get(key);
+  if (hash === undefined) {
+    hash = cnUpx2(input);
+    hashCache.set(key, hash);
+  }
+  return hash;
+}
+
+/** Hashes with the TypeScript reference, asynchronously; can be paused to hold shares "in flight". */
+export class FakeVerifier implements ShareVerifier {
+  accepting = true;
+  failWith: unknown;
+  calls = 0;
+  #gate: Promise<void> | undefined;
+  #open: (() => void) | undefined;
+
+  pause(): void {
+    this.#gate = new Promise((resolve) => {
+      this.#open = resolve;
+    });
+  }
+
+  resume(): void {
+    this.#open?.();
+    this.#gate = undefined;
+  }
+
+  async verify(hashingBlob: Uint8Array): Promise<Uint8Array> {
+    this.calls++;
+    const input = hashingBlob.slice();
+    await new Promise((resolve) => setImmediate(resolve));
+    if (this.#gate !== undefined) await this.#gate;
+    if (this.failWith !== undefined) throw this.failWith;
+    return hashUpx2(input);
+  }
+
+  canAcceptWork(): boolean {
+    return this.accepting;
+  }
+}
+
+export class FakeLedger implements ShareLedger {
+  readonly shares: AcceptedShare[] = [];
+  readonly candidates: BlockCandidate[] = [];
+  fail = false;
+
+  async recordShare(share: AcceptedShare): Promise<void> {
+    if (this.fail) throw new Error('redis down');
+    this.shares.push(share);
+  }
+
+  async recordBlockCandidate(candidate: BlockCandidate): Promise<void> {
+    if (this.fail) throw new Error('redis down');
+    this.candidates.push(candidate);
+  }
+}
+
+export type SubmitBehaviour = 'accept' | 'reject' | 'transport';
+
+export class FakeDaemon {
+  readonly submitted: string[] = [];
+  submitBehaviour: SubmitBehaviour = 'accept';
+  aliases = new Map<string, string>();
+  aliasEndpoint: 'present' | 'missing' | 'down' = 'present';
+  aliasLookups = 0;
+
+  async submitBlock(blockHex: string): Promise<void> {
+    this.submitted.push(blockHex);
+    if (this.submitBehaviour === 'reject') {
+      throw new RpcError('RPC_ERROR', 'Block not accepted', {
+        rpcCode: -7,
+        rpcMessage: 'Block not accepted',
+      });
+    }
+    if (this.submitBehaviour === 'transport') throw new RpcError('RPC_TIMEOUT', 'timed out', {});
+  }
+
+  async getAlias(alias: string): Promise<{ found: boolean; address: string }> {
+    this.aliasLookups++;
+    if (this.aliasEndpoint === 'missing') throw new RpcError('RPC_NOT_SUPPORTED', 'not supported', {});
+    if (this.aliasEndpoint === 'down') throw new RpcError('RPC_UNREACHABLE', 'connection refused', {});
+    const address = this.aliases.get(alias);
+    return address === undefined ? { found: false, address: '' } : { found: true, address };
+  }
+}
+
+export class FakeSink implements MinerSessionSink {
+  readonly jobs: StratumJob[] = [];
+  closedWith: string | undefined;
+
+  sendJob(job: StratumJob): void {
+    this.jobs.push(job);
+  }
+
+  close(reason: string): void {
+    this.closedWith = reason;
+  }
+}
+
+export function connection(overrides: Partial<ConnectionInfo> = {}): ConnectionInfo {
+  return {
+    remoteAddress: '10.0.0.1',
+    port: 3333,
+    tls: false,
+    startDifficulty: 1,
+    fixedDifficulty: false,
+    solo: false,
+    ...overrides,
+  };
+}
+
+/** A manual clock. */
+export class TestClock {
+  constructor(public nowMs = 1_000_000) {}
+  readonly now = (): number => this.nowMs;
+  advance(ms: number): void {
+    this.nowMs += ms;
+  }
+}
+
+/** The nonce (8 hex) and result (64 hex) a miner would submit for `job` and nonce value `n`. */
+export function mine(job: StratumJob, n: number): { nonce: string; result: string } {
+  const blob = hexToBytes(job.blob);
+  const nonceBytes = Buffer.alloc(4);
+  nonceBytes.writeUInt32LE(n >>> 0, 0);
+  blob.set(nonceBytes, 39);
+  return { nonce: nonceBytes.toString('hex'), result: bytesToHex(hashUpx2(blob)) };
+}
+
+/** Lets queued setImmediate callbacks (broadcast chunks, fake verifier) run. */
+export async function flushImmediates(times = 5): Promise<void> {
+  for (let i = 0; i < times; i++) await new Promise((resolve) => setImmediate(resolve));
+}

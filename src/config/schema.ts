@@ -2,11 +2,19 @@ import { z } from 'zod';
 
 /**
  * The one configuration schema of fuego-pool. Every object is strict so that a misspelt key
- * fails at start instead of silently falling back to a default. Defaults live here and only here.
+ * fails at start instead of silently falling back to a default. Defaults live here and only here
+ * (module defaults such as DEFAULT_STRATUM_LIMITS are the same values, for callers without config).
  */
 
 const host = z.string().min(1);
 const port = z.number().int().min(1).max(65535);
+const positiveInt = z.number().int().min(1);
+const hex64 = z.string().regex(/^[0-9a-f]{64}$/, '64 lowercase hex characters');
+
+/** A section whose every key has a default: absent means "all defaults" (parsed from `{}`). */
+function section<S extends z.ZodType<unknown, object>>(schema: S) {
+  return schema.prefault({} as z.input<S>);
+}
 
 const logSchema = z.strictObject({
   level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -43,13 +51,119 @@ const powSchema = z.strictObject({
   maxQueuedJobs: z.number().int().min(1).max(1_000_000).default(4096),
 });
 
+const poolSchema = z.strictObject({
+  /** Standard address the block rewards go to (the pool wallet's); required to start the pool. */
+  address: z.string().optional(),
+  /** Unique per stratum node: it is the first two bytes of every extra nonce. */
+  nodeId: z.number().int().min(0).max(65535).default(0),
+  /** How the parent block of a job is filled in; see src/fuego/block-template.ts. */
+  parentStyle: z.enum(['pool', 'daemon-miner']).default('pool'),
+  /** Genesis block id the daemon must report; defaults per `network` (devnet: not checked). */
+  expectedCurrencyId: hex64.optional(),
+  /** `reserve_size` asked of getblocktemplate (usable bytes: one less, the daemon's off-by-one). */
+  reserveSize: z.number().int().min(7).max(127).default(8),
+});
+
+const templatesSchema = z.strictObject({
+  pollIntervalMs: z.number().int().min(10).max(60_000).default(100),
+  refreshIntervalMs: z.number().int().min(1_000).max(3_600_000).default(30_000),
+  retryDelayMs: z.number().int().min(10).max(60_000).default(1_000),
+});
+
+const stratumPortSchema = z.strictObject({
+  port,
+  /** Listen address; 127.0.0.1 unless you mean to serve the world ("0.0.0.0", "::"). */
+  host: host.default('127.0.0.1'),
+  difficulty: positiveInt,
+  fixedDifficulty: z.boolean().default(false),
+  solo: z.boolean().default(false),
+  /** Serve TLS on this port with stratum.tls.certFile / keyFile. */
+  tls: z.boolean().default(false),
+});
+
+const vardiffSchema = z
+  .strictObject({
+    targetShareTimeSec: z.number().min(1).max(3600).default(30),
+    retargetIntervalSec: z.number().min(1).max(86_400).default(60),
+    variancePercent: z.number().min(0).max(100).default(30),
+    minDifficulty: positiveInt.default(100),
+    maxDifficulty: positiveInt.default(1e12),
+    maxChangeFactor: z.number().min(1.1).max(1000).default(4),
+  })
+  .refine((v) => v.retargetIntervalSec >= v.targetShareTimeSec, {
+    message: 'must be at least targetShareTimeSec (a quiet miner would otherwise be pushed up)',
+    path: ['retargetIntervalSec'],
+  })
+  .refine((v) => v.maxDifficulty >= v.minDifficulty, {
+    message: 'must be at least minDifficulty',
+    path: ['maxDifficulty'],
+  });
+
+const bansSchema = z.strictObject({
+  enabled: z.boolean().default(true),
+  windowMs: positiveInt.default(600_000),
+  minShares: positiveInt.default(30),
+  maxInvalidRatio: z.number().gt(0).max(1).default(0.25),
+  firstBanSeconds: positiveInt.default(60),
+  maxBanSeconds: positiveInt.default(3600),
+  offenceMemoryMs: positiveInt.default(86_400_000),
+  exemptIps: z.array(z.string()).default([]),
+});
+
+const stratumLimitsSchema = z.strictObject({
+  maxLineBytes: positiveInt.default(32 * 1024),
+  maxPendingRequests: positiveInt.default(32),
+  maxSendQueueBytes: positiveInt.default(1024 * 1024),
+  loginTimeoutMs: positiveInt.default(30_000),
+  idleTimeoutMs: positiveInt.default(900_000),
+  writeTimeoutMs: positiveInt.default(30_000),
+  maxConnectionsPerIp: positiveInt.default(256),
+  maxConnections: positiveInt.default(100_000),
+});
+
+const stratumSchema = z
+  .strictObject({
+    ports: z
+      .array(stratumPortSchema)
+      .min(1)
+      .prefault([{ port: 3333, difficulty: 5000 }]),
+    tls: z.strictObject({ certFile: z.string().min(1), keyFile: z.string().min(1) }).optional(),
+    jobsPerSession: z.number().int().min(1).max(64).default(4),
+    /** After a new block, shares on the previous template are still credited (never submitted) this long. */
+    staleGraceMs: z.number().int().min(0).max(60_000).default(2_000),
+    minLoginDifficulty: positiveInt.default(100),
+    vardiff: section(vardiffSchema),
+    bans: section(bansSchema),
+    limits: section(stratumLimitsSchema),
+  })
+  .refine((s) => !s.ports.some((p) => p.tls) || s.tls !== undefined, {
+    message: 'a port has "tls": true, so stratum.tls.certFile and keyFile are required',
+    path: ['tls'],
+  })
+  .refine((s) => new Set(s.ports.map((p) => `${p.host}:${p.port}`)).size === s.ports.length, {
+    message: 'two ports listen on the same host and port',
+    path: ['ports'],
+  });
+
+const storeSchema = z.strictObject({
+  maxBatchSize: z.number().int().min(1).max(10_000).default(256),
+  maxBatchDelayMs: z.number().int().min(0).max(1_000).default(2),
+  /** Shares kept in the stream (approximate); must cover the PPLNS window until blocks unlock. */
+  streamMaxLength: z.number().int().min(10_000).default(2_000_000),
+  maxPendingShares: z.number().int().min(100).default(50_000),
+});
+
 export const configSchema = z.strictObject({
   network: z.enum(['mainnet', 'testnet', 'devnet']).default('mainnet'),
-  log: logSchema.default(() => logSchema.parse({})),
-  daemon: daemonSchema.default(() => daemonSchema.parse({})),
-  wallet: walletSchema.default(() => walletSchema.parse({})),
-  redis: redisSchema.default(() => redisSchema.parse({})),
-  pow: powSchema.default(() => powSchema.parse({})),
+  log: section(logSchema),
+  daemon: section(daemonSchema),
+  wallet: section(walletSchema),
+  redis: section(redisSchema),
+  pow: section(powSchema),
+  pool: section(poolSchema),
+  templates: section(templatesSchema),
+  stratum: section(stratumSchema),
+  store: section(storeSchema),
 });
 
 export type PoolConfig = z.infer<typeof configSchema>;

@@ -59,3 +59,42 @@ describe('configuration', () => {
     expect(config.daemon.host).toBe('127.0.0.1');
   });
 });
+
+describe('pool sections', () => {
+  it('defaults to one stratum port on 127.0.0.1:3333', () => {
+    const config = parseConfig({});
+    expect(config.stratum.ports).toEqual([
+      { port: 3333, host: '127.0.0.1', difficulty: 5000, fixedDifficulty: false, solo: false, tls: false },
+    ]);
+    expect(config.stratum.vardiff.targetShareTimeSec).toBe(30);
+    expect(config.templates.pollIntervalMs).toBe(100);
+  });
+
+  it('asks for certificate files when a port serves TLS', () => {
+    const error = configErrorOf(() =>
+      parseConfig({ stratum: { ports: [{ port: 3334, difficulty: 1, tls: true }] } }),
+    );
+    expect(error.message).toContain('stratum.tls');
+  });
+
+  it('refuses a vardiff window shorter than the target share time, naming the key', () => {
+    const error = configErrorOf(() =>
+      parseConfig({ stratum: { vardiff: { targetShareTimeSec: 60, retargetIntervalSec: 30 } } }),
+    );
+    expect(error.message).toContain('stratum.vardiff.retargetIntervalSec');
+  });
+
+  it('refuses two ports on the same address', () => {
+    const error = configErrorOf(() =>
+      parseConfig({
+        stratum: {
+          ports: [
+            { port: 3333, difficulty: 1 },
+            { port: 3333, difficulty: 2 },
+          ],
+        },
+      }),
+    );
+    expect(error.message).toContain('stratum.ports');
+  });
+});

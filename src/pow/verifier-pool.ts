@@ -1,0 +1,575 @@
+import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { sep } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { FuegoPoolError } from '../errors.js';
+import type { Logger } from '../log/logger.js';
+import type { PowImplementationChoice } from './load-hasher.js';
+import { NativePowUnavailableError } from './native.js';
+import { PowSelfTestError } from './self-test.js';
+import type { PowImplementationName } from './types.js';
+import {
+  HASH_BYTES,
+  type HashResultsMessage,
+  type MainToWorkerMessage,
+  packInputs,
+  type SerializedError,
+  type VerifierWorkerData,
+  type WorkerToMainMessage,
+} from './verifier-messages.js';
+
+// Tuning constants (2-core machines to 32-core servers; one native hash takes ~0.2 ms).
+/** Jobs per postMessage once work piles up: one message per ~3 ms of native hashing. */
+const DEFAULT_MAX_BATCH_SIZE = 16;
+/**
+ * How long queued jobs may wait to fill a batch for a worker that is already busy. An idle
+ * worker always gets work at once, so this only adds latency under load.
+ */
+const DEFAULT_BATCH_DELAY_MS = 2;
+/**
+ * Batches a worker may hold: the one it is hashing plus one waiting in its port, so it never
+ * idles for the main-thread round trip between batches.
+ */
+const MAX_BATCHES_PER_WORKER = 2;
+/** verify() rejects with QUEUE_FULL once the queue holds this many times maxQueuedJobs. */
+const HARD_QUEUE_LIMIT_FACTOR = 2;
+/** close() waits this long for in-flight batches and worker exits before terminating. */
+const DEFAULT_CLOSE_TIMEOUT_MS = 10_000;
+/** A job whose worker died is retried once on another worker, then rejected. */
+const MAX_JOB_RETRIES = 1;
+/** Upper bounds (ms) of the hash-time histogram buckets; the last bucket is open. */
+const HASH_TIME_BUCKETS_MS = [0.5, 1, 2, 5, 10, 50, 100] as const;
+
+export type VerifierPoolErrorCode =
+  | 'POOL_CLOSED'
+  | 'POOL_NOT_STARTED'
+  | 'QUEUE_FULL'
+  | 'WORKER_CRASHED'
+  | 'NO_WORKERS'
+  | 'HASH_FAILED'
+  | 'WORKER_ENTRY_MISSING';
+
+export class VerifierPoolError extends FuegoPoolError<VerifierPoolErrorCode> {}
+
+export interface ShareVerifierPoolOptions {
+  /** Worker threads; 0 means os.availableParallelism(). */
+  readonly workers: number;
+  readonly implementation: PowImplementationChoice;
+  /** canAcceptWork() turns false at this queue depth (jobs not yet handed to a worker). */
+  readonly maxQueuedJobs: number;
+  readonly maxBatchSize?: number;
+  readonly batchDelayMs?: number;
+  readonly closeTimeoutMs?: number;
+  /** The worker entry; defaults to resolveVerifierWorkerUrl(). Tests point it at fake workers. */
+  readonly workerUrl?: URL;
+}
+
+export interface ShareVerifierPoolModules {
+  readonly logger: Logger;
+}
+
+export interface ShareVerifierPoolMetrics {
+  /** Jobs waiting in the main thread for a worker. */
+  readonly queueDepth: number;
+  /** Jobs handed to a worker and not answered yet. */
+  readonly inFlight: number;
+  /** Workers that passed their self-test and are running. */
+  readonly workers: number;
+  readonly implementation: PowImplementationName | null;
+  readonly hashesTotal: number;
+  readonly hashTimeMsAvg: number;
+  /** Counts per bucket: `le` is the bucket's upper bound in ms (Infinity for the last). */
+  readonly hashTimeMsHistogram: readonly { readonly le: number; readonly count: number }[];
+  readonly batchesSent: number;
+  readonly workerRestarts: number;
+  readonly jobsRetried: number;
+}
+
+interface Job {
+  readonly id: number;
+  readonly input: Uint8Array;
+  readonly resolve: (hash: Uint8Array) => void;
+  readonly reject: (error: Error) => void;
+  retries: number;
+}
+
+interface WorkerSlot {
+  readonly index: number;
+  readonly worker: Worker;
+  state: 'starting' | 'ready' | 'closing' | 'dead';
+  implementation: PowImplementationName | null;
+  readonly inFlight: Map<number, Job>;
+  batchesInFlight: number;
+  /** Settles once: fulfilled by the worker's `ready`, rejected by its first failure. */
+  readonly ready: Promise<void>;
+  settleReady(error?: Error): void;
+  /** The first reason the worker could not start (init-failed, an uncaught error, an exit). */
+  startError: Error | null;
+  readonly exited: Promise<void>;
+}
+
+/**
+ * Where the compiled worker entry is. Worker threads need JavaScript: compiled
+ * (dist/pow/verifier-pool.js) the worker sits beside this module. Under vitest this module is the
+ * .ts source in src/pow/, which Node cannot start as a worker, so the compiled twin under dist/
+ * is used instead: the test script runs `npm run build` (tsc -p tsconfig.build.json, src -> dist)
+ * before vitest.
+ */
+export function resolveVerifierWorkerUrl(moduleUrl: string = import.meta.url): URL {
+  const sibling = new URL('./verifier.worker.js', moduleUrl);
+  if (!moduleUrl.endsWith('.ts')) return sibling;
+  const path = fileURLToPath(sibling);
+  const marker = `${sep}src${sep}`;
+  const at = path.lastIndexOf(marker);
+  if (at < 0) return sibling;
+  return pathToFileURL(`${path.slice(0, at)}${sep}dist${sep}${path.slice(at + marker.length)}`);
+}
+
+/** Gives a worker's error back its type where the pool's callers test for one. */
+function reviveWorkerError(error: SerializedError): Error {
+  if (error.code === 'POW_SELF_TEST_FAILED' && error.data) {
+    return new PowSelfTestError(error.data as ConstructorParameters<typeof PowSelfTestError>[0]);
+  }
+  if (error.code === 'NATIVE_POW_UNAVAILABLE') {
+    return new NativePowUnavailableError(error.message, { path: String(error.data?.['path'] ?? '') });
+  }
+  if (error.code) return new FuegoPoolError(error.code, error.message, { ...error.data });
+  return new Error(error.message);
+}
+
+/**
+ * Verifies shares (computes cn/upx2 hashes) on worker threads so the event loop never hashes.
+ *
+ * Back-pressure: canAcceptWork() is false once `maxQueuedJobs` jobs wait for a worker; the
+ * stratum layer then stops reading from its sockets. verify() still queues past that mark, so a
+ * share already read is never lost, up to HARD_QUEUE_LIMIT_FACTOR x maxQueuedJobs, beyond which
+ * it rejects with QUEUE_FULL: overload is always an explicit error, never a silent drop.
+ *
+ * Batching: an idle worker gets queued jobs at once; a busy one (up to MAX_BATCHES_PER_WORKER
+ * batches) gets them in batches of up to maxBatchSize in one postMessage, as one transferred
+ * buffer, after at most batchDelayMs. Results are matched to jobs by id.
+ *
+ * A worker that dies: its in-flight jobs go back to the front of the queue, to be retried once
+ * by whichever worker is free (a second loss rejects them with WORKER_CRASHED), and the worker is
+ * replaced by a new one, which must pass the self-test too.
+ *
+ * close(): new verify() calls reject with POOL_CLOSED, queued jobs (not yet handed to a worker)
+ * reject with POOL_CLOSED, in-flight jobs finish (up to closeTimeoutMs), then workers exit.
+ */
+export class ShareVerifierPool {
+  private readonly opts: Required<Omit<ShareVerifierPoolOptions, 'workerUrl'>>;
+  private readonly logger: Logger;
+  private readonly abort = new AbortController();
+  private readonly workerUrl: URL;
+  private readonly slots: WorkerSlot[] = [];
+  private readonly queue: Job[] = [];
+  private readonly loggedWorkerWarnings = new Set<string>();
+  private started = false;
+  /** Set once start() has succeeded: from then on a worker that fails is replaced, not fatal. */
+  private startupDone = false;
+  private closing: Promise<void> | null = null;
+  private nextJobId = 1;
+  private nextBatchId = 1;
+  private batchTimer: NodeJS.Timeout | null = null;
+  private batchDelayElapsed = false;
+  private drained: (() => void) | null = null;
+  private stats = {
+    hashesTotal: 0,
+    hashTimeMsTotal: 0,
+    batchesSent: 0,
+    workerRestarts: 0,
+    jobsRetried: 0,
+    histogram: new Array<number>(HASH_TIME_BUCKETS_MS.length + 1).fill(0),
+  };
+
+  constructor(opts: ShareVerifierPoolOptions, modules: ShareVerifierPoolModules) {
+    if (!Number.isInteger(opts.workers) || opts.workers < 0) {
+      throw new RangeError(`workers must be an integer >= 0, got ${opts.workers}`);
+    }
+    if (!Number.isInteger(opts.maxQueuedJobs) || opts.maxQueuedJobs < 1) {
+      throw new RangeError(`maxQueuedJobs must be an integer >= 1, got ${opts.maxQueuedJobs}`);
+    }
+    this.opts = Object.freeze({
+      workers: opts.workers === 0 ? availableParallelism() : opts.workers,
+      implementation: opts.implementation,
+      maxQueuedJobs: opts.maxQueuedJobs,
+      maxBatchSize: Math.max(1, opts.maxBatchSize ?? DEFAULT_MAX_BATCH_SIZE),
+      batchDelayMs: Math.max(0, opts.batchDelayMs ?? DEFAULT_BATCH_DELAY_MS),
+      closeTimeoutMs: opts.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS,
+    });
+    this.workerUrl = opts.workerUrl ?? resolveVerifierWorkerUrl();
+    this.logger = modules.logger;
+  }
+
+  /**
+   * Starts the workers and waits until each has loaded its hasher and passed the self-test.
+   * Rejects with the first worker's error (PowSelfTestError, NATIVE_POW_UNAVAILABLE, ...) after
+   * stopping every worker; the pool must then not be used.
+   */
+  async start(): Promise<void> {
+    if (this.started) throw new Error('ShareVerifierPool.start() called twice');
+    this.started = true;
+    if (!existsSync(fileURLToPath(this.workerUrl))) {
+      throw new VerifierPoolError(
+        'WORKER_ENTRY_MISSING',
+        `share verifier worker not found at ${fileURLToPath(this.workerUrl)}; run \`npm run build\``,
+        { path: fileURLToPath(this.workerUrl) },
+      );
+    }
+    for (let i = 0; i < this.opts.workers; i++) this.slots.push(this.spawn(i));
+    const outcomes = await Promise.allSettled(this.slots.map((slot) => slot.ready));
+    const failure = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+    if (failure) {
+      this.abort.abort();
+      await Promise.all(this.slots.map((slot) => this.stopWorker(slot, 0)));
+      throw failure.reason;
+    }
+    this.startupDone = true;
+    this.logger.info(
+      { workers: this.slots.length, implementation: this.slots[0]?.implementation },
+      'share verifier pool ready',
+    );
+  }
+
+  /** False when the stratum layer should stop reading shares until the queue drains. */
+  canAcceptWork(): boolean {
+    return !this.abort.signal.aborted && this.queue.length < this.opts.maxQueuedJobs;
+  }
+
+  /** The 32-byte cn/upx2 hash of `hashingBlob`, computed on a worker thread. */
+  verify(hashingBlob: Uint8Array): Promise<Uint8Array> {
+    if (this.abort.signal.aborted) {
+      return Promise.reject(new VerifierPoolError('POOL_CLOSED', 'share verifier pool is closed'));
+    }
+    if (!this.started) {
+      return Promise.reject(new VerifierPoolError('POOL_NOT_STARTED', 'share verifier pool not started'));
+    }
+    const hardLimit = HARD_QUEUE_LIMIT_FACTOR * this.opts.maxQueuedJobs;
+    if (this.queue.length >= hardLimit) {
+      return Promise.reject(
+        new VerifierPoolError('QUEUE_FULL', 'share verifier queue is full', {
+          queueDepth: this.queue.length,
+          hardLimit,
+        }),
+      );
+    }
+    return new Promise<Uint8Array>((resolve, reject) => {
+      // Copied: the caller may reuse its buffer before a worker gets to this job.
+      this.queue.push({ id: this.nextJobId++, input: hashingBlob.slice(), resolve, reject, retries: 0 });
+      this.dispatch();
+    });
+  }
+
+  metrics(): ShareVerifierPoolMetrics {
+    let inFlight = 0;
+    let workers = 0;
+    for (const slot of this.slots) {
+      inFlight += slot.inFlight.size;
+      if (slot.state === 'ready') workers++;
+    }
+    const { hashesTotal, hashTimeMsTotal, histogram } = this.stats;
+    return {
+      queueDepth: this.queue.length,
+      inFlight,
+      workers,
+      implementation: this.slots.find((slot) => slot.implementation)?.implementation ?? null,
+      hashesTotal,
+      hashTimeMsAvg: hashesTotal === 0 ? 0 : hashTimeMsTotal / hashesTotal,
+      hashTimeMsHistogram: histogram.map((count, i) => ({
+        le: HASH_TIME_BUCKETS_MS[i] ?? Number.POSITIVE_INFINITY,
+        count,
+      })),
+      batchesSent: this.stats.batchesSent,
+      workerRestarts: this.stats.workerRestarts,
+      jobsRetried: this.stats.jobsRetried,
+    };
+  }
+
+  /**
+   * Ordered shutdown: stop accepting (POOL_CLOSED), reject the queued jobs with POOL_CLOSED, let
+   * in-flight jobs finish (jobs still unanswered after closeTimeoutMs reject with POOL_CLOSED),
+   * then ask each worker to exit and terminate any that does not. Idempotent.
+   */
+  close(): Promise<void> {
+    this.closing ??= this.shutdown();
+    return this.closing;
+  }
+
+  /** Test hook: kills one running worker as a crash would (its jobs must not be lost). */
+  async terminateWorkerForTest(index: number): Promise<void> {
+    const slot = this.slots.find((s) => s.index === index && s.state === 'ready');
+    if (!slot) throw new Error(`no running worker ${index}`);
+    await slot.worker.terminate();
+  }
+
+  private async shutdown(): Promise<void> {
+    this.abort.abort();
+    this.clearBatchTimer();
+    const closed = () =>
+      new VerifierPoolError('POOL_CLOSED', 'share verifier pool closed before the job ran');
+    for (const job of this.queue.splice(0)) job.reject(closed());
+    if (this.inFlightCount() > 0) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, this.opts.closeTimeoutMs);
+        this.drained = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.drained = null;
+    }
+    for (const slot of this.slots) {
+      for (const job of slot.inFlight.values()) job.reject(closed());
+      slot.inFlight.clear();
+    }
+    await Promise.all(this.slots.map((slot) => this.stopWorker(slot, this.opts.closeTimeoutMs)));
+    this.logger.info('share verifier pool closed');
+  }
+
+  /** Asks a worker to exit (terminating it if it is still starting or does not exit in time). */
+  private async stopWorker(slot: WorkerSlot, graceMs: number): Promise<void> {
+    if (slot.state === 'dead') return;
+    const wasReady = slot.state === 'ready';
+    slot.state = 'closing';
+    if (wasReady && graceMs > 0) {
+      this.post(slot, { type: 'close' });
+      const timer = setTimeout(() => void slot.worker.terminate(), graceMs);
+      await slot.exited;
+      clearTimeout(timer);
+    } else {
+      await slot.worker.terminate();
+      await slot.exited;
+    }
+  }
+
+  private spawn(index: number): WorkerSlot {
+    const workerData: VerifierWorkerData = { implementation: this.opts.implementation, workerIndex: index };
+    const worker = new Worker(this.workerUrl, { workerData });
+    let resolveReady!: () => void;
+    let rejectReady!: (error: Error) => void;
+    let markExited!: () => void;
+    const ready = new Promise<void>((resolve, reject) => {
+      resolveReady = resolve;
+      rejectReady = reject;
+    });
+    // start() reports a first-generation failure; onExit logs a replacement's. Never unhandled.
+    ready.catch(() => {});
+    const slot: WorkerSlot = {
+      index,
+      worker,
+      state: 'starting',
+      implementation: null,
+      inFlight: new Map(),
+      batchesInFlight: 0,
+      ready,
+      settleReady: (error) => (error ? rejectReady(error) : resolveReady()),
+      startError: null,
+      exited: new Promise<void>((resolve) => {
+        markExited = resolve;
+      }),
+    };
+    worker.on('message', (message: WorkerToMainMessage) => {
+      switch (message.type) {
+        case 'ready':
+          if (slot.state !== 'starting') return;
+          slot.state = 'ready';
+          slot.implementation = message.implementation;
+          slot.settleReady();
+          this.dispatch();
+          break;
+        case 'init-failed':
+          slot.startError ??= reviveWorkerError(message.error);
+          slot.settleReady(slot.startError);
+          break;
+        case 'log':
+          if (this.loggedWorkerWarnings.has(message.msg)) return;
+          this.loggedWorkerWarnings.add(message.msg);
+          this.logger.warn({ ...message.obj, workerIndex: index }, message.msg);
+          break;
+        case 'results':
+          this.onResults(slot, message);
+          break;
+      }
+    });
+    worker.on('error', (error) => {
+      this.logger.error({ err: error, workerIndex: index }, 'share verifier worker threw');
+      if (slot.state === 'starting') {
+        slot.startError ??= error;
+        slot.settleReady(slot.startError);
+      }
+    });
+    worker.on('exit', (exitCode) => {
+      this.onExit(slot, exitCode);
+      markExited();
+    });
+    return slot;
+  }
+
+  private onResults(slot: WorkerSlot, message: HashResultsMessage): void {
+    slot.batchesInFlight--;
+    const hashes = new Uint8Array(message.hashes);
+    const failed = new Map(message.failures.map((f) => [f.jobId, f.error]));
+    message.jobIds.forEach((jobId, i) => {
+      const job = slot.inFlight.get(jobId);
+      if (!job) return; // already rejected by close() after its timeout
+      slot.inFlight.delete(jobId);
+      const failure = failed.get(jobId);
+      if (failure) {
+        job.reject(
+          new VerifierPoolError('HASH_FAILED', `hashing failed: ${failure.message}`, { error: failure }),
+        );
+        return;
+      }
+      this.recordHashTime(message.hashTimeMs[i] ?? 0);
+      job.resolve(hashes.slice(i * HASH_BYTES, (i + 1) * HASH_BYTES));
+    });
+    if (this.drained && this.inFlightCount() === 0) this.drained();
+    this.dispatch();
+  }
+
+  private onExit(slot: WorkerSlot, exitCode: number): void {
+    const previous = slot.state;
+    slot.state = 'dead';
+    if (previous === 'closing') return;
+    if (previous === 'starting') {
+      // After init-failed the worker closes its port and exits; otherwise it crashed while loading.
+      slot.startError ??= new VerifierPoolError(
+        'WORKER_CRASHED',
+        'share verifier worker exited while starting',
+        {
+          workerIndex: slot.index,
+          exitCode,
+        },
+      );
+      slot.settleReady(slot.startError);
+      if (this.startupDone) {
+        const position = this.slots.indexOf(slot);
+        if (position >= 0) this.slots.splice(position, 1);
+        this.logger.error(
+          { err: slot.startError, workerIndex: slot.index },
+          'replacement worker could not start',
+        );
+        this.rejectQueueIfNoWorkers();
+      }
+      return;
+    }
+    // A running worker died: retry its jobs elsewhere, then replace it.
+    this.logger.error(
+      { workerIndex: slot.index, exitCode, inFlight: slot.inFlight.size },
+      'share verifier worker died; replacing it',
+    );
+    const orphans = [...slot.inFlight.values()];
+    slot.inFlight.clear();
+    slot.batchesInFlight = 0;
+    const retry: Job[] = [];
+    for (const job of orphans) {
+      if (job.retries < MAX_JOB_RETRIES) {
+        job.retries++;
+        this.stats.jobsRetried++;
+        retry.push(job);
+      } else {
+        job.reject(
+          new VerifierPoolError('WORKER_CRASHED', 'share verifier worker died while hashing this job', {
+            workerIndex: slot.index,
+            exitCode,
+          }),
+        );
+      }
+    }
+    this.queue.unshift(...retry.sort((a, b) => a.id - b.id));
+    const position = this.slots.indexOf(slot);
+    if (position >= 0) this.slots.splice(position, 1);
+    if (this.drained && this.inFlightCount() === 0) this.drained();
+    if (this.abort.signal.aborted) {
+      for (const job of this.queue.splice(0)) {
+        job.reject(new VerifierPoolError('POOL_CLOSED', 'share verifier pool closed before the job ran'));
+      }
+      return;
+    }
+    this.stats.workerRestarts++;
+    this.slots.push(this.spawn(slot.index));
+    this.dispatch();
+  }
+
+  private rejectQueueIfNoWorkers(): void {
+    if (this.slots.some((s) => s.state === 'ready' || s.state === 'starting')) return;
+    for (const job of this.queue.splice(0)) {
+      job.reject(new VerifierPoolError('NO_WORKERS', 'no share verifier worker is running'));
+    }
+  }
+
+  private inFlightCount(): number {
+    return this.slots.reduce((sum, slot) => sum + slot.inFlight.size, 0);
+  }
+
+  private recordHashTime(ms: number): void {
+    this.stats.hashesTotal++;
+    this.stats.hashTimeMsTotal += ms;
+    let bucket = HASH_TIME_BUCKETS_MS.findIndex((le) => ms <= le);
+    if (bucket < 0) bucket = HASH_TIME_BUCKETS_MS.length;
+    this.stats.histogram[bucket] = (this.stats.histogram[bucket] ?? 0) + 1;
+  }
+
+  /** Hands queued jobs to workers: idle ones at once, busy ones in full (or overdue) batches. */
+  private dispatch(): void {
+    while (this.queue.length > 0) {
+      let target: WorkerSlot | undefined;
+      let acceptors = 0;
+      for (const slot of this.slots) {
+        if (slot.state !== 'ready' || slot.batchesInFlight >= MAX_BATCHES_PER_WORKER) continue;
+        acceptors++;
+        if (!target || slot.batchesInFlight < target.batchesInFlight) target = slot;
+      }
+      if (!target) break;
+      const batchFull = this.queue.length >= this.opts.maxBatchSize;
+      if (target.batchesInFlight > 0 && !batchFull && !this.batchDelayElapsed) {
+        this.armBatchTimer();
+        return;
+      }
+      // Share a short queue among the workers that can take it, so a slow (TypeScript) hasher
+      // does not leave one worker with every job while another idles.
+      const size = Math.min(this.opts.maxBatchSize, Math.ceil(this.queue.length / acceptors));
+      this.sendBatch(target, this.queue.splice(0, size));
+    }
+    this.batchDelayElapsed = false;
+    if (this.queue.length === 0) this.clearBatchTimer();
+  }
+
+  private armBatchTimer(): void {
+    if (this.batchTimer) return;
+    this.batchTimer = setTimeout(() => {
+      this.batchTimer = null;
+      this.batchDelayElapsed = true;
+      this.dispatch();
+    }, this.opts.batchDelayMs);
+  }
+
+  private clearBatchTimer(): void {
+    if (!this.batchTimer) return;
+    clearTimeout(this.batchTimer);
+    this.batchTimer = null;
+  }
+
+  private sendBatch(slot: WorkerSlot, jobs: Job[]): void {
+    const { buffer, lengths } = packInputs(jobs.map((job) => job.input));
+    for (const job of jobs) slot.inFlight.set(job.id, job);
+    slot.batchesInFlight++;
+    this.stats.batchesSent++;
+    this.post(
+      slot,
+      {
+        type: 'hash',
+        batchId: this.nextBatchId++,
+        jobIds: jobs.map((job) => job.id),
+        inputLengths: lengths,
+        inputs: buffer,
+      },
+      [buffer],
+    );
+  }
+
+  private post(slot: WorkerSlot, message: MainToWorkerMessage, transfer: ArrayBuffer[] = []): void {
+    slot.worker.postMessage(message, transfer);
+  }
+}

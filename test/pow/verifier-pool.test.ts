@@ -1,0 +1,279 @@
+import { Writable } from 'node:stream';
+import { afterEach, describe, expect, it } from 'vitest';
+import { bytesToHex, hexToBytes } from '../../src/fuego/hex.js';
+import { createLogger } from '../../src/log/logger.js';
+import { PowSelfTestError } from '../../src/pow/self-test.js';
+import {
+  ShareVerifierPool,
+  type ShareVerifierPoolOptions,
+  VerifierPoolError,
+} from '../../src/pow/verifier-pool.js';
+import { readJsonFixture } from '../helpers/fixtures.js';
+
+// Workers run the compiled dist/pow/verifier.worker.js: `npm run build` must have run (npm test does).
+// Native-backed cases need the addon (built by `npm ci`) unless FUEGO_POW_SKIP_NATIVE=1 opted out.
+const skipNative = process.env['FUEGO_POW_SKIP_NATIVE'] === '1';
+const itNative = it.skipIf(skipNative);
+
+interface Vector {
+  input: Uint8Array;
+  hashHex: string;
+}
+
+/** Every cn/upx2 vector of the fixtures: 240 XMRig shares plus format.json's 13, all distinct. */
+function loadVectors(): Vector[] {
+  const xmrig = readJsonFixture<{ vectors: { blob_sent: string; nonce: string; result: string }[] }>(
+    'vectors/upx2-xmrig.json',
+  ).vectors.map((v) => ({
+    // Hashing input: the blob with bytes 39..42 (hex chars 78..85) replaced by the nonce.
+    input: hexToBytes(v.blob_sent.slice(0, 78) + v.nonce + v.blob_sent.slice(86)),
+    hashHex: v.result,
+  }));
+  const format = readJsonFixture<{
+    cn_slow_hash_light1_variant2: { vectors: { input: string; output: string }[] };
+  }>('vectors/format.json').cn_slow_hash_light1_variant2.vectors.map((v) => ({
+    input: hexToBytes(v.input),
+    hashHex: v.output,
+  }));
+  return [...xmrig, ...format];
+}
+
+const vectors = loadVectors();
+
+function captureLogger() {
+  const lines: Record<string, unknown>[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      lines.push(JSON.parse(chunk.toString('utf8')) as Record<string, unknown>);
+      callback();
+    },
+  });
+  return { logger: createLogger({ level: 'info' }, stream), lines };
+}
+
+const pools: ShareVerifierPool[] = [];
+async function startPool(opts: Partial<ShareVerifierPoolOptions> = {}): Promise<ShareVerifierPool> {
+  const pool = new ShareVerifierPool(
+    { workers: 2, implementation: 'native', maxQueuedJobs: 64, ...opts },
+    { logger: captureLogger().logger },
+  );
+  pools.push(pool);
+  await pool.start();
+  return pool;
+}
+
+afterEach(async () => {
+  await Promise.all(pools.splice(0).map((pool) => pool.close()));
+});
+
+type Outcome = { ok: true; hashHex: string } | { ok: false; code: string };
+function settle(promise: Promise<Uint8Array>): Promise<Outcome> {
+  return promise.then(
+    (hash) => ({ ok: true, hashHex: bytesToHex(hash) }),
+    (error: unknown) => ({ ok: false, code: (error as VerifierPoolError).code }),
+  );
+}
+
+describe('ShareVerifierPool hashes', () => {
+  itNative(
+    'all fixture vectors on native workers, in batches, each result matched to its own input',
+    async () => {
+      expect(vectors.length).toBeGreaterThan(250);
+      const pool = await startPool({ workers: 2, implementation: 'native', maxQueuedJobs: 1000 });
+      const hashes = await Promise.all(vectors.map((v) => pool.verify(v.input)));
+      expect(hashes.map(bytesToHex)).toEqual(vectors.map((v) => v.hashHex));
+      for (const hash of hashes) expect(hash).toHaveLength(32);
+      const metrics = pool.metrics();
+      expect(metrics).toMatchObject({ hashesTotal: vectors.length, queueDepth: 0, inFlight: 0, workers: 2 });
+      expect(metrics.implementation).toBe('native');
+      // Jobs that piled up went out several per message.
+      expect(metrics.batchesSent).toBeLessThan(vectors.length / 4);
+      expect(metrics.hashTimeMsAvg).toBeGreaterThan(0);
+      expect(metrics.hashTimeMsHistogram.reduce((sum, b) => sum + b.count, 0)).toBe(vectors.length);
+    },
+  );
+
+  itNative('the portable native build and the TypeScript implementation (a few hashes)', async () => {
+    const portable = await startPool({ workers: 1, implementation: 'native-portable' });
+    const sample = vectors.filter((_, i) => i % 40 === 0);
+    expect((await Promise.all(sample.map((v) => portable.verify(v.input)))).map(bytesToHex)).toEqual(
+      sample.map((v) => v.hashHex),
+    );
+    expect(portable.metrics().implementation).toBe('native-portable');
+
+    const ts = await startPool({ workers: 1, implementation: 'typescript' });
+    const few = sample.slice(0, 3);
+    expect((await Promise.all(few.map((v) => ts.verify(v.input)))).map(bytesToHex)).toEqual(
+      few.map((v) => v.hashHex),
+    );
+    expect(ts.metrics().implementation).toBe('typescript');
+  });
+
+  itNative('copies the input, so the caller may reuse its buffer at once', async () => {
+    const pool = await startPool();
+    const buffer = vectors[0]!.input.slice();
+    const pending = pool.verify(buffer);
+    buffer.set(vectors[1]!.input);
+    const second = pool.verify(buffer);
+    expect(bytesToHex(await pending)).toBe(vectors[0]!.hashHex);
+    expect(bytesToHex(await second)).toBe(vectors[1]!.hashHex);
+  });
+});
+
+describe('ShareVerifierPool back-pressure', () => {
+  itNative(
+    'canAcceptWork() turns false at maxQueuedJobs; past 2x it rejects QUEUE_FULL; nothing lost or mixed up',
+    async () => {
+      const maxQueuedJobs = 20;
+      const pool = await startPool({ workers: 2, maxQueuedJobs, maxBatchSize: 4 });
+      const submitted: { vector: Vector; outcome: Promise<Outcome> }[] = [];
+      let sawBackPressure = false;
+      // A flood that ignores canAcceptWork(), all in one tick.
+      for (const vector of vectors.slice(0, 120)) {
+        if (!pool.canAcceptWork()) sawBackPressure = true;
+        submitted.push({ vector, outcome: settle(pool.verify(vector.input)) });
+      }
+      expect(sawBackPressure).toBe(true);
+      expect(pool.metrics().queueDepth).toBe(2 * maxQueuedJobs);
+      const outcomes = await Promise.all(submitted.map((s) => s.outcome));
+      const accepted = outcomes.filter((o) => o.ok).length;
+      const rejected = outcomes.filter((o) => !o.ok);
+      expect(rejected.every((o) => o.code === 'QUEUE_FULL')).toBe(true);
+      expect(accepted + rejected.length).toBe(120);
+      expect(accepted).toBeGreaterThanOrEqual(2 * maxQueuedJobs);
+      submitted.forEach((s, i) => {
+        const outcome = outcomes[i]!;
+        if (outcome.ok) expect(outcome.hashHex).toBe(s.vector.hashHex);
+      });
+      // Each accepted job was hashed exactly once.
+      expect(pool.metrics().hashesTotal).toBe(accepted);
+      expect(pool.canAcceptWork()).toBe(true);
+    },
+  );
+
+  itNative('a producer that waits while canAcceptWork() is false never sees QUEUE_FULL', async () => {
+    const pool = await startPool({ workers: 2, maxQueuedJobs: 8, maxBatchSize: 4 });
+    const pending: Promise<Uint8Array>[] = [];
+    let waits = 0;
+    const work = [...vectors, ...vectors];
+    for (const vector of work) {
+      while (!pool.canAcceptWork()) {
+        waits++;
+        await new Promise((resolve) => setTimeout(resolve, 1));
+      }
+      pending.push(pool.verify(vector.input));
+      expect(pool.metrics().queueDepth).toBeLessThanOrEqual(8);
+    }
+    const hashes = (await Promise.all(pending)).map(bytesToHex);
+    expect(hashes).toEqual(work.map((v) => v.hashHex));
+    expect(waits).toBeGreaterThan(0);
+  });
+});
+
+describe('ShareVerifierPool failures and shutdown', () => {
+  itNative(
+    'close(): refuses new work, rejects queued jobs with POOL_CLOSED, lets in-flight ones finish',
+    async () => {
+      const pool = await startPool({ workers: 2, maxQueuedJobs: 200, maxBatchSize: 8 });
+      const outcomes = vectors.slice(0, 100).map((v) => settle(pool.verify(v.input)));
+      const before = pool.metrics();
+      expect(before.inFlight).toBeGreaterThan(0);
+      expect(before.queueDepth).toBeGreaterThan(0);
+      const closing = pool.close();
+      expect(pool.close()).toBe(closing);
+      expect(pool.canAcceptWork()).toBe(false);
+      expect(await settle(pool.verify(vectors[0]!.input))).toEqual({ ok: false, code: 'POOL_CLOSED' });
+      await closing;
+      const settled = await Promise.all(outcomes);
+      const finished = settled.filter((o) => o.ok);
+      expect(finished).toHaveLength(before.inFlight);
+      expect(settled.filter((o) => !o.ok && o.code === 'POOL_CLOSED')).toHaveLength(before.queueDepth);
+      settled.forEach((o, i) => {
+        if (o.ok) expect(o.hashHex).toBe(vectors[i]!.hashHex);
+      });
+      expect(pool.metrics()).toMatchObject({ workers: 0, inFlight: 0, queueDepth: 0 });
+    },
+  );
+
+  itNative(
+    'a worker killed mid-flight: its jobs are retried elsewhere, it is replaced, nothing is lost',
+    async () => {
+      const pool = await startPool({ workers: 2, maxQueuedJobs: 1000, maxBatchSize: 8 });
+      const pending = vectors.map((v) => pool.verify(v.input));
+      expect(pool.metrics().inFlight).toBeGreaterThan(0);
+      await pool.terminateWorkerForTest(0);
+      const hashes = (await Promise.all(pending)).map(bytesToHex);
+      expect(hashes).toEqual(vectors.map((v) => v.hashHex));
+      const metrics = pool.metrics();
+      expect(metrics.workerRestarts).toBe(1);
+      expect(metrics.jobsRetried).toBeGreaterThan(0);
+      // The replacement passes its self-test and takes work again.
+      await expect.poll(() => pool.metrics().workers, { timeout: 10_000 }).toBe(2);
+      const again = await Promise.all(vectors.slice(0, 20).map((v) => pool.verify(v.input)));
+      expect(again.map(bytesToHex)).toEqual(vectors.slice(0, 20).map((v) => v.hashHex));
+    },
+  );
+
+  it('start() rejects with PowSelfTestError when a worker fails its self-test', async () => {
+    const pool = new ShareVerifierPool(
+      {
+        workers: 2,
+        implementation: 'native',
+        maxQueuedJobs: 8,
+        workerUrl: new URL('./workers/bad-hasher.worker.mjs', import.meta.url),
+      },
+      { logger: captureLogger().logger },
+    );
+    const error = await pool.start().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PowSelfTestError);
+    expect((error as PowSelfTestError).code).toBe('POW_SELF_TEST_FAILED');
+    expect((error as PowSelfTestError).data).toMatchObject({
+      implementation: 'native',
+      actual: '00'.repeat(32),
+    });
+    expect(pool.metrics().workers).toBe(0);
+    expect(await settle(pool.verify(vectors[0]!.input))).toEqual({ ok: false, code: 'POOL_CLOSED' });
+  });
+
+  it("forwards workers' warnings to the pool logger once, not once per worker", async () => {
+    const { logger, lines } = captureLogger();
+    const pool = new ShareVerifierPool(
+      {
+        workers: 2,
+        implementation: 'auto',
+        maxQueuedJobs: 8,
+        workerUrl: new URL('./workers/warns-then-ready.worker.mjs', import.meta.url),
+      },
+      { logger },
+    );
+    pools.push(pool);
+    await pool.start();
+    const warnings = lines.filter((line) => line['level'] === 40);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatchObject({ msg: 'fallback warning', code: 'NATIVE_POW_UNAVAILABLE' });
+    expect(pool.metrics()).toMatchObject({ workers: 2, implementation: 'typescript' });
+  });
+
+  it('start() rejects when a worker crashes while loading', async () => {
+    const pool = new ShareVerifierPool(
+      {
+        workers: 1,
+        implementation: 'native',
+        maxQueuedJobs: 8,
+        workerUrl: new URL('./workers/crash-on-start.worker.mjs', import.meta.url),
+      },
+      { logger: captureLogger().logger },
+    );
+    await expect(pool.start()).rejects.toThrow('worker crashed while loading');
+  });
+
+  it('verify() before start() rejects with POOL_NOT_STARTED', async () => {
+    const pool = new ShareVerifierPool(
+      { workers: 1, implementation: 'native', maxQueuedJobs: 8 },
+      { logger: captureLogger().logger },
+    );
+    const error = await pool.verify(vectors[0]!.input).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(VerifierPoolError);
+    expect((error as VerifierPoolError).code).toBe('POOL_NOT_STARTED');
+  });
+});

@@ -71,7 +71,8 @@ const templatesSchema = z.strictObject({
 });
 
 const stratumPortSchema = z.strictObject({
-  port,
+  /** 0 takes any free port (tests). */
+  port: z.number().int().min(0).max(65535),
   /** Listen address; 127.0.0.1 unless you mean to serve the world ("0.0.0.0", "::"). */
   host: host.default('127.0.0.1'),
   difficulty: positiveInt,
@@ -140,10 +141,16 @@ const stratumSchema = z
     message: 'a port has "tls": true, so stratum.tls.certFile and keyFile are required',
     path: ['tls'],
   })
-  .refine((s) => new Set(s.ports.map((p) => `${p.host}:${p.port}`)).size === s.ports.length, {
-    message: 'two ports listen on the same host and port',
-    path: ['ports'],
-  });
+  .refine(
+    (s) => {
+      const fixed = s.ports.filter((p) => p.port !== 0).map((p) => `${p.host}:${p.port}`);
+      return new Set(fixed).size === fixed.length;
+    },
+    {
+      message: 'two ports listen on the same host and port',
+      path: ['ports'],
+    },
+  );
 
 const storeSchema = z.strictObject({
   maxBatchSize: z.number().int().min(1).max(10_000).default(256),

@@ -1,0 +1,133 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import { parseConfig } from '../config/load-config.js';
+import type { PoolConfigInput } from '../config/schema.js';
+import { Devnet } from '../devnet/devnet.js';
+import { loadHasher } from '../pow/load-hasher.js';
+import { certificateFingerprintSha256, generateSelfSignedCertificate } from '../servers/tls-certificate.js';
+import { type PrivateRedis, startPrivateRedis } from '../tools/redis-server.js';
+import { PoolNode } from './pool-node.js';
+
+export interface DemoStackOptions {
+  /** Plain stratum port (0: any free port). */
+  readonly stratumPort: number;
+  /** TLS stratum port (0: any free port; null: no TLS port). */
+  readonly tlsPort: number | null;
+  /** Devnet network difficulty: with one XMRig thread (~3 kH/s) 15000 is a block every ~5 s. */
+  readonly networkDifficulty: number;
+  /** Start difficulty of both stratum ports. */
+  readonly shareDifficulty: number;
+  readonly daemonPort: number;
+  readonly walletPort: number;
+  /** Extra pool config merged over the demo's (tests tune vardiff, grace, etc.). */
+  readonly poolOverrides?: Partial<PoolConfigInput>;
+  /** Devnet alias entries (alias -> address), for alias-login demos and tests. */
+  readonly aliases?: ReadonlyArray<{ alias: string; address: string }>;
+}
+
+export const DEFAULT_DEMO_OPTIONS: DemoStackOptions = Object.freeze({
+  stratumPort: 3333,
+  tlsPort: 3334,
+  networkDifficulty: 15_000,
+  shareDifficulty: 1_000,
+  daemonPort: 0,
+  walletPort: 0,
+});
+
+export interface DemoStack {
+  readonly devnet: Devnet;
+  readonly redis: PrivateRedis;
+  readonly pool: PoolNode;
+  /** An address of the devnet wallet, to mine to (payouts to it show up in the wallet). */
+  readonly minerAddress: string;
+  readonly stratumPort: number;
+  readonly tlsPort: number | null;
+  readonly tlsFingerprint: string | null;
+  stop(): Promise<void>;
+}
+
+/**
+ * The whole product on one machine: a private Redis, the devnet (simulated fuegod + walletd) and
+ * the pool wired to them, everything on 127.0.0.1. `npm run devnet` runs this; so do the e2e tests.
+ */
+export async function startDemoStack(options: DemoStackOptions, logger: Logger): Promise<DemoStack> {
+  const cleanups: Array<() => Promise<void>> = [];
+  const cleanup = async () => {
+    for (const step of cleanups.reverse()) await step().catch(() => undefined);
+  };
+  try {
+    const redis = await startPrivateRedis();
+    cleanups.push(() => redis.stop());
+
+    const hasher = loadHasher('auto', logger.child({ module: 'devnet-pow' }));
+    const devnet = await Devnet.start(
+      {
+        daemon: {
+          port: options.daemonPort,
+          difficulty: options.networkDifficulty,
+        },
+        wallet: { port: options.walletPort, addressCount: 2 },
+        extensions: { aliases: options.aliases ?? [] },
+      },
+      { hasher, logger: logger.child({ module: 'devnet' }) },
+    );
+    cleanups.push(() => devnet.stop());
+
+    const certDir = await mkdtemp(join(tmpdir(), 'fuego-pool-tls-'));
+    cleanups.push(() => rm(certDir, { recursive: true, force: true }));
+    let tlsFingerprint: string | null = null;
+    let tls: { certFile: string; keyFile: string } | undefined;
+    if (options.tlsPort !== null) {
+      const pem = await generateSelfSignedCertificate({ commonName: 'fuego-pool devnet' });
+      tls = { certFile: join(certDir, 'cert.pem'), keyFile: join(certDir, 'key.pem') };
+      await writeFile(tls.certFile, pem.cert);
+      await writeFile(tls.keyFile, pem.key, { mode: 0o600 });
+      tlsFingerprint = certificateFingerprintSha256(pem.cert);
+    }
+
+    const daemonUrl = new URL(devnet.daemonUrl);
+    const walletUrl = new URL(devnet.walletUrl);
+    const ports: Array<{ port: number; difficulty: number; tls?: boolean }> = [
+      { port: options.stratumPort, difficulty: options.shareDifficulty },
+    ];
+    if (options.tlsPort !== null)
+      ports.push({ port: options.tlsPort, difficulty: options.shareDifficulty, tls: true });
+
+    const config = parseConfig({
+      network: 'devnet',
+      log: { level: 'info' },
+      daemon: { host: daemonUrl.hostname, port: Number(daemonUrl.port), retries: 1 },
+      wallet: { host: walletUrl.hostname, port: Number(walletUrl.port) },
+      redis: { url: redis.url },
+      pool: { address: devnet.walletAddress },
+      templates: { refreshIntervalMs: 5_000, retryDelayMs: 250 },
+      ...options.poolOverrides,
+      stratum: {
+        ports,
+        ...(tls ? { tls } : {}),
+        vardiff: { targetShareTimeSec: 5, retargetIntervalSec: 20, minDifficulty: 100 },
+        ...options.poolOverrides?.stratum,
+      },
+    });
+    const pool = await PoolNode.start(config, { logger: logger.child({ module: 'pool-node' }) });
+    cleanups.push(() => pool.stop());
+
+    const listening = pool.stratum.listening();
+    const minerAddress = devnet.wallet.addresses[1] ?? devnet.walletAddress;
+    return {
+      devnet,
+      redis,
+      pool,
+      minerAddress,
+      stratumPort: listening[0]?.port ?? options.stratumPort,
+      tlsPort: options.tlsPort === null ? null : (listening[1]?.port ?? options.tlsPort),
+      tlsFingerprint,
+      stop: cleanup,
+    };
+  } catch (error) {
+    await cleanup();
+    throw error;
+  }
+}

@@ -4,4 +4,4 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/ensure-prereqs.sh
 npm run --silent build
-exec node dist/cli.js devnet "$@"
+exec node dist/cli.js demo "$@"

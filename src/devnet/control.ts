@@ -55,7 +55,15 @@ export class DevnetControl {
     return { orphaned, mined };
   }
 
+  /** Registers an alias for `address` (as an on-chain registration would); needs the extensions on. */
+  registerAlias(alias: string, address: string): void {
+    const extensions = this.#parts.daemon.extensions;
+    if (!extensions) throw new RangeError('the alias endpoints are off (--no-extensions)');
+    extensions.registerAlias(alias, address);
+  }
+
   /** Core "initializing": getinfo reports BUSY, JSON-RPC methods answer -9 "Core is busy". */
+
   setDaemonBusy(busy: boolean): void {
     this.#parts.daemon.busy = busy;
   }

@@ -27,7 +27,18 @@ export const commands: readonly CommandEntry[] = [
     load: async () => (await import('./hash.js')).hashCommand,
   },
   {
+    path: ['start'],
+    summary: 'run the pool (stratum, templates, share pipeline) from a config file',
+    load: async () => (await import('./start.js')).startCommand,
+  },
+  {
+    path: ['demo'],
+    summary: 'run the pool on the built-in devnet with a private Redis (what `npm run devnet` runs)',
+    load: async () => (await import('./demo.js')).demoCommand,
+  },
+  {
     path: ['devnet'],
+
     summary: 'run a simulated fuegod + walletd on 127.0.0.1 for demos and tests',
     load: async () => (await import('./devnet.js')).devnetCommand,
   },

@@ -41,6 +41,11 @@ export class DaemonService {
   /** While true the core is "initializing": getinfo says BUSY, everything else refuses. */
   busy = false;
 
+  /** The extension endpoints, when served (control API registers aliases through them). */
+  get extensions(): ExtensionEndpoints | undefined {
+    return this.#extensions;
+  }
+
   constructor(options: DaemonServiceOptions) {
     this.#chain = options.chain;
     this.#extensions = options.extensions;

@@ -49,11 +49,21 @@ const MAX_ROLLOVER_TERM_EPOCHS = 72;
  */
 export class ExtensionEndpoints {
   readonly #data: ExtensionData;
+  readonly #aliases: AliasEntry[];
   readonly #deposits: HeatDeposit[];
   #nextDepositId: number;
 
+  /** Registers (or re-points) an alias, as an on-chain registration would (control API). */
+  registerAlias(alias: string, address: string): void {
+    const name = alias.replace(/^@/, '');
+    const existing = this.#aliases.findIndex((a) => a.alias === name);
+    if (existing >= 0) this.#aliases.splice(existing, 1);
+    this.#aliases.push({ alias: name, address });
+  }
+
   constructor(data: ExtensionData) {
     this.#data = data;
+    this.#aliases = [...data.aliases];
     this.#deposits = [...data.deposits];
     this.#nextDepositId = Math.max(0, ...data.deposits.map((d) => d.id)) + 1;
   }
@@ -90,12 +100,12 @@ export class ExtensionEndpoints {
       case '/get_alias_by_address':
         return (body) => {
           const address = typeof body['address'] === 'string' ? body['address'] : '';
-          const entry = this.#data.aliases.find((a) => a.address === address);
+          const entry = this.#aliases.find((a) => a.address === address);
           return { address, alias: entry?.alias ?? '', found: entry !== undefined, status: 'OK' };
         };
       case '/get_all_aliases':
         return () => ({
-          aliases: this.#data.aliases.map((a) => ({ address: a.address, alias: a.alias })),
+          aliases: this.#aliases.map((a) => ({ address: a.address, alias: a.alias })),
           status: 'OK',
         });
       case '/getdeposits':
@@ -120,9 +130,7 @@ export class ExtensionEndpoints {
   #getAlias(body: Record<string, unknown>): Record<string, unknown> {
     const raw = typeof body['alias'] === 'string' ? body['alias'] : '';
     const name = raw.startsWith('@') ? raw.slice(1) : raw;
-    const entry = this.#data.aliases.find(
-      (a) => a.alias.replace(/^@/, '').toLowerCase() === name.toLowerCase(),
-    );
+    const entry = this.#aliases.find((a) => a.alias.replace(/^@/, '').toLowerCase() === name.toLowerCase());
     return {
       address: entry?.address ?? '',
       alias: entry?.alias.replace(/^@/, '') ?? name,

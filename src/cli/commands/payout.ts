@@ -1,0 +1,120 @@
+import { formatAtomic } from '../../fuego/money.js';
+import { createLogger } from '../../log/logger.js';
+import { loadPaymentsConfigFile, minPayoutAtomicOf } from '../../pool/payouts/payout-config.js';
+import { type BatchReport, PayoutRunner, type PayoutRunSummary } from '../../pool/payouts/payout-runner.js';
+import { DaemonClient } from '../../rpc/daemon-client.js';
+import { WalletClient } from '../../rpc/wallet-client.js';
+import { createRedisClient } from '../../store/redis-client.js';
+import { type CliCommand, type CliIo, UsageError, writeLine } from '../command.js';
+
+export interface PayoutArgs {
+  readonly configPath: string;
+  readonly now: boolean;
+  readonly dryRun: boolean;
+}
+
+/** Parses `--config FILE [--now] [--dry-run]` (shared by report via its own subset). */
+export function parsePayoutArgs(args: readonly string[], allowed: ReadonlySet<string>): PayoutArgs {
+  let configPath: string | undefined;
+  let now = false;
+  let dryRun = false;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (!allowed.has(arg)) throw new UsageError(`unknown option ${arg}`);
+    if (arg === '--config') {
+      configPath = args[++i];
+      if (configPath === undefined) throw new UsageError('--config needs a FILE');
+    } else if (arg === '--now') now = true;
+    else if (arg === '--dry-run') dryRun = true;
+  }
+  if (configPath === undefined) throw new UsageError('missing --config FILE');
+  return { configPath, now, dryRun };
+}
+
+/** The summary as an aligned text table, one line per batch. */
+export function formatPayoutSummary(summary: PayoutRunSummary): string[] {
+  const lines: string[] = [];
+  if (summary.skipped !== null) lines.push(`skipped: ${summary.skipped} (${summary.detail})`);
+  const rows: BatchReport[] = [...summary.recovered, ...summary.batches, ...summary.stillOpen];
+  const unique = rows.filter(
+    (row, index) => row.batchId === '(dry run)' || rows.findIndex((r) => r.batchId === row.batchId) === index,
+  );
+  const table = [
+    ['batch', 'state', 'miners', 'amount (XFG)', 'tx', 'note'],
+    ...unique.map((row) => [
+      row.batchId,
+      row.state,
+      String(row.recipients),
+      formatAtomic(row.amountAtomic),
+      row.txHash ?? '-',
+      row.note,
+    ]),
+  ];
+  const widths = table[0]!.map((_, column) => Math.max(...table.map((r) => r[column]!.length)));
+  for (const row of table)
+    lines.push(
+      row
+        .map((cell, column) => cell.padEnd(widths[column]!))
+        .join('  ')
+        .trimEnd(),
+    );
+  if (unique.length === 0) lines.push('(no batches)');
+  for (const skipped of summary.skippedMiners) lines.push(`not paid: ${skipped.address} - ${skipped.reason}`);
+  return lines;
+}
+
+/**
+ * `fuego-pool payout --config FILE [--now] [--dry-run]`: one recovery + payout pass (for cron).
+ * Without --now the pass is skipped when the last one finished less than payouts.intervalSec ago,
+ * so a frequent cron line still honours the configured interval. Exit 0 when the pass ran (or was
+ * not due), 1 when it was skipped for a reason the operator must look at.
+ */
+export const payoutCommand: CliCommand = {
+  path: ['payout'],
+  usage: 'fuego-pool payout --config FILE [--now] [--dry-run]',
+  summary: 'settle unresolved payout batches, then pay balances above the minimum',
+  async run(args: string[], io: CliIo): Promise<number> {
+    const options = parsePayoutArgs(args, new Set(['--config', '--now', '--dry-run']));
+    const { pool, payments } = loadPaymentsConfigFile(options.configPath);
+    const logger = createLogger({ level: pool.log.level });
+    const redis = await createRedisClient({ url: pool.redis.url }, logger);
+    const wallet = new WalletClient({ ...pool.wallet, retries: 2 });
+    const daemon = new DaemonClient({ ...pool.daemon });
+    try {
+      const runner = new PayoutRunner(
+        {
+          keyPrefix: pool.redis.keyPrefix,
+          minPayoutAtomic: minPayoutAtomicOf(payments.payouts),
+          maxTransfersPerTransaction: payments.payouts.maxTransfersPerTransaction,
+          networkFeeAtomic: BigInt(payments.payouts.networkFeeAtomic),
+          feePaidBy: payments.payouts.feePaidBy,
+          ...(payments.payouts.changeAddress === undefined
+            ? {}
+            : { walletChangeAddress: payments.payouts.changeAddress }),
+          anonymity: payments.payouts.anonymity,
+          maxWalletLagBlocks: payments.payouts.maxWalletLagBlocks,
+          maxBatchesPerRun: payments.payouts.maxBatchesPerRun,
+          unresolvedRollbackAfterMs: payments.payouts.unresolvedRollbackAfterSec * 1000,
+          recoveryScanBlocks: payments.payouts.recoveryScanBlocks,
+          lockTtlMs: payments.payouts.lockTtlSec * 1000,
+        },
+        { redis, wallet, daemon, logger: logger.child({ module: 'payouts' }) },
+      );
+      if (!options.now && !options.dryRun) {
+        const last = await runner.store.getLastRun();
+        const dueAtMs = last === null ? 0 : last + payments.payouts.intervalSec * 1000;
+        if (Date.now() < dueAtMs) {
+          writeLine(io.stdout, `not due: next payout after ${new Date(dueAtMs).toISOString()} (use --now)`);
+          return 0;
+        }
+      }
+      const summary = await runner.runOnce({ dryRun: options.dryRun });
+      for (const line of formatPayoutSummary(summary)) writeLine(io.stdout, line);
+      return summary.skipped === null ? 0 : 1;
+    } finally {
+      wallet.close();
+      daemon.close();
+      redis.disconnect();
+    }
+  },
+};

@@ -1,0 +1,161 @@
+import { Redis } from 'ioredis';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type DemoStack, startDemoStack } from '../../src/app/demo-stack.js';
+import { decodeAddress, encodeIntegratedAddress } from '../../src/fuego/address.js';
+import { DaemonClient } from '../../src/rpc/daemon-client.js';
+import { createStoreKeys } from '../../src/store/keys.js';
+import { ensureXmrig } from '../../src/tools/xmrig.js';
+import { XmrigRun, type XmrigRunReport } from './xmrig-runner.js';
+
+/**
+ * Real XMRig 6.16.0 miners against the real pool on the devnet, all on 127.0.0.1. Difficulties are
+ * low so that one CPU thread (~2-3 kH/s) finds shares every second or so and blocks every few.
+ */
+const NETWORK_DIFFICULTY = 4_000;
+const SHARE_DIFFICULTY = 300;
+const ALIAS = 'e2e-miner';
+const keys = createStoreKeys('fuego');
+
+let stack: DemoStack;
+let xmrigPath: string;
+let redis: Redis;
+let daemon: DaemonClient;
+
+beforeAll(async () => {
+  xmrigPath = await ensureXmrig();
+  const logger = pino({ level: 'warn' });
+  stack = await startDemoStack(
+    {
+      stratumPort: 0,
+      tlsPort: 0,
+      networkDifficulty: NETWORK_DIFFICULTY,
+      shareDifficulty: SHARE_DIFFICULTY,
+      daemonPort: 0,
+      walletPort: 0,
+      poolOverrides: {
+        stratum: { vardiff: { targetShareTimeSec: 2, retargetIntervalSec: 10, minDifficulty: 100 } },
+      },
+    },
+    logger,
+  );
+  redis = new Redis(stack.redis.url);
+  const daemonUrl = new URL(stack.devnet.daemonUrl);
+  daemon = new DaemonClient({
+    host: daemonUrl.hostname,
+    port: Number(daemonUrl.port),
+    timeoutMs: 5_000,
+    retries: 0,
+  });
+}, 120_000);
+
+afterAll(async () => {
+  daemon?.close();
+  redis?.disconnect();
+  await stack?.stop();
+});
+
+/** Runs miners side by side until each has `minAccepted` accepted shares (or the time is up). */
+async function mine(
+  runs: Array<Parameters<typeof XmrigRun.start>[0]>,
+  minAccepted: number,
+  timeoutMs: number,
+): Promise<XmrigRunReport[]> {
+  const miners = await Promise.all(runs.map((options) => XmrigRun.start(options)));
+  let reports: XmrigRunReport[] = [];
+  try {
+    await Promise.all(miners.map((m) => m.waitFor((r) => r.accepted >= minAccepted, timeoutMs)));
+  } finally {
+    // stop() signals only the PIDs started above and returns each miner's final counts.
+    reports = await Promise.all(miners.map((m) => m.stop()));
+  }
+  return reports;
+}
+
+function expectCleanRun(report: XmrigRunReport, label: string): void {
+  expect(report.accepted, `${label}: accepted shares\n${report.log.slice(-2000)}`).toBeGreaterThan(0);
+  expect(report.rejected, `${label}: rejected ${report.rejectReasons.join(', ')}`).toBe(0);
+}
+
+async function workerShares(address: string, worker: string): Promise<number> {
+  return Number((await redis.hget(keys.worker(address, worker), 'sharesValid')) ?? 0);
+}
+
+describe('mining with a real XMRig on the devnet', () => {
+  it('two workers on one address, over plain TCP and over TLS, get shares accepted and find blocks', async () => {
+    const heightBefore = await daemon.getHeight();
+    const [plain, tls] = await mine(
+      [
+        { xmrigPath, port: stack.stratumPort, login: stack.minerAddress, rigId: 'rig-plain' },
+        {
+          xmrigPath,
+          port: stack.tlsPort ?? 0,
+          login: stack.minerAddress,
+          rigId: 'rig-tls',
+          extraArgs: ['--tls', `--tls-fingerprint=${stack.tlsFingerprint}`],
+        },
+      ],
+      12,
+      90_000,
+    );
+    expectCleanRun(plain!, 'plain');
+    expectCleanRun(tls!, 'tls');
+
+    // Shares are durable in Redis, per worker.
+    expect(await workerShares(stack.minerAddress, 'rig-plain')).toBeGreaterThan(0);
+    expect(await workerShares(stack.minerAddress, 'rig-tls')).toBeGreaterThan(0);
+    expect(await redis.xlen(keys.shares)).toBeGreaterThan(0);
+
+    // Blocks were found, accepted by the devnet's independent validator, and recorded as candidates.
+    const candidates = await redis.zrange(keys.blockCandidates, 0, -1);
+    expect(candidates.length).toBeGreaterThan(0);
+    expect(await daemon.getHeight()).toBeGreaterThan(heightBefore);
+    let onChain = 0;
+    for (const hash of candidates) {
+      const record = await redis.hgetall(keys.block(hash));
+      if (record['submitResult'] !== 'accepted') continue;
+      const header = await daemon.getBlockHeaderByHeight(Number(record['height']));
+      if (header.hash === hash) onChain += 1;
+    }
+    expect(onChain).toBeGreaterThan(0);
+  }, 150_000);
+
+  it('a miner with --nicehash and --keepalive mines without rejections', async () => {
+    const [report] = await mine(
+      [
+        {
+          xmrigPath,
+          port: stack.stratumPort,
+          login: `${stack.minerAddress}.nicehash-keepalive`,
+          extraArgs: ['--nicehash', '--keepalive'],
+        },
+      ],
+      4,
+      60_000,
+    );
+    expectCleanRun(report!, 'nicehash+keepalive');
+    expect(await workerShares(stack.minerAddress, 'nicehash-keepalive')).toBeGreaterThan(0);
+  }, 90_000);
+
+  it('miners logging in with an integrated address and with an alias are credited to the right address', async () => {
+    const keysOfMiner = decodeAddress(stack.minerAddress);
+    const integrated = encodeIntegratedAddress({
+      spendPublicKey: keysOfMiner.spendPublicKey,
+      viewPublicKey: keysOfMiner.viewPublicKey,
+      paymentId: 'ab'.repeat(32),
+    });
+    stack.devnet.control.registerAlias(ALIAS, stack.minerAddress);
+    const [integratedRun, aliasRun] = await mine(
+      [
+        { xmrigPath, port: stack.stratumPort, login: `${integrated}.integrated` },
+        { xmrigPath, port: stack.stratumPort, login: `@${ALIAS}`, rigId: 'alias-rig' },
+      ],
+      4,
+      60_000,
+    );
+    expectCleanRun(integratedRun!, 'integrated');
+    expectCleanRun(aliasRun!, 'alias');
+    expect(await workerShares(integrated, 'integrated')).toBeGreaterThan(0);
+    expect(await workerShares(stack.minerAddress, 'alias-rig')).toBeGreaterThan(0);
+  }, 90_000);
+});

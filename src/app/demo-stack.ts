@@ -80,7 +80,7 @@ export async function startDemoStack(options: DemoStackOptions, logger: Logger):
     let tlsFingerprint: string | null = null;
     let tls: { certFile: string; keyFile: string } | undefined;
     if (options.tlsPort !== null) {
-      const pem = await generateSelfSignedCertificate({ commonName: 'fuego-pool devnet' });
+      const pem = await generateSelfSignedCertificate({ commonName: 'fuego-pool-devnet' });
       tls = { certFile: join(certDir, 'cert.pem'), keyFile: join(certDir, 'key.pem') };
       await writeFile(tls.certFile, pem.cert);
       await writeFile(tls.keyFile, pem.key, { mode: 0o600 });

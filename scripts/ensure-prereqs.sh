@@ -18,15 +18,20 @@ if [ ! -f "$stamp" ] || [ package-lock.json -nt "$stamp" ] || [ package.json -nt
   touch "$stamp"
 fi
 
-if ! command -v redis-server >/dev/null 2>&1; then
+# redis-server: the demo and the tests start private instances. openssl: self-signed TLS certificates.
+missing=()
+command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
+command -v openssl >/dev/null 2>&1 || missing+=(openssl)
+if [ "${#missing[@]}" -gt 0 ]; then
   if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
-    echo "==> redis-server is missing; installing it with apt-get"
+    echo "==> installing ${missing[*]} with apt-get"
     apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends redis-server >/dev/null
-    # The package may start a system instance; the tests never use it (they start their own).
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    # The redis package may start a system instance; the tests never use it (they start their own).
   else
-    echo "fuego-pool: redis-server is not installed. Install it (Debian/Ubuntu: sudo apt-get install redis-server," >&2
-    echo "macOS: brew install redis) and run this command again." >&2
+    echo "fuego-pool: missing ${missing[*]}. Install it (Debian/Ubuntu: sudo apt-get install ${missing[*]};" >&2
+    echo "macOS: brew install redis openssl) and run this command again." >&2
     exit 1
   fi
 fi
+

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { paymentsConfigSchema } from './payments-schema.js';
 
 /**
  * The one configuration schema of fuego-pool. Every object is strict so that a misspelt key
@@ -171,6 +172,7 @@ export const configSchema = z.strictObject({
   templates: section(templatesSchema),
   stratum: section(stratumSchema),
   store: section(storeSchema),
+  payments: section(paymentsConfigSchema),
 });
 
 export type PoolConfig = z.infer<typeof configSchema>;

@@ -37,6 +37,16 @@ export const commands: readonly CommandEntry[] = [
     load: async () => (await import('./demo.js')).demoCommand,
   },
   {
+    path: ['payout'],
+    summary: 'run one payout pass (recovery first, then batches) — for cron; --now, --dry-run',
+    load: async () => (await import('./payout.js')).payoutCommand,
+  },
+  {
+    path: ['report'],
+    summary: 'solvency and payout report: balances vs wallet, open and failed batches',
+    load: async () => (await import('./report.js')).reportCommand,
+  },
+  {
     path: ['devnet'],
 
     summary: 'run a simulated fuegod + walletd on 127.0.0.1 for demos and tests',

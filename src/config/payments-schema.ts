@@ -1,0 +1,131 @@
+import { z } from 'zod';
+import { MINIMUM_FEE_ATOMIC, MoneyError, parseCoins } from '../fuego/money.js';
+import { PAYMENT_SCHEME_NAMES } from '../pool/schemes/payment-scheme-name.js';
+
+/**
+ * The `payments` section: how confirmed blocks are shared (scheme, fees, unlock depth) and how
+ * balances are paid out. Money amounts are written as coin strings and percentages as decimal
+ * text or numbers, converted exactly (never through float arithmetic) where they are used.
+ */
+
+const PERCENT_PATTERN = /^(\d{1,3})(?:\.(\d{1,2}))?$/;
+
+/**
+ * "1.25" or 1.25 -> 125 basis points, exactly (from the decimal text, never by float multiply);
+ * null for anything that is not 0..100 with at most 2 decimals (negative, 1e-3, 0.125, 101).
+ */
+export function percentToBasisPoints(value: number | string): number | null {
+  const text = typeof value === 'number' ? (Number.isFinite(value) ? String(value) : '') : value.trim();
+  const match = PERCENT_PATTERN.exec(text);
+  if (match === null) return null;
+  const basisPoints = Number(match[1]) * 100 + Number((match[2] ?? '').padEnd(2, '0'));
+  return basisPoints <= 10_000 ? basisPoints : null;
+}
+
+const percent = z.union([z.number(), z.string()]).refine((value) => percentToBasisPoints(value) !== null, {
+  message: 'must be a percentage from 0 to 100 with at most 2 decimals',
+});
+
+/**
+ * The unlocker's keys of the `payments` config section (merged into one strict object with the
+ * payout keys below).
+ */
+export const unlockerConfigFields = {
+  /** How pool (non-solo) blocks are shared; solo blocks are always paid by SOLO. */
+  scheme: z.enum(PAYMENT_SCHEME_NAMES).default('pplns'),
+  poolFeePercent: percent.default(1),
+  /** Fee of solo blocks; defaults to poolFeePercent. */
+  soloFeePercent: percent.optional(),
+  finderBonusPercent: percent.default(0),
+  /** Where the pool fee is credited (and later paid); without one it stays in the pool wallet. */
+  feeAddress: z.string().min(1).optional(),
+  pplnsWindowFactor: z.number().min(0.001).max(100).default(2),
+  /** Depth (blocks on top) at which a block's reward is credited; coinbase unlocks at 60. */
+  confirmDepth: z.number().int().min(1).max(10_000).default(60),
+  unlockIntervalSec: z.number().int().min(1).max(86_400).default(60),
+};
+
+export const unlockerConfigSchema = z.strictObject(unlockerConfigFields);
+
+const coins = z.string().refine(
+  (text) => {
+    try {
+      parseCoins(text);
+      return true;
+    } catch (error) {
+      if (error instanceof MoneyError) return false;
+      throw error;
+    }
+  },
+  { message: 'must be a non-negative coin amount such as "0.5" (at most 7 decimals)' },
+);
+
+/** `payments.payouts`: how and when balances are paid. */
+export const payoutConfigSchema = z.strictObject({
+  /** The leader's payout interval; false leaves payouts to `fuego-pool payout` (cron). */
+  enabled: z.boolean().default(true),
+  intervalSec: z
+    .number()
+    .int()
+    .min(10)
+    .max(7 * 86_400)
+    .default(3_600),
+  /** Pool-wide minimum balance that is paid, in coins ("0.5"). */
+  minPayoutCoins: coins.default('1'),
+  /** Transfers per sendTransaction; a transaction must stay under the network's size limit. */
+  maxTransfersPerTransaction: z.number().int().min(1).max(100).default(15),
+  /** walletd 1.9.3 always pays 80000 whatever it is asked; the record's fee is what counts. */
+  networkFeeAtomic: z.number().int().min(Number(MINIMUM_FEE_ATOMIC)).max(1e12).default(80_000),
+  feePaidBy: z.enum(['pool', 'miners']).default('pool'),
+  /** A wallet address for the change; default: the wallet's first address. */
+  changeAddress: z.string().min(1).optional(),
+  /** Ring size sent to walletd (1.9.3 ignores it and uses 2, but requires it). */
+  anonymity: z.number().int().min(2).max(20).default(2),
+  /** The wallet must be within this many blocks of the daemon (walletd itself refuses beyond 2). */
+  maxWalletLagBlocks: z.number().int().min(0).max(1_000).default(2),
+  maxBatchesPerRun: z.number().int().min(1).max(1_000).default(20),
+  /**
+   * A batch whose send had an ambiguous outcome and that the wallet does not know is rolled back
+   * only after this long: past the daemon mempool's 24 h lifetime, so it can no longer be mined.
+   */
+  unresolvedRollbackAfterSec: z
+    .number()
+    .int()
+    .min(0)
+    .default(26 * 3_600),
+  /** How far back (blocks) a recovery scan reads the wallet's transactions. */
+  recoveryScanBlocks: z.number().int().min(10).max(1_000_000).default(20_000),
+  /** The payout lock's expiry; renewed before every wallet call. */
+  lockTtlSec: z.number().int().min(1).max(3_600).default(300),
+});
+
+export const paymentsConfigSchema = z
+  .strictObject({
+    ...unlockerConfigFields,
+    payouts: payoutConfigSchema.prefault({}),
+  })
+  .superRefine((config, ctx) => {
+    if (config.payouts.feePaidBy !== 'miners') return;
+    const min = safeCoins(config.payouts.minPayoutCoins);
+    if (min !== null && min <= BigInt(config.payouts.networkFeeAtomic)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['payouts', 'minPayoutCoins'],
+        message: 'must be above the network fee when miners pay it (feePaidBy "miners")',
+      });
+    }
+  });
+
+export type PaymentsConfig = z.infer<typeof paymentsConfigSchema>;
+export type PayoutConfig = PaymentsConfig['payouts'];
+export type UnlockerConfig = z.infer<typeof unlockerConfigSchema>;
+
+function safeCoins(text: string): bigint | null {
+  try {
+    return parseCoins(text);
+  } catch {
+    return null;
+  }
+}
+
+/** Validates the `payments` section; the error names the key (`payments.poolFeePercent: ...`). */

@@ -1,0 +1,85 @@
+/**
+ * The pool's event bus: the pool core, the block unlocker and the payout runner publish what
+ * happened; the live feed (and later webhooks) subscribe. In-process only: a deployment that
+ * runs the API in another process relays these over Redis pub/sub (not built yet).
+ *
+ * Payloads carry no miner IPs and only public facts (heights, hashes, amounts, addresses).
+ * Amounts are atomic units as bigint; listeners format them.
+ */
+
+export interface PoolEventMap {
+  /** The network tip moved (seen by the template source or the API's daemon poller). */
+  readonly 'network-block': {
+    readonly height: number;
+    readonly hash: string;
+    readonly difficulty: bigint;
+    readonly timestampMs: number;
+  };
+  /** The pool submitted a block candidate the daemon accepted (or answered ambiguously). */
+  readonly 'block-found': {
+    readonly height: number;
+    readonly hash: string;
+    readonly finderAddress: string;
+    readonly solo: boolean;
+    readonly timestampMs: number;
+  };
+  /** The unlocker saw the block reach the unlock depth on the main chain. */
+  readonly 'block-confirmed': {
+    readonly height: number;
+    readonly hash: string;
+    readonly rewardAtomic: bigint;
+  };
+  /** The unlocker saw another block at the height: the round's work went back to the pool. */
+  readonly 'block-orphaned': { readonly height: number; readonly hash: string };
+  /** A payout batch's transaction was accepted by the wallet. */
+  readonly 'payment-sent': {
+    readonly batchId: string;
+    readonly transactionHash: string;
+    readonly recipients: number;
+    readonly amountAtomic: bigint;
+    readonly feeAtomic: bigint;
+    readonly timestampMs: number;
+  };
+}
+
+export type PoolEventName = keyof PoolEventMap;
+export type PoolEventListener<K extends PoolEventName> = (payload: PoolEventMap[K]) => void;
+
+export interface PoolEventBus {
+  publish<K extends PoolEventName>(name: K, payload: PoolEventMap[K]): void;
+  /** Returns the unsubscribe function. */
+  subscribe<K extends PoolEventName>(name: K, listener: PoolEventListener<K>): () => void;
+}
+
+/**
+ * Synchronous in-memory bus. A throwing listener is reported to `onListenerError` and does not
+ * stop the others or the publisher (a broken feed must never fail a share or a payout).
+ */
+export function createPoolEventBus(
+  onListenerError: (error: unknown, name: PoolEventName) => void,
+): PoolEventBus {
+  const listeners = new Map<PoolEventName, Set<(payload: never) => void>>();
+  return {
+    publish(name, payload) {
+      for (const listener of listeners.get(name) ?? []) {
+        try {
+          (listener as (p: typeof payload) => void)(payload);
+        } catch (error) {
+          onListenerError(error, name);
+        }
+      }
+    },
+    subscribe(name, listener) {
+      let set = listeners.get(name);
+      if (set === undefined) {
+        set = new Set();
+        listeners.set(name, set);
+      }
+      const entry = listener as (payload: never) => void;
+      set.add(entry);
+      return () => {
+        set.delete(entry);
+      };
+    },
+  };
+}

@@ -1,0 +1,46 @@
+import { RpcError } from '../../rpc/rpc-error.js';
+import { type WalletErrorKind, walletErrorKind } from '../../rpc/wallet-client.js';
+
+/**
+ * What a failed sendTransaction says about the money:
+ * - 'not-sent': walletd refused before building the transaction (or the request never reached
+ *   it), so the batch can be rolled back at once;
+ * - 'unknown': the transaction may have been broadcast (timeout, dropped connection, an internal
+ *   error, anything unrecognised). Only the wallet's records can tell: never resend.
+ */
+export type SendOutcome = { readonly kind: 'not-sent' | 'unknown'; readonly reason: string };
+
+/**
+ * walletd checks these before it builds or relays anything (WalletService::sendTransaction:
+ * address validation, then WalletGreen::transfer's parameter checks and input selection).
+ * INTERNAL_ERROR (5) is deliberately absent: it is also what a failure after relaying looks like.
+ */
+const REFUSED_BEFORE_BROADCAST: ReadonlySet<WalletErrorKind> = new Set<WalletErrorKind>([
+  'INVALID_ADDRESS',
+  'INSUFFICIENT_FUNDS',
+  'DESTINATION_EMPTY',
+  'MIXIN_TOO_BIG',
+  'WALLET_NOT_FOUND',
+  'CHANGE_ADDRESS_REQUIRED',
+  'CHANGE_ADDRESS_NOT_FOUND',
+]);
+
+/** JSON-RPC envelope errors: the request was rejected before any method ran. */
+const ENVELOPE_ERRORS: ReadonlySet<number> = new Set([-32700, -32600, -32601, -32602]);
+
+export function classifySendError(error: unknown): SendOutcome {
+  const reason = error instanceof Error ? error.message : String(error);
+  if (!(error instanceof RpcError)) return { kind: 'unknown', reason };
+  const known = walletErrorKind(error);
+  if (known !== undefined && REFUSED_BEFORE_BROADCAST.has(known)) return { kind: 'not-sent', reason };
+  if (error.code === 'RPC_ERROR' && error.rpcCode !== undefined && ENVELOPE_ERRORS.has(error.rpcCode)) {
+    return { kind: 'not-sent', reason };
+  }
+  // Built locally and refused before any byte was sent (e.g. an amount too large for JSON).
+  if (error.code === 'RPC_BAD_REQUEST') return { kind: 'not-sent', reason };
+  // Connection refused: nothing reached the wallet. A reset or hang-up after sending is 'unknown'.
+  if (error.code === 'RPC_UNREACHABLE' && error.data['errno'] === 'ECONNREFUSED') {
+    return { kind: 'not-sent', reason };
+  }
+  return { kind: 'unknown', reason };
+}

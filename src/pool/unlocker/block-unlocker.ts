@@ -1,0 +1,329 @@
+import type { Redis } from 'ioredis';
+import type { Logger } from '../../log/logger.js';
+import type { DaemonClient } from '../../rpc/daemon-client.js';
+import { RpcError } from '../../rpc/rpc-error.js';
+import { RedisLedgerReader, type StoredBlockCandidate } from '../../store/ledger-reader.js';
+import { type BlockCredit, UnlockerStore } from '../../store/unlocker-store.js';
+import { computeSplit } from '../schemes/compute-split.js';
+import { orphanedRoundRule } from '../schemes/orphaned-round-rule.js';
+import type { PaymentSchemeName } from '../schemes/payment-scheme-name.js';
+import { DEFAULT_PPLNS_WINDOW_FACTOR, pplnsWindowDifficulty } from '../schemes/pplns-window.js';
+import type { EmptyRoundPolicy, FeePolicy, PaymentSplit } from '../schemes/types.js';
+
+/** Coinbase outputs unlock 60 blocks deep on Fuego; crediting earlier would promise unspendable coins. */
+export const DEFAULT_CONFIRM_DEPTH = 60;
+/** Candidates examined per run (pages of listBlockCandidates). */
+const DEFAULT_MAX_CANDIDATES_PER_RUN = 2_000;
+const CANDIDATE_PAGE = 500;
+/** fuegod: "To big height" - the height is not (yet) in the main chain. */
+const TOO_BIG_HEIGHT = -2;
+
+export interface BlockUnlockerOptions {
+  readonly keyPrefix: string;
+  readonly scheme: PaymentSchemeName;
+  /** Pool blocks use `pool`, solo blocks `solo` (its finder bonus is ignored by SOLO). */
+  readonly fee: { readonly pool: FeePolicy; readonly solo: FeePolicy };
+  readonly confirmDepth?: number;
+  readonly pplnsWindowFactor?: number;
+  readonly emptyRound?: EmptyRoundPolicy;
+  readonly maxCandidatesPerRun?: number;
+  readonly historyMaxLength?: number;
+}
+
+export interface BlockUnlockerModules {
+  readonly redis: Redis;
+  readonly daemon: Pick<DaemonClient, 'getBlockHeaderByHeight'>;
+  readonly logger: Logger;
+  readonly clock?: () => number;
+  /**
+   * Leader fencing: the token this process holds, or null when it may not write (then the run does
+   * nothing). Without the hook the scripts are unfenced (single process).
+   */
+  readonly fencingToken?: () => string | null;
+}
+
+export type CandidateOutcome =
+  | 'confirmed'
+  | 'orphaned'
+  | 'pending'
+  | 'above-tip'
+  | 'already-decided'
+  | 'error';
+
+export interface CandidateDecision {
+  readonly hash: string;
+  readonly height: number;
+  readonly outcome: CandidateOutcome;
+  readonly detail: string;
+  readonly rewardAtomic?: bigint;
+}
+
+export interface UnlockerRunSummary {
+  readonly skipped: 'not-leader' | null;
+  readonly decisions: readonly CandidateDecision[];
+}
+
+/**
+ * Decides every pending block candidate against the daemon's main chain (leader role):
+ * - the hash at the candidate's height differs -> orphaned: nothing credited; the scheme's rule
+ *   says what happens to its round (PROP merges it into the current round, PPLNS needs nothing:
+ *   the shares are still in the window, SOLO has none). `orphan_status` is not consulted: the real
+ *   daemon does not report it reliably.
+ * - same hash and depth >= confirmDepth -> confirmed: the split of the header's reward (coinbase +
+ *   fees) is credited and the status flipped in ONE script, idempotent by block hash.
+ * - same hash, shallower -> stays pending; its confirmations are recorded.
+ * - the daemon answers "To big height" (the chain is now shorter than the candidate's height, after
+ *   a reorg to a shorter chain or while the daemon resyncs) -> stays pending. The block is not on
+ *   the main chain right now, but no other block holds its height either, so it may come back;
+ *   it is orphaned as soon as a different block is seen at that height.
+ * - submitblock said 'rejected' -> orphaned at once (it never entered the chain; it closed no round).
+ * A candidate whose split cannot be computed (e.g. its PPLNS share entry was trimmed) stays pending
+ * and is reported as an error for the operator; nothing is credited on a guess.
+ */
+export class BlockUnlocker {
+  readonly #opts: Required<Omit<BlockUnlockerOptions, 'historyMaxLength' | 'emptyRound'>> & {
+    emptyRound: EmptyRoundPolicy;
+  };
+  readonly #daemon: BlockUnlockerModules['daemon'];
+  readonly #logger: Logger;
+  readonly #fencingToken: (() => string | null) | undefined;
+  readonly #reader: RedisLedgerReader;
+  readonly #store: UnlockerStore;
+
+  constructor(opts: BlockUnlockerOptions, modules: BlockUnlockerModules) {
+    const confirmDepth = opts.confirmDepth ?? DEFAULT_CONFIRM_DEPTH;
+    if (!Number.isSafeInteger(confirmDepth) || confirmDepth < 1) {
+      throw new RangeError('confirmDepth must be an integer >= 1');
+    }
+    this.#opts = {
+      keyPrefix: opts.keyPrefix,
+      scheme: opts.scheme,
+      fee: opts.fee,
+      confirmDepth,
+      pplnsWindowFactor: opts.pplnsWindowFactor ?? DEFAULT_PPLNS_WINDOW_FACTOR,
+      emptyRound: opts.emptyRound ?? 'credit-finder',
+      maxCandidatesPerRun: opts.maxCandidatesPerRun ?? DEFAULT_MAX_CANDIDATES_PER_RUN,
+    };
+    this.#daemon = modules.daemon;
+    this.#logger = modules.logger;
+    this.#fencingToken = modules.fencingToken;
+    this.#reader = new RedisLedgerReader({ keyPrefix: opts.keyPrefix }, { redis: modules.redis });
+    const storeOptions =
+      opts.historyMaxLength === undefined
+        ? { keyPrefix: opts.keyPrefix }
+        : { keyPrefix: opts.keyPrefix, historyMaxLength: opts.historyMaxLength };
+    this.#store = new UnlockerStore(
+      storeOptions,
+      modules.clock ? { redis: modules.redis, clock: modules.clock } : { redis: modules.redis },
+    );
+  }
+
+  async runOnce(): Promise<UnlockerRunSummary> {
+    const token = this.#token();
+    if (token === null) return { skipped: 'not-leader', decisions: [] };
+    const candidates = await this.#pendingCandidates();
+    const decisions: CandidateDecision[] = [];
+    for (const candidate of candidates) {
+      let decision: CandidateDecision;
+      try {
+        decision = await this.#decide(candidate, token);
+      } catch (error) {
+        // A fencing refusal stops the run: this process is no longer the leader.
+        if ((error as { code?: string }).code === 'FENCED') throw error;
+        const detail = error instanceof Error ? error.message : String(error);
+        this.#logger.error(
+          { err: error, hash: candidate.hash, height: candidate.height },
+          'block unlock failed',
+        );
+        decision = { hash: candidate.hash, height: candidate.height, outcome: 'error', detail };
+      }
+      decisions.push(decision);
+    }
+    return { skipped: null, decisions };
+  }
+
+  #token(): string | null {
+    if (this.#fencingToken === undefined) return '';
+    return this.#fencingToken();
+  }
+
+  async #pendingCandidates(): Promise<StoredBlockCandidate[]> {
+    const pending: StoredBlockCandidate[] = [];
+    for (let offset = 0; offset < this.#opts.maxCandidatesPerRun; offset += CANDIDATE_PAGE) {
+      const page = await this.#reader.listBlockCandidates({ offset, limit: CANDIDATE_PAGE });
+      pending.push(...page.filter((c) => c.status === 'pending'));
+      if (page.length < CANDIDATE_PAGE) break;
+    }
+    // Oldest first: older blocks are the ones that can be decided.
+    return pending.sort((a, b) => a.height - b.height);
+  }
+
+  async #decide(candidate: StoredBlockCandidate, token: string): Promise<CandidateDecision> {
+    const { hash, height } = candidate;
+    const base = { hash, height };
+    if (candidate.submitResult === 'rejected') {
+      const orphaned = await this.#store.orphanBlock({
+        hash,
+        height,
+        mergeRound: false,
+        reason: 'rejected by the daemon at submitblock',
+        observedHash: '',
+        fencingToken: token,
+      });
+      return {
+        ...base,
+        outcome: orphaned.applied ? 'orphaned' : 'already-decided',
+        detail: 'submitblock rejected',
+      };
+    }
+
+    let header: Awaited<ReturnType<BlockUnlockerModules['daemon']['getBlockHeaderByHeight']>>;
+    try {
+      header = await this.#daemon.getBlockHeaderByHeight(height);
+    } catch (error) {
+      if (error instanceof RpcError && error.rpcCode === TOO_BIG_HEIGHT) {
+        await this.#store.observeBlock({
+          hash,
+          confirmations: 0,
+          note: 'height above the chain tip',
+          fencingToken: token,
+        });
+        return { ...base, outcome: 'above-tip', detail: 'the chain is shorter than this height' };
+      }
+      throw error;
+    }
+
+    if (header.hash !== hash) {
+      const scheme = candidate.solo ? 'solo' : this.#opts.scheme;
+      const rule = orphanedRoundRule(scheme);
+      const orphaned = await this.#store.orphanBlock({
+        hash,
+        height,
+        mergeRound: rule.roundShares === 'merge-into-current-round' && candidate.round !== null,
+        reason: `another block at height ${height}`,
+        observedHash: header.hash,
+        fencingToken: token,
+      });
+      this.#logger.warn(
+        { hash, height, mainChainHash: header.hash, rule: rule.roundShares },
+        'block orphaned',
+      );
+      return {
+        ...base,
+        outcome: orphaned.applied ? 'orphaned' : 'already-decided',
+        detail: `main chain has ${header.hash}`,
+      };
+    }
+
+    if (header.depth < this.#opts.confirmDepth) {
+      await this.#store.observeBlock({
+        hash,
+        confirmations: header.depth,
+        note: `${header.depth}/${this.#opts.confirmDepth} confirmations`,
+        fencingToken: token,
+      });
+      return {
+        ...base,
+        outcome: 'pending',
+        detail: `${header.depth}/${this.#opts.confirmDepth} confirmations`,
+      };
+    }
+
+    const rewardAtomic = BigInt(header.reward);
+    const { split, scheme } = await this.#split(candidate, rewardAtomic);
+    const fee = candidate.solo || this.#opts.scheme === 'solo' ? this.#opts.fee.solo : this.#opts.fee.pool;
+    const credits: BlockCredit[] = [...split.credits].map(([address, amountAtomic]) => ({
+      address,
+      amountAtomic,
+      reason: 'block-credit',
+    }));
+    let poolFeeKeptAtomic = split.poolFee;
+    if (fee.feeAddress !== undefined && split.poolFee > 0n) {
+      credits.push({ address: fee.feeAddress, amountAtomic: split.poolFee, reason: 'pool-fee' });
+      poolFeeKeptAtomic = 0n;
+    }
+    const outcome = await this.#store.creditBlock({
+      hash,
+      height,
+      rewardAtomic,
+      poolFeeAtomic: split.poolFee,
+      poolFeeKeptAtomic,
+      finderBonusAtomic: split.finderBonus,
+      scheme,
+      depth: header.depth,
+      credits,
+      fencingToken: token,
+    });
+    if (outcome.applied) {
+      this.#logger.info(
+        { hash, height, reward: rewardAtomic.toString(), miners: split.credits.size, scheme },
+        'block confirmed and credited',
+      );
+    }
+    return {
+      ...base,
+      outcome: outcome.applied ? 'confirmed' : 'already-decided',
+      detail: outcome.applied
+        ? `credited ${split.credits.size} miners (${scheme})`
+        : `status ${outcome.status}`,
+      rewardAtomic,
+    };
+  }
+
+  async #split(
+    candidate: StoredBlockCandidate,
+    reward: bigint,
+  ): Promise<{ split: PaymentSplit; scheme: PaymentSchemeName }> {
+    const finder = candidate.finderAddress;
+    if (candidate.solo || this.#opts.scheme === 'solo') {
+      return {
+        split: computeSplit({ scheme: 'solo', reward, finder, fee: this.#opts.fee.solo }),
+        scheme: 'solo',
+      };
+    }
+    const emptyRound = this.#opts.emptyRound;
+    if (this.#opts.scheme === 'prop') {
+      const roundContributions = await this.#reader.getRoundContributions({
+        height: candidate.height,
+        hash: candidate.hash,
+      });
+      return {
+        split: computeSplit({
+          scheme: 'prop',
+          reward,
+          roundContributions,
+          finder,
+          fee: this.#opts.fee.pool,
+          emptyRound,
+        }),
+        scheme: 'prop',
+      };
+    }
+    const windowDifficulty = pplnsWindowDifficulty(candidate.networkDifficulty, this.#opts.pplnsWindowFactor);
+    const window = await this.#reader.readSharesBackFrom(candidate.shareEntryId, windowDifficulty);
+    if (window.endReason === 'trimmed' || window.endReason === 'max-shares') {
+      this.#logger.warn(
+        { hash: candidate.hash, endReason: window.endReason, windowDifficulty: windowDifficulty.toString() },
+        'PPLNS window not filled: paying the shares that are left',
+      );
+    }
+    const sharesNewestFirst = window.shares.map((share) => ({
+      address: share.address,
+      worker: share.worker,
+      difficulty: BigInt(share.difficulty),
+      timestampMs: share.timestampMs,
+    }));
+    return {
+      split: computeSplit({
+        scheme: 'pplns',
+        reward,
+        sharesNewestFirst,
+        windowDifficulty,
+        finder,
+        fee: this.#opts.fee.pool,
+        emptyRound,
+      }),
+      scheme: 'pplns',
+    };
+  }
+}

@@ -1,0 +1,46 @@
+/**
+ * Lua shared by the money scripts, prepended to each of them.
+ *
+ * Conventions of every money script:
+ * - KEYS[1] is `<p>:leader:token`, ARGV[1] the caller's fencing token ("" = the caller takes no part
+ *   in leader election, e.g. a single-process pool or the payout CLI under the payout lock). With a
+ *   token the script refuses unless the key holds exactly that token (an expired key refuses too:
+ *   a leader that lost its key lost its leadership).
+ * - Every check runs before the first write and a refusal is a normal reply `{0, CODE, detail}`:
+ *   a Lua error after some writes would leave them applied (scripts are atomic, not transactional).
+ * - Amounts travel as decimal strings and are only handed to HINCRBY (exact signed 64-bit); Lua
+ *   numbers are doubles, so the scripts never do arithmetic on money themselves.
+ */
+export const MONEY_LUA_PRELUDE = `
+local function fenced()
+  return ARGV[1] ~= '' and redis.call('GET', KEYS[1]) ~= ARGV[1]
+end
+-- a >= b for decimal strings of non-negative integers without leading zeros
+local function ge(a, b)
+  if #a ~= #b then return #a > #b end
+  return a >= b
+end
+local function field(key, name)
+  return redis.call('HGET', key, name) or '0'
+end
+local function negate(amount)
+  if amount == '0' then return '0' end
+  if string.sub(amount, 1, 1) == '-' then return string.sub(amount, 2) end
+  return '-' .. amount
+end
+-- keeps <p>:balances:payable in step with one balance hash
+local function index_payable(payable, balanceKey, address)
+  local balance = field(balanceKey, 'balance')
+  if balance ~= '0' and string.sub(balance, 1, 1) ~= '-' then
+    redis.call('ZADD', payable, balance, address)
+  else
+    redis.call('ZREM', payable, address)
+  end
+  return balance
+end
+local function history(key, maxLength, reason, amount, ref, balance, now)
+  redis.call('XADD', key, 'MAXLEN', '~', maxLength, '*', 'r', reason, 'a', amount, 'ref', ref,
+    'b', balance, 't', now)
+end
+if fenced() then return {0, 'FENCED', ''} end
+`;

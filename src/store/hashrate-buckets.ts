@@ -1,0 +1,173 @@
+import type { Redis } from 'ioredis';
+import type { AcceptedShare } from '../pool/share-ledger.js';
+import {
+  createHashrateKeys,
+  DAY_MS,
+  type HashrateKeys,
+  HOUR_MS,
+  MINUTE_MS,
+  POOL_SLOT_MS,
+  workerMember,
+} from './hashrate-keys.js';
+import { StoreError, toStoreError } from './store-error.js';
+
+/** Minute buckets of miners, workers and the pool are kept this long (key layout: hashrate-keys.ts). */
+export const DEFAULT_MINUTE_RETENTION_MS = 24 * HOUR_MS;
+/** The pool's 10-minute chart is kept this long. */
+export const DEFAULT_CHART_RETENTION_MS = 7 * DAY_MS;
+
+export interface HashrateRetention {
+  readonly minuteRetentionMs: number;
+  readonly chartRetentionMs: number;
+}
+
+export const DEFAULT_HASHRATE_RETENTION: HashrateRetention = Object.freeze({
+  minuteRetentionMs: DEFAULT_MINUTE_RETENTION_MS,
+  chartRetentionMs: DEFAULT_CHART_RETENTION_MS,
+});
+
+/** One Redis command as ioredis' pipeline() takes it: name, then arguments. */
+export type RedisCommand = [string, ...string[]];
+
+class BucketSums {
+  /** key -> field -> summed difficulty */
+  readonly #sums = new Map<string, Map<string, bigint>>();
+  /** key -> EXPIREAT seconds */
+  readonly #expiry = new Map<string, number>();
+
+  add(key: string, field: string, difficulty: bigint, expireAtSec: number): void {
+    let fields = this.#sums.get(key);
+    if (fields === undefined) {
+      fields = new Map();
+      this.#sums.set(key, fields);
+      this.#expiry.set(key, expireAtSec);
+    }
+    fields.set(field, (fields.get(field) ?? 0n) + difficulty);
+  }
+
+  commands(out: RedisCommand[]): void {
+    for (const [key, fields] of this.#sums) {
+      for (const [field, sum] of fields) out.push(['hincrby', key, field, sum.toString()]);
+      out.push(['expireat', key, String(this.#expiry.get(key))]);
+    }
+  }
+}
+
+function checkRetention(retention: HashrateRetention): void {
+  for (const [name, value] of Object.entries(retention)) {
+    if (!Number.isSafeInteger(value) || value < MINUTE_MS) {
+      throw new StoreError('INVALID_OPTION', `${name} must be an integer >= ${MINUTE_MS}`, { name, value });
+    }
+  }
+}
+
+/**
+ * The Redis commands that add one batch of accepted shares to the hashrate buckets. Everything is
+ * summed here first (bigint), so a batch of 256 shares from 40 miners on 60 workers costs about
+ * 2 commands per distinct bucket key, 3 per miner and 4 more for the whole batch - not one entry
+ * per share. Commands are idempotent only per batch: send each batch once (stats, not money: a
+ * lost or doubled batch skews a chart for a minute, it never moves a balance).
+ *
+ * Per batch: HINCRBY per (key, minute) and EXPIREAT per key for pool minutes, pool 10-minute
+ * slots, miner minutes and worker minutes; ZADD of the active miners and workers; per miner ZADD
+ * of its workers, EXPIREAT and ZREMRANGEBYSCORE (prune); ZREMRANGEBYSCORE of both active sets.
+ */
+export function hashrateBucketCommands(
+  keys: HashrateKeys,
+  shares: readonly AcceptedShare[],
+  retention: HashrateRetention = DEFAULT_HASHRATE_RETENTION,
+): RedisCommand[] {
+  if (shares.length === 0) return [];
+  const minuteRetentionSec = Math.ceil(retention.minuteRetentionMs / 1000);
+  const chartRetentionSec = Math.ceil(retention.chartRetentionMs / 1000);
+  const sums = new BucketSums();
+  const minerLast = new Map<string, number>();
+  const workerLast = new Map<string, number>();
+  const workersOfMiner = new Map<string, Map<string, number>>();
+  let newestMs = 0;
+  for (const share of shares) {
+    const difficulty = BigInt(share.difficulty);
+    const ms = share.timestampMs;
+    const hour = Math.floor(ms / HOUR_MS);
+    const minute = String(Math.floor((ms % HOUR_MS) / MINUTE_MS));
+    const hourExpireSec = ((hour + 1) * HOUR_MS) / 1000 + minuteRetentionSec;
+    const day = Math.floor(ms / DAY_MS);
+    sums.add(keys.poolMinutes(hour), minute, difficulty, hourExpireSec);
+    sums.add(
+      keys.poolSlots(day),
+      String(Math.floor((ms % DAY_MS) / POOL_SLOT_MS)),
+      difficulty,
+      ((day + 1) * DAY_MS) / 1000 + chartRetentionSec,
+    );
+    sums.add(keys.minerMinutes(hour, share.address), minute, difficulty, hourExpireSec);
+    sums.add(keys.workerMinutes(hour, share.address, share.worker), minute, difficulty, hourExpireSec);
+    minerLast.set(share.address, Math.max(minerLast.get(share.address) ?? 0, ms));
+    const member = workerMember(share.address, share.worker);
+    workerLast.set(member, Math.max(workerLast.get(member) ?? 0, ms));
+    let workers = workersOfMiner.get(share.address);
+    if (workers === undefined) {
+      workers = new Map();
+      workersOfMiner.set(share.address, workers);
+    }
+    workers.set(share.worker, Math.max(workers.get(share.worker) ?? 0, ms));
+    newestMs = Math.max(newestMs, ms);
+  }
+  const commands: RedisCommand[] = [];
+  sums.commands(commands);
+  const zadd = (key: string, entries: Map<string, number>): RedisCommand => {
+    const args: string[] = [];
+    for (const [member, score] of entries) args.push(String(score), member);
+    return ['zadd', key, ...args];
+  };
+  const pruneBefore = `(${newestMs - retention.minuteRetentionMs}`;
+  commands.push(zadd(keys.activeMiners, minerLast), zadd(keys.activeWorkers, workerLast));
+  commands.push(['zremrangebyscore', keys.activeMiners, '-inf', pruneBefore]);
+  commands.push(['zremrangebyscore', keys.activeWorkers, '-inf', pruneBefore]);
+  for (const [address, workers] of workersOfMiner) {
+    const key = keys.minerWorkers(address);
+    commands.push(zadd(key, workers));
+    commands.push(['zremrangebyscore', key, '-inf', pruneBefore]);
+    commands.push(['pexpire', key, String(retention.minuteRetentionMs)]);
+  }
+  return commands;
+}
+
+export interface HashrateBucketWriterOptions {
+  readonly keyPrefix: string;
+  readonly retention?: HashrateRetention;
+}
+
+/**
+ * Sends hashrateBucketCommands() of each batch in one pipeline (one round trip). Meant to be
+ * called once per recorded share batch, after record_shares succeeded; see the issue note for the
+ * one-line hook in RedisShareLedger.
+ */
+export class HashrateBucketWriter {
+  readonly #redis: Redis;
+  readonly #keys: HashrateKeys;
+  readonly #retention: HashrateRetention;
+
+  constructor(opts: HashrateBucketWriterOptions, modules: { readonly redis: Redis }) {
+    this.#redis = modules.redis;
+    this.#keys = createHashrateKeys(opts.keyPrefix);
+    this.#retention = opts.retention ?? DEFAULT_HASHRATE_RETENTION;
+    checkRetention(this.#retention);
+  }
+
+  get keys(): HashrateKeys {
+    return this.#keys;
+  }
+
+  async record(shares: readonly AcceptedShare[]): Promise<void> {
+    const commands = hashrateBucketCommands(this.#keys, shares, this.#retention);
+    if (commands.length === 0) return;
+    let replies: [Error | null, unknown][] | null;
+    try {
+      replies = await this.#redis.pipeline(commands).exec();
+    } catch (error) {
+      throw toStoreError(error, 'hashrate buckets', { shares: shares.length });
+    }
+    const failed = replies?.find(([error]) => error !== null);
+    if (failed?.[0]) throw toStoreError(failed[0], 'hashrate buckets', { shares: shares.length });
+  }
+}

@@ -1,0 +1,255 @@
+import type { Redis } from 'ioredis';
+import { amountArg, PaymentStoreError, refusalOf } from './balances-error.js';
+import { createPaymentKeys, type PaymentKeys } from './balances-keys.js';
+import { MONEY_LUA_PRELUDE } from './balances-lua.js';
+import { DEFAULT_HISTORY_MAX_LENGTH } from './balances-store.js';
+import { createStoreKeys, type StoreKeys } from './keys.js';
+import { defineScript, type ScriptRunner } from './scripts/define-script.js';
+import { toStoreError } from './store-error.js';
+
+/**
+ * credit_block: credits every miner of a confirmed block and flips it pending -> confirmed, in one
+ * call. Idempotent by block hash: a block whose status is not 'pending' is left alone (reply
+ * {2, status}), so a crash between the split and the reply, or a second unlocker, never credits twice.
+ *
+ * KEYS: 1 leader token, 2 `<p>:block:<hash>`, 3 `<p>:blocks:candidates`, 4 `<p>:blocks:confirmed`,
+ *       5 totals, 6 payable, 7 `<p>:block:<hash>:credits`, 8 the block's closed round (deleted: the
+ *       credits hash is the record now), then N balance keys, then N history keys.
+ * ARGV: 1 fencing token, 2 hash, 3 height, 4 reward, 5 pool fee kept in the wallet, 6 pool fee,
+ *       7 finder bonus, 8 scheme, 9 now ms, 10 history max length, 11 N, 12 depth,
+ *       then N x (address, amount, reason).
+ * Returns {1, 'confirmed'}.
+ */
+const CREDIT_BLOCK_LUA = `${MONEY_LUA_PRELUDE}
+local status = redis.call('HGET', KEYS[2], 'status')
+if status ~= 'pending' then return {2, status or ''} end
+local n = tonumber(ARGV[11])
+for i = 1, n do
+  local address, amount, reason = ARGV[10 + i * 3], ARGV[11 + i * 3], ARGV[12 + i * 3]
+  local balanceKey, historyKey = KEYS[8 + i], KEYS[8 + n + i]
+  redis.call('HINCRBY', balanceKey, 'credited', amount)
+  redis.call('HINCRBY', balanceKey, 'balance', amount)
+  redis.call('HINCRBY', KEYS[5], 'credited', amount)
+  redis.call('HINCRBY', KEYS[5], 'balance', amount)
+  redis.call('HINCRBY', KEYS[7], address, amount)
+  local balance = index_payable(KEYS[6], balanceKey, address)
+  history(historyKey, ARGV[10], reason, amount, ARGV[2], balance, ARGV[9])
+end
+redis.call('HINCRBY', KEYS[5], 'rewards', ARGV[4])
+redis.call('HINCRBY', KEYS[5], 'poolFees', ARGV[5])
+redis.call('HINCRBY', KEYS[5], 'blocksConfirmed', 1)
+redis.call('HSET', KEYS[2], 'status', 'confirmed', 'reward', ARGV[4], 'poolFee', ARGV[6],
+  'finderBonus', ARGV[7], 'scheme', ARGV[8], 'confirmations', ARGV[12], 'unlockedAtMs', ARGV[9],
+  'creditCount', tostring(n))
+redis.call('ZREM', KEYS[3], ARGV[2])
+redis.call('ZADD', KEYS[4], ARGV[3], ARGV[2])
+redis.call('DEL', KEYS[8])
+return {1, 'confirmed'}
+`;
+
+/**
+ * orphan_block: marks a pending block orphaned (nothing credited) and applies the scheme's rule to
+ * the round it closed. Idempotent by block hash like credit_block.
+ *
+ * KEYS: 1 leader token, 2 block, 3 candidates, 4 `<p>:blocks:orphaned`, 5 totals, 6 closed round,
+ *       7 `<p>:round:current`, 8 `<p>:round:current:meta`.
+ * ARGV: 1 fencing token, 2 hash, 3 height, 4 "1" to merge the closed round into the current one
+ *       (PROP), 5 reason, 6 hash seen at that height ("" for none), 7 now ms.
+ * Returns {1, 'orphaned', merged address count}.
+ */
+const ORPHAN_BLOCK_LUA = `${MONEY_LUA_PRELUDE}
+local status = redis.call('HGET', KEYS[2], 'status')
+if status ~= 'pending' then return {2, status or '', 0} end
+local merged = 0
+if ARGV[4] == '1' then
+  local flat = redis.call('HGETALL', KEYS[6])
+  for i = 1, #flat, 2 do
+    redis.call('HINCRBY', KEYS[7], flat[i], flat[i + 1])
+    redis.call('HINCRBY', KEYS[8], 'totalDifficulty', flat[i + 1])
+    merged = merged + 1
+  end
+  local shareCount = redis.call('HGET', KEYS[2], 'roundShareCount')
+  if merged > 0 and shareCount then redis.call('HINCRBY', KEYS[8], 'shareCount', shareCount) end
+end
+redis.call('DEL', KEYS[6])
+redis.call('HSET', KEYS[2], 'status', 'orphaned', 'orphanReason', ARGV[5], 'orphanedAtMs', ARGV[7],
+  'observedHash', ARGV[6], 'roundMerged', tostring(merged))
+redis.call('ZREM', KEYS[3], ARGV[2])
+redis.call('ZADD', KEYS[4], ARGV[3], ARGV[2])
+redis.call('HINCRBY', KEYS[5], 'blocksOrphaned', 1)
+return {1, 'orphaned', merged}
+`;
+
+/**
+ * observe_block: records how deep a still-pending block is (for the API), only while pending.
+ * KEYS: 1 leader token, 2 block. ARGV: 1 fencing token, 2 confirmations, 3 now ms, 4 note.
+ */
+const OBSERVE_BLOCK_LUA = `${MONEY_LUA_PRELUDE}
+if redis.call('HGET', KEYS[2], 'status') ~= 'pending' then return {2} end
+redis.call('HSET', KEYS[2], 'confirmations', ARGV[2], 'lastCheckedMs', ARGV[3], 'unlockNote', ARGV[4])
+return {1}
+`;
+
+export interface BlockCredit {
+  readonly address: string;
+  readonly amountAtomic: bigint;
+  readonly reason: 'block-credit' | 'pool-fee';
+}
+
+export interface CreditBlockRequest {
+  readonly hash: string;
+  readonly height: number;
+  readonly rewardAtomic: bigint;
+  readonly poolFeeAtomic: bigint;
+  /** The part of the pool fee that stays in the wallet (poolFee when no fee address). */
+  readonly poolFeeKeptAtomic: bigint;
+  readonly finderBonusAtomic: bigint;
+  readonly scheme: string;
+  readonly depth: number;
+  readonly credits: readonly BlockCredit[];
+  readonly fencingToken?: string;
+}
+
+export type CreditOutcome = { readonly applied: true } | { readonly applied: false; readonly status: string };
+
+export interface UnlockerStoreOptions {
+  readonly keyPrefix: string;
+  readonly historyMaxLength?: number;
+}
+
+/** The unlocker's writes: credit a confirmed block, orphan one, note a shallow one's depth. */
+export class UnlockerStore {
+  readonly keys: PaymentKeys;
+  readonly storeKeys: StoreKeys;
+  readonly #clock: () => number;
+  readonly #historyMaxLength: number;
+  readonly #credit: ScriptRunner;
+  readonly #orphan: ScriptRunner;
+  readonly #observe: ScriptRunner;
+
+  constructor(opts: UnlockerStoreOptions, modules: { redis: Redis; clock?: () => number }) {
+    this.keys = createPaymentKeys(opts.keyPrefix);
+    this.storeKeys = createStoreKeys(opts.keyPrefix);
+    this.#clock = modules.clock ?? Date.now;
+    this.#historyMaxLength = opts.historyMaxLength ?? DEFAULT_HISTORY_MAX_LENGTH;
+    this.#credit = defineScript(modules.redis, 'fuegoPoolCreditBlock', CREDIT_BLOCK_LUA);
+    this.#orphan = defineScript(modules.redis, 'fuegoPoolOrphanBlock', ORPHAN_BLOCK_LUA);
+    this.#observe = defineScript(modules.redis, 'fuegoPoolObserveBlock', OBSERVE_BLOCK_LUA);
+  }
+
+  /** Credits and confirms atomically; `applied` false when the block was no longer pending. */
+  async creditBlock(request: CreditBlockRequest): Promise<CreditOutcome> {
+    const credited = request.credits.reduce((sum, c) => sum + c.amountAtomic, 0n);
+    // The split must account for the whole reward: miners + fee address + kept fee.
+    if (credited + request.poolFeeKeptAtomic !== request.rewardAtomic) {
+      throw new PaymentStoreError('INVALID_AMOUNT', 'credits and kept fee do not add up to the reward', {
+        hash: request.hash,
+        credited: credited.toString(),
+        reward: request.rewardAtomic.toString(),
+      });
+    }
+    const args = [
+      request.fencingToken ?? '',
+      request.hash,
+      String(request.height),
+      amountArg(request.rewardAtomic, 'reward'),
+      amountArg(request.poolFeeKeptAtomic, 'poolFeeKept'),
+      amountArg(request.poolFeeAtomic, 'poolFee'),
+      amountArg(request.finderBonusAtomic, 'finderBonus'),
+      request.scheme,
+      String(this.#clock()),
+      String(this.#historyMaxLength),
+      String(request.credits.length),
+      String(request.depth),
+    ];
+    for (const credit of request.credits) {
+      if (credit.amountAtomic <= 0n) {
+        throw new PaymentStoreError('INVALID_AMOUNT', 'a block credit must be > 0', {
+          address: credit.address,
+        });
+      }
+      args.push(credit.address, amountArg(credit.amountAtomic, 'credit'), credit.reason);
+    }
+    const keys = [
+      this.keys.leaderToken,
+      this.storeKeys.block(request.hash),
+      this.storeKeys.blockCandidates,
+      this.keys.blocksConfirmed,
+      this.keys.totals,
+      this.keys.payable,
+      this.keys.blockCredits(request.hash),
+      this.storeKeys.closedRound(request.height, request.hash),
+      ...request.credits.map((c) => this.keys.balance(c.address)),
+      ...request.credits.map((c) => this.keys.history(c.address)),
+    ];
+    const reply = await run('credit_block', () => this.#credit({ keys, args }));
+    const refusal = refusalOf(reply, 'credit_block');
+    if (refusal) throw refusal;
+    const [code, status] = reply as [number, string];
+    return code === 1 ? { applied: true } : { applied: false, status: String(status) };
+  }
+
+  async orphanBlock(request: {
+    hash: string;
+    height: number;
+    mergeRound: boolean;
+    reason: string;
+    observedHash: string;
+    fencingToken?: string;
+  }): Promise<CreditOutcome> {
+    const keys = [
+      this.keys.leaderToken,
+      this.storeKeys.block(request.hash),
+      this.storeKeys.blockCandidates,
+      this.keys.blocksOrphaned,
+      this.keys.totals,
+      this.storeKeys.closedRound(request.height, request.hash),
+      this.storeKeys.roundCurrent,
+      this.storeKeys.roundCurrentMeta,
+    ];
+    const args = [
+      request.fencingToken ?? '',
+      request.hash,
+      String(request.height),
+      request.mergeRound ? '1' : '0',
+      request.reason,
+      request.observedHash,
+      String(this.#clock()),
+    ];
+    const reply = await run('orphan_block', () => this.#orphan({ keys, args }));
+    const refusal = refusalOf(reply, 'orphan_block');
+    if (refusal) throw refusal;
+    const [code, status] = reply as [number, string];
+    return code === 1 ? { applied: true } : { applied: false, status: String(status) };
+  }
+
+  async observeBlock(request: {
+    hash: string;
+    confirmations: number;
+    note: string;
+    fencingToken?: string;
+  }): Promise<void> {
+    const reply = await run('observe_block', () =>
+      this.#observe({
+        keys: [this.keys.leaderToken, this.storeKeys.block(request.hash)],
+        args: [
+          request.fencingToken ?? '',
+          String(request.confirmations),
+          String(this.#clock()),
+          request.note,
+        ],
+      }),
+    );
+    const refusal = refusalOf(reply, 'observe_block');
+    if (refusal) throw refusal;
+  }
+}
+
+async function run<T>(operation: string, command: () => Promise<T>): Promise<T> {
+  try {
+    return await command();
+  } catch (error) {
+    if (error instanceof PaymentStoreError) throw error;
+    throw toStoreError(error, operation);
+  }
+}

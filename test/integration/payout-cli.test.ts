@@ -1,0 +1,86 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough, Readable } from 'node:stream';
+import type { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CliCommand } from '../../src/cli/command.js';
+import { payoutCommand } from '../../src/cli/commands/payout.js';
+import { reportCommand } from '../../src/cli/commands/report.js';
+import type { Devnet } from '../../src/devnet/devnet.js';
+import { createRedisClient } from '../../src/store/redis-client.js';
+import { startTestDevnet } from '../devnet/devnet-test-helpers.js';
+import { startTestRedis, type TestRedis } from '../helpers/redis-server.js';
+import { fundMiners, minerAddress } from '../pool/payouts/payout-test-kit.js';
+import { silentLogger, uniquePrefix } from '../store/store-fixtures.js';
+
+async function run(command: CliCommand, args: string[]): Promise<{ code: number; out: string }> {
+  const stdout = new PassThrough();
+  const chunks: Buffer[] = [];
+  stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
+  const code = await command.run(args, {
+    stdout,
+    stderr: new PassThrough(),
+    stdin: Readable.from([]),
+    env: {},
+  });
+  return { code, out: Buffer.concat(chunks).toString() };
+}
+
+describe('fuego-pool payout / report', () => {
+  let server: TestRedis;
+  let devnet: Devnet;
+  let redis: Redis;
+
+  beforeAll(async () => {
+    [server, devnet] = await Promise.all([startTestRedis(), startTestDevnet()]);
+    redis = await createRedisClient({ url: server.url }, silentLogger);
+  });
+
+  afterAll(async () => {
+    redis?.disconnect();
+    await Promise.all([server?.stop(), devnet?.stop()]);
+  });
+
+  function writeConfig(keyPrefix: string, payments: unknown): string {
+    const dir = mkdtempSync(join(tmpdir(), 'fuego-payout-cli-'));
+    const path = join(dir, 'config.json');
+    const wallet = new URL(devnet.walletUrl);
+    const daemon = new URL(devnet.daemonUrl);
+    writeFileSync(
+      path,
+      JSON.stringify({
+        log: { level: 'silent' },
+        redis: { url: server.url, keyPrefix },
+        wallet: { host: '127.0.0.1', port: Number(wallet.port), timeoutMs: 2000 },
+        daemon: { host: '127.0.0.1', port: Number(daemon.port), timeoutMs: 2000, retries: 0 },
+        payments,
+      }),
+    );
+    return path;
+  }
+
+  it('dry-runs, pays, honours the interval, and reports solvency', async () => {
+    const keyPrefix = uniquePrefix('cli');
+    const miner = minerAddress('cli-1');
+    await fundMiners(redis, keyPrefix, [[miner, 30_000_000n]]);
+    const config = writeConfig(keyPrefix, { payouts: { minPayoutCoins: '2', intervalSec: 3600 } });
+    const dry = await run(payoutCommand, ['--config', config, '--dry-run']);
+    expect(dry.code).toBe(0);
+    expect(dry.out).toContain('planned');
+    const paid = await run(payoutCommand, ['--config', config]);
+    expect(paid.code).toBe(0);
+    expect(paid.out).toMatch(/sent\s+1\s+3\.0000000/);
+    const notDue = await run(payoutCommand, ['--config', config]);
+    expect(notDue.out).toContain('not due');
+    const report = await run(reportCommand, ['--config', config]);
+    expect(report.code).toBe(0);
+    expect(report.out).toContain('(solvent)');
+    expect(report.out).toContain(': ok');
+  });
+
+  it('fails at start on a bad payments section, naming the key', async () => {
+    const config = writeConfig(uniquePrefix('cli-bad'), { poolFeePercent: 150 });
+    await expect(run(payoutCommand, ['--config', config])).rejects.toThrow(/payments\.poolFeePercent/);
+  });
+});

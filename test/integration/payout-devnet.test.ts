@@ -1,0 +1,285 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { Redis } from 'ioredis';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Devnet } from '../../src/devnet/devnet.js';
+import {
+  PayoutRunner,
+  type PayoutRunnerOptions,
+  type PayoutRunSummary,
+} from '../../src/pool/payouts/payout-runner.js';
+import type { WalletClient } from '../../src/rpc/wallet-client.js';
+import { RedisBalances } from '../../src/store/balances-store.js';
+import { PayoutStore } from '../../src/store/payout-store.js';
+import { createRedisClient } from '../../src/store/redis-client.js';
+import { startTestDevnet } from '../devnet/devnet-test-helpers.js';
+import { startTestRedis, type TestRedis } from '../helpers/redis-server.js';
+import { expectLedgerConsistent } from '../pool/payouts/money-invariants.js';
+import {
+  devnetReceived,
+  devnetTransactionsWithBatch,
+  expectPaidExactlyOnce,
+  fundMiners,
+  integratedMinerAddress,
+  minerAddress,
+  walletClientFor,
+} from '../pool/payouts/payout-test-kit.js';
+import { silentLogger, uniquePrefix } from '../store/store-fixtures.js';
+
+const COIN = 10_000_000n;
+
+describe('payouts through the devnet wallet', () => {
+  let server: TestRedis;
+  let redis: Redis;
+  let devnet: Devnet;
+  let wallet: WalletClient;
+
+  beforeAll(async () => {
+    [server, devnet] = await Promise.all([startTestRedis(), startTestDevnet()]);
+    redis = await createRedisClient({ url: server.url }, silentLogger);
+    wallet = walletClientFor(devnet);
+  });
+
+  beforeEach(() => {
+    // Change from earlier payouts becomes spendable after 10 blocks.
+    devnet.control.mineBlocks(11);
+  });
+
+  afterAll(async () => {
+    wallet?.close();
+    redis?.disconnect();
+    await Promise.all([server?.stop(), devnet?.stop()]);
+  });
+
+  function runnerFor(keyPrefix: string, opts: Partial<PayoutRunnerOptions> = {}): PayoutRunner {
+    return new PayoutRunner(
+      { keyPrefix, minPayoutAtomic: COIN, ...opts },
+      { redis, wallet, logger: silentLogger },
+    );
+  }
+
+  function sentBatchIds(summary: PayoutRunSummary): string[] {
+    return [...summary.recovered, ...summary.batches].filter((b) => b.state === 'sent').map((b) => b.batchId);
+  }
+
+  it('pays balances above the minimum in batches, once, and records history per miner and batch', async () => {
+    const keyPrefix = uniquePrefix('happy');
+    const miners = ['h1', 'h2', 'h3', 'h4'].map(minerAddress);
+    const credits = [
+      [miners[0]!, 3n * COIN],
+      [miners[1]!, 2n * COIN],
+      [miners[2]!, COIN + 1n],
+      [miners[3]!, COIN / 2n], // below the minimum: stays
+    ] as const;
+    await fundMiners(redis, keyPrefix, credits);
+    const runner = runnerFor(keyPrefix, { maxTransfersPerTransaction: 2, feePaidBy: 'miners' });
+    const summary = await runner.runOnce();
+    expect(summary.skipped).toBeNull();
+    expect(summary.batches.map((b) => [b.state, b.recipients])).toEqual([
+      ['sent', 2],
+      ['sent', 1],
+    ]);
+    devnet.control.mineBlocks(1);
+    for (const batchId of sentBatchIds(summary))
+      expect(devnetTransactionsWithBatch(devnet, batchId)).toHaveLength(1);
+    const balances = new RedisBalances({ keyPrefix }, { redis });
+    // Miners split the 80000 fee of their transaction.
+    expect(await balances.getBalance(miners[0]!)).toMatchObject({
+      balance: 0n,
+      paid: 3n * COIN - 40_000n,
+      networkFees: 40_000n,
+    });
+    expect(await balances.getBalance(miners[2]!)).toMatchObject({
+      paid: COIN + 1n - 80_000n,
+      networkFees: 80_000n,
+    });
+    expect((await balances.getBalance(miners[3]!)).balance).toBe(COIN / 2n);
+    expect((await balances.getHistory(miners[1]!)).map((h) => h.reason)).toEqual([
+      'payout-sent',
+      'payout-debit',
+      'block-credit',
+    ]);
+    expect((await balances.getPayments(miners[1]!))[0]).toMatchObject({ amountAtomic: 2n * COIN - 40_000n });
+    const store = new PayoutStore({ keyPrefix }, { redis });
+    const recent = await store.listRecentBatches();
+    expect(recent.map((b) => b.state)).toEqual(['sent', 'sent']);
+    expect(recent.every((b) => b.actualFeeAtomic === 80_000n)).toBe(true);
+    await expectPaidExactlyOnce(devnet, redis, keyPrefix, credits);
+    await expectLedgerConsistent(redis, keyPrefix, miners);
+    // Nothing left to pay: a second run sends nothing.
+    expect((await runner.runOnce()).batches).toEqual([]);
+  });
+
+  it('pays an integrated address alone, to its standard address with the payment id in extra', async () => {
+    const keyPrefix = uniquePrefix('integrated');
+    const paymentId = 'ab'.repeat(32);
+    const integrated = integratedMinerAddress('i1', paymentId);
+    const plain = minerAddress('i2');
+    await fundMiners(redis, keyPrefix, [
+      [integrated, 2n * COIN],
+      [plain, 2n * COIN],
+    ]);
+    const summary = await runnerFor(keyPrefix).runOnce();
+    expect(summary.batches.map((b) => [b.state, b.recipients])).toEqual([
+      ['sent', 1],
+      ['sent', 1],
+    ]);
+    const txHash = summary.batches.map((b) => b.txHash!).find(Boolean)!;
+    expect(txHash).toMatch(/^[0-9a-f]{64}$/);
+    const records = await Promise.all(summary.batches.map((b) => wallet.getTransaction(b.txHash!)));
+    expect(records.map((r) => r.paymentId).sort()).toEqual(['', paymentId]);
+    expect(devnetReceived(devnet, minerAddress('i1'))).toBe(2n * COIN);
+  });
+
+  it('skips everything while the wallet is behind or unreachable, and pays afterwards', async () => {
+    const keyPrefix = uniquePrefix('health');
+    const miner = minerAddress('w1');
+    await fundMiners(redis, keyPrefix, [[miner, 2n * COIN]]);
+    await devnet.control.setWalletAvailability({ kind: 'unreachable' });
+    try {
+      const down = await runnerFor(keyPrefix).runOnce();
+      expect(down.skipped).toBe('wallet-unhealthy');
+    } finally {
+      await devnet.control.setWalletAvailability({ kind: 'up' });
+    }
+    expect((await new RedisBalances({ keyPrefix }, { redis }).getBalance(miner)).balance).toBe(2n * COIN);
+    const up = await runnerFor(keyPrefix).runOnce();
+    expect(up.batches.map((b) => b.state)).toEqual(['sent']);
+  });
+
+  it('rolls back a batch the wallet refuses before broadcasting (insufficient funds)', async () => {
+    const keyPrefix = uniquePrefix('refused');
+    const miner = minerAddress('r1');
+    const huge = 1_000_000n * COIN;
+    await fundMiners(redis, keyPrefix, [[miner, huge]]);
+    // Skip the planner's own funds check to reach walletd's refusal.
+    const runner = new PayoutRunner(
+      { keyPrefix, minPayoutAtomic: COIN },
+      {
+        redis,
+        wallet: {
+          ...bindWallet(wallet),
+          getBalance: async () => ({ ...(await wallet.getBalance()), availableBalance: Number(huge * 2n) }),
+        },
+        logger: silentLogger,
+      },
+    );
+    const summary = await runner.runOnce();
+    expect(summary.batches.map((b) => b.state)).toEqual(['failed']);
+    expect(await new RedisBalances({ keyPrefix }, { redis }).getBalance(miner)).toMatchObject({
+      balance: huge,
+      inPayout: 0n,
+    });
+    const failed = await new PayoutStore({ keyPrefix }, { redis }).listFailedBatches();
+    expect(failed[0]?.failReason).toMatch(/Insufficient funds/);
+    await expectLedgerConsistent(redis, keyPrefix, [miner]);
+  });
+
+  describe.each(['error', 'timeout', 'drop'] as const)(
+    'sendTransaction fails after broadcasting (%s)',
+    (mode) => {
+      it('finds the batch in the wallet and pays each miner exactly once', async () => {
+        const keyPrefix = uniquePrefix(`fault-${mode}`);
+        const miners = [minerAddress(`${mode}-1`), minerAddress(`${mode}-2`)];
+        const credits = [
+          [miners[0]!, 2n * COIN],
+          [miners[1]!, 3n * COIN],
+        ] as const;
+        await fundMiners(redis, keyPrefix, credits);
+        devnet.control.failAfterBroadcast(1, mode);
+        const first = await runnerFor(keyPrefix).runOnce();
+        const batchIds = [...first.batches, ...first.stillOpen].map((b) => b.batchId);
+        expect(new Set(batchIds).size).toBe(1);
+        // Found in the wallet's mempool right after the failed call.
+        expect(first.batches[0]?.state).toBe('sent');
+        devnet.control.mineBlocks(1);
+        const second = await runnerFor(keyPrefix).runOnce();
+        expect(second.batches).toEqual([]);
+        expect(devnetTransactionsWithBatch(devnet, batchIds[0]!)).toHaveLength(1);
+        await expectPaidExactlyOnce(devnet, redis, keyPrefix, credits);
+        await expectLedgerConsistent(redis, keyPrefix, miners);
+      });
+    },
+  );
+
+  describe.each(['intent-written', 'wallet-called', 'result-recorded'] as const)(
+    'SIGKILL after %s',
+    (step) => {
+      it('a fresh runner recovers and each miner is paid exactly once', async () => {
+        const keyPrefix = uniquePrefix(`kill-${step}`);
+        const miners = [minerAddress(`${step}-1`), minerAddress(`${step}-2`)];
+        const credits = [
+          [miners[0]!, 2n * COIN],
+          [miners[1]!, 4n * COIN],
+        ] as const;
+        await fundMiners(redis, keyPrefix, credits);
+        const child = await runChild({
+          KILL_AT: step,
+          REDIS_URL: server.url,
+          KEY_PREFIX: keyPrefix,
+          WALLET_PORT: new URL(devnet.walletUrl).port,
+          MIN_PAYOUT_ATOMIC: String(COIN),
+          LOCK_TTL_MS: '800',
+        });
+        expect(child.signal).toBe('SIGKILL');
+        const store = new PayoutStore({ keyPrefix }, { redis });
+        const [batch] = await store.listRecentBatches(1);
+        expect(batch).toBeDefined();
+        // The dead runner's lock expires by itself; until then a new run is refused.
+        let summary = await runnerFor(keyPrefix).runOnce();
+        for (let tries = 0; summary.skipped === 'locked' && tries < 20; tries++) {
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          summary = await runnerFor(keyPrefix).runOnce();
+        }
+        expect(summary.skipped).toBeNull();
+        devnet.control.mineBlocks(1);
+        const txs = devnetTransactionsWithBatch(devnet, batch!.id);
+        if (step === 'intent-written') {
+          // Never handed to the wallet: rolled back, then paid by a new batch.
+          expect(txs).toEqual([]);
+          expect((await store.getBatch(batch!.id))?.state).toBe('failed');
+          expect(summary.batches.map((b) => b.state)).toEqual(['sent']);
+        } else {
+          expect(txs).toHaveLength(1);
+          expect((await store.getBatch(batch!.id))?.state).toBe('sent');
+          expect(summary.batches).toEqual([]);
+        }
+        expect(await store.listOpenBatches()).toEqual([]);
+        await expectPaidExactlyOnce(devnet, redis, keyPrefix, credits);
+        await expectLedgerConsistent(redis, keyPrefix, miners);
+      });
+    },
+  );
+});
+
+function bindWallet(wallet: WalletClient) {
+  return {
+    getStatus: () => wallet.getStatus(),
+    getBalance: () => wallet.getBalance(),
+    getAddresses: () => wallet.getAddresses(),
+    getTransactions: wallet.getTransactions.bind(wallet),
+    getTransaction: (hash: string) => wallet.getTransaction(hash),
+    getUnconfirmedTransactionHashes: () => wallet.getUnconfirmedTransactionHashes(),
+    sendTransaction: wallet.sendTransaction.bind(wallet),
+  };
+}
+
+const CHILD_SCRIPT = fileURLToPath(new URL('./fixtures/payout-crash-child.ts', import.meta.url));
+const VITE_NODE = fileURLToPath(new URL('../../node_modules/vite-node/vite-node.mjs', import.meta.url));
+
+function runChild(
+  env: Record<string, string>,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [VITE_NODE, CHILD_SCRIPT], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    child.once('error', reject);
+    child.once('exit', (code, signal) => resolve({ code, signal, stdout }));
+  });
+}

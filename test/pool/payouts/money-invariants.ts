@@ -1,0 +1,43 @@
+import type { Redis } from 'ioredis';
+import { expect } from 'vitest';
+import { createPaymentKeys } from '../../../src/store/balances-keys.js';
+import { RedisBalances } from '../../../src/store/balances-store.js';
+
+/**
+ * Checks the ledger's invariants on a real Redis: per miner and pool-wide
+ * credited = balance + inPayout + paid + networkFees, the totals equal the sum of the miners, and
+ * rewards + adjustments = credited + poolFees. `addresses` are the miners to sum (the test knows them).
+ */
+export async function expectLedgerConsistent(
+  redis: Redis,
+  keyPrefix: string,
+  addresses: readonly string[],
+): Promise<void> {
+  const balances = new RedisBalances({ keyPrefix }, { redis });
+  const sum = { credited: 0n, balance: 0n, inPayout: 0n, paid: 0n, networkFees: 0n };
+  for (const address of addresses) {
+    const b = await balances.getBalance(address);
+    expect(b.credited, `credited of ${address}`).toBe(b.balance + b.inPayout + b.paid + b.networkFees);
+    sum.credited += b.credited;
+    sum.balance += b.balance;
+    sum.inPayout += b.inPayout;
+    sum.paid += b.paid;
+    sum.networkFees += b.networkFees;
+  }
+  const totals = await balances.getTotals();
+  expect({
+    credited: totals.credited,
+    balance: totals.balance,
+    inPayout: totals.inPayout,
+    paid: totals.paid,
+    networkFees: totals.networkFees,
+  }).toEqual(sum);
+  expect(totals.rewards + totals.adjustments).toBe(totals.credited + totals.poolFees);
+  // The payable index lists exactly the positive balances.
+  const keys = createPaymentKeys(keyPrefix);
+  const indexed = await redis.zrange(keys.payable, 0, -1);
+  const positive = [];
+  for (const address of addresses)
+    if ((await balances.getBalance(address)).balance > 0n) positive.push(address);
+  expect([...indexed].sort()).toEqual(positive.sort());
+}

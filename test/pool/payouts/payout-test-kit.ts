@@ -1,0 +1,102 @@
+import type { Redis } from 'ioredis';
+import { expect } from 'vitest';
+import type { Devnet } from '../../../src/devnet/devnet.js';
+import { keyPairFromSeed } from '../../../src/devnet/wallet/ed25519-keys.js';
+import { encodeAddress, encodeIntegratedAddress } from '../../../src/fuego/address.js';
+import { bytesToHex } from '../../../src/fuego/hex.js';
+import { findBatchIds } from '../../../src/pool/payouts/batch-tag.js';
+import { WalletClient } from '../../../src/rpc/wallet-client.js';
+import { RedisBalances } from '../../../src/store/balances-store.js';
+import { RedisShareLedger } from '../../../src/store/redis-share-ledger.js';
+import { UnlockerStore } from '../../../src/store/unlocker-store.js';
+import { blockHash, makeCandidate, silentLogger } from '../../store/store-fixtures.js';
+
+/** A valid standard Fuego address derived from a label (distinct labels, distinct miners). */
+export function minerAddress(label: string): string {
+  const spend = keyPairFromSeed(new TextEncoder().encode(`miner/${label}/spend`));
+  const view = keyPairFromSeed(new TextEncoder().encode(`miner/${label}/view`));
+  return encodeAddress({ spendPublicKey: spend.publicKey, viewPublicKey: view.publicKey });
+}
+
+export function integratedMinerAddress(label: string, paymentId: string): string {
+  const spend = keyPairFromSeed(new TextEncoder().encode(`miner/${label}/spend`));
+  const view = keyPairFromSeed(new TextEncoder().encode(`miner/${label}/view`));
+  return encodeIntegratedAddress({
+    spendPublicKey: spend.publicKey,
+    viewPublicKey: view.publicKey,
+    paymentId,
+  });
+}
+
+export function walletClientFor(devnet: Devnet, timeoutMs = 1_500): WalletClient {
+  const url = new URL(devnet.walletUrl);
+  return new WalletClient({ host: url.hostname, port: Number(url.port), timeoutMs, retries: 0 });
+}
+
+let fundedBlock = 0x5000;
+/** Credits miners through the unlocker's own script (a confirmed fake block), as production does. */
+export async function fundMiners(
+  redis: Redis,
+  keyPrefix: string,
+  credits: ReadonlyArray<readonly [string, bigint]>,
+): Promise<void> {
+  fundedBlock += 1;
+  const hash = blockHash(fundedBlock);
+  const ledger = new RedisShareLedger({ keyPrefix }, { redis, logger: silentLogger });
+  await ledger.writeBlockCandidate(makeCandidate({ hash, height: fundedBlock }));
+  const store = new UnlockerStore({ keyPrefix }, { redis });
+  const total = credits.reduce((sum, [, amount]) => sum + amount, 0n);
+  const applied = await store.creditBlock({
+    hash,
+    height: fundedBlock,
+    rewardAtomic: total,
+    poolFeeAtomic: 0n,
+    poolFeeKeptAtomic: 0n,
+    finderBonusAtomic: 0n,
+    scheme: 'prop',
+    depth: 60,
+    credits: credits.map(([address, amountAtomic]) => ({
+      address,
+      amountAtomic,
+      reason: 'block-credit' as const,
+    })),
+  });
+  expect(applied.applied).toBe(true);
+}
+
+/** Every transaction on the devnet (main chain + mempool) whose extra carries `batchId`. */
+export function devnetTransactionsWithBatch(devnet: Devnet, batchId: string): string[] {
+  const hashes: string[] = [];
+  const all = [...devnet.chain.mainChain().flatMap((block) => block.transactions), ...devnet.chain.mempool()];
+  for (const tx of all) if (findBatchIds(bytesToHex(tx.tx.extra)).includes(batchId)) hashes.push(tx.hash);
+  return hashes;
+}
+
+/** Atomic units the devnet chain (main chain + mempool) has paid to `address` in key outputs. */
+export function devnetReceived(devnet: Devnet, address: string): bigint {
+  let total = 0n;
+  const all = [...devnet.chain.mainChain().flatMap((block) => block.transactions), ...devnet.chain.mempool()];
+  for (const tx of all) {
+    for (const output of tx.tx.outputs) {
+      if (output.kind !== 'key') continue;
+      if (devnet.chain.outputOwners.ownerOf(bytesToHex(output.key)) === address) total += output.amount;
+    }
+  }
+  return total;
+}
+
+/** Each miner was paid on chain exactly what the ledger says it paid, and nothing is left behind. */
+export async function expectPaidExactlyOnce(
+  devnet: Devnet,
+  redis: Redis,
+  keyPrefix: string,
+  expected: ReadonlyArray<readonly [string, bigint]>,
+): Promise<void> {
+  const balances = new RedisBalances({ keyPrefix }, { redis });
+  for (const [address, credited] of expected) {
+    const balance = await balances.getBalance(address);
+    expect(balance.inPayout, `in payout of ${address}`).toBe(0n);
+    expect(balance.balance + balance.paid + balance.networkFees, `money of ${address}`).toBe(credited);
+    expect(devnetReceived(devnet, address), `on-chain receipts of ${address}`).toBe(balance.paid);
+  }
+}

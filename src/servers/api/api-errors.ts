@@ -1,0 +1,41 @@
+import { FuegoPoolError } from '../../errors.js';
+
+/**
+ * The one catalogue of API error codes: HTTP status and the message a client sees. Every error
+ * reply is `{ "error": { "code", "message" } }`; the message may add detail after the catalogue
+ * text (e.g. why an address is invalid). test/servers/api/api-errors.test.ts keeps the catalogue,
+ * the reply schema and the handler in sync.
+ */
+export const API_ERRORS = {
+  BAD_REQUEST: { status: 400, message: 'the request is not valid' },
+  INVALID_ADDRESS: { status: 400, message: 'not a valid Fuego address' },
+  UNAUTHORIZED: { status: 401, message: 'a valid admin token is required' },
+  ADMIN_DISABLED: { status: 403, message: 'admin endpoints are disabled (no admin token configured)' },
+  NOT_FOUND: { status: 404, message: 'no such resource' },
+  TOO_MANY_WAITERS: { status: 503, message: 'too many long-poll requests are waiting; retry later' },
+  STORE_UNAVAILABLE: { status: 503, message: 'the pool database is unavailable; retry later' },
+  INTERNAL: { status: 500, message: 'internal error' },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export type ApiErrorCode = keyof typeof API_ERRORS;
+
+export const API_ERROR_CODES = Object.keys(API_ERRORS) as [ApiErrorCode, ...ApiErrorCode[]];
+
+export class ApiError extends FuegoPoolError<ApiErrorCode> {
+  constructor(code: ApiErrorCode, detail?: string, data: Record<string, unknown> = {}) {
+    const base = API_ERRORS[code].message;
+    super(code, detail === undefined ? base : `${base}: ${detail}`, data);
+  }
+
+  get status(): number {
+    return API_ERRORS[this.code].status;
+  }
+}
+
+export interface ErrorReply {
+  readonly error: { readonly code: ApiErrorCode; readonly message: string };
+}
+
+export function errorReply(error: ApiError): ErrorReply {
+  return { error: { code: error.code, message: error.message } };
+}

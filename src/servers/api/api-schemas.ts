@@ -1,0 +1,300 @@
+import { z } from 'zod';
+import { API_ERROR_CODES } from './api-errors.js';
+
+/**
+ * Every JSON shape the API sends, written once in zod: fastify gets them as JSON Schema (draft-07)
+ * for `schema.response` (serialisation drops anything not declared), and the tests parse replies
+ * with the same objects (strict: an undeclared field fails). Conventions (API.md):
+ * - amounts are atomic units as decimal strings, field names ending in `Atomic` (1 XFG = 10^7);
+ * - values that are bigint in the store (difficulty sums, network difficulty) are decimal strings;
+ * - hashrates are numbers in H/s; times are epoch milliseconds, names ending in `Ms`;
+ * - absent data is `null`, never a missing field.
+ */
+
+const decimal = z.string().regex(/^-?\d+$/);
+const count = z.number().int().min(0);
+const ms = z.number().int().min(0);
+const hash = z.string().regex(/^[0-9a-f]{64}$/);
+
+export const errorReplySchema = z.strictObject({
+  error: z.strictObject({ code: z.enum(API_ERROR_CODES), message: z.string() }),
+});
+
+export const portSchema = z.strictObject({
+  port: z.number().int().min(1).max(65535),
+  difficulty: z.number().int().min(1),
+  varDiff: z.boolean(),
+  tls: z.boolean(),
+  solo: z.boolean(),
+  description: z.string(),
+});
+
+export const paymentSettingsSchema = z.strictObject({
+  scheme: z.enum(['pplns', 'prop', 'solo']),
+  /** PPLNS window as a multiple of the network difficulty; null for other schemes. */
+  pplnsWindowFactor: z.number().positive().nullable(),
+  feePercent: z.number().min(0).max(100),
+  soloFeePercent: z.number().min(0).max(100),
+  minPaymentAtomic: decimal,
+  intervalSeconds: count,
+  unlockDepth: count,
+  networkFeePaidBy: z.enum(['pool', 'miners']),
+});
+
+export const blockSummarySchema = z.strictObject({
+  height: count,
+  hash,
+  status: z.enum(['pending', 'confirmed', 'orphaned', 'rejected']),
+  /** Blocks on top of this one (the daemon's `depth`); null while the network height is unknown. */
+  confirmations: count.nullable(),
+  timestampMs: ms,
+  networkDifficulty: decimal,
+  /** Round difficulty / network difficulty x 100; null for a solo block (it closed no round). */
+  effortPercent: z.number().min(0).nullable(),
+  roundTotalDifficulty: decimal.nullable(),
+  solo: z.boolean(),
+  /** The miner who found it (addresses are public on the pool's pages; IPs never are). */
+  finderAddress: z.string(),
+  rewardAtomic: decimal.nullable(),
+});
+
+export const feePoolSchema = z.discriminatedUnion('status', [
+  z.strictObject({
+    status: z.literal('ok'),
+    balanceAtomic: decimal,
+    currentEpochSwapFeesAtomic: decimal,
+    totalCdLockedAtomic: decimal,
+    currentEpoch: count,
+  }),
+  z.strictObject({ status: z.literal('not-available'), message: z.string() }),
+  z.strictObject({ status: z.literal('unknown'), message: z.string() }),
+]);
+
+export const heatDepositsSchema = z.discriminatedUnion('status', [
+  z.strictObject({
+    status: z.literal('ok'),
+    count,
+    totalAmountAtomic: decimal,
+    /** deposit_type -> { count, amountAtomic } */
+    byType: z.record(z.string(), z.strictObject({ count, amountAtomic: decimal })),
+  }),
+  z.strictObject({ status: z.literal('not-available'), message: z.string() }),
+  z.strictObject({ status: z.literal('unknown'), message: z.string() }),
+]);
+
+export const networkSchema = z.strictObject({
+  /** Blocks in the chain (getinfo `height`): the height of the block being mined. */
+  height: count,
+  difficulty: decimal,
+  lastBlockRewardAtomic: decimal,
+  lastBlockTimestampMs: ms,
+  topBlockHash: hash,
+  majorVersion: count,
+  minorVersion: count,
+  daemonVersion: z.string(),
+  depositsLockedAtomic: decimal,
+  txPoolSize: count,
+  updatedAtMs: ms,
+  feePool: feePoolSchema,
+  heatDeposits: heatDepositsSchema,
+});
+
+export const poolStatsSchema = z.strictObject({
+  pool: z.strictObject({
+    name: z.string(),
+    hashrate: z.number().min(0),
+    hashrateWindowSeconds: count,
+    miners: count,
+    workers: count,
+    activeWindowSeconds: count,
+    round: z.strictObject({
+      startedAtMs: ms.nullable(),
+      totalDifficulty: decimal,
+      shareCount: count,
+      effortPercent: z.number().min(0).nullable(),
+    }),
+    lastBlock: blockSummarySchema.nullable(),
+    blocksFound: count,
+    ports: z.array(portSchema),
+    payments: paymentSettingsSchema,
+  }),
+  coin: z.strictObject({ symbol: z.string(), decimals: count, blockTargetSeconds: count }),
+  /** null until the first successful poll of the daemon. */
+  network: networkSchema.nullable(),
+  timestampMs: ms,
+});
+
+export const chartSchema = z.strictObject({
+  resolutionSeconds: count,
+  points: z.array(z.strictObject({ startMs: ms, hashrate: z.number().min(0) })),
+});
+
+export const blocksPageSchema = z.strictObject({
+  page: z.number().int().min(1),
+  limit: z.number().int().min(1),
+  blocks: z.array(blockSummarySchema),
+});
+
+export const paymentBatchSchema = z.strictObject({
+  batchId: z.string(),
+  transactionHash: z.string(),
+  timestampMs: ms,
+  recipients: count,
+  amountAtomic: decimal,
+  feeAtomic: decimal,
+});
+
+export const paymentsPageSchema = z.strictObject({
+  page: z.number().int().min(1),
+  limit: z.number().int().min(1),
+  payments: z.array(paymentBatchSchema),
+});
+
+export const minerPaymentSchema = z.strictObject({
+  batchId: z.string(),
+  transactionHash: z.string(),
+  timestampMs: ms,
+  amountAtomic: decimal,
+  networkFeeAtomic: decimal,
+});
+
+export const minerPaymentsPageSchema = z.strictObject({
+  page: z.number().int().min(1),
+  limit: z.number().int().min(1),
+  payments: z.array(minerPaymentSchema),
+});
+
+export const balanceSchema = z.strictObject({
+  /** The miner's estimated share of blocks not yet confirmed; null: not tracked yet (see API.md). */
+  pendingAtomic: decimal.nullable(),
+  /** Confirmed and payable. */
+  unlockedAtomic: decimal,
+  inPayoutAtomic: decimal,
+  paidAtomic: decimal,
+  networkFeesAtomic: decimal,
+});
+
+export const workerSchema = z.strictObject({
+  name: z.string(),
+  hashrate: z.number().min(0),
+  lastShareMs: ms,
+});
+
+export const minerSchema = z.strictObject({
+  address: z.string(),
+  alias: z.string().nullable(),
+  hashrate: z.number().min(0),
+  hashrateWindowSeconds: count,
+  lastShareMs: ms.nullable(),
+  workers: z.array(workerSchema),
+  /** null when the pool runs without the balances store. */
+  balance: balanceSchema.nullable(),
+  chart: chartSchema,
+  payments: z.array(minerPaymentSchema),
+  timestampMs: ms,
+});
+
+export const healthCheckSchema = z.strictObject({
+  status: z.enum(['ok', 'failing', 'not-configured']),
+  detail: z.string().nullable(),
+  /** Age of the data the check is based on (poll result, template). */
+  ageMs: ms.nullable(),
+});
+
+export const healthSchema = z.strictObject({
+  status: z.enum(['ok', 'degraded', 'failing']),
+  checks: z.strictObject({
+    redis: healthCheckSchema,
+    daemon: healthCheckSchema,
+    wallet: healthCheckSchema,
+    template: healthCheckSchema,
+  }),
+  timestampMs: ms,
+});
+
+export const adminOverviewSchema = z.strictObject({
+  counters: z.record(z.string(), z.number()),
+  /** Active bans as a count only: IPs are never returned by any route. */
+  activeBans: count.nullable(),
+  liveFeedClients: count,
+  timestampMs: ms,
+});
+
+// ---- the classic cryptonote-nodejs-pool read API (numbers as that API sent them) ----------------
+
+const classicZset = z.array(z.union([z.string(), z.number()]));
+
+export const classicStatsSchema = z.strictObject({
+  config: z.strictObject({
+    ports: z.array(
+      z.strictObject({ port: z.number(), difficulty: z.number(), desc: z.string(), ssl: z.boolean() }),
+    ),
+    hashrateWindow: z.number(),
+    fee: z.number(),
+    coin: z.string(),
+    coinUnits: z.number(),
+    coinDecimalPlaces: z.number(),
+    coinDifficultyTarget: z.number(),
+    symbol: z.string(),
+    depth: z.number(),
+    version: z.string(),
+    paymentsInterval: z.number(),
+    minPaymentThreshold: z.number(),
+    transferFee: z.number(),
+    slushMiningEnabled: z.boolean(),
+  }),
+  pool: z.strictObject({
+    stats: z.strictObject({ lastBlockFound: z.string() }),
+    blocks: classicZset,
+    totalBlocks: z.number(),
+    payments: classicZset,
+    totalPayments: z.number(),
+    totalMinersPaid: z.number(),
+    miners: z.number(),
+    workers: z.number(),
+    hashrate: z.number(),
+    roundHashes: z.number(),
+    roundScore: z.number(),
+    lastBlockFound: z.string(),
+  }),
+  network: z.strictObject({ difficulty: z.number(), height: z.number() }),
+  lastblock: z.strictObject({
+    difficulty: z.number(),
+    height: z.number(),
+    timestamp: z.number(),
+    reward: z.number(),
+    hash: z.string(),
+  }),
+  charts: z.strictObject({ hashrate: z.array(z.array(z.number())) }),
+  miner: z.record(z.string(), z.number()),
+});
+
+export const classicStatsAddressSchema = z.union([
+  z.strictObject({
+    stats: z.strictObject({
+      hashes: z.string(),
+      lastShare: z.string(),
+      balance: z.string(),
+      paid: z.string(),
+      hashrate: z.number(),
+      roundHashes: z.number(),
+    }),
+    payments: classicZset,
+    charts: z.strictObject({ hashrate: z.array(z.array(z.number())) }),
+    workers: z.array(
+      z.strictObject({ name: z.string(), hashrate: z.number(), lastShare: z.number(), hashes: z.number() }),
+    ),
+  }),
+  z.strictObject({ error: z.string() }),
+]);
+
+export const classicZsetSchema = classicZset;
+
+/** JSON Schema for fastify; `$schema` dropped (fastify's Ajv would try to resolve it). */
+export function jsonSchema(schema: z.ZodType, io: 'input' | 'output' = 'output'): Record<string, unknown> {
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { target: 'draft-7', io }) as Record<
+    string,
+    unknown
+  >;
+  return rest;
+}

@@ -1,0 +1,149 @@
+import type { Redis } from 'ioredis';
+import type { z } from 'zod';
+import type { Logger } from '../../log/logger.js';
+import type { healthCheckSchema, healthSchema } from './api-schemas.js';
+import type { NetworkStatus } from './network-info.js';
+
+export type HealthCheck = z.infer<typeof healthCheckSchema>;
+export type HealthView = z.infer<typeof healthSchema>;
+
+/** PING answered within this, or Redis counts as failing for /health. */
+const REDIS_PING_TIMEOUT_MS = 1_000;
+
+export interface HealthMonitorOptions {
+  readonly refreshMs: number;
+  /** Daemon data older than this (no successful poll) is failing. */
+  readonly maxDaemonAgeMs: number;
+  readonly maxTemplateAgeMs: number;
+}
+
+export interface HealthMonitorModules {
+  readonly redis: Redis;
+  readonly network: { status(): NetworkStatus };
+  /** e.g. () => walletClient.getStatus(); absent: the wallet is "not-configured" (an API-only node). */
+  readonly walletProbe?: () => Promise<unknown>;
+  /** Age of the template being mined (DaemonTemplateSource.status()); absent on an API-only node. */
+  readonly templateStatus?: () => { readonly templateAgeMs: number | undefined };
+  readonly logger: Logger;
+  readonly clock: () => number;
+}
+
+/**
+ * /health: Redis is pinged per request (cheap, and the one dependency every answer needs); the
+ * daemon is judged by the network poller's last success and the wallet by a background probe,
+ * so /health never calls an RPC service per request. Overall: failing if Redis or the daemon
+ * fails, degraded if the wallet or template does, ok otherwise.
+ */
+export class HealthMonitor {
+  readonly #options: HealthMonitorOptions;
+  readonly #modules: HealthMonitorModules;
+  #wallet: { ok: boolean; atMs: number; detail: string | null } | null = null;
+  #timer: NodeJS.Timeout | undefined;
+  #stopped = true;
+  #running: Promise<void> | null = null;
+
+  constructor(options: HealthMonitorOptions, modules: HealthMonitorModules) {
+    this.#options = options;
+    this.#modules = modules;
+  }
+
+  start(): void {
+    if (!this.#stopped || this.#modules.walletProbe === undefined) return;
+    this.#stopped = false;
+    void this.#loop();
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+    await this.#running;
+  }
+
+  async probeWallet(): Promise<void> {
+    const probe = this.#modules.walletProbe;
+    if (probe === undefined) return;
+    try {
+      await probe();
+      this.#wallet = { ok: true, atMs: this.#modules.clock(), detail: null };
+    } catch (error) {
+      const code = (error as { code?: unknown } | null)?.code;
+      this.#wallet = {
+        ok: false,
+        atMs: this.#modules.clock(),
+        detail: typeof code === 'string' ? code : 'wallet probe failed',
+      };
+    }
+  }
+
+  async check(): Promise<HealthView> {
+    const now = this.#modules.clock();
+    const redis = await this.#checkRedis();
+    const daemon = this.#checkDaemon(now);
+    const wallet = this.#checkWallet(now);
+    const template = this.#checkTemplate();
+    const failing = redis.status === 'failing' || daemon.status === 'failing';
+    const degraded = wallet.status === 'failing' || template.status === 'failing';
+    return {
+      status: failing ? 'failing' : degraded ? 'degraded' : 'ok',
+      checks: { redis, daemon, wallet, template },
+      timestampMs: now,
+    };
+  }
+
+  async #checkRedis(): Promise<HealthCheck> {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error('ping timed out')), REDIS_PING_TIMEOUT_MS);
+      });
+      await Promise.race([this.#modules.redis.ping(), timeout]);
+      return { status: 'ok', detail: null, ageMs: 0 };
+    } catch {
+      return { status: 'failing', detail: 'redis did not answer PING', ageMs: null };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  #checkDaemon(now: number): HealthCheck {
+    const { lastSuccessMs, lastError } = this.#modules.network.status();
+    if (lastSuccessMs === null)
+      return { status: 'failing', detail: lastError ?? 'not polled yet', ageMs: null };
+    const ageMs = Math.max(0, now - lastSuccessMs);
+    if (ageMs > this.#options.maxDaemonAgeMs) return { status: 'failing', detail: lastError, ageMs };
+    return { status: 'ok', detail: null, ageMs };
+  }
+
+  #checkWallet(now: number): HealthCheck {
+    if (this.#modules.walletProbe === undefined)
+      return { status: 'not-configured', detail: null, ageMs: null };
+    const wallet = this.#wallet;
+    if (wallet === null) return { status: 'failing', detail: 'not probed yet', ageMs: null };
+    return {
+      status: wallet.ok ? 'ok' : 'failing',
+      detail: wallet.detail,
+      ageMs: Math.max(0, now - wallet.atMs),
+    };
+  }
+
+  #checkTemplate(): HealthCheck {
+    const provider = this.#modules.templateStatus;
+    if (provider === undefined) return { status: 'not-configured', detail: null, ageMs: null };
+    const age = provider().templateAgeMs;
+    if (age === undefined) return { status: 'failing', detail: 'no template yet', ageMs: null };
+    const ageMs = Math.max(0, Math.round(age));
+    return ageMs > this.#options.maxTemplateAgeMs
+      ? { status: 'failing', detail: 'template is stale', ageMs }
+      : { status: 'ok', detail: null, ageMs };
+  }
+
+  async #loop(): Promise<void> {
+    if (this.#stopped) return;
+    this.#running = this.probeWallet();
+    await this.#running;
+    this.#running = null;
+    if (this.#stopped) return;
+    this.#timer = setTimeout(() => void this.#loop(), this.#options.refreshMs);
+    this.#timer.unref();
+  }
+}

@@ -1,0 +1,333 @@
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { type RawData, type WebSocket, WebSocketServer } from 'ws';
+import { decodeAddress } from '../../fuego/address.js';
+import type { Logger } from '../../log/logger.js';
+import type { PoolEventBus, PoolEventMap, PoolEventName } from '../../pool/events.js';
+import type { HashrateReader } from '../../store/hashrate-reader.js';
+import type { ApiOptions } from './api-options.js';
+
+/** Where the feed is served (a WebSocket upgrade of a plain GET). */
+export const LIVE_FEED_PATH = '/api/live';
+
+/**
+ * Wire format (server -> client), one JSON object per message:
+ *   { "type": <type>, "data": {...}, "timestampMs": <ms> }
+ * types: hello, network-block, block-found, block-confirmed, block-orphaned, payment-sent,
+ * pool-hashrate (every feedIntervalMs), miner-hashrate (every feedIntervalMs, per subscription),
+ * subscribed, unsubscribed, error. Client -> server: {"op":"subscribe"|"unsubscribe","address":..}.
+ * bigint values are sent as decimal strings (amounts end in `Atomic`).
+ */
+export type LiveMessageType =
+  | 'hello'
+  | PoolEventName
+  | 'pool-hashrate'
+  | 'miner-hashrate'
+  | 'subscribed'
+  | 'unsubscribed'
+  | 'error';
+
+const FORWARDED_EVENTS: readonly PoolEventName[] = [
+  'network-block',
+  'block-found',
+  'block-confirmed',
+  'block-orphaned',
+  'payment-sent',
+];
+
+export interface LiveFeedModules {
+  readonly events: PoolEventBus;
+  readonly hashrate: HashrateReader;
+  readonly logger: Logger;
+  readonly clock: () => number;
+}
+
+export interface LiveFeedMetrics {
+  readonly clients: number;
+  readonly droppedSlow: number;
+  readonly droppedUnresponsive: number;
+  readonly refusedFull: number;
+}
+
+interface Client {
+  readonly socket: WebSocket;
+  readonly subscriptions: Set<string>;
+  alive: boolean;
+}
+
+function jsonSafe(value: unknown): unknown {
+  if (typeof value === 'bigint') return value.toString();
+  if (Array.isArray(value)) return value.map(jsonSafe);
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, jsonSafe(v)]));
+  }
+  return value;
+}
+
+/**
+ * The WebSocket live feed. Every per-client output is bounded: a client whose unsent bytes pass
+ * `maxBufferedBytes` is dropped on the spot (slow readers cannot make the pool buffer without
+ * limit), a client that misses a ping is dropped, incoming messages are capped at
+ * `maxIncomingBytes`, subscriptions per client and in total are capped, and connections beyond
+ * `maxClients` are refused at the upgrade. Hashrates are read once per tick for all clients.
+ */
+export class LiveFeed {
+  readonly #options: ApiOptions;
+  readonly #modules: LiveFeedModules;
+  readonly #wss: WebSocketServer;
+  readonly #clients = new Set<Client>();
+  /** address -> number of clients following it */
+  readonly #followed = new Map<string, number>();
+  readonly #unsubscribe: (() => void)[] = [];
+  #tickTimer: NodeJS.Timeout | undefined;
+  #pingTimer: NodeJS.Timeout | undefined;
+  #lastNetworkHeight = -1;
+  #tickWaiters: (() => void)[] = [];
+  #ticking = false;
+  #closed = false;
+  #droppedSlow = 0;
+  #droppedUnresponsive = 0;
+  #refusedFull = 0;
+
+  constructor(options: ApiOptions, modules: LiveFeedModules) {
+    this.#options = options;
+    this.#modules = modules;
+    this.#wss = new WebSocketServer({
+      noServer: true,
+      maxPayload: options.liveFeed.maxIncomingBytes,
+      perMessageDeflate: false,
+      clientTracking: false,
+    });
+  }
+
+  /** Serves the feed on `server`'s upgrade requests for LIVE_FEED_PATH; other upgrades are refused. */
+  attach(server: Server): void {
+    server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+      this.#handleUpgrade(request, socket, head);
+    });
+  }
+
+  start(): void {
+    if (this.#tickTimer !== undefined || this.#closed) return;
+    for (const name of FORWARDED_EVENTS) {
+      this.#unsubscribe.push(
+        this.#modules.events.subscribe(name, (payload) =>
+          this.#onEvent(name, payload as PoolEventMap[typeof name]),
+        ),
+      );
+    }
+    this.#tickTimer = setInterval(() => void this.tick(), this.#options.feedIntervalMs);
+    this.#tickTimer.unref();
+    this.#pingTimer = setInterval(() => this.#ping(), this.#options.liveFeed.pingIntervalMs);
+    this.#pingTimer.unref();
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    clearInterval(this.#tickTimer);
+    clearInterval(this.#pingTimer);
+    for (const off of this.#unsubscribe.splice(0)) off();
+    for (const client of this.#clients) client.socket.close(1001, 'server shutting down');
+    for (const client of this.#clients) client.socket.terminate();
+    this.#clients.clear();
+    this.#releaseWaiters();
+    await new Promise<void>((resolve) => this.#wss.close(() => resolve()));
+  }
+
+  metrics(): LiveFeedMetrics {
+    return {
+      clients: this.#clients.size,
+      droppedSlow: this.#droppedSlow,
+      droppedUnresponsive: this.#droppedUnresponsive,
+      refusedFull: this.#refusedFull,
+    };
+  }
+
+  /** Resolves after the next tick (the classic `/live_stats` long poll); false when too many wait. */
+  waitForTick(): Promise<void> | null {
+    if (this.#tickWaiters.length >= this.#options.maxLongPollWaiters) return null;
+    return new Promise((resolve) => this.#tickWaiters.push(resolve));
+  }
+
+  /** One hashrate round: pool to everyone, each followed miner to its followers. */
+  async tick(): Promise<void> {
+    if (this.#ticking) return;
+    this.#ticking = true;
+    try {
+      if (this.#clients.size > 0) await this.#broadcastHashrates();
+    } catch (error) {
+      this.#modules.logger.warn({ err: error }, 'live feed tick failed');
+    } finally {
+      this.#ticking = false;
+      this.#releaseWaiters();
+    }
+  }
+
+  /** Sends to every client (events). */
+  broadcast(type: LiveMessageType, data: unknown): void {
+    if (this.#clients.size === 0) return;
+    const text = this.#encode(type, data);
+    for (const client of this.#clients) this.#send(client, text);
+  }
+
+  async #broadcastHashrates(): Promise<void> {
+    const { hashrate, clock } = this.#modules;
+    const now = clock();
+    const [poolRate, active] = await Promise.all([
+      hashrate.poolHashrate(now, this.#options.hashrateWindowMs),
+      hashrate.activeCounts(now, this.#options.activeWindowMs),
+    ]);
+    this.broadcast('pool-hashrate', { hashrate: poolRate, miners: active.miners, workers: active.workers });
+    if (this.#followed.size === 0) return;
+    const rates = await hashrate.minersHashrate(
+      [...this.#followed.keys()],
+      now,
+      this.#options.hashrateWindowMs,
+    );
+    for (const client of this.#clients) {
+      for (const address of client.subscriptions) {
+        this.#send(client, this.#encode('miner-hashrate', { address, hashrate: rates.get(address) ?? 0 }));
+      }
+    }
+  }
+
+  #onEvent<K extends PoolEventName>(name: K, payload: PoolEventMap[K]): void {
+    if (name === 'network-block') {
+      // The daemon poller and the template source may both report one tip: forward it once.
+      const height = (payload as PoolEventMap['network-block']).height;
+      if (height <= this.#lastNetworkHeight) return;
+      this.#lastNetworkHeight = height;
+    }
+    this.broadcast(name, payload);
+  }
+
+  #encode(type: LiveMessageType, data: unknown): string {
+    return JSON.stringify({ type, data: jsonSafe(data), timestampMs: this.#modules.clock() });
+  }
+
+  #send(client: Client, text: string): void {
+    const socket = client.socket;
+    if (socket.readyState !== socket.OPEN) return;
+    if (socket.bufferedAmount + Buffer.byteLength(text) > this.#options.liveFeed.maxBufferedBytes) {
+      this.#droppedSlow += 1;
+      this.#drop(client);
+      return;
+    }
+    socket.send(text);
+  }
+
+  #drop(client: Client): void {
+    this.#removeClient(client);
+    client.socket.terminate();
+  }
+
+  #removeClient(client: Client): void {
+    if (!this.#clients.delete(client)) return;
+    for (const address of client.subscriptions) this.#unfollow(address);
+    client.subscriptions.clear();
+  }
+
+  #unfollow(address: string): void {
+    const count = (this.#followed.get(address) ?? 1) - 1;
+    if (count <= 0) this.#followed.delete(address);
+    else this.#followed.set(address, count);
+  }
+
+  #handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
+    const path = (request.url ?? '').split('?')[0];
+    const refuse = (status: string): void => {
+      socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+      socket.destroy();
+    };
+    if (path !== LIVE_FEED_PATH || this.#closed) {
+      refuse('404 Not Found');
+      return;
+    }
+    if (this.#clients.size >= this.#options.liveFeed.maxClients) {
+      this.#refusedFull += 1;
+      refuse('503 Service Unavailable');
+      return;
+    }
+    this.#wss.handleUpgrade(request, socket, head, (ws) => this.#accept(ws));
+  }
+
+  #accept(socket: WebSocket): void {
+    const client: Client = { socket, subscriptions: new Set(), alive: true };
+    this.#clients.add(client);
+    socket.on('pong', () => {
+      client.alive = true;
+    });
+    socket.on('message', (data: RawData, isBinary: boolean) => this.#onMessage(client, data, isBinary));
+    socket.on('close', () => this.#removeClient(client));
+    socket.on('error', () => this.#drop(client));
+    this.#send(
+      client,
+      this.#encode('hello', {
+        maxSubscriptions: this.#options.liveFeed.maxSubscriptionsPerClient,
+        intervalMs: this.#options.feedIntervalMs,
+      }),
+    );
+  }
+
+  #onMessage(client: Client, data: RawData, isBinary: boolean): void {
+    const fail = (code: string, message: string): void => {
+      this.#send(client, this.#encode('error', { code, message }));
+    };
+    if (isBinary) {
+      fail('BAD_REQUEST', 'send text JSON messages');
+      return;
+    }
+    let request: { op?: unknown; address?: unknown };
+    try {
+      request = JSON.parse(String(data)) as { op?: unknown; address?: unknown };
+    } catch {
+      fail('BAD_REQUEST', 'not JSON');
+      return;
+    }
+    const address = request?.address;
+    if ((request?.op !== 'subscribe' && request?.op !== 'unsubscribe') || typeof address !== 'string') {
+      fail('BAD_REQUEST', 'expected {"op":"subscribe"|"unsubscribe","address":"..."}');
+      return;
+    }
+    if (request.op === 'unsubscribe') {
+      if (client.subscriptions.delete(address)) this.#unfollow(address);
+      this.#send(client, this.#encode('unsubscribed', { address }));
+      return;
+    }
+    if (client.subscriptions.has(address)) return;
+    try {
+      decodeAddress(address);
+    } catch {
+      fail('INVALID_ADDRESS', 'not a valid Fuego address');
+      return;
+    }
+    const limits = this.#options.liveFeed;
+    if (client.subscriptions.size >= limits.maxSubscriptionsPerClient) {
+      fail('TOO_MANY_SUBSCRIPTIONS', `at most ${limits.maxSubscriptionsPerClient} addresses per connection`);
+      return;
+    }
+    if (!this.#followed.has(address) && this.#followed.size >= limits.maxSubscribedAddresses) {
+      fail('TOO_MANY_SUBSCRIPTIONS', 'the server follows too many addresses; retry later');
+      return;
+    }
+    client.subscriptions.add(address);
+    this.#followed.set(address, (this.#followed.get(address) ?? 0) + 1);
+    this.#send(client, this.#encode('subscribed', { address }));
+  }
+
+  #ping(): void {
+    for (const client of this.#clients) {
+      if (!client.alive) {
+        this.#droppedUnresponsive += 1;
+        this.#drop(client);
+        continue;
+      }
+      client.alive = false;
+      client.socket.ping();
+    }
+  }
+
+  #releaseWaiters(): void {
+    for (const resolve of this.#tickWaiters.splice(0)) resolve();
+  }
+}

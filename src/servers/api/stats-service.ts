@@ -1,0 +1,219 @@
+import type { z } from 'zod';
+import type { HashrateReader } from '../../store/hashrate-reader.js';
+import type { RoundSummary } from '../../store/ledger-reader.js';
+import type { ApiOptions } from './api-options.js';
+import type {
+  blockSummarySchema,
+  blocksPageSchema,
+  chartSchema,
+  minerPaymentsPageSchema,
+  minerSchema,
+  paymentsPageSchema,
+  poolStatsSchema,
+} from './api-schemas.js';
+import type { MinerAccountsReader, MinerPaymentView } from './miner-accounts.js';
+import type { NetworkInfoCache } from './network-info.js';
+import type { PoolBlock, PoolBlocksReader } from './pool-blocks-reader.js';
+import type { PoolInfo } from './pool-info.js';
+
+export type PoolStatsView = z.infer<typeof poolStatsSchema>;
+export type BlockSummaryView = z.infer<typeof blockSummarySchema>;
+export type BlocksPageView = z.infer<typeof blocksPageSchema>;
+export type PaymentsPageView = z.infer<typeof paymentsPageSchema>;
+export type MinerView = z.infer<typeof minerSchema>;
+export type MinerPaymentsPageView = z.infer<typeof minerPaymentsPageSchema>;
+export type ChartView = z.infer<typeof chartSchema>;
+
+/** Payments shown inline in /api/miners/:address. */
+const MINER_INLINE_PAYMENTS = 10;
+
+export interface StatsServiceModules {
+  readonly ledger: { getCurrentRoundSummary(): Promise<RoundSummary | null> };
+  readonly hashrate: HashrateReader;
+  readonly blocks: PoolBlocksReader;
+  readonly accounts: MinerAccountsReader | null;
+  readonly network: NetworkInfoCache;
+  readonly poolInfo: PoolInfo;
+  /** Reverse alias lookup (address -> registered alias); absent: aliases are not shown. */
+  readonly aliasOf?: (address: string) => Promise<string | null>;
+  readonly clock: () => number;
+}
+
+/** difficulty / network difficulty in percent, two decimals; null when either is unknown. */
+export function effortPercent(difficulty: bigint, networkDifficulty: bigint | null): number | null {
+  if (networkDifficulty === null || networkDifficulty <= 0n) return null;
+  return Number((difficulty * 10_000n) / networkDifficulty) / 100;
+}
+
+function paymentView(payment: MinerPaymentView) {
+  return {
+    batchId: payment.batchId,
+    transactionHash: payment.transactionHash,
+    timestampMs: payment.timestampMs,
+    amountAtomic: payment.amountAtomic.toString(),
+    networkFeeAtomic: payment.networkFeeAtomic.toString(),
+  };
+}
+
+/**
+ * Builds the API's JSON views from the store readers and the cached network info. Each view is a
+ * bounded number of Redis round trips, independent of the number of miners (API.md lists them).
+ */
+export class StatsService {
+  readonly #options: ApiOptions;
+  readonly #modules: StatsServiceModules;
+
+  constructor(options: ApiOptions, modules: StatsServiceModules) {
+    this.#options = options;
+    this.#modules = modules;
+  }
+
+  /** Top block height known from the daemon (height - 1), or null before the first poll. */
+  topHeight(): number | null {
+    const info = this.#modules.network.info();
+    return info === null ? null : info.height - 1;
+  }
+
+  blockView(block: PoolBlock): BlockSummaryView {
+    const top = this.topHeight();
+    const onChain = block.status === 'pending' || block.status === 'confirmed';
+    return {
+      height: block.height,
+      hash: block.hash,
+      status: block.status,
+      confirmations: top !== null && onChain ? Math.max(0, top - block.height) : null,
+      timestampMs: block.timestampMs,
+      networkDifficulty: block.networkDifficulty.toString(),
+      effortPercent:
+        block.round === null ? null : effortPercent(block.round.totalDifficulty, block.networkDifficulty),
+      roundTotalDifficulty: block.round === null ? null : block.round.totalDifficulty.toString(),
+      solo: block.solo,
+      finderAddress: block.finderAddress,
+      rewardAtomic: block.rewardAtomic === null ? null : block.rewardAtomic.toString(),
+    };
+  }
+
+  async poolStats(): Promise<PoolStatsView> {
+    const { hashrate, ledger, blocks, network, poolInfo, clock } = this.#modules;
+    const now = clock();
+    const [rate, active, round, lastBlocks, blocksFound] = await Promise.all([
+      hashrate.poolHashrate(now, this.#options.hashrateWindowMs),
+      hashrate.activeCounts(now, this.#options.activeWindowMs),
+      ledger.getCurrentRoundSummary(),
+      blocks.list({ offset: 0, limit: 1 }),
+      blocks.count(),
+    ]);
+    const networkView = network.view();
+    const networkDifficulty = networkView === null ? null : BigInt(networkView.difficulty);
+    const lastBlock = lastBlocks[0];
+    const payments = poolInfo.payments;
+    return {
+      pool: {
+        name: poolInfo.name,
+        hashrate: rate,
+        hashrateWindowSeconds: this.#options.hashrateWindowMs / 1000,
+        miners: active.miners,
+        workers: active.workers,
+        activeWindowSeconds: this.#options.activeWindowMs / 1000,
+        round: {
+          startedAtMs: round?.startedAtMs ?? null,
+          totalDifficulty: (round?.totalDifficulty ?? 0n).toString(),
+          shareCount: round?.shareCount ?? 0,
+          effortPercent: effortPercent(round?.totalDifficulty ?? 0n, networkDifficulty),
+        },
+        lastBlock: lastBlock === undefined ? null : this.blockView(lastBlock),
+        blocksFound,
+        ports: poolInfo.ports.map((port) => ({ ...port })),
+        payments: {
+          scheme: payments.scheme,
+          pplnsWindowFactor: payments.pplnsWindowFactor,
+          feePercent: payments.feePercent,
+          soloFeePercent: payments.soloFeePercent,
+          minPaymentAtomic: payments.minPaymentAtomic.toString(),
+          intervalSeconds: payments.intervalSeconds,
+          unlockDepth: payments.unlockDepth,
+          networkFeePaidBy: payments.networkFeePaidBy,
+        },
+      },
+      coin: { ...poolInfo.coin },
+      network: networkView,
+      timestampMs: now,
+    };
+  }
+
+  async poolChart(spanMs = this.#options.poolChartSpanMs): Promise<ChartView> {
+    const points = await this.#modules.hashrate.poolChart(this.#modules.clock(), spanMs);
+    return { resolutionSeconds: 600, points };
+  }
+
+  async blocksPage(page: number, limit: number): Promise<BlocksPageView> {
+    const blocks = await this.#modules.blocks.list({ offset: (page - 1) * limit, limit });
+    return { page, limit, blocks: blocks.map((block) => this.blockView(block)) };
+  }
+
+  async paymentsPage(page: number, limit: number): Promise<PaymentsPageView> {
+    const accounts = this.#modules.accounts;
+    const batches =
+      accounts === null ? [] : await accounts.listBatches({ offset: (page - 1) * limit, limit });
+    return {
+      page,
+      limit,
+      payments: batches.map((batch) => ({
+        batchId: batch.batchId,
+        transactionHash: batch.transactionHash,
+        timestampMs: batch.timestampMs,
+        recipients: batch.recipients,
+        amountAtomic: batch.amountAtomic.toString(),
+        feeAtomic: batch.feeAtomic.toString(),
+      })),
+    };
+  }
+
+  async minerPaymentsPage(address: string, page: number, limit: number): Promise<MinerPaymentsPageView> {
+    const accounts = this.#modules.accounts;
+    const rows =
+      accounts === null ? [] : await accounts.listPayments(address, { offset: (page - 1) * limit, limit });
+    return { page, limit, payments: rows.map(paymentView) };
+  }
+
+  /** null when the pool has no record of the address at all (no shares in the retention, no balance). */
+  async miner(address: string): Promise<MinerView | null> {
+    const { hashrate, accounts, aliasOf, clock } = this.#modules;
+    const now = clock();
+    const window = this.#options.hashrateWindowMs;
+    const [rate, lastShareMs, workers, chart, balance, payments, alias] = await Promise.all([
+      hashrate.minerHashrate(address, now, window),
+      hashrate.minerLastShareMs(address),
+      hashrate.minerWorkers(address, now, window),
+      hashrate.minerChart(address, now, this.#options.minerChartSpanMs, this.#options.minerChartResolutionMs),
+      accounts === null ? null : accounts.getBalance(address),
+      accounts === null ? [] : accounts.listPayments(address, { offset: 0, limit: MINER_INLINE_PAYMENTS }),
+      aliasOf === undefined ? null : aliasOf(address),
+    ]);
+    const hasBalance =
+      balance !== null &&
+      (balance.unlockedAtomic !== 0n || balance.inPayoutAtomic !== 0n || balance.paidAtomic !== 0n);
+    if (lastShareMs === null && workers.length === 0 && !hasBalance && payments.length === 0) return null;
+    return {
+      address,
+      alias,
+      hashrate: rate,
+      hashrateWindowSeconds: window / 1000,
+      lastShareMs,
+      workers,
+      balance:
+        balance === null
+          ? null
+          : {
+              pendingAtomic: balance.pendingAtomic === null ? null : balance.pendingAtomic.toString(),
+              unlockedAtomic: balance.unlockedAtomic.toString(),
+              inPayoutAtomic: balance.inPayoutAtomic.toString(),
+              paidAtomic: balance.paidAtomic.toString(),
+              networkFeesAtomic: balance.networkFeesAtomic.toString(),
+            },
+      chart: { resolutionSeconds: this.#options.minerChartResolutionMs / 1000, points: chart },
+      payments: payments.map(paymentView),
+      timestampMs: now,
+    };
+  }
+}

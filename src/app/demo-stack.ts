@@ -21,6 +21,8 @@ export interface DemoStackOptions {
   readonly shareDifficulty: number;
   readonly daemonPort: number;
   readonly walletPort: number;
+  /** HTTP API and dashboard (0: any free port; null: no API). */
+  readonly apiPort: number | null;
   /** Extra pool config merged over the demo's (tests tune vardiff, grace, etc.). */
   readonly poolOverrides?: Partial<PoolConfigInput>;
   /** Devnet alias entries (alias -> address), for alias-login demos and tests. */
@@ -34,6 +36,7 @@ export const DEFAULT_DEMO_OPTIONS: DemoStackOptions = Object.freeze({
   shareDifficulty: 1_000,
   daemonPort: 0,
   walletPort: 0,
+  apiPort: 8117,
 });
 
 export interface DemoStack {
@@ -45,6 +48,8 @@ export interface DemoStack {
   readonly stratumPort: number;
   readonly tlsPort: number | null;
   readonly tlsFingerprint: string | null;
+  /** Where the API and dashboard listen, e.g. http://127.0.0.1:8117 (null without API). */
+  readonly apiUrl: string | null;
   stop(): Promise<void>;
 }
 
@@ -103,6 +108,13 @@ export async function startDemoStack(options: DemoStackOptions, logger: Logger):
       redis: { url: redis.url },
       pool: { address: devnet.walletAddress },
       templates: { refreshIntervalMs: 5_000, retryDelayMs: 250 },
+      // Short demo settings: a block unlocks after 10 confirmations (not 60), payouts every 30 s.
+      payments: {
+        confirmDepth: 10,
+        unlockIntervalSec: 5,
+        payouts: { intervalSec: 30, minPayoutCoins: '0.1' },
+      },
+      api: options.apiPort === null ? { enabled: false } : { port: options.apiPort },
       ...options.poolOverrides,
       stratum: {
         ports,
@@ -124,10 +136,16 @@ export async function startDemoStack(options: DemoStackOptions, logger: Logger):
       stratumPort: listening[0]?.port ?? options.stratumPort,
       tlsPort: options.tlsPort === null ? null : (listening[1]?.port ?? options.tlsPort),
       tlsFingerprint,
+      apiUrl: pool.api ? `http://127.0.0.1:${apiPortOf(pool)}` : null,
       stop: cleanup,
     };
   } catch (error) {
     await cleanup();
     throw error;
   }
+}
+
+function apiPortOf(pool: PoolNode): number {
+  const address = pool.api?.server.address();
+  return address && typeof address === 'object' ? address.port : 0;
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { apiOptionsSchema } from '../servers/api/api-options.js';
 import { paymentsConfigSchema } from './payments-schema.js';
 
 /**
@@ -173,6 +174,8 @@ export const configSchema = z.strictObject({
   stratum: section(stratumSchema),
   store: section(storeSchema),
   payments: section(paymentsConfigSchema),
+  /** HTTP API + dashboard + WebSocket feed; the admin token comes from FUEGO_POOL_ADMIN_TOKEN. */
+  api: section(apiOptionsSchema.extend({ enabled: z.boolean().default(true) })),
 });
 
 export type PoolConfig = z.infer<typeof configSchema>;

@@ -57,6 +57,7 @@ export class DaemonTemplateSource implements TemplateSource {
   private lastError: string | undefined;
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
+  private polling: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly options: DaemonTemplateSourceOptions,
@@ -97,13 +98,34 @@ export class DaemonTemplateSource implements TemplateSource {
     return first;
   }
 
+  /**
+   * Checks the tip now instead of at the next poll: called when this pool just found a block, so
+   * miners move to the next height without waiting up to a poll interval (and finding stale blocks).
+   */
+  pollNow(): void {
+    if (this.stopped || this.active === undefined) return;
+    this.pollOnce().then(
+      () => this.recordSuccess(),
+      (error: unknown) => this.recordFailure(error),
+    );
+  }
+
   stop(): void {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
   }
 
-  /** One poll step: new tip → new template; same tip but refresh due → template if txs changed. */
-  async pollOnce(): Promise<void> {
+  /**
+   * One poll step: new tip → new template; same tip but refresh due → template if txs changed.
+   * Polls never overlap (the timer and pollNow may both ask): each waits for the one before.
+   */
+  pollOnce(): Promise<void> {
+    const next = this.polling.then(() => this.pollStep());
+    this.polling = next.catch(() => undefined);
+    return next;
+  }
+
+  private async pollStep(): Promise<void> {
     const header = await this.modules.daemon.getLastBlockHeader();
     if (header.hash !== this.tipHash || !this.active) {
       await this.fetchTemplate('new-block', header.hash);

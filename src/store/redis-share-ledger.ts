@@ -51,6 +51,11 @@ export interface RedisShareLedgerOptions {
 export interface RedisShareLedgerModules {
   readonly redis: Redis;
   readonly logger: Logger;
+  /**
+   * Called with every batch once it is durable (hashrate buckets, live stats). Runs after the
+   * miners were answered; it must not throw, and nothing waits for what it starts.
+   */
+  readonly onBatchRecorded?: (shares: readonly AcceptedShare[]) => void;
 }
 
 export interface CandidateWriteResult {
@@ -117,6 +122,7 @@ export class RedisShareLedger implements ShareLedger {
   readonly reader: RedisLedgerReader;
   readonly #keys: StoreKeys;
   readonly #logger: Logger;
+  readonly #onBatchRecorded: ((shares: readonly AcceptedShare[]) => void) | undefined;
   readonly #maxBatchSize: number;
   readonly #maxBatchDelayMs: number;
   readonly #streamMaxLength: number;
@@ -139,6 +145,8 @@ export class RedisShareLedger implements ShareLedger {
   constructor(opts: RedisShareLedgerOptions, modules: RedisShareLedgerModules) {
     this.#keys = createStoreKeys(opts.keyPrefix);
     this.#logger = modules.logger;
+    this.#onBatchRecorded = modules.onBatchRecorded;
+
     this.#maxBatchSize = positiveInteger(opts.maxBatchSize, DEFAULT_MAX_BATCH_SIZE, 'maxBatchSize');
     this.#maxBatchDelayMs = positiveInteger(
       opts.maxBatchDelayMs,
@@ -309,6 +317,7 @@ export class RedisShareLedger implements ShareLedger {
         }
         this.#batchesWritten += 1;
         for (const pending of batch) pending.resolve();
+        this.#notifyBatchRecorded(batch.map((pending) => pending.share));
       },
       (error: unknown) => {
         this.#inFlightShares -= batch.length;
@@ -316,6 +325,15 @@ export class RedisShareLedger implements ShareLedger {
       },
     );
     this.#track(settled);
+  }
+
+  #notifyBatchRecorded(shares: readonly AcceptedShare[]): void {
+    if (!this.#onBatchRecorded) return;
+    try {
+      this.#onBatchRecorded(shares);
+    } catch (error) {
+      this.#logger.warn({ err: error }, 'onBatchRecorded hook failed');
+    }
   }
 
   #failBatch(batch: PendingShare[], error: StoreError): void {

@@ -33,6 +33,7 @@ beforeAll(async () => {
       shareDifficulty: SHARE_DIFFICULTY,
       daemonPort: 0,
       walletPort: 0,
+      apiPort: 0,
       poolOverrides: {
         stratum: { vardiff: { targetShareTimeSec: 2, retargetIntervalSec: 10, minDifficulty: 100 } },
       },

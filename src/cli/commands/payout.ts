@@ -1,7 +1,8 @@
+import { createPayoutRunner } from '../../app/leader-services.js';
 import { formatAtomic } from '../../fuego/money.js';
 import { createLogger } from '../../log/logger.js';
-import { loadPaymentsConfigFile, minPayoutAtomicOf } from '../../pool/payouts/payout-config.js';
-import { type BatchReport, PayoutRunner, type PayoutRunSummary } from '../../pool/payouts/payout-runner.js';
+import { loadPaymentsConfigFile } from '../../pool/payouts/payout-config.js';
+import type { BatchReport, PayoutRunSummary } from '../../pool/payouts/payout-runner.js';
 import { DaemonClient } from '../../rpc/daemon-client.js';
 import { WalletClient } from '../../rpc/wallet-client.js';
 import { createRedisClient } from '../../store/redis-client.js';
@@ -81,25 +82,12 @@ export const payoutCommand: CliCommand = {
     const wallet = new WalletClient({ ...pool.wallet, retries: 2 });
     const daemon = new DaemonClient({ ...pool.daemon });
     try {
-      const runner = new PayoutRunner(
-        {
-          keyPrefix: pool.redis.keyPrefix,
-          minPayoutAtomic: minPayoutAtomicOf(payments.payouts),
-          maxTransfersPerTransaction: payments.payouts.maxTransfersPerTransaction,
-          networkFeeAtomic: BigInt(payments.payouts.networkFeeAtomic),
-          feePaidBy: payments.payouts.feePaidBy,
-          ...(payments.payouts.changeAddress === undefined
-            ? {}
-            : { walletChangeAddress: payments.payouts.changeAddress }),
-          anonymity: payments.payouts.anonymity,
-          maxWalletLagBlocks: payments.payouts.maxWalletLagBlocks,
-          maxBatchesPerRun: payments.payouts.maxBatchesPerRun,
-          unresolvedRollbackAfterMs: payments.payouts.unresolvedRollbackAfterSec * 1000,
-          recoveryScanBlocks: payments.payouts.recoveryScanBlocks,
-          lockTtlMs: payments.payouts.lockTtlSec * 1000,
-        },
-        { redis, wallet, daemon, logger: logger.child({ module: 'payouts' }) },
-      );
+      const runner = createPayoutRunner(pool, {
+        redis,
+        wallet,
+        daemon,
+        logger: logger.child({ module: 'payouts' }),
+      });
       if (!options.now && !options.dryRun) {
         const last = await runner.store.getLastRun();
         const dueAtMs = last === null ? 0 : last + payments.payouts.intervalSec * 1000;

@@ -1,0 +1,143 @@
+import type { Logger } from 'pino';
+import type { PoolConfig } from '../config/schema.js';
+import type { PoolEventBus } from '../pool/events.js';
+import { minPayoutAtomicOf } from '../pool/payouts/payout-config.js';
+import { PayoutRunner, type PayoutRunnerModules } from '../pool/payouts/payout-runner.js';
+import { BlockUnlocker, type BlockUnlockerModules } from '../pool/unlocker/block-unlocker.js';
+import { feePoliciesFrom } from '../pool/unlocker/unlocker-config.js';
+
+/** The block unlocker as the config describes it (leader process and tests build it the same way). */
+export function createBlockUnlocker(
+  config: Readonly<PoolConfig>,
+  modules: BlockUnlockerModules,
+): BlockUnlocker {
+  const payments = config.payments;
+  return new BlockUnlocker(
+    {
+      keyPrefix: config.redis.keyPrefix,
+      scheme: payments.scheme,
+      fee: feePoliciesFrom(payments),
+      confirmDepth: payments.confirmDepth,
+      pplnsWindowFactor: payments.pplnsWindowFactor,
+    },
+    modules,
+  );
+}
+
+/** The payout runner as the config describes it (leader loop and `fuego-pool payout`). */
+export function createPayoutRunner(config: Readonly<PoolConfig>, modules: PayoutRunnerModules): PayoutRunner {
+  const payouts = config.payments.payouts;
+  return new PayoutRunner(
+    {
+      keyPrefix: config.redis.keyPrefix,
+      minPayoutAtomic: minPayoutAtomicOf(payouts),
+      maxTransfersPerTransaction: payouts.maxTransfersPerTransaction,
+      networkFeeAtomic: BigInt(payouts.networkFeeAtomic),
+      feePaidBy: payouts.feePaidBy,
+      ...(payouts.changeAddress === undefined ? {} : { walletChangeAddress: payouts.changeAddress }),
+      anonymity: payouts.anonymity,
+      maxWalletLagBlocks: payouts.maxWalletLagBlocks,
+      maxBatchesPerRun: payouts.maxBatchesPerRun,
+      unresolvedRollbackAfterMs: payouts.unresolvedRollbackAfterSec * 1000,
+      recoveryScanBlocks: payouts.recoveryScanBlocks,
+      lockTtlMs: payouts.lockTtlSec * 1000,
+    },
+    modules,
+  );
+}
+
+export interface LeaderLoopOptions {
+  readonly unlockIntervalMs: number;
+  /** null: payouts are left to `fuego-pool payout` (cron). */
+  readonly payoutIntervalMs: number | null;
+}
+
+/**
+ * The leader's periodic money work: the unlocker (confirm or orphan candidates, credit balances)
+ * and the payout runner, each on its own interval, never overlapping itself. Publishes what it
+ * decided on the event bus. Errors are logged and retried on the next tick: both runners are
+ * idempotent and recover from their own half-done work.
+ */
+export class LeaderLoop {
+  private readonly timers: NodeJS.Timeout[] = [];
+  private readonly running = new Set<Promise<unknown>>();
+  private stopped = false;
+
+  constructor(
+    private readonly options: LeaderLoopOptions,
+    private readonly modules: {
+      readonly unlocker: BlockUnlocker;
+      readonly payouts: PayoutRunner;
+      readonly events: PoolEventBus;
+      readonly logger: Logger;
+    },
+  ) {}
+
+  start(): void {
+    this.every(this.options.unlockIntervalMs, 'unlocker', () => this.unlockOnce());
+    if (this.options.payoutIntervalMs !== null) {
+      this.every(this.options.payoutIntervalMs, 'payouts', () => this.payOnce());
+    }
+  }
+
+  /** Stops the timers and waits for a run in progress (a payout must finish recording its result). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const timer of this.timers) clearInterval(timer);
+    await Promise.allSettled([...this.running]);
+  }
+
+  async unlockOnce(): Promise<void> {
+    const result = await this.modules.unlocker.runOnce();
+    for (const decision of result.decisions) {
+      if (decision.outcome === 'confirmed') {
+        this.modules.events.publish('block-confirmed', {
+          height: decision.height,
+          hash: decision.hash,
+          rewardAtomic: decision.rewardAtomic ?? 0n,
+        });
+      } else if (decision.outcome === 'orphaned') {
+        this.modules.events.publish('block-orphaned', { height: decision.height, hash: decision.hash });
+      }
+    }
+  }
+
+  async payOnce(): Promise<void> {
+    const summary = await this.modules.payouts.runOnce();
+    for (const batch of [...summary.recovered, ...summary.batches]) {
+      if (batch.state !== 'sent' || batch.txHash === null) continue;
+      const stored = await this.modules.payouts.store.getBatch(batch.batchId);
+      this.modules.events.publish('payment-sent', {
+        batchId: batch.batchId,
+        transactionHash: batch.txHash,
+        recipients: batch.recipients,
+        amountAtomic: batch.amountAtomic,
+        feeAtomic: stored?.networkFeeAtomic ?? 0n,
+        timestampMs: Date.now(),
+      });
+    }
+    if (summary.skipped !== null)
+      this.modules.logger.warn({ skipped: summary.skipped, detail: summary.detail }, 'payouts skipped');
+  }
+
+  private every(intervalMs: number, name: string, run: () => Promise<void>): void {
+    let busy = false;
+    const tick = () => {
+      if (busy || this.stopped) return;
+      busy = true;
+      const runOnce = run()
+        .catch((error: unknown) =>
+          this.modules.logger.error({ err: error, task: name }, 'leader task failed'),
+        )
+        .finally(() => {
+          busy = false;
+          this.running.delete(runOnce);
+        });
+      this.running.add(runOnce);
+    };
+    const timer = setInterval(tick, intervalMs);
+    timer.unref?.();
+    this.timers.push(timer);
+    setImmediate(tick);
+  }
+}

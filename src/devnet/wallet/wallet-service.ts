@@ -289,19 +289,20 @@ export class WalletService {
       if (decoded.type !== 'standard' || !this.addresses.includes(source))
         throw new WalletRpcError('BAD_ADDRESS');
     }
-    const destinations = transfers.map((t) => ({ ...t, decoded: this.#decodeOr(t.address, 'BAD_ADDRESS') }));
+    // Like walletd 1.9.3, whose address check needs exactly two keys: an integrated address is
+    // "Invalid address" here (the payment id goes in `paymentId` or in `extra`).
+    const destinations = transfers.map((t) => {
+      const decoded = this.#decodeOr(t.address, 'BAD_ADDRESS');
+      if (decoded.type !== 'standard') throw new WalletRpcError('BAD_ADDRESS');
+      return { ...t, decoded };
+    });
     if (changeAddress !== '') this.#decodeOr(changeAddress, 'BAD_ADDRESS');
     if (paymentId !== '' && !HASH_PATTERN.test(paymentId)) throw new WalletRpcError('INTERNAL_WALLET_ERROR');
     let extra: Uint8Array;
     try {
-      extra = hexToBytes(extraHex);
+      // walletd builds the extra from `paymentId` when one is given and then ignores `extra`.
+      extra = paymentId !== '' ? new Uint8Array(0) : hexToBytes(extraHex);
     } catch {
-      throw new WalletRpcError('INTERNAL_WALLET_ERROR');
-    }
-    const integratedIds = new Set(
-      destinations.flatMap((d) => (d.decoded.type === 'integrated' ? [d.decoded.paymentId] : [])),
-    );
-    if (integratedIds.size > 1 || (integratedIds.size === 1 && paymentId !== '')) {
       throw new WalletRpcError('INTERNAL_WALLET_ERROR');
     }
     if (destinations.length === 0) throw new WalletRpcError('ZERO_DESTINATION');
@@ -311,7 +312,8 @@ export class WalletService {
     if (anonymity < MIN_ANONYMITY) throw new WalletRpcError('WRONG_PARAMETERS');
 
     const fee = delayed ? requestedFee : WALLET_FEE_ATOMIC;
-    const effectivePaymentId = paymentId !== '' ? paymentId : ([...integratedIds][0] ?? '');
+    const effectivePaymentId = paymentId;
+
     const sent = this.#buildAndRecord({
       sources: sources.length > 0 ? sources : this.addresses,
       outputs: destinations.map((d) => ({

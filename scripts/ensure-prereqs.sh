@@ -10,18 +10,23 @@ if [ "$node_major" -lt "$need_node_major" ]; then
   exit 1
 fi
 
-# npm ci only when the lock file changed since the last install, so repeated runs stay fast.
+# Install only when package.json or the lock file changed since the last install, so repeated
+# runs stay fast. `npm install --no-save` installs the locked versions like `npm ci` does, but also
+# works where npm is set to omit registry addresses from lock files (that setting drops other
+# platforms' optional packages from the lock, which `npm ci` then refuses).
 stamp=node_modules/.fuego-pool-installed
 if [ ! -f "$stamp" ] || [ package-lock.json -nt "$stamp" ] || [ package.json -nt "$stamp" ]; then
-  echo "==> installing npm packages (npm ci)"
-  npm ci --no-audit --no-fund
+  echo "==> installing npm packages"
+  npm install --no-save --no-audit --no-fund
   touch "$stamp"
 fi
+
 
 # redis-server: the demo and the tests start private instances. openssl: self-signed TLS certificates.
 missing=()
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 command -v openssl >/dev/null 2>&1 || missing+=(openssl)
+command -v chromium >/dev/null 2>&1 || missing+=(chromium) # the dashboard's browser test
 if [ "${#missing[@]}" -gt 0 ]; then
   if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
     echo "==> installing ${missing[*]} with apt-get"

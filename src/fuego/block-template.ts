@@ -1,7 +1,7 @@
 import { BinaryWriter } from './binary-writer.js';
 import { type Block, parseBlockWithLayout } from './block.js';
 import { CodecError } from './errors.js';
-import { cnFastHash } from './keccak.js';
+import { cnFastHash, type FastHash } from './keccak.js';
 import { serializeTransaction, signatureCountOf, type Transaction } from './transaction.js';
 import { treeBranch, treeHashFromBranch } from './tree-hash.js';
 import { encodeMergeMiningTag, parseTxExtra } from './tx-extra.js';
@@ -32,6 +32,11 @@ export interface BlockTemplateInput {
   readonly height?: number;
   readonly difficulty?: bigint;
   readonly parentStyle?: ParentStyle;
+  /**
+   * `cn_fast_hash` for the per-job work (default: the pure one). The pool passes the native
+   * addon's, which gives the same bytes about ten times faster: job building is its hot path.
+   */
+  readonly fastHash?: FastHash;
 }
 
 /** What a miner gets for one extra nonce, and the intermediate values (for logs and tests). */
@@ -78,6 +83,7 @@ export class BlockTemplate {
   /** Where the nonce goes in each job's hashing blob. */
   readonly nonceOffset: number;
 
+  readonly #fastHash: FastHash;
   readonly #coinbase: Uint8Array;
   readonly #extraNonceInCoinbase: number;
   /** varint(len bhb) ‖ bhb with a zero merkle root at #auxRootOffset. */
@@ -130,6 +136,8 @@ export class BlockTemplate {
     this.timestamp = block.timestamp;
     this.difficulty = input.difficulty;
     this.parentStyle = input.parentStyle ?? 'pool';
+    this.#fastHash = input.fastHash ?? cnFastHash;
+
     this.reservedOffset = reservedOffset;
     this.reserveSize = reserveSize;
     this.coinbaseStart = layout.coinbaseStart;
@@ -210,11 +218,12 @@ export class BlockTemplate {
     this.#checkExtraNonce(extraNonce);
     const coinbase = this.#coinbase.slice();
     coinbase.set(extraNonce, this.#extraNonceInCoinbase);
-    const coinbaseHash = cnFastHash(coinbase);
-    const merkleRoot = treeHashFromBranch(this.coinbaseBranch, coinbaseHash);
+    const hash = this.#fastHash;
+    const coinbaseHash = hash(coinbase);
+    const merkleRoot = treeHashFromBranch(this.coinbaseBranch, coinbaseHash, undefined, hash);
     const auxInput = this.#auxInput.slice();
     auxInput.set(merkleRoot, this.#auxRootOffset);
-    const auxHash = cnFastHash(auxInput);
+    const auxHash = hash(auxInput);
     const blockHashingBlob = auxInput.subarray(this.#bhbOffset);
     if (this.#parentCoinbase === null) {
       return {
@@ -229,7 +238,7 @@ export class BlockTemplate {
     }
     const parentCoinbase = this.#parentCoinbase.slice();
     parentCoinbase.set(auxHash, this.#parentCoinbaseRootOffset);
-    const parentRoot = treeHashFromBranch(this.#parentBranch, cnFastHash(parentCoinbase));
+    const parentRoot = treeHashFromBranch(this.#parentBranch, hash(parentCoinbase), undefined, hash);
     const hashingBlob = this.#powInput.slice();
     hashingBlob.set(parentRoot, this.#powRootOffset);
     return {

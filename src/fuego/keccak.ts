@@ -8,7 +8,14 @@ export function cnFastHash(data: Uint8Array): Uint8Array {
   return keccak_256(data);
 }
 
+/**
+ * A `cn_fast_hash` implementation. The pure one above is the default everywhere; the pool may pass
+ * a faster one with the same output (the native addon's) where hashing is hot, e.g. job building.
+ */
+export type FastHash = (data: Uint8Array) => Uint8Array;
+
 /** keccak(a ‖ b) for two 32-byte nodes, the step of the transaction merkle tree. */
+
 export function hashPair(left: Uint8Array, right: Uint8Array): Uint8Array {
   return keccak_256.create().update(left).update(right).digest();
 }

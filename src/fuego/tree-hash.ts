@@ -1,5 +1,5 @@
 import { CodecError } from './errors.js';
-import { hashPair } from './keccak.js';
+import { type FastHash, hashPair } from './keccak.js';
 
 /**
  * CryptoNote's transaction merkle tree (`tree_hash`). For n leaves:
@@ -63,13 +63,16 @@ export function treeHashFromBranch(
   branch: readonly Uint8Array[],
   leaf: Uint8Array,
   path?: Uint8Array,
+  fastHash?: FastHash,
 ): Uint8Array {
+  const pair = fastHash ? (left: Uint8Array, right: Uint8Array) => fastHash(concat64(left, right)) : hashPair;
   let running = leaf;
   for (let d = branch.length - 1; d >= 0; d--) {
     const sibling = branch[d]!;
     const onRight = path !== undefined && ((path[d >> 3] ?? 0) & (1 << (d & 7))) !== 0;
-    running = onRight ? hashPair(sibling, running) : hashPair(running, sibling);
+    running = onRight ? pair(sibling, running) : pair(running, sibling);
   }
+
   return running === leaf ? leaf.slice() : running;
 }
 
@@ -94,4 +97,11 @@ function hashAdjacentPairs(nodes: readonly Uint8Array[]): Uint8Array[] {
   const next: Uint8Array[] = [];
   for (let i = 0; i < nodes.length; i += 2) next.push(hashPair(nodes[i]!, nodes[i + 1]!));
   return next;
+}
+
+function concat64(left: Uint8Array, right: Uint8Array): Uint8Array {
+  const both = new Uint8Array(64);
+  both.set(left, 0);
+  both.set(right, 32);
+  return both;
 }

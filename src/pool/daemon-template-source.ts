@@ -2,6 +2,8 @@ import type { Logger } from 'pino';
 import { FuegoPoolError } from '../errors.js';
 import { type BlockTemplate, type ParentStyle, parseBlockTemplate } from '../fuego/block-template.js';
 import { bytesToHex, hexToBytes } from '../fuego/hex.js';
+import type { FastHash } from '../fuego/keccak.js';
+
 import type { BlockHeader, BlockTemplateResponse, DaemonInfo } from '../rpc/daemon-schemas.js';
 import { RpcError } from '../rpc/rpc-error.js';
 import type { ActiveTemplate, TemplateChange, TemplateSource } from './template-source.js';
@@ -26,6 +28,8 @@ export interface DaemonTemplateSourceOptions {
   /** Genesis block id the daemon must report from getcurrencyid; undefined skips the check. */
   readonly expectedCurrencyId: string | undefined;
   readonly parentStyle: ParentStyle;
+  /** `cn_fast_hash` used to build jobs from these templates (default: the pure implementation). */
+  readonly fastHash?: FastHash;
   /** Wait between attempts while the daemon is unreachable or busy. */
   readonly retryDelayMs: number;
 }
@@ -162,6 +166,7 @@ export class DaemonTemplateSource implements TemplateSource {
       height: response.height,
       difficulty: BigInt(response.difficulty),
       parentStyle: this.options.parentStyle,
+      ...(this.options.fastHash ? { fastHash: this.options.fastHash } : {}),
     });
     const prevHash = bytesToHex(template.prevId);
     if (change === 'refresh' && this.active && sameTransactions(this.active.template, template)) return;

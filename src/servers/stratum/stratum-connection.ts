@@ -362,11 +362,20 @@ export class StratumConnection {
   }
 
   private flushReplies(): void {
-    while (this.replies.length > 0 && this.replies[0]!.line !== undefined) {
-      const slot = this.replies.shift()!;
-      if (typeof slot.line === 'string') this.send(slot.line);
-      slot.after?.();
+    // Replies of one verifier batch complete together: cork so they leave in one writev, not one
+    // syscall each (about 30 µs per share in the pipeline benchmark).
+    const { transport } = this.ctx;
+    transport.cork();
+    try {
+      while (this.replies.length > 0 && this.replies[0]!.line !== undefined) {
+        const slot = this.replies.shift()!;
+        if (typeof slot.line === 'string') this.send(slot.line);
+        slot.after?.();
+      }
+    } finally {
+      if (!transport.destroyed) transport.uncork();
     }
+
     if (this.state === 'closing' && this.replies.length === 0) this.endTransport();
     else if (this.state === 'open') this.pump();
   }

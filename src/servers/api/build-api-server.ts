@@ -1,3 +1,5 @@
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import cors from '@fastify/cors';
 import fastifyStatic from '@fastify/static';
 import Fastify, {
@@ -11,6 +13,7 @@ import { z } from 'zod';
 import { AddressError, decodeAddress } from '../../fuego/address.js';
 import type { Logger } from '../../log/logger.js';
 import type { PoolEventBus } from '../../pool/events.js';
+import { findPackageRoot } from '../../pow/native.js';
 import { RedisBalances } from '../../store/balances-store.js';
 import { HashrateReader } from '../../store/hashrate-reader.js';
 import { RedisLedgerReader, type RoundSummary } from '../../store/ledger-reader.js';
@@ -40,6 +43,16 @@ import { type NetworkDaemon, NetworkInfoCache } from './network-info.js';
 import { PoolBlocksReader } from './pool-blocks-reader.js';
 import type { PoolInfo } from './pool-info.js';
 import { StatsService } from './stats-service.js';
+
+/** The web dashboard shipped with the package (`dashboard/` beside package.json): the default `staticDir`. */
+export function dashboardDir(): string {
+  return join(findPackageRoot(import.meta.url), 'dashboard');
+}
+
+/** uPlot's browser build (ESM + CSS), which the dashboard loads from `/vendor/uplot/`. */
+function uplotBrowserDir(): string {
+  return dirname(createRequire(import.meta.url).resolve('uplot'));
+}
 
 /** Requests are all GETs: a body this large is already abuse. */
 const BODY_LIMIT_BYTES = 16 * 1024;
@@ -222,6 +235,12 @@ export async function buildApiServer(
   }
   if (options.staticDir !== null) {
     await app.register(fastifyStatic, { root: options.staticDir, prefix: '/', index: 'index.html' });
+    // The dashboard's charting library, served from node_modules (never a CDN): a second root.
+    await app.register(fastifyStatic, {
+      root: uplotBrowserDir(),
+      prefix: '/vendor/uplot/',
+      decorateReply: false,
+    });
   }
 
   app.addHook('onReady', async () => {

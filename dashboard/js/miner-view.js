@@ -1,0 +1,104 @@
+import { agoNode, byId, el, fillTable, setText } from './dom.js';
+import { formatAgo, formatAtomic, formatCount, formatDateTime, formatHashrate, shorten } from './format.js';
+import { HashrateChart } from './hashrate-chart.js';
+
+const MESSAGES = {
+  NOT_FOUND: 'The pool has no record of this address yet. It appears here after its first accepted share.',
+  INVALID_ADDRESS: 'This is not a valid Fuego address.',
+};
+
+/** One miner's page: hashrate (live), workers, balance, chart and payments. */
+export class MinerView {
+  #chart = null;
+  #liveTicks = 0;
+  address = null;
+
+  /** Shows `address` (a new one clears what the previous address left on the page). */
+  open(address) {
+    if (address === this.address) return;
+    this.address = address;
+    this.#liveTicks = 0;
+    setText('miner-address-text', address);
+    setText('miner-alias', '');
+    byId('miner-message').hidden = true;
+    byId('miner-details').hidden = false;
+    this.#chart?.clear();
+    for (const id of [
+      'miner-hashrate',
+      'miner-last-share',
+      'miner-workers-count',
+      'miner-unlocked',
+      'miner-in-payout',
+      'miner-paid',
+    ]) {
+      setText(id, '—');
+    }
+  }
+
+  render(miner, decimals) {
+    if (miner.address !== this.address) return;
+    setText('miner-alias', miner.alias === null ? '' : `“${miner.alias}”`);
+    setText('miner-hashrate', formatHashrate(miner.hashrate));
+    byId('miner-last-share').replaceChildren(
+      miner.lastShareMs === null ? 'never' : agoNode(miner.lastShareMs, formatAgo, formatDateTime),
+    );
+    setText('miner-workers-count', formatCount(miner.workers.length));
+    const balance = miner.balance;
+    const coins = (atomic) => (balance === null ? 'not tracked' : `${formatAtomic(atomic, decimals)} XFG`);
+    setText('miner-unlocked', coins(balance?.unlockedAtomic));
+    setText('miner-in-payout', coins(balance?.inPayoutAtomic));
+    setText('miner-paid', coins(balance?.paidAtomic));
+    setText('miner-network-fees', balance === null ? '—' : formatAtomic(balance.networkFeesAtomic, decimals));
+
+    fillTable(
+      byId('workers-body'),
+      miner.workers,
+      (worker) => [
+        worker.name,
+        [{ class: 'num' }, formatHashrate(worker.hashrate)],
+        agoNode(worker.lastShareMs, formatAgo, formatDateTime),
+      ],
+      'No workers seen in the last 24 hours.',
+    );
+    fillTable(
+      byId('miner-payments-body'),
+      miner.payments,
+      (payment) => [
+        agoNode(payment.timestampMs, formatAgo, formatDateTime),
+        el('span', { class: 'mono', title: payment.transactionHash }, shorten(payment.transactionHash)),
+        [{ class: 'num' }, formatAtomic(payment.amountAtomic, decimals)],
+        [{ class: 'num' }, formatAtomic(payment.networkFeeAtomic, decimals)],
+      ],
+      'No payments yet.',
+    );
+    this.#ensureChart().setPoints(miner.chart);
+  }
+
+  /** A `miner-hashrate` feed message. */
+  applyLive({ address, hashrate }, timestampMs) {
+    if (address !== this.address) return;
+    setText('miner-hashrate', formatHashrate(hashrate));
+    this.#liveTicks += 1;
+    byId('miner-hashrate').setAttribute('data-live-ticks', String(this.#liveTicks));
+    this.#chart?.setLive(hashrate, timestampMs);
+  }
+
+  /** An API error for this address (unknown, invalid, or the API is down). */
+  showError(error) {
+    const message = byId('miner-message');
+    message.textContent = MESSAGES[error.code] ?? `The pool API did not answer (${error.code}).`;
+    message.hidden = false;
+    byId('miner-details').hidden = error.code === 'NOT_FOUND' || error.code === 'INVALID_ADDRESS';
+  }
+
+  clearError() {
+    byId('miner-message').hidden = true;
+    byId('miner-details').hidden = false;
+  }
+
+  #ensureChart() {
+    // Created on first render: uPlot measures its container, which must be visible by then.
+    this.#chart ??= new HashrateChart(byId('miner-chart'), 'Miner hashrate');
+    return this.#chart;
+  }
+}

@@ -1,0 +1,270 @@
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import fc from 'fast-check';
+import { pino } from 'pino';
+import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type DemoStack, startDemoStack } from '../../src/app/demo-stack.js';
+import { findPackageRoot } from '../../src/pow/native.js';
+import { ensureXmrig } from '../../src/tools/xmrig.js';
+import { XmrigRun } from './xmrig-runner.js';
+
+/**
+ * The web dashboard end to end: the demo stack (private Redis, devnet, pool, API serving
+ * dashboard/), one real XMRig mining on the devnet, and the page in headless Chromium (the Debian
+ * package, driven by playwright-core; no browser download). The page only ever talks to the
+ * pool's 127.0.0.1 address: any other request is aborted.
+ */
+const CHROMIUM_PATH = '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
+  '--headless=new',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+const ROOT = findPackageRoot(import.meta.url);
+const ARTIFACTS = join(ROOT, 'test-artifacts');
+const WORKER = 'dash-rig';
+
+interface FormatModule {
+  formatAtomic(atomic: unknown, decimals: number, minFraction?: number): string;
+  formatHashrate(hashrate: unknown): string;
+  formatBigDecimal(text: unknown): string;
+}
+
+async function until<T>(probe: () => Promise<T | undefined>, timeoutMs: number, what: string): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+/** "1,234.5 kH/s" -> hashes per second (the page's own text, parsed back for the assertions). */
+function parseShownHashrate(text: string): number | undefined {
+  const match = /^([\d,.]+) (H|kH|MH|GH)\/s$/.exec(text.trim());
+  if (!match) return undefined;
+  const scale = { H: 1, kH: 1e3, MH: 1e6, GH: 1e9 }[match[2] as 'H' | 'kH' | 'MH' | 'GH'];
+  return Number(match[1]!.replaceAll(',', '')) * scale;
+}
+
+describe('dashboard amount formatting (dashboard/js/format.js)', () => {
+  let format: FormatModule;
+  beforeAll(async () => {
+    format = (await import(pathToFileURL(join(ROOT, 'dashboard/js/format.js')).href)) as FormatModule;
+  });
+
+  it('formats atomic amounts exactly, with BigInt', () => {
+    expect(format.formatAtomic('0', 7)).toBe('0.00');
+    expect(format.formatAtomic('1', 7)).toBe('0.0000001');
+    expect(format.formatAtomic('10000000', 7)).toBe('1.00');
+    expect(format.formatAtomic('123456789012345', 7)).toBe('12,345,678.9012345');
+    expect(format.formatAtomic('18446744073709551615', 7)).toBe('1,844,674,407,370.9551615');
+    expect(format.formatAtomic('-5', 7)).toBe('-0.0000005');
+    expect(format.formatAtomic('25', 0)).toBe('25');
+    for (const bad of ['1.5', '', 'abc', '1e9', 12 as unknown, null])
+      expect(format.formatAtomic(bad, 7)).toBe('—');
+    expect(format.formatBigDecimal('123456789012345678901234567890')).toBe(
+      '123,456,789,012,345,678,901,234,567,890',
+    );
+    expect(format.formatHashrate(2413.7)).toBe('2.41 kH/s');
+    expect(format.formatHashrate(0)).toBe('0.00 H/s');
+  });
+
+  it('loses no atomic unit: the text parses back to the same integer', () => {
+    fc.assert(
+      fc.property(
+        fc.bigInt({ min: -(2n ** 96n), max: 2n ** 96n }),
+        fc.integer({ min: 0, max: 12 }),
+        (n, d) => {
+          const text = format.formatAtomic(n.toString(), d, 0).replaceAll(',', '');
+          const negative = text.startsWith('-');
+          const [whole = '', fraction = ''] = (negative ? text.slice(1) : text).split('.');
+          const back = BigInt(whole) * 10n ** BigInt(d) + BigInt(fraction.padEnd(d, '0') || '0');
+          return (negative ? -back : back) === n;
+        },
+      ),
+    );
+  });
+});
+
+describe('dashboard in headless Chromium while XMRig mines on the devnet', () => {
+  let stack: DemoStack | undefined;
+  let miner: XmrigRun | undefined;
+  let context: BrowserContext | undefined;
+  let userDataDir: string | undefined;
+  let page: Page;
+  const problems: string[] = [];
+  const consoleLog: string[] = [];
+
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM_PATH)) {
+      throw new Error(
+        `Chromium not found at ${CHROMIUM_PATH}: the dashboard test needs the Debian package ` +
+          '(apt-get install chromium, or run scripts/ensure-prereqs.sh as root).',
+      );
+    }
+    const xmrigPath = await ensureXmrig();
+    stack = await startDemoStack(
+      {
+        stratumPort: 0,
+        tlsPort: null,
+        networkDifficulty: 4_000,
+        shareDifficulty: 300,
+        daemonPort: 0,
+        walletPort: 0,
+        apiPort: 0,
+        poolOverrides: {
+          // A 1 s feed tick so the live numbers visibly move within the test's time.
+          api: { feedIntervalMs: 1_000 },
+          stratum: { vardiff: { targetShareTimeSec: 2, retargetIntervalSec: 10, minDifficulty: 100 } },
+        },
+      },
+      pino({ level: 'warn' }),
+    );
+    miner = await XmrigRun.start({
+      xmrigPath,
+      port: stack.stratumPort,
+      login: stack.minerAddress,
+      rigId: WORKER,
+    });
+    userDataDir = await mkdtemp(join(tmpdir(), 'fuego-chromium-'));
+    // A persistent context on a fresh directory: Playwright's way to pass --user-data-dir.
+    context = await chromium.launchPersistentContext(userDataDir, {
+      executablePath: CHROMIUM_PATH,
+      headless: true,
+      args: CHROMIUM_ARGS,
+      viewport: { width: 1280, height: 900 },
+      serviceWorkers: 'block',
+    });
+    const allowedOrigin = new URL(stack.apiUrl!).origin;
+    await context.route('**/*', (route) =>
+      new URL(route.request().url()).origin === allowedOrigin ? route.continue() : route.abort(),
+    );
+    page = context.pages()[0] ?? (await context.newPage());
+    page.on('console', (message) => {
+      const line = `${message.type()}: ${message.text()}`;
+      consoleLog.push(line);
+      if (message.type() === 'error') problems.push(line);
+    });
+    page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
+  }, 60_000);
+
+  afterAll(async () => {
+    // The browser first: its live feed must not log a failed reconnect while the stack stops.
+    await context?.close().catch(() => undefined);
+    if (userDataDir !== undefined) await rm(userDataDir, { recursive: true, force: true });
+    await miner?.stop();
+    await stack?.stop();
+  });
+
+  it('shows how to connect, live hashrate, blocks, the network and a miner page', async () => {
+    const textOf = async (selector: string) => (await page.locator(selector).textContent())?.trim() ?? '';
+    const apiUrl = stack!.apiUrl!;
+    const port = stack!.stratumPort;
+    await mkdir(ARTIFACTS, { recursive: true });
+    await page.goto(`${apiUrl}/`);
+
+    // How to connect: the real stratum port and an XMRig command line for it.
+    const command = page.locator(`#xmrig-commands pre[data-port="${port}"]`);
+    await command.waitFor({ timeout: 15_000 });
+    expect(await textOf(`#xmrig-commands pre[data-port="${port}"]`)).toBe(
+      `xmrig -a cn/upx2 -o 127.0.0.1:${port} -u YOUR_XFG_ADDRESS -p x`,
+    );
+    expect(await textOf('#ports-body')).toContain(String(port));
+
+    // The network panel, with the devnet's fee pool and HEAT endpoints.
+    await until(
+      async () => ((await textOf('#net-height')) !== '—' ? true : undefined),
+      15_000,
+      'the network panel',
+    );
+    expect(await textOf('#fee-pool')).toContain('Balance');
+    expect(await textOf('#heat-deposits')).toContain('Deposits');
+
+    // Pool hashrate: non-zero, then a different value brought by a later feed tick.
+    const hashrate = page.locator('#pool-hashrate');
+    const ticksOf = async () => Number(await hashrate.getAttribute('data-live-ticks'));
+    const first = await until(
+      async () => {
+        const text = await textOf('#pool-hashrate');
+        return (await ticksOf()) > 0 && (parseShownHashrate(text) ?? 0) > 0 ? text : undefined;
+      },
+      45_000,
+      'a non-zero pool hashrate from the live feed',
+    );
+    const firstTicks = await ticksOf();
+    await until(
+      async () =>
+        (await ticksOf()) > firstTicks && (await textOf('#pool-hashrate')) !== first ? true : undefined,
+      20_000,
+      `the pool hashrate to change from ${first}`,
+    );
+    expect(await page.locator('#feed-status').getAttribute('data-state')).toBe('live');
+
+    // A block XMRig found shows up in the blocks table.
+    await until(
+      async () => ((await page.locator('#blocks-body .badge').count()) > 0 ? true : undefined),
+      45_000,
+      'a block in the blocks table',
+    );
+    expect(await textOf('#blocks-body')).toMatch(/pending|confirmed/);
+    expect(Number((await textOf('#pool-blocks-found')).replaceAll(',', ''))).toBeGreaterThan(0);
+    await page.screenshot({ path: join(ARTIFACTS, 'dashboard.png'), fullPage: true });
+
+    // The miner page, through the search box.
+    await page.locator('#miner-address').fill(stack!.minerAddress);
+    await page.locator('#miner-address').press('Enter');
+    await page.locator('#miner-view').waitFor({ state: 'visible', timeout: 5_000 });
+    expect(decodeURIComponent(new URL(page.url()).hash)).toBe(`#/miner/${stack!.minerAddress}`);
+    expect(await textOf('#miner-address-text')).toBe(stack!.minerAddress);
+    await until(
+      async () => ((await textOf('#workers-body')).includes(WORKER) ? true : undefined),
+      15_000,
+      'the worker in the workers table',
+    );
+    const minerRate = page.locator('#miner-hashrate');
+    await until(
+      async () =>
+        Number(await minerRate.getAttribute('data-live-ticks')) > 0 &&
+        (parseShownHashrate(await textOf('#miner-hashrate')) ?? 0) > 0
+          ? true
+          : undefined,
+      15_000,
+      'a live miner hashrate',
+    );
+    expect(await textOf('#miner-workers-count')).toBe('1');
+    expect(await textOf('#miner-unlocked')).toMatch(/^[\d,]+\.\d{2,7} XFG$/);
+    await page.screenshot({ path: join(ARTIFACTS, 'dashboard-miner.png'), fullPage: true });
+
+    // A daemon without the fee-pool and HEAT endpoints (real fuegod 1.9.3): the panel says so.
+    await page.route('**/api/stats', async (route) => {
+      const response = await route.fetch();
+      const body = (await response.json()) as { network: Record<string, unknown> | null };
+      if (body.network !== null) {
+        const absent = { status: 'not-available', message: 'not available on this node' };
+        body.network = { ...body.network, feePool: absent, heatDeposits: absent };
+      }
+      await route.fulfill({ response, json: body });
+    });
+    await page.goto(`${apiUrl}/`);
+    await until(
+      async () => ((await textOf('#fee-pool')).includes('not available on this node') ? true : undefined),
+      15_000,
+      'the fee pool shown as not available',
+    );
+    expect(await textOf('#heat-deposits')).toBe('not available on this node');
+    await page.unroute('**/api/stats');
+
+    expect(problems, consoleLog.join('\n')).toEqual([]);
+  }, 90_000);
+});

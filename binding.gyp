@@ -4,6 +4,8 @@
 # native/cn_aesni.cc, so no -maes here and the binary still runs on CPUs without AES-NI.
 # Thread-safe statics stay on (Node turns them off on macOS): the CPUID flag and the JH initial
 # state are function-local statics first touched from whichever worker thread hashes first.
+# NODE_API_SWALLOW_UNTHROWABLE_EXCEPTIONS: a worker terminated in the middle of a hash must not
+# turn "cannot throw while the environment shuts down" into a fatal process abort.
 {
   "targets": [
     {
@@ -22,7 +24,7 @@
         "native/skein512_256.cc"
       ],
       "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],
-      "defines": ["NAPI_VERSION=8", "NAPI_DISABLE_CPP_EXCEPTIONS"],
+      "defines": ["NAPI_VERSION=8", "NAPI_DISABLE_CPP_EXCEPTIONS", "NODE_API_SWALLOW_UNTHROWABLE_EXCEPTIONS"],
       "cflags!": ["-Ofast", "-ffast-math", "-O0", "-O1", "-O2"],
       "cflags_cc!": ["-Ofast", "-ffast-math", "-O0", "-O1", "-O2"],
       "cflags": ["-O3", "-fno-fast-math"],

@@ -6,6 +6,7 @@ import { parseConfig } from '../config/load-config.js';
 import type { PoolConfigInput } from '../config/schema.js';
 import { Devnet } from '../devnet/devnet.js';
 import { loadHasher } from '../pow/load-hasher.js';
+import { dashboardDir } from '../servers/api/build-api-server.js';
 import { certificateFingerprintSha256, generateSelfSignedCertificate } from '../servers/tls-certificate.js';
 import { type PrivateRedis, startPrivateRedis } from '../tools/redis-server.js';
 import { PoolNode } from './pool-node.js';
@@ -114,8 +115,12 @@ export async function startDemoStack(options: DemoStackOptions, logger: Logger):
         unlockIntervalSec: 5,
         payouts: { intervalSec: 30, minPayoutCoins: '0.1' },
       },
-      api: options.apiPort === null ? { enabled: false } : { port: options.apiPort },
       ...options.poolOverrides,
+      // The dashboard at the API's `/`; tests may tune other API settings through poolOverrides.api.
+      api:
+        options.apiPort === null
+          ? { enabled: false }
+          : { port: options.apiPort, staticDir: dashboardDir(), ...options.poolOverrides?.api },
       stratum: {
         ports,
         ...(tls ? { tls } : {}),
@@ -126,7 +131,7 @@ export async function startDemoStack(options: DemoStackOptions, logger: Logger):
     const pool = await PoolNode.start(config, { logger: logger.child({ module: 'pool-node' }) });
     cleanups.push(() => pool.stop());
 
-    const listening = pool.stratum.listening();
+    const listening = pool.stratum?.listening() ?? [];
     const minerAddress = devnet.wallet.addresses[1] ?? devnet.walletAddress;
     return {
       devnet,

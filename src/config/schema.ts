@@ -162,6 +162,24 @@ const storeSchema = z.strictObject({
   maxPendingShares: z.number().int().min(100).default(50_000),
 });
 
+/**
+ * Scale-out (DESIGN "Roles and scale"): the leader lock's lease and how often the leader renews it.
+ * A crashed leader is replaced within about `leaderLockTtlMs + renewIntervalMs`; renewing at least
+ * twice per lease leaves room for one lost renewal before the lease runs out.
+ */
+const clusterSchema = z
+  .strictObject({
+    leaderLockTtlMs: z.number().int().min(1_000).max(120_000).default(5_000),
+    renewIntervalMs: z.number().int().min(100).max(60_000).default(1_000),
+  })
+  .refine((c) => c.renewIntervalMs * 2 <= c.leaderLockTtlMs, {
+    message: 'must be at most half of leaderLockTtlMs (one lost renewal must not cost the lease)',
+    path: ['renewIntervalMs'],
+  });
+
+/** What this process runs; `all` (the default) is every role in one process. */
+export const poolRoleSchema = z.enum(['all', 'stratum', 'leader', 'api']);
+
 export const configSchema = z.strictObject({
   network: z.enum(['mainnet', 'testnet', 'devnet']).default('mainnet'),
   log: section(logSchema),
@@ -176,6 +194,9 @@ export const configSchema = z.strictObject({
   payments: section(paymentsConfigSchema),
   /** HTTP API + dashboard + WebSocket feed; the admin token comes from FUEGO_POOL_ADMIN_TOKEN. */
   api: section(apiOptionsSchema.extend({ enabled: z.boolean().default(true) })),
+  /** Roles of this process (`fuego-pool start --role` overrides): stratum, leader, api or all. */
+  roles: z.array(poolRoleSchema).min(1).default(['all']),
+  cluster: section(clusterSchema),
 });
 
 export type PoolConfig = z.infer<typeof configSchema>;

@@ -1,29 +1,93 @@
 import { PoolNode } from '../../app/pool-node.js';
+import { resolveRoles } from '../../app/roles.js';
 import { loadConfigFile } from '../../config/load-config.js';
+import type { PoolConfig } from '../../config/schema.js';
 import { createLogger } from '../../log/logger.js';
 import { type CliCommand, type CliIo, UsageError } from '../command.js';
 import { waitForShutdownSignal } from '../shutdown-signal.js';
 
-/** `fuego-pool start --config FILE`: runs the pool (stratum, templates, share pipeline) until SIGINT/SIGTERM. */
+const USAGE = 'fuego-pool start --config FILE [--role stratum|leader|api|all]... [--node-id N]';
+
+interface StartArgs {
+  readonly configFile: string;
+  /** Empty: the config's `roles`. */
+  readonly roles: string[];
+  readonly nodeId: number | undefined;
+}
+
+function parseArgs(args: readonly string[]): StartArgs {
+  let configFile: string | undefined;
+  const roles: string[] = [];
+  let nodeId: number | undefined;
+  for (let i = 0; i < args.length; i++) {
+    const raw = args[i]!;
+    const eq = raw.indexOf('=');
+    const flag = raw.startsWith('--') && eq > 0 ? raw.slice(0, eq) : raw;
+    const value = (): string => {
+      const text = eq > 0 && raw.startsWith('--') ? raw.slice(eq + 1) : args[++i];
+      if (text === undefined || text === '') throw new UsageError(`${flag} needs a value`);
+      return text;
+    };
+    switch (flag) {
+      case '--config':
+        configFile = value();
+        break;
+      case '--role':
+        roles.push(value());
+        break;
+      case '--node-id': {
+        const text = value();
+        const n = Number(text);
+        if (!/^\d+$/.test(text) || n > 0xffff)
+          throw new UsageError('--node-id needs a whole number 0..65535');
+        nodeId = n;
+        break;
+      }
+      default:
+        throw new UsageError(`unknown argument "${raw}"`);
+    }
+  }
+  if (!configFile) throw new UsageError('--config FILE is required');
+  if (roles.length > 0) {
+    try {
+      resolveRoles(roles);
+    } catch (error) {
+      throw new UsageError(`--role: ${(error as Error).message.split('\n').pop()?.trim() ?? ''}`);
+    }
+  }
+  return { configFile, roles, nodeId };
+}
+
+/** The file's config with the command line's roles and node id put over it. */
+function withOverrides(config: Readonly<PoolConfig>, args: StartArgs): Readonly<PoolConfig> {
+  let result = config;
+  if (args.roles.length > 0) {
+    const roles = args.roles.flatMap((entry) => entry.split(',').map((name) => name.trim()));
+    result = { ...result, roles: roles as PoolConfig['roles'] };
+  }
+  if (args.nodeId !== undefined) result = { ...result, pool: { ...result.pool, nodeId: args.nodeId } };
+  return result;
+}
+
+/**
+ * `fuego-pool start --config FILE [--role ...] [--node-id N]`: runs the roles of this process
+ * (default: the config's `roles`, which default to all) until SIGINT/SIGTERM.
+ */
 export const startCommand: CliCommand = {
   path: ['start'],
-  usage: 'fuego-pool start --config FILE',
-  summary: 'run the pool: stratum server, template polling and the share pipeline',
+  usage: USAGE,
+  summary: 'run the pool (stratum, leader, API roles; all by default) until SIGINT/SIGTERM',
   async run(args: string[], _io: CliIo): Promise<number> {
-    let configFile: string | undefined;
-    for (let i = 0; i < args.length; i++) {
-      const arg = args[i];
-      if (arg === '--config') configFile = args[++i];
-      else if (arg?.startsWith('--config=')) configFile = arg.slice('--config='.length);
-      else throw new UsageError(`unknown argument "${arg}"`);
-    }
-    if (!configFile) throw new UsageError('--config FILE is required');
-    const config = loadConfigFile(configFile);
+    const parsed = parseArgs(args);
+    const config = withOverrides(loadConfigFile(parsed.configFile), parsed);
     const logger = createLogger(config.log);
     const node = await PoolNode.start(config, { logger });
-    const signal = await waitForShutdownSignal();
-    logger.info({ signal }, 'shutting down');
+    const outcome = await Promise.race([
+      waitForShutdownSignal().then((signal) => ({ signal, error: null })),
+      node.failed().then((error) => ({ signal: null, error })),
+    ]);
+    logger.info({ signal: outcome.signal, error: outcome.error?.message }, 'shutting down');
     await node.stop();
-    return 0;
+    return outcome.error === null ? 0 : 1;
   },
 };

@@ -1,0 +1,103 @@
+import type { FastifyInstance } from 'fastify';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { PoolConfig } from '../config/schema.js';
+import { COIN_DECIMALS } from '../fuego/money.js';
+import type { PoolEventBus } from '../pool/events.js';
+import { minPayoutAtomicOf } from '../pool/payouts/payout-config.js';
+import type { DaemonClient } from '../rpc/daemon-client.js';
+import type { WalletClient } from '../rpc/wallet-client.js';
+import { parseApiOptions } from '../servers/api/api-options.js';
+import { buildApiServer, createApiStores } from '../servers/api/build-api-server.js';
+import type { PoolInfo } from '../servers/api/pool-info.js';
+import type { Part } from './parts.js';
+import type { StratumRole } from './stratum-role.js';
+
+export interface ApiRoleModules {
+  readonly redis: Redis;
+  readonly daemon: DaemonClient;
+  readonly wallet: WalletClient;
+  /** The relayed bus: the live feed shows blocks and payments of every node. */
+  readonly events: PoolEventBus;
+  readonly logger: Logger;
+  readonly adminToken: string | null;
+  /** The stratum role of this process, when it runs one (metrics, bans, listening ports). */
+  readonly stratum: StratumRole | null;
+  /** Age of the template this process serves or polls; absent on an API-only node. */
+  readonly templateAgeMs?: () => number | undefined;
+}
+
+/**
+ * The HTTP API + dashboard + live feed. Everything it shows comes from Redis and the daemon, so
+ * it runs on any node; the process-local numbers (stratum connections, verifier queue, bans)
+ * are those of this process's stratum role and absent on an API-only node.
+ */
+export async function startApiRole(
+  config: Readonly<PoolConfig>,
+  modules: ApiRoleModules,
+  parts: Part[],
+): Promise<FastifyInstance> {
+  const { enabled: _enabled, ...apiInput } = config.api;
+  const apiOptions = parseApiOptions(apiInput);
+  const { redis, stratum, templateAgeMs } = modules;
+  const api = await buildApiServer(apiOptions, {
+    redis,
+    stores: createApiStores(config.redis.keyPrefix, redis),
+    daemon: modules.daemon,
+    poolInfo: poolInfoFrom(config, stratum),
+    events: modules.events,
+    logger: modules.logger.child({ module: 'api' }),
+    adminToken: modules.adminToken,
+    metricsSources: {
+      ...(stratum === null
+        ? {}
+        : {
+            stratum: () => stratum.server.metrics(),
+            backend: () => stratum.backend.metrics,
+            verifier: () => stratum.verifier.metrics(),
+            shareLedger: () => stratum.ledger.metrics(),
+          }),
+      ...(templateAgeMs === undefined ? {} : { templateAgeMs }),
+    },
+    walletProbe: () => modules.wallet.getStatus(),
+    ...(templateAgeMs === undefined ? {} : { templateStatus: () => ({ templateAgeMs: templateAgeMs() }) }),
+    ...(stratum === null ? {} : { activeBans: () => stratum.backend.listBans().length }),
+  });
+  await api.listen({ host: apiOptions.host, port: apiOptions.port });
+  parts.push({ name: 'api', stop: () => api.close() });
+  modules.logger.info({ address: api.addresses() }, 'API listening');
+  return api;
+}
+
+function poolInfoFrom(config: Readonly<PoolConfig>, stratum: StratumRole | null): PoolInfo {
+  const payments = config.payments;
+  const listening = stratum?.server.listening() ?? [];
+  return {
+    name: 'fuego-pool',
+    ports: config.stratum.ports.map((p, i) => ({
+      port: listening[i]?.port ?? p.port,
+      difficulty: p.difficulty,
+      varDiff: !p.fixedDifficulty,
+      tls: p.tls,
+      solo: p.solo,
+      description: `${p.tls ? 'TLS' : 'TCP'}${p.solo ? ' solo' : ''}, start difficulty ${p.difficulty}`,
+    })),
+    payments: {
+      scheme: payments.scheme,
+      pplnsWindowFactor: payments.scheme === 'pplns' ? payments.pplnsWindowFactor : null,
+      feePercent: Number(payments.poolFeePercent),
+      soloFeePercent: Number(payments.soloFeePercent ?? payments.poolFeePercent),
+      minPaymentAtomic: minPayoutAtomicOf(payments.payouts),
+      intervalSeconds: payments.payouts.intervalSec,
+      unlockDepth: payments.confirmDepth,
+      networkFeePaidBy: payments.payouts.feePaidBy,
+      transferFeeAtomic: BigInt(payments.payouts.networkFeeAtomic),
+    },
+    coin: {
+      symbol: 'XFG',
+      decimals: COIN_DECIMALS,
+      blockTargetSeconds: 480,
+    },
+    version: '0.1.0',
+  };
+}

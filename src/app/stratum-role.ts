@@ -1,0 +1,135 @@
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { RedisTemplateSource } from '../cluster/redis-template-source.js';
+import type { PoolConfig } from '../config/schema.js';
+import type { PoolEventBus } from '../pool/events.js';
+import { DEFAULT_POOL_BACKEND_OPTIONS, PoolBackend } from '../pool/pool-backend.js';
+import type { BlockCandidate, ShareLedger } from '../pool/share-ledger.js';
+import { ShareVerifierPool } from '../pow/verifier-pool.js';
+import type { DaemonClient } from '../rpc/daemon-client.js';
+import type { StratumPortOptions } from '../servers/stratum/stratum-options.js';
+import { StratumServer } from '../servers/stratum/stratum-server.js';
+import { HashrateBucketWriter } from '../store/hashrate-buckets.js';
+import { RedisShareLedger } from '../store/redis-share-ledger.js';
+import type { Part } from './parts.js';
+
+export interface StratumRoleModules {
+  readonly redis: Redis;
+  /** submitblock and alias lookups; templates come from the leader through Redis. */
+  readonly daemon: DaemonClient;
+  readonly events: PoolEventBus;
+  readonly logger: Logger;
+  readonly ports: StratumPortOptions[];
+  /** Resolves if the process must give up waiting for a first template (a fatal leader error). */
+  readonly abandon?: Promise<never>;
+}
+
+/** What the stratum role built (for the API's metrics and the demo). */
+export interface StratumRole {
+  readonly verifier: ShareVerifierPool;
+  readonly ledger: RedisShareLedger;
+  readonly templates: RedisTemplateSource;
+  readonly backend: PoolBackend;
+  readonly server: StratumServer;
+}
+
+/**
+ * Builds and starts the stratum role in dependency order, pushing each part onto `parts` as soon
+ * as it runs (the caller stops them in reverse, also when a later step fails): verifier, share
+ * ledger, the leader's templates from Redis, the pool core, the listening server.
+ */
+export async function startStratumRole(
+  config: Readonly<PoolConfig>,
+  modules: StratumRoleModules,
+  parts: Part[],
+): Promise<StratumRole> {
+  const { logger, redis, events } = modules;
+  // Workers load the hasher and run the self-test before anything accepts a connection.
+  const verifier = new ShareVerifierPool(
+    {
+      workers: config.pow.workers,
+      implementation: config.pow.implementation,
+      maxQueuedJobs: config.pow.maxQueuedJobs,
+    },
+    { logger: logger.child({ module: 'verifier' }) },
+  );
+  await verifier.start();
+  parts.push({ name: 'verifier', stop: () => verifier.close() });
+  const pow = verifier.metrics();
+  logger.info({ pow: pow.implementation, workers: pow.workers }, 'share verifier ready');
+
+  const hashrate = new HashrateBucketWriter({ keyPrefix: config.redis.keyPrefix }, { redis });
+  const ledgerLogger = logger.child({ module: 'ledger' });
+  const ledger = new RedisShareLedger(
+    { keyPrefix: config.redis.keyPrefix, ...config.store },
+    {
+      redis,
+      logger: ledgerLogger,
+      onBatchRecorded: (shares) =>
+        void hashrate.record(shares).catch((error: unknown) => {
+          ledgerLogger.warn({ err: error }, 'hashrate buckets not updated');
+        }),
+    },
+  );
+  parts.push({ name: 'ledger', stop: () => ledger.close() });
+
+  const templates = new RedisTemplateSource(
+    { keyPrefix: config.redis.keyPrefix },
+    { redis, logger: logger.child({ module: 'templates' }) },
+  );
+  parts.push({ name: 'templates', stop: () => templates.stop() });
+  const first = templates.start();
+  await (modules.abandon ? Promise.race([first, modules.abandon]) : first);
+
+  const backend = new PoolBackend(
+    {
+      ...DEFAULT_POOL_BACKEND_OPTIONS,
+      nodeId: config.pool.nodeId,
+      jobsPerSession: config.stratum.jobsPerSession,
+      staleGraceMs: config.stratum.staleGraceMs,
+      vardiff: config.stratum.vardiff,
+      minLoginDifficulty: config.stratum.minLoginDifficulty,
+      ban: { ...DEFAULT_POOL_BACKEND_OPTIONS.ban, ...config.stratum.bans },
+    },
+    {
+      templates,
+      verifier,
+      ledger: announcingBlocks(ledger, events),
+      daemon: modules.daemon,
+      logger: logger.child({ module: 'pool' }),
+    },
+  );
+  backend.start();
+  parts.push({ name: 'pool', stop: () => backend.close() });
+
+  const server = new StratumServer(
+    { ports: modules.ports, limits: config.stratum.limits },
+    { backend, logger: logger.child({ module: 'stratum' }) },
+  );
+  await server.start();
+  parts.push({ name: 'stratum', stop: () => server.close() });
+  logger.info({ ports: server.listening(), nodeId: config.pool.nodeId }, 'stratum listening');
+  return { verifier, ledger, templates, backend, server };
+}
+
+/**
+ * The ledger, seen by the pool core, announcing each durable, not rejected candidate as
+ * `block-found`; the leader (here or, through the event relay, elsewhere) polls the daemon at once
+ * on it, so miners leave the solved height without waiting for the next poll.
+ */
+function announcingBlocks(ledger: ShareLedger, events: PoolEventBus): ShareLedger {
+  return {
+    recordShare: (share) => ledger.recordShare(share),
+    async recordBlockCandidate(candidate: BlockCandidate) {
+      await ledger.recordBlockCandidate(candidate);
+      if (candidate.submitResult === 'rejected') return;
+      events.publish('block-found', {
+        height: candidate.height,
+        hash: candidate.hash,
+        finderAddress: candidate.share.address,
+        solo: candidate.share.solo,
+        timestampMs: candidate.timestampMs,
+      });
+    },
+  };
+}

@@ -1,0 +1,71 @@
+import { Redis } from 'ioredis';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodeEvent, encodeEvent, RedisEventRelay } from '../../src/cluster/redis-event-relay.js';
+import { createPoolEventBus, type PoolEventMap } from '../../src/pool/events.js';
+import { startTestRedis, type TestRedis } from '../helpers/redis-server.js';
+
+const logger = pino({ level: 'silent' });
+
+let server: TestRedis;
+let redis: Redis;
+
+beforeAll(async () => {
+  server = await startTestRedis();
+  redis = new Redis(server.url);
+});
+
+afterAll(async () => {
+  redis?.disconnect();
+  await server?.stop();
+});
+
+describe('RedisEventRelay', () => {
+  it('bigint amounts survive the wire', () => {
+    const payload = {
+      batchId: 'b',
+      transactionHash: 'aa',
+      recipients: 2,
+      amountAtomic: 2n ** 70n,
+      feeAtomic: 10n,
+      timestampMs: 5,
+    };
+    const decoded = decodeEvent(encodeEvent({ origin: 'x', name: 'payment-sent', payload }));
+    expect(decoded?.payload).toEqual(payload);
+    expect(decodeEvent('{"origin":"x","name":"network-block","payload":{}}')).toBeNull();
+    expect(decodeEvent('not json')).toBeNull();
+  });
+
+  it('an event published on one node reaches the other node once, and not back', async () => {
+    const localA = createPoolEventBus(() => undefined);
+    const localB = createPoolEventBus(() => undefined);
+    const a = new RedisEventRelay({ keyPrefix: 'ev', origin: 'a' }, { redis, local: localA, logger });
+    const b = new RedisEventRelay({ keyPrefix: 'ev', origin: 'b' }, { redis, local: localB, logger });
+    await a.start();
+    await b.start();
+    const atA: unknown[] = [];
+    const atB: unknown[] = [];
+    a.bus.subscribe('block-confirmed', (p) => atA.push(p));
+    b.bus.subscribe('block-confirmed', (p) => atB.push(p));
+    const networkAtB: unknown[] = [];
+    b.bus.subscribe('network-block', (p) => networkAtB.push(p));
+    try {
+      const payload: PoolEventMap['block-confirmed'] = {
+        height: 5,
+        hash: 'ab'.repeat(32),
+        rewardAtomic: 123n,
+      };
+      a.bus.publish('block-confirmed', payload);
+      a.bus.publish('network-block', { height: 1, hash: 'cd', difficulty: 1n, timestampMs: 1 });
+      const deadline = Date.now() + 3_000;
+      while (atB.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      await new Promise((r) => setTimeout(r, 100));
+      expect(atA).toEqual([payload]);
+      expect(atB).toEqual([payload]);
+      expect(networkAtB).toEqual([]);
+    } finally {
+      a.stop();
+      b.stop();
+    }
+  });
+});

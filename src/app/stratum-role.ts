@@ -5,6 +5,7 @@ import type { PoolConfig } from '../config/schema.js';
 import type { PoolEventBus } from '../pool/events.js';
 import { DEFAULT_POOL_BACKEND_OPTIONS, PoolBackend } from '../pool/pool-backend.js';
 import type { BlockCandidate, ShareLedger } from '../pool/share-ledger.js';
+import { nativeFastHash } from '../pow/native-fast-hash.js';
 import { ShareVerifierPool } from '../pow/verifier-pool.js';
 import type { DaemonClient } from '../rpc/daemon-client.js';
 import type { StratumPortOptions } from '../servers/stratum/stratum-options.js';
@@ -73,8 +74,10 @@ export async function startStratumRole(
   );
   parts.push({ name: 'ledger', stop: () => ledger.close() });
 
+  const fastHash = nativeFastHash();
   const templates = new RedisTemplateSource(
-    { keyPrefix: config.redis.keyPrefix },
+    { keyPrefix: config.redis.keyPrefix, ...(fastHash ? { fastHash } : {}) },
+
     { redis, logger: logger.child({ module: 'templates' }) },
   );
   parts.push({ name: 'templates', stop: () => templates.stop() });

@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { FuegoPoolError } from '../errors.js';
+import type { FastHash } from '../fuego/keccak.js';
 import type { ActiveTemplate, TemplateChange, TemplateSource } from '../pool/template-source.js';
 import { type ClusterKeys, createClusterKeys } from './cluster-keys.js';
 import { fencingEpoch } from './leader-election.js';
@@ -16,6 +17,8 @@ export interface RedisTemplateSourceOptions {
    * while a connection is down or half-open, the key does not. Default 5 s.
    */
   readonly resyncIntervalMs?: number;
+  /** `cn_fast_hash` for building jobs from the templates (the native one when available). */
+  readonly fastHash?: FastHash;
 }
 
 export interface RedisTemplateSourceModules {
@@ -174,7 +177,7 @@ export class RedisTemplateSource implements TemplateSource {
     }
     let template: ReturnType<typeof blockTemplateOf>;
     try {
-      template = blockTemplateOf(message);
+      template = blockTemplateOf(message, this.#options.fastHash);
     } catch (error) {
       this.#modules.logger.warn(
         { err: error, height: message.height },

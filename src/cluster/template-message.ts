@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { type BlockTemplate, parseBlockTemplate } from '../fuego/block-template.js';
 import { bytesToHex, hexToBytes } from '../fuego/hex.js';
+import type { FastHash } from '../fuego/keccak.js';
 import type { ActiveTemplate, TemplateChange } from '../pool/template-source.js';
 
 /**
@@ -66,7 +67,7 @@ export function parseTemplateMessage(text: string): TemplateMessage | null {
 }
 
 /** The BlockTemplate the leader built from the same daemon answer (throws CodecError if invalid). */
-export function blockTemplateOf(message: TemplateMessage): BlockTemplate {
+export function blockTemplateOf(message: TemplateMessage, fastHash?: FastHash): BlockTemplate {
   return parseBlockTemplate({
     blob: hexToBytes(message.blob),
     reservedOffset: message.reservedOffset,
@@ -74,5 +75,6 @@ export function blockTemplateOf(message: TemplateMessage): BlockTemplate {
     height: message.height,
     difficulty: BigInt(message.difficulty),
     parentStyle: message.parentStyle,
+    ...(fastHash ? { fastHash } : {}),
   });
 }

@@ -1,0 +1,22 @@
+import { bytesToHex } from '../fuego/hex.js';
+import { cnFastHash, type FastHash } from '../fuego/keccak.js';
+import { loadNativeAddon } from './native.js';
+
+/**
+ * The native addon's `cn_fast_hash` (keccak), if the addon loads and agrees with the pure
+ * implementation on a few inputs; otherwise undefined and callers keep the pure one. It is about
+ * ten times faster, which matters where jobs are built for thousands of miners at once.
+ */
+export function nativeFastHash(): FastHash | undefined {
+  let addon: ReturnType<typeof loadNativeAddon>;
+  try {
+    addon = loadNativeAddon();
+  } catch {
+    return undefined;
+  }
+  const probes = [new Uint8Array(0), new Uint8Array(76).fill(7), new Uint8Array(300).map((_, i) => i & 0xff)];
+  for (const probe of probes) {
+    if (bytesToHex(addon.fastHash(probe)) !== bytesToHex(cnFastHash(probe))) return undefined;
+  }
+  return (data) => addon.fastHash(data);
+}

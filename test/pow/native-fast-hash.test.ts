@@ -1,0 +1,43 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { parseBlockTemplate } from '../../src/fuego/block-template.js';
+import { bytesToHex, hexToBytes } from '../../src/fuego/hex.js';
+import { cnFastHash } from '../../src/fuego/keccak.js';
+import { nativeFastHash } from '../../src/pow/native-fast-hash.js';
+import { readJsonFixture } from '../helpers/fixtures.js';
+
+describe('native cn_fast_hash for job building', () => {
+  const fastHash = nativeFastHash();
+
+  it('loads (the addon is built) and equals the pure keccak on any input', () => {
+    expect(fastHash).toBeDefined();
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 600 }), (data) => {
+        expect(bytesToHex(fastHash!(data))).toBe(bytesToHex(cnFastHash(data)));
+      }),
+    );
+  });
+
+  it('builds byte-identical jobs and blocks from the v9 pool-flow vector', () => {
+    const { block_v9_pool_flow: flow } = readJsonFixture<{
+      block_v9_pool_flow: {
+        template: { blocktemplate_blob: string; reserved_offset: number; reserve_size: number };
+        pool_extra_nonce_written_at_reserved_offset: string;
+        hashing_blob_for_miner: string;
+        submitblock_blob: string;
+        miner_nonce_uint32: number;
+      };
+    }>('vectors/format.json');
+    const input = {
+      blob: hexToBytes(flow.template.blocktemplate_blob),
+      reservedOffset: flow.template.reserved_offset,
+      reserveSize: flow.template.reserve_size,
+    };
+    const template = parseBlockTemplate({ ...input, fastHash: fastHash! });
+    const extraNonce = hexToBytes(flow.pool_extra_nonce_written_at_reserved_offset);
+    expect(bytesToHex(template.buildJob(extraNonce).hashingBlob)).toBe(flow.hashing_blob_for_miner);
+    expect(bytesToHex(template.buildSubmitBlob(extraNonce, flow.miner_nonce_uint32))).toBe(
+      flow.submitblock_blob,
+    );
+  });
+});

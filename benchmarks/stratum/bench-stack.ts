@@ -1,0 +1,87 @@
+import type { PoolConfigInput } from '../../src/config/schema.js';
+import { Devnet } from '../../src/devnet/devnet.js';
+import { loadNativeHasher } from '../../src/pow/native.js';
+import { type PrivateRedis, startPrivateRedis } from '../../src/tools/redis-server.js';
+import { type PoolProcess, startPoolProcess } from './pool-process.js';
+
+/**
+ * Network difficulty of the benchmark devnet: 2^53 - 1, so a share at difficulty 1 is a block with
+ * probability ~1e-16 and the template never changes unless the benchmark mines a block itself.
+ */
+export const UNREACHABLE_NETWORK_DIFFICULTY = Number.MAX_SAFE_INTEGER;
+
+export interface BenchStackOptions {
+  /** Stratum port difficulty (the port is fixed-difficulty, so vardiff never replaces a job). */
+  readonly shareDifficulty: number;
+  /** Merged over the benchmark's stratum section (limits, say). */
+  readonly stratum?: Partial<NonNullable<PoolConfigInput['stratum']>>;
+  readonly pow?: NonNullable<PoolConfigInput['pow']>;
+}
+
+export interface BenchStack {
+  readonly redis: PrivateRedis;
+  /** In this process, so the benchmark can mine a block (control.mineBlocks) and know when. */
+  readonly devnet: Devnet;
+  readonly pool: PoolProcess;
+  readonly config: PoolConfigInput;
+  /** A valid payout address for the simulated miners. */
+  readonly minerAddress: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * A private Redis, the devnet (no block timer: blockTimeSeconds defaults to 0) and the pool in its
+ * own process, all on 127.0.0.1. Everything started is stopped by `stop()`, newest first.
+ */
+export async function startBenchStack(options: BenchStackOptions): Promise<BenchStack> {
+  const cleanups: Array<() => Promise<void>> = [];
+  const stop = async () => {
+    for (const step of cleanups.reverse()) await step().catch(() => undefined);
+    cleanups.length = 0;
+  };
+  try {
+    const redis = await startPrivateRedis();
+    cleanups.push(() => redis.stop());
+    const devnet = await Devnet.start(
+      {
+        daemon: { port: 0, difficulty: UNREACHABLE_NETWORK_DIFFICULTY, blockTimeSeconds: 0 },
+        wallet: { port: 0, addressCount: 2 },
+      },
+      { hasher: loadNativeHasher({ portable: false }) },
+    );
+    cleanups.push(() => devnet.stop());
+
+    const daemonUrl = new URL(devnet.daemonUrl);
+    const walletUrl = new URL(devnet.walletUrl);
+    const config: PoolConfigInput = {
+      network: 'devnet',
+      // info: the pool logs its bound stratum port and each new template at info, shares at debug.
+      log: { level: 'info' },
+      daemon: { host: daemonUrl.hostname, port: Number(daemonUrl.port) },
+      wallet: { host: walletUrl.hostname, port: Number(walletUrl.port) },
+      redis: { url: redis.url, keyPrefix: 'bench' },
+      control: { enabled: false },
+      pool: { address: devnet.walletAddress },
+      ...(options.pow ? { pow: options.pow } : {}),
+      stratum: {
+        ports: [{ port: 0, difficulty: options.shareDifficulty, fixedDifficulty: true }],
+        minLoginDifficulty: 1,
+        vardiff: { minDifficulty: 1 },
+        ...options.stratum,
+      },
+    };
+    const pool = await startPoolProcess(config);
+    cleanups.push(() => pool.stop());
+    return {
+      redis,
+      devnet,
+      pool,
+      config,
+      minerAddress: devnet.wallet.addresses[1] ?? devnet.walletAddress,
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}

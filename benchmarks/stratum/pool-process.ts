@@ -1,0 +1,102 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import type { PoolConfigInput } from '../../src/config/schema.js';
+import { findPackageRoot } from '../../src/pow/native.js';
+
+/** One pino line of the pool (level, time in epoch ms, msg and the logged fields). */
+export interface PoolLogLine {
+  readonly level: number;
+  readonly time: number;
+  readonly msg: string;
+  readonly [field: string]: unknown;
+}
+
+export interface PoolProcess {
+  readonly pid: number;
+  /** The stratum port the pool bound (its config says 0). */
+  readonly stratumPort: number;
+  /** Every log line so far (the pool logs little at info: templates, start, stop). */
+  readonly logs: readonly PoolLogLine[];
+  /** Lines that were not JSON (a crash trace, say). */
+  readonly rawOutput: readonly string[];
+  /** SIGTERM by PID, then SIGKILL if it has not exited after `graceMs`. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+const READY_TIMEOUT_MS = 60_000;
+/**
+ * Extra node flags for the pool process, space-separated, e.g. to profile it:
+ * `FUEGO_BENCH_POOL_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof"` (NODE_OPTIONS refuses --cpu-prof).
+ */
+export const POOL_NODE_ARGS_ENV = 'FUEGO_BENCH_POOL_NODE_ARGS';
+
+/**
+ * Runs the product as an operator would, `node dist/cli.js start --config FILE`, in its own
+ * process, so its RSS and CPU are its own. The config is written to a temp dir removed on stop.
+ * Resolves once the pool logs "stratum listening" with its bound ports.
+ */
+export async function startPoolProcess(config: PoolConfigInput): Promise<PoolProcess> {
+  const dir = await mkdtemp(join(tmpdir(), 'fuego-pool-bench-'));
+  const configFile = join(dir, 'pool.json');
+  await writeFile(configFile, JSON.stringify(config, null, 2));
+  const cli = join(findPackageRoot(), 'dist', 'cli.js');
+  const nodeArgs = (process.env[POOL_NODE_ARGS_ENV] ?? '').split(' ').filter((a) => a.length > 0);
+  const child = spawn(process.execPath, [...nodeArgs, cli, 'start', '--config', configFile], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const logs: PoolLogLine[] = [];
+  const rawOutput: string[] = [];
+  let onLine: ((line: PoolLogLine) => void) | undefined;
+  const collect = (text: string) => {
+    try {
+      const line = JSON.parse(text) as PoolLogLine;
+      logs.push(line);
+      onLine?.(line);
+    } catch {
+      rawOutput.push(text);
+    }
+  };
+  createInterface({ input: child.stdout! }).on('line', collect);
+  createInterface({ input: child.stderr! }).on('line', collect);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+
+  const stop = async (graceMs = 15_000) => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+      await exited;
+      clearTimeout(timer);
+    }
+    await rm(dir, { recursive: true, force: true });
+  };
+
+  try {
+    const stratumPort = await new Promise<number>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('the pool did not start in time')), READY_TIMEOUT_MS);
+      onLine = (line) => {
+        const ports = line['ports'];
+        if (line.msg === 'stratum listening' && Array.isArray(ports)) {
+          clearTimeout(timer);
+          resolve(Number((ports[0] as { port: number }).port));
+        }
+      };
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        reject(new Error(`the pool exited with code ${code}: ${rawOutput.slice(-5).join(' | ')}`));
+      });
+    });
+    onLine = undefined;
+    return { pid: requirePid(child), stratumPort, logs, rawOutput, stop };
+  } catch (error) {
+    await stop(2_000);
+    throw error;
+  }
+}
+
+function requirePid(child: ChildProcess): number {
+  if (child.pid === undefined) throw new Error('the pool process has no pid');
+  return child.pid;
+}

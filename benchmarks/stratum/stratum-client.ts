@@ -1,0 +1,146 @@
+import { connect, type Socket } from 'node:net';
+
+/** A job as the pool sends it (login result and `job` notifications). */
+export interface WireJob {
+  readonly blob: string;
+  readonly job_id: string;
+  readonly target: string;
+  readonly height: number;
+}
+
+export interface StratumReply {
+  readonly id: number;
+  readonly error: { readonly code: number; readonly message: string } | null;
+  readonly result: unknown;
+}
+
+/** A `job` notification, as received: parse it later, so the timestamp is not skewed by parsing. */
+export interface ReceivedNotification {
+  /** performance.timeOrigin + performance.now() when the chunk holding it was read. */
+  readonly atMs: number;
+  readonly line: string;
+}
+
+export type LoginOutcome =
+  | { readonly ok: true; readonly sessionId: string; readonly job: WireJob }
+  | { readonly ok: false; readonly message: string };
+
+/** Wall-clock milliseconds with sub-millisecond resolution (comparable with pino's `time`). */
+export function nowMs(): number {
+  return performance.timeOrigin + performance.now();
+}
+
+/**
+ * A minimal simulated miner: one socket, newline-delimited JSON, replies matched by numeric id.
+ * It does no hashing; the benchmarks hand it pre-computed submits.
+ */
+export class StratumClient {
+  readonly notifications: ReceivedNotification[] = [];
+  sessionId: string | undefined;
+  /** Called for every `job` notification (after it is recorded in `notifications`). */
+  onJob: ((notification: ReceivedNotification) => void) | undefined;
+  #buffer = '';
+  #nextId = 1;
+  readonly #pending = new Map<number, (reply: StratumReply) => void>();
+  #closed = false;
+
+  private constructor(private readonly socket: Socket) {
+    socket.setEncoding('utf8');
+    socket.setNoDelay(true);
+    socket.on('data', (chunk: string) => this.#onData(chunk));
+    socket.on('error', () => {}); // 'close' follows
+    socket.on('close', () => {
+      this.#closed = true;
+      const error = { code: -1, message: 'connection closed' };
+      for (const [id, resolve] of this.#pending) resolve({ id, error, result: null });
+      this.#pending.clear();
+    });
+  }
+
+  static connect(port: number, localAddress?: string): Promise<StratumClient> {
+    return new Promise((resolve, reject) => {
+      const socket = connect({ port, host: '127.0.0.1', ...(localAddress ? { localAddress } : {}) });
+      socket.once('error', reject);
+      socket.once('connect', () => {
+        socket.off('error', reject);
+        resolve(new StratumClient(socket));
+      });
+    });
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** Requests waiting for their reply. */
+  get pendingCount(): number {
+    return this.#pending.size;
+  }
+
+  /** Sends `{"id":N,"method":...,"params":...}` and resolves with the reply (or a closed error). */
+  request(method: string, params: object): Promise<StratumReply> {
+    const id = this.#nextId++;
+    return this.sendRaw(
+      id,
+      `{"id":${id},"jsonrpc":"2.0","method":"${method}","params":${JSON.stringify(params)}}\n`,
+    );
+  }
+
+  /** A fresh request id, for lines built ahead of time (see `sendRaw`). */
+  takeId(): number {
+    return this.#nextId++;
+  }
+
+  /** Writes a line prepared ahead of time whose id is `id` (from `takeId`). */
+  sendRaw(id: number, line: string): Promise<StratumReply> {
+    return new Promise((resolve) => {
+      if (this.#closed) {
+        resolve({ id, error: { code: -1, message: 'connection closed' }, result: null });
+        return;
+      }
+      this.#pending.set(id, resolve);
+      this.socket.write(line);
+    });
+  }
+
+  async login(login: string): Promise<LoginOutcome> {
+    const reply = await this.request('login', {
+      login,
+      pass: 'x',
+      agent: 'fuego-pool-bench/1.0',
+      algo: ['cn/upx2'],
+    });
+    if (reply.error) return { ok: false, message: reply.error.message };
+    const result = reply.result as { id: string; job: WireJob };
+    this.sessionId = result.id;
+    return { ok: true, sessionId: result.id, job: result.job };
+  }
+
+  destroy(): void {
+    this.socket.destroy();
+  }
+
+  #onData(chunk: string): void {
+    const atMs = nowMs();
+    const text = this.#buffer + chunk;
+    let start = 0;
+    for (let end = text.indexOf('\n'); end !== -1; end = text.indexOf('\n', start)) {
+      const line = text.slice(start, end);
+      start = end + 1;
+      // Notifications carry no id and start with {"jsonrpc"; replies start with {"id".
+      if (line.startsWith('{"jsonrpc"')) {
+        const notification = { atMs, line };
+        this.notifications.push(notification);
+        this.onJob?.(notification);
+        continue;
+      }
+      const reply = JSON.parse(line) as StratumReply;
+      const resolve = this.#pending.get(reply.id);
+      if (resolve) {
+        this.#pending.delete(reply.id);
+        resolve(reply);
+      }
+    }
+    this.#buffer = text.slice(start);
+  }
+}

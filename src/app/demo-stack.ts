@@ -51,6 +51,8 @@ export interface DemoStack {
   readonly tlsFingerprint: string | null;
   /** Where the API and dashboard listen, e.g. http://127.0.0.1:8117 (null without API). */
   readonly apiUrl: string | null;
+  /** The operator control socket (`fuego-pool status --socket PATH`). */
+  readonly controlSocketPath: string;
   stop(): Promise<void>;
 }
 
@@ -81,13 +83,15 @@ export async function startDemoStack(options: DemoStackOptions, logger: Logger):
     );
     cleanups.push(() => devnet.stop());
 
-    const certDir = await mkdtemp(join(tmpdir(), 'fuego-pool-tls-'));
-    cleanups.push(() => rm(certDir, { recursive: true, force: true }));
+    // One private dir for the stack's files: TLS material and the control socket.
+    const stackDir = await mkdtemp(join(tmpdir(), 'fuego-pool-demo-'));
+    cleanups.push(() => rm(stackDir, { recursive: true, force: true }));
+    const controlSocketPath = join(stackDir, 'control.sock');
     let tlsFingerprint: string | null = null;
     let tls: { certFile: string; keyFile: string } | undefined;
     if (options.tlsPort !== null) {
       const pem = await generateSelfSignedCertificate({ commonName: 'fuego-pool-devnet' });
-      tls = { certFile: join(certDir, 'cert.pem'), keyFile: join(certDir, 'key.pem') };
+      tls = { certFile: join(stackDir, 'cert.pem'), keyFile: join(stackDir, 'key.pem') };
       await writeFile(tls.certFile, pem.cert);
       await writeFile(tls.keyFile, pem.key, { mode: 0o600 });
       tlsFingerprint = certificateFingerprintSha256(pem.cert);
@@ -109,6 +113,7 @@ export async function startDemoStack(options: DemoStackOptions, logger: Logger):
       redis: { url: redis.url },
       pool: { address: devnet.walletAddress },
       templates: { refreshIntervalMs: 5_000, retryDelayMs: 250 },
+      control: { socketPath: controlSocketPath },
       // Short demo settings: a block unlocks after 10 confirmations (not 60), payouts every 30 s.
       payments: {
         confirmDepth: 10,
@@ -141,6 +146,7 @@ export async function startDemoStack(options: DemoStackOptions, logger: Logger):
       stratumPort: listening[0]?.port ?? options.stratumPort,
       tlsPort: options.tlsPort === null ? null : (listening[1]?.port ?? options.tlsPort),
       tlsFingerprint,
+      controlSocketPath,
       apiUrl: pool.api ? `http://127.0.0.1:${apiPortOf(pool)}` : null,
       stop: cleanup,
     };

@@ -2,7 +2,11 @@ import type { Logger } from 'pino';
 import type { PoolConfig } from '../config/schema.js';
 import type { PoolEventBus } from '../pool/events.js';
 import { minPayoutAtomicOf } from '../pool/payouts/payout-config.js';
-import { PayoutRunner, type PayoutRunnerModules } from '../pool/payouts/payout-runner.js';
+import {
+  PayoutRunner,
+  type PayoutRunnerModules,
+  type PayoutRunSummary,
+} from '../pool/payouts/payout-runner.js';
 import { BlockUnlocker, type BlockUnlockerModules } from '../pool/unlocker/block-unlocker.js';
 import { feePoliciesFrom } from '../pool/unlocker/unlocker-config.js';
 
@@ -76,7 +80,9 @@ export class LeaderLoop {
   start(): void {
     this.every(this.options.unlockIntervalMs, 'unlocker', () => this.unlockOnce());
     if (this.options.payoutIntervalMs !== null) {
-      this.every(this.options.payoutIntervalMs, 'payouts', () => this.payOnce());
+      this.every(this.options.payoutIntervalMs, 'payouts', async () => {
+        await this.payOnce();
+      });
     }
   }
 
@@ -102,22 +108,34 @@ export class LeaderLoop {
     }
   }
 
-  async payOnce(): Promise<void> {
+  /** One payout pass; publishes what it sent or rolled back and returns the runner's summary. */
+  async payOnce(): Promise<PayoutRunSummary> {
     const summary = await this.modules.payouts.runOnce();
     for (const batch of [...summary.recovered, ...summary.batches]) {
-      if (batch.state !== 'sent' || batch.txHash === null) continue;
-      const stored = await this.modules.payouts.store.getBatch(batch.batchId);
-      this.modules.events.publish('payment-sent', {
-        batchId: batch.batchId,
-        transactionHash: batch.txHash,
-        recipients: batch.recipients,
-        amountAtomic: batch.amountAtomic,
-        feeAtomic: stored?.networkFeeAtomic ?? 0n,
-        timestampMs: Date.now(),
-      });
+      if (batch.state === 'sent' && batch.txHash !== null) {
+        const stored = await this.modules.payouts.store.getBatch(batch.batchId);
+        this.modules.events.publish('payment-sent', {
+          batchId: batch.batchId,
+          transactionHash: batch.txHash,
+          recipients: batch.recipients,
+          amountAtomic: batch.amountAtomic,
+          feeAtomic: stored?.networkFeeAtomic ?? 0n,
+          timestampMs: Date.now(),
+        });
+      } else if (batch.state === 'failed') {
+        this.modules.events.publish('payment-failed', {
+          batchId: batch.batchId,
+          recipients: batch.recipients,
+          amountAtomic: batch.amountAtomic,
+          reason: batch.note,
+          timestampMs: Date.now(),
+        });
+      }
     }
-    if (summary.skipped !== null)
+    if (summary.skipped !== null) {
       this.modules.logger.warn({ skipped: summary.skipped, detail: summary.detail }, 'payouts skipped');
+    }
+    return summary;
   }
 
   private every(intervalMs: number, name: string, run: () => Promise<void>): void {

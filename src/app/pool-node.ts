@@ -9,10 +9,15 @@ import { ConfigError } from '../config/load-config.js';
 import type { PoolConfig } from '../config/schema.js';
 import { AddressError, decodeAddress } from '../fuego/address.js';
 import { createPoolEventBus, type PoolEventBus } from '../pool/events.js';
+import { notificationEventsOf } from '../pool/notifications/notification-events.js';
+import { createWebhookNotifier } from '../pool/notifications/webhook-notifier.js';
 import { DaemonClient } from '../rpc/daemon-client.js';
 import { WalletClient } from '../rpc/wallet-client.js';
 import { adminTokenFromEnv, parseApiOptions } from '../servers/api/api-options.js';
+import { startControlServer } from '../servers/control/control-server.js';
+import { createControlStats } from '../servers/control/control-stats.js';
 import type { StratumPortOptions } from '../servers/stratum/stratum-options.js';
+
 import type { StratumServer } from '../servers/stratum/stratum-server.js';
 import { createRedisClient } from '../store/redis-client.js';
 import { startApiRole } from './api-role.js';
@@ -160,6 +165,35 @@ export class PoolNode {
           },
           parts,
         );
+      }
+      if (leader !== null && config.notifications.webhooks.length > 0) {
+        const leading = leader;
+        const notifier = createWebhookNotifier(config.notifications, {
+          events: notificationEventsOf(events),
+          logger: logger.child({ module: 'webhooks' }),
+          env: modules.env ?? process.env,
+          // Every process sees every event through the relay: only the acting leader sends.
+          isActive: () => leading.loop() !== null,
+        });
+        parts.push({ name: 'webhooks', stop: () => notifier.close() });
+      }
+      if (config.control.enabled) {
+        const served = stratum;
+        const polled = leader;
+        const control = await startControlServer(
+          { socketPath: config.control.socketPath, hashrateWindowMs: config.control.hashrateWindowMs },
+          {
+            backend: served?.backend ?? null,
+            stratum: served?.server ?? null,
+            templates: () => served?.templates ?? polled?.templates() ?? null,
+            leader: polled === null ? null : () => polled.loop(),
+            events,
+            stats: createControlStats({ keyPrefix: config.redis.keyPrefix }, { redis }),
+            logger: logger.child({ module: 'control' }),
+          },
+        );
+        // Stopped first (parts stop in reverse), so no command arrives while the rest shuts down.
+        parts.push({ name: 'control socket', stop: () => control.close() });
       }
       return new PoolNode(config, logger, parts, roles, redis, events, stratum, leader, api, fatal);
     } catch (error) {

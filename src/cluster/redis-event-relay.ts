@@ -14,6 +14,7 @@ export const RELAYED_EVENTS: readonly PoolEventName[] = Object.freeze([
   'block-confirmed',
   'block-orphaned',
   'payment-sent',
+  'payment-failed',
 ]);
 
 const RELAYED = new Set<string>(RELAYED_EVENTS);

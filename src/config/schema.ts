@@ -1,5 +1,7 @@
 import { z } from 'zod';
+import { notificationConfigSchema } from '../pool/notifications/notification-config.js';
 import { apiOptionsSchema } from '../servers/api/api-options.js';
+import { controlConfigSchema } from '../servers/control/control-config.js';
 import { paymentsConfigSchema } from './payments-schema.js';
 
 /**
@@ -197,6 +199,10 @@ export const configSchema = z.strictObject({
   /** Roles of this process (`fuego-pool start --role` overrides): stratum, leader, api or all. */
   roles: z.array(poolRoleSchema).min(1).default(['all']),
   cluster: section(clusterSchema),
+  /** Operator control socket (`fuego-pool status`, `ban`, `miners`, `payout --now`). */
+  control: section(controlConfigSchema),
+  /** Optional webhooks for blocks and payments. */
+  notifications: section(notificationConfigSchema),
 });
 
 export type PoolConfig = z.infer<typeof configSchema>;

@@ -1,7 +1,7 @@
 /**
  * The pool's event bus: the pool core, the block unlocker and the payout runner publish what
  * happened; the live feed (and later webhooks) subscribe. In-process only: a deployment that
- * runs the API in another process relays these over Redis pub/sub (not built yet).
+ * runs the API in another process relays these over Redis pub/sub (src/cluster/redis-event-relay.ts).
  *
  * Payloads carry no miner IPs and only public facts (heights, hashes, amounts, addresses).
  * Amounts are atomic units as bigint; listeners format them.
@@ -31,6 +31,15 @@ export interface PoolEventMap {
   };
   /** The unlocker saw another block at the height: the round's work went back to the pool. */
   readonly 'block-orphaned': { readonly height: number; readonly hash: string };
+  /** A payout batch was refused by the wallet before broadcast and rolled back (balances restored). */
+  readonly 'payment-failed': {
+    readonly batchId: string;
+    readonly recipients: number;
+    readonly amountAtomic: bigint;
+    /** The runner's note (the wallet's refusal); no miner data. */
+    readonly reason: string;
+    readonly timestampMs: number;
+  };
   /** A payout batch's transaction was accepted by the wallet. */
   readonly 'payment-sent': {
     readonly batchId: string;

@@ -52,6 +52,8 @@ function configFor(stratumPort: number): unknown {
     daemon: { host: daemonUrl.hostname, port: Number(daemonUrl.port), retries: 1 },
     wallet: { host: walletUrl.hostname, port: Number(walletUrl.port) },
     redis: { url: redisServer.url },
+    // Five processes on one machine: no shared default control socket path.
+    control: { enabled: false },
     pool: { address: devnet.walletAddress },
     pow: { workers: 1 },
     templates: { refreshIntervalMs: 5_000, retryDelayMs: 250 },

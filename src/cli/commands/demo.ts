@@ -70,6 +70,8 @@ export const demoCommand: CliCommand = {
     if (stack.tlsPort !== null) {
       out(`  stratum over TLS   127.0.0.1:${stack.tlsPort}   (self-signed, SHA-256 ${stack.tlsFingerprint})`);
     }
+    if (stack.apiUrl !== null) out(`  dashboard and API  ${stack.apiUrl}/`);
+    out(`  operator commands  npx fuego-pool status --socket ${stack.controlSocketPath}`);
     out('');
     out('Point XMRig at it (a demo address of the devnet wallet; any Fuego address works):');
     out(

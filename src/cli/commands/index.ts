@@ -38,13 +38,40 @@ export const commands: readonly CommandEntry[] = [
   },
   {
     path: ['payout'],
-    summary: 'run one payout pass (recovery first, then batches) — for cron; --now, --dry-run',
-    load: async () => (await import('./payout.js')).payoutCommand,
+    summary:
+      'run one payout pass (recovery, then batches) — for cron; --dry-run; --now asks the running leader when its control socket is up',
+    load: async () => (await import('./payout-dispatch.js')).payoutDispatchCommand,
   },
   {
     path: ['report'],
     summary: 'solvency and payout report: balances vs wallet, open and failed batches',
     load: async () => (await import('./report.js')).reportCommand,
+  },
+  {
+    path: ['status'],
+    summary:
+      'summary of the running pool process, over its control socket (exit 1 when templates are unhealthy)',
+    load: async () => (await import('./status.js')).statusCommand,
+  },
+  {
+    path: ['miners'],
+    summary: 'top miners of the running pool by hashrate (--limit N)',
+    load: async () => (await import('./miners.js')).minersCommand,
+  },
+  {
+    path: ['ban'],
+    summary: "ban an IP from the running pool's stratum ports (--seconds N, --reason TEXT)",
+    load: async () => (await import('./ban.js')).banCommand,
+  },
+  {
+    path: ['unban'],
+    summary: 'lift the ban of an IP on the running pool',
+    load: async () => (await import('./ban.js')).unbanCommand,
+  },
+  {
+    path: ['bans'],
+    summary: 'list the active bans of the running pool',
+    load: async () => (await import('./ban.js')).bansCommand,
   },
   {
     path: ['devnet'],

@@ -1,0 +1,78 @@
+import type { StatusView } from '../../servers/control/control-protocol.js';
+import { type CliCommand, type CliIo, UsageError, writeLine } from '../command.js';
+import { CONTROL_FLAGS, parseFlags, socketFlags } from '../control-args.js';
+import { resolveSocketPath, withControlClient } from '../control-client.js';
+import { formatDuration, formatHashrate, formatTable } from '../text-format.js';
+
+/** The status as a two-column table, one line per part of the pool this process runs. */
+export function formatStatus(status: StatusView): string[] {
+  const { templates, stratum, pool, payouts } = status;
+  const rows: string[][] = [['templates', templatesText(templates)]];
+  if (stratum === null) {
+    rows.push(['stratum', 'not run by this process']);
+  } else {
+    const ports = Object.entries(stratum.ports)
+      .map(([port, current]) => `port ${port}: ${current}`)
+      .join(', ');
+    const { shares, blocks, bans } = stratum;
+    rows.push(
+      [
+        'stratum',
+        `${stratum.connections} connections, ${stratum.sessions} logged in${ports === '' ? '' : ` (${ports})`}`,
+      ],
+      ['shares', `${shares.accepted} accepted (${shares.stale} stale), ${shares.rejected} rejected`],
+      [
+        'blocks',
+        `${blocks.found} found, ${blocks.accepted} accepted, ${blocks.rejected} rejected, ${blocks.submitErrors} submit errors`,
+      ],
+      ['bans', `${bans.active} active, ${bans.issued} issued since start (this process)`],
+    );
+  }
+  rows.push([
+    'hashrate',
+    pool === null
+      ? 'unavailable (statistics store not readable)'
+      : `${formatHashrate(pool.hashrate)} over ${formatDuration(pool.windowSeconds)}, ${pool.miners} miners, ${pool.workers} workers (pool-wide)`,
+  ]);
+  rows.push([
+    'payouts',
+    PAYOUT_ROLE_TEXT[payouts.role] + (payouts.running ? '; a pass requested over the socket is running' : ''),
+  ]);
+  return [`fuego-pool ${status.version}, up ${formatDuration(status.uptimeSeconds)}`, ...formatTable(rows)];
+}
+
+const PAYOUT_ROLE_TEXT: Record<StatusView['payouts']['role'], string> = {
+  none: 'not run by this process (no leader role)',
+  standby: 'standing by (another process holds the leader lease)',
+  leading: 'this process leads (payout --now runs here)',
+};
+
+function templatesText(templates: StatusView['templates']): string {
+  if (templates === null) return 'none in this process';
+  const where = `height ${templates.height ?? '?'}, template ${ageText(templates.templateAgeMs)}`;
+  if (templates.healthy) return `healthy, ${where}`;
+  const failures = templates.consecutiveFailures === null ? '' : `${templates.consecutiveFailures} failures`;
+  const detail = [failures, templates.lastError ?? ''].filter((part) => part !== '').join(': ');
+  return `UNHEALTHY${detail === '' ? '' : ` (${detail})`}, ${where}`;
+}
+
+function ageText(ms: number | null): string {
+  return ms === null ? 'none yet' : `${(ms / 1000).toFixed(1)} s old`;
+}
+
+/** `fuego-pool status [--socket PATH | --config FILE] [--json]`: a summary of the running pool. */
+export const statusCommand: CliCommand = {
+  path: ['status'],
+  usage: 'fuego-pool status [--socket PATH | --config FILE] [--json]',
+  summary:
+    'summary of the running pool process (over its control socket); exit 1 when its templates are unhealthy',
+  async run(args: string[], io: CliIo): Promise<number> {
+    const flags = parseFlags(args, CONTROL_FLAGS);
+    if (flags.positionals.length > 0) throw new UsageError(`unexpected argument ${flags.positionals[0]}`);
+    const socketPath = resolveSocketPath(socketFlags(flags));
+    const status = await withControlClient({ socketPath }, (client) => client.request({ type: 'status' }));
+    if (flags.switches.has('--json')) writeLine(io.stdout, JSON.stringify(status, null, 2));
+    else for (const line of formatStatus(status)) writeLine(io.stdout, line);
+    return status.templates === null || status.templates.healthy ? 0 : 1;
+  },
+};

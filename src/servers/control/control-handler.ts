@@ -1,0 +1,336 @@
+import type { Logger } from 'pino';
+import { formatAtomic } from '../../fuego/money.js';
+import type { BanEntry } from '../../pool/ban-policy.js';
+import type { PoolEventBus } from '../../pool/events.js';
+import type { BatchReport, PayoutRunSummary } from '../../pool/payouts/payout-runner.js';
+import type { PoolBackendMetrics } from '../../pool/pool-backend.js';
+import type { StratumMetricsSnapshot } from '../stratum/stratum-metrics.js';
+import { canonicalIp } from './canonical-ip.js';
+import { ControlError } from './control-errors.js';
+import type {
+  BanView,
+  ControlProgress,
+  ControlRequest,
+  ControlResultMap,
+  PayoutBatchView,
+  PayoutNowView,
+  PayoutSummaryView,
+  StatusView,
+  TopMinerView,
+} from './control-protocol.js';
+
+/** The ban list and counters of the pool core (PoolBackend). */
+export interface ControlBackend {
+  listBans(): readonly BanEntry[];
+  ban(ip: string, seconds: number, reason?: string): BanEntry;
+  unban(ip: string): boolean;
+  readonly metrics: Pick<
+    PoolBackendMetrics,
+    | 'sharesAccepted'
+    | 'sharesStale'
+    | 'sharesRejected'
+    | 'blocksFound'
+    | 'blocksAccepted'
+    | 'blocksRejected'
+    | 'blockSubmitErrors'
+    | 'bansIssued'
+  >;
+}
+
+export interface ControlStratum {
+  metrics(): Pick<StratumMetricsSnapshot, 'connections' | 'byPort' | 'sessions'>;
+}
+
+/**
+ * The template source this process serves (stratum role: from Redis) or polls (leader term: from
+ * the daemon). Both report health, height and age; only the daemon poller has failure details.
+ */
+export interface ControlTemplates {
+  status(): {
+    readonly healthy: boolean;
+    readonly templateAgeMs: number | undefined;
+    readonly height: number | undefined;
+    readonly consecutiveFailures?: number;
+    readonly lastError?: string | undefined;
+  };
+}
+
+/** The leader's payout pass (LeaderLoop.payOnce); its summary is printed as the batch table. */
+export interface ControlPayouts {
+  payOnce(): Promise<PayoutRunSummary | undefined>;
+}
+
+/** Hashrates from the statistics store (see createControlStats). */
+export interface ControlStats {
+  poolHashrate(windowMs: number): Promise<{ hashrate: number; miners: number; workers: number }>;
+  topMiners(limit: number, windowMs: number): Promise<TopMinerView[]>;
+}
+
+export interface ControlHandlerOptions {
+  readonly hashrateWindowMs: number;
+  readonly version: string;
+  /** Interval of the `running` progress events during payout-now (they also keep the client's idle timer alive). */
+  readonly heartbeatMs?: number;
+}
+
+/**
+ * What the control socket reaches in this process. Roles decide what exists: without the stratum
+ * role there is no ban list or connection count; without the leader role no payouts; a leader
+ * standing by (another process holds the lease) has no payout loop until it wins.
+ */
+export interface ControlHandlerModules {
+  /** The stratum role's pool core (bans live in each stratum process); null without that role. */
+  readonly backend: ControlBackend | null;
+  /** The stratum role's server; null without that role. */
+  readonly stratum: ControlStratum | null;
+  /** The templates served or polled now; null when there are none (API-only, or standing by). */
+  readonly templates: () => ControlTemplates | null;
+  /**
+   * null: this process has no leader role. Otherwise the current term's loop, or null while the
+   * process stands by: payout-now then answers PAYOUTS_UNAVAILABLE.
+   */
+  readonly leader: (() => ControlPayouts | null) | null;
+  /** For payout-now progress: payment-sent events seen while the pass runs. */
+  readonly events?: Pick<PoolEventBus, 'subscribe'>;
+  readonly stats: ControlStats;
+  readonly logger: Logger;
+  readonly clock?: () => number;
+}
+
+export type ProgressSink = (progress: ControlProgress) => void;
+
+const DEFAULT_HEARTBEAT_MS = 1_000;
+
+/**
+ * What each control request does, without any socket: the server validates a request, hands it
+ * here, and turns the result or the ControlError into a reply. Reads are snapshots of in-memory
+ * counters (and two Redis reads for hashrates); writes are the ban list and the payout trigger.
+ */
+export class ControlRequestHandler {
+  readonly #options: Required<ControlHandlerOptions>;
+  readonly #modules: ControlHandlerModules;
+  readonly #clock: () => number;
+  readonly #startedAtMs: number;
+  #payout: Promise<unknown> | undefined;
+
+  constructor(options: ControlHandlerOptions, modules: ControlHandlerModules) {
+    this.#options = { heartbeatMs: DEFAULT_HEARTBEAT_MS, ...options };
+    this.#modules = modules;
+    this.#clock = modules.clock ?? Date.now;
+    this.#startedAtMs = this.#clock();
+  }
+
+  async handle<T extends ControlRequest['type']>(
+    request: Extract<ControlRequest, { type: T }>,
+    progress: ProgressSink,
+  ): Promise<ControlResultMap[T]> {
+    return (await this.#dispatch(request, progress)) as ControlResultMap[T];
+  }
+
+  async #dispatch(
+    request: ControlRequest,
+    progress: ProgressSink,
+  ): Promise<ControlResultMap[keyof ControlResultMap]> {
+    switch (request.type) {
+      case 'status':
+        return this.#status();
+      case 'bans':
+        return { bans: this.#backend().listBans().map(banView) };
+      case 'ban': {
+        const backend = this.#backend();
+        const ip = requireIp(request.ip);
+        const entry = backend.ban(ip, request.seconds, request.reason ?? 'manual (control socket)');
+        this.#modules.logger.info(
+          { ip, seconds: request.seconds, reason: entry.reason },
+          'operator banned an IP',
+        );
+        return { ban: banView(entry) };
+      }
+      case 'unban': {
+        const backend = this.#backend();
+        const ip = requireIp(request.ip);
+        const wasBanned = backend.unban(ip);
+        this.#modules.logger.info({ ip, wasBanned }, 'operator lifted a ban');
+        return { ip, wasBanned };
+      }
+      case 'miners': {
+        const windowMs = this.#options.hashrateWindowMs;
+        const miners = await this.#stats(() => this.#modules.stats.topMiners(request.limit, windowMs));
+        return { windowSeconds: windowMs / 1000, miners };
+      }
+      case 'payout-now':
+        return this.#payoutNow(progress);
+    }
+  }
+
+  #backend(): ControlBackend {
+    if (this.#modules.backend === null) throw new ControlError('BANS_UNAVAILABLE');
+    return this.#modules.backend;
+  }
+
+  async #status(): Promise<StatusView> {
+    const { backend, stratum, templates, stats, leader, logger } = this.#modules;
+    const windowMs = this.#options.hashrateWindowMs;
+    const pool = await stats.poolHashrate(windowMs).catch((error: unknown) => {
+      logger.warn({ err: error }, 'status: pool hashrate not readable');
+      return null;
+    });
+    const template = templates()?.status();
+    return {
+      version: this.#options.version,
+      uptimeSeconds: Math.floor((this.#clock() - this.#startedAtMs) / 1000),
+      templates:
+        template === undefined
+          ? null
+          : {
+              healthy: template.healthy,
+              height: template.height ?? null,
+              templateAgeMs: template.templateAgeMs ?? null,
+              consecutiveFailures: template.consecutiveFailures ?? null,
+              lastError: template.lastError ?? null,
+            },
+      stratum: backend === null || stratum === null ? null : stratumView(backend, stratum),
+      pool: pool === null ? null : { ...pool, windowSeconds: windowMs / 1000 },
+      payouts: {
+        role: leader === null ? 'none' : leader() === null ? 'standby' : 'leading',
+        running: this.#payout !== undefined,
+      },
+    };
+  }
+
+  async #stats<R>(read: () => Promise<R>): Promise<R> {
+    try {
+      return await read();
+    } catch (error) {
+      this.#modules.logger.warn({ err: error }, 'control: statistics not readable');
+      throw new ControlError('STATS_UNAVAILABLE', undefined, {}, { cause: error });
+    }
+  }
+
+  /**
+   * One pass of the leader's payout runner, now. Single flight per process; a pass the leader's
+   * own timer is running holds the Redis payout lock, so this one reports `skipped: locked`
+   * rather than paying twice. The pass is never aborted once started (not even when the client
+   * goes away): the runner must finish recording what it sent.
+   */
+  async #payoutNow(progress: ProgressSink): Promise<PayoutNowView> {
+    const { events, logger } = this.#modules;
+    if (this.#modules.leader === null) throw new ControlError('PAYOUTS_UNAVAILABLE', 'it has no leader role');
+    const leader = this.#modules.leader();
+    if (leader === null) {
+      throw new ControlError('PAYOUTS_UNAVAILABLE', 'it stands by; ask the process holding the leader lease');
+    }
+    if (this.#payout !== undefined) throw new ControlError('PAYOUT_IN_PROGRESS');
+    const startedAtMs = this.#clock();
+    const elapsed = () => this.#clock() - startedAtMs;
+    let sent = 0;
+    progress({ stage: 'started', elapsedMs: 0, done: 0, total: null, detail: 'payout pass started' });
+    const unsubscribe = events?.subscribe('payment-sent', (payment) => {
+      sent += 1;
+      progress({
+        stage: 'batch-sent',
+        elapsedMs: elapsed(),
+        done: sent,
+        total: null,
+        detail: `batch ${payment.batchId}: ${payment.recipients} miners, ${formatAtomic(payment.amountAtomic)} XFG`,
+      });
+    });
+    const heartbeat = setInterval(() => {
+      progress({
+        stage: 'running',
+        elapsedMs: elapsed(),
+        done: sent,
+        total: null,
+        detail: 'payout pass running',
+      });
+    }, this.#options.heartbeatMs);
+    logger.info('operator requested a payout pass');
+    const run = leader.payOnce();
+    this.#payout = run;
+    try {
+      const summary = await run;
+      const view = {
+        elapsedMs: elapsed(),
+        batchesSent: sent,
+        summary: summary ? summaryView(summary) : null,
+      };
+      logger.info({ elapsedMs: view.elapsedMs, batchesSent: sent }, 'operator payout pass finished');
+      return view;
+    } catch (error) {
+      logger.error({ err: error }, 'operator payout pass failed');
+      throw new ControlError('PAYOUT_FAILED', errorText(error), {}, { cause: error });
+    } finally {
+      clearInterval(heartbeat);
+      unsubscribe?.();
+      this.#payout = undefined;
+    }
+  }
+}
+
+function stratumView(backend: ControlBackend, stratum: ControlStratum): NonNullable<StatusView['stratum']> {
+  const network = stratum.metrics();
+  const counters = backend.metrics;
+  const ports: Record<string, number> = {};
+  for (const [port, counts] of Object.entries(network.byPort)) ports[port] = counts.current;
+  return {
+    connections: network.connections.current,
+    sessions: network.sessions,
+    ports,
+    shares: {
+      accepted: counters.sharesAccepted,
+      stale: counters.sharesStale,
+      rejected: Object.values(counters.sharesRejected).reduce((sum, n) => sum + (n ?? 0), 0),
+    },
+    blocks: {
+      found: counters.blocksFound,
+      accepted: counters.blocksAccepted,
+      rejected: counters.blocksRejected,
+      submitErrors: counters.blockSubmitErrors,
+    },
+    bans: { active: backend.listBans().length, issued: counters.bansIssued },
+  };
+}
+
+function requireIp(text: string): string {
+  const ip = canonicalIp(text);
+  if (ip === null) throw new ControlError('INVALID_IP', undefined, { ip: text });
+  return ip;
+}
+
+function banView(entry: BanEntry): BanView {
+  return {
+    ip: entry.ip,
+    bannedAtMs: entry.bannedAtMs,
+    untilMs: entry.untilMs,
+    remainingSeconds: entry.remainingSeconds,
+    offences: entry.offences,
+    manual: entry.manual,
+    reason: entry.reason,
+  };
+}
+
+function batchView(report: BatchReport): PayoutBatchView {
+  return {
+    batchId: report.batchId,
+    state: report.state,
+    recipients: report.recipients,
+    amountAtomic: report.amountAtomic.toString(),
+    txHash: report.txHash,
+    note: report.note,
+  };
+}
+
+function summaryView(summary: PayoutRunSummary): PayoutSummaryView {
+  return {
+    skipped: summary.skipped,
+    detail: summary.detail,
+    recovered: summary.recovered.map(batchView),
+    batches: summary.batches.map(batchView),
+    stillOpen: summary.stillOpen.map(batchView),
+    skippedMiners: summary.skippedMiners.map((m) => ({ address: m.address, reason: m.reason })),
+  };
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

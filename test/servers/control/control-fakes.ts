@@ -1,0 +1,174 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import type { BanEntry } from '../../../src/pool/ban-policy.js';
+import { createPoolEventBus, type PoolEventBus } from '../../../src/pool/events.js';
+import type { PayoutRunSummary } from '../../../src/pool/payouts/payout-runner.js';
+import type {
+  ControlBackend,
+  ControlPayouts,
+  ControlStats,
+  ControlStratum,
+  ControlTemplates,
+} from '../../../src/servers/control/control-handler.js';
+import type { ControlServerModules } from '../../../src/servers/control/control-server.js';
+
+export const MINER_A = `fire${'A'.repeat(94)}`;
+export const MINER_B = `fire${'B'.repeat(94)}`;
+
+/** A ban list with PoolBackend's behaviour, on a fixed clock. */
+export class FakeBackend implements ControlBackend {
+  readonly bans = new Map<string, BanEntry>();
+  constructor(private readonly nowMs: number) {}
+
+  listBans(): BanEntry[] {
+    return [...this.bans.values()];
+  }
+
+  ban(ip: string, seconds: number, reason = 'manual'): BanEntry {
+    const entry: BanEntry = {
+      ip,
+      bannedAtMs: this.nowMs,
+      untilMs: this.nowMs + seconds * 1000,
+      remainingSeconds: seconds,
+      offences: 0,
+      manual: true,
+      reason,
+    };
+    this.bans.set(ip, entry);
+    return entry;
+  }
+
+  unban(ip: string): boolean {
+    return this.bans.delete(ip);
+  }
+
+  get metrics(): ControlBackend['metrics'] {
+    return {
+      sharesAccepted: 1200,
+      sharesStale: 7,
+      sharesRejected: { LOW_DIFFICULTY: 3, DUPLICATE_SHARE: 2 },
+      blocksFound: 2,
+      blocksAccepted: 2,
+      blocksRejected: 0,
+      blockSubmitErrors: 0,
+      bansIssued: 4,
+    };
+  }
+}
+
+export const fakeStratum: ControlStratum = {
+  metrics: () => ({
+    connections: { current: 12, total: 40, refused: {} },
+    byPort: { '3333': { current: 10, total: 30 }, '5555': { current: 2, total: 10 } },
+    sessions: 11,
+  }),
+};
+
+export const fakeTemplates: ControlTemplates = {
+  status: () => ({
+    healthy: true,
+    consecutiveFailures: 0,
+    lastError: undefined,
+    templateAgeMs: 4_200,
+    height: 812_345,
+  }),
+};
+
+export const fakeStats: ControlStats = {
+  poolHashrate: async () => ({ hashrate: 1_234_567, miners: 8, workers: 11 }),
+  topMiners: async (limit) =>
+    [
+      { address: MINER_A, hashrate: 950_000, activeWorkers: 3, lastShareMs: 1_700_000_000_000 - 12_000 },
+      { address: MINER_B, hashrate: 1_500, activeWorkers: 1, lastShareMs: 1_700_000_000_000 - 95_000 },
+    ].slice(0, limit),
+};
+
+export const SUMMARY: PayoutRunSummary = {
+  skipped: null,
+  detail: '',
+  recovered: [],
+  batches: [
+    {
+      batchId: 'b-1',
+      state: 'sent',
+      recipients: 3,
+      amountAtomic: 123_456_789n,
+      txHash: 'ab'.repeat(32),
+      note: '',
+    },
+    {
+      batchId: 'b-2',
+      state: 'sent',
+      recipients: 1,
+      amountAtomic: 10_000_000n,
+      txHash: 'cd'.repeat(32),
+      note: '',
+    },
+  ],
+  stillOpen: [],
+  skippedMiners: [],
+};
+
+/** A leader whose pass publishes payment-sent for each batch (as LeaderLoop does) after `delayMs`. */
+export function fakeLeader(events: PoolEventBus, delayMs = 30): ControlPayouts & { calls: number } {
+  const leader = {
+    calls: 0,
+    async payOnce(): Promise<PayoutRunSummary> {
+      leader.calls += 1;
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
+      for (const batch of SUMMARY.batches) {
+        events.publish('payment-sent', {
+          batchId: batch.batchId,
+          transactionHash: batch.txHash ?? '',
+          recipients: batch.recipients,
+          amountAtomic: batch.amountAtomic,
+          feeAtomic: 80_000n,
+          timestampMs: 1_700_000_000_000,
+        });
+      }
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
+      return SUMMARY;
+    },
+  };
+  return leader;
+}
+
+export const silentLogger = pino({ level: 'silent' });
+
+export type ControlTestModules = ControlServerModules & {
+  backend: FakeBackend;
+  events: PoolEventBus;
+  /** The leader behind `leader()` (unless overridden). */
+  leaderFake: ReturnType<typeof fakeLeader>;
+};
+
+/** Every role in one process, as the default config runs: stratum, leading leader, stats. */
+export function controlModules(overrides: Partial<ControlServerModules> = {}): ControlTestModules {
+  const events = createPoolEventBus(() => undefined);
+  const leaderFake = fakeLeader(events);
+  return {
+    backend: new FakeBackend(1_700_000_000_000),
+    stratum: fakeStratum,
+    templates: () => fakeTemplates,
+    leader: () => leaderFake,
+    events,
+    stats: fakeStats,
+    logger: silentLogger,
+    clock: () => 1_700_000_000_000,
+    ...overrides,
+    leaderFake,
+  } as ControlTestModules;
+}
+
+export interface TempDir {
+  readonly path: string;
+  remove(): void;
+}
+
+/** A private directory for sockets (short path: sun_path is ~100 bytes). */
+export function tempDir(): TempDir {
+  const path = mkdtempSync(join(tmpdir(), 'fpc-'));
+  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+}

@@ -38,33 +38,56 @@ export class JsonHttpClient {
         headers['content-type'] = 'application/json';
         headers['content-length'] = Buffer.byteLength(body);
       }
+      let settled = false;
+      const finish = (outcome: () => void) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(deadline);
+        outcome();
+      };
+      const fail = (error: Error) => finish(() => reject(toRpcError(error, path, this.endpoint)));
       const req = request({ host, port, path, method, headers, agent: this.agent }, (res) => {
         const chunks: Buffer[] = [];
         let size = 0;
         res.on('data', (chunk: Buffer) => {
           size += chunk.length;
           if (size > maxBytes) {
-            req.destroy(
-              new RpcError('RPC_BAD_RESPONSE', `${path}: response larger than ${maxBytes} bytes`, { path }),
+            const error = new RpcError(
+              'RPC_BAD_RESPONSE',
+              `${path}: response larger than ${maxBytes} bytes`,
+              {
+                path,
+              },
             );
+            req.destroy(error);
+            fail(error);
             return;
           }
           chunks.push(chunk);
         });
         res.on('end', () =>
-          resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }),
+          finish(() =>
+            resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }),
+          ),
         );
-        res.on('error', (error) => reject(toRpcError(error, path, this.endpoint)));
+        res.on('error', fail);
+        res.on('aborted', () => fail(new Error('response aborted')));
       });
-      req.setTimeout(timeoutMs, () => {
-        req.destroy(
-          new RpcError('RPC_TIMEOUT', `${this.endpoint}${path}: no answer within ${timeoutMs} ms`, {
+      // One deadline for the whole exchange (connect, request, every byte of the answer): a socket
+      // idle timeout alone never fires for a server that drips one byte at a time.
+      const deadline = setTimeout(() => {
+        const error = new RpcError(
+          'RPC_TIMEOUT',
+          `${this.endpoint}${path}: no complete answer within ${timeoutMs} ms`,
+          {
             path,
             timeoutMs,
-          }),
+          },
         );
-      });
-      req.on('error', (error) => reject(toRpcError(error, path, this.endpoint)));
+        req.destroy(error);
+        fail(error);
+      }, timeoutMs);
+      req.on('error', fail);
       req.end(body);
     });
   }

@@ -86,11 +86,9 @@ const HOSTILE: Record<string, Responder> = {
 };
 
 /**
- * KNOWN PRODUCT BUG (see the report): JsonHttpClient (src/rpc/json-http.ts) uses
- * `req.setTimeout(timeoutMs)`, an idle-socket timeout, not a deadline. A peer that sends a byte
- * more often than every timeoutMs keeps a call pending indefinitely (here: 1 byte per 100 ms with
- * timeoutMs 400 hangs past the 2.6 s watchdog). `it.fails` keeps CI green while the bug stands and
- * turns red once it is fixed (then make it a plain `it`); FUEGO_KNOWN_BUGS=strict runs it as `it`.
+ * A peer that sends a byte more often than every timeoutMs must not keep a call pending: the
+ * client's timeout is a deadline for the whole exchange, not a socket idle timeout (it once was,
+ * and this case hung past the 2.6 s watchdog).
  */
 const DRIP: Record<string, Responder> = {
   'slow drip': (socket) => {
@@ -281,20 +279,16 @@ describe('daemon and wallet clients against malformed answers', () => {
     expect(failures).toEqual([]);
   });
 
-  const knownBug = process.env['FUEGO_KNOWN_BUGS'] === 'strict' ? it : it.fails;
-  knownBug(
-    'slow drip (1 byte per timeoutMs/4): the call ends in RPC_TIMEOUT within the deadline',
-    async () => {
-      server.respond = DRIP['slow drip']!;
-      const failures: string[] = [];
-      for (const call of [calls[1]!, calls.find((c) => c.name === 'sendTransaction')!]) {
-        const outcome = await outcomeOf(call);
-        if (outcome.detail !== 'RPC_TIMEOUT')
-          failures.push(`${call.name}: ${outcome.kind} ${outcome.detail} after ${outcome.ms} ms`);
-      }
-      expect(failures).toEqual([]);
-    },
-  );
+  it('slow drip (1 byte per timeoutMs/4): the call ends in RPC_TIMEOUT within the deadline', async () => {
+    server.respond = DRIP['slow drip']!;
+    const failures: string[] = [];
+    for (const call of [calls[1]!, calls.find((c) => c.name === 'sendTransaction')!]) {
+      const outcome = await outcomeOf(call);
+      if (outcome.detail !== 'RPC_TIMEOUT')
+        failures.push(`${call.name}: ${outcome.kind} ${outcome.detail} after ${outcome.ms} ms`);
+    }
+    expect(failures).toEqual([]);
+  });
 
   it(`${RANDOM_CALLS} randomly mutated real answers: a value or a typed RpcError, never anything else`, async () => {
     const seed = randomInt(2 ** 31);

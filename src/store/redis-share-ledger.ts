@@ -46,6 +46,12 @@ export interface RedisShareLedgerOptions {
   readonly streamMaxLength?: number;
   readonly maxPendingShares?: number;
   readonly candidateRetryMs?: number;
+  /**
+   * With Sentinel (or any replicated Redis): a batch counts as durable only once this many replicas
+   * acknowledged it (WAIT after the write, same connection). Replication is asynchronous, so
+   * without it a failover can drop shares the miners were already told were OK.
+   */
+  readonly replicaAcks?: { readonly replicas: number; readonly timeoutMs: number };
 }
 
 export interface RedisShareLedgerModules {
@@ -129,6 +135,9 @@ export class RedisShareLedger implements ShareLedger {
   readonly #maxPendingShares: number;
   readonly #candidateRetryMs: number;
   readonly #recordShares: ScriptRunner;
+  readonly #redis: Redis;
+  readonly #replicaAcks: RedisShareLedgerOptions['replicaAcks'];
+
   readonly #recordBlockCandidate: ScriptRunner;
 
   #queue: PendingShare[] = [];
@@ -144,6 +153,8 @@ export class RedisShareLedger implements ShareLedger {
 
   constructor(opts: RedisShareLedgerOptions, modules: RedisShareLedgerModules) {
     this.#keys = createStoreKeys(opts.keyPrefix);
+    this.#redis = modules.redis;
+    this.#replicaAcks = opts.replicaAcks;
     this.#logger = modules.logger;
     this.#onBatchRecorded = modules.onBatchRecorded;
 
@@ -301,6 +312,7 @@ export class RedisShareLedger implements ShareLedger {
     let reply: Promise<unknown>;
     try {
       reply = this.#recordShares(call);
+      if (this.#replicaAcks) reply = this.#afterReplicaAcks(reply, this.#replicaAcks);
     } catch (error) {
       reply = Promise.reject(error);
     }
@@ -327,7 +339,27 @@ export class RedisShareLedger implements ShareLedger {
     this.#track(settled);
   }
 
+  /**
+   * WAIT is sent right behind the script on the same connection (ioredis pipelines commands in
+   * order), so it covers this batch; fewer acknowledgements than asked fail the batch.
+   */
+  async #afterReplicaAcks(
+    reply: Promise<unknown>,
+    acks: { readonly replicas: number; readonly timeoutMs: number },
+  ): Promise<unknown> {
+    const [ids, acknowledged] = await Promise.all([reply, this.#redis.wait(acks.replicas, acks.timeoutMs)]);
+    if (acknowledged < acks.replicas) {
+      throw new StoreError(
+        'STORE_UNAVAILABLE',
+        `only ${acknowledged} of ${acks.replicas} replicas acknowledged the share batch`,
+        { acknowledged, replicas: acks.replicas },
+      );
+    }
+    return ids;
+  }
+
   #notifyBatchRecorded(shares: readonly AcceptedShare[]): void {
+
     if (!this.#onBatchRecorded) return;
     try {
       this.#onBatchRecorded(shares);

@@ -5,7 +5,7 @@ import { PayoutRunner } from '../../src/pool/payouts/payout-runner.js';
 import type { WalletClient } from '../../src/rpc/wallet-client.js';
 import { createStoreKeys } from '../../src/store/keys.js';
 import { createRedisClient, type RedisConnection } from '../../src/store/redis-client.js';
-import { RedisShareLedger } from '../../src/store/redis-share-ledger.js';
+import { RedisShareLedger, type RedisShareLedgerOptions } from '../../src/store/redis-share-ledger.js';
 import { type RedisClusterDeployment, startRedisCluster } from '../../src/tools/redis-cluster.js';
 import { type RedisSentinelDeployment, startRedisSentinel } from '../../src/tools/redis-sentinel.js';
 import { startTestDevnet } from '../devnet/devnet-test-helpers.js';
@@ -35,30 +35,6 @@ const COIN = 10_000_000n;
 
 function asStoreClient(connection: RedisConnection): Redis {
   return connection as Redis;
-}
-
-/**
- * The fix the report proposes for the ledger, applied from outside for this test: after every
- * record_shares script the same connection runs WAIT <replicas> <timeoutMs>; fewer acknowledgements
- * than asked reject the batch (the miner hears an error), so an OK share is on a replica too.
- */
-function withReplicaAcks(redis: Redis, replicas: number, timeoutMs: number): Redis {
-  return new Proxy(redis, {
-    get(target, property, receiver) {
-      const value = Reflect.get(target, property, receiver) as unknown;
-      if (property !== 'fuegoPoolRecordShares' || typeof value !== 'function') {
-        return typeof value === 'function' ? value.bind(target) : value;
-      }
-      return async (...args: unknown[]) => {
-        const [ids, acks] = await Promise.all([
-          (value as (...a: unknown[]) => Promise<unknown>).apply(target, args),
-          target.wait(replicas, timeoutMs),
-        ]);
-        if (acks < replicas) throw new Error(`NOREPLICAS only ${acks} of ${replicas} replicas acknowledged`);
-        return ids;
-      };
-    },
-  });
 }
 
 /** Share ledger: a batch of concurrent shares, a block candidate closing the round, read-backs. */
@@ -206,9 +182,10 @@ describe('Redis Sentinel (master + replica + sentinel created by the test)', () 
 
   async function failoverMidStream(
     redis: Redis,
+    options: Partial<RedisShareLedgerOptions> = {},
   ): Promise<{ lost: number[]; twice: Array<[number, number]> }> {
     const keyPrefix = uniquePrefix('failover');
-    const ledger = new RedisShareLedger({ keyPrefix }, { redis, logger: silentLogger });
+    const ledger = new RedisShareLedger({ keyPrefix, ...options }, { redis, logger: silentLogger });
     const acknowledged = new Set<number>();
     let refused = 0;
     let sequence = 0;
@@ -270,28 +247,13 @@ describe('Redis Sentinel (master + replica + sentinel created by the test)', () 
     return { lost, twice };
   }
 
-  // KNOWN PRODUCT GAP (see the report): RedisShareLedger answers OK once the master applied a batch.
-  // Replication is asynchronous, and after SENTINEL FAILOVER the old master stays writable until
-  // the client switches (ioredis failoverDetector) and Sentinel demotes it (~10 s later, discarding
-  // what it took meanwhile). Observed: 340 and 648 OK shares lost in two runs.
-  // `it.fails` keeps CI green while the gap stands and turns red once the ledger is fixed (then make
-  // it a plain `it`); FUEGO_KNOWN_BUGS=strict runs it as `it`.
-  const knownBug = process.env['FUEGO_KNOWN_BUGS'] === 'strict' ? it : it.fails;
-  knownBug(
-    'loses no share answered OK across a SENTINEL FAILOVER mid-stream, and stores none twice',
-    async () => {
-      const { lost, twice } = await failoverMidStream(asStoreClient(client));
-      expect({ lost: lost.slice(0, 10), lostCount: lost.length, twice }).toEqual({
-        lost: [],
-        lostCount: 0,
-        twice: [],
-      });
-    },
-    60_000,
-  );
-
-  it('with a replica acknowledgement (WAIT 1) per batch, a failover loses no OK share', async () => {
-    const { lost, twice } = await failoverMidStream(withReplicaAcks(asStoreClient(client), 1, 1_000));
+  // Replication is asynchronous: after SENTINEL FAILOVER the old master stays writable until the
+  // client switches and Sentinel demotes it, discarding what it took meanwhile (without acks, 340
+  // and 648 OK shares were lost in two runs). The ledger's replicaAcks (WAIT per batch) closes that.
+  it('with the ledger waiting for a replica per batch, a failover loses no OK share and stores none twice', async () => {
+    const { lost, twice } = await failoverMidStream(asStoreClient(client), {
+      replicaAcks: { replicas: 1, timeoutMs: 1_000 },
+    });
     expect({ lost: lost.slice(0, 10), lostCount: lost.length, twice }).toEqual({
       lost: [],
       lostCount: 0,

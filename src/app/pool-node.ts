@@ -17,12 +17,11 @@ import { adminTokenFromEnv, parseApiOptions } from '../servers/api/api-options.j
 import { startControlServer } from '../servers/control/control-server.js';
 import { createControlStats } from '../servers/control/control-stats.js';
 import type { StratumPortOptions } from '../servers/stratum/stratum-options.js';
-
 import type { StratumServer } from '../servers/stratum/stratum-server.js';
-import { createRedisClient } from '../store/redis-client.js';
 import { startApiRole } from './api-role.js';
 import { LeaderRole } from './leader-role.js';
 import { type Part, stopParts } from './parts.js';
+import { connectRedis } from './redis-connection.js';
 import { type PoolRole, resolveRoles } from './roles.js';
 import { type StratumRole, startStratumRole } from './stratum-role.js';
 
@@ -91,7 +90,11 @@ export class PoolNode {
         },
       });
 
-      const redis = await createRedisClient({ url: config.redis.url }, logger.child({ module: 'redis' }));
+      const redis = await connectRedis(
+        config.redis,
+        modules.env ?? process.env,
+        logger.child({ module: 'redis' }),
+      );
       parts.push({ name: 'redis', stop: () => void redis.disconnect() });
 
       const localEvents = createPoolEventBus((error, name) =>

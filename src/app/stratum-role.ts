@@ -13,6 +13,7 @@ import { StratumServer } from '../servers/stratum/stratum-server.js';
 import { HashrateBucketWriter } from '../store/hashrate-buckets.js';
 import { RedisShareLedger } from '../store/redis-share-ledger.js';
 import type { Part } from './parts.js';
+import { replicaAcksOf } from './redis-connection.js';
 
 export interface StratumRoleModules {
   readonly redis: Redis;
@@ -62,7 +63,11 @@ export async function startStratumRole(
   const hashrate = new HashrateBucketWriter({ keyPrefix: config.redis.keyPrefix }, { redis });
   const ledgerLogger = logger.child({ module: 'ledger' });
   const ledger = new RedisShareLedger(
-    { keyPrefix: config.redis.keyPrefix, ...config.store },
+    (() => {
+      const replicaAcks = replicaAcksOf(config.redis);
+      return { keyPrefix: config.redis.keyPrefix, ...config.store, ...(replicaAcks ? { replicaAcks } : {}) };
+    })(),
+
     {
       redis,
       logger: ledgerLogger,

@@ -37,14 +37,40 @@ const walletSchema = z.strictObject({
   timeoutMs: z.number().int().min(100).max(300_000).default(30_000),
 });
 
-const redisSchema = z.strictObject({
-  url: z.string().min(1).default('redis://127.0.0.1:6379'),
-  /** All keys of one pool share this prefix inside a `{hash tag}` so Lua scripts work on Redis Cluster. */
-  keyPrefix: z
-    .string()
-    .regex(/^[a-z0-9_-]{1,32}$/, 'lowercase letters, digits, "-" or "_", at most 32 characters')
-    .default('fuego'),
-});
+const redisEndpoint = z.strictObject({ host, port });
+
+const redisSchema = z
+  .strictObject({
+    /** standalone: `url`; sentinel: `sentinels` + `masterName`; cluster: `nodes`. */
+    mode: z.enum(['standalone', 'sentinel', 'cluster']).default('standalone'),
+    /** Standalone only. A password here is allowed but FUEGO_POOL_REDIS_PASSWORD is preferred. */
+    url: z.string().min(1).default('redis://127.0.0.1:6379'),
+    sentinels: z.array(redisEndpoint).default([]),
+    masterName: z.string().min(1).optional(),
+    nodes: z.array(redisEndpoint).default([]),
+    commandTimeoutMs: z.number().int().min(100).max(60_000).optional(),
+    connectTimeoutMs: z.number().int().min(100).max(60_000).optional(),
+    /**
+     * Replicas that must acknowledge each share batch before miners hear OK (WAIT). Defaults to 1
+     * with Sentinel, where a failover would otherwise drop acknowledged shares; 0 elsewhere.
+     */
+    replicaAcks: z.number().int().min(0).max(16).optional(),
+    replicaAckTimeoutMs: z.number().int().min(10).max(60_000).default(1_000),
+
+    /** All keys of one pool share this prefix inside a `{hash tag}` so Lua scripts work on Redis Cluster. */
+    keyPrefix: z
+      .string()
+      .regex(/^[a-z0-9_-]{1,32}$/, 'lowercase letters, digits, "-" or "_", at most 32 characters')
+      .default('fuego'),
+  })
+  .refine((r) => r.mode !== 'sentinel' || (r.sentinels.length > 0 && r.masterName !== undefined), {
+    message: 'mode "sentinel" needs redis.sentinels (at least one) and redis.masterName',
+    path: ['sentinels'],
+  })
+  .refine((r) => r.mode !== 'cluster' || r.nodes.length > 0, {
+    message: 'mode "cluster" needs redis.nodes (at least one)',
+    path: ['nodes'],
+  });
 
 const powSchema = z.strictObject({
   /** Which cn/upx2 implementation verifies shares; `auto` takes the fastest that passes the self-test. */

@@ -98,3 +98,15 @@ describe('pool sections', () => {
     expect(error.message).toContain('stratum.ports');
   });
 });
+
+describe('redis section', () => {
+  it('asks for sentinels and a master name in sentinel mode', () => {
+    const error = configErrorOf(() => parseConfig({ redis: { mode: 'sentinel' } }));
+    expect(error.message).toContain('redis.sentinels');
+  });
+
+  it('asks for nodes in cluster mode', () => {
+    const error = configErrorOf(() => parseConfig({ redis: { mode: 'cluster' } }));
+    expect(error.message).toContain('redis.nodes');
+  });
+});

@@ -1,11 +1,11 @@
 import { createPayoutRunner } from '../../app/leader-services.js';
+import { connectRedis } from '../../app/redis-connection.js';
 import { formatAtomic } from '../../fuego/money.js';
 import { createLogger } from '../../log/logger.js';
 import { loadPaymentsConfigFile } from '../../pool/payouts/payout-config.js';
 import type { BatchReport, PayoutRunSummary } from '../../pool/payouts/payout-runner.js';
 import { DaemonClient } from '../../rpc/daemon-client.js';
 import { WalletClient } from '../../rpc/wallet-client.js';
-import { createRedisClient } from '../../store/redis-client.js';
 import { type CliCommand, type CliIo, UsageError, writeLine } from '../command.js';
 
 export interface PayoutArgs {
@@ -78,7 +78,7 @@ export const payoutCommand: CliCommand = {
     const options = parsePayoutArgs(args, new Set(['--config', '--now', '--dry-run']));
     const { pool, payments } = loadPaymentsConfigFile(options.configPath);
     const logger = createLogger({ level: pool.log.level });
-    const redis = await createRedisClient({ url: pool.redis.url }, logger);
+    const redis = await connectRedis(pool.redis, process.env, logger);
     const wallet = new WalletClient({ ...pool.wallet, retries: 2 });
     const daemon = new DaemonClient({ ...pool.daemon });
     try {

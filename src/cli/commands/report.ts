@@ -1,10 +1,10 @@
+import { connectRedis } from '../../app/redis-connection.js';
 import { formatAtomic } from '../../fuego/money.js';
 import { createLogger } from '../../log/logger.js';
 import { loadPaymentsConfigFile } from '../../pool/payouts/payout-config.js';
 import { WalletClient } from '../../rpc/wallet-client.js';
 import { RedisBalances } from '../../store/balances-store.js';
 import { PayoutStore } from '../../store/payout-store.js';
-import { createRedisClient } from '../../store/redis-client.js';
 import { type CliCommand, type CliIo, writeLine } from '../command.js';
 import { parsePayoutArgs } from './payout.js';
 
@@ -23,7 +23,7 @@ export const reportCommand: CliCommand = {
     const { configPath } = parsePayoutArgs(args, new Set(['--config']));
     const { pool } = loadPaymentsConfigFile(configPath);
     const logger = createLogger({ level: pool.log.level });
-    const redis = await createRedisClient({ url: pool.redis.url }, logger);
+    const redis = await connectRedis(pool.redis, process.env, logger);
     const wallet = new WalletClient({ ...pool.wallet, retries: 1 });
     const out = (line: string): void => writeLine(io.stdout, line);
     try {

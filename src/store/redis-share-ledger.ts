@@ -359,7 +359,6 @@ export class RedisShareLedger implements ShareLedger {
   }
 
   #notifyBatchRecorded(shares: readonly AcceptedShare[]): void {
-
     if (!this.#onBatchRecorded) return;
     try {
       this.#onBatchRecorded(shares);

@@ -10,6 +10,7 @@ import type { WalletClient } from '../rpc/wallet-client.js';
 import { parseApiOptions } from '../servers/api/api-options.js';
 import { buildApiServer, createApiStores } from '../servers/api/build-api-server.js';
 import type { PoolInfo } from '../servers/api/pool-info.js';
+import { cachedAliasByAddress } from './alias-lookup.js';
 import type { Part } from './parts.js';
 import type { StratumRole } from './stratum-role.js';
 
@@ -60,6 +61,8 @@ export async function startApiRole(
       ...(templateAgeMs === undefined ? {} : { templateAgeMs }),
     },
     walletProbe: () => modules.wallet.getStatus(),
+    aliasOf: cachedAliasByAddress(modules.daemon, { ttlMs: 10 * 60_000, maxEntries: 10_000 }),
+
     ...(templateAgeMs === undefined ? {} : { templateStatus: () => ({ templateAgeMs: templateAgeMs() }) }),
     ...(stratum === null ? {} : { activeBans: () => stratum.backend.listBans().length }),
   });

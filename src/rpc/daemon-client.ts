@@ -147,6 +147,15 @@ export class DaemonClient {
     );
   }
 
+  /** Optional endpoint: the alias registered for an address (`found: false` when none). */
+  getAliasByAddress(address: string): Promise<AliasLookup> {
+    return this.read(() =>
+      this.path('POST', '/get_alias_by_address', JSON.stringify({ address }), aliasSchema, {
+        optional: true,
+      }),
+    );
+  }
+
   /** Optional endpoint; throws RPC_NOT_SUPPORTED on a daemon without it. */
   getFeePoolInfo(): Promise<FeePoolInfo> {
     return this.read(() =>

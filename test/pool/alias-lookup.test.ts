@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { cachedAliasByAddress } from '../../src/app/alias-lookup.js';
+import type { AliasLookup } from '../../src/rpc/daemon-schemas.js';
+import { RpcError } from '../../src/rpc/rpc-error.js';
+
+function daemonWith(answer: (address: string) => AliasLookup | Error) {
+  let calls = 0;
+  return {
+    get calls() {
+      return calls;
+    },
+    async getAliasByAddress(address: string): Promise<AliasLookup> {
+      calls += 1;
+      const result = answer(address);
+      if (result instanceof Error) throw result;
+      return result;
+    },
+  };
+}
+
+describe('alias of a miner address', () => {
+  it('answers from the daemon once, then from the cache until the TTL passes', async () => {
+    let now = 0;
+    const daemon = daemonWith((address) => ({ found: true, alias: 'miner-one', address, status: 'OK' }));
+    const aliasOf = cachedAliasByAddress(daemon, { ttlMs: 1000, maxEntries: 10 }, () => now);
+    expect(await aliasOf('fireA')).toBe('miner-one');
+    expect(await aliasOf('fireA')).toBe('miner-one');
+    expect(daemon.calls).toBe(1);
+    now = 1001;
+    await aliasOf('fireA');
+    expect(daemon.calls).toBe(2);
+  });
+
+  it('says "no alias" for every address on a daemon without the endpoint, without asking each time', async () => {
+    const daemon = daemonWith(() => new RpcError('RPC_NOT_SUPPORTED', '/get_alias_by_address is not served'));
+    const aliasOf = cachedAliasByAddress(daemon, { ttlMs: 60_000, maxEntries: 10 }, () => 0);
+    expect(await aliasOf('fireA')).toBeNull();
+    expect(await aliasOf('fireB')).toBeNull();
+    expect(daemon.calls).toBe(1);
+  });
+
+  it('an address without alias is null', async () => {
+    const daemon = daemonWith((address) => ({ found: false, alias: '', address, status: 'OK' }));
+    expect(await cachedAliasByAddress(daemon, { ttlMs: 1, maxEntries: 1 })('fireA')).toBeNull();
+  });
+});

@@ -29,11 +29,21 @@ export interface BenchStack {
   stop(): Promise<void>;
 }
 
+/** The pool's dependencies without the pool: a private Redis and the devnet, on 127.0.0.1. */
+export interface BenchBackends {
+  readonly redis: PrivateRedis;
+  /** In this process, so the benchmark can mine a block (control.mineBlocks) and know when. */
+  readonly devnet: Devnet;
+  /** A valid payout address for the simulated miners. */
+  readonly minerAddress: string;
+  stop(): Promise<void>;
+}
+
 /**
- * A private Redis, the devnet (no block timer: blockTimeSeconds defaults to 0) and the pool in its
- * own process, all on 127.0.0.1. Everything started is stopped by `stop()`, newest first.
+ * A private Redis and the devnet (no block timer: blockTimeSeconds defaults to 0, and the network
+ * difficulty is unreachable). `stop()` stops both, newest first.
  */
-export async function startBenchStack(options: BenchStackOptions): Promise<BenchStack> {
+export async function startBenchBackends(): Promise<BenchBackends> {
   const cleanups: Array<() => Promise<void>> = [];
   const stop = async () => {
     for (const step of cleanups.reverse()) await step().catch(() => undefined);
@@ -50,38 +60,67 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
       { hasher: loadNativeHasher({ portable: false }) },
     );
     cleanups.push(() => devnet.stop());
-
-    const daemonUrl = new URL(devnet.daemonUrl);
-    const walletUrl = new URL(devnet.walletUrl);
-    const config: PoolConfigInput = {
-      network: 'devnet',
-      // info: the pool logs its bound stratum port and each new template at info, shares at debug.
-      log: { level: 'info' },
-      daemon: { host: daemonUrl.hostname, port: Number(daemonUrl.port) },
-      wallet: { host: walletUrl.hostname, port: Number(walletUrl.port) },
-      redis: { url: redis.url, keyPrefix: 'bench' },
-      control: { enabled: false },
-      pool: { address: devnet.walletAddress },
-      ...(options.pow ? { pow: options.pow } : {}),
-      stratum: {
-        ports: [{ port: 0, difficulty: options.shareDifficulty, fixedDifficulty: true }],
-        minLoginDifficulty: 1,
-        vardiff: { minDifficulty: 1 },
-        ...options.stratum,
-      },
-    };
-    const pool = await startPoolProcess(config);
-    cleanups.push(() => pool.stop());
     return {
       redis,
       devnet,
-      pool,
-      config,
       minerAddress: devnet.wallet.addresses[1] ?? devnet.walletAddress,
       stop,
     };
   } catch (error) {
     await stop();
+    throw error;
+  }
+}
+
+/**
+ * The benchmark's pool config against `backends`: one fixed-difficulty stratum port on any free
+ * port, no control socket (several pool processes may share the machine), info logs.
+ */
+export function benchPoolConfig(backends: BenchBackends, options: BenchStackOptions): PoolConfigInput {
+  const daemonUrl = new URL(backends.devnet.daemonUrl);
+  const walletUrl = new URL(backends.devnet.walletUrl);
+  return {
+    network: 'devnet',
+    // info: the pool logs its bound stratum port and each new template at info, shares at debug.
+    log: { level: 'info' },
+    daemon: { host: daemonUrl.hostname, port: Number(daemonUrl.port) },
+    wallet: { host: walletUrl.hostname, port: Number(walletUrl.port) },
+    redis: { url: backends.redis.url, keyPrefix: 'bench' },
+    control: { enabled: false },
+    pool: { address: backends.devnet.walletAddress },
+    ...(options.pow ? { pow: options.pow } : {}),
+    stratum: {
+      ports: [{ port: 0, difficulty: options.shareDifficulty, fixedDifficulty: true }],
+      minLoginDifficulty: 1,
+      vardiff: { minDifficulty: 1 },
+      ...options.stratum,
+    },
+  };
+}
+
+/**
+ * A private Redis, the devnet (no block timer: blockTimeSeconds defaults to 0) and the pool in its
+ * own process, all on 127.0.0.1. Everything started is stopped by `stop()`, newest first.
+ */
+export async function startBenchStack(options: BenchStackOptions): Promise<BenchStack> {
+  const backends = await startBenchBackends();
+  try {
+    const config = benchPoolConfig(backends, options);
+    const pool = await startPoolProcess(config);
+    const stop = async () => {
+      await pool.stop().catch(() => undefined);
+      await backends.stop();
+    };
+    return {
+      redis: backends.redis,
+      devnet: backends.devnet,
+      pool,
+      config,
+      minerAddress: backends.minerAddress,
+      stop,
+    };
+  } catch (error) {
+    await backends.stop();
     throw error;
   }
 }

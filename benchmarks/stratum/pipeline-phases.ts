@@ -56,13 +56,14 @@ function blobWithNonce(jobBlob: Uint8Array, nonce: number): Uint8Array {
 
 /**
  * Hashes nonces 0, 1, 2... for every miner's job, round-robin, in a ShareVerifierPool of `workers`
- * threads for `durationMs`, keeping `HASH_WINDOW` hashes queued. Returns each miner's
- * (nonce, result) pairs and the pool's rate.
+ * threads for `durationMs` (or until `maxHashes` are issued, if sooner), keeping `HASH_WINDOW`
+ * hashes queued. Returns each miner's (nonce, result) pairs and the pool's rate.
  */
 export async function hashShares(
   verifier: ShareVerifierPool,
   blobs: readonly Uint8Array[],
   durationMs: number,
+  maxHashes = Number.POSITIVE_INFINITY,
 ): Promise<{ perMiner: Array<Array<{ nonce: string; result: string }>>; hashes: number; hps: number }> {
   const perMiner = blobs.map(() => [] as Array<{ nonce: string; result: string }>);
   let issued = 0;
@@ -70,7 +71,7 @@ export async function hashShares(
   const started = performance.now();
   await new Promise<void>((resolve, reject) => {
     const pump = (): void => {
-      while (issued - done < HASH_WINDOW && performance.now() - started < durationMs) {
+      while (issued - done < HASH_WINDOW && issued < maxHashes && performance.now() - started < durationMs) {
         const index = issued++;
         const miner = index % blobs.length;
         const input = blobWithNonce(blobs[miner]!, Math.floor(index / blobs.length));

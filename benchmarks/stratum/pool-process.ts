@@ -16,7 +16,7 @@ export interface PoolLogLine {
 
 export interface PoolProcess {
   readonly pid: number;
-  /** The stratum port the pool bound (its config says 0). */
+  /** The stratum port the pool bound (its config says 0); 0 for a process without the stratum role. */
   readonly stratumPort: number;
   /** Every log line so far (the pool logs little at info: templates, start, stop). */
   readonly logs: readonly PoolLogLine[];
@@ -27,6 +27,17 @@ export interface PoolProcess {
 }
 
 const READY_TIMEOUT_MS = 60_000;
+const STRATUM_LISTENING = 'stratum listening';
+
+export interface PoolProcessOptions {
+  /** Put after `start --config FILE`, e.g. `['--role', 'leader', '--node-id', '100']`. */
+  readonly args?: readonly string[];
+  /**
+   * The log message that says the process is ready (default "stratum listening", whose `ports`
+   * give `stratumPort`); a leader-only process logs "leader lease acquired", say.
+   */
+  readonly readyMessage?: string;
+}
 /**
  * Extra node flags for the pool process, space-separated, e.g. to profile it:
  * `FUEGO_BENCH_POOL_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof"` (NODE_OPTIONS refuses --cpu-prof).
@@ -36,15 +47,20 @@ export const POOL_NODE_ARGS_ENV = 'FUEGO_BENCH_POOL_NODE_ARGS';
 /**
  * Runs the product as an operator would, `node dist/cli.js start --config FILE`, in its own
  * process, so its RSS and CPU are its own. The config is written to a temp dir removed on stop.
- * Resolves once the pool logs "stratum listening" with its bound ports.
+ * Resolves once the pool logs "stratum listening" with its bound ports (or `readyMessage`).
  */
-export async function startPoolProcess(config: PoolConfigInput): Promise<PoolProcess> {
+export async function startPoolProcess(
+  config: PoolConfigInput,
+  options: PoolProcessOptions = {},
+): Promise<PoolProcess> {
+  const readyMessage = options.readyMessage ?? STRATUM_LISTENING;
   const dir = await mkdtemp(join(tmpdir(), 'fuego-pool-bench-'));
   const configFile = join(dir, 'pool.json');
   await writeFile(configFile, JSON.stringify(config, null, 2));
   const cli = join(findPackageRoot(), 'dist', 'cli.js');
   const nodeArgs = (process.env[POOL_NODE_ARGS_ENV] ?? '').split(' ').filter((a) => a.length > 0);
-  const child = spawn(process.execPath, [...nodeArgs, cli, 'start', '--config', configFile], {
+  const args = [...nodeArgs, cli, 'start', '--config', configFile, ...(options.args ?? [])];
+  const child = spawn(process.execPath, args, {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const logs: PoolLogLine[] = [];
@@ -77,11 +93,11 @@ export async function startPoolProcess(config: PoolConfigInput): Promise<PoolPro
     const stratumPort = await new Promise<number>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error('the pool did not start in time')), READY_TIMEOUT_MS);
       onLine = (line) => {
+        if (line.msg !== readyMessage) return;
         const ports = line['ports'];
-        if (line.msg === 'stratum listening' && Array.isArray(ports)) {
-          clearTimeout(timer);
-          resolve(Number((ports[0] as { port: number }).port));
-        }
+        if (readyMessage === STRATUM_LISTENING && !Array.isArray(ports)) return;
+        clearTimeout(timer);
+        resolve(Array.isArray(ports) ? Number((ports[0] as { port: number }).port) : 0);
       };
       child.once('exit', (code) => {
         clearTimeout(timer);

@@ -1,30 +1,10 @@
-/** Field prime of Curve25519 / ed25519: p = 2^255 − 19. */
-const P = (1n << 255n) - 19n;
-
-function mod(value: bigint): bigint {
-  const r = value % P;
-  return r < 0n ? r + P : r;
-}
-
-function powMod(base: bigint, exponent: bigint): bigint {
-  let result = 1n;
-  let b = mod(base);
-  let e = exponent;
-  while (e > 0n) {
-    if (e & 1n) result = (result * b) % P;
-    b = (b * b) % P;
-    e >>= 1n;
-  }
-  return result;
-}
-
-/** Inverse by Fermat (p is prime); the argument is never 0 here. */
-function invert(value: bigint): bigint {
-  return powMod(value, P - 2n);
-}
-
-/** Edwards curve constant d = −121665 / 121666 (mod p). */
-const D = mod(-121665n * invert(121666n));
+import {
+  ED25519_D as D,
+  fieldInvert as invert,
+  fieldMod as mod,
+  ED25519_P as P,
+  fieldPow as powMod,
+} from './ed25519-field.js';
 
 /**
  * Whether 32 bytes are a point encoding the daemon accepts, i.e. what `check_key` /

@@ -1,3 +1,10 @@
+import {
+  ED25519_D as D,
+  fieldMod,
+  fieldInvert as invert,
+  ED25519_P as P,
+  fieldPow as powMod,
+} from '../../fuego/ed25519-field.js';
 import { bytesToHex } from '../../fuego/hex.js';
 import { cnFastHash } from '../../fuego/keccak.js';
 
@@ -7,32 +14,16 @@ import { cnFastHash } from '../../fuego/keccak.js';
  * handful of addresses). Public keys are the standard 32-byte compressed encodings, so addresses pass
  * the daemon's point check.
  */
-const P = (1n << 255n) - 19n;
 /** Order of the base point subgroup. */
 export const ED25519_L = (1n << 252n) + 27742317777372353535851937790883648493n;
-const D = mod(-121665n * invert(121666n));
 const BASE_Y = mod(4n * invert(5n));
 const BASE_X = recoverX(BASE_Y, 0n);
 
+/** Reduction modulo the field prime, or modulo `m` (the group order, for scalars). */
 function mod(value: bigint, m = P): bigint {
+  if (m === P) return fieldMod(value);
   const r = value % m;
   return r < 0n ? r + m : r;
-}
-
-function powMod(base: bigint, exponent: bigint): bigint {
-  let result = 1n;
-  let b = mod(base);
-  let e = exponent;
-  while (e > 0n) {
-    if (e & 1n) result = (result * b) % P;
-    b = (b * b) % P;
-    e >>= 1n;
-  }
-  return result;
-}
-
-function invert(value: bigint): bigint {
-  return powMod(value, P - 2n);
 }
 
 function recoverX(y: bigint, sign: bigint): bigint {

@@ -18,21 +18,14 @@ import {
   heightSchema,
   statusSchema,
 } from './daemon-schemas.js';
-import { JsonHttpClient } from './json-http.js';
 import { callJsonRpc, parseJson, validateReply } from './json-rpc.js';
-import { type RetryPolicy, withRetry } from './retry.js';
+import { withRetry } from './retry.js';
+import { RpcConnection, type RpcConnectionOptions } from './rpc-connection.js';
 import { RpcError } from './rpc-error.js';
 
 const blockHashSchema = z.string().regex(/^[0-9a-f]{64}$/);
 
-export interface DaemonClientOptions {
-  readonly host: string;
-  readonly port: number;
-  readonly timeoutMs: number;
-  /** Extra attempts for idempotent reads on transport errors. `submitblock` is never retried. */
-  readonly retries: number;
-  readonly retryBaseDelayMs?: number;
-}
+export type DaemonClientOptions = RpcConnectionOptions;
 
 /** JSON-RPC error codes of fuegod 1.9.3 (shared/spec/fuego-daemon-behaviour.md). */
 export const DaemonRpcCode = {
@@ -56,26 +49,9 @@ export const DaemonRpcCode = {
  * `on_getblockhash`, and a 404 on the alias / fee-pool / HEAT paths means "this daemon version
  * does not have them" (RPC_NOT_SUPPORTED), not an outage.
  */
-export class DaemonClient {
-  private readonly http: JsonHttpClient;
-  private readonly retry: RetryPolicy;
-  private nextId = 1;
-
+export class DaemonClient extends RpcConnection {
   constructor(options: DaemonClientOptions) {
-    this.http = new JsonHttpClient(options);
-    this.retry = {
-      retries: options.retries,
-      baseDelayMs: options.retryBaseDelayMs ?? 200,
-      maxDelayMs: 5_000,
-    };
-  }
-
-  get endpoint(): string {
-    return this.http.endpoint;
-  }
-
-  close(): void {
-    this.http.close();
+    super(options);
   }
 
   /** Returns the info even while `status` is "BUSY" (core starting): callers wait on it. */
@@ -204,7 +180,7 @@ export class DaemonClient {
     params: Record<string, unknown> | unknown[],
     schema: S,
   ): Promise<z.infer<S>> {
-    const result = (await callJsonRpc(this.http, String(this.nextId++), method, params)) as {
+    const result = (await callJsonRpc(this.http, String(this.nextId()), method, params)) as {
       status?: unknown;
     } | null;
     if (result && typeof result === 'object' && typeof result.status === 'string' && result.status !== 'OK') {

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
-import { JsonHttpClient } from './json-http.js';
 import { callJsonRpc, validateReply } from './json-rpc.js';
-import { type RetryPolicy, withRetry } from './retry.js';
+import { withRetry } from './retry.js';
+import { RpcConnection, type RpcConnectionOptions } from './rpc-connection.js';
 import { RpcError } from './rpc-error.js';
 import {
   addressesSchema,
@@ -51,14 +51,7 @@ export function walletErrorKind(error: unknown): WalletErrorKind | undefined {
   return undefined;
 }
 
-export interface WalletClientOptions {
-  readonly host: string;
-  readonly port: number;
-  readonly timeoutMs: number;
-  /** Extra attempts for reads on transport errors. `sendTransaction` is never retried. */
-  readonly retries: number;
-  readonly retryBaseDelayMs?: number;
-}
+export type WalletClientOptions = RpcConnectionOptions;
 
 export interface Transfer {
   readonly address: string;
@@ -89,26 +82,9 @@ export type TransactionRange =
  * Typed client for walletd (JSON-RPC only). Amounts cross this boundary as bigint; the JSON
  * numbers on the wire stay below 2^53 for any real Fuego amount (max supply ~8.8e15 < 9e15).
  */
-export class WalletClient {
-  private readonly http: JsonHttpClient;
-  private readonly retry: RetryPolicy;
-  private nextId = 1;
-
+export class WalletClient extends RpcConnection {
   constructor(options: WalletClientOptions) {
-    this.http = new JsonHttpClient(options);
-    this.retry = {
-      retries: options.retries,
-      baseDelayMs: options.retryBaseDelayMs ?? 200,
-      maxDelayMs: 5_000,
-    };
-  }
-
-  get endpoint(): string {
-    return this.http.endpoint;
-  }
-
-  close(): void {
-    this.http.close();
+    super(options);
   }
 
   getStatus(): Promise<WalletStatus> {
@@ -164,7 +140,7 @@ export class WalletClient {
     if (request.paymentId !== undefined) params['paymentId'] = request.paymentId;
     if (request.extraHex !== undefined) params['extra'] = request.extraHex;
     if (request.unlockTime !== undefined) params['unlockTime'] = request.unlockTime;
-    const result = await callJsonRpc(this.http, this.nextId++, 'sendTransaction', params);
+    const result = await callJsonRpc(this.http, this.nextId(), 'sendTransaction', params);
     return validateReply(sendTransactionSchema, result, 'sendTransaction');
   }
 
@@ -174,7 +150,7 @@ export class WalletClient {
     schema: S,
   ): Promise<z.infer<S>> {
     return withRetry(this.retry, async () =>
-      validateReply(schema, await callJsonRpc(this.http, this.nextId++, method, params), method),
+      validateReply(schema, await callJsonRpc(this.http, this.nextId(), method, params), method),
     );
   }
 }

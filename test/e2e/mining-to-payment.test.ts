@@ -13,7 +13,12 @@ let stack: DemoStack;
 let xmrigPath: string;
 
 interface MinerView {
-  balance: { unlockedAtomic: string; inPayoutAtomic: string; paidAtomic: string } | null;
+  balance: {
+    pendingAtomic: string | null;
+    unlockedAtomic: string;
+    inPayoutAtomic: string;
+    paidAtomic: string;
+  } | null;
   payments: Array<{ amountAtomic: string; transactionHash: string }>;
 }
 
@@ -75,6 +80,16 @@ describe('from a share to a payment', () => {
     } finally {
       await miner.stop();
     }
+    // Before confirmation the miner sees the block's expected credit as pending.
+    await until(
+      async () => {
+        const view = await getJson<MinerView>(`/api/miners/${stack.minerAddress}`);
+        const pending = view.body.balance?.pendingAtomic;
+        return pending !== undefined && pending !== null && BigInt(pending) > 0n ? true : undefined;
+      },
+      30_000,
+      'a pending balance for the unconfirmed block',
+    );
     // Bury the pool's blocks under the unlock depth (the devnet mines without proof of work).
     stack.devnet.control.mineBlocks(11);
 

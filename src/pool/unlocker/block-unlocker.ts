@@ -3,6 +3,7 @@ import type { Logger } from '../../log/logger.js';
 import type { DaemonClient } from '../../rpc/daemon-client.js';
 import { RpcError } from '../../rpc/rpc-error.js';
 import { RedisLedgerReader, type StoredBlockCandidate } from '../../store/ledger-reader.js';
+import { PendingCredits } from '../../store/pending-credits.js';
 import { type BlockCredit, UnlockerStore } from '../../store/unlocker-store.js';
 import { computeSplit } from '../schemes/compute-split.js';
 import { orphanedRoundRule } from '../schemes/orphaned-round-rule.js';
@@ -17,6 +18,9 @@ const DEFAULT_MAX_CANDIDATES_PER_RUN = 2_000;
 const CANDIDATE_PAGE = 500;
 /** fuegod: "To big height" - the height is not (yet) in the main chain. */
 const TOO_BIG_HEIGHT = -2;
+
+/** Pending estimates outlive any realistic unlock delay, then expire on their own. */
+const PENDING_PREVIEW_TTL_MS = 7 * 24 * 3_600_000;
 
 export interface BlockUnlockerOptions {
   readonly keyPrefix: string;
@@ -89,6 +93,7 @@ export class BlockUnlocker {
   readonly #fencingToken: (() => string | null) | undefined;
   readonly #reader: RedisLedgerReader;
   readonly #store: UnlockerStore;
+  readonly #pending: PendingCredits;
 
   constructor(opts: BlockUnlockerOptions, modules: BlockUnlockerModules) {
     const confirmDepth = opts.confirmDepth ?? DEFAULT_CONFIRM_DEPTH;
@@ -112,6 +117,7 @@ export class BlockUnlocker {
       opts.historyMaxLength === undefined
         ? { keyPrefix: opts.keyPrefix }
         : { keyPrefix: opts.keyPrefix, historyMaxLength: opts.historyMaxLength };
+    this.#pending = new PendingCredits({ keyPrefix: opts.keyPrefix }, { redis: modules.redis });
     this.#store = new UnlockerStore(
       storeOptions,
       modules.clock ? { redis: modules.redis, clock: modules.clock } : { redis: modules.redis },
@@ -138,8 +144,12 @@ export class BlockUnlocker {
         decision = { hash: candidate.hash, height: candidate.height, outcome: 'error', detail };
       }
       decisions.push(decision);
+      if (decision.outcome === 'confirmed' || decision.outcome === 'orphaned') {
+        await this.#pending.remove(candidate.hash).catch(() => undefined);
+      }
     }
     return { skipped: null, decisions };
+
   }
 
   #token(): string | null {
@@ -216,6 +226,7 @@ export class BlockUnlocker {
     }
 
     if (header.depth < this.#opts.confirmDepth) {
+      await this.#previewPendingCredits(candidate, BigInt(header.reward));
       await this.#store.observeBlock({
         hash,
         confirmations: header.depth,
@@ -268,6 +279,20 @@ export class BlockUnlocker {
         : `status ${outcome.status}`,
       rewardAtomic,
     };
+  }
+
+  /**
+   * Once per block on the main chain: the split it will credit, kept as the miners' pending
+   * estimate for the API. A failure here is logged, never allowed to delay the money decisions.
+   */
+  async #previewPendingCredits(candidate: StoredBlockCandidate, rewardAtomic: bigint): Promise<void> {
+    try {
+      if (await this.#pending.has(candidate.hash)) return;
+      const { split } = await this.#split(candidate, rewardAtomic);
+      await this.#pending.write(candidate.hash, split.credits, PENDING_PREVIEW_TTL_MS);
+    } catch (error) {
+      this.#logger.warn({ err: error, hash: candidate.hash }, 'pending credit estimate not written');
+    }
   }
 
   async #split(

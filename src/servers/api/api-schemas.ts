@@ -165,7 +165,7 @@ export const minerPaymentsPageSchema = z.strictObject({
 });
 
 export const balanceSchema = z.strictObject({
-  /** The miner's estimated share of blocks not yet confirmed; null: not tracked yet (see API.md). */
+  /** The miner's estimated credit from found blocks not yet confirmed (same split the unlocker will credit); null without the store. */
   pendingAtomic: decimal.nullable(),
   /** Confirmed and payable. */
   unlockedAtomic: decimal,

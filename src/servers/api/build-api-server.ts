@@ -18,6 +18,7 @@ import { RedisBalances } from '../../store/balances-store.js';
 import { HashrateReader } from '../../store/hashrate-reader.js';
 import { RedisLedgerReader, type RoundSummary } from '../../store/ledger-reader.js';
 import { PayoutStore } from '../../store/payout-store.js';
+import { PendingCredits } from '../../store/pending-credits.js';
 import { StoreError } from '../../store/store-error.js';
 import { assertAdmin } from './admin-auth.js';
 import { ApiError, errorReply } from './api-errors.js';
@@ -76,6 +77,7 @@ export function createApiStores(keyPrefix: string, redis: Redis): ApiStores {
     accounts: new RedisMinerAccounts({
       balances: new RedisBalances({ keyPrefix }, { redis }),
       payouts: new PayoutStore({ keyPrefix }, { redis }),
+      pending: new PendingCredits({ keyPrefix }, { redis }),
     }),
   };
 }

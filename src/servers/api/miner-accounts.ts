@@ -1,5 +1,6 @@
 import type { RedisBalances } from '../../store/balances-store.js';
 import type { PayoutStore } from '../../store/payout-store.js';
+import type { PendingCredits } from '../../store/pending-credits.js';
 
 /** Reads and page sizes are bounded: offset + limit never passes this. */
 export const MAX_ACCOUNT_ROWS = 1_000;
@@ -57,15 +58,26 @@ export class RedisMinerAccounts implements MinerAccountsReader {
   readonly #balances: RedisBalances;
   readonly #payouts: PayoutStore;
 
-  constructor(modules: { readonly balances: RedisBalances; readonly payouts: PayoutStore }) {
+  readonly #pending: PendingCredits | null;
+
+  constructor(modules: {
+    readonly balances: RedisBalances;
+    readonly payouts: PayoutStore;
+    /** Estimated credits of found, unconfirmed blocks; without it `pendingAtomic` is null. */
+    readonly pending?: PendingCredits;
+  }) {
     this.#balances = modules.balances;
     this.#payouts = modules.payouts;
+    this.#pending = modules.pending ?? null;
   }
 
   async getBalance(address: string): Promise<MinerBalanceView> {
-    const balance = await this.#balances.getBalance(address);
+    const [balance, pending] = await Promise.all([
+      this.#balances.getBalance(address),
+      this.#pending === null ? null : this.#pending.pendingOf(address),
+    ]);
     return {
-      pendingAtomic: null,
+      pendingAtomic: pending,
       unlockedAtomic: balance.balance,
       inPayoutAtomic: balance.inPayout,
       paidAtomic: balance.paid,

@@ -233,7 +233,7 @@ describe('HTTP API', () => {
     expect(miner.workers.map((w) => w.name).sort()).toEqual(['rig1', 'rig2']);
     expect(miner.hashrate).toBeGreaterThan(0);
     expect(miner.balance).toEqual({
-      pendingAtomic: null,
+      pendingAtomic: '0',
       unlockedAtomic: '500',
       inPayoutAtomic: '100',
       paidAtomic: '290',

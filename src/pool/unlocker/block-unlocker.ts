@@ -149,7 +149,6 @@ export class BlockUnlocker {
       }
     }
     return { skipped: null, decisions };
-
   }
 
   #token(): string | null {

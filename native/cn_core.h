@@ -67,16 +67,22 @@ inline bool cn_square_exceeds(uint64_t t, uint64_t n) {
 // run in parallel, which keeps this on the loop's critical path short.
 inline uint64_t cn_sqrt_v2(uint64_t n) {
   const uint64_t bits = (uint64_t{1023 + 66} << 52) | (n >> 12);
+  // The root lies in [2^33, 2^34): its double has exponent 33, so floor(root) is 2^33 plus the top
+  // 33 mantissa bits, read straight from the bit pattern (shorter on the critical path than a
+  // float-to-integer conversion): bits >> 19 = (1056 << 33) | (mantissa >> 19).
 #if defined(__SSE2__)
   // sqrtsd directly: std::sqrt would keep an errno branch for negative inputs.
   const __m128d x = _mm_castsi128_pd(_mm_cvtsi64_si128(static_cast<long long>(bits)));
-  const double root = _mm_cvtsd_f64(_mm_sqrt_sd(x, x));
+  const uint64_t root_bits =
+      static_cast<uint64_t>(_mm_cvtsi128_si64(_mm_castpd_si128(_mm_sqrt_sd(x, x))));
 #else
   double x;
   std::memcpy(&x, &bits, sizeof x);
   const double root = std::sqrt(x);
+  uint64_t root_bits;
+  std::memcpy(&root_bits, &root, sizeof root_bits);
 #endif
-  const uint64_t t = static_cast<uint64_t>(static_cast<int64_t>(root));
+  const uint64_t t = (root_bits >> 19) - (uint64_t{1023 + 33 - 1} << 33);
   const uint64_t too_big = cn_square_exceeds(t, n) ? 1 : 0;
   const uint64_t too_small = cn_square_exceeds(t + 1, n) ? 0 : 1;
   return t - too_big + too_small - (uint64_t{1} << 33);
@@ -130,11 +136,13 @@ void cn_hash(const uint8_t* input, size_t input_len, uint8_t* pad, uint8_t out[3
   aes256_expand_10(state, key_bytes);
   for (int r = 0; r < kCnRoundKeys; ++r) keys[r] = Ops::load(key_bytes + 16 * r);
   for (int i = 0; i < 8; ++i) text[i] = Ops::load(state + 64 + 16 * i);
+  // Rounds outermost: the 8 blocks are independent, so each round issues 8 AES operations that
+  // can overlap instead of one chain of 10 dependent ones per block.
   for (size_t offset = 0; offset < G::kMemory; offset += 128) {
-    for (int i = 0; i < 8; ++i) {
-      for (int r = 0; r < kCnRoundKeys; ++r) text[i] = Ops::aes_round(text[i], keys[r]);
-      Ops::store(pad + offset + 16 * i, text[i]);
+    for (int r = 0; r < kCnRoundKeys; ++r) {
+      for (int i = 0; i < 8; ++i) text[i] = Ops::aes_round(text[i], keys[r]);
     }
+    for (int i = 0; i < 8; ++i) Ops::store(pad + offset + 16 * i, text[i]);
   }
 
   Block a = Ops::xor_(Ops::load(state), Ops::load(state + 32));
@@ -196,9 +204,9 @@ void cn_hash(const uint8_t* input, size_t input_len, uint8_t* pad, uint8_t out[3
   for (int r = 0; r < kCnRoundKeys; ++r) keys[r] = Ops::load(key_bytes + 16 * r);
   for (int i = 0; i < 8; ++i) text[i] = Ops::load(state + 64 + 16 * i);
   for (size_t offset = 0; offset < G::kMemory; offset += 128) {
-    for (int i = 0; i < 8; ++i) {
-      text[i] = Ops::xor_(text[i], Ops::load(pad + offset + 16 * i));
-      for (int r = 0; r < kCnRoundKeys; ++r) text[i] = Ops::aes_round(text[i], keys[r]);
+    for (int i = 0; i < 8; ++i) text[i] = Ops::xor_(text[i], Ops::load(pad + offset + 16 * i));
+    for (int r = 0; r < kCnRoundKeys; ++r) {
+      for (int i = 0; i < 8; ++i) text[i] = Ops::aes_round(text[i], keys[r]);
     }
   }
   for (int i = 0; i < 8; ++i) Ops::store(state + 64 + 16 * i, text[i]);

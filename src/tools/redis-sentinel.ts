@@ -2,16 +2,16 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  freePort,
   RedisDeploymentError,
   type RedisProcess,
   rawRedisCommand,
   spawnRedisProcess,
-} from './redis-cluster.js';
-import { freePort } from './redis-server.js';
+  waitUntil as until,
+} from './redis-process.js';
 
 const REPLICA_SYNC_DEADLINE_MS = 15_000;
 const FAILOVER_DEADLINE_MS = 30_000;
-const POLL_MS = 100;
 
 export interface RedisSentinelDeployment {
   /** The name the sentinels monitor (ioredis `name`). */
@@ -41,15 +41,6 @@ export interface RedisSentinelOptions {
   readonly sentinelCount?: number;
   /** AOF on the data nodes. */
   readonly appendOnly?: boolean;
-}
-
-async function until(check: () => Promise<boolean>, deadlineMs: number, what: string): Promise<void> {
-  const started = Date.now();
-  while (Date.now() - started < deadlineMs) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-  }
-  throw new RedisDeploymentError('REDIS_SETUP_FAILED', `${what} not reached within ${deadlineMs} ms`);
 }
 
 /** `SENTINEL get-master-addr-by-name` → port, or null before the sentinel knows. */

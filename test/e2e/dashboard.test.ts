@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DemoStack, startDemoStack } from '../../src/app/demo-stack.js';
 import { findPackageRoot } from '../../src/pow/native.js';
 import { ensureXmrig } from '../../src/tools/xmrig.js';
+import { until } from '../helpers/until.js';
 import { XmrigRun } from './xmrig-runner.js';
 
 /**
@@ -37,16 +38,6 @@ interface FormatModule {
   formatAtomic(atomic: unknown, decimals: number, minFraction?: number): string;
   formatHashrate(hashrate: unknown): string;
   formatBigDecimal(text: unknown): string;
-}
-
-async function until<T>(probe: () => Promise<T | undefined>, timeoutMs: number, what: string): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
 }
 
 /** "1,234.5 kH/s" -> hashes per second (the page's own text, parsed back for the assertions). */

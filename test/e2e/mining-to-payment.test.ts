@@ -2,6 +2,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DemoStack, startDemoStack } from '../../src/app/demo-stack.js';
 import { ensureXmrig } from '../../src/tools/xmrig.js';
+import { until } from '../helpers/until.js';
 import { XmrigRun } from './xmrig-runner.js';
 
 /**
@@ -25,16 +26,6 @@ interface MinerView {
 async function getJson<T>(path: string): Promise<{ status: number; body: T }> {
   const response = await fetch(`${stack.apiUrl}${path}`);
   return { status: response.status, body: (await response.json()) as T };
-}
-
-async function until<T>(probe: () => Promise<T | undefined>, timeoutMs: number, what: string): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
 }
 
 beforeAll(async () => {

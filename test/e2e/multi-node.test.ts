@@ -13,6 +13,7 @@ import { findBatchIds } from '../../src/pool/payouts/batch-tag.js';
 import { loadHasher } from '../../src/pow/load-hasher.js';
 import { freePort, type PrivateRedis, startPrivateRedis } from '../../src/tools/redis-server.js';
 import { ensureXmrig } from '../../src/tools/xmrig.js';
+import { until } from '../helpers/until.js';
 import { XmrigRun, type XmrigRunReport } from './xmrig-runner.js';
 
 /**
@@ -90,20 +91,6 @@ async function startNode(name: string, role: string, nodeId: number, stratumPort
 
 function logOf(node: NodeProcess): string {
   return existsSync(node.logFile) ? readFileSync(node.logFile, 'utf8') : '';
-}
-
-async function until<T>(
-  probe: () => Promise<T | undefined> | T | undefined,
-  timeoutMs: number,
-  what: string,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 async function accepts(port: number): Promise<boolean> {

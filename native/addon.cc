@@ -5,7 +5,8 @@
 // Exports:
 //   hash(input: Uint8Array, portable?: boolean): Buffer                 cn/upx2, 32 bytes
 //   hashInto(input: Uint8Array, output: Uint8Array, portable?: boolean): void  (output >= 32 B)
-//   hashBatch(inputs: Uint8Array[], portable?: boolean): Buffer[]
+//   hashPair(first: Uint8Array, second: Uint8Array, portable?: boolean): Buffer  both, 64 bytes
+//   hashBatch(inputs: Uint8Array[], portable?: boolean): Buffer[]             (hashed in pairs)
 //   slowHash(input, variant: 0|1|2, light: boolean, portable?: boolean): Buffer  (other CN forms)
 //   hasAesNi(): boolean
 //   finalHash(index: 0..3, state: Uint8Array /* 200 bytes */): Buffer  (test hook)
@@ -13,6 +14,8 @@
 #include <napi.h>
 
 #include <cstring>
+#include <string>
+#include <vector>
 
 #include "cn_slow_hash.h"
 #include "final_hashes.h"
@@ -97,6 +100,31 @@ Napi::Value HashInto(const Napi::CallbackInfo& info) {
   return env.Undefined();
 }
 
+// Hashes two cn/upx2 inputs with interleaved main loops (cn_upx2_pair); false with a pending error.
+bool RunPair(Napi::Env env, const Napi::Uint8Array& first, const Napi::Uint8Array& second, uint8_t out[64],
+             bool portable) {
+  const uint8_t* const inputs[2] = {first.Data(), second.Data()};
+  const size_t lengths[2] = {first.ByteLength(), second.ByteLength()};
+  uint8_t* const outs[2] = {out, out + 32};
+  if (fuego::cn_upx2_pair(inputs, lengths, outs, !portable) == fuego::CnStatus::kOk) return true;
+  Napi::Error::New(env, "cannot allocate the CryptoNight scratchpad").ThrowAsJavaScriptException();
+  return false;
+}
+
+Napi::Value HashPair(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Napi::Uint8Array first;
+  Napi::Uint8Array second;
+  bool portable;
+  if (!ReadBytes(info, 0, "first", &first) || !ReadBytes(info, 1, "second", &second) ||
+      !ReadOptionalBool(info, 2, "portable", &portable)) {
+    return env.Null();
+  }
+  uint8_t out[64];
+  if (!RunPair(env, first, second, out, portable)) return env.Null();
+  return Napi::Buffer<uint8_t>::Copy(env, out, sizeof out);
+}
+
 Napi::Value HashBatch(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (info.Length() < 1 || !info[0].IsArray()) {
@@ -108,6 +136,8 @@ Napi::Value HashBatch(const Napi::CallbackInfo& info) {
   Napi::Array inputs = info[0].As<Napi::Array>();
   const uint32_t count = inputs.Length();
   Napi::Array results = Napi::Array::New(env, count);
+  std::vector<Napi::Uint8Array> items;
+  items.reserve(count);
   for (uint32_t i = 0; i < count; ++i) {
     Napi::Value item = inputs.Get(i);
     if (env.IsExceptionPending()) return env.Null();
@@ -116,8 +146,18 @@ Napi::Value HashBatch(const Napi::CallbackInfo& info) {
           .ThrowAsJavaScriptException();
       return env.Null();
     }
+    items.push_back(item.As<Napi::Uint8Array>());
+  }
+  uint32_t i = 0;
+  for (; i + 1 < count; i += 2) {
+    uint8_t out[64];
+    if (!RunPair(env, items[i], items[i + 1], out, portable)) return env.Null();
+    results.Set(i, Napi::Buffer<uint8_t>::Copy(env, out, 32));
+    results.Set(i + 1, Napi::Buffer<uint8_t>::Copy(env, out + 32, 32));
+  }
+  if (i < count) {
     uint8_t out[32];
-    if (!RunSlowHash(env, item.As<Napi::Uint8Array>(), out, kUpx2Variant, kUpx2Light, portable)) return env.Null();
+    if (!RunSlowHash(env, items[i], out, kUpx2Variant, kUpx2Light, portable)) return env.Null();
     results.Set(i, Napi::Buffer<uint8_t>::Copy(env, out, sizeof out));
   }
   return results;
@@ -184,6 +224,7 @@ Napi::Value HasAesNi(const Napi::CallbackInfo& info) {
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("hash", Napi::Function::New(env, Hash, "hash"));
   exports.Set("hashInto", Napi::Function::New(env, HashInto, "hashInto"));
+  exports.Set("hashPair", Napi::Function::New(env, HashPair, "hashPair"));
   exports.Set("hashBatch", Napi::Function::New(env, HashBatch, "hashBatch"));
   exports.Set("slowHash", Napi::Function::New(env, SlowHash, "slowHash"));
   exports.Set("finalHash", Napi::Function::New(env, FinalHash, "finalHash"));

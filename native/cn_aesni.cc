@@ -52,6 +52,12 @@ bool cn_slow_hash_aesni(const uint8_t* input, size_t len, uint8_t* pad, uint8_t 
   return cn_dispatch<AesNiOps>(input, len, pad, out, variant, light);
 }
 
+bool cn_upx2_pair_aesni(const uint8_t* const input[2], const size_t len[2], uint8_t* const pads[2],
+                        uint8_t* const out[2]) {
+  cn_upx2_pair_dispatch<AesNiOps>(input, len, pads, out);
+  return true;
+}
+
 bool cn_aesni_compiled() { return true; }
 
 }  // namespace fuego
@@ -66,6 +72,7 @@ bool cn_aesni_compiled() { return true; }
 
 namespace fuego {
 bool cn_slow_hash_aesni(const uint8_t*, size_t, uint8_t*, uint8_t*, int, bool) { return false; }
+bool cn_upx2_pair_aesni(const uint8_t* const*, const size_t*, uint8_t* const*, uint8_t* const*) { return false; }
 bool cn_aesni_compiled() { return false; }
 }  // namespace fuego
 

@@ -116,17 +116,27 @@ inline void cn_shuffle(uint8_t* pad, uint64_t j, typename Ops::Block a, typename
   Ops::store(p3, Ops::add64(c2, a));
 }
 
-// `input_len` >= 43 is required for Variant 1 (the caller checks). `pad` holds kMemory bytes,
-// 16-byte aligned.
+// One hash in flight: the main loop's registers, its scratchpad and the Keccak state the fill
+// started from (the implode and the final hash need it again).
+template <class Ops>
+struct CnLane {
+  using Block = typename Ops::Block;
+  uint8_t state[200];
+  uint8_t* pad;
+  Block a, b, bp;
+  uint64_t division, root, tweak1;
+};
+
+// Keccak state, scratchpad fill and the main loop's initial registers. `input_len` >= 43 is
+// required for Variant 1 (the caller checks). `pad` holds kMemory bytes, 16-byte aligned.
 template <class Ops, int Variant, bool Light>
-void cn_hash(const uint8_t* input, size_t input_len, uint8_t* pad, uint8_t out[32]) {
+inline void cn_begin(const uint8_t* input, size_t input_len, uint8_t* pad, CnLane<Ops>& lane) {
   using Block = typename Ops::Block;
   using G = CnGeometry<Light>;
-  uint8_t state[200];
+  uint8_t* state = lane.state;
   keccak_state(input, input_len, state);
-
-  uint64_t tweak1 = 0;
-  if (Variant == 1) tweak1 = load_le64(state + 192) ^ load_le64(input + 35);
+  lane.pad = pad;
+  lane.tweak1 = Variant == 1 ? load_le64(state + 192) ^ load_le64(input + 35) : 0;
 
   uint8_t key_bytes[kCnRoundKeys * 16];
   Block keys[kCnRoundKeys];
@@ -145,61 +155,89 @@ void cn_hash(const uint8_t* input, size_t input_len, uint8_t* pad, uint8_t out[3
     for (int i = 0; i < 8; ++i) Ops::store(pad + offset + 16 * i, text[i]);
   }
 
-  Block a = Ops::xor_(Ops::load(state), Ops::load(state + 32));
-  Block b = Ops::xor_(Ops::load(state + 16), Ops::load(state + 48));
-  Block bp = Ops::xor_(Ops::load(state + 64), Ops::load(state + 80));
-  uint64_t division = load_le64(state + 96);
-  uint64_t root = load_le64(state + 104);
+  lane.a = Ops::xor_(Ops::load(state), Ops::load(state + 32));
+  lane.b = Ops::xor_(Ops::load(state + 16), Ops::load(state + 48));
+  lane.bp = Ops::xor_(Ops::load(state + 64), Ops::load(state + 80));
+  lane.division = load_le64(state + 96);
+  lane.root = load_le64(state + 104);
+}
 
-  for (uint32_t i = 0; i < G::kIterations; ++i) {
-    const uint64_t j1 = Ops::lo(a) & G::kMask;
-    uint8_t* p = pad + j1;
-    const Block c = Ops::aes_round(Ops::load(p), a);
-    if (Variant >= 2) cn_shuffle<Ops, Light>(pad, j1, a, b, bp);
-    Ops::store(p, Ops::xor_(c, b));
-    if (Variant == 1) {
-      // Byte 11 of the stored block gets bits 4..5 flipped by a table picked from its own bits.
-      const uint8_t t = p[11];
-      const unsigned index = ((t >> 3) & 6) | (t & 1);
-      p[11] = static_cast<uint8_t>(t ^ ((0x75310u >> (index << 1)) & 0x30));
-    }
-
-    const uint64_t c0 = Ops::lo(c);
-    const uint64_t c1 = Ops::hi(c);
-    const uint64_t j2 = c0 & G::kMask;
-    p = pad + j2;
-    const Block xb = Ops::load(p);
-    uint64_t x0 = Ops::lo(xb);
-    const uint64_t x1 = Ops::hi(xb);
-
-    if (Variant >= 2) {
-      x0 ^= division ^ (root << 32);
-      const uint32_t divisor = static_cast<uint32_t>(c0 + (root << 1)) | 0x80000001u;
-      division = static_cast<uint32_t>(c1 / divisor) + ((c1 % divisor) << 32);
-      root = cn_sqrt_v2(c0 + division);
-    }
-
-    uint64_t hi;
-    uint64_t lo = cn_mul128(c0, x0, &hi);
-
-    if (Variant >= 2) {
-      uint8_t* q1 = pad + (j2 ^ 0x10);
-      Ops::store(q1, Ops::xor_(Ops::load(q1), Ops::make(hi, lo)));
-      const Block q2 = Ops::load(pad + (j2 ^ 0x20));
-      hi ^= Ops::lo(q2);
-      lo ^= Ops::hi(q2);
-      cn_shuffle<Ops, Light>(pad, j2, a, b, bp);
-    }
-
-    a = Ops::add64(a, Ops::make(hi, lo));
-    Ops::store(p, a);
-    if (Variant == 1) store_le64(p + 8, load_le64(p + 8) ^ tweak1);
-    a = Ops::xor_(a, Ops::make(x0, x1));
-    bp = b;
-    b = c;
+// One main-loop iteration on local copies of the registers (so they stay in registers).
+template <class Ops, int Variant, bool Light>
+FUEGO_ALWAYS_INLINE void cn_step(uint8_t* pad, typename Ops::Block& a, typename Ops::Block& b,
+                                                   typename Ops::Block& bp, uint64_t& division, uint64_t& root,
+                                                   uint64_t tweak1) {
+  using Block = typename Ops::Block;
+  using G = CnGeometry<Light>;
+  const uint64_t j1 = Ops::lo(a) & G::kMask;
+  uint8_t* p = pad + j1;
+  const Block c = Ops::aes_round(Ops::load(p), a);
+  if (Variant >= 2) cn_shuffle<Ops, Light>(pad, j1, a, b, bp);
+  Ops::store(p, Ops::xor_(c, b));
+  if (Variant == 1) {
+    // Byte 11 of the stored block gets bits 4..5 flipped by a table picked from its own bits.
+    const uint8_t t = p[11];
+    const unsigned index = ((t >> 3) & 6) | (t & 1);
+    p[11] = static_cast<uint8_t>(t ^ ((0x75310u >> (index << 1)) & 0x30));
   }
 
-  // Implode: XOR each scratchpad chunk into the text blocks and encrypt with the second key.
+  const uint64_t c0 = Ops::lo(c);
+  const uint64_t c1 = Ops::hi(c);
+  const uint64_t j2 = c0 & G::kMask;
+  p = pad + j2;
+  const Block xb = Ops::load(p);
+  uint64_t x0 = Ops::lo(xb);
+  const uint64_t x1 = Ops::hi(xb);
+
+  if (Variant >= 2) {
+    x0 ^= division ^ (root << 32);
+    const uint32_t divisor = static_cast<uint32_t>(c0 + (root << 1)) | 0x80000001u;
+    division = static_cast<uint32_t>(c1 / divisor) + ((c1 % divisor) << 32);
+    root = cn_sqrt_v2(c0 + division);
+  }
+
+  uint64_t hi;
+  uint64_t lo = cn_mul128(c0, x0, &hi);
+
+  if (Variant >= 2) {
+    uint8_t* q1 = pad + (j2 ^ 0x10);
+    Ops::store(q1, Ops::xor_(Ops::load(q1), Ops::make(hi, lo)));
+    const Block q2 = Ops::load(pad + (j2 ^ 0x20));
+    hi ^= Ops::lo(q2);
+    lo ^= Ops::hi(q2);
+    cn_shuffle<Ops, Light>(pad, j2, a, b, bp);
+  }
+
+  a = Ops::add64(a, Ops::make(hi, lo));
+  Ops::store(p, a);
+  if (Variant == 1) store_le64(p + 8, load_le64(p + 8) ^ tweak1);
+  a = Ops::xor_(a, Ops::make(x0, x1));
+  bp = b;
+  b = c;
+}
+
+// The main loop of one lane.
+template <class Ops, int Variant, bool Light>
+inline void cn_main_loop(CnLane<Ops>& lane) {
+  auto a = lane.a, b = lane.b, bp = lane.bp;
+  uint64_t division = lane.division, root = lane.root;
+  uint8_t* pad = lane.pad;
+  for (uint32_t i = 0; i < CnGeometry<Light>::kIterations; ++i) {
+    cn_step<Ops, Variant, Light>(pad, a, b, bp, division, root, lane.tweak1);
+  }
+}
+
+// Implode (XOR each scratchpad chunk into the text blocks and encrypt with the second key), the
+// Keccak permutation and the final hash.
+template <class Ops, bool Light>
+inline void cn_finish(CnLane<Ops>& lane, uint8_t out[32]) {
+  using Block = typename Ops::Block;
+  using G = CnGeometry<Light>;
+  uint8_t* state = lane.state;
+  const uint8_t* pad = lane.pad;
+  uint8_t key_bytes[kCnRoundKeys * 16];
+  Block keys[kCnRoundKeys];
+  Block text[8];
   aes256_expand_10(state + 32, key_bytes);
   for (int r = 0; r < kCnRoundKeys; ++r) keys[r] = Ops::load(key_bytes + 16 * r);
   for (int i = 0; i < 8; ++i) text[i] = Ops::load(state + 64 + 16 * i);
@@ -215,6 +253,39 @@ void cn_hash(const uint8_t* input, size_t input_len, uint8_t* pad, uint8_t out[3
   final_hash(state[0] & 3, state, out);
 }
 
+template <class Ops, int Variant, bool Light>
+void cn_hash(const uint8_t* input, size_t input_len, uint8_t* pad, uint8_t out[32]) {
+  CnLane<Ops> lane;
+  cn_begin<Ops, Variant, Light>(input, input_len, pad, lane);
+  cn_main_loop<Ops, Variant, Light>(lane);
+  cn_finish<Ops, Light>(lane, out);
+}
+
+// Two independent hashes with their main loops interleaved step by step. One main loop is a
+// single chain of dependent loads, divisions and square roots that leaves most of the core idle;
+// a second, independent chain fills those gaps, so a pair costs far less than two single hashes.
+// `pads` are two separate scratchpads.
+template <class Ops, int Variant, bool Light>
+void cn_hash_pair(const uint8_t* const input[2], const size_t input_len[2], uint8_t* const pads[2],
+                  uint8_t* const out[2]) {
+  CnLane<Ops> first;
+  CnLane<Ops> second;
+  cn_begin<Ops, Variant, Light>(input[0], input_len[0], pads[0], first);
+  cn_begin<Ops, Variant, Light>(input[1], input_len[1], pads[1], second);
+  auto a0 = first.a, b0 = first.b, bp0 = first.bp;
+  auto a1 = second.a, b1 = second.b, bp1 = second.bp;
+  uint64_t division0 = first.division, root0 = first.root;
+  uint64_t division1 = second.division, root1 = second.root;
+  uint8_t* pad0 = first.pad;
+  uint8_t* pad1 = second.pad;
+  for (uint32_t i = 0; i < CnGeometry<Light>::kIterations; ++i) {
+    cn_step<Ops, Variant, Light>(pad0, a0, b0, bp0, division0, root0, first.tweak1);
+    cn_step<Ops, Variant, Light>(pad1, a1, b1, bp1, division1, root1, second.tweak1);
+  }
+  cn_finish<Ops, Light>(first, out[0]);
+  cn_finish<Ops, Light>(second, out[1]);
+}
+
 // Runs the instantiation matching (variant, light); returns false for an unknown variant.
 template <class Ops>
 bool cn_dispatch(const uint8_t* input, size_t len, uint8_t* pad, uint8_t out[32], int variant, bool light) {
@@ -227,6 +298,13 @@ bool cn_dispatch(const uint8_t* input, size_t len, uint8_t* pad, uint8_t out[32]
     case 5: cn_hash<Ops, 2, true>(input, len, pad, out); return true;
     default: return false;
   }
+}
+
+// cn/upx2 (variant 2, light) of two inputs at once, see cn_hash_pair.
+template <class Ops>
+void cn_upx2_pair_dispatch(const uint8_t* const input[2], const size_t len[2], uint8_t* const pads[2],
+                           uint8_t* const out[2]) {
+  cn_hash_pair<Ops, 2, true>(input, len, pads, out);
 }
 
 }  // namespace

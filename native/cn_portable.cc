@@ -41,4 +41,9 @@ bool cn_slow_hash_portable(const uint8_t* input, size_t len, uint8_t* pad, uint8
   return cn_dispatch<PortableOps>(input, len, pad, out, variant, light);
 }
 
+void cn_upx2_pair_portable(const uint8_t* const input[2], const size_t len[2], uint8_t* const pads[2],
+                           uint8_t* const out[2]) {
+  cn_upx2_pair_dispatch<PortableOps>(input, len, pads, out);
+}
+
 }  // namespace fuego

@@ -33,6 +33,8 @@ class Scratchpad {
 };
 
 thread_local Scratchpad tl_scratchpad;
+// The second lane of cn_upx2_pair.
+thread_local Scratchpad tl_second_scratchpad;
 
 bool detect_aesni() {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -61,6 +63,16 @@ CnStatus cn_slow_hash(const uint8_t* input, size_t len, uint8_t out[32], int var
   const bool ok = use_aesni && cpu_has_aesni() ? cn_slow_hash_aesni(input, len, pad, out, variant, light)
                                                : cn_slow_hash_portable(input, len, pad, out, variant, light);
   return ok ? CnStatus::kOk : CnStatus::kBadVariant;
+}
+
+CnStatus cn_upx2_pair(const uint8_t* const input[2], const size_t len[2], uint8_t* const out[2], bool use_aesni) {
+  constexpr size_t kLightPad = size_t{1} << 17;
+  uint8_t* const pads[2] = {tl_scratchpad.get(kLightPad), tl_second_scratchpad.get(kLightPad)};
+  if (pads[0] == nullptr || pads[1] == nullptr) return CnStatus::kOutOfMemory;
+  if (!(use_aesni && cpu_has_aesni() && cn_upx2_pair_aesni(input, len, pads, out))) {
+    cn_upx2_pair_portable(input, len, pads, out);
+  }
+  return CnStatus::kOk;
 }
 
 }  // namespace fuego

@@ -18,6 +18,10 @@ bool cpu_has_aesni();
 CnStatus cn_slow_hash(const uint8_t* input, size_t len, uint8_t out[32], int variant, bool light,
                       bool use_aesni);
 
+// cn/upx2 of two inputs at once, their main loops interleaved: about 1.5x the throughput of two
+// single hashes on one thread. out[0] and out[1] receive 32 bytes each.
+CnStatus cn_upx2_pair(const uint8_t* const input[2], const size_t len[2], uint8_t* const out[2], bool use_aesni);
+
 // The two paths, defined in cn_portable.cc and cn_aesni.cc (the latter returns false when the
 // build has no AES-NI code, e.g. on ARM). `pad` must hold the variant's scratchpad, 64-aligned.
 bool cn_slow_hash_portable(const uint8_t* input, size_t len, uint8_t* pad, uint8_t out[32], int variant,
@@ -25,6 +29,10 @@ bool cn_slow_hash_portable(const uint8_t* input, size_t len, uint8_t* pad, uint8
 bool cn_slow_hash_aesni(const uint8_t* input, size_t len, uint8_t* pad, uint8_t out[32], int variant,
                         bool light);
 bool cn_aesni_compiled();
+void cn_upx2_pair_portable(const uint8_t* const input[2], const size_t len[2], uint8_t* const pads[2],
+                           uint8_t* const out[2]);
+bool cn_upx2_pair_aesni(const uint8_t* const input[2], const size_t len[2], uint8_t* const pads[2],
+                        uint8_t* const out[2]);
 
 }  // namespace fuego
 

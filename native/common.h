@@ -8,6 +8,14 @@
 #include <cstdint>
 #include <cstring>
 
+// For the CryptoNight step function, which must be inlined into loops that keep its registers in
+// machine registers (two copies side by side in the paired loop).
+#if defined(__GNUC__) || defined(__clang__)
+#define FUEGO_ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define FUEGO_ALWAYS_INLINE inline
+#endif
+
 namespace fuego {
 
 inline uint64_t load_le64(const uint8_t* p) {

@@ -42,6 +42,27 @@ export function measureSingleThread(hasher: PowHasher, durationMs: number): Rate
 }
 
 /**
+ * Single-thread rate of `hasher`'s paired path (two inputs per call, main loops interleaved), the
+ * way a verifier worker hashes once shares queue up. Counts hashes, not calls.
+ */
+export function measureSingleThreadPairs(hasher: PowHasher, durationMs: number): RateResult | null {
+  const { hashPair } = hasher;
+  if (!hashPair) return null;
+  for (let i = 0; i < 3; i++)
+    hashPair(blobWithNonce(0xffff_0000 + 2 * i), blobWithNonce(0xffff_0001 + 2 * i));
+  let hashes = 0;
+  const started = performance.now();
+  let now = started;
+  while (now - started < durationMs) {
+    hashPair(blobWithNonce(hashes), blobWithNonce(hashes + 1));
+    hashes += 2;
+    now = performance.now();
+  }
+  const elapsedMs = now - started;
+  return { hashes, elapsedMs, hps: (hashes * 1000) / elapsedMs };
+}
+
+/**
  * Throughput of a ShareVerifierPool with `workers` threads: a producer keeps the queue topped up
  * (submitting while canAcceptWork(), as the stratum layer would) for `durationMs`; we count the
  * hashes that completed in that window.

@@ -31,6 +31,9 @@ export interface NativeCnAddon {
   hash(input: Uint8Array, portable?: boolean): Buffer;
   /** cn/upx2 of `input` written to `output[0..31]` (`output` must hold at least 32 bytes). */
   hashInto(input: Uint8Array, output: Uint8Array, portable?: boolean): void;
+  /** cn/upx2 of both inputs, main loops interleaved: 64 bytes, `first`'s hash then `second`'s. */
+  hashPair(first: Uint8Array, second: Uint8Array, portable?: boolean): Buffer;
+  /** cn/upx2 of every input (hashed in pairs). */
   hashBatch(inputs: readonly Uint8Array[], portable?: boolean): Buffer[];
   /** Other CryptoNight forms: variant 0/1/2, light on/off (light + 2 is cn/upx2). */
   slowHash(input: Uint8Array, variant: 0 | 1 | 2, light: boolean, portable?: boolean): Buffer;
@@ -100,6 +103,7 @@ export function loadNativeHasher(
   return Object.freeze({
     implementation: portable ? 'native-portable' : 'native',
     hash: (input: Uint8Array): Uint8Array => addon.hash(input, portable),
+    hashPair: (first: Uint8Array, second: Uint8Array): Uint8Array => addon.hashPair(first, second, portable),
   });
 }
 

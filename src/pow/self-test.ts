@@ -31,23 +31,39 @@ export class PowSelfTestError extends FuegoPoolError<'POW_SELF_TEST_FAILED'> {
  * Synchronous and CPU-bound: run it in a worker thread or at CLI start, not on the pool's event loop.
  */
 export function runSelfTest(hasher: PowHasher, vectors: readonly SelfTestVector[] = SELF_TEST_VECTORS): void {
-  for (const vector of vectors) {
+  vectors.forEach((vector, i) => {
     const input = hexToBytes(vector.inputHex);
-    let actual: string;
-    try {
-      const hash = hasher.hash(input);
-      actual = hash.length === 32 ? bytesToHex(hash) : `${bytesToHex(hash)} (${hash.length} bytes)`;
-    } catch (error) {
-      actual = `threw: ${error instanceof Error ? error.message : String(error)}`;
+    checkVector(hasher, vector, 'hash', () => hasher.hash(input));
+    // The paired path is a separate code path: check it too, each vector beside its neighbour.
+    const { hashPair } = hasher;
+    const partner = vectors[(i + 1) % vectors.length];
+    if (hashPair && partner) {
+      let pair: Uint8Array | undefined;
+      const pairHashes = (): Uint8Array => {
+        pair ??= hashPair(input, hexToBytes(partner.inputHex));
+        return pair;
+      };
+      checkVector(hasher, vector, 'hashPair first', () => pairHashes().subarray(0, 32));
+      checkVector(hasher, partner, 'hashPair second', () => pairHashes().subarray(32, 64));
     }
-    if (actual !== vector.hashHex) {
-      throw new PowSelfTestError({
-        implementation: hasher.implementation,
-        label: vector.label,
-        input: vector.inputHex,
-        expected: vector.hashHex,
-        actual,
-      });
-    }
+  });
+}
+
+function checkVector(hasher: PowHasher, vector: SelfTestVector, path: string, run: () => Uint8Array): void {
+  let actual: string;
+  try {
+    const hash = run();
+    actual = hash.length === 32 ? bytesToHex(hash) : `${bytesToHex(hash)} (${hash.length} bytes)`;
+  } catch (error) {
+    actual = `threw: ${error instanceof Error ? error.message : String(error)}`;
+  }
+  if (actual !== vector.hashHex) {
+    throw new PowSelfTestError({
+      implementation: hasher.implementation,
+      label: path === 'hash' ? vector.label : `${vector.label} (${path})`,
+      input: vector.inputHex,
+      expected: vector.hashHex,
+      actual,
+    });
   }
 }

@@ -70,6 +70,23 @@ describe.skipIf(skipNative)('native cn/upx2 addon', () => {
       expect(mismatches).toEqual([]);
     });
 
+    it(`hashes pairs: every XMRig vector beside its neighbour, with inputs of different lengths`, () => {
+      const inputs = xmrig.vectors.map(xmrigInput);
+      const mismatches: string[] = [];
+      for (let i = 0; i < inputs.length; i++) {
+        const j = (i + 1) % inputs.length;
+        const pair = addon.hashPair(inputs[i]!, inputs[j]!, portable);
+        expect(pair).toHaveLength(64);
+        if (bytesToHex(pair.subarray(0, 32)) !== xmrig.vectors[i]!.result) mismatches.push(`first ${i}`);
+        if (bytesToHex(pair.subarray(32)) !== xmrig.vectors[j]!.result) mismatches.push(`second ${j}`);
+      }
+      expect(mismatches).toEqual([]);
+      const short = hexToBytes('0102');
+      const both = addon.hashPair(short, inputs[0]!, portable);
+      expect(bytesToHex(both.subarray(0, 32))).toBe(bytesToHex(addon.hash(short, portable)));
+      expect(bytesToHex(both.subarray(32))).toBe(xmrig.vectors[0]!.result);
+    });
+
     it('matches the 13 Fuego cn/upx2 vectors', () => {
       const vectors = format.cn_slow_hash_light1_variant2.vectors;
       expect(vectors).toHaveLength(13);
@@ -103,10 +120,13 @@ describe.skipIf(skipNative)('native cn/upx2 addon', () => {
     }
   });
 
-  it('hashInto and hashBatch agree with hash', () => {
+  it('hashInto and hashBatch (hashed in pairs, odd counts included) agree with hash', () => {
+    for (const count of [1, 2, 4, 5]) {
+      const inputs = xmrig.vectors.slice(0, count).map(xmrigInput);
+      const batch = addon.hashBatch(inputs);
+      expect(batch.map((b) => bytesToHex(b))).toEqual(xmrig.vectors.slice(0, count).map((v) => v.result));
+    }
     const inputs = xmrig.vectors.slice(0, 4).map(xmrigInput);
-    const batch = addon.hashBatch(inputs);
-    expect(batch.map((b) => bytesToHex(b))).toEqual(xmrig.vectors.slice(0, 4).map((v) => v.result));
     const output = new Uint8Array(40).fill(0xee);
     addon.hashInto(inputs[0]!, output, true);
     expect(bytesToHex(output.subarray(0, 32))).toBe(xmrig.vectors[0]!.result);
@@ -127,6 +147,8 @@ describe.skipIf(skipNative)('native cn/upx2 addon', () => {
     for (const value of bad) {
       expect(() => untyped.hash(value)).toThrow(TypeError);
       expect(() => untyped.hashInto(value, new Uint8Array(32))).toThrow(TypeError);
+      expect(() => untyped.hashPair(value, new Uint8Array(76))).toThrow(TypeError);
+      expect(() => untyped.hashPair(new Uint8Array(76), value)).toThrow(TypeError);
     }
     const input = new Uint8Array(76);
     expect(() => untyped.hash(input, 'yes')).toThrow(TypeError);

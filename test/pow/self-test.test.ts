@@ -89,6 +89,31 @@ describe('runSelfTest', () => {
     expect(() => runSelfTest(tableHasher('native-portable'))).not.toThrow();
   });
 
+  it('checks the paired path too: a wrong second hash of a pair fails', () => {
+    const good = tableHasher('native');
+    const wrongPair: PowHasher = {
+      implementation: 'native',
+      hash: good.hash,
+      hashPair: (first, second) => {
+        const out = new Uint8Array(64);
+        out.set(good.hash(first), 0);
+        out.set(
+          good.hash(second).map((b) => b ^ 1),
+          32,
+        );
+        return out;
+      },
+    };
+    const error = captureError(() => runSelfTest(wrongPair));
+    expect((error as PowSelfTestError).code).toBe('POW_SELF_TEST_FAILED');
+    expect((error as PowSelfTestError).data['label']).toMatch(/hashPair second/);
+    const rightPair: PowHasher = {
+      ...wrongPair,
+      hashPair: (first, second) => new Uint8Array([...good.hash(first), ...good.hash(second)]),
+    };
+    expect(() => runSelfTest(rightPair)).not.toThrow();
+  });
+
   it('fails when a hasher throws or returns the wrong length', () => {
     const throwing: PowHasher = {
       implementation: 'typescript',

@@ -10,6 +10,7 @@ import { ShareVerifierPool } from '../pow/verifier-pool.js';
 import type { DaemonClient } from '../rpc/daemon-client.js';
 import type { StratumPortOptions } from '../servers/stratum/stratum-options.js';
 import { StratumServer } from '../servers/stratum/stratum-server.js';
+import { HashrateBatcher } from '../store/hashrate-batcher.js';
 import { HashrateBucketWriter } from '../store/hashrate-buckets.js';
 import { RedisShareLedger } from '../store/redis-share-ledger.js';
 import type { Part } from './parts.js';
@@ -62,6 +63,15 @@ export async function startStratumRole(
 
   const hashrate = new HashrateBucketWriter({ keyPrefix: config.redis.keyPrefix }, { redis });
   const ledgerLogger = logger.child({ module: 'ledger' });
+  const hashrateBatcher = new HashrateBatcher(
+    {},
+    {
+      record: (shares) => hashrate.record(shares),
+      onError: (error, shares) => ledgerLogger.warn({ err: error, shares }, 'hashrate buckets not updated'),
+    },
+  );
+  // Pushed before the ledger, so it stops after it and writes the ledger's last batches.
+  parts.push({ name: 'hashrate', stop: () => hashrateBatcher.stop() });
   const ledger = new RedisShareLedger(
     (() => {
       const replicaAcks = replicaAcksOf(config.redis);
@@ -71,10 +81,7 @@ export async function startStratumRole(
     {
       redis,
       logger: ledgerLogger,
-      onBatchRecorded: (shares) =>
-        void hashrate.record(shares).catch((error: unknown) => {
-          ledgerLogger.warn({ err: error }, 'hashrate buckets not updated');
-        }),
+      onBatchRecorded: (shares) => hashrateBatcher.add(shares),
     },
   );
   parts.push({ name: 'ledger', stop: () => ledger.close() });

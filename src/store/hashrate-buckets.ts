@@ -138,9 +138,9 @@ export interface HashrateBucketWriterOptions {
 }
 
 /**
- * Sends hashrateBucketCommands() of each batch in one pipeline (one round trip). Meant to be
- * called once per recorded share batch, after record_shares succeeded; see the issue note for the
- * one-line hook in RedisShareLedger.
+ * Sends hashrateBucketCommands() of a group of recorded shares in one pipeline (one round trip).
+ * The stratum role calls it through HashrateBatcher, once a second with every share the ledger
+ * made durable in that second.
  */
 export class HashrateBucketWriter {
   readonly #redis: Redis;

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HashrateBatcher } from '../../src/store/hashrate-batcher.js';
 import { HashrateBucketWriter, hashrateBucketCommands } from '../../src/store/hashrate-buckets.js';
 import { createHashrateKeys, parseWorkerMember } from '../../src/store/hashrate-keys.js';
 import { HashrateReader } from '../../src/store/hashrate-reader.js';
@@ -107,6 +108,61 @@ describe('HashrateBucketWriter + HashrateReader', () => {
     const hour = HOUR_START / 3_600_000 + 2;
     const expireAt = await redis.call('expiretime', keys.minerMinutes(hour, ADDRESSES[0]));
     expect(expireAt).toBe(((hour + 1) * 3_600_000 + 3_600_000) / 1000);
+  });
+
+  it('HashrateBatcher: many small ledger batches become one write per interval; stop() writes the rest', async () => {
+    const keyPrefix = uniquePrefix('hashrate-batched');
+    const writer = new HashrateBucketWriter({ keyPrefix }, { redis });
+    const writes: number[] = [];
+    const errors: number[] = [];
+    const batcher = new HashrateBatcher(
+      { flushIntervalMs: 50 },
+      {
+        record: async (shares) => {
+          writes.push(shares.length);
+          await writer.record(shares);
+        },
+        onError: (_error, shares) => errors.push(shares),
+      },
+    );
+    const t = HOUR_START + 1_000;
+    for (let i = 0; i < 100; i++) batcher.add([makeShare({ difficulty: 10, timestampMs: t })]);
+    expect(writes).toEqual([]);
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    expect(writes).toEqual([100]);
+    batcher.add([makeShare({ difficulty: 5, timestampMs: t })]);
+    await batcher.stop();
+    batcher.add([makeShare({ difficulty: 1_000, timestampMs: t })]); // after stop: ignored
+    await batcher.flush();
+    expect(writes).toEqual([100, 1]);
+    expect(errors).toEqual([]);
+    // Every share counted once: minute 0 of the pool's bucket holds 100 x 10 + 5.
+    const keys = createHashrateKeys(keyPrefix);
+    expect(await redis.hget(keys.poolMinutes(HOUR_START / 3_600_000), '0')).toBe('1005');
+  });
+
+  it('HashrateBatcher: a full buffer flushes early, and a failed write is reported, not retried', async () => {
+    const writes: number[] = [];
+    const errors: number[] = [];
+    const batcher = new HashrateBatcher(
+      { flushIntervalMs: 60_000, maxPendingShares: 3 },
+      {
+        record: async (shares) => {
+          writes.push(shares.length);
+          if (writes.length === 1) throw new Error('redis down');
+        },
+        onError: (_error, shares) => errors.push(shares),
+      },
+    );
+    batcher.add([makeShare({}), makeShare({})]);
+    batcher.add([makeShare({})]);
+    await batcher.flush();
+    expect(writes).toEqual([3]);
+    expect(errors).toEqual([3]);
+    batcher.add([makeShare({})]);
+    await batcher.stop();
+    expect(writes).toEqual([3, 1]);
+    expect(errors).toEqual([3]);
   });
 
   it('refuses corrupt bucket values instead of reading them as zero', async () => {

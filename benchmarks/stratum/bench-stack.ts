@@ -74,7 +74,8 @@ export async function startBenchBackends(): Promise<BenchBackends> {
 
 /**
  * The benchmark's pool config against `backends`: one fixed-difficulty stratum port on any free
- * port, no control socket (several pool processes may share the machine), info logs.
+ * port, the HTTP API on any free port and no control socket (several pool processes may share the
+ * machine), info logs.
  */
 export function benchPoolConfig(backends: BenchBackends, options: BenchStackOptions): PoolConfigInput {
   const daemonUrl = new URL(backends.devnet.daemonUrl);
@@ -87,6 +88,7 @@ export function benchPoolConfig(backends: BenchBackends, options: BenchStackOpti
     wallet: { host: walletUrl.hostname, port: Number(walletUrl.port) },
     redis: { url: backends.redis.url, keyPrefix: 'bench' },
     control: { enabled: false },
+    api: { port: 0 },
     pool: { address: backends.devnet.walletAddress },
     ...(options.pow ? { pow: options.pow } : {}),
     stratum: {

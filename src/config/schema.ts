@@ -95,7 +95,13 @@ const poolSchema = z.strictObject({
 });
 
 const templatesSchema = z.strictObject({
+  /** How often the tip is checked with getlastblockheader (the daemon has no push notification). */
   pollIntervalMs: z.number().int().min(10).max(60_000).default(100),
+  /**
+   * How often the chain height is asked (`/getheight`, cheaper) between those polls; a new height
+   * fetches the template at once, so a new block reaches miners this much sooner. 0 turns it off.
+   */
+  tipCheckIntervalMs: z.number().int().min(0).max(60_000).default(25),
   refreshIntervalMs: z.number().int().min(1_000).max(3_600_000).default(30_000),
   retryDelayMs: z.number().int().min(10).max(60_000).default(1_000),
 });

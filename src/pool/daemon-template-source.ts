@@ -13,12 +13,21 @@ export interface TemplateDaemon {
   getInfo(): Promise<DaemonInfo>;
   getCurrencyId(): Promise<string>;
   getLastBlockHeader(): Promise<BlockHeader>;
+  /** `/getheight`: the number of blocks in the chain. */
+  getHeight(): Promise<number>;
   getBlockTemplate(params: { reserveSize: number; walletAddress: string }): Promise<BlockTemplateResponse>;
 }
 
 export interface DaemonTemplateSourceOptions {
   /** How often the tip is checked (getlastblockheader); the daemon has no push notification. */
   readonly pollIntervalMs: number;
+  /**
+   * How often the chain height is asked (`/getheight`, the daemon's cheapest call) between those
+   * polls; a changed height polls at once. 0 turns it off. A new block is seen within this
+   * interval instead of within pollIntervalMs; a tip replaced at the same height still waits for
+   * the next poll.
+   */
+  readonly tipCheckIntervalMs: number;
   /** How often a template is fetched at an unchanged height, to pick up new transactions. */
   readonly refreshIntervalMs: number;
   /** `reserve_size` asked of the daemon: the bytes the pool writes + 1 (the daemon's off-by-one). */
@@ -60,6 +69,9 @@ export class DaemonTemplateSource implements TemplateSource {
   private failures = 0;
   private lastError: string | undefined;
   private timer: NodeJS.Timeout | undefined;
+  private tipCheckTimer: NodeJS.Timeout | undefined;
+  /** The last `/getheight` answer. */
+  private chainHeight: number | undefined;
   private stopped = false;
   private polling: Promise<void> = Promise.resolve();
 
@@ -99,6 +111,7 @@ export class DaemonTemplateSource implements TemplateSource {
       return this.active;
     });
     this.schedule();
+    this.scheduleTipCheck();
     return first;
   }
 
@@ -117,6 +130,7 @@ export class DaemonTemplateSource implements TemplateSource {
   stop(): void {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
+    if (this.tipCheckTimer) clearTimeout(this.tipCheckTimer);
   }
 
   /**
@@ -205,6 +219,32 @@ export class DaemonTemplateSource implements TemplateSource {
         .finally(() => this.schedule());
     }, delay);
     this.timer.unref?.();
+  }
+
+  private scheduleTipCheck(): void {
+    if (this.stopped || this.options.tipCheckIntervalMs <= 0) return;
+    this.tipCheckTimer = setTimeout(() => {
+      this.checkHeight().finally(() => this.scheduleTipCheck());
+    }, this.options.tipCheckIntervalMs);
+    this.tipCheckTimer.unref?.();
+  }
+
+  /**
+   * Polls at once when the chain height changed since the last check. Never throws: while the
+   * daemon fails, the regular poll (with its retry delay) probes and reports it, so this check
+   * stands aside and its own errors are not counted.
+   */
+  private async checkHeight(): Promise<void> {
+    if (this.failures > 0) return;
+    let height: number;
+    try {
+      height = await this.modules.daemon.getHeight();
+    } catch {
+      return;
+    }
+    const previous = this.chainHeight;
+    this.chainHeight = height;
+    if (previous !== undefined && height !== previous) this.pollNow();
   }
 
   private async untilSucceeds<T>(what: string, attempt: () => Promise<T>): Promise<T> {

@@ -63,6 +63,8 @@ export class JobManager {
   #current: TrackedTemplate | undefined;
   /** Templates on the current tip (a refresh keeps the older ones valid). */
   #onTip: TrackedTemplate[] = [];
+  /** The last difficulty's target: a broadcast asks for the same one thousands of times. */
+  #lastTarget = { difficulty: Number.NaN, hex: '' };
 
   constructor(options: JobManagerOptions, modules: JobManagerModules) {
     this.#options = options;
@@ -115,28 +117,35 @@ export class JobManager {
     if (template === undefined) return undefined;
     const { active } = template;
     const extraNonce = this.#modules.extraNonces.next(active.template.extraNonceCapacity);
-    const built = active.template.buildJob(extraNonce);
+    const hashingBlob = active.template.buildHashingBlob(extraNonce);
     const jobId = bytesToHex(extraNonce);
     const difficulty = session.difficulty;
     const job: IssuedJob = {
       jobId,
       template,
       extraNonce,
-      hashingBlob: built.hashingBlob,
-      nonceOffset: built.nonceOffset,
+      hashingBlob,
+      nonceOffset: active.template.nonceOffset,
       difficulty,
       issuedAtMs: this.#modules.clock(),
       submittedNonces: new Set(),
       wire: {
         job_id: jobId,
-        blob: bytesToHex(built.hashingBlob),
-        target: targetHexForDifficulty(difficulty),
+        blob: bytesToHex(hashingBlob),
+        target: this.#targetHex(difficulty),
         algo: UPX2_ALGO,
         height: active.height,
       },
     };
     session.addJob(job);
     return job;
+  }
+
+  #targetHex(difficulty: number): string {
+    if (this.#lastTarget.difficulty !== difficulty) {
+      this.#lastTarget = { difficulty, hex: targetHexForDifficulty(difficulty) };
+    }
+    return this.#lastTarget.hex;
   }
 
   /** Whether a share on `job` arriving at `nowMs` is current, stale (credited) or expired. */

@@ -68,6 +68,7 @@ describe('pool sections', () => {
     ]);
     expect(config.stratum.vardiff.targetShareTimeSec).toBe(30);
     expect(config.templates.pollIntervalMs).toBe(100);
+    expect(config.templates.tipCheckIntervalMs).toBe(25);
   });
 
   it('asks for certificate files when a port serves TLS', () => {

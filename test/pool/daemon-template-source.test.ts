@@ -28,6 +28,9 @@ class ScriptedDaemon implements TemplateDaemon {
   currencyId = 'aa'.repeat(32);
   template = realTemplate(10);
   templateCalls = 0;
+  headerCalls = 0;
+  heightCalls = 0;
+  heightDown = false;
 
   private check(): void {
     if (this.down) throw new RpcError('RPC_UNREACHABLE', 'connect ECONNREFUSED');
@@ -45,8 +48,17 @@ class ScriptedDaemon implements TemplateDaemon {
 
   async getLastBlockHeader(): Promise<BlockHeader> {
     this.check();
+    this.headerCalls += 1;
     // The tip is the block the current template builds on (blob bytes 2..33).
     return { hash: this.template.blocktemplate_blob.slice(4, 68) } as BlockHeader;
+  }
+
+  async getHeight(): Promise<number> {
+    this.check();
+    this.heightCalls += 1;
+    if (this.heightDown) throw new RpcError('RPC_TIMEOUT', 'timed out');
+    // The number of blocks: the template is for the next one, whose index is that number.
+    return this.template.height;
   }
 
   async getBlockTemplate(): Promise<BlockTemplateResponse> {
@@ -59,6 +71,7 @@ class ScriptedDaemon implements TemplateDaemon {
 function options(overrides: Partial<DaemonTemplateSourceOptions> = {}): DaemonTemplateSourceOptions {
   return {
     pollIntervalMs: 5,
+    tipCheckIntervalMs: 0,
     refreshIntervalMs: 60_000,
     reserveSize: 8,
     walletAddress: 'fire...',
@@ -133,6 +146,56 @@ describe('DaemonTemplateSource', () => {
     await source.pollOnce();
     expect(daemon.templateCalls).toBe(2);
     expect(changes).toEqual(['new-block']);
+  });
+
+  it('sees a new height between two slow polls and fetches the template at once', async () => {
+    const daemon = new ScriptedDaemon();
+    const source = new DaemonTemplateSource(options({ pollIntervalMs: 60_000, tipCheckIntervalMs: 5 }), {
+      daemon,
+      logger,
+    });
+    const seen: Array<[number, TemplateChange]> = [];
+    source.onTemplate((t: ActiveTemplate, change) => seen.push([t.height, change]));
+    await source.start();
+    await until(() => daemon.heightCalls >= 3);
+    // Same height: no poll beyond the one start() made.
+    expect(daemon.headerCalls).toBe(1);
+    expect(daemon.templateCalls).toBe(1);
+    daemon.template = realTemplate(11);
+    await until(() => seen.length === 2);
+    expect(seen).toEqual([
+      [10, 'new-block'],
+      [11, 'new-block'],
+    ]);
+    expect(daemon.headerCalls).toBe(2);
+    source.stop();
+  });
+
+  it('without the height check a new block waits for the next poll', async () => {
+    const daemon = new ScriptedDaemon();
+    const source = new DaemonTemplateSource(options({ pollIntervalMs: 60_000, tipCheckIntervalMs: 0 }), {
+      daemon,
+      logger,
+    });
+    await source.start();
+    daemon.template = realTemplate(11);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(daemon.heightCalls).toBe(0);
+    expect(source.current()?.height).toBe(10);
+    source.stop();
+  });
+
+  it('a failing height check is not an outage: the polls go on and stay healthy', async () => {
+    const daemon = new ScriptedDaemon();
+    daemon.heightDown = true;
+    const source = new DaemonTemplateSource(options({ tipCheckIntervalMs: 5 }), { daemon, logger });
+    await source.start();
+    await until(() => daemon.heightCalls >= 3);
+    expect(source.status().consecutiveFailures).toBe(0);
+    expect(source.status().healthy).toBe(true);
+    daemon.template = realTemplate(11);
+    await until(() => source.current()?.height === 11);
+    source.stop();
   });
 
   it('keeps serving the last template through an outage and recovers by itself', async () => {

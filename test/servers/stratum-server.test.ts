@@ -3,7 +3,7 @@ import { connect as netConnect, type Socket } from 'node:net';
 import { Writable } from 'node:stream';
 import { connect as tlsConnect } from 'node:tls';
 import fc from 'fast-check';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createLogger, type Logger } from '../../src/log/logger.js';
 import type {
   ConnectionInfo,
@@ -648,6 +648,23 @@ describe('StratumServer: limits and protections', () => {
     await until(() => server.metrics().connections.current === 0, 3000);
     expect(server.metrics().closes['slow-consumer']).toBe(1);
     expect(backend.disconnects).toEqual([sessionId]);
+  });
+
+  it('arms no write deadline for a job the kernel takes at once', async () => {
+    const backend = new FakeBackend();
+    const writeTimeoutMs = 12_345;
+    const { port } = await startServer(backend, { writeTimeoutMs });
+    const c = await client(port);
+    const { sessionId } = await c.login();
+    const sink = backend.sinks.get(sessionId)!;
+    const armed = vi.spyOn(globalThis, 'setTimeout');
+    try {
+      for (let i = 0; i < 5; i++) sink.sendJob(makeJob(200 + i));
+      expect(armed.mock.calls.filter((call) => call[1] === writeTimeoutMs)).toHaveLength(0);
+    } finally {
+      armed.mockRestore();
+    }
+    for (let i = 0; i < 5; i++) expect((await c.next())['params']).toEqual(makeJob(200 + i));
   });
 
   it('drops a peer whose queued writes make no progress for writeTimeoutMs', async () => {

@@ -385,11 +385,15 @@ export class StratumConnection {
     if (this.state === 'closed' || transport.destroyed || !transport.writable) return;
     this.outstandingWrites++;
     transport.write(text, this.onWriteDone);
-    if (transport.writableLength > this.ctx.limits.maxSendQueueBytes) {
+    const queuedBytes = transport.writableLength;
+    if (queuedBytes > this.ctx.limits.maxSendQueueBytes) {
       this.destroy('slow-consumer');
       return;
     }
-    if (this.writeTimer === undefined && this.outstandingWrites > 0) {
+    // Nothing queued: the kernel took every byte already (the usual case, and every miner's on
+    // each new template), so there is nothing to time out. The callback still comes, one tick later.
+    if (queuedBytes === 0) return;
+    if (this.writeTimer === undefined) {
       this.writeTimer = setTimeout(() => this.destroy('write-timeout'), this.ctx.limits.writeTimeoutMs);
     }
   }

@@ -101,6 +101,11 @@ export class BlockTemplate {
   readonly #submitNonceOffset: number;
   readonly #submitRootOffset: number;
   readonly #submitExtraNonceOffset: number;
+  /**
+   * Working copies for buildHashingBlob, reused from call to call: each call overwrites the same
+   * bytes (extra nonce, merkle root, mm root) before hashing, and it runs synchronously.
+   */
+  #scratch: { coinbase: Uint8Array; auxInput: Uint8Array; parentCoinbase: Uint8Array | null } | undefined;
 
   /** Use `parseBlockTemplate`. */
   constructor(input: BlockTemplateInput) {
@@ -250,6 +255,38 @@ export class BlockTemplate {
       auxHash,
       parentCoinbase,
     };
+  }
+
+  /**
+   * Only `buildJob(extraNonce).hashingBlob`, with less work: no intermediate results kept and the
+   * working buffers reused. This is the per-miner cost of every new template (thousands of miners
+   * at once), so it allocates nothing but the returned blob.
+   */
+  buildHashingBlob(extraNonce: Uint8Array): Uint8Array {
+    this.#checkExtraNonce(extraNonce);
+    this.#scratch ??= {
+      coinbase: this.#coinbase.slice(),
+      auxInput: this.#auxInput.slice(),
+      parentCoinbase: this.#parentCoinbase?.slice() ?? null,
+    };
+    const { coinbase, auxInput, parentCoinbase } = this.#scratch;
+    const hash = this.#fastHash;
+    // Restore the whole area first: an earlier, longer extra nonce may still be in it.
+    const area = this.#extraNonceInCoinbase;
+    coinbase.set(this.#coinbase.subarray(area, area + this.extraNonceCapacity), area);
+    coinbase.set(extraNonce, area);
+    auxInput.set(
+      treeHashFromBranch(this.coinbaseBranch, hash(coinbase), undefined, hash),
+      this.#auxRootOffset,
+    );
+    if (parentCoinbase === null) return auxInput.slice(this.#bhbOffset);
+    parentCoinbase.set(hash(auxInput), this.#parentCoinbaseRootOffset);
+    const hashingBlob = this.#powInput.slice();
+    hashingBlob.set(
+      treeHashFromBranch(this.#parentBranch, hash(parentCoinbase), undefined, hash),
+      this.#powRootOffset,
+    );
+    return hashingBlob;
   }
 
   /** See `buildSubmitBlob`. */

@@ -118,6 +118,27 @@ describe('jobs and submitted blocks', () => {
     expect(ids.size).toBe(20);
   });
 
+  it('buildHashingBlob gives buildJob’s hashing blob, whatever nonce lengths came before', () => {
+    const nonces = [
+      Uint8Array.of(0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff),
+      Uint8Array.of(1),
+      new Uint8Array(0),
+      Uint8Array.of(9, 8, 7, 6),
+      Uint8Array.of(0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff),
+      Uint8Array.of(1),
+    ];
+    const blobs = nonces.map((nonce) => template.buildHashingBlob(nonce));
+    nonces.forEach((nonce, i) => {
+      expect(bytesToHex(blobs[i]!), `nonce ${i}`).toBe(
+        bytesToHex(buildJobHashingBlob(template, nonce).hashingBlob),
+      );
+    });
+    // Each call returns its own array.
+    blobs[1]!.fill(0);
+    expect(bytesToHex(blobs[5]!)).toBe(bytesToHex(buildJobHashingBlob(template, nonces[5]!).hashingBlob));
+    expect(codeOf(() => template.buildHashingBlob(new Uint8Array(8)))).toBe('INVALID_VALUE');
+  });
+
   it('hands out independent buffers', () => {
     const a = buildJobHashingBlob(template, Uint8Array.of(1));
     a.hashingBlob.fill(0);

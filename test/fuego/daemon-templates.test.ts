@@ -117,6 +117,11 @@ describe('real getblocktemplate responses', () => {
     expect(hex(job.coinbaseHash)).toBe(hex(transactionHash(block.baseTransaction)));
     expect(hex(job.merkleRoot)).toBe(hex(transactionMerkleRoot(block)));
     expect(hex(job.blockHashingBlob)).toBe(hex(blockHashingBlob({ ...block, nonce: 0 })));
+    // The broadcast path gives the same blob (v1 and v9 alike), also after another nonce.
+    template.buildHashingBlob(new Uint8Array(template.extraNonceCapacity).fill(0xee));
+    expect(hex(template.buildHashingBlob(new Uint8Array(template.extraNonceCapacity)))).toBe(
+      hex(job.hashingBlob),
+    );
 
     if (block.majorVersion >= 2) {
       expect(block.parentBlock?.majorVersion).toBe(0);

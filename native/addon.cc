@@ -10,7 +10,8 @@
 //   slowHash(input, variant: 0|1|2, light: boolean, portable?: boolean): Buffer  (other CN forms)
 //   hasAesNi(): boolean
 //   finalHash(index: 0..3, state: Uint8Array /* 200 bytes */): Buffer  (test hook)
-//   fastHash(input: Uint8Array): Buffer                                 (Keccak-256, test hook)
+//   fastHash(input: Uint8Array): Buffer                                 (cn_fast_hash, Keccak-256)
+//   fastHashInto(input: Uint8Array, output: Uint8Array, offset: number): void  (32 bytes at offset)
 #include <napi.h>
 
 #include <cstring>
@@ -217,6 +218,29 @@ Napi::Value FastHash(const Napi::CallbackInfo& info) {
   return Napi::Buffer<uint8_t>::Copy(env, state, 32);
 }
 
+// cn_fast_hash straight into a caller's array: job building hashes into its blobs without
+// allocating a Buffer per hash.
+Napi::Value FastHashInto(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Napi::Uint8Array input;
+  Napi::Uint8Array output;
+  if (!ReadBytes(info, 0, "input", &input) || !ReadBytes(info, 1, "output", &output)) return env.Null();
+  if (info.Length() < 3 || !info[2].IsNumber()) {
+    Napi::TypeError::New(env, "offset must be a number").ThrowAsJavaScriptException();
+    return env.Null();
+  }
+  const double offset = info[2].As<Napi::Number>().DoubleValue();
+  if (!(offset >= 0) || offset != static_cast<double>(static_cast<size_t>(offset)) ||
+      offset + 32 > static_cast<double>(output.ByteLength())) {
+    Napi::RangeError::New(env, "output must hold 32 bytes at offset").ThrowAsJavaScriptException();
+    return env.Null();
+  }
+  uint8_t state[200];  // separate buffer: input and output may overlap
+  fuego::keccak_state(input.Data(), input.ByteLength(), state);
+  std::memcpy(output.Data() + static_cast<size_t>(offset), state, 32);
+  return env.Undefined();
+}
+
 Napi::Value HasAesNi(const Napi::CallbackInfo& info) {
   return Napi::Boolean::New(info.Env(), fuego::cpu_has_aesni());
 }
@@ -229,6 +253,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("slowHash", Napi::Function::New(env, SlowHash, "slowHash"));
   exports.Set("finalHash", Napi::Function::New(env, FinalHash, "finalHash"));
   exports.Set("fastHash", Napi::Function::New(env, FastHash, "fastHash"));
+  exports.Set("fastHashInto", Napi::Function::New(env, FastHashInto, "fastHashInto"));
   exports.Set("hasAesNi", Napi::Function::New(env, HasAesNi, "hasAesNi"));
   return exports;
 }

@@ -275,18 +275,30 @@ export class BlockTemplate {
     const area = this.#extraNonceInCoinbase;
     coinbase.set(this.#coinbase.subarray(area, area + this.extraNonceCapacity), area);
     coinbase.set(extraNonce, area);
-    auxInput.set(
-      treeHashFromBranch(this.coinbaseBranch, hash(coinbase), undefined, hash),
-      this.#auxRootOffset,
-    );
+    this.#hashFromBranch(this.coinbaseBranch, coinbase, auxInput, this.#auxRootOffset);
     if (parentCoinbase === null) return auxInput.slice(this.#bhbOffset);
-    parentCoinbase.set(hash(auxInput), this.#parentCoinbaseRootOffset);
+    this.#hashFromBranch([], auxInput, parentCoinbase, this.#parentCoinbaseRootOffset);
     const hashingBlob = this.#powInput.slice();
-    hashingBlob.set(
-      treeHashFromBranch(this.#parentBranch, hash(parentCoinbase), undefined, hash),
-      this.#powRootOffset,
-    );
+    this.#hashFromBranch(this.#parentBranch, parentCoinbase, hashingBlob, this.#powRootOffset);
     return hashingBlob;
+  }
+
+  /**
+   * Writes the merkle root of `leafData`'s hash with `branch` (leaf 0) to `out[offset..]`; with no
+   * branch the root is the hash itself, written straight in when the hash can do that.
+   */
+  #hashFromBranch(
+    branch: readonly Uint8Array[],
+    leafData: Uint8Array,
+    out: Uint8Array,
+    offset: number,
+  ): void {
+    const hash = this.#fastHash;
+    if (branch.length === 0 && hash.into) {
+      hash.into(leafData, out, offset);
+      return;
+    }
+    out.set(treeHashFromBranch(branch, hash(leafData), undefined, hash), offset);
   }
 
   /** See `buildSubmitBlob`. */

@@ -12,7 +12,10 @@ export function cnFastHash(data: Uint8Array): Uint8Array {
  * A `cn_fast_hash` implementation. The pure one above is the default everywhere; the pool may pass
  * a faster one with the same output (the native addon's) where hashing is hot, e.g. job building.
  */
-export type FastHash = (data: Uint8Array) => Uint8Array;
+export type FastHash = ((data: Uint8Array) => Uint8Array) & {
+  /** The same hash written to `out[offset..offset+31]` instead of a new array (saves an allocation). */
+  readonly into?: (data: Uint8Array, out: Uint8Array, offset: number) => void;
+};
 
 /** keccak(a ‖ b) for two 32-byte nodes, the step of the transaction merkle tree. */
 

@@ -18,5 +18,10 @@ export function nativeFastHash(): FastHash | undefined {
   for (const probe of probes) {
     if (bytesToHex(addon.fastHash(probe)) !== bytesToHex(cnFastHash(probe))) return undefined;
   }
-  return (data) => addon.fastHash(data);
+  const into = (data: Uint8Array, out: Uint8Array, offset: number): void =>
+    addon.fastHashInto(data, out, offset);
+  const probe = new Uint8Array(40);
+  into(probes[1]!, probe, 8);
+  if (bytesToHex(probe.subarray(8)) !== bytesToHex(cnFastHash(probes[1]!))) return undefined;
+  return Object.assign((data: Uint8Array) => addon.fastHash(data), { into });
 }

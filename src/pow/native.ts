@@ -39,8 +39,10 @@ export interface NativeCnAddon {
   slowHash(input: Uint8Array, variant: 0 | 1 | 2, light: boolean, portable?: boolean): Buffer;
   /** Test hook: CryptoNight's final hash `index` (0 BLAKE, 1 Groestl, 2 JH, 3 Skein) of a 200-byte state. */
   finalHash(index: 0 | 1 | 2 | 3, state: Uint8Array): Buffer;
-  /** Test hook: cn_fast_hash (Keccak-256, original padding). */
+  /** cn_fast_hash (Keccak-256, original padding). */
   fastHash(input: Uint8Array): Buffer;
+  /** cn_fast_hash of `input` written to `output[offset..offset+31]`. */
+  fastHashInto(input: Uint8Array, output: Uint8Array, offset: number): void;
   /** The CPU has AES-NI and this build contains the AES-NI path. */
   hasAesNi(): boolean;
 }

@@ -18,6 +18,28 @@ describe('native cn_fast_hash for job building', () => {
     );
   });
 
+  it('writes in place at an offset, touching nothing else, and refuses an offset without room', () => {
+    const into = fastHash!.into!;
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 300 }), fc.nat(40), (data, offset) => {
+        const out = new Uint8Array(72).fill(0xee);
+        into(data, out, offset);
+        expect(bytesToHex(out.subarray(offset, offset + 32))).toBe(bytesToHex(cnFastHash(data)));
+        expect([...out.subarray(0, offset), ...out.subarray(offset + 32)].every((b) => b === 0xee)).toBe(
+          true,
+        );
+      }),
+    );
+    // Hashing a buffer into itself is fine (the addon hashes before it writes).
+    const self = new Uint8Array(64).fill(1);
+    const expected = bytesToHex(cnFastHash(self));
+    into(self, self, 16);
+    expect(bytesToHex(self.subarray(16, 48))).toBe(expected);
+    for (const offset of [-1, 1.5, 41, Number.NaN]) {
+      expect(() => into(new Uint8Array(4), new Uint8Array(72), offset)).toThrow(RangeError);
+    }
+  });
+
   it('builds byte-identical jobs and blocks from the v9 pool-flow vector', () => {
     const { block_v9_pool_flow: flow } = readJsonFixture<{
       block_v9_pool_flow: {
@@ -36,6 +58,7 @@ describe('native cn_fast_hash for job building', () => {
     const template = parseBlockTemplate({ ...input, fastHash: fastHash! });
     const extraNonce = hexToBytes(flow.pool_extra_nonce_written_at_reserved_offset);
     expect(bytesToHex(template.buildJob(extraNonce).hashingBlob)).toBe(flow.hashing_blob_for_miner);
+    expect(bytesToHex(template.buildHashingBlob(extraNonce))).toBe(flow.hashing_blob_for_miner);
     expect(bytesToHex(template.buildSubmitBlob(extraNonce, flow.miner_nonce_uint32))).toBe(
       flow.submitblock_blob,
     );

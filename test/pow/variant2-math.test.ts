@@ -4,7 +4,7 @@ import {
   exactVariant2Sqrt,
   mul64x64,
   mulHi32,
-  variant2Divide,
+  variant2DivideSqrt,
   variant2Sqrt,
 } from '../../src/pow/reference/variant2-math.js';
 
@@ -65,30 +65,76 @@ describe('mulHi32 / mul64x64', () => {
   });
 });
 
-describe('variant2Divide', () => {
-  it('writes (n div d mod 2^32, n mod d) for divisors with the top bit set', () => {
-    const divisor = fc.oneof(u32, edgeU32).map((d) => (d | 0x80000001) >>> 0);
+describe('variant2DivideSqrt (step 4.4)', () => {
+  /** The bigint model of step 4.4: D from lane c1 and the divisor, then R from c0 + D. */
+  const model = (c0: number, c1: number, c2: number, c3: number, r: number) => {
+    const d = BigInt(((c0 + (r << 1)) | 0x80000001) >>> 0);
+    const n = join(c2, c3);
+    const quotient = (n / d) & MASK32;
+    const remainder = n % d;
+    const t = (join(c0, c1) + (remainder << 32n) + quotient) & MASK64;
+    return { quotient, remainder, root: sqrtModel(t) };
+  };
+  const check = (c0: number, c1: number, c2: number, c3: number, r: number): void => {
+    const out = new Int32Array(4);
+    const root = variant2DivideSqrt(out, 1, c0 | 0, c1 | 0, c2 | 0, c3 | 0, r | 0);
+    const expected = model(c0 | 0, c1 | 0, c2 | 0, c3 | 0, r | 0);
+    expect(out[1]! >>> 0).toBe(Number(expected.quotient));
+    expect(out[2]! >>> 0).toBe(Number(expected.remainder));
+    expect(root >>> 0).toBe(Number(expected.root));
+    expect(root).toBe(root | 0); // a signed 32-bit word
+    expect(out[0]).toBe(0);
+    expect(out[3]).toBe(0);
+  };
+
+  it('matches the bigint model of the division and the square root', () => {
     fc.assert(
-      fc.property(u64, divisor, (n, d) => {
-        const out = new Int32Array(2);
-        variant2Divide(out, 0, Number(n & MASK32) | 0, Number(n >> 32n) | 0, d | 0);
-        const bd = BigInt(d);
-        expect(out[0]! >>> 0).toBe(Number((n / bd) & MASK32));
-        expect(out[1]! >>> 0).toBe(Number(n % bd));
-      }),
-      { numRuns: 5000 },
+      fc.property(anyU32, anyU32, anyU32, anyU32, anyU32, (c0, c1, c2, c3, r) => check(c0, c1, c2, c3, r)),
+      { numRuns: 20000 },
     );
   });
 
-  it('handles the extreme dividends', () => {
-    for (const n of [0n, 1n, MASK64, MASK64 - 1n, 0xffffffffn, 1n << 63n]) {
-      for (const d of [0x80000001, 0xffffffff, 0xc0000001]) {
-        const out = new Int32Array(2);
-        variant2Divide(out, 0, Number(n & MASK32), Number(n >> 32n), d);
-        expect(out[0]! >>> 0).toBe(Number((n / BigInt(d)) & MASK32));
-        expect(out[1]! >>> 0).toBe(Number(n % BigInt(d)));
+  it('handles the extreme dividends and divisors', () => {
+    for (const [c2, c3] of [
+      [0, 0],
+      [1, 0],
+      [0xffffffff, 0xffffffff],
+      [0xfffffffe, 0xffffffff],
+      [0xffffffff, 0],
+      [0, 0x80000000],
+    ] as const) {
+      for (const [c0, r] of [
+        [0, 0],
+        [0xffffffff, 0],
+        [0x7ffffffe, 0],
+        [0, 0x7fffffff],
+      ] as const) {
+        check(c0, 0, c2, c3, r);
+        check(c0, 0xffffffff, c2, c3, r);
       }
     }
+  });
+
+  it('is exact where t = c + D sits at a step of the square root or wraps past 2^64', () => {
+    // Pick the divisor input e (d = e | 0x80000001) and n first, which fixes D; then c = t − D for
+    // the wanted t, and R so that c0 + 2R gives e again (bit 0 does not matter after the OR).
+    const result = fc.bigInt({ min: 0n, max: sqrtModel(MASK64) });
+    const near = fc.integer({ min: -2, max: 2 });
+    fc.assert(
+      fc.property(anyU32, anyU32, anyU32, result, near, (e, c2, c3, root, offset) => {
+        const d = BigInt((e | 0x80000001) >>> 0);
+        const n = join(c2, c3);
+        const dValue = ((n % d) << 32n) + ((n / d) & MASK32);
+        // The smallest t with this result (a step), and t = 2^64 − 1 … 2 (c + D wrapping).
+        for (const target of [(root * root + (root << 34n) + 3n) / 4n, 0n]) {
+          const c = (target + BigInt(offset) - dValue) & MASK64;
+          const c0 = Number(c & MASK32);
+          const c1 = Number(c >> 32n);
+          check(c0, c1, c2, c3, ((e - c0) >>> 1) | 0);
+        }
+      }),
+      { numRuns: 5000 },
+    );
   });
 });
 

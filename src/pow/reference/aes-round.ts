@@ -9,6 +9,13 @@
  *
  * Speed comes from the usual T-tables: T0[x] holds the MixColumns column of S(x) entering from
  * row 0, and T1..T3 are T0 rotated for rows 1..3. All tables are derived from the S-box at load.
+ *
+ * V8 notes, measured on Node 20 (with the unrolled rounds below, the fill is ~3× faster):
+ * - Hot functions read the tables from module-level, non-exported `const`s. TurboFan folds those
+ *   to constants: each lookup addresses its table directly, with no type check and no base pointer
+ *   to load or keep in a register. Read through an export, an array or a parameter, the same loop
+ *   is ~1.9× slower.
+ * - Four separate tables beat one 1024-entry table with offsets (~1.45× in the fill).
  */
 
 /** Multiplication by x (0x02) in GF(2^8) modulo the AES polynomial x^8 + x^4 + x^3 + x + 1. */
@@ -69,6 +76,7 @@ function buildTables(): [Int32Array, Int32Array, Int32Array, Int32Array] {
  * ⊕ round key word c. Exported for CryptoNight's main loop, which inlines its single round.
  */
 export const AES_TABLES: readonly [Int32Array, Int32Array, Int32Array, Int32Array] = buildTables();
+// Not exported, so that TurboFan can treat them as constants (see the V8 notes above).
 const [T0, T1, T2, T3] = AES_TABLES;
 
 /** Number of 32-bit words in the 10 round keys CryptoNight keeps. */
@@ -124,10 +132,115 @@ export function aesRound(block: Int32Array, i: number, k0: number, k1: number, k
 }
 
 /**
+ * The shared loop of {@link aesFillColumn} and {@link aesFoldColumn}: `count` times (fold: XOR in the
+ * block at pad[o]), 10 AES rounds, (fill: store the block at pad[o]), o = offset + n·stride.
+ *
+ * The 10 rounds are unrolled with the 40 round-key words in local constants: a loop over the keys
+ * costs bounds and type checks on every key read, and measured ~30% slower. Rounds alternate
+ * between the x and y words, so no copies are needed.
+ */
+function tenRoundsColumn(
+  block: Int32Array,
+  keys: Int32Array,
+  pad: Int32Array,
+  offset: number,
+  stride: number,
+  count: number,
+  fold: boolean,
+): void {
+  // biome-ignore format: the round keys, one round per line
+  const k0 = keys[0]!, k1 = keys[1]!, k2 = keys[2]!, k3 = keys[3]!,
+    k4 = keys[4]!, k5 = keys[5]!, k6 = keys[6]!, k7 = keys[7]!,
+    k8 = keys[8]!, k9 = keys[9]!, k10 = keys[10]!, k11 = keys[11]!,
+    k12 = keys[12]!, k13 = keys[13]!, k14 = keys[14]!, k15 = keys[15]!,
+    k16 = keys[16]!, k17 = keys[17]!, k18 = keys[18]!, k19 = keys[19]!,
+    k20 = keys[20]!, k21 = keys[21]!, k22 = keys[22]!, k23 = keys[23]!,
+    k24 = keys[24]!, k25 = keys[25]!, k26 = keys[26]!, k27 = keys[27]!,
+    k28 = keys[28]!, k29 = keys[29]!, k30 = keys[30]!, k31 = keys[31]!,
+    k32 = keys[32]!, k33 = keys[33]!, k34 = keys[34]!, k35 = keys[35]!,
+    k36 = keys[36]!, k37 = keys[37]!, k38 = keys[38]!, k39 = keys[39]!;
+  let x0 = block[0]!;
+  let x1 = block[1]!;
+  let x2 = block[2]!;
+  let x3 = block[3]!;
+  let y0: number;
+  let y1: number;
+  let y2: number;
+  let y3: number;
+  for (let n = 0, o = offset; n < count; n++, o += stride) {
+    if (fold) {
+      x0 ^= pad[o]!;
+      x1 ^= pad[o + 1]!;
+      x2 ^= pad[o + 2]!;
+      x3 ^= pad[o + 3]!;
+    }
+    // Round 1: x → y.
+    y0 = T0[x0 & 0xff]! ^ T1[(x1 >>> 8) & 0xff]! ^ T2[(x2 >>> 16) & 0xff]! ^ T3[x3 >>> 24]! ^ k0;
+    y1 = T0[x1 & 0xff]! ^ T1[(x2 >>> 8) & 0xff]! ^ T2[(x3 >>> 16) & 0xff]! ^ T3[x0 >>> 24]! ^ k1;
+    y2 = T0[x2 & 0xff]! ^ T1[(x3 >>> 8) & 0xff]! ^ T2[(x0 >>> 16) & 0xff]! ^ T3[x1 >>> 24]! ^ k2;
+    y3 = T0[x3 & 0xff]! ^ T1[(x0 >>> 8) & 0xff]! ^ T2[(x1 >>> 16) & 0xff]! ^ T3[x2 >>> 24]! ^ k3;
+    // Round 2: y → x.
+    x0 = T0[y0 & 0xff]! ^ T1[(y1 >>> 8) & 0xff]! ^ T2[(y2 >>> 16) & 0xff]! ^ T3[y3 >>> 24]! ^ k4;
+    x1 = T0[y1 & 0xff]! ^ T1[(y2 >>> 8) & 0xff]! ^ T2[(y3 >>> 16) & 0xff]! ^ T3[y0 >>> 24]! ^ k5;
+    x2 = T0[y2 & 0xff]! ^ T1[(y3 >>> 8) & 0xff]! ^ T2[(y0 >>> 16) & 0xff]! ^ T3[y1 >>> 24]! ^ k6;
+    x3 = T0[y3 & 0xff]! ^ T1[(y0 >>> 8) & 0xff]! ^ T2[(y1 >>> 16) & 0xff]! ^ T3[y2 >>> 24]! ^ k7;
+    // Round 3: x → y.
+    y0 = T0[x0 & 0xff]! ^ T1[(x1 >>> 8) & 0xff]! ^ T2[(x2 >>> 16) & 0xff]! ^ T3[x3 >>> 24]! ^ k8;
+    y1 = T0[x1 & 0xff]! ^ T1[(x2 >>> 8) & 0xff]! ^ T2[(x3 >>> 16) & 0xff]! ^ T3[x0 >>> 24]! ^ k9;
+    y2 = T0[x2 & 0xff]! ^ T1[(x3 >>> 8) & 0xff]! ^ T2[(x0 >>> 16) & 0xff]! ^ T3[x1 >>> 24]! ^ k10;
+    y3 = T0[x3 & 0xff]! ^ T1[(x0 >>> 8) & 0xff]! ^ T2[(x1 >>> 16) & 0xff]! ^ T3[x2 >>> 24]! ^ k11;
+    // Round 4: y → x.
+    x0 = T0[y0 & 0xff]! ^ T1[(y1 >>> 8) & 0xff]! ^ T2[(y2 >>> 16) & 0xff]! ^ T3[y3 >>> 24]! ^ k12;
+    x1 = T0[y1 & 0xff]! ^ T1[(y2 >>> 8) & 0xff]! ^ T2[(y3 >>> 16) & 0xff]! ^ T3[y0 >>> 24]! ^ k13;
+    x2 = T0[y2 & 0xff]! ^ T1[(y3 >>> 8) & 0xff]! ^ T2[(y0 >>> 16) & 0xff]! ^ T3[y1 >>> 24]! ^ k14;
+    x3 = T0[y3 & 0xff]! ^ T1[(y0 >>> 8) & 0xff]! ^ T2[(y1 >>> 16) & 0xff]! ^ T3[y2 >>> 24]! ^ k15;
+    // Round 5: x → y.
+    y0 = T0[x0 & 0xff]! ^ T1[(x1 >>> 8) & 0xff]! ^ T2[(x2 >>> 16) & 0xff]! ^ T3[x3 >>> 24]! ^ k16;
+    y1 = T0[x1 & 0xff]! ^ T1[(x2 >>> 8) & 0xff]! ^ T2[(x3 >>> 16) & 0xff]! ^ T3[x0 >>> 24]! ^ k17;
+    y2 = T0[x2 & 0xff]! ^ T1[(x3 >>> 8) & 0xff]! ^ T2[(x0 >>> 16) & 0xff]! ^ T3[x1 >>> 24]! ^ k18;
+    y3 = T0[x3 & 0xff]! ^ T1[(x0 >>> 8) & 0xff]! ^ T2[(x1 >>> 16) & 0xff]! ^ T3[x2 >>> 24]! ^ k19;
+    // Round 6: y → x.
+    x0 = T0[y0 & 0xff]! ^ T1[(y1 >>> 8) & 0xff]! ^ T2[(y2 >>> 16) & 0xff]! ^ T3[y3 >>> 24]! ^ k20;
+    x1 = T0[y1 & 0xff]! ^ T1[(y2 >>> 8) & 0xff]! ^ T2[(y3 >>> 16) & 0xff]! ^ T3[y0 >>> 24]! ^ k21;
+    x2 = T0[y2 & 0xff]! ^ T1[(y3 >>> 8) & 0xff]! ^ T2[(y0 >>> 16) & 0xff]! ^ T3[y1 >>> 24]! ^ k22;
+    x3 = T0[y3 & 0xff]! ^ T1[(y0 >>> 8) & 0xff]! ^ T2[(y1 >>> 16) & 0xff]! ^ T3[y2 >>> 24]! ^ k23;
+    // Round 7: x → y.
+    y0 = T0[x0 & 0xff]! ^ T1[(x1 >>> 8) & 0xff]! ^ T2[(x2 >>> 16) & 0xff]! ^ T3[x3 >>> 24]! ^ k24;
+    y1 = T0[x1 & 0xff]! ^ T1[(x2 >>> 8) & 0xff]! ^ T2[(x3 >>> 16) & 0xff]! ^ T3[x0 >>> 24]! ^ k25;
+    y2 = T0[x2 & 0xff]! ^ T1[(x3 >>> 8) & 0xff]! ^ T2[(x0 >>> 16) & 0xff]! ^ T3[x1 >>> 24]! ^ k26;
+    y3 = T0[x3 & 0xff]! ^ T1[(x0 >>> 8) & 0xff]! ^ T2[(x1 >>> 16) & 0xff]! ^ T3[x2 >>> 24]! ^ k27;
+    // Round 8: y → x.
+    x0 = T0[y0 & 0xff]! ^ T1[(y1 >>> 8) & 0xff]! ^ T2[(y2 >>> 16) & 0xff]! ^ T3[y3 >>> 24]! ^ k28;
+    x1 = T0[y1 & 0xff]! ^ T1[(y2 >>> 8) & 0xff]! ^ T2[(y3 >>> 16) & 0xff]! ^ T3[y0 >>> 24]! ^ k29;
+    x2 = T0[y2 & 0xff]! ^ T1[(y3 >>> 8) & 0xff]! ^ T2[(y0 >>> 16) & 0xff]! ^ T3[y1 >>> 24]! ^ k30;
+    x3 = T0[y3 & 0xff]! ^ T1[(y0 >>> 8) & 0xff]! ^ T2[(y1 >>> 16) & 0xff]! ^ T3[y2 >>> 24]! ^ k31;
+    // Round 9: x → y.
+    y0 = T0[x0 & 0xff]! ^ T1[(x1 >>> 8) & 0xff]! ^ T2[(x2 >>> 16) & 0xff]! ^ T3[x3 >>> 24]! ^ k32;
+    y1 = T0[x1 & 0xff]! ^ T1[(x2 >>> 8) & 0xff]! ^ T2[(x3 >>> 16) & 0xff]! ^ T3[x0 >>> 24]! ^ k33;
+    y2 = T0[x2 & 0xff]! ^ T1[(x3 >>> 8) & 0xff]! ^ T2[(x0 >>> 16) & 0xff]! ^ T3[x1 >>> 24]! ^ k34;
+    y3 = T0[x3 & 0xff]! ^ T1[(x0 >>> 8) & 0xff]! ^ T2[(x1 >>> 16) & 0xff]! ^ T3[x2 >>> 24]! ^ k35;
+    // Round 10: y → x.
+    x0 = T0[y0 & 0xff]! ^ T1[(y1 >>> 8) & 0xff]! ^ T2[(y2 >>> 16) & 0xff]! ^ T3[y3 >>> 24]! ^ k36;
+    x1 = T0[y1 & 0xff]! ^ T1[(y2 >>> 8) & 0xff]! ^ T2[(y3 >>> 16) & 0xff]! ^ T3[y0 >>> 24]! ^ k37;
+    x2 = T0[y2 & 0xff]! ^ T1[(y3 >>> 8) & 0xff]! ^ T2[(y0 >>> 16) & 0xff]! ^ T3[y1 >>> 24]! ^ k38;
+    x3 = T0[y3 & 0xff]! ^ T1[(y0 >>> 8) & 0xff]! ^ T2[(y1 >>> 16) & 0xff]! ^ T3[y2 >>> 24]! ^ k39;
+    if (!fold) {
+      pad[o] = x0;
+      pad[o + 1] = x1;
+      pad[o + 2] = x2;
+      pad[o + 3] = x3;
+    }
+  }
+  block[0] = x0;
+  block[1] = x1;
+  block[2] = x2;
+  block[3] = x3;
+}
+
+/**
  * CryptoNight's scratchpad fill for one of the 8 text blocks: starting from the block `block`
  * (4 words, updated in place), `count` times apply 10 AES rounds with `keys` and store the result
- * at pad[offset + n·stride] for n = 0, 1, …. The block stays in local variables throughout: this is
- * a hot path (8 × 1024 × 10 rounds per light hash).
+ * at pad[offset + n·stride] for n = 0, 1, …. A hot path: 8 × 1024 × 10 rounds per light hash.
  */
 export function aesFillColumn(
   block: Int32Array,
@@ -137,34 +250,7 @@ export function aesFillColumn(
   stride: number,
   count: number,
 ): void {
-  let x0 = block[0]!;
-  let x1 = block[1]!;
-  let x2 = block[2]!;
-  let x3 = block[3]!;
-  for (let n = 0, o = offset; n < count; n++, o += stride) {
-    for (let k = 0; k < ROUND_KEY_WORDS; k += 4) {
-      const y0 =
-        T0[x0 & 0xff]! ^ T1[(x1 >>> 8) & 0xff]! ^ T2[(x2 >>> 16) & 0xff]! ^ T3[x3 >>> 24]! ^ keys[k]!;
-      const y1 =
-        T0[x1 & 0xff]! ^ T1[(x2 >>> 8) & 0xff]! ^ T2[(x3 >>> 16) & 0xff]! ^ T3[x0 >>> 24]! ^ keys[k + 1]!;
-      const y2 =
-        T0[x2 & 0xff]! ^ T1[(x3 >>> 8) & 0xff]! ^ T2[(x0 >>> 16) & 0xff]! ^ T3[x1 >>> 24]! ^ keys[k + 2]!;
-      const y3 =
-        T0[x3 & 0xff]! ^ T1[(x0 >>> 8) & 0xff]! ^ T2[(x1 >>> 16) & 0xff]! ^ T3[x2 >>> 24]! ^ keys[k + 3]!;
-      x0 = y0;
-      x1 = y1;
-      x2 = y2;
-      x3 = y3;
-    }
-    pad[o] = x0;
-    pad[o + 1] = x1;
-    pad[o + 2] = x2;
-    pad[o + 3] = x3;
-  }
-  block[0] = x0;
-  block[1] = x1;
-  block[2] = x2;
-  block[3] = x3;
+  tenRoundsColumn(block, keys, pad, offset, stride, count, false);
 }
 
 /**
@@ -179,32 +265,5 @@ export function aesFoldColumn(
   stride: number,
   count: number,
 ): void {
-  let x0 = block[0]!;
-  let x1 = block[1]!;
-  let x2 = block[2]!;
-  let x3 = block[3]!;
-  for (let n = 0, o = offset; n < count; n++, o += stride) {
-    x0 ^= pad[o]!;
-    x1 ^= pad[o + 1]!;
-    x2 ^= pad[o + 2]!;
-    x3 ^= pad[o + 3]!;
-    for (let k = 0; k < ROUND_KEY_WORDS; k += 4) {
-      const y0 =
-        T0[x0 & 0xff]! ^ T1[(x1 >>> 8) & 0xff]! ^ T2[(x2 >>> 16) & 0xff]! ^ T3[x3 >>> 24]! ^ keys[k]!;
-      const y1 =
-        T0[x1 & 0xff]! ^ T1[(x2 >>> 8) & 0xff]! ^ T2[(x3 >>> 16) & 0xff]! ^ T3[x0 >>> 24]! ^ keys[k + 1]!;
-      const y2 =
-        T0[x2 & 0xff]! ^ T1[(x3 >>> 8) & 0xff]! ^ T2[(x0 >>> 16) & 0xff]! ^ T3[x1 >>> 24]! ^ keys[k + 2]!;
-      const y3 =
-        T0[x3 & 0xff]! ^ T1[(x0 >>> 8) & 0xff]! ^ T2[(x1 >>> 16) & 0xff]! ^ T3[x2 >>> 24]! ^ keys[k + 3]!;
-      x0 = y0;
-      x1 = y1;
-      x2 = y2;
-      x3 = y3;
-    }
-  }
-  block[0] = x0;
-  block[1] = x1;
-  block[2] = x2;
-  block[3] = x3;
+  tenRoundsColumn(block, keys, pad, offset, stride, count, true);
 }

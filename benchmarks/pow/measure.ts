@@ -64,8 +64,9 @@ export function measureSingleThreadPairs(hasher: PowHasher, durationMs: number):
 
 /**
  * Throughput of a ShareVerifierPool with `workers` threads: a producer keeps the queue topped up
- * (submitting while canAcceptWork(), as the stratum layer would) for `durationMs`; we count the
- * hashes that completed in that window.
+ * (submitting while canAcceptWork(), as the stratum layer would, and again as each result comes
+ * back, so it needs no timer of its own) for `durationMs`; we count the hashes that completed in
+ * that window.
  */
 export async function measurePool(
   workers: number,
@@ -78,28 +79,28 @@ export async function measurePool(
   let completed = 0;
   let nonce = 0;
   let stop = false;
-  const started = performance.now();
   const inFlight = new Set<Promise<unknown>>();
-  try {
-    const deadline = setTimeout(() => {
-      stop = true;
-    }, durationMs);
-    while (!stop) {
-      while (pool.canAcceptWork() && !stop) {
-        const job = pool.verify(blobWithNonce(nonce++)).then(() => {
-          if (!stop) completed++;
-          inFlight.delete(job);
-        });
-        inFlight.add(job);
-      }
-      // Let results arrive before topping up again.
-      await new Promise((resolve) => setTimeout(resolve, 1));
+  const topUp = (): void => {
+    while (!stop && pool.canAcceptWork()) {
+      const job = pool.verify(blobWithNonce(nonce++)).then(() => {
+        inFlight.delete(job);
+        if (stop) return;
+        completed++;
+        topUp();
+      });
+      inFlight.add(job);
     }
-    clearTimeout(deadline);
+  };
+  const started = performance.now();
+  try {
+    topUp();
+    await new Promise((resolve) => setTimeout(resolve, durationMs));
+    stop = true;
     const elapsedMs = performance.now() - started;
     const { batchesSent, hashTimeMsAvg } = pool.metrics();
     return { hashes: completed, elapsedMs, hps: (completed * 1000) / elapsedMs, batchesSent, hashTimeMsAvg };
   } finally {
+    stop = true;
     // Queued jobs reject with POOL_CLOSED on close; that is expected here.
     for (const job of inFlight) job.catch(() => {});
     await pool.close();

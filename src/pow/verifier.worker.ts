@@ -48,14 +48,13 @@ function hashBatch(hasher: PowHasher, batch: HashBatchMessage): HashResultsMessa
     hashTimeMs.push(performance.now() - started);
   };
 
-  const { hashPair } = hasher;
   let i = 0;
-  if (hashPair) {
+  if (hasher.hashPair) {
     for (; i + 1 < count; i += 2) {
       const started = performance.now();
       let pair: Uint8Array;
       try {
-        pair = hashPair(inputAt(i), inputAt(i + 1));
+        pair = hasher.hashPair(inputAt(i), inputAt(i + 1));
         if (pair.length !== 2 * HASH_BYTES)
           throw new Error(`hasher returned ${pair.length} bytes for a pair`);
       } catch {

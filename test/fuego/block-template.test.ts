@@ -7,21 +7,11 @@ import {
   buildSubmitBlob,
   parseBlockTemplate,
 } from '../../src/fuego/block-template.js';
-import { CodecError } from '../../src/fuego/errors.js';
 import { bytesToHex, hexToBytes } from '../../src/fuego/hex.js';
 import { cnFastHash, hashPair } from '../../src/fuego/keccak.js';
 import { nativeFastHash } from '../../src/pow/native-fast-hash.js';
+import { codeOf } from '../helpers/codec-error-code.js';
 import { readJsonFixture } from '../helpers/fixtures.js';
-
-function codeOf(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof CodecError) return error.code;
-    throw error;
-  }
-  return 'OK';
-}
 
 const flow = readJsonFixture<{
   block_v9_pool_flow: {

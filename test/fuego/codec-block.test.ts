@@ -6,23 +6,13 @@ import {
   checkMergeMiningTag,
   parentHashingBlob,
 } from '../../src/fuego/block-hash.js';
-import { CodecError } from '../../src/fuego/errors.js';
 import { bytesToHex, hexToBytes } from '../../src/fuego/hex.js';
 import { cnFastHash, hashPair } from '../../src/fuego/keccak.js';
 import { serializeTransaction } from '../../src/fuego/transaction.js';
 import { treeHashFromBranch } from '../../src/fuego/tree-hash.js';
 import { encodeMergeMiningTag } from '../../src/fuego/tx-extra.js';
+import { codeOf } from '../helpers/codec-error-code.js';
 import { readJsonFixture } from '../helpers/fixtures.js';
-
-function codeOf(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof CodecError) return error.code;
-    throw error;
-  }
-  return 'OK';
-}
 
 const h = (byte: number): Uint8Array => new Uint8Array(32).fill(byte);
 const vectors = readJsonFixture<{

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CodecError } from '../../src/fuego/errors.js';
+import type { CodecError } from '../../src/fuego/errors.js';
 import { bytesToHex, hexToBytes } from '../../src/fuego/hex.js';
 import { cnFastHash } from '../../src/fuego/keccak.js';
 import {
@@ -9,19 +9,10 @@ import {
   type Transaction,
   transactionHash,
 } from '../../src/fuego/transaction.js';
+import { codeOf } from '../helpers/codec-error-code.js';
 
 const k = (byte: number): Uint8Array => new Uint8Array(32).fill(byte);
 const sig = (byte: number): Uint8Array => new Uint8Array(64).fill(byte);
-
-function codeOf(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof CodecError) return error.code;
-    throw error;
-  }
-  return 'OK';
-}
 
 /** A version 2 transaction with every input and output kind. */
 const deposit: Transaction = {

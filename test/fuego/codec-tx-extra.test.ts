@@ -1,17 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { CodecError } from '../../src/fuego/errors.js';
 import { bytesToHex, hexToBytes } from '../../src/fuego/hex.js';
 import { encodeMergeMiningTag, findMergeMiningTag, parseTxExtra } from '../../src/fuego/tx-extra.js';
-
-function codeOf(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof CodecError) return error.code;
-    throw error;
-  }
-  return 'OK';
-}
+import { codeOf } from '../helpers/codec-error-code.js';
 
 const key = 'a1'.repeat(32);
 const root = 'b2'.repeat(32);

@@ -10,16 +10,7 @@ import {
   type VarintWidth,
   varintLength,
 } from '../../src/fuego/varint.js';
-
-function codeOf(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof CodecError) return error.code;
-    throw error;
-  }
-  return 'OK';
-}
+import { codeOf } from '../helpers/codec-error-code.js';
 
 describe('varint encoding', () => {
   it.each([

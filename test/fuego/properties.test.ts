@@ -1,7 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type Block, parseBlock, serializeBlock } from '../../src/fuego/block.js';
-import { CodecError } from '../../src/fuego/errors.js';
 import {
   parseTransaction,
   serializeTransaction,
@@ -13,6 +12,7 @@ import {
 import { treeDepth } from '../../src/fuego/tree-hash.js';
 import { encodeMergeMiningTag, parseTxExtra } from '../../src/fuego/tx-extra.js';
 import { decodeVarint, encodeVarint, type VarintWidth, varintLength } from '../../src/fuego/varint.js';
+import { codeOf } from '../helpers/codec-error-code.js';
 
 const bytes = (length: number) => fc.uint8Array({ minLength: length, maxLength: length });
 const hash32 = bytes(32);
@@ -121,17 +121,6 @@ const blockArb: fc.Arbitrary<Block> = fc
       },
     };
   });
-
-/** Runs `fn`; returns 'OK' or the CodecError code, and fails on any other exception type. */
-function codeOf(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof CodecError) return error.code;
-    throw error;
-  }
-  return 'OK';
-}
 
 function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && a.every((x, i) => x === b[i]);

@@ -270,7 +270,6 @@ export class BlockTemplate {
       parentCoinbase: this.#parentCoinbase?.slice() ?? null,
     };
     const { coinbase, auxInput, parentCoinbase } = this.#scratch;
-    const hash = this.#fastHash;
     // Restore the whole area first: an earlier, longer extra nonce may still be in it.
     const area = this.#extraNonceInCoinbase;
     coinbase.set(this.#coinbase.subarray(area, area + this.extraNonceCapacity), area);

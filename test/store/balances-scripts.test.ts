@@ -1,13 +1,12 @@
 import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createPaymentKeys } from '../../src/store/balances-keys.js';
 import { RedisBalances } from '../../src/store/balances-store.js';
 import { createStoreKeys } from '../../src/store/keys.js';
 import { type BatchTransfer, PayoutStore, type PayoutWriter } from '../../src/store/payout-store.js';
-import { createRedisClient } from '../../src/store/redis-client.js';
 import { RedisShareLedger } from '../../src/store/redis-share-ledger.js';
 import { UnlockerStore } from '../../src/store/unlocker-store.js';
-import { startTestRedis, type TestRedis } from '../helpers/redis-server.js';
+import { useTestRedisClient } from '../helpers/redis-server.js';
 import { expectLedgerConsistent } from '../pool/payouts/money-invariants.js';
 import {
   ADDRESSES,
@@ -21,17 +20,9 @@ import {
 const [A, B, C] = ADDRESSES;
 
 describe('money scripts on a real Redis', () => {
-  let server: TestRedis;
   let redis: Redis;
-
-  beforeAll(async () => {
-    server = await startTestRedis();
-    redis = await createRedisClient({ url: server.url }, silentLogger);
-  });
-
-  afterAll(async () => {
-    redis?.disconnect();
-    await server?.stop();
+  useTestRedisClient((client) => {
+    redis = client;
   });
 
   function setup(label: string) {

@@ -1,12 +1,11 @@
 import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { HashrateBatcher } from '../../src/store/hashrate-batcher.js';
 import { HashrateBucketWriter, hashrateBucketCommands } from '../../src/store/hashrate-buckets.js';
 import { createHashrateKeys, parseWorkerMember } from '../../src/store/hashrate-keys.js';
 import { HashrateReader } from '../../src/store/hashrate-reader.js';
-import { createRedisClient } from '../../src/store/redis-client.js';
-import { startTestRedis, type TestRedis } from '../helpers/redis-server.js';
-import { ADDRESSES, makeShare, silentLogger, uniquePrefix } from './store-fixtures.js';
+import { useTestRedisClient } from '../helpers/redis-server.js';
+import { ADDRESSES, makeShare, uniquePrefix } from './store-fixtures.js';
 
 /**
  * The start of an hour two hours ago, so minute arithmetic is easy to read. Buckets expire by
@@ -47,17 +46,9 @@ describe('hashrateBucketCommands', () => {
 });
 
 describe('HashrateBucketWriter + HashrateReader', () => {
-  let server: TestRedis;
   let redis: Redis;
-
-  beforeAll(async () => {
-    server = await startTestRedis();
-    redis = await createRedisClient({ url: server.url }, silentLogger);
-  });
-
-  afterAll(async () => {
-    redis?.disconnect();
-    await server?.stop();
+  useTestRedisClient((client) => {
+    redis = client;
   });
 
   it('computes pool, miner and worker hashrate over a window and counts active miners', async () => {

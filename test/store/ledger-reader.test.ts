@@ -1,10 +1,9 @@
 import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createStoreKeys } from '../../src/store/keys.js';
 import { previousStreamId, RedisLedgerReader } from '../../src/store/ledger-reader.js';
-import { createRedisClient } from '../../src/store/redis-client.js';
 import { RedisShareLedger, type RedisShareLedgerOptions } from '../../src/store/redis-share-ledger.js';
-import { startTestRedis, type TestRedis } from '../helpers/redis-server.js';
+import { useTestRedisClient } from '../helpers/redis-server.js';
 import { ADDRESSES, makeShare, silentLogger, uniquePrefix } from './store-fixtures.js';
 
 describe('previousStreamId', () => {
@@ -17,17 +16,9 @@ describe('previousStreamId', () => {
 });
 
 describe('RedisLedgerReader', () => {
-  let server: TestRedis;
   let redis: Redis;
-
-  beforeAll(async () => {
-    server = await startTestRedis();
-    redis = await createRedisClient({ url: server.url }, silentLogger);
-  });
-
-  afterAll(async () => {
-    redis?.disconnect();
-    await server?.stop();
+  useTestRedisClient((client) => {
+    redis = client;
   });
 
   function newLedger(label: string, options: Partial<RedisShareLedgerOptions> = {}) {

@@ -1,10 +1,9 @@
 import fc from 'fast-check';
 import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { AcceptedShare } from '../../src/pool/share-ledger.js';
-import { createRedisClient } from '../../src/store/redis-client.js';
 import { RedisShareLedger } from '../../src/store/redis-share-ledger.js';
-import { startTestRedis, type TestRedis } from '../helpers/redis-server.js';
+import { useTestRedisClient } from '../helpers/redis-server.js';
 import { ADDRESSES, makeShare, silentLogger, uniquePrefix } from './store-fixtures.js';
 
 const shareArbitrary: fc.Arbitrary<AcceptedShare> = fc
@@ -19,17 +18,9 @@ const shareArbitrary: fc.Arbitrary<AcceptedShare> = fc
   .map((fields) => makeShare(fields));
 
 describe('round totals (property)', () => {
-  let server: TestRedis;
   let redis: Redis;
-
-  beforeAll(async () => {
-    server = await startTestRedis();
-    redis = await createRedisClient({ url: server.url }, silentLogger);
-  });
-
-  afterAll(async () => {
-    redis?.disconnect();
-    await server?.stop();
+  useTestRedisClient((client) => {
+    redis = client;
   });
 
   it('equal the bigint sum of recorded pool shares per address, whatever the batching', async () => {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import {
+  dataNodeArgs,
   freePort,
   RedisDeploymentError,
   type RedisProcess,
@@ -67,16 +68,7 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
       await mkdir(nodeDir);
       processes.push(
         await spawnRedisProcess(port, [
-          '--port',
-          String(port),
-          '--bind',
-          '127.0.0.1',
-          '--dir',
-          nodeDir,
-          '--save',
-          '',
-          '--appendonly',
-          'no',
+          ...dataNodeArgs(port, nodeDir, false),
           '--cluster-enabled',
           'yes',
           '--cluster-config-file',

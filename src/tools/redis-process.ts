@@ -82,6 +82,25 @@ export async function waitUntil(
 }
 
 /**
+ * The flags every data node started here shares: listens on 127.0.0.1:`port` only, keeps its files
+ * in `dir`, takes no RDB snapshots, and appends to an AOF only when asked.
+ */
+export function dataNodeArgs(port: number, dir: string, appendOnly: boolean): string[] {
+  return [
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--dir',
+    dir,
+    '--save',
+    '',
+    '--appendonly',
+    appendOnly ? 'yes' : 'no',
+  ];
+}
+
+/**
  * Spawns `redis-server <args>` bound to 127.0.0.1:`port` and waits for PONG. The child never
  * outlives a failed start; `stop()` signals only this PID.
  */

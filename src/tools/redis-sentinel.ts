@@ -2,6 +2,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  dataNodeArgs,
   freePort,
   RedisDeploymentError,
   type RedisProcess,
@@ -75,24 +76,12 @@ export async function startRedisSentinel(
     await Promise.all(dataNodes.map((p) => p.stop()));
     await rm(dir, { recursive: true, force: true });
   };
-  const dataArgs = (port: number, nodeDir: string): string[] => [
-    '--port',
-    String(port),
-    '--bind',
-    '127.0.0.1',
-    '--dir',
-    nodeDir,
-    '--save',
-    '',
-    '--appendonly',
-    options.appendOnly ? 'yes' : 'no',
-  ];
   try {
     for (let i = 0; i < 2; i++) {
       const port = await freePort();
       const nodeDir = join(dir, `data-${i}`);
       await mkdir(nodeDir);
-      const args = dataArgs(port, nodeDir);
+      const args = dataNodeArgs(port, nodeDir, options.appendOnly ?? false);
       if (i === 1) args.push('--replicaof', '127.0.0.1', String(dataNodes[0]!.port));
       dataNodes.push(await spawnRedisProcess(port, args));
     }

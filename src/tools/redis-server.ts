@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, spawnRedisProcess } from './redis-process.js';
+import { dataNodeArgs, freePort, spawnRedisProcess } from './redis-process.js';
 
 export { freePort };
 
@@ -28,8 +28,7 @@ export async function startPrivateRedis(options: PrivateRedisOptions = {}): Prom
   const ownDir = options.dir === undefined;
   const dir = options.dir ?? (await mkdtemp(join(tmpdir(), 'fuego-pool-redis-')));
   const port = options.port ?? (await freePort());
-  const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', ''];
-  args.push('--appendonly', options.appendOnly ? 'yes' : 'no', '--protected-mode', 'yes');
+  const args = [...dataNodeArgs(port, dir, options.appendOnly ?? false), '--protected-mode', 'yes'];
   let server: Awaited<ReturnType<typeof spawnRedisProcess>>;
   try {
     server = await spawnRedisProcess(port, args);

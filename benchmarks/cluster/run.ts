@@ -29,8 +29,8 @@ import { createRedisClient } from '../../src/store/redis-client.js';
 import { type BenchBackends, benchPoolConfig, startBenchBackends } from '../stratum/bench-stack.js';
 import {
   countOpenFds,
-  formatTable,
   percentile,
+  printReport,
   readHostCpuTicks,
   readOpenFilesLimit,
   readProcessCpuSeconds,
@@ -395,16 +395,15 @@ async function main(): Promise<void> {
       `same ${cores} cores, same total verifier workers`,
     ]);
     const lost = lostOf(one) + lostOf(two);
-    say('');
-    for (const line of formatTable(rows, 'value')) say(line);
-    say(`note: leader pid ${leader.pid}, Redis and the devnet were shared by both setups; RSS is VmRSS`);
-    say(`note: load average at end: ${loads()}`);
     const latencyOf = (r: SetupResult) => {
       const sorted = latencies(r);
       return { p50: round(percentile(sorted, 50), 2), p99: round(percentile(sorted, 99), 2) };
     };
-    say(
-      JSON.stringify({
+    printReport(
+      say,
+      rows,
+      [`leader pid ${leader.pid}, Redis and the devnet were shared by both setups; RSS is VmRSS`],
+      {
         oneNode: {
           connections: one.connections,
           rssMb: round(mb(one.rssKb[0]!)),
@@ -421,7 +420,7 @@ async function main(): Promise<void> {
           workersPerNode: workersTwo,
         },
         lost,
-      }),
+      },
     );
   } finally {
     if (verifier) await verifier.close().catch(() => undefined);

@@ -21,8 +21,8 @@ import { availableParallelism, loadavg } from 'node:os';
 import { type BenchStack, startBenchStack } from './bench-stack.js';
 import {
   countOpenFds,
-  formatTable,
   percentile,
+  printReport,
   readOpenFilesLimit,
   readProcessCpuSeconds,
   readRssKb,
@@ -279,27 +279,16 @@ async function main(): Promise<void> {
       (process.memoryUsage().rss / 1048576).toFixed(1),
       `pool CPU total ${readProcessCpuSeconds(pool.pid).toFixed(1)} s`,
     ]);
-    notes.push(
-      `load average at end: ${loadavg()
-        .map((l) => l.toFixed(2))
-        .join(' ')}`,
-    );
-
-    say('');
-    for (const line of formatTable(rows, 'value')) say(line);
-    for (const note of notes) say(`note: ${note}`);
-    say(
-      JSON.stringify({
-        connections: miners.length,
-        rssMb: round(rssMaxKb / 1024),
-        rssPerConnectionKb: round(perConnectionKb, 2),
-        pushLatencyMs: pushLatency,
-        pushConnections: atPush,
-        pushFromTemplateLogMs: fromTemplate,
-        rssProjected20kMb: round(projected20kMb),
-        poolMainCpuUsPerMinerPerPush: pushes.map((p) => round((p.poolMainCpuSeconds * 1e6) / atPush, 1)),
-      }),
-    );
+    printReport(say, rows, notes, {
+      connections: miners.length,
+      rssMb: round(rssMaxKb / 1024),
+      rssPerConnectionKb: round(perConnectionKb, 2),
+      pushLatencyMs: pushLatency,
+      pushConnections: atPush,
+      pushFromTemplateLogMs: fromTemplate,
+      rssProjected20kMb: round(projected20kMb),
+      poolMainCpuUsPerMinerPerPush: pushes.map((p) => round((p.poolMainCpuSeconds * 1e6) / atPush, 1)),
+    });
   } finally {
     for (const miner of miners) miner.client.destroy();
     // Let the pool see the closes before it is told to stop (its shutdown would wait on them).

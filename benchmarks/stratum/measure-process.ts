@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 
 /**
  * Readers of /proc for the pool process (Linux only): resident memory, CPU time per thread and
@@ -96,6 +97,25 @@ export function formatTable(rows: readonly TableRow[], valueHeading: string): st
   const w1 = Math.max(...all.map((r) => r[1].length));
   const line = (r: TableRow) => `${r[0].padEnd(w0)}  ${r[1].padStart(w1)}  ${r[2]}`;
   return [line(all[0]!), line(['-'.repeat(w0), '-'.repeat(w1), '------']), ...rows.map(line)];
+}
+
+/**
+ * The end of every stratum/cluster benchmark: the table, the notes with the load average at the
+ * end appended (the machine is shared), then `summary` as one JSON object on the last line.
+ */
+export function printReport(
+  say: (text: string) => void,
+  rows: readonly TableRow[],
+  notes: readonly string[],
+  summary: object,
+): void {
+  say('');
+  for (const line of formatTable(rows, 'value')) say(line);
+  const loads = loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
+  for (const note of [...notes, `load average at end: ${loads}`]) say(`note: ${note}`);
+  say(JSON.stringify(summary));
 }
 
 /** A process's CPU seconds split into its main thread, its `workers` busiest other threads, and the rest. */

@@ -26,8 +26,8 @@ import { type BenchStack, startBenchStack } from './bench-stack.js';
 import {
   type CpuSplit,
   cpuDelta,
-  formatTable,
   percentile,
+  printReport,
   readHostCpuTicks,
   readProcessCpuSeconds,
   readRssKb,
@@ -390,26 +390,15 @@ async function main(): Promise<void> {
         `pool CPU total ${poolCpuTotal.toFixed(1)} s`,
       ],
     );
-    notes.push(
-      `load average at end: ${loadavg()
-        .map((l) => l.toFixed(2))
-        .join(' ')}`,
-    );
-
-    say('');
-    for (const line of formatTable(rows, 'value')) say(line);
-    for (const note of notes) say(`note: ${note}`);
-    say(
-      JSON.stringify({
-        acceptedPerSec: round(acceptedPerSec),
-        rawVerifierHps: round(rawHps),
-        ratio: round(ratio, 3),
-        latencyMs: { p50: round(p50, 2), p99: round(p99, 2) },
-        overload: { offered, answered: overload.answered, ok: overload.ok, lost },
-        workers,
-        cpuCostRatio: round(cpuRatio, 3),
-      }),
-    );
+    printReport(say, rows, notes, {
+      acceptedPerSec: round(acceptedPerSec),
+      rawVerifierHps: round(rawHps),
+      ratio: round(ratio, 3),
+      latencyMs: { p50: round(p50, 2), p99: round(p99, 2) },
+      overload: { offered, answered: overload.answered, ok: overload.ok, lost },
+      workers,
+      cpuCostRatio: round(cpuRatio, 3),
+    });
   } finally {
     for (const miner of miners) miner.client.destroy();
     if (verifier) await verifier.close().catch(() => undefined);

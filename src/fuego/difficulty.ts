@@ -67,9 +67,13 @@ export function minerTarget64FromTargetHex(targetHex: string): bigint {
  */
 export function hashToBigInt(hash: Uint8Array): bigint {
   assertHash(hash);
-  let value = 0n;
-  for (let index = 31; index >= 0; index--) value = (value << 8n) | BigInt(hash[index]!);
-  return value;
+  const view = new DataView(hash.buffer, hash.byteOffset, 32);
+  return (
+    (view.getBigUint64(24, true) << 192n) |
+    (view.getBigUint64(16, true) << 128n) |
+    (view.getBigUint64(8, true) << 64n) |
+    view.getBigUint64(0, true)
+  );
 }
 
 /** Bytes 24..31 of the hash as a little-endian uint64: the only part XMRig compares with T64. */
@@ -98,7 +102,31 @@ export function hashDifficulty(hash: Uint8Array): bigint {
  * `hashDifficulty(hash) >= D`. D may exceed 2^64 here; it must be a positive integer.
  */
 export function checkHash(hash: Uint8Array, difficulty: bigint | number): boolean {
+  if (typeof difficulty === 'number' && Number.isSafeInteger(difficulty) && difficulty >= 1) {
+    const quick = checkHashByTop64(hash, difficulty);
+    if (quick !== undefined) return quick;
+  }
   return hashToBigInt(hash) * toPositiveInteger(difficulty) < TWO_POW_256;
+}
+
+/** 2^64 as a double, and the relative margin that covers the rounding of the products below. */
+const TWO_POW_64 = 2 ** 64;
+const QUICK_MARGIN = 2 ** -32;
+
+/**
+ * checkHash decided from the hash's top 64 bits T alone, in floating point, when that is certain:
+ * T·2^192 ≤ H < (T+1)·2^192, so (T+1)·D ≤ 2^64 proves H·D < 2^256 and T·D ≥ 2^64 disproves it.
+ * The margin (far above a double's 2^-52 relative error) leaves the narrow band between the two
+ * to the exact bigint check. Every share is checked on the event loop, and this skips two bigint
+ * conversions and a 256-bit multiplication for all but one hash in billions.
+ */
+function checkHashByTop64(hash: Uint8Array, difficulty: number): boolean | undefined {
+  assertHash(hash);
+  const view = new DataView(hash.buffer, hash.byteOffset, 32);
+  const top = view.getUint32(28, true) * 4294967296 + view.getUint32(24, true);
+  if ((top + 1) * difficulty <= TWO_POW_64 * (1 - QUICK_MARGIN)) return true;
+  if (top * difficulty >= TWO_POW_64 * (1 + QUICK_MARGIN)) return false;
+  return undefined;
 }
 
 function toPositiveInteger(difficulty: bigint | number): bigint {

@@ -1,6 +1,6 @@
 import { parseBlock } from '../fuego/block.js';
 import { blockId } from '../fuego/block-hash.js';
-import { checkHash, hashDifficulty } from '../fuego/difficulty.js';
+import { checkHash } from '../fuego/difficulty.js';
 import { bytesToHex } from '../fuego/hex.js';
 import type { Logger } from '../log/logger.js';
 import { isUpx2AlgoName } from './algo-names.js';
@@ -83,12 +83,15 @@ export class ShareProcessor {
     job.submittedNonces.add(nonce);
 
     const nonceBytes = Buffer.from(nonce, 'hex');
-    const input = job.hashingBlob.slice();
+    // From Node's small-buffer pool: a fresh 76-byte Uint8Array would get its own backing store.
+    const input = Buffer.allocUnsafe(job.hashingBlob.length);
+    input.set(job.hashingBlob);
     input.set(nonceBytes, job.nonceOffset);
     const hash = await this.#hash(input, job, nonce);
 
     if (bytesToHex(hash) !== result) throw new StratumError('INVALID_RESULT', { jobId: job.jobId, nonce });
-    if (hashDifficulty(hash) < BigInt(job.difficulty)) {
+    // checkHash(h, D) ⟺ ⌊(2^256−1)/h⌋ ≥ D, decided without bigint for all but boundary hashes.
+    if (!checkHash(hash, job.difficulty)) {
       throw new StratumError('LOW_DIFFICULTY', { jobId: job.jobId, difficulty: job.difficulty });
     }
 

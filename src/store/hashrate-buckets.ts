@@ -53,6 +53,24 @@ class BucketSums {
   }
 }
 
+const MINUTES_PER_HOUR = HOUR_MS / MINUTE_MS;
+const MINUTES_PER_DAY = DAY_MS / MINUTE_MS;
+const MINUTES_PER_SLOT = POOL_SLOT_MS / MINUTE_MS;
+
+/** One worker's shares in a batch: summed difficulty per minute since the epoch, newest share time. */
+interface WorkerMinutes {
+  readonly minutes: Map<number, number | bigint>;
+  lastMs: number;
+}
+
+/** sum + difficulty, exact: a number while the total is a safe integer, a bigint beyond. */
+function addDifficulty(sum: number | bigint | undefined, difficulty: number): number | bigint {
+  if (sum === undefined) return difficulty;
+  if (typeof sum === 'bigint') return sum + BigInt(difficulty);
+  const next = sum + difficulty;
+  return Number.isSafeInteger(next) ? next : BigInt(sum) + BigInt(difficulty);
+}
+
 function checkRetention(retention: HashrateRetention): void {
   for (const [name, value] of Object.entries(retention)) {
     if (!Number.isSafeInteger(value) || value < MINUTE_MS) {
@@ -80,37 +98,58 @@ export function hashrateBucketCommands(
   if (shares.length === 0) return [];
   const minuteRetentionSec = Math.ceil(retention.minuteRetentionMs / 1000);
   const chartRetentionSec = Math.ceil(retention.chartRetentionMs / 1000);
+  // Per share only a few map lookups and an addition: this runs on the event loop for every
+  // accepted share. The bucket keys and strings are built once per (miner, worker, minute).
+  const miners = new Map<string, Map<string, WorkerMinutes>>();
+  let newestMs = 0;
+  for (const share of shares) {
+    let workers = miners.get(share.address);
+    if (workers === undefined) {
+      workers = new Map();
+      miners.set(share.address, workers);
+    }
+    let worker = workers.get(share.worker);
+    if (worker === undefined) {
+      worker = { minutes: new Map(), lastMs: 0 };
+      workers.set(share.worker, worker);
+    }
+    const ms = share.timestampMs;
+    if (ms > worker.lastMs) worker.lastMs = ms;
+    if (ms > newestMs) newestMs = ms;
+    const minute = Math.floor(ms / MINUTE_MS);
+    worker.minutes.set(minute, addDifficulty(worker.minutes.get(minute), share.difficulty));
+  }
+
   const sums = new BucketSums();
   const minerLast = new Map<string, number>();
   const workerLast = new Map<string, number>();
   const workersOfMiner = new Map<string, Map<string, number>>();
-  let newestMs = 0;
-  for (const share of shares) {
-    const difficulty = BigInt(share.difficulty);
-    const ms = share.timestampMs;
-    const hour = Math.floor(ms / HOUR_MS);
-    const minute = String(Math.floor((ms % HOUR_MS) / MINUTE_MS));
-    const hourExpireSec = ((hour + 1) * HOUR_MS) / 1000 + minuteRetentionSec;
-    const day = Math.floor(ms / DAY_MS);
-    sums.add(keys.poolMinutes(hour), minute, difficulty, hourExpireSec);
-    sums.add(
-      keys.poolSlots(day),
-      String(Math.floor((ms % DAY_MS) / POOL_SLOT_MS)),
-      difficulty,
-      ((day + 1) * DAY_MS) / 1000 + chartRetentionSec,
-    );
-    sums.add(keys.minerMinutes(hour, share.address), minute, difficulty, hourExpireSec);
-    sums.add(keys.workerMinutes(hour, share.address, share.worker), minute, difficulty, hourExpireSec);
-    minerLast.set(share.address, Math.max(minerLast.get(share.address) ?? 0, ms));
-    const member = workerMember(share.address, share.worker);
-    workerLast.set(member, Math.max(workerLast.get(member) ?? 0, ms));
-    let workers = workersOfMiner.get(share.address);
-    if (workers === undefined) {
-      workers = new Map();
-      workersOfMiner.set(share.address, workers);
+  for (const [address, workers] of miners) {
+    const lastOfWorkers = new Map<string, number>();
+    workersOfMiner.set(address, lastOfWorkers);
+    let minerLastMs = 0;
+    for (const [workerName, worker] of workers) {
+      lastOfWorkers.set(workerName, worker.lastMs);
+      workerLast.set(workerMember(address, workerName), worker.lastMs);
+      minerLastMs = Math.max(minerLastMs, worker.lastMs);
+      for (const [minute, sum] of worker.minutes) {
+        const difficulty = BigInt(sum);
+        const hour = Math.floor(minute / MINUTES_PER_HOUR);
+        const minuteOfHour = String(minute % MINUTES_PER_HOUR);
+        const hourExpireSec = ((hour + 1) * HOUR_MS) / 1000 + minuteRetentionSec;
+        const day = Math.floor(minute / MINUTES_PER_DAY);
+        sums.add(keys.poolMinutes(hour), minuteOfHour, difficulty, hourExpireSec);
+        sums.add(
+          keys.poolSlots(day),
+          String(Math.floor((minute % MINUTES_PER_DAY) / MINUTES_PER_SLOT)),
+          difficulty,
+          ((day + 1) * DAY_MS) / 1000 + chartRetentionSec,
+        );
+        sums.add(keys.minerMinutes(hour, address), minuteOfHour, difficulty, hourExpireSec);
+        sums.add(keys.workerMinutes(hour, address, workerName), minuteOfHour, difficulty, hourExpireSec);
+      }
     }
-    workers.set(share.worker, Math.max(workers.get(share.worker) ?? 0, ms));
-    newestMs = Math.max(newestMs, ms);
+    minerLast.set(address, minerLastMs);
   }
   const commands: RedisCommand[] = [];
   sums.commands(commands);

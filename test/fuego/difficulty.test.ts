@@ -163,6 +163,40 @@ describe('hash difficulty and check_hash', () => {
     expect(errorCode(() => checkHash(top, 0))).toBe('INVALID_DIFFICULTY');
   });
 
+  it('checkHash with a number difficulty (the share path) agrees with H × D < 2^256 exactly, also at the boundary', () => {
+    const exact = (bytes: Uint8Array, d: number) => hashToBigInt(bytes) * BigInt(d) < 2n ** 256n;
+    // Share-range hashes: the top bytes small, so boundary difficulties are safe integers.
+    const shareHash = fc
+      .tuple(fc.uint8Array({ minLength: 26, maxLength: 26 }), fc.integer({ min: 0, max: 0xffffffff }))
+      .map(([low, top]) =>
+        Uint8Array.from([...low, 0, 0, top & 0xff, (top >>> 8) & 0xff, (top >>> 16) & 0xff, top >>> 24]),
+      );
+    fc.assert(
+      fc.property(shareHash, fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }), (bytes, d) => {
+        expect(checkHash(bytes, d)).toBe(exact(bytes, d));
+        const max = hashDifficulty(bytes);
+        if (max < BigInt(Number.MAX_SAFE_INTEGER)) {
+          expect(checkHash(bytes, Number(max))).toBe(true);
+          expect(checkHash(bytes, Number(max) + 1)).toBe(false);
+        }
+      }),
+      { numRuns: 2000 },
+    );
+    // Exactly at (T+1)·D = 2^64 and T·D = 2^64, where only the exact check can decide.
+    for (const [topHex, d] of [
+      ['0000000100000000', 2 ** 32],
+      ['00000000ffffffff', 2 ** 32 + 1],
+      ['0000000000000100', 2 ** 40],
+    ] as const) {
+      for (const low of [0x00, 0xff]) {
+        const bytes = new Uint8Array(32).fill(low);
+        bytes.set(hexToBytes(topHex).reverse(), 24);
+        expect(checkHash(bytes, d)).toBe(exact(bytes, d));
+        expect(checkHash(bytes, d - 1)).toBe(exact(bytes, d - 1));
+      }
+    }
+  });
+
   it('checkHash(h, hashDifficulty(h)) holds and fails one above', () => {
     const hash = fc
       .uint8Array({ minLength: 32, maxLength: 32 })

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { HashrateBatcher } from '../../src/store/hashrate-batcher.js';
@@ -33,6 +34,53 @@ describe('hashrateBucketCommands', () => {
       (c) => c[0] === 'hincrby' && c[1] === keys.poolMinutes(HOUR_START / 3_600_000),
     );
     expect(poolIncr).toEqual(['hincrby', keys.poolMinutes(HOUR_START / 3_600_000), '0', '256000']);
+  });
+
+  it('sums every share into its pool, slot, miner and worker buckets, exactly also beyond 2^53', () => {
+    const share = fc.record({
+      miner: fc.integer({ min: 0, max: 1 }),
+      worker: fc.constantFrom('rig0', 'rig1', ''),
+      // Mostly small difficulties, some large enough to leave the safe-integer range when summed.
+      difficulty: fc.oneof(fc.integer({ min: 1, max: 10_000 }), fc.constant(Number.MAX_SAFE_INTEGER)),
+      // Three hours around an hour and a day boundary, so hours, days and slots change.
+      offsetMs: fc.integer({ min: 0, max: 3 * 3_600_000 }),
+    });
+    fc.assert(
+      fc.property(fc.array(share, { minLength: 1, maxLength: 60 }), (drawn) => {
+        const dayStart = Math.floor(HOUR_START / 86_400_000) * 86_400_000;
+        const shares = drawn.map((d) =>
+          makeShare({
+            address: ADDRESSES[d.miner]!,
+            worker: d.worker,
+            difficulty: d.difficulty,
+            timestampMs: dayStart + 86_400_000 - 3_600_000 + d.offsetMs,
+          }),
+        );
+        // The obvious per-share sums the aggregated commands must add up to.
+        const expected = new Map<string, bigint>();
+        const add = (key: string, field: string, d: number) =>
+          expected.set(`${key} ${field}`, (expected.get(`${key} ${field}`) ?? 0n) + BigInt(d));
+        for (const { address, worker, difficulty, timestampMs: ms } of shares) {
+          const hour = Math.floor(ms / 3_600_000);
+          const minute = String(Math.floor((ms % 3_600_000) / 60_000));
+          add(keys.poolMinutes(hour), minute, difficulty);
+          add(
+            keys.poolSlots(Math.floor(ms / 86_400_000)),
+            String(Math.floor((ms % 86_400_000) / 600_000)),
+            difficulty,
+          );
+          add(keys.minerMinutes(hour, address), minute, difficulty);
+          add(keys.workerMinutes(hour, address, worker), minute, difficulty);
+        }
+        const actual = new Map<string, bigint>();
+        for (const [name, key, field, value] of hashrateBucketCommands(keys, shares)) {
+          if (name !== 'hincrby') continue;
+          actual.set(`${key} ${field}`, (actual.get(`${key} ${field}`) ?? 0n) + BigInt(value!));
+        }
+        expect(actual).toEqual(expected);
+      }),
+      { numRuns: 200 },
+    );
   });
 
   it('returns nothing for an empty batch', () => {

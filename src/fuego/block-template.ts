@@ -275,9 +275,9 @@ export class BlockTemplate {
     coinbase.set(this.#coinbase.subarray(area, area + this.extraNonceCapacity), area);
     coinbase.set(extraNonce, area);
     this.#hashFromBranch(this.coinbaseBranch, coinbase, auxInput, this.#auxRootOffset);
-    if (parentCoinbase === null) return auxInput.slice(this.#bhbOffset);
+    if (parentCoinbase === null) return pooledCopy(auxInput.subarray(this.#bhbOffset));
     this.#hashFromBranch([], auxInput, parentCoinbase, this.#parentCoinbaseRootOffset);
-    const hashingBlob = this.#powInput.slice();
+    const hashingBlob = pooledCopy(this.#powInput);
     this.#hashFromBranch(this.#parentBranch, parentCoinbase, hashingBlob, this.#powRootOffset);
     return hashingBlob;
   }
@@ -420,4 +420,14 @@ function checkExtraNonceArea(
       capacity,
     });
   }
+}
+
+/**
+ * A copy in Node's small-buffer pool: a new Uint8Array over 64 bytes gets its own backing store,
+ * which costs far more to allocate and collect, thousands of times per new template.
+ */
+function pooledCopy(bytes: Uint8Array): Uint8Array {
+  const copy = Buffer.allocUnsafe(bytes.length);
+  copy.set(bytes);
+  return copy;
 }

@@ -13,5 +13,9 @@ export function hexToBytes(hex: string): Uint8Array {
 
 /** Lowercase hex of `bytes`, the form the daemon and XMRig use. */
 export function bytesToHex(bytes: Uint8Array): string {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex');
+  // A Buffer converts in place; any other Uint8Array gets a Buffer view over the same bytes.
+  const buffer = Buffer.isBuffer(bytes)
+    ? bytes
+    : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return buffer.toString('hex');
 }

@@ -128,7 +128,7 @@ export class JobManager {
       nonceOffset: active.template.nonceOffset,
       difficulty,
       issuedAtMs: this.#modules.clock(),
-      submittedNonces: new Set(),
+      submittedNonces: undefined,
       wire: {
         job_id: jobId,
         blob: bytesToHex(hashingBlob),

@@ -20,8 +20,11 @@ export interface IssuedJob {
   /** Difficulty the job was issued at: its shares are checked and credited at this value. */
   readonly difficulty: number;
   readonly issuedAtMs: number;
-  /** Lowercase nonces already submitted for this job (duplicate detection). */
-  readonly submittedNonces: Set<string>;
+  /**
+   * Lowercase nonces already submitted for this job (duplicate detection); created by the first
+   * submit, as most jobs of a broadcast are replaced before any share comes back on them.
+   */
+  submittedNonces: Set<string> | undefined;
   readonly wire: StratumJob;
 }
 

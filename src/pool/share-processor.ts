@@ -78,9 +78,9 @@ export class ShareProcessor {
     const result = request.result.toLowerCase();
     if (request.algo !== undefined && !isUpx2AlgoName(request.algo)) throw new StratumError('WRONG_ALGO');
 
-    if (job.submittedNonces.has(nonce))
-      throw new StratumError('DUPLICATE_SHARE', { jobId: job.jobId, nonce });
-    job.submittedNonces.add(nonce);
+    const submitted = (job.submittedNonces ??= new Set());
+    if (submitted.has(nonce)) throw new StratumError('DUPLICATE_SHARE', { jobId: job.jobId, nonce });
+    submitted.add(nonce);
 
     const nonceBytes = Buffer.from(nonce, 'hex');
     // From Node's small-buffer pool: a fresh 76-byte Uint8Array would get its own backing store.
@@ -126,7 +126,7 @@ export class ShareProcessor {
       return await this.#modules.verifier.verify(input);
     } catch (error) {
       // Not the miner's fault: let the same share be submitted again.
-      job.submittedNonces.delete(nonce);
+      job.submittedNonces?.delete(nonce);
       const code = (error as { code?: unknown } | null)?.code;
       if (code === 'QUEUE_FULL') throw new StratumError('SERVER_BUSY');
       this.#modules.logger.error({ err: error }, 'share verification failed');

@@ -136,7 +136,11 @@ describe('encoders', () => {
     const extra = { ...JOB, internal: 'secret' } as StratumJob;
     const line = encodeJobNotification(extra);
     expect(JSON.parse(line)).toEqual({ jsonrpc: '2.0', method: 'job', params: JOB });
-    expect(line.endsWith('\n')).toBe(true);
+    // XMRig's field order, as JSON.stringify of the wire job would write it.
+    const { blob, job_id, target, algo, height } = JOB;
+    expect(line).toBe(
+      `{"jsonrpc":"2.0","method":"job","params":${JSON.stringify({ blob, job_id, target, algo, height })}}\n`,
+    );
   });
 
   it('every line is at least 32 bytes and ends with a newline', () => {

@@ -136,9 +136,13 @@ export function encodeError(id: RequestId, error: StratumError): string {
   return line(`{"id":${JSON.stringify(id)},"jsonrpc":"2.0","error":${body},"result":null}`);
 }
 
-/** `{"jsonrpc":"2.0","method":"job","params":{...job}}\n` */
+/**
+ * `{"jsonrpc":"2.0","method":"job","params":{...job}}\n`, with the fields in wireJob's order. Built
+ * field by field: it is sent to every miner on every new template.
+ */
 export function encodeJobNotification(job: StratumJob): string {
-  return line(`{"jsonrpc":"2.0","method":"job","params":${JSON.stringify(wireJob(job))}}`);
+  const params = `{"blob":${JSON.stringify(job.blob)},"job_id":${JSON.stringify(job.job_id)},"target":${JSON.stringify(job.target)},"algo":${JSON.stringify(job.algo)},"height":${JSON.stringify(job.height)}}`;
+  return line(`{"jsonrpc":"2.0","method":"job","params":${params}}`);
 }
 
 /** The login result body: string session id, full job, status and extensions (spec §3.2). */

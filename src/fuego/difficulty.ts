@@ -9,6 +9,7 @@ const MAX_UINT32 = (1n << 32n) - 1n;
 const MAX_UINT64 = (1n << 64n) - 1n;
 const MAX_UINT256 = (1n << 256n) - 1n;
 const TWO_POW_256 = 1n << 256n;
+const MAX_SAFE_BIGINT = BigInt(Number.MAX_SAFE_INTEGER);
 
 /**
  * Below this difficulty the stratum target goes out in 4 bytes (quantisation < 0.4%, and browser
@@ -102,8 +103,17 @@ export function hashDifficulty(hash: Uint8Array): bigint {
  * `hashDifficulty(hash) >= D`. D may exceed 2^64 here; it must be a positive integer.
  */
 export function checkHash(hash: Uint8Array, difficulty: bigint | number): boolean {
-  if (typeof difficulty === 'number' && Number.isSafeInteger(difficulty) && difficulty >= 1) {
-    const quick = checkHashByTop64(hash, difficulty);
+  // Share and network difficulties are far below 2^53: decide in floating point when certain.
+  const small =
+    typeof difficulty === 'bigint'
+      ? difficulty >= 1n && difficulty <= MAX_SAFE_BIGINT
+        ? Number(difficulty)
+        : undefined
+      : Number.isSafeInteger(difficulty) && difficulty >= 1
+        ? difficulty
+        : undefined;
+  if (small !== undefined) {
+    const quick = checkHashByTop64(hash, small);
     if (quick !== undefined) return quick;
   }
   return hashToBigInt(hash) * toPositiveInteger(difficulty) < TWO_POW_256;

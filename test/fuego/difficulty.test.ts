@@ -174,6 +174,7 @@ describe('hash difficulty and check_hash', () => {
     fc.assert(
       fc.property(shareHash, fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }), (bytes, d) => {
         expect(checkHash(bytes, d)).toBe(exact(bytes, d));
+        expect(checkHash(bytes, BigInt(d))).toBe(exact(bytes, d));
         const max = hashDifficulty(bytes);
         if (max < BigInt(Number.MAX_SAFE_INTEGER)) {
           expect(checkHash(bytes, Number(max))).toBe(true);

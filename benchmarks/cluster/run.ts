@@ -10,7 +10,11 @@
  *   npm run bench:cluster
  *
  * For each setup: (a) IDLE_MINERS idle miners log in, spread evenly over the nodes from source
- * addresses 127.0.0.2-5, and each node's RSS is read once they are in; (b) SHARE_MINERS miners
+ * addresses 127.0.0.2-5, and each node's RSS is read once they are in; then, after one uncounted
+ * warm-up block (the broadcast code runs cold once), PUSH_ROUNDS blocks are mined one at a time,
+ * and each time the arrival of every idle miner's new job is timed from the tip change (the
+ * leader notices it, publishes the template, each node pushes to its miners; set
+ * FUEGO_BENCH_PUSH_ROUNDS to change the count); (b) SHARE_MINERS miners
  * (spread likewise) submit pre-computed valid difficulty-1 shares (hashed before the clock runs, in
  * a verifier pool in this process; the idle miners stay connected) with MAX_IN_FLIGHT
  * unanswered each, for the same WINDOW_MS on every node; every reply is counted, and the growth of
@@ -27,6 +31,7 @@ import { ShareVerifierPool } from '../../src/pow/verifier-pool.js';
 import { createStoreKeys } from '../../src/store/keys.js';
 import { createRedisClient } from '../../src/store/redis-client.js';
 import { type BenchBackends, benchPoolConfig, startBenchBackends } from '../stratum/bench-stack.js';
+import { type JobArrivals, measureJobArrivals } from '../stratum/job-arrivals.js';
 import {
   countOpenFds,
   percentile,
@@ -52,6 +57,10 @@ const LOGIN_BATCH = 500;
 const LOCAL_ADDRESSES = ['127.0.0.2', '127.0.0.3', '127.0.0.4', '127.0.0.5'];
 /** File descriptors left free in each process besides the miners' sockets. */
 const FD_HEADROOM = 64;
+/** Blocks mined, one at a time, with the idle miners connected. */
+const PUSH_ROUNDS = Number(process.env['FUEGO_BENCH_PUSH_ROUNDS'] ?? 3);
+const PUSH_TIMEOUT_MS = 10_000;
+const TARGET_PUSH_P99_MS = 250;
 /** Share-submitting miners per setup, in total (two nodes: half each). */
 const SHARE_MINERS = 64;
 /** Submits a miner keeps unanswered (the pool reads at most 32 per connection). */
@@ -94,6 +103,8 @@ interface SetupResult {
   readonly loginSeconds: number;
   readonly rssIdleKb: number[];
   readonly rssKb: number[];
+  readonly warmupPush: JobArrivals;
+  readonly pushes: JobArrivals[];
   readonly rssAfterSharesKb: number[];
   readonly precomputed: { readonly hashes: number; readonly hps: number };
   readonly warmup: PhaseResult;
@@ -171,6 +182,21 @@ async function runSetup(ctx: Context, nodeCount: number, workersPerNode: number)
     await sleep(SETTLE_MS);
     const rssKb = nodes.map((n) => readRssKb(n.pid));
 
+    // New tips: every idle miner on every node must get a job on the new block. The first push
+    // runs the nodes' broadcast code cold (not yet optimised by the JIT): reported, not counted.
+    const allIdle = idle.flat();
+    const mine = () => ctx.backends.devnet.control.mineBlocks(1)[0]!.height;
+    const warmupPush = await measureJobArrivals(allIdle, mine, PUSH_TIMEOUT_MS);
+    await sleep(SETTLE_MS);
+    const pushes: JobArrivals[] = [];
+    for (let r = 0; r < PUSH_ROUNDS; r++) {
+      pushes.push(await measureJobArrivals(allIdle, mine, PUSH_TIMEOUT_MS));
+      await sleep(SETTLE_MS);
+    }
+    say(
+      `new job to ${allIdle.length} idle miners, p99: warm-up ${percentile(warmupPush.fromTipMs, 99).toFixed(0)} ms, then ${pushes.map((p) => percentile(p.fromTipMs, 99).toFixed(0)).join(' / ')} ms`,
+    );
+
     // (b) Shares: miners at difficulty 1 ("+1"), their shares hashed before any timing.
     await connectOnEveryNode(nodes, SHARE_MINERS / nodeCount, sharing, {
       login: (node, i) => `${address}.n${node}share${i}+1`,
@@ -245,6 +271,8 @@ async function runSetup(ctx: Context, nodeCount: number, workersPerNode: number)
       loginSeconds,
       rssIdleKb,
       rssKb,
+      warmupPush,
+      pushes,
       rssAfterSharesKb,
       precomputed: { hashes: pre.hashes, hps: pre.hps },
       warmup,
@@ -305,6 +333,21 @@ function setupRows(label: string, r: SetupResult): TableRow[] {
       `idle ${mb(idleKb).toFixed(1)} MB before logins, ${((kb - idleKb) / r.connectionsPerNode).toFixed(2)} kB per connection; after the shares ${mb(r.rssAfterSharesKb[k]!).toFixed(1)} MB`,
     ]);
   });
+  const allPushes = r.pushes.flatMap((p) => p.fromTipMs).sort((a, b) => a - b);
+  const pushP99 = percentile(allPushes, 99);
+  const missing = r.pushes.reduce((n, p) => n + p.missing + p.wrongHeight, 0);
+  rows.push(
+    [
+      `${label}: new job to ${r.connections} miners, p99 per push (ms)`,
+      r.pushes.map((p) => percentile(p.fromTipMs, 99).toFixed(0)).join(' / '),
+      `p50 per push ${r.pushes.map((p) => percentile(p.fromTipMs, 50).toFixed(0)).join(' / ')} ms, from the tip change (the leader's tip check included); before them, an uncounted warm-up push: p99 ${percentile(r.warmupPush.fromTipMs, 99).toFixed(0)} ms`,
+    ],
+    [
+      `${label}: same, all ${r.pushes.length} pushes p50 / p99 / max (ms)`,
+      `${percentile(allPushes, 50).toFixed(0)} / ${pushP99.toFixed(0)} / ${(allPushes.at(-1) ?? Number.NaN).toFixed(0)}`,
+      `target p99 < ${TARGET_PUSH_P99_MS}: ${pushP99 < TARGET_PUSH_P99_MS ? 'met' : 'NOT met'}; missing or wrong height ${missing}`,
+    ],
+  );
   r.window.forEach((w, k) => {
     const s = [...w.phase.latenciesMs].sort((a, b) => a - b);
     rows.push([
@@ -395,6 +438,15 @@ async function main(): Promise<void> {
       `same ${cores} cores, same total verifier workers`,
     ]);
     const lost = lostOf(one) + lostOf(two);
+    const pushOf = (r: SetupResult) => {
+      const sorted = r.pushes.flatMap((p) => p.fromTipMs).sort((a, b) => a - b);
+      return {
+        p50: round(percentile(sorted, 50)),
+        p99: round(percentile(sorted, 99)),
+        p99PerPush: r.pushes.map((p) => round(percentile(p.fromTipMs, 99))),
+        warmupP99: round(percentile(r.warmupPush.fromTipMs, 99)),
+      };
+    };
     const latencyOf = (r: SetupResult) => {
       const sorted = latencies(r);
       return { p50: round(percentile(sorted, 50), 2), p99: round(percentile(sorted, 99), 2) };
@@ -409,6 +461,7 @@ async function main(): Promise<void> {
           rssMb: round(mb(one.rssKb[0]!)),
           sharesPerSec: round(oneRate),
           latencyMs: latencyOf(one),
+          pushMs: pushOf(one),
           workers: workersOne,
         },
         twoNodes: {
@@ -417,6 +470,7 @@ async function main(): Promise<void> {
           sharesPerSecPerNode: twoRates.map((r) => round(r)),
           sharesPerSecTotal: round(twoTotal),
           latencyMs: latencyOf(two),
+          pushMs: pushOf(two),
           workersPerNode: workersTwo,
         },
         lost,

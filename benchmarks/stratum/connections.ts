@@ -9,16 +9,18 @@
  * The devnet runs in this process: T0 is the instant `devnet.control.mineBlocks(1)` returned, and
  * each miner's latency is the arrival of its next `job` line minus T0. The pool notices the new tip
  * within templates.tipCheckIntervalMs (its `/getheight` check) or pollIntervalMs, which is part of
- * that latency. Each push is split into phases from the pool's log lines (pino time, whole ms):
- * tip -> the leader's "new block template" (tip check + getblocktemplate), -> the stratum side's
- * "new block template from the leader" (the Redis hop), -> arrivals (broadcast and delivery). The
- * pool's main-thread CPU per push is reported per miner. The client stamps a line when its chunk
+ * that latency. One warm-up push runs first and is shown but not counted. Each push is split
+ * into phases from the pool's log lines (pino time, whole ms): tip -> the leader's "new block
+ * template" (tip check + getblocktemplate), -> the stratum side's "new block template from the
+ * leader" (the Redis hop), -> arrivals (broadcast and delivery). The pool's main-thread CPU per
+ * push is reported per miner. The client stamps a line when its chunk
  * is read, before parsing, but it shares the machine's 2 cores with the pool.
  * FUEGO_BENCH_PUSH_ROUNDS sets the number of pushes to 10,000 miners (default 3).
  * Prints a table, then one JSON object as the last line.
  */
 import { availableParallelism, loadavg } from 'node:os';
 import { type BenchStack, startBenchStack } from './bench-stack.js';
+import { measureJobArrivals } from './job-arrivals.js';
 import {
   countOpenFds,
   percentile,
@@ -31,7 +33,6 @@ import {
   type TableRow,
 } from './measure-process.js';
 import { connectMiners, type LoggedInMiner } from './simulated-miners.js';
-import { nowMs, type ReceivedNotification } from './stratum-client.js';
 
 const PUSH_CONNECTIONS = 10_000;
 const TARGET_CONNECTIONS = 20_000;
@@ -72,34 +73,18 @@ interface PushResult {
 
 /** Mines one block and waits for every miner's next job notification. */
 async function measurePush(stack: BenchStack, miners: readonly LoggedInMiner[]): Promise<PushResult> {
-  const arrivals: Array<ReceivedNotification | undefined> = new Array(miners.length);
-  let received = 0;
-  let allReceived: () => void = () => {};
-  const done = new Promise<void>((resolve) => {
-    allReceived = resolve;
-  });
-  miners.forEach((miner, i) => {
-    miner.client.notifications.length = 0;
-    miner.client.onJob = (notification) => {
-      if (arrivals[i] !== undefined) return;
-      arrivals[i] = notification;
-      if (++received === miners.length) allReceived();
-    };
-  });
   const cpuBefore = process.cpuUsage();
   const poolPid = stack.pool.pid;
   const poolMainBefore = mainThreadCpuSeconds(poolPid);
-  const [block] = stack.devnet.control.mineBlocks(1);
-  const t0 = nowMs();
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([done, new Promise((resolve) => (timer = setTimeout(resolve, PUSH_TIMEOUT_MS)))]);
-  clearTimeout(timer);
+  const push = await measureJobArrivals(
+    miners,
+    () => stack.devnet.control.mineBlocks(1)[0]!.height,
+    PUSH_TIMEOUT_MS,
+  );
   const cpu = process.cpuUsage(cpuBefore);
   const poolMainCpuSeconds = mainThreadCpuSeconds(poolPid) - poolMainBefore;
-  for (const miner of miners) miner.client.onJob = undefined;
 
-  // The template the pool built on top of the new block is for the next height.
-  const height = block!.height + 1;
+  const { height, t0 } = push;
   const findLog = (msg: string) => stack.pool.logs.find((l) => l.msg === msg && l['height'] === height);
   // The pool's log lines can reach us after the jobs (its logger writes asynchronously).
   for (let waitedMs = 0; waitedMs < LOG_WAIT_MS; waitedMs += 10) {
@@ -108,26 +93,19 @@ async function measurePush(stack: BenchStack, miners: readonly LoggedInMiner[]):
   }
   const templateLog = findLog('new block template');
   const relayedLog = findLog('new block template from the leader');
-  const fromTipMs: number[] = [];
-  const fromTemplateMs: number[] = [];
-  let wrongHeight = 0;
-  for (const arrival of arrivals) {
-    if (arrival === undefined) continue;
-    const job = (JSON.parse(arrival.line) as { params: { height: number } }).params;
-    if (job.height !== height) wrongHeight++;
-    fromTipMs.push(arrival.atMs - t0);
-    if (relayedLog) fromTemplateMs.push(arrival.atMs - relayedLog.time);
-  }
-  fromTipMs.sort((a, b) => a - b);
-  fromTemplateMs.sort((a, b) => a - b);
+  const fromTemplateMs = relayedLog
+    ? push.arrivals
+        .flatMap((arrival) => (arrival ? [arrival.atMs - relayedLog.time] : []))
+        .sort((a, b) => a - b)
+    : [];
   return {
     height,
-    fromTipMs,
+    fromTipMs: push.fromTipMs,
     fromTemplateMs,
     templateAfterTipMs: templateLog ? templateLog.time - t0 : undefined,
     relayMs: templateLog && relayedLog ? relayedLog.time - templateLog.time : undefined,
-    missing: miners.length - received,
-    wrongHeight,
+    missing: push.missing,
+    wrongHeight: push.wrongHeight,
     clientCpuSeconds: (cpu.user + cpu.system) / 1e6,
     poolMainCpuSeconds,
   };
@@ -222,6 +200,10 @@ async function main(): Promise<void> {
       ],
     );
 
+    // The first broadcast runs cold (not yet optimised by the JIT): reported, not counted.
+    const warmup = await measurePush(stack, miners);
+    rows.push(pushRow(`push to ${atPush}, warm-up, not counted (ms)`, warmup, atPush));
+    await sleep(SETTLE_MS);
     const pushes: PushResult[] = [];
     for (let r = 0; r < PUSH_ROUNDS; r++) {
       const push = await measurePush(stack, miners);

@@ -1,0 +1,60 @@
+import type { LoggedInMiner } from './simulated-miners.js';
+import { nowMs, type ReceivedNotification } from './stratum-client.js';
+
+/** One new tip and the job notification it brought to each miner. */
+export interface JobArrivals {
+  /** Wall-clock ms (nowMs) right after the block was mined: the tip change. */
+  readonly t0: number;
+  /** Height of the jobs the new tip should bring (the mined block's height + 1). */
+  readonly height: number;
+  /** Each miner's first job notification after t0, in `miners` order; undefined if none came. */
+  readonly arrivals: ReadonlyArray<ReceivedNotification | undefined>;
+  /** Arrival minus t0 for every miner that got a job, ms, ascending. */
+  readonly fromTipMs: number[];
+  readonly missing: number;
+  /** Notifications whose height was not the new one (should be 0). */
+  readonly wrongHeight: number;
+}
+
+/**
+ * Changes the tip with `mineBlock` (which returns the new block's height) and waits, at most
+ * `timeoutMs`, until every miner got its next job notification. Each arrival is stamped when its
+ * chunk was read and parsed only afterwards, so parsing never delays a later stamp.
+ */
+export async function measureJobArrivals(
+  miners: readonly LoggedInMiner[],
+  mineBlock: () => number,
+  timeoutMs: number,
+): Promise<JobArrivals> {
+  const arrivals: Array<ReceivedNotification | undefined> = new Array(miners.length);
+  let received = 0;
+  let allReceived: () => void = () => {};
+  const done = new Promise<void>((resolve) => {
+    allReceived = resolve;
+  });
+  miners.forEach((miner, i) => {
+    miner.client.notifications.length = 0;
+    miner.client.onJob = (notification) => {
+      if (arrivals[i] !== undefined) return;
+      arrivals[i] = notification;
+      if (++received === miners.length) allReceived();
+    };
+  });
+  const height = mineBlock() + 1;
+  const t0 = nowMs();
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([done, new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
+  clearTimeout(timer);
+  for (const miner of miners) miner.client.onJob = undefined;
+
+  const fromTipMs: number[] = [];
+  let wrongHeight = 0;
+  for (const arrival of arrivals) {
+    if (arrival === undefined) continue;
+    const job = (JSON.parse(arrival.line) as { params: { height: number } }).params;
+    if (job.height !== height) wrongHeight++;
+    fromTipMs.push(arrival.atMs - t0);
+  }
+  fromTipMs.sort((a, b) => a - b);
+  return { t0, height, arrivals, fromTipMs, missing: miners.length - received, wrongHeight };
+}

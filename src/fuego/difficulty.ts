@@ -104,19 +104,20 @@ export function hashDifficulty(hash: Uint8Array): bigint {
  */
 export function checkHash(hash: Uint8Array, difficulty: bigint | number): boolean {
   // Share and network difficulties are far below 2^53: decide in floating point when certain.
-  const small =
-    typeof difficulty === 'bigint'
-      ? difficulty >= 1n && difficulty <= MAX_SAFE_BIGINT
-        ? Number(difficulty)
-        : undefined
-      : Number.isSafeInteger(difficulty) && difficulty >= 1
-        ? difficulty
-        : undefined;
+  const small = asSmallDifficulty(difficulty);
   if (small !== undefined) {
     const quick = checkHashByTop64(hash, small);
     if (quick !== undefined) return quick;
   }
   return hashToBigInt(hash) * toPositiveInteger(difficulty) < TWO_POW_256;
+}
+
+/** The difficulty as a number when it is a positive safe integer; undefined otherwise. */
+function asSmallDifficulty(difficulty: bigint | number): number | undefined {
+  if (typeof difficulty === 'bigint') {
+    return difficulty >= 1n && difficulty <= MAX_SAFE_BIGINT ? Number(difficulty) : undefined;
+  }
+  return Number.isSafeInteger(difficulty) && difficulty >= 1 ? difficulty : undefined;
 }
 
 /** 2^64 as a double, and the relative margin that covers the rounding of the products below. */

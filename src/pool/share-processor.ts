@@ -78,7 +78,8 @@ export class ShareProcessor {
     const result = request.result.toLowerCase();
     if (request.algo !== undefined && !isUpx2AlgoName(request.algo)) throw new StratumError('WRONG_ALGO');
 
-    const submitted = (job.submittedNonces ??= new Set());
+    const submitted = job.submittedNonces ?? new Set<string>();
+    job.submittedNonces = submitted;
     if (submitted.has(nonce)) throw new StratumError('DUPLICATE_SHARE', { jobId: job.jobId, nonce });
     submitted.add(nonce);
 

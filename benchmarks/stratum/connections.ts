@@ -13,8 +13,8 @@
  * into phases from the pool's log lines (pino time, whole ms): tip -> the leader's "new block
  * template" (tip check + getblocktemplate), -> the stratum side's "new block template from the
  * leader" (the Redis hop), -> arrivals (broadcast and delivery). The pool's main-thread CPU per
- * push is reported per miner. The client stamps a line when its chunk
- * is read, before parsing, but it shares the machine's 2 cores with the pool.
+ * push is reported per miner. The client stamps a line when its chunk is read, before parsing,
+ * but it shares the machine's 2 cores with the pool.
  * FUEGO_BENCH_PUSH_ROUNDS sets the number of pushes to 10,000 miners (default 3).
  * Prints a table, then one JSON object as the last line.
  */

@@ -31,7 +31,12 @@ import { ShareVerifierPool } from '../../src/pow/verifier-pool.js';
 import { createStoreKeys } from '../../src/store/keys.js';
 import { createRedisClient } from '../../src/store/redis-client.js';
 import { type BenchBackends, benchPoolConfig, startBenchBackends } from '../stratum/bench-stack.js';
-import { type JobArrivals, measureJobArrivals } from '../stratum/job-arrivals.js';
+import {
+  type JobArrivals,
+  measureJobArrivals,
+  PUSH_ROUNDS,
+  TARGET_PUSH_P99_MS,
+} from '../stratum/job-arrivals.js';
 import {
   countOpenFds,
   percentile,
@@ -57,10 +62,6 @@ const LOGIN_BATCH = 500;
 const LOCAL_ADDRESSES = ['127.0.0.2', '127.0.0.3', '127.0.0.4', '127.0.0.5'];
 /** File descriptors left free in each process besides the miners' sockets. */
 const FD_HEADROOM = 64;
-/** Blocks mined, one at a time, with the idle miners connected. */
-const PUSH_ROUNDS = Number(process.env['FUEGO_BENCH_PUSH_ROUNDS'] ?? 3);
-const PUSH_TIMEOUT_MS = 10_000;
-const TARGET_PUSH_P99_MS = 250;
 /** Share-submitting miners per setup, in total (two nodes: half each). */
 const SHARE_MINERS = 64;
 /** Submits a miner keeps unanswered (the pool reads at most 32 per connection). */
@@ -186,11 +187,11 @@ async function runSetup(ctx: Context, nodeCount: number, workersPerNode: number)
     // runs the nodes' broadcast code cold (not yet optimised by the JIT): reported, not counted.
     const allIdle = idle.flat();
     const mine = () => ctx.backends.devnet.control.mineBlocks(1)[0]!.height;
-    const warmupPush = await measureJobArrivals(allIdle, mine, PUSH_TIMEOUT_MS);
+    const warmupPush = await measureJobArrivals(allIdle, mine);
     await sleep(SETTLE_MS);
     const pushes: JobArrivals[] = [];
     for (let r = 0; r < PUSH_ROUNDS; r++) {
-      pushes.push(await measureJobArrivals(allIdle, mine, PUSH_TIMEOUT_MS));
+      pushes.push(await measureJobArrivals(allIdle, mine));
       await sleep(SETTLE_MS);
     }
     say(

@@ -20,7 +20,7 @@
  */
 import { availableParallelism, loadavg } from 'node:os';
 import { type BenchStack, startBenchStack } from './bench-stack.js';
-import { measureJobArrivals } from './job-arrivals.js';
+import { measureJobArrivals, PUSH_ROUNDS, TARGET_PUSH_P99_MS } from './job-arrivals.js';
 import {
   countOpenFds,
   percentile,
@@ -38,8 +38,6 @@ const PUSH_CONNECTIONS = 10_000;
 const TARGET_CONNECTIONS = 20_000;
 const BATCH_SIZE = 500;
 /** Blocks mined (one at a time) with PUSH_CONNECTIONS miners connected. */
-const PUSH_ROUNDS = Number(process.env['FUEGO_BENCH_PUSH_ROUNDS'] ?? 3);
-const PUSH_TIMEOUT_MS = 10_000;
 /** How long to wait for the pool's template log lines after the last job arrived. */
 const LOG_WAIT_MS = 1_000;
 /** Pause before reading RSS and between pushes, so the pool's event loop and GC settle. */
@@ -49,7 +47,6 @@ const FD_HEADROOM = 64;
 /** Each source address gives ~28k ephemeral ports towards the pool's one port. */
 const LOCAL_ADDRESSES = ['127.0.0.2', '127.0.0.3', '127.0.0.4', '127.0.0.5'];
 const TARGET_RSS_MB = 400;
-const TARGET_PUSH_P99_MS = 250;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -76,11 +73,7 @@ async function measurePush(stack: BenchStack, miners: readonly LoggedInMiner[]):
   const cpuBefore = process.cpuUsage();
   const poolPid = stack.pool.pid;
   const poolMainBefore = mainThreadCpuSeconds(poolPid);
-  const push = await measureJobArrivals(
-    miners,
-    () => stack.devnet.control.mineBlocks(1)[0]!.height,
-    PUSH_TIMEOUT_MS,
-  );
+  const push = await measureJobArrivals(miners, () => stack.devnet.control.mineBlocks(1)[0]!.height);
   const cpu = process.cpuUsage(cpuBefore);
   const poolMainCpuSeconds = mainThreadCpuSeconds(poolPid) - poolMainBefore;
 

@@ -1,6 +1,13 @@
 import type { LoggedInMiner } from './simulated-miners.js';
 import { nowMs, type ReceivedNotification } from './stratum-client.js';
 
+/** Pushes timed per run (FUEGO_BENCH_PUSH_ROUNDS), after one uncounted warm-up push. */
+export const PUSH_ROUNDS = Number(process.env['FUEGO_BENCH_PUSH_ROUNDS'] ?? 3);
+/** The issue's target: a new job reaches 10,000 miners within this p99 of the tip change. */
+export const TARGET_PUSH_P99_MS = 250;
+/** How long a push may take before the miners still waiting count as missing. */
+const PUSH_TIMEOUT_MS = 10_000;
+
 /** One new tip and the job notification it brought to each miner. */
 export interface JobArrivals {
   /** Wall-clock ms (nowMs) right after the block was mined: the tip change. */
@@ -18,13 +25,13 @@ export interface JobArrivals {
 
 /**
  * Changes the tip with `mineBlock` (which returns the new block's height) and waits, at most
- * `timeoutMs`, until every miner got its next job notification. Each arrival is stamped when its
+ * `timeoutMs` (10 s by default), until every miner got its next job notification. Each arrival is stamped when its
  * chunk was read and parsed only afterwards, so parsing never delays a later stamp.
  */
 export async function measureJobArrivals(
   miners: readonly LoggedInMiner[],
   mineBlock: () => number,
-  timeoutMs: number,
+  timeoutMs = PUSH_TIMEOUT_MS,
 ): Promise<JobArrivals> {
   const arrivals: Array<ReceivedNotification | undefined> = new Array(miners.length);
   let received = 0;

@@ -1,23 +1,15 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { decodeEvent, encodeEvent, RedisEventRelay } from '../../src/cluster/redis-event-relay.js';
 import { createPoolEventBus, type PoolEventMap } from '../../src/pool/events.js';
-import { startTestRedis, type TestRedis } from '../helpers/redis-server.js';
+import { useTestRedisClient } from '../helpers/redis-server.js';
 
 const logger = pino({ level: 'silent' });
 
-let server: TestRedis;
 let redis: Redis;
-
-beforeAll(async () => {
-  server = await startTestRedis();
-  redis = new Redis(server.url);
-});
-
-afterAll(async () => {
-  redis?.disconnect();
-  await server?.stop();
+useTestRedisClient((client) => {
+  redis = client;
 });
 
 describe('RedisEventRelay', () => {

@@ -1,27 +1,20 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { pino } from 'pino';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { fencingEpoch, LeaderElection, type LeadershipChange } from '../../src/cluster/leader-election.js';
 import { PayoutStore } from '../../src/store/payout-store.js';
 import { UnlockerStore } from '../../src/store/unlocker-store.js';
-import { startTestRedis, type TestRedis } from '../helpers/redis-server.js';
+import { useTestRedisClient } from '../helpers/redis-server.js';
 
 const logger = pino({ level: 'silent' });
 const MINER = 'fire-test-miner';
 
-let server: TestRedis;
 let redis: Redis;
 const started: LeaderElection[] = [];
 let prefixCounter = 0;
 
-beforeAll(async () => {
-  server = await startTestRedis();
-  redis = new Redis(server.url);
-});
-
-afterAll(async () => {
-  redis?.disconnect();
-  await server?.stop();
+useTestRedisClient((client) => {
+  redis = client;
 });
 
 afterEach(async () => {

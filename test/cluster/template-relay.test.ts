@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { LeaderElection } from '../../src/cluster/leader-election.js';
 import { RedisTemplatePublisher } from '../../src/cluster/redis-template-publisher.js';
 import { RedisTemplateSource } from '../../src/cluster/redis-template-source.js';
@@ -13,7 +13,7 @@ import type { ActiveTemplate, TemplateChange } from '../../src/pool/template-sou
 import type { BlockTemplateResponse } from '../../src/rpc/daemon-schemas.js';
 import { type PrivateRedis, startPrivateRedis } from '../../src/tools/redis-server.js';
 import { readJsonFixture } from '../helpers/fixtures.js';
-import { startTestRedis, type TestRedis } from '../helpers/redis-server.js';
+import { useTestRedisClient } from '../helpers/redis-server.js';
 
 const logger = pino({ level: 'silent' });
 const RESERVE_SIZE = 8;
@@ -60,17 +60,9 @@ function record(source: RedisTemplateSource): Array<{ active: ActiveTemplate; ch
 }
 
 describe('template relay over Redis', () => {
-  let server: TestRedis;
   let redis: Redis;
-
-  beforeAll(async () => {
-    server = await startTestRedis();
-    redis = new Redis(server.url);
-  });
-
-  afterAll(async () => {
-    redis?.disconnect();
-    await server?.stop();
+  useTestRedisClient((client) => {
+    redis = client;
   });
 
   it('a stratum node rebuilds the leader’s template: same hashing and submit blobs for the same extra nonce', async () => {

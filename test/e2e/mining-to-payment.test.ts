@@ -78,9 +78,14 @@ describe('from a share to a payment', () => {
         const pending = view.body.balance?.pendingAtomic;
         return pending !== undefined && pending !== null && BigInt(pending) > 0n ? true : undefined;
       },
-      30_000,
+      60_000,
       'a pending balance for the unconfirmed block',
-    );
+    ).catch(async (error: unknown) => {
+      // Once seen under a loaded full run and not reproduced since: say what the pool recorded.
+      const blocks = (await getJson('/api/blocks')).body;
+      const view = (await getJson(`/api/miners/${stack.minerAddress}`)).body;
+      throw new Error(`${String(error)}; blocks ${JSON.stringify(blocks)}; miner ${JSON.stringify(view)}`);
+    });
     // Bury the pool's blocks under the unlock depth (the devnet mines without proof of work).
     stack.devnet.control.mineBlocks(11);
 

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { sep } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { compiledSiblingUrl } from '../compiled-module-url.js';
 import { FuegoPoolError } from '../errors.js';
 import type { Logger } from '../log/logger.js';
 import type { PowImplementationChoice } from './load-hasher.js';
@@ -109,21 +109,9 @@ interface WorkerSlot {
   readonly exited: Promise<void>;
 }
 
-/**
- * Where the compiled worker entry is. Worker threads need JavaScript: compiled
- * (dist/pow/verifier-pool.js) the worker sits beside this module. Under vitest this module is the
- * .ts source in src/pow/, which Node cannot start as a worker, so the compiled twin under dist/
- * is used instead: the test script runs `npm run build` (tsc -p tsconfig.build.json, src -> dist)
- * before vitest.
- */
+/** Where the compiled worker entry is (see compiledSiblingUrl: under vitest, the dist/ twin). */
 export function resolveVerifierWorkerUrl(moduleUrl: string = import.meta.url): URL {
-  const sibling = new URL('./verifier.worker.js', moduleUrl);
-  if (!moduleUrl.endsWith('.ts')) return sibling;
-  const path = fileURLToPath(sibling);
-  const marker = `${sep}src${sep}`;
-  const at = path.lastIndexOf(marker);
-  if (at < 0) return sibling;
-  return pathToFileURL(`${path.slice(0, at)}${sep}dist${sep}${path.slice(at + marker.length)}`);
+  return compiledSiblingUrl('verifier.worker.js', moduleUrl);
 }
 
 /** Gives a worker's error back its type where the pool's callers test for one. */

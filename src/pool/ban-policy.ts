@@ -165,6 +165,29 @@ export class BanPolicy {
     return this.#entry(ip, record.ban, now);
   }
 
+  /**
+   * Takes over a ban decided elsewhere (another stratum process of this host) as it is: same end,
+   * reason and offence count, so a repeat offence here is punished as the next one.
+   */
+  adopt(entry: BanEntry): void {
+    const now = this.#clock();
+    if (entry.untilMs <= now) return;
+    const record = this.#record(entry.ip);
+    if (record.ban !== undefined && record.ban.untilMs >= entry.untilMs) return;
+    record.ban = {
+      bannedAtMs: entry.bannedAtMs,
+      untilMs: entry.untilMs,
+      manual: entry.manual,
+      reason: entry.reason,
+      offences: entry.offences,
+    };
+    if (!entry.manual && entry.offences > record.offences) {
+      record.offences = entry.offences;
+      record.lastBanAtMs = entry.bannedAtMs;
+    }
+    record.buckets = [];
+  }
+
   /** Lifts a ban and forgets the IP's history. Returns whether it was banned. */
   unban(ip: string): boolean {
     const wasBanned = this.isBanned(ip);

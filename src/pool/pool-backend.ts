@@ -89,6 +89,8 @@ export interface PoolBackendModules {
   readonly daemon: BlockSubmitter & AliasDaemon;
   readonly logger: Logger;
   readonly clock?: () => number;
+  /** Told of every ban this core decides (not adopted ones): sibling processes adopt it. */
+  readonly onBanIssued?: (entry: BanEntry) => void;
 }
 
 /** Counters for the metrics endpoint; a snapshot, safe to serialise. */
@@ -339,6 +341,12 @@ export class PoolBackend implements StratumBackend {
     return entry;
   }
 
+  /** A ban decided by a sibling process: applied here too, its sessions closed, not counted. */
+  adoptBan(entry: BanEntry): void {
+    this.#bans.adopt(entry);
+    if (this.#bans.isBanned(entry.ip)) this.#closeSessionsOf(entry.ip, undefined);
+  }
+
   /** Operator: lifts a ban. Returns whether the IP was banned. */
   unban(ip: string): boolean {
     return this.#bans.unban(ip);
@@ -457,8 +465,13 @@ export class PoolBackend implements StratumBackend {
       { ip: entry.ip, seconds: entry.remainingSeconds, offences: entry.offences, reason: entry.reason },
       'IP banned',
     );
+    this.#closeSessionsOf(entry.ip, exceptSessionId);
+    this.#modules.onBanIssued?.(entry);
+  }
+
+  #closeSessionsOf(ip: string, exceptSessionId: string | undefined): void {
     for (const session of [...this.#sessions.values()]) {
-      if (session.ip !== entry.ip || session.id === exceptSessionId) continue;
+      if (session.ip !== ip || session.id === exceptSessionId) continue;
       this.#sessions.delete(session.id);
       try {
         session.sink.close('banned');

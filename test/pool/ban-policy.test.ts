@@ -95,6 +95,29 @@ describe('BanPolicy', () => {
     expect(feed(off, 'ip', 'INVALID_RESULT', 50)).toBeUndefined();
   });
 
+  it("adopts another process's ban as it is, and punishes the next offence here as the next one", () => {
+    const { clock, bans } = setup();
+    const other = setup().bans;
+    const first = feed(other, 'ip', 'INVALID_RESULT', 10)!;
+    bans.adopt(first);
+    expect(bans.isBanned('ip')).toBe(true);
+    expect(bans.listBans()).toEqual([first]);
+    // Submits while banned do not count; after the ban a second offence doubles it.
+    expect(feed(bans, 'ip', 'INVALID_RESULT', 20)).toBeUndefined();
+    clock.advance(60_001);
+    expect(bans.isBanned('ip')).toBe(false);
+    expect(feed(bans, 'ip', 'INVALID_RESULT', 10)).toMatchObject({ offences: 2, remainingSeconds: 120 });
+  });
+
+  it('ignores an adopted ban that has ended or is shorter than the current one', () => {
+    const { clock, bans } = setup();
+    bans.ban('ip', 100, 'operator');
+    bans.adopt({ ...bans.listBans()[0]!, untilMs: clock.now() + 10_000, reason: 'shorter' });
+    expect(bans.listBans()[0]).toMatchObject({ reason: 'operator', remainingSeconds: 100 });
+    bans.adopt({ ...bans.listBans()[0]!, ip: 'gone', untilMs: clock.now() - 1 });
+    expect(bans.isBanned('gone')).toBe(false);
+  });
+
   it('lets the operator list, ban and unban', () => {
     const { clock, bans } = setup();
     bans.ban('9.9.9.9', 30, 'abuse');

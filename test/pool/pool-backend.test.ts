@@ -3,7 +3,7 @@ import { parseBlock } from '../../src/fuego/block.js';
 import { blockId, checkMergeMiningTag, parentHashingBlob } from '../../src/fuego/block-hash.js';
 import { checkHash, difficultyFromTargetHex } from '../../src/fuego/difficulty.js';
 import { bytesToHex, hexToBytes } from '../../src/fuego/hex.js';
-import { DEFAULT_BAN_POLICY_OPTIONS } from '../../src/pool/ban-policy.js';
+import { type BanEntry, DEFAULT_BAN_POLICY_OPTIONS } from '../../src/pool/ban-policy.js';
 import {
   DEFAULT_POOL_BACKEND_OPTIONS,
   PoolBackend,
@@ -35,6 +35,7 @@ interface SetupOptions {
   networkDifficulty?: bigint;
   noTemplate?: boolean;
   options?: Partial<PoolBackendOptions>;
+  onBanIssued?: (entry: BanEntry) => void;
 }
 
 function setup(setupOptions: SetupOptions = {}) {
@@ -63,6 +64,7 @@ function setup(setupOptions: SetupOptions = {}) {
     daemon,
     logger: silentLogger,
     clock: clock.now,
+    ...(setupOptions.onBanIssued ? { onBanIssued: setupOptions.onBanIssued } : {}),
   });
 
   /** Logs in with XMRig-like defaults; `withoutAlgo` leaves the algo list out (an old miner). */
@@ -615,6 +617,23 @@ describe('PoolBackend bans', () => {
     for (let n = 0; n < 3; n++) await submitMined(sessionId, job, n);
     await backend.submit(sessionId, { jobId: job.job_id, nonce: 'xx', result: '' }).catch(() => undefined);
     expect(backend.isBanned('10.0.0.1')).toBe(false);
+  });
+
+  it('reports the bans it decides, and adopts a sibling process ban without counting it', async () => {
+    const issued: BanEntry[] = [];
+    const { backend, login } = setup({ options: { ban }, onBanIssued: (entry) => issued.push(entry) });
+    const a = await login();
+    const bad = { jobId: a.job.job_id, nonce: 'xx', result: '0'.repeat(64) };
+    for (let i = 0; i < 3; i++) await backend.submit(a.sessionId, bad).catch(() => undefined);
+    expect(issued).toEqual([expect.objectContaining({ ip: '10.0.0.1', manual: false, offences: 1 })]);
+
+    // Another process banned 10.0.0.2: its sessions here close and it is refused, not counted.
+    const b = await login({}, { remoteAddress: '10.0.0.2' });
+    backend.adoptBan({ ...issued[0]!, ip: '10.0.0.2' });
+    expect(b.sink.closedWith).toBe('banned');
+    await expect(login({}, { remoteAddress: '10.0.0.2' })).rejects.toMatchObject({ code: 'BANNED' });
+    expect(backend.metrics.bansIssued).toBe(1);
+    expect(issued).toHaveLength(1);
   });
 
   it('a manual ban closes every session of the IP', async () => {

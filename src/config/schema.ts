@@ -165,6 +165,12 @@ const stratumSchema = z
       .min(1)
       .prefault([{ port: 3333, difficulty: 5000 }]),
     tls: z.strictObject({ certFile: z.string().min(1), keyFile: z.string().min(1) }).optional(),
+    /**
+     * Stratum processes on this host, sharing the ports (Node cluster). With more than one, each
+     * child serves a share of the miners with node id `pool.nodeId + i`; the parent runs the
+     * other roles and shows the children's connections, counters and bans as one.
+     */
+    processes: z.number().int().min(1).max(64).default(1),
     jobsPerSession: z.number().int().min(1).max(64).default(4),
     /** After a new block, shares on the previous template are still credited (never submitted) this long. */
     staleGraceMs: z.number().int().min(0).max(60_000).default(2_000),
@@ -214,28 +220,33 @@ const clusterSchema = z
 /** What this process runs; `all` (the default) is every role in one process. */
 export const poolRoleSchema = z.enum(['all', 'stratum', 'leader', 'api']);
 
-export const configSchema = z.strictObject({
-  network: z.enum(['mainnet', 'testnet', 'devnet']).default('mainnet'),
-  log: section(logSchema),
-  daemon: section(daemonSchema),
-  wallet: section(walletSchema),
-  redis: section(redisSchema),
-  pow: section(powSchema),
-  pool: section(poolSchema),
-  templates: section(templatesSchema),
-  stratum: section(stratumSchema),
-  store: section(storeSchema),
-  payments: section(paymentsConfigSchema),
-  /** HTTP API + dashboard + WebSocket feed; the admin token comes from FUEGO_POOL_ADMIN_TOKEN. */
-  api: section(apiOptionsSchema.extend({ enabled: z.boolean().default(true) })),
-  /** Roles of this process (`fuego-pool start --role` overrides): stratum, leader, api or all. */
-  roles: z.array(poolRoleSchema).min(1).default(['all']),
-  cluster: section(clusterSchema),
-  /** Operator control socket (`fuego-pool status`, `ban`, `miners`, `payout --now`). */
-  control: section(controlConfigSchema),
-  /** Optional webhooks for blocks and payments. */
-  notifications: section(notificationConfigSchema),
-});
+export const configSchema = z
+  .strictObject({
+    network: z.enum(['mainnet', 'testnet', 'devnet']).default('mainnet'),
+    log: section(logSchema),
+    daemon: section(daemonSchema),
+    wallet: section(walletSchema),
+    redis: section(redisSchema),
+    pow: section(powSchema),
+    pool: section(poolSchema),
+    templates: section(templatesSchema),
+    stratum: section(stratumSchema),
+    store: section(storeSchema),
+    payments: section(paymentsConfigSchema),
+    /** HTTP API + dashboard + WebSocket feed; the admin token comes from FUEGO_POOL_ADMIN_TOKEN. */
+    api: section(apiOptionsSchema.extend({ enabled: z.boolean().default(true) })),
+    /** Roles of this process (`fuego-pool start --role` overrides): stratum, leader, api or all. */
+    roles: z.array(poolRoleSchema).min(1).default(['all']),
+    cluster: section(clusterSchema),
+    /** Operator control socket (`fuego-pool status`, `ban`, `miners`, `payout --now`). */
+    control: section(controlConfigSchema),
+    /** Optional webhooks for blocks and payments. */
+    notifications: section(notificationConfigSchema),
+  })
+  .refine((c) => c.pool.nodeId + c.stratum.processes - 1 <= 0xffff, {
+    message: 'pool.nodeId + stratum.processes - 1 must be at most 65535 (each process takes a node id)',
+    path: ['stratum', 'processes'],
+  });
 
 export type PoolConfig = z.infer<typeof configSchema>;
 export type PoolConfigInput = z.input<typeof configSchema>;

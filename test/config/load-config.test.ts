@@ -98,6 +98,17 @@ describe('pool sections', () => {
     );
     expect(error.message).toContain('stratum.ports');
   });
+
+  it('runs one stratum process by default and refuses node ids past 65535 for the children', () => {
+    expect(parseConfig({}).stratum.processes).toBe(1);
+    expect(parseConfig({ pool: { nodeId: 65534 }, stratum: { processes: 2 } }).stratum.processes).toBe(2);
+    const error = configErrorOf(() => parseConfig({ pool: { nodeId: 65535 }, stratum: { processes: 2 } }));
+    expect(error.message).toContain('stratum.processes');
+    expect(error.message).toContain('65535');
+    expect(configErrorOf(() => parseConfig({ stratum: { processes: 0 } })).message).toContain(
+      'stratum.processes',
+    );
+  });
 });
 
 describe('redis section', () => {

@@ -11,6 +11,7 @@ import { type DemoStack, startDemoStack } from '../../src/app/demo-stack.js';
 import { findPackageRoot } from '../../src/pow/native.js';
 import { ensureXmrig } from '../../src/tools/xmrig.js';
 import { until } from '../helpers/until.js';
+import { E2E_STACK_OPTIONS } from './e2e-stack-options.js';
 import { XmrigRun } from './xmrig-runner.js';
 
 /**
@@ -107,13 +108,7 @@ describe('dashboard in headless Chromium while XMRig mines on the devnet', () =>
     const xmrigPath = await ensureXmrig();
     stack = await startDemoStack(
       {
-        stratumPort: 0,
-        tlsPort: null,
-        networkDifficulty: 4_000,
-        shareDifficulty: 300,
-        daemonPort: 0,
-        walletPort: 0,
-        apiPort: 0,
+        ...E2E_STACK_OPTIONS,
         poolOverrides: {
           // A 1 s feed tick so the live numbers visibly move within the test's time.
           api: { feedIntervalMs: 1_000 },

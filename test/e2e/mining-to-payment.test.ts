@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DemoStack, startDemoStack } from '../../src/app/demo-stack.js';
 import { ensureXmrig } from '../../src/tools/xmrig.js';
 import { until } from '../helpers/until.js';
+import { E2E_STACK_OPTIONS } from './e2e-stack-options.js';
 import { XmrigRun } from './xmrig-runner.js';
 
 /**
@@ -32,13 +33,7 @@ beforeAll(async () => {
   xmrigPath = await ensureXmrig();
   stack = await startDemoStack(
     {
-      stratumPort: 0,
-      tlsPort: null,
-      networkDifficulty: 4_000,
-      shareDifficulty: 300,
-      daemonPort: 0,
-      walletPort: 0,
-      apiPort: 0,
+      ...E2E_STACK_OPTIONS,
       poolOverrides: {
         payments: {
           confirmDepth: 10,

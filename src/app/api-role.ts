@@ -12,7 +12,7 @@ import { buildApiServer, createApiStores } from '../servers/api/build-api-server
 import type { PoolInfo } from '../servers/api/pool-info.js';
 import { cachedAliasByAddress } from './alias-lookup.js';
 import type { Part } from './parts.js';
-import type { StratumRole } from './stratum-role.js';
+import type { StratumSurface } from './stratum-surface.js';
 
 export interface ApiRoleModules {
   readonly redis: Redis;
@@ -22,8 +22,8 @@ export interface ApiRoleModules {
   readonly events: PoolEventBus;
   readonly logger: Logger;
   readonly adminToken: string | null;
-  /** The stratum role of this process, when it runs one (metrics, bans, listening ports). */
-  readonly stratum: StratumRole | null;
+  /** The stratum role of this process or of its stratum children (metrics, bans, listening ports). */
+  readonly stratum: StratumSurface | null;
   /** Age of the template this process serves or polls; absent on an API-only node. */
   readonly templateAgeMs?: () => number | undefined;
 }
@@ -50,21 +50,14 @@ export async function startApiRole(
     logger: modules.logger.child({ module: 'api' }),
     adminToken: modules.adminToken,
     metricsSources: {
-      ...(stratum === null
-        ? {}
-        : {
-            stratum: () => stratum.server.metrics(),
-            backend: () => stratum.backend.metrics,
-            verifier: () => stratum.verifier.metrics(),
-            shareLedger: () => stratum.ledger.metrics(),
-          }),
+      ...(stratum === null ? {} : stratum.metricsSources),
       ...(templateAgeMs === undefined ? {} : { templateAgeMs }),
     },
     walletProbe: () => modules.wallet.getStatus(),
     aliasOf: cachedAliasByAddress(modules.daemon, { ttlMs: 10 * 60_000, maxEntries: 10_000 }),
 
     ...(templateAgeMs === undefined ? {} : { templateStatus: () => ({ templateAgeMs: templateAgeMs() }) }),
-    ...(stratum === null ? {} : { activeBans: () => stratum.backend.listBans().length }),
+    ...(stratum === null ? {} : { activeBans: () => stratum.activeBans() }),
   });
   await api.listen({ host: apiOptions.host, port: apiOptions.port });
   parts.push({ name: 'api', stop: () => api.close() });
@@ -72,9 +65,9 @@ export async function startApiRole(
   return api;
 }
 
-function poolInfoFrom(config: Readonly<PoolConfig>, stratum: StratumRole | null): PoolInfo {
+function poolInfoFrom(config: Readonly<PoolConfig>, stratum: StratumSurface | null): PoolInfo {
   const payments = config.payments;
-  const listening = stratum?.server.listening() ?? [];
+  const listening = stratum?.listening() ?? [];
   return {
     name: 'fuego-pool',
     ports: config.stratum.ports.map((p, i) => ({

@@ -136,7 +136,7 @@ export async function startDemoStack(options: DemoStackOptions, logger: Logger):
     const pool = await PoolNode.start(config, { logger: logger.child({ module: 'pool-node' }) });
     cleanups.push(() => pool.stop());
 
-    const listening = pool.stratum?.listening() ?? [];
+    const listening = pool.stratumListening();
     const minerAddress = devnet.wallet.addresses[1] ?? devnet.walletAddress;
     return {
       devnet,

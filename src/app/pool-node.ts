@@ -8,6 +8,7 @@ import { RedisEventRelay } from '../cluster/redis-event-relay.js';
 import { ConfigError } from '../config/load-config.js';
 import type { PoolConfig } from '../config/schema.js';
 import { AddressError, decodeAddress } from '../fuego/address.js';
+import type { BanEntry } from '../pool/ban-policy.js';
 import { createPoolEventBus, type PoolEventBus } from '../pool/events.js';
 import { notificationEventsOf } from '../pool/notifications/notification-events.js';
 import { createWebhookNotifier } from '../pool/notifications/webhook-notifier.js';
@@ -17,13 +18,15 @@ import { adminTokenFromEnv, parseApiOptions } from '../servers/api/api-options.j
 import { startControlServer } from '../servers/control/control-server.js';
 import { createControlStats } from '../servers/control/control-stats.js';
 import type { StratumPortOptions } from '../servers/stratum/stratum-options.js';
-import type { StratumServer } from '../servers/stratum/stratum-server.js';
+import type { ListeningPort, StratumServer } from '../servers/stratum/stratum-server.js';
 import { startApiRole } from './api-role.js';
 import { LeaderRole } from './leader-role.js';
 import { type Part, stopParts } from './parts.js';
 import { connectRedis } from './redis-connection.js';
 import { type PoolRole, resolveRoles } from './roles.js';
+import { StratumProcessGroup } from './stratum-processes/stratum-process-group.js';
 import { type StratumRole, startStratumRole } from './stratum-role.js';
+import { type StratumSurface, surfaceOfRole } from './stratum-surface.js';
 
 export interface PoolNodeModules {
   readonly logger: Logger;
@@ -31,6 +34,8 @@ export interface PoolNodeModules {
   readonly tls?: { readonly cert: string; readonly key: string };
   /** Environment for secrets (FUEGO_POOL_ADMIN_TOKEN); defaults to process.env. */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Told of every ban the stratum role decides (a stratum child process passes it on). */
+  readonly onBanIssued?: (entry: BanEntry) => void;
 }
 
 /**
@@ -54,6 +59,10 @@ export class PoolNode {
     /** The process's event bus (relayed to and from the other processes). */
     readonly events: PoolEventBus,
     readonly stratumRole: StratumRole | null,
+    /** `stratum.processes` > 1: the stratum role runs in these child processes instead. */
+    readonly stratumProcesses: StratumProcessGroup | null,
+    /** The stratum role as the API and control socket see it, in-process or in children. */
+    readonly stratumSurface: StratumSurface | null,
     readonly leader: LeaderRole | null,
     readonly api: FastifyInstance | null,
     fatal: Promise<Error>,
@@ -66,7 +75,8 @@ export class PoolNode {
     const roles = resolveRoles(config.roles);
     // Configuration problems fail here, before anything runs.
     const poolAddress = roles.has('leader') ? requireStandardAddress(config.pool.address) : null;
-    const ports = roles.has('stratum') ? await stratumPorts(config, modules.tls) : [];
+    const tlsPem = roles.has('stratum') ? await readTlsPem(config, modules.tls) : undefined;
+    const ports = roles.has('stratum') ? stratumPorts(config, tlsPem) : [];
     const adminToken = adminTokenFromEnv(modules.env ?? process.env);
     const runApi = roles.has('api') && config.api.enabled;
     if (runApi) {
@@ -129,21 +139,35 @@ export class PoolNode {
       }
 
       let stratum: StratumRole | null = null;
+      let stratumProcesses: StratumProcessGroup | null = null;
+      let surface: StratumSurface | null = null;
       if (roles.has('stratum')) {
         const abandon = fatal.then((error) => Promise.reject(error));
         abandon.catch(() => undefined);
-        stratum = await startStratumRole(
-          config,
-          {
-            redis,
-            daemon,
-            events,
-            logger,
-            ports,
-            abandon,
-          },
-          parts,
-        );
+        if (config.stratum.processes > 1) {
+          const group = await StratumProcessGroup.start(
+            { config, ...(tlsPem ? { tls: tlsPem } : {}) },
+            { logger: logger.child({ module: 'stratum-processes' }), abandon },
+          );
+          parts.push({ name: 'stratum processes', stop: () => group.stop() });
+          stratumProcesses = group;
+          surface = group.surface();
+        } else {
+          stratum = await startStratumRole(
+            config,
+            {
+              redis,
+              daemon,
+              events,
+              logger,
+              ports,
+              abandon,
+              ...(modules.onBanIssued ? { onBanIssued: modules.onBanIssued } : {}),
+            },
+            parts,
+          );
+          surface = surfaceOfRole(stratum);
+        }
       }
 
       let api: FastifyInstance | null = null;
@@ -159,7 +183,7 @@ export class PoolNode {
             events,
             logger,
             adminToken,
-            stratum,
+            stratum: surface,
             ...(served !== null
               ? { templateAgeMs: () => served.templates.status().templateAgeMs }
               : polled !== null
@@ -186,8 +210,8 @@ export class PoolNode {
         const control = await startControlServer(
           { socketPath: config.control.socketPath, hashrateWindowMs: config.control.hashrateWindowMs },
           {
-            backend: served?.backend ?? null,
-            stratum: served?.server ?? null,
+            backend: surface?.control.backend ?? null,
+            stratum: surface?.control.stratum ?? null,
             templates: () => served?.templates ?? polled?.templates() ?? null,
             leader: polled === null ? null : () => polled.loop(),
             events,
@@ -198,16 +222,34 @@ export class PoolNode {
         // Stopped first (parts stop in reverse), so no command arrives while the rest shuts down.
         parts.push({ name: 'control socket', stop: () => control.close() });
       }
-      return new PoolNode(config, logger, parts, roles, redis, events, stratum, leader, api, fatal);
+      return new PoolNode(
+        config,
+        logger,
+        parts,
+        roles,
+        redis,
+        events,
+        stratum,
+        stratumProcesses,
+        surface,
+        leader,
+        api,
+        fatal,
+      );
     } catch (error) {
       await stopParts(parts, logger);
       throw error;
     }
   }
 
-  /** The stratum server of this process (null without the stratum role). */
+  /** The stratum server of this process (null without the stratum role, or with child processes). */
   get stratum(): StratumServer | null {
     return this.stratumRole?.server ?? null;
+  }
+
+  /** The stratum ports as bound, in this process or in its stratum children (empty without the role). */
+  stratumListening(): ListeningPort[] {
+    return this.stratumSurface?.listening() ?? [];
   }
 
   /** Resolves with the error if a part hit a fault no retry fixes; the process should stop. */
@@ -245,25 +287,27 @@ function requireStandardAddress(address: string | undefined): string {
   }
 }
 
-async function stratumPorts(
+/** The PEM for TLS ports: given by the caller, or read from stratum.tls when a port has TLS. */
+async function readTlsPem(
   config: Readonly<PoolConfig>,
   pem: PoolNodeModules['tls'],
-): Promise<StratumPortOptions[]> {
-  let tls = pem;
-  if (!tls && config.stratum.tls && config.stratum.ports.some((p) => p.tls)) {
-    const [cert, key] = await Promise.all([
-      readFile(config.stratum.tls.certFile, 'utf8'),
-      readFile(config.stratum.tls.keyFile, 'utf8'),
-    ]).catch((cause: unknown) => {
-      throw new ConfigError(
-        'CONFIG_UNREADABLE',
-        `stratum.tls: cannot read certificate or key (${(cause as Error).message})`,
-        {},
-        { cause },
-      );
-    });
-    tls = { cert, key };
-  }
+): Promise<PoolNodeModules['tls']> {
+  if (pem || !config.stratum.tls || !config.stratum.ports.some((p) => p.tls)) return pem;
+  const [cert, key] = await Promise.all([
+    readFile(config.stratum.tls.certFile, 'utf8'),
+    readFile(config.stratum.tls.keyFile, 'utf8'),
+  ]).catch((cause: unknown) => {
+    throw new ConfigError(
+      'CONFIG_UNREADABLE',
+      `stratum.tls: cannot read certificate or key (${(cause as Error).message})`,
+      {},
+      { cause },
+    );
+  });
+  return { cert, key };
+}
+
+function stratumPorts(config: Readonly<PoolConfig>, tls: PoolNodeModules['tls']): StratumPortOptions[] {
   return config.stratum.ports.map((p) => ({
     port: p.port,
     host: p.host,

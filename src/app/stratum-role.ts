@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { RedisTemplateSource } from '../cluster/redis-template-source.js';
 import type { PoolConfig } from '../config/schema.js';
+import type { BanEntry } from '../pool/ban-policy.js';
 import type { PoolEventBus } from '../pool/events.js';
 import { DEFAULT_POOL_BACKEND_OPTIONS, PoolBackend } from '../pool/pool-backend.js';
 import type { BlockCandidate, ShareLedger } from '../pool/share-ledger.js';
@@ -25,6 +26,8 @@ export interface StratumRoleModules {
   readonly ports: StratumPortOptions[];
   /** Resolves if the process must give up waiting for a first template (a fatal leader error). */
   readonly abandon?: Promise<never>;
+  /** Told of every ban the pool core decides (a stratum child passes it to its siblings). */
+  readonly onBanIssued?: (entry: BanEntry) => void;
 }
 
 /** What the stratum role built (for the API's metrics and the demo). */
@@ -112,6 +115,7 @@ export async function startStratumRole(
       ledger: announcingBlocks(ledger, events),
       daemon: modules.daemon,
       logger: logger.child({ module: 'pool' }),
+      ...(modules.onBanIssued ? { onBanIssued: modules.onBanIssued } : {}),
     },
   );
   backend.start();

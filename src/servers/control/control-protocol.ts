@@ -93,7 +93,7 @@ export interface StatusView {
       readonly rejected: number;
       readonly submitErrors: number;
     };
-    /** Bans are per stratum process. */
+    /** Bans are per host: shared by a host's stratum processes, not by other hosts. */
     readonly bans: { readonly active: number; readonly issued: number };
   } | null;
   /** Pool-wide (from Redis); null when the statistics store could not be read. */

@@ -1,0 +1,28 @@
+import { availableParallelism } from 'node:os';
+import type { PoolConfig } from '../../config/schema.js';
+
+/**
+ * The config a stratum child runs: only the stratum role, its own node id (`pool.nodeId + index`,
+ * so extra nonces never collide), no API, control socket or webhooks (the parent has them), and
+ * its share of the cores for verifier threads when `pow.workers` is 0 ("one per core").
+ */
+export function childConfig(
+  config: Readonly<PoolConfig>,
+  index: number,
+  cores = availableParallelism(),
+): PoolConfig {
+  const processes = config.stratum.processes;
+  return {
+    ...config,
+    roles: ['stratum'],
+    pool: { ...config.pool, nodeId: config.pool.nodeId + index },
+    stratum: { ...config.stratum, processes: 1 },
+    pow: {
+      ...config.pow,
+      workers: config.pow.workers === 0 ? Math.max(1, Math.floor(cores / processes)) : config.pow.workers,
+    },
+    api: { ...config.api, enabled: false },
+    control: { ...config.control, enabled: false },
+    notifications: { ...config.notifications, webhooks: [] },
+  };
+}

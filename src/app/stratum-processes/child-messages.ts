@@ -1,0 +1,60 @@
+import type { PoolConfig } from '../../config/schema.js';
+import type { BanEntry } from '../../pool/ban-policy.js';
+import type { PoolBackendMetrics } from '../../pool/pool-backend.js';
+import type { ShareVerifierPoolMetrics } from '../../pow/verifier-pool.js';
+import type { StratumMetricsSnapshot } from '../../servers/stratum/stratum-metrics.js';
+import type { ListeningPort } from '../../servers/stratum/stratum-server.js';
+import type { ShareLedgerMetrics } from '../../store/redis-share-ledger.js';
+
+/**
+ * The IPC between the pool process and its stratum child processes (Node cluster, `advanced`
+ * serialization, so Infinity and nested objects arrive as sent). Both ends check `kind` before use.
+ */
+
+/** The process-local numbers of one stratum child, sent every snapshot interval. */
+export interface ChildStats {
+  readonly stratum: StratumMetricsSnapshot;
+  readonly backend: PoolBackendMetrics;
+  readonly verifier: ShareVerifierPoolMetrics;
+  readonly ledger: ShareLedgerMetrics;
+}
+
+export type ParentMessage =
+  | {
+      readonly kind: 'start';
+      /** The parent's validated config, already cut down to this child (see childConfig). */
+      readonly config: PoolConfig;
+      readonly tls: { readonly cert: string; readonly key: string } | undefined;
+      readonly index: number;
+      readonly snapshotIntervalMs: number;
+      /** The parent logger's level (callers may log quieter than config.log says). */
+      readonly logLevel: string;
+    }
+  | { readonly kind: 'adopt-ban'; readonly entry: BanEntry }
+  | { readonly kind: 'unban'; readonly ip: string }
+  | { readonly kind: 'stop' };
+
+export type ChildMessage =
+  /** The child listens for messages now (anything sent before could be lost). */
+  | { readonly kind: 'waiting' }
+  | { readonly kind: 'ready'; readonly listening: ListeningPort[]; readonly stats: ChildStats }
+  | { readonly kind: 'stats'; readonly stats: ChildStats }
+  | { readonly kind: 'banned'; readonly entry: BanEntry }
+  | { readonly kind: 'start-failed'; readonly message: string };
+
+const PARENT_KINDS: ReadonlySet<string> = new Set(['start', 'adopt-ban', 'unban', 'stop']);
+const CHILD_KINDS: ReadonlySet<string> = new Set(['waiting', 'ready', 'stats', 'banned', 'start-failed']);
+
+function hasKind(value: unknown, kinds: ReadonlySet<string>): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const kind = (value as { kind?: unknown }).kind;
+  return typeof kind === 'string' && kinds.has(kind);
+}
+
+export function isParentMessage(value: unknown): value is ParentMessage {
+  return hasKind(value, PARENT_KINDS);
+}
+
+export function isChildMessage(value: unknown): value is ChildMessage {
+  return hasKind(value, CHILD_KINDS);
+}

@@ -1,0 +1,101 @@
+import { parseConfig } from '../../config/load-config.js';
+import { createLogger, type Logger } from '../../log/logger.js';
+import { PoolNode } from '../pool-node.js';
+import type { StratumRole } from '../stratum-role.js';
+import { type ChildMessage, type ChildStats, isParentMessage, type ParentMessage } from './child-messages.js';
+
+/**
+ * Entry of a stratum child process (StratumProcessGroup forks it with Node cluster; the stratum
+ * ports are shared through the parent). It says it is waiting, takes its config from the parent's
+ * `start`, runs a stratum-only PoolNode and reports its numbers and the bans it decides. It stops
+ * on the parent's `stop`, on SIGINT/SIGTERM, or when the parent is gone.
+ */
+
+let node: PoolNode | null = null;
+let logger: Logger | null = null;
+let stopping: Promise<void> | null = null;
+let statsTimer: NodeJS.Timeout | undefined;
+
+/** Resolves once the message is handed to the channel (or at once without a parent). */
+function send(message: ChildMessage): Promise<void> {
+  return new Promise((resolve) => {
+    if (!process.connected || process.send === undefined) resolve();
+    else process.send(message, () => resolve());
+  });
+}
+
+function statsOf(role: StratumRole): ChildStats {
+  return {
+    stratum: role.server.metrics(),
+    backend: role.backend.metrics,
+    verifier: role.verifier.metrics(),
+    ledger: role.ledger.metrics(),
+  };
+}
+
+async function start(message: Extract<ParentMessage, { kind: 'start' }>): Promise<void> {
+  const config = parseConfig(message.config);
+  logger = createLogger(config.log).child({ stratumProcess: message.index, nodeId: config.pool.nodeId });
+  logger.level = message.logLevel;
+  try {
+    node = await PoolNode.start(config, {
+      logger,
+      ...(message.tls ? { tls: message.tls } : {}),
+      onBanIssued: (entry) => void send({ kind: 'banned', entry }),
+    });
+  } catch (error) {
+    logger.error({ err: error }, 'stratum process could not start');
+    await send({ kind: 'start-failed', message: (error as Error).message });
+    await stop(1);
+    return;
+  }
+  const role = node.stratumRole;
+  if (role === null) throw new Error('a stratum child runs the stratum role');
+  void send({ kind: 'ready', listening: role.server.listening(), stats: statsOf(role) });
+  statsTimer = setInterval(
+    () => void send({ kind: 'stats', stats: statsOf(role) }),
+    message.snapshotIntervalMs,
+  );
+  statsTimer.unref();
+  void node.failed().then((error) => {
+    logger?.fatal({ err: error }, 'stratum process cannot go on');
+    void stop(1);
+  });
+}
+
+function stop(exitCode: number): Promise<void> {
+  stopping ??= (async () => {
+    clearInterval(statsTimer);
+    await node
+      ?.stop()
+      .catch((error: unknown) => logger?.error({ err: error }, 'stopping the stratum process failed'));
+    logger?.flush();
+    process.exit(exitCode);
+  })();
+  return stopping;
+}
+
+process.on('message', (message: unknown) => {
+  if (!isParentMessage(message)) return;
+  switch (message.kind) {
+    case 'start':
+      if (node === null && stopping === null) void start(message);
+      return;
+    case 'adopt-ban':
+      node?.stratumRole?.backend.adoptBan(message.entry);
+      return;
+    case 'unban':
+      node?.stratumRole?.backend.unban(message.ip);
+      return;
+    case 'stop':
+      void stop(0);
+      return;
+  }
+});
+// The parent stops the children in order; a terminal's Ctrl-C or a service manager's SIGTERM to
+// the whole group must not cut this one short, so it closes its miners itself, gracefully.
+process.on('SIGINT', () => void stop(0));
+process.on('SIGTERM', () => void stop(0));
+// Without the parent there is no one to restart or aggregate this process: it stops.
+process.on('disconnect', () => void stop(0));
+void send({ kind: 'waiting' });

@@ -1,0 +1,408 @@
+import cluster, { type Worker } from 'node:cluster';
+import { fileURLToPath } from 'node:url';
+import type { Logger } from 'pino';
+import { compiledSiblingUrl } from '../../compiled-module-url.js';
+import type { PoolConfig } from '../../config/schema.js';
+import { FuegoPoolError } from '../../errors.js';
+import type { BanEntry } from '../../pool/ban-policy.js';
+import type { ListeningPort } from '../../servers/stratum/stratum-server.js';
+import type { StratumSurface } from '../stratum-surface.js';
+import { childConfig } from './child-config.js';
+import { type ChildMessage, type ChildStats, isChildMessage, type ParentMessage } from './child-messages.js';
+import { sumChildStats } from './child-stats-sum.js';
+
+export type StratumProcessErrorCode = 'CHILD_START_FAILED' | 'NODE_ID_RANGE';
+
+export class StratumProcessError extends FuegoPoolError<StratumProcessErrorCode> {}
+
+export interface StratumProcessGroupOptions {
+  /** The pool's validated config; `stratum.processes` children are started. */
+  readonly config: Readonly<PoolConfig>;
+  /** PEM for TLS ports when not read from stratum.tls files (the children get a copy). */
+  readonly tls?: { readonly cert: string; readonly key: string };
+  /** How often each child reports its numbers. */
+  readonly snapshotIntervalMs?: number;
+  /** A child that is not serving by then fails the start (it waits for the first template). */
+  readonly startTimeoutMs?: number;
+  /** Time each child gets to close its miners and flush its shares before SIGKILL. */
+  readonly stopTimeoutMs?: number;
+  /** First wait before a crashed child is started again; doubles per crash up to the max. */
+  readonly restartDelayMs?: number;
+  readonly maxRestartDelayMs?: number;
+}
+
+export interface StratumProcessGroupModules {
+  readonly logger: Logger;
+  /** The child entry; defaults to the compiled stratum-child-main.js beside this module. */
+  readonly entry?: URL;
+  readonly clock?: () => number;
+  /** Rejects if the pool must give up starting (a fatal leader error): the children are stopped. */
+  readonly abandon?: Promise<never>;
+}
+
+/** Per-child state as the operator sees it (logs, tests). */
+export interface StratumChildView {
+  readonly index: number;
+  readonly nodeId: number;
+  readonly pid: number | undefined;
+  readonly state: ChildState;
+  readonly restarts: number;
+  /** Logged-in miners at its last report (0 before its first). */
+  readonly sessions: number;
+}
+
+type ChildState = 'starting' | 'serving' | 'waiting-to-restart' | 'stopped';
+
+interface ChildSlot {
+  readonly index: number;
+  readonly nodeId: number;
+  worker: Worker | null;
+  state: ChildState;
+  stats: ChildStats | null;
+  startedAtMs: number;
+  restarts: number;
+  restartDelayMs: number;
+  restartTimer: NodeJS.Timeout | undefined;
+  /** Settled by the child's first `ready` or by its failure, for the group's start. */
+  onStarted: ((error?: Error) => void) | undefined;
+  exited: Promise<void>;
+}
+
+/** A child that served this long has its restart delay reset (its crash was not a start loop). */
+const STABLE_RUN_MS = 60_000;
+
+/**
+ * `stratum.processes` > 1: the stratum role in that many child processes (Node cluster), sharing
+ * the stratum ports; the parent keeps the leader, API and control roles. Each child has its own
+ * node id, verifier threads, Redis connection and miners; templates reach it through Redis like
+ * any stratum node. The parent:
+ * - starts the children and fails its own start if one cannot serve;
+ * - restarts a child that dies, with a growing delay;
+ * - keeps one ban list: a ban decided by one child or by the operator reaches every child, since
+ *   a banned miner's next connection may land on any of them;
+ * - adds the children's numbers up, so the API, metrics and `status` show one pool.
+ */
+export class StratumProcessGroup {
+  readonly #options: Required<Omit<StratumProcessGroupOptions, 'tls'>> &
+    Pick<StratumProcessGroupOptions, 'tls'>;
+  readonly #logger: Logger;
+  readonly #clock: () => number;
+  readonly #entry: URL;
+  readonly #slots: ChildSlot[];
+  readonly #bans = new Map<string, BanEntry>();
+  #listening: ListeningPort[] = [];
+  #stopping = false;
+
+  private constructor(options: StratumProcessGroupOptions, modules: StratumProcessGroupModules) {
+    this.#options = {
+      snapshotIntervalMs: 1_000,
+      startTimeoutMs: 120_000,
+      stopTimeoutMs: 20_000,
+      restartDelayMs: 1_000,
+      maxRestartDelayMs: 30_000,
+      ...options,
+    };
+    this.#logger = modules.logger;
+    this.#clock = modules.clock ?? Date.now;
+    this.#entry = modules.entry ?? compiledSiblingUrl('stratum-child-main.js', import.meta.url);
+    const { nodeId } = options.config.pool;
+    this.#slots = Array.from({ length: options.config.stratum.processes }, (_, index) => ({
+      index,
+      nodeId: nodeId + index,
+      worker: null,
+      state: 'stopped' as ChildState,
+      stats: null,
+      startedAtMs: 0,
+      restarts: 0,
+      restartDelayMs: this.#options.restartDelayMs,
+      restartTimer: undefined,
+      onStarted: undefined,
+      exited: Promise.resolve(),
+    }));
+  }
+
+  /** Starts every child and resolves once all of them serve; on any failure stops them and throws. */
+  static async start(
+    options: StratumProcessGroupOptions,
+    modules: StratumProcessGroupModules,
+  ): Promise<StratumProcessGroup> {
+    const { nodeId } = options.config.pool;
+    const processes = options.config.stratum.processes;
+    if (nodeId + processes - 1 > 0xffff) {
+      throw new StratumProcessError(
+        'NODE_ID_RANGE',
+        `pool.nodeId ${nodeId} + stratum.processes ${processes} - 1 is above 65535 (each process takes a node id)`,
+        { nodeId, processes },
+      );
+    }
+    const group = new StratumProcessGroup(options, modules);
+    cluster.setupPrimary({ exec: fileURLToPath(group.#entry), args: [], serialization: 'advanced' });
+    try {
+      const started = Promise.all(group.#slots.map((slot) => group.#startChild(slot)));
+      await (modules.abandon ? Promise.race([started, modules.abandon]) : started);
+    } catch (error) {
+      await group.stop();
+      throw error;
+    }
+    group.#logger.info(
+      { processes, nodeIds: group.#slots.map((s) => s.nodeId), ports: group.#listening },
+      'stratum processes serving',
+    );
+    return group;
+  }
+
+  /** The ports as bound (the same in every child). */
+  listening(): ListeningPort[] {
+    return this.#listening;
+  }
+
+  children(): StratumChildView[] {
+    return this.#slots.map((slot) => ({
+      index: slot.index,
+      nodeId: slot.nodeId,
+      pid: slot.worker?.process.pid,
+      state: slot.state,
+      restarts: slot.restarts,
+      sessions: slot.stats?.backend.sessions ?? 0,
+    }));
+  }
+
+  /** The last numbers of every serving child, added up. */
+  stats(): ChildStats {
+    const reported: ChildStats[] = [];
+    for (const slot of this.#slots) if (slot.stats !== null) reported.push(slot.stats);
+    return sumChildStats(reported);
+  }
+
+  /** Active bans, longest remaining first. */
+  listBans(): BanEntry[] {
+    const now = this.#clock();
+    const out: BanEntry[] = [];
+    for (const [ip, entry] of this.#bans) {
+      if (entry.untilMs <= now) this.#bans.delete(ip);
+      else out.push({ ...entry, remainingSeconds: Math.ceil((entry.untilMs - now) / 1000) });
+    }
+    return out.sort((a, b) => b.untilMs - a.untilMs);
+  }
+
+  /** Operator ban: every child refuses the IP and closes its sessions. */
+  ban(ip: string, seconds: number, reason = 'manual'): BanEntry {
+    const now = this.#clock();
+    const entry: BanEntry = {
+      ip,
+      bannedAtMs: now,
+      untilMs: now + Math.max(0, seconds) * 1000,
+      remainingSeconds: Math.max(0, seconds),
+      offences: 0,
+      manual: true,
+      reason,
+    };
+    this.#bans.set(ip, entry);
+    this.#broadcast({ kind: 'adopt-ban', entry });
+    return entry;
+  }
+
+  /** Operator unban, in every child. Returns whether the IP was banned. */
+  unban(ip: string): boolean {
+    const wasBanned = this.listBans().some((entry) => entry.ip === ip);
+    this.#bans.delete(ip);
+    this.#broadcast({ kind: 'unban', ip });
+    return wasBanned;
+  }
+
+  /** What the API, metrics and control socket read: the children as one stratum role. */
+  surface(): StratumSurface {
+    const stats = () => this.stats();
+    const backend = {
+      listBans: () => this.listBans(),
+      ban: (ip: string, seconds: number, reason?: string) => this.ban(ip, seconds, reason),
+      unban: (ip: string) => this.unban(ip),
+      get metrics() {
+        return stats().backend;
+      },
+    };
+    return {
+      control: { backend, stratum: { metrics: () => this.stats().stratum } },
+      metricsSources: {
+        stratum: () => this.stats().stratum,
+        backend: () => this.stats().backend,
+        verifier: () => this.stats().verifier,
+        shareLedger: () => this.stats().ledger,
+      },
+      listening: () => this.listening(),
+      activeBans: () => this.listBans().length,
+    };
+  }
+
+  /** Asks every child to close its miners and flush its shares; SIGKILL after stopTimeoutMs. */
+  async stop(): Promise<void> {
+    this.#stopping = true;
+    await Promise.all(
+      this.#slots.map(async (slot) => {
+        clearTimeout(slot.restartTimer);
+        const worker = slot.worker;
+        if (worker === null) {
+          slot.state = 'stopped';
+          return;
+        }
+        this.#send(slot, { kind: 'stop' });
+        const killTimer = setTimeout(() => {
+          this.#logger.warn(
+            { child: slot.index, pid: worker.process.pid },
+            'stratum process did not stop; killing it',
+          );
+          worker.process.kill('SIGKILL');
+        }, this.#options.stopTimeoutMs);
+        await slot.exited;
+        clearTimeout(killTimer);
+      }),
+    );
+  }
+
+  #startChild(slot: ChildSlot): Promise<void> {
+    const started = new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(
+        () =>
+          settle(
+            new StratumProcessError(
+              'CHILD_START_FAILED',
+              `stratum process ${slot.index} not serving after ${this.#options.startTimeoutMs} ms`,
+              { index: slot.index },
+            ),
+          ),
+        this.#options.startTimeoutMs,
+      );
+      const settle = (error?: Error) => {
+        clearTimeout(timer);
+        slot.onStarted = undefined;
+        if (error) reject(error);
+        else resolve();
+      };
+      slot.onStarted = settle;
+    });
+    const worker = cluster.fork({ FUEGO_POOL_STRATUM_CHILD: String(slot.index) });
+    slot.worker = worker;
+    slot.state = 'starting';
+    slot.stats = null;
+    slot.startedAtMs = this.#clock();
+    slot.exited = new Promise<void>((resolve) => {
+      worker.once('exit', (code: number | null, signal: string | null) => {
+        this.#onExit(slot, worker, code, signal);
+        resolve();
+      });
+    });
+    worker.on('message', (message: unknown) => this.#onMessage(slot, message));
+    worker.on('error', (error: Error) =>
+      this.#logger.warn({ err: error, child: slot.index }, 'stratum process channel error'),
+    );
+    this.#logger.info(
+      { child: slot.index, nodeId: slot.nodeId, pid: worker.process.pid },
+      'stratum process starting',
+    );
+    return started;
+  }
+
+  #onMessage(slot: ChildSlot, message: unknown): void {
+    if (!isChildMessage(message)) {
+      this.#logger.warn({ child: slot.index }, 'unknown message from a stratum process ignored');
+      return;
+    }
+    this.#onChildMessage(slot, message);
+  }
+
+  #onChildMessage(slot: ChildSlot, message: ChildMessage): void {
+    switch (message.kind) {
+      case 'waiting':
+        this.#send(slot, {
+          kind: 'start',
+          config: childConfig(this.#options.config, slot.index),
+          tls: this.#options.tls,
+          index: slot.index,
+          snapshotIntervalMs: this.#options.snapshotIntervalMs,
+          logLevel: this.#logger.level,
+        });
+        return;
+      case 'ready':
+        slot.state = 'serving';
+        slot.stats = message.stats;
+        if (this.#listening.length === 0) this.#listening = message.listening;
+        // A restarted child learns the bans its siblings hold.
+        for (const entry of this.listBans()) this.#send(slot, { kind: 'adopt-ban', entry });
+        slot.onStarted?.();
+        return;
+      case 'stats':
+        slot.stats = message.stats;
+        return;
+      case 'banned': {
+        const known = this.#bans.get(message.entry.ip);
+        if (known === undefined || known.untilMs < message.entry.untilMs)
+          this.#bans.set(message.entry.ip, message.entry);
+        this.#broadcast({ kind: 'adopt-ban', entry: message.entry }, slot);
+        return;
+      }
+      case 'start-failed':
+        this.#logger.error({ child: slot.index, error: message.message }, 'stratum process could not start');
+        slot.onStarted?.(
+          new StratumProcessError('CHILD_START_FAILED', `stratum process ${slot.index}: ${message.message}`, {
+            index: slot.index,
+          }),
+        );
+        return;
+    }
+  }
+
+  #onExit(slot: ChildSlot, worker: Worker, code: number | null, signal: string | null): void {
+    if (slot.worker !== worker) return;
+    slot.worker = null;
+    slot.stats = null;
+    slot.onStarted?.(
+      new StratumProcessError(
+        'CHILD_START_FAILED',
+        `stratum process ${slot.index} exited (code ${code}, signal ${signal}) before serving`,
+        {
+          index: slot.index,
+          code,
+          signal,
+        },
+      ),
+    );
+    if (this.#stopping) {
+      slot.state = 'stopped';
+      this.#logger.info({ child: slot.index, code, signal }, 'stratum process stopped');
+      return;
+    }
+    if (this.#clock() - slot.startedAtMs >= STABLE_RUN_MS) slot.restartDelayMs = this.#options.restartDelayMs;
+    const delayMs = slot.restartDelayMs;
+    slot.restartDelayMs = Math.min(this.#options.maxRestartDelayMs, delayMs * 2);
+    slot.state = 'waiting-to-restart';
+    this.#logger.error(
+      { child: slot.index, nodeId: slot.nodeId, code, signal, restartInMs: delayMs },
+      'stratum process died; its miners reconnect to the others',
+    );
+    slot.restartTimer = setTimeout(() => {
+      slot.restartTimer = undefined;
+      if (this.#stopping) return;
+      slot.restarts += 1;
+      this.#startChild(slot).catch((error: unknown) =>
+        this.#logger.error({ err: error, child: slot.index }, 'stratum process restart failed'),
+      );
+    }, delayMs);
+  }
+
+  #broadcast(message: ParentMessage, except?: ChildSlot): void {
+    for (const slot of this.#slots)
+      if (slot !== except && slot.state === 'serving') this.#send(slot, message);
+  }
+
+  #send(slot: ChildSlot, message: ParentMessage): void {
+    const worker = slot.worker;
+    if (worker === null || !worker.isConnected()) return;
+    worker.send(message, (error: Error | null) => {
+      if (error)
+        this.#logger.warn(
+          { err: error, child: slot.index, kind: message.kind },
+          'message to a stratum process lost',
+        );
+    });
+  }
+}

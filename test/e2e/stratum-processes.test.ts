@@ -1,0 +1,287 @@
+import { Redis } from 'ioredis';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type DemoStack, startDemoStack } from '../../src/app/demo-stack.js';
+import type { StratumProcessGroup } from '../../src/app/stratum-processes/stratum-process-group.js';
+import { withControlClient } from '../../src/cli/control-client.js';
+import { createStoreKeys } from '../../src/store/keys.js';
+import { ensureXmrig } from '../../src/tools/xmrig.js';
+import { StratumLineClient } from '../helpers/stratum-line-client.js';
+import { until } from '../helpers/until.js';
+import { E2E_STACK_OPTIONS } from './e2e-stack-options.js';
+import { XmrigRun } from './xmrig-runner.js';
+
+/**
+ * `stratum.processes: 2`: the pool on the devnet with its stratum role in two child processes that
+ * share the ports. Miners are spread over both, real XMRig miners mine through both, bans reach
+ * both, a killed child comes back, and the API shows the children as one pool.
+ */
+const keys = createStoreKeys('fuego');
+const LOGIN_PARAMS = { pass: 'x', agent: 'stratum-processes-test/1.0', algo: ['cn/upx2'] };
+
+let stack: DemoStack;
+let group: StratumProcessGroup;
+let redis: Redis;
+let xmrigPath: string;
+let stopped = false;
+const clients: StratumLineClient[] = [];
+
+beforeAll(async () => {
+  xmrigPath = await ensureXmrig();
+  stack = await startDemoStack(
+    {
+      ...E2E_STACK_OPTIONS,
+      tlsPort: 0,
+      poolOverrides: {
+        pow: { workers: 1 },
+        stratum: {
+          processes: 2,
+          vardiff: { targetShareTimeSec: 2, retargetIntervalSec: 10, minDifficulty: 100 },
+          bans: { minShares: 4, maxInvalidRatio: 0.5, firstBanSeconds: 120 },
+        },
+      },
+    },
+    pino({ level: 'warn' }),
+  );
+  const processes = stack.pool.stratumProcesses;
+  if (processes === null) throw new Error('the pool did not start stratum processes');
+  group = processes;
+  redis = new Redis(stack.redis.url);
+}, 120_000);
+
+afterAll(async () => {
+  for (const client of clients) client.close();
+  redis?.disconnect();
+  if (!stopped) await stack?.stop();
+});
+
+async function openClient(): Promise<StratumLineClient> {
+  const client = await StratumLineClient.open(stack.stratumPort);
+  clients.push(client);
+  return client;
+}
+
+async function login(
+  client: StratumLineClient,
+  worker: string,
+): Promise<Record<string, unknown> | undefined> {
+  return client.request('login', { login: `${stack.minerAddress}.${worker}`, ...LOGIN_PARAMS });
+}
+
+function sessionOf(
+  reply: Record<string, unknown> | undefined,
+): { id: string; job: { blob: string; job_id: string } } | undefined {
+  return reply?.['result'] as { id: string; job: { blob: string; job_id: string } } | undefined;
+}
+
+function errorMessageOf(reply: Record<string, unknown> | undefined): string | undefined {
+  return (reply?.['error'] as { message?: string } | null | undefined)?.message;
+}
+
+function closeAll(): void {
+  for (const client of clients.splice(0)) client.close();
+}
+
+describe('stratum in two child processes', () => {
+  it('starts two children with their own node ids, spreads miners over both and shows them as one pool', async () => {
+    expect(group.children().map((c) => ({ nodeId: c.nodeId, state: c.state }))).toEqual([
+      { nodeId: 0, state: 'serving' },
+      { nodeId: 1, state: 'serving' },
+    ]);
+    const pids = group.children().map((c) => c.pid);
+    expect(new Set(pids).size).toBe(2);
+    expect(pids).not.toContain(process.pid);
+
+    for (let i = 0; i < 4; i++) {
+      const reply = await login(await openClient(), `spread-${i}`);
+      expect(reply?.['error']).toBeNull();
+      expect(sessionOf(reply)?.job.blob).toMatch(/^[0-9a-f]+$/);
+    }
+    await until(
+      () => (group.children().every((c) => c.sessions === 2) ? true : undefined),
+      5_000,
+      'two sessions in each stratum process',
+    );
+    const metrics = await (await fetch(`${stack.apiUrl}/metrics`)).text();
+    expect(metrics).toMatch(/^fuego_pool_stratum_sessions 4$/m);
+    const status = await withControlClient({ socketPath: stack.controlSocketPath }, (control) =>
+      control.request({ type: 'status' }),
+    );
+    expect(status.stratum).toMatchObject({ connections: 4, sessions: 4 });
+    closeAll();
+    await until(
+      () => (group.children().every((c) => c.sessions === 0) ? true : undefined),
+      5_000,
+      'the sessions closed',
+    );
+  }, 30_000);
+
+  it('real XMRig miners mine through both processes: shares accepted, none rejected, blocks found', async () => {
+    const heightBefore = await chainHeight();
+    const miners = await Promise.all(
+      ['rig-a', 'rig-b'].map((rigId) =>
+        XmrigRun.start({ xmrigPath, port: stack.stratumPort, login: stack.minerAddress, rigId }),
+      ),
+    );
+    let reports: Awaited<ReturnType<XmrigRun['stop']>>[] = [];
+    try {
+      await until(
+        () => (group.children().every((c) => c.sessions === 1) ? true : undefined),
+        20_000,
+        'one XMRig in each stratum process',
+      );
+      await Promise.all(miners.map((m) => m.waitFor((r) => r.accepted >= 4, 120_000)));
+      await until(async () => ((await acceptedBlocks()) > 0 ? true : undefined), 120_000, 'a block', 500);
+    } finally {
+      reports = await Promise.all(miners.map((m) => m.stop()));
+    }
+    for (const [i, report] of reports.entries()) {
+      expect(report.accepted, `miner ${i}\n${report.log.slice(-1500)}`).toBeGreaterThan(0);
+      expect(report.rejected, `miner ${i}: ${report.rejectReasons.join(', ')}`).toBe(0);
+    }
+    for (const worker of ['rig-a', 'rig-b']) {
+      expect(
+        Number(await redis.hget(keys.worker(stack.minerAddress, worker), 'sharesValid')),
+      ).toBeGreaterThan(0);
+    }
+    expect(await chainHeight()).toBeGreaterThan(heightBefore);
+    await until(
+      () => (group.stats().backend.sharesAccepted >= 8 ? true : undefined),
+      5_000,
+      'the accepted shares of both processes in the sum',
+    );
+  }, 300_000);
+
+  it("an operator's ban closes the IP's miners in every process and refuses it in every process", async () => {
+    const a = await openClient();
+    const b = await openClient();
+    expect((await login(a, 'ban-a'))?.['error']).toBeNull();
+    expect((await login(b, 'ban-b'))?.['error']).toBeNull();
+
+    // As `fuego-pool ban 127.0.0.1` does it: through the parent's control socket.
+    const { ban } = await withControlClient({ socketPath: stack.controlSocketPath }, (control) =>
+      control.request({ type: 'ban', ip: '127.0.0.1', seconds: 120, reason: 'test ban' }),
+    );
+    expect(ban).toMatchObject({ ip: '127.0.0.1', reason: 'test ban' });
+    expect(await a.closedWithin(5_000)).toBe(true);
+    expect(await b.closedWithin(5_000)).toBe(true);
+    // Round robin: two new connections reach both processes; both refuse the IP.
+    for (let i = 0; i < 2; i++) {
+      expect(errorMessageOf(await login(await openClient(), `banned-${i}`))).toBe('Your IP is banned');
+    }
+    const unbanned = await withControlClient({ socketPath: stack.controlSocketPath }, async (control) => {
+      expect((await control.request({ type: 'bans' })).bans.map((entry) => entry.ip)).toEqual(['127.0.0.1']);
+      return control.request({ type: 'unban', ip: '127.0.0.1' });
+    });
+    expect(unbanned.wasBanned).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    for (let i = 0; i < 2; i++) {
+      expect((await login(await openClient(), `unbanned-${i}`))?.['error']).toBeNull();
+    }
+    closeAll();
+  }, 30_000);
+
+  it('a ban one process decides for bad shares reaches the other process', async () => {
+    const cheat = await openClient();
+    const reply = await login(cheat, 'cheat');
+    const session = sessionOf(reply);
+    if (session === undefined) throw new Error('the cheat could not log in');
+    const jobId = session.job.job_id;
+    let banned = false;
+    for (let nonce = 0; nonce < 10 && !banned; nonce++) {
+      const answer = await cheat.request('submit', {
+        id: session.id,
+        job_id: jobId,
+        nonce: nonce.toString(16).padStart(8, '0'),
+        result: '11'.repeat(32),
+      });
+      banned = answer === undefined || errorMessageOf(answer) === 'Your IP is banned' || cheat.closed;
+    }
+    expect(banned).toBe(true);
+    await until(() => (group.listBans().length === 1 ? true : undefined), 5_000, 'the ban at the parent');
+    expect(group.listBans()[0]).toMatchObject({ ip: '127.0.0.1', manual: false, offences: 1 });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    for (let i = 0; i < 2; i++) {
+      expect(errorMessageOf(await login(await openClient(), `after-cheat-${i}`))).toBe('Your IP is banned');
+    }
+    await until(
+      () => (group.stats().backend.bansIssued === 1 ? true : undefined),
+      5_000,
+      'the ban counted once in the sum',
+    );
+    group.unban('127.0.0.1');
+    closeAll();
+  }, 30_000);
+
+  it('a killed stratum process is started again, learns the bans, and miners keep connecting meanwhile', async () => {
+    const victim = group.children()[1]!;
+    process.kill(victim.pid!, 'SIGKILL');
+    await until(
+      () => (group.children()[1]!.state !== 'serving' ? true : undefined),
+      5_000,
+      'the parent to see the child die',
+    );
+    // The surviving process takes every new connection.
+    for (let i = 0; i < 2; i++) {
+      expect((await login(await openClient(), `during-restart-${i}`))?.['error']).toBeNull();
+    }
+    closeAll();
+    group.ban('127.0.0.1', 120);
+    await until(
+      () => {
+        const child = group.children()[1]!;
+        return child.state === 'serving' && child.restarts === 1 && child.pid !== victim.pid
+          ? true
+          : undefined;
+      },
+      60_000,
+      'the child to be serving again',
+    );
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    for (let i = 0; i < 2; i++) {
+      expect(errorMessageOf(await login(await openClient(), `restarted-${i}`))).toBe('Your IP is banned');
+    }
+    group.unban('127.0.0.1');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    for (let i = 0; i < 2; i++) {
+      expect((await login(await openClient(), `after-restart-${i}`))?.['error']).toBeNull();
+    }
+    await until(
+      () => (group.children().every((c) => c.sessions === 1) ? true : undefined),
+      5_000,
+      'a session in each process again',
+    );
+    closeAll();
+  }, 90_000);
+
+  it('stopping the pool stops every stratum process', async () => {
+    const pids = group.children().map((c) => c.pid!);
+    stopped = true;
+    await stack.stop();
+    for (const pid of pids) expect(isRunning(pid), `pid ${pid}`).toBe(false);
+    expect(group.children().map((c) => c.state)).toEqual(['stopped', 'stopped']);
+  }, 60_000);
+});
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function chainHeight(): Promise<number> {
+  const response = await fetch(`${stack.devnet.daemonUrl}/getheight`, { method: 'POST', body: '{}' });
+  return ((await response.json()) as { height: number }).height;
+}
+
+/** Candidates the pool recorded as accepted by the daemon. */
+async function acceptedBlocks(): Promise<number> {
+  let accepted = 0;
+  for (const hash of await redis.zrange(keys.blockCandidates, 0, -1)) {
+    if ((await redis.hget(keys.block(hash), 'submitResult')) === 'accepted') accepted += 1;
+  }
+  return accepted;
+}

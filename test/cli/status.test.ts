@@ -74,6 +74,33 @@ describe('fuego-pool status', () => {
     expect(run.stderr).toContain('usage: fuego-pool status');
   });
 
+  it('lists the stratum child processes when the role runs in them', () => {
+    const view: StatusView = {
+      version: '0.1.0',
+      uptimeSeconds: 5,
+      templates: null,
+      stratum: {
+        connections: 7,
+        sessions: 7,
+        ports: { '3333': 7 },
+        shares: { accepted: 10, stale: 0, rejected: 0 },
+        blocks: { found: 0, accepted: 0, rejected: 0, submitErrors: 0 },
+        bans: { active: 1, issued: 1 },
+        processes: [
+          { index: 0, nodeId: 4, pid: 4242, state: 'serving', restarts: 0, sessions: 7 },
+          { index: 1, nodeId: 5, pid: null, state: 'waiting-to-restart', restarts: 2, sessions: 0 },
+        ],
+      },
+      pool: null,
+      payouts: { role: 'leading', running: false },
+    };
+    const lines = formatStatus(view);
+    expect(lines).toContain('bans       1 active, 1 issued since start (all its stratum processes)');
+    expect(lines).toContain(
+      'processes  #0 node 4 pid 4242 serving 7 miners; #1 node 5 waiting-to-restart (restarted 2 times)',
+    );
+  });
+
   it('formats a process without the stratum role, standing by as leader', () => {
     const view: StatusView = {
       version: '0.1.0',

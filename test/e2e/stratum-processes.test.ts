@@ -108,6 +108,10 @@ describe('stratum in two child processes', () => {
       control.request({ type: 'status' }),
     );
     expect(status.stratum).toMatchObject({ connections: 4, sessions: 4 });
+    expect(status.stratum?.processes?.map((p) => [p.nodeId, p.state, p.sessions])).toEqual([
+      [0, 'serving', 2],
+      [1, 'serving', 2],
+    ]);
     closeAll();
     await until(
       () => (group.children().every((c) => c.sessions === 0) ? true : undefined),

@@ -5,6 +5,7 @@ import { compiledSiblingUrl } from '../../compiled-module-url.js';
 import type { PoolConfig } from '../../config/schema.js';
 import { FuegoPoolError } from '../../errors.js';
 import type { BanEntry } from '../../pool/ban-policy.js';
+import type { StratumProcessView } from '../../servers/control/control-protocol.js';
 import type { ListeningPort } from '../../servers/stratum/stratum-server.js';
 import type { StratumSurface } from '../stratum-surface.js';
 import { childConfig } from './child-config.js';
@@ -40,18 +41,7 @@ export interface StratumProcessGroupModules {
   readonly abandon?: Promise<never>;
 }
 
-/** Per-child state as the operator sees it (logs, tests). */
-export interface StratumChildView {
-  readonly index: number;
-  readonly nodeId: number;
-  readonly pid: number | undefined;
-  readonly state: ChildState;
-  readonly restarts: number;
-  /** Logged-in miners at its last report (0 before its first). */
-  readonly sessions: number;
-}
-
-type ChildState = 'starting' | 'serving' | 'waiting-to-restart' | 'stopped';
+type ChildState = StratumProcessView['state'];
 
 interface ChildSlot {
   readonly index: number;
@@ -156,11 +146,12 @@ export class StratumProcessGroup {
     return this.#listening;
   }
 
-  children(): StratumChildView[] {
+  /** Each child as the operator sees it; `sessions` is as of its last report (0 before the first). */
+  children(): StratumProcessView[] {
     return this.#slots.map((slot) => ({
       index: slot.index,
       nodeId: slot.nodeId,
-      pid: slot.worker?.process.pid,
+      pid: slot.worker?.process.pid ?? null,
       state: slot.state,
       restarts: slot.restarts,
       sessions: slot.stats?.backend.sessions ?? 0,
@@ -222,7 +213,10 @@ export class StratumProcessGroup {
       },
     };
     return {
-      control: { backend, stratum: { metrics: () => this.stats().stratum } },
+      control: {
+        backend,
+        stratum: { metrics: () => this.stats().stratum, processes: () => this.children() },
+      },
       metricsSources: {
         stratum: () => this.stats().stratum,
         backend: () => this.stats().backend,

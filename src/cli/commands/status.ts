@@ -1,4 +1,4 @@
-import type { StatusView } from '../../servers/control/control-protocol.js';
+import type { StatusView, StratumProcessView } from '../../servers/control/control-protocol.js';
 import { type CliCommand, type CliIo, UsageError, writeLine } from '../command.js';
 import { CONTROL_FLAGS, parseFlags, socketFlags } from '../control-args.js';
 import { resolveSocketPath, withControlClient } from '../control-client.js';
@@ -25,8 +25,12 @@ export function formatStatus(status: StatusView): string[] {
         'blocks',
         `${blocks.found} found, ${blocks.accepted} accepted, ${blocks.rejected} rejected, ${blocks.submitErrors} submit errors`,
       ],
-      ['bans', `${bans.active} active, ${bans.issued} issued since start (this process)`],
+      [
+        'bans',
+        `${bans.active} active, ${bans.issued} issued since start (${stratum.processes === null ? 'this process' : 'all its stratum processes'})`,
+      ],
     );
+    if (stratum.processes !== null) rows.push(['processes', processesText(stratum.processes)]);
   }
   rows.push([
     'hashrate',
@@ -39,6 +43,19 @@ export function formatStatus(status: StatusView): string[] {
     PAYOUT_ROLE_TEXT[payouts.role] + (payouts.running ? '; a pass requested over the socket is running' : ''),
   ]);
   return [`fuego-pool ${status.version}, up ${formatDuration(status.uptimeSeconds)}`, ...formatTable(rows)];
+}
+
+/** e.g. "#0 node 0 pid 4242 serving 10 miners; #1 node 1 waiting-to-restart (restarted 2 times)". */
+function processesText(processes: readonly StratumProcessView[]): string {
+  return processes
+    .map((p) => {
+      const pid = p.pid === null ? '' : ` pid ${p.pid}`;
+      const restarts =
+        p.restarts === 0 ? '' : ` (restarted ${p.restarts} time${p.restarts === 1 ? '' : 's'})`;
+      const miners = p.state === 'serving' ? ` ${p.sessions} miners` : '';
+      return `#${p.index} node ${p.nodeId}${pid} ${p.state}${miners}${restarts}`;
+    })
+    .join('; ');
 }
 
 const PAYOUT_ROLE_TEXT: Record<StatusView['payouts']['role'], string> = {

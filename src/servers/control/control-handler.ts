@@ -16,6 +16,7 @@ import type {
   PayoutNowView,
   PayoutSummaryView,
   StatusView,
+  StratumProcessView,
   TopMinerView,
 } from './control-protocol.js';
 
@@ -39,6 +40,8 @@ export interface ControlBackend {
 
 export interface ControlStratum {
   metrics(): Pick<StratumMetricsSnapshot, 'connections' | 'byPort' | 'sessions'>;
+  /** Present when the stratum role runs in child processes (`stratum.processes` > 1). */
+  processes?(): readonly StratumProcessView[];
 }
 
 /**
@@ -288,6 +291,7 @@ function stratumView(backend: ControlBackend, stratum: ControlStratum): NonNulla
       submitErrors: counters.blockSubmitErrors,
     },
     bans: { active: backend.listBans().length, issued: counters.bansIssued },
+    processes: stratum.processes?.() ?? null,
   };
 }
 

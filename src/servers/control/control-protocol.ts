@@ -68,6 +68,17 @@ export interface BanView {
   readonly reason: string;
 }
 
+/** One stratum child process of this pool process (`stratum.processes` > 1). */
+export interface StratumProcessView {
+  readonly index: number;
+  readonly nodeId: number;
+  /** null while it is being restarted. */
+  readonly pid: number | null;
+  readonly state: 'starting' | 'serving' | 'waiting-to-restart' | 'stopped';
+  readonly restarts: number;
+  readonly sessions: number;
+}
+
 export interface StatusView {
   readonly version: string;
   readonly uptimeSeconds: number;
@@ -95,6 +106,8 @@ export interface StatusView {
     };
     /** Bans are per host: shared by a host's stratum processes, not by other hosts. */
     readonly bans: { readonly active: number; readonly issued: number };
+    /** With `stratum.processes` > 1: each stratum child process; null when the role runs in this process. */
+    readonly processes: readonly StratumProcessView[] | null;
   } | null;
   /** Pool-wide (from Redis); null when the statistics store could not be read. */
   readonly pool: {

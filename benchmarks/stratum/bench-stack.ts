@@ -108,7 +108,12 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
   const backends = await startBenchBackends();
   try {
     const config = benchPoolConfig(backends, options);
-    const pool = await startPoolProcess(config);
+    // With stratum children, each child logs "stratum listening": ready is when all of them serve.
+    const processes = options.stratum?.processes ?? 1;
+    const pool = await startPoolProcess(
+      config,
+      processes > 1 ? { readyMessage: 'stratum processes serving' } : {},
+    );
     const stop = async () => {
       await pool.stop().catch(() => undefined);
       await backends.stop();

@@ -16,6 +16,8 @@
  * push is reported per miner. The client stamps a line when its chunk is read, before parsing,
  * but it shares the machine's 2 cores with the pool.
  * FUEGO_BENCH_PUSH_ROUNDS sets the number of pushes to 10,000 miners (default 3).
+ * FUEGO_BENCH_STRATUM_PROCESSES=N runs the pool with `stratum.processes: N` (default 1): RSS and
+ * main-thread CPU are then the sums over the pool process and its stratum children.
  * Prints a table, then one JSON object as the last line.
  */
 import { availableParallelism, loadavg } from 'node:os';
@@ -25,6 +27,7 @@ import {
   countOpenFds,
   percentile,
   printReport,
+  processTree,
   readOpenFilesLimit,
   readProcessCpuSeconds,
   readRssKb,
@@ -47,6 +50,7 @@ const FD_HEADROOM = 64;
 /** Each source address gives ~28k ephemeral ports towards the pool's one port. */
 const LOCAL_ADDRESSES = ['127.0.0.2', '127.0.0.3', '127.0.0.4', '127.0.0.5'];
 const TARGET_RSS_MB = 400;
+const STRATUM_PROCESSES = Number(process.env['FUEGO_BENCH_STRATUM_PROCESSES'] ?? 1);
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -104,8 +108,18 @@ async function measurePush(stack: BenchStack, miners: readonly LoggedInMiner[]):
   };
 }
 
+/** Main-thread CPU of the pool process and of its stratum children, if any. */
 function mainThreadCpuSeconds(pid: number): number {
-  return readThreadCpu(pid).find((t) => t.tid === pid)?.cpuSeconds ?? 0;
+  let total = 0;
+  for (const member of processTree(pid)) {
+    total += readThreadCpu(member).find((t) => t.tid === member)?.cpuSeconds ?? 0;
+  }
+  return total;
+}
+
+/** RSS of the pool process and of its stratum children, if any. */
+function poolRssKb(pid: number): number {
+  return processTree(pid).reduce((sum, member) => sum + readRssKb(member), 0);
 }
 
 function summary(sorted: readonly number[]): { p50: number; p99: number; max: number } {
@@ -142,11 +156,17 @@ async function main(): Promise<void> {
   try {
     stack = await startBenchStack({
       shareDifficulty: 5_000,
-      stratum: { limits: { maxConnectionsPerIp: TARGET_CONNECTIONS, maxConnections: 100_000 } },
+      stratum: {
+        limits: { maxConnectionsPerIp: TARGET_CONNECTIONS, maxConnections: 100_000 },
+        processes: STRATUM_PROCESSES,
+      },
     });
+    if (STRATUM_PROCESSES > 1) {
+      say(`stratum.processes ${STRATUM_PROCESSES}: pids ${processTree(stack.pool.pid).join(', ')}`);
+    }
     const { pool } = stack;
     await sleep(SETTLE_MS);
-    const baseRssKb = readRssKb(pool.pid);
+    const baseRssKb = poolRssKb(pool.pid);
     const poolFdLimit = readOpenFilesLimit(pool.pid);
     const selfFdLimit = readOpenFilesLimit(process.pid);
     const poolBaseFds = countOpenFds(pool.pid);
@@ -182,7 +202,7 @@ async function main(): Promise<void> {
 
     const firstSeconds = await connect(Math.min(PUSH_CONNECTIONS, maxConnections));
     await sleep(SETTLE_MS);
-    const rssAtPushKb = readRssKb(pool.pid);
+    const rssAtPushKb = poolRssKb(pool.pid);
     const atPush = miners.length;
     rows.push(
       ['pool RSS idle (MB)', (baseRssKb / 1024).toFixed(1), 'before any connection'],
@@ -227,12 +247,12 @@ async function main(): Promise<void> {
         `from the tip change until the last miner got its job`,
       ],
     );
-    const rssAfterPushKb = readRssKb(pool.pid);
+    const rssAfterPushKb = poolRssKb(pool.pid);
     rows.push([`pool RSS after the pushes (MB)`, (rssAfterPushKb / 1024).toFixed(1), `${atPush} miners`]);
 
     const secondSeconds = await connect(maxConnections);
     await sleep(SETTLE_MS);
-    const rssMaxKb = readRssKb(pool.pid);
+    const rssMaxKb = poolRssKb(pool.pid);
     const perConnectionKb = (rssMaxKb - baseRssKb) / miners.length;
     const projected20kMb = (baseRssKb + perConnectionKb * TARGET_CONNECTIONS) / 1024;
     rows.push(

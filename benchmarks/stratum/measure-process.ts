@@ -15,6 +15,21 @@ export function readRssKb(pid: number): number {
   return Number(match[1]);
 }
 
+/** `pid` and its child processes (a pool with stratum.processes > 1 has one per stratum process). */
+export function processTree(pid: number): number[] {
+  const children: number[] = [];
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    let text = '';
+    try {
+      text = readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8');
+    } catch {
+      continue; // the thread exited between readdir and read
+    }
+    for (const child of text.split(' ')) if (child.trim() !== '') children.push(Number(child));
+  }
+  return [pid, ...children];
+}
+
 /** Open file descriptors of `pid`. */
 export function countOpenFds(pid: number): number {
   return readdirSync(`/proc/${pid}/fd`).length;

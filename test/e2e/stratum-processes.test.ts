@@ -120,7 +120,7 @@ describe('stratum in two child processes', () => {
     );
   }, 30_000);
 
-  it('real XMRig miners mine through both processes: shares accepted, none rejected, blocks found', async () => {
+  it('real XMRig miners mine through both processes, over TCP and TLS: shares accepted, none rejected, blocks found', async () => {
     const heightBefore = await chainHeight();
     const miners = await Promise.all(
       ['rig-a', 'rig-b'].map((rigId) =>
@@ -134,6 +134,16 @@ describe('stratum in two child processes', () => {
         20_000,
         'one XMRig in each stratum process',
       );
+      // The TLS port is shared by the children too; the handshake runs in the child.
+      miners.push(
+        await XmrigRun.start({
+          xmrigPath,
+          port: stack.tlsPort ?? 0,
+          login: stack.minerAddress,
+          rigId: 'rig-tls',
+          extraArgs: ['--tls', `--tls-fingerprint=${stack.tlsFingerprint}`],
+        }),
+      );
       await Promise.all(miners.map((m) => m.waitFor((r) => r.accepted >= 4, 120_000)));
       await until(async () => ((await acceptedBlocks()) > 0 ? true : undefined), 120_000, 'a block', 500);
     } finally {
@@ -143,16 +153,17 @@ describe('stratum in two child processes', () => {
       expect(report.accepted, `miner ${i}\n${report.log.slice(-1500)}`).toBeGreaterThan(0);
       expect(report.rejected, `miner ${i}: ${report.rejectReasons.join(', ')}`).toBe(0);
     }
-    for (const worker of ['rig-a', 'rig-b']) {
+    for (const worker of ['rig-a', 'rig-b', 'rig-tls']) {
       expect(
         Number(await redis.hget(keys.worker(stack.minerAddress, worker), 'sharesValid')),
+        worker,
       ).toBeGreaterThan(0);
     }
     expect(await chainHeight()).toBeGreaterThan(heightBefore);
     await until(
-      () => (group.stats().backend.sharesAccepted >= 8 ? true : undefined),
+      () => (group.stats().backend.sharesAccepted >= 12 ? true : undefined),
       5_000,
-      'the accepted shares of both processes in the sum',
+      'the accepted shares of every process in the sum',
     );
   }, 300_000);
 

@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -299,4 +301,52 @@ async function acceptedBlocks(): Promise<number> {
     if ((await redis.hget(keys.block(hash), 'submitResult')) === 'accepted') accepted += 1;
   }
   return accepted;
+}
+
+describe('stratum processes that cannot serve', () => {
+  it('fail the pool start with the reason, and leave no process behind', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as AddressInfo).port;
+    const childrenBefore = childPids();
+    try {
+      const start = startDemoStack(
+        {
+          ...E2E_STACK_OPTIONS,
+          stratumPort: port,
+          apiPort: null,
+          poolOverrides: { pow: { workers: 1 }, stratum: { processes: 2 } },
+        },
+        pino({ level: 'silent' }),
+      );
+      await expect(start).rejects.toMatchObject({
+        code: 'CHILD_START_FAILED',
+        // Whichever child reports first.
+        message: expect.stringMatching(
+          new RegExp(`^stratum process [01]: stratum port 127\\.0\\.0\\.1:${port} is already in use$`),
+        ),
+      });
+      await until(
+        () => (childPids().every((pid) => childrenBefore.includes(pid)) ? true : undefined),
+        10_000,
+        'the stratum processes to exit',
+      );
+    } finally {
+      taken.close();
+    }
+  }, 60_000);
+});
+
+/** Child processes of this test process (redis-server, XMRig and stratum children alike). */
+function childPids(): number[] {
+  const pids: number[] = [];
+  for (const tid of readdirSync(`/proc/${process.pid}/task`)) {
+    try {
+      const text = readFileSync(`/proc/${process.pid}/task/${tid}/children`, 'utf8');
+      for (const pid of text.split(' ')) if (pid.trim() !== '') pids.push(Number(pid));
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return pids;
 }

@@ -1,5 +1,7 @@
+import { hostname } from 'node:os';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { NodeIdClaim } from '../cluster/node-id-claim.js';
 import { RedisTemplateSource } from '../cluster/redis-template-source.js';
 import type { PoolConfig } from '../config/schema.js';
 import type { BanEntry } from '../pool/ban-policy.js';
@@ -50,6 +52,19 @@ export async function startStratumRole(
   parts: Part[],
 ): Promise<StratumRole> {
   const { logger, redis, events } = modules;
+  // First, so that a second process with this node id stops before it does anything.
+  const claim = await NodeIdClaim.acquire(
+    {
+      keyPrefix: config.redis.keyPrefix,
+      nodeId: config.pool.nodeId,
+      ttlMs: config.cluster.leaderLockTtlMs,
+      renewIntervalMs: config.cluster.renewIntervalMs,
+      holderName: `${hostname()}:${process.pid}`,
+    },
+    { redis, logger: logger.child({ module: 'node-id' }) },
+  );
+  // Pushed first, so it is given back last, after the miners and the shares in flight.
+  parts.push({ name: 'node id claim', stop: () => claim.release() });
   // Workers load the hasher and run the self-test before anything accepts a connection.
   const verifier = new ShareVerifierPool(
     {

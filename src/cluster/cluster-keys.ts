@@ -13,6 +13,8 @@ import { createStoreKeys } from '../store/keys.js';
  * - `<p>:leader:holder` - STRING - name of the node holding the lease (logs, status), same PX.
  * - `<p>:template:latest` - STRING - the last template message (JSON, see template-message.ts) -
  *   the leader's fenced publish - kept, so that a starting stratum node has a job at once.
+ * - `<p>:node:<id>` - STRING - `<holder name> <random>` of the stratum process using node id
+ *   `<id>`, PX = the lease - NodeIdClaim (SET NX, compare-and-extend) - expires unless renewed.
  *
  * Channels (pub/sub is not key-slotted; the hash tag only keeps pools apart):
  * - `<p>:templates` - template messages, leader -> stratum nodes.
@@ -26,6 +28,7 @@ export interface ClusterKeys {
   readonly templateLatest: string;
   readonly templateChannel: string;
   readonly eventChannel: string;
+  nodeIdClaim(nodeId: number): string;
 }
 
 export function createClusterKeys(keyPrefix: string): ClusterKeys {
@@ -39,5 +42,6 @@ export function createClusterKeys(keyPrefix: string): ClusterKeys {
     templateLatest: `${tag}:template:latest`,
     templateChannel: `${tag}:templates`,
     eventChannel: `${tag}:events`,
+    nodeIdClaim: (nodeId: number) => `${tag}:node:${nodeId}`,
   });
 }

@@ -205,7 +205,8 @@ const storeSchema = z.strictObject({
 /**
  * Scale-out (DESIGN "Roles and scale"): the leader lock's lease and how often the leader renews it.
  * A crashed leader is replaced within about `leaderLockTtlMs + renewIntervalMs`; renewing at least
- * twice per lease leaves room for one lost renewal before the lease runs out.
+ * twice per lease leaves room for one lost renewal before the lease runs out. Each stratum
+ * process's node id is held by the same kind of lease (src/cluster/node-id-claim.ts).
  */
 const clusterSchema = z
   .strictObject({

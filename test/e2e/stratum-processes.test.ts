@@ -4,6 +4,7 @@ import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DemoStack, startDemoStack } from '../../src/app/demo-stack.js';
+import { PoolNode } from '../../src/app/pool-node.js';
 import type { StratumProcessGroup } from '../../src/app/stratum-processes/stratum-process-group.js';
 import { withControlClient } from '../../src/cli/control-client.js';
 import { createStoreKeys } from '../../src/store/keys.js';
@@ -271,8 +272,28 @@ describe('stratum in two child processes', () => {
     closeAll();
   }, 90_000);
 
+  it("a second stratum process with one of the children's node ids does not start", async () => {
+    const config = stack.pool.config;
+    const duplicate = PoolNode.start(
+      {
+        ...config,
+        roles: ['stratum'],
+        pool: { ...config.pool, nodeId: 1 },
+        stratum: { ...config.stratum, processes: 1, ports: [{ ...config.stratum.ports[0]!, port: 0 }] },
+        api: { ...config.api, enabled: false },
+        control: { ...config.control, enabled: false },
+      },
+      { logger: pino({ level: 'silent' }) },
+    );
+    await expect(duplicate).rejects.toMatchObject({
+      code: 'NODE_ID_IN_USE',
+      message: expect.stringMatching(/^pool\.nodeId 1 is in use by [^ ]+:\d+ on the same Redis/),
+    });
+  }, 30_000);
+
   it('stopping the pool stops every stratum process', async () => {
     const pids = group.children().map((c) => c.pid!);
+    redis.disconnect();
     stopped = true;
     await stack.stop();
     for (const pid of pids) expect(isRunning(pid), `pid ${pid}`).toBe(false);

@@ -3,6 +3,7 @@ import { bytesToHex } from '../fuego/hex.js';
 import { UPX2_ALGO } from './algo-names.js';
 import { type ExtraNonceAllocator, MIN_EXTRA_NONCE_BYTES } from './extra-nonce.js';
 import type { IssuedJob, MinerSession, TrackedTemplateRef } from './miner-session.js';
+import type { StratumJob } from './stratum-backend.js';
 import type { ActiveTemplate, TemplateChange, TemplateSource } from './template-source.js';
 
 export interface JobManagerOptions {
@@ -108,11 +109,13 @@ export class JobManager {
   }
 
   /**
-   * Builds the session's next job on the current template at its current difficulty and keeps it in
-   * the session. Throws ExtraNonceError when the template's reserved area is too small, and
-   * returns undefined when there is no template at all.
+   * Builds the session's next job on the current template at its current difficulty, keeps it in
+   * the session and returns what goes to the miner. The session keeps only what share checks need,
+   * not the wire form (its hex blob would double what every kept job costs). Throws
+   * ExtraNonceError when the template's reserved area is too small, and returns undefined when
+   * there is no template at all.
    */
-  issue(session: MinerSession): IssuedJob | undefined {
+  issue(session: MinerSession): StratumJob | undefined {
     const template = this.current();
     if (template === undefined) return undefined;
     const { active } = template;
@@ -129,16 +132,15 @@ export class JobManager {
       difficulty,
       issuedAtMs: this.#modules.clock(),
       submittedNonces: undefined,
-      wire: {
-        job_id: jobId,
-        blob: bytesToHex(hashingBlob),
-        target: this.#targetHex(difficulty),
-        algo: UPX2_ALGO,
-        height: active.height,
-      },
     };
     session.addJob(job);
-    return job;
+    return {
+      job_id: jobId,
+      blob: bytesToHex(hashingBlob),
+      target: this.#targetHex(difficulty),
+      algo: UPX2_ALGO,
+      height: active.height,
+    };
   }
 
   #targetHex(difficulty: number): string {

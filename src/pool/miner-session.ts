@@ -1,4 +1,4 @@
-import type { ConnectionInfo, MinerSessionSink, StratumJob } from './stratum-backend.js';
+import type { ConnectionInfo, MinerSessionSink } from './stratum-backend.js';
 import type { ActiveTemplate } from './template-source.js';
 import type { Vardiff } from './vardiff.js';
 
@@ -25,7 +25,6 @@ export interface IssuedJob {
    * submit, as most jobs of a broadcast are replaced before any share comes back on them.
    */
   submittedNonces: Set<string> | undefined;
-  readonly wire: StratumJob;
 }
 
 export interface MinerSessionInit {

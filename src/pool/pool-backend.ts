@@ -7,7 +7,7 @@ import { type BanEntry, BanPolicy, type BanPolicyOptions, DEFAULT_BAN_POLICY_OPT
 import { ExtraNonceAllocator, ExtraNonceError } from './extra-nonce.js';
 import { JobManager, unusableTemplateReason } from './job-manager.js';
 import { parseLogin } from './login.js';
-import { type IssuedJob, MinerSession } from './miner-session.js';
+import { MinerSession } from './miner-session.js';
 import type { ShareLedger } from './share-ledger.js';
 import { type BlockSubmitter, ShareProcessor } from './share-processor.js';
 import type { ShareVerifier } from './share-verifier.js';
@@ -261,16 +261,16 @@ export class PoolBackend implements StratumBackend {
     this.#sessions.set(session.id, session);
     this.#counters.logins++;
     this.#logger.debug(
-      { session: session.id, ip, worker: session.worker, solo: session.solo, difficulty: job.difficulty },
+      { session: session.id, ip, worker: session.worker, solo: session.solo, difficulty: session.difficulty },
       'miner logged in',
     );
-    return { sessionId: session.id, job: job.wire, extensions: EXTENSIONS };
+    return { sessionId: session.id, job, extensions: EXTENSIONS };
   }
 
   getJob(sessionId: string): StratumJob {
     const session = this.#session(sessionId);
     session.lastActivityMs = this.#clock();
-    return this.#issue(session).wire;
+    return this.#issue(session);
   }
 
   async submit(sessionId: string, request: SubmitRequest): Promise<void> {
@@ -383,8 +383,8 @@ export class PoolBackend implements StratumBackend {
     return session;
   }
 
-  #issue(session: MinerSession): IssuedJob {
-    let job: IssuedJob | undefined;
+  #issue(session: MinerSession): StratumJob {
+    let job: StratumJob | undefined;
     try {
       job = this.#jobs.issue(session);
     } catch (error) {
@@ -400,7 +400,7 @@ export class PoolBackend implements StratumBackend {
   /** A new job to a connected session; a dead sink only costs a log line. */
   #push(session: MinerSession): void {
     try {
-      session.sink.sendJob(this.#issue(session).wire);
+      session.sink.sendJob(this.#issue(session));
     } catch (error) {
       this.#logger.debug({ err: error, session: session.id }, 'job push failed');
     }

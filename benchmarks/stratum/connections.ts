@@ -70,6 +70,8 @@ interface PushResult {
   readonly clientCpuSeconds: number;
   /** CPU of the pool's main thread from T0 until the last miner got its job (or the timeout). */
   readonly poolMainCpuSeconds: number;
+  /** p99 of fromTipMs per node id (the job id's first two bytes): which stratum process lagged. */
+  readonly p99ByNodeMs: ReadonlyMap<number, number>;
 }
 
 /** Mines one block and waits for every miner's next job notification. */
@@ -95,8 +97,30 @@ async function measurePush(stack: BenchStack, miners: readonly LoggedInMiner[]):
         .flatMap((arrival) => (arrival ? [arrival.atMs - relayedLog.time] : []))
         .sort((a, b) => a - b)
     : [];
+  const byNode = new Map<number, number[]>();
+  for (const arrival of push.arrivals) {
+    if (arrival === undefined) continue;
+    const jobId = (JSON.parse(arrival.line) as { params: { job_id: string } }).params.job_id;
+    const node = Number.parseInt(jobId.slice(0, 4), 16);
+    const list = byNode.get(node) ?? [];
+    list.push(arrival.atMs - t0);
+    byNode.set(node, list);
+  }
+  const p99ByNodeMs = new Map(
+    [...byNode].map(
+      ([node, list]) =>
+        [
+          node,
+          percentile(
+            list.sort((a, b) => a - b),
+            99,
+          ),
+        ] as const,
+    ),
+  );
   return {
     height,
+    p99ByNodeMs,
     fromTipMs: push.fromTipMs,
     fromTemplateMs,
     templateAfterTipMs: templateLog ? templateLog.time - t0 : undefined,
@@ -134,10 +158,17 @@ function pushRow(label: string, push: PushResult, count: number): TableRow {
   const s = summary(push.fromTipMs);
   const t = summary(push.fromTemplateMs);
   const ms = (value: number | undefined) => (value === undefined ? 'n/a' : value.toFixed(0));
+  const byNode =
+    push.p99ByNodeMs.size > 1
+      ? `; p99 by stratum process: ${[...push.p99ByNodeMs]
+          .sort(([a], [b]) => a - b)
+          .map(([node, p99]) => `node ${node} ${round(p99)}`)
+          .join(', ')}`
+      : '';
   return [
     label,
     `${s.p50} / ${s.p99} / ${s.max}`,
-    `height ${push.height}, ${count - push.missing}/${count} got it; template ${ms(push.templateAfterTipMs)} ms after the tip, relayed in ${ms(push.relayMs)} ms; from there p50 ${t.p50} p99 ${t.p99} max ${t.max}; CPU meanwhile: pool main thread ${push.poolMainCpuSeconds.toFixed(2)} s (${((push.poolMainCpuSeconds * 1e6) / count).toFixed(1)} µs per miner), client ${push.clientCpuSeconds.toFixed(2)} s`,
+    `height ${push.height}${byNode}, ${count - push.missing}/${count} got it; template ${ms(push.templateAfterTipMs)} ms after the tip, relayed in ${ms(push.relayMs)} ms; from there p50 ${t.p50} p99 ${t.p99} max ${t.max}; CPU meanwhile: pool main thread ${push.poolMainCpuSeconds.toFixed(2)} s (${((push.poolMainCpuSeconds * 1e6) / count).toFixed(1)} µs per miner), client ${push.clientCpuSeconds.toFixed(2)} s`,
   ];
 }
 

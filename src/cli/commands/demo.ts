@@ -4,9 +4,10 @@ import { type CliCommand, type CliIo, UsageError, writeLine } from '../command.j
 import { waitForShutdownSignal } from '../shutdown-signal.js';
 
 const USAGE =
-  'fuego-pool demo [--stratum-port N] [--tls-port N|--no-tls] [--difficulty N] [--share-difficulty N] [--log-level LEVEL]';
+  'fuego-pool demo [--stratum-port N] [--tls-port N|--no-tls] [--difficulty N] [--share-difficulty N] [--stratum-processes N] [--log-level LEVEL]';
 
-function parseArgs(args: readonly string[]): { options: DemoStackOptions; logLevel: string } {
+/** The demo's options from its command line (exported for tests). */
+export function parseDemoArgs(args: readonly string[]): { options: DemoStackOptions; logLevel: string } {
   const options: { -readonly [K in keyof DemoStackOptions]: DemoStackOptions[K] } = {
     ...DEFAULT_DEMO_OPTIONS,
   };
@@ -35,6 +36,12 @@ function parseArgs(args: readonly string[]): { options: DemoStackOptions; logLev
       case '--share-difficulty':
         options.shareDifficulty = number(flag, args[++i]);
         break;
+      case '--stratum-processes': {
+        const processes = number(flag, args[++i]);
+        if (processes < 1 || processes > 64) throw new UsageError(`${flag} needs a number from 1 to 64`);
+        options.poolOverrides = { ...options.poolOverrides, stratum: { processes } };
+        break;
+      }
       case '--log-level':
         logLevel = args[++i] ?? '';
         break;
@@ -54,7 +61,7 @@ export const demoCommand: CliCommand = {
   usage: USAGE,
   summary: 'run the pool on the built-in devnet (private Redis + simulated fuegod/walletd)',
   async run(args: string[], io: CliIo): Promise<number> {
-    const { options, logLevel } = parseArgs(args);
+    const { options, logLevel } = parseDemoArgs(args);
     const logger = createLogger({ level: logLevel as 'warn' });
     writeLine(io.stdout, 'starting Redis, the devnet and the pool ...');
     const stack = await startDemoStack(options, logger);
@@ -64,8 +71,9 @@ export const demoCommand: CliCommand = {
     out(`  simulated fuegod   ${stack.devnet.daemonUrl}   (network difficulty ${options.networkDifficulty})`);
     out(`  simulated walletd  ${stack.devnet.walletUrl}`);
     out(`  private Redis      ${stack.redis.url}`);
+    const processes = stack.pool.stratumProcesses?.children().length ?? 1;
     out(
-      `  stratum            127.0.0.1:${stack.stratumPort}   (start difficulty ${options.shareDifficulty})`,
+      `  stratum            127.0.0.1:${stack.stratumPort}   (start difficulty ${options.shareDifficulty}${processes > 1 ? `, ${processes} processes` : ''})`,
     );
     if (stack.tlsPort !== null) {
       out(`  stratum over TLS   127.0.0.1:${stack.tlsPort}   (self-signed, SHA-256 ${stack.tlsFingerprint})`);

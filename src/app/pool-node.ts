@@ -46,6 +46,9 @@ export interface PoolNodeModules {
  * Roles share only Redis: the leader (one at a time, by lease) polls the daemon and publishes
  * templates, stratum nodes take them from Redis (also in an all-in-one process, so that a standby
  * process serves the elected leader's templates), and pool events are relayed between processes.
+ * With `stratum.processes` > 1 the stratum role runs in that many child processes instead
+ * (StratumProcessGroup, each child a stratum-only PoolNode); this process reads them through
+ * `stratumSurface`.
  */
 export class PoolNode {
   readonly #fatal: Promise<Error>;

@@ -96,6 +96,8 @@ process.on('message', (message: unknown) => {
 // the whole group must not cut this one short, so it closes its miners itself, gracefully.
 process.on('SIGINT', () => void stop(0));
 process.on('SIGTERM', () => void stop(0));
-// Without the parent there is no one to restart or aggregate this process: it stops.
+// Without the parent there is no one to restart or aggregate this process. Node's cluster code ends
+// a worker whose parent vanished at once (shares already answered OK are in Redis); after an
+// orderly disconnect this stops gracefully.
 process.on('disconnect', () => void stop(0));
 void send({ kind: 'waiting' });

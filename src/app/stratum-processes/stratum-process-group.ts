@@ -369,9 +369,14 @@ export class StratumProcessGroup {
     const delayMs = slot.restartDelayMs;
     slot.restartDelayMs = Math.min(this.#options.maxRestartDelayMs, delayMs * 2);
     slot.state = 'waiting-to-restart';
-    this.#logger.error(
+    // Exit code 0: it stopped gracefully on its own SIGINT/SIGTERM (a Ctrl-C reaches the whole
+    // process group, and may reach a child before this process starts stopping).
+    const graceful = code === 0 && signal === null;
+    this.#logger[graceful ? 'warn' : 'error'](
       { child: slot.index, nodeId: slot.nodeId, code, signal, restartInMs: delayMs },
-      'stratum process died; its miners reconnect to the others',
+      graceful
+        ? 'stratum process stopped on a signal of its own; starting it again unless the pool stops'
+        : 'stratum process died; its miners reconnect to the others',
     );
     slot.restartTimer = setTimeout(() => {
       slot.restartTimer = undefined;

@@ -57,12 +57,36 @@ export async function startApiRole(
     aliasOf: cachedAliasByAddress(modules.daemon, { ttlMs: 10 * 60_000, maxEntries: 10_000 }),
 
     ...(templateAgeMs === undefined ? {} : { templateStatus: () => ({ templateAgeMs: templateAgeMs() }) }),
-    ...(stratum === null ? {} : { activeBans: () => stratum.activeBans() }),
+    ...(stratum === null
+      ? {}
+      : { activeBans: () => stratum.activeBans(), adminCounters: () => adminCountersOf(stratum) }),
   });
   await api.listen({ host: apiOptions.host, port: apiOptions.port });
   parts.push({ name: 'api', stop: () => api.close() });
   modules.logger.info({ address: api.addresses() }, 'API listening');
   return api;
+}
+
+/** The stratum role's counters for /api/admin/overview, flat (the children added up, if any). */
+function adminCountersOf(stratum: StratumSurface): Record<string, number> {
+  const backend = stratum.metricsSources.backend();
+  const network = stratum.metricsSources.stratum();
+  const rejected = Object.values(backend.sharesRejected).reduce<number>((sum, n) => sum + (n ?? 0), 0);
+  return {
+    connections: network.connections.current,
+    sessions: backend.sessions,
+    logins: backend.logins,
+    sharesAccepted: backend.sharesAccepted,
+    sharesStale: backend.sharesStale,
+    sharesRejected: rejected,
+    blocksFound: backend.blocksFound,
+    blocksAccepted: backend.blocksAccepted,
+    blocksRejected: backend.blocksRejected,
+    blockSubmitErrors: backend.blockSubmitErrors,
+    jobsIssued: backend.jobsIssued,
+    bansIssued: backend.bansIssued,
+    lastBroadcastMs: backend.lastBroadcastMs,
+  };
 }
 
 function poolInfoFrom(config: Readonly<PoolConfig>, stratum: StratumSurface | null): PoolInfo {

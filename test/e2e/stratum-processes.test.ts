@@ -29,7 +29,11 @@ let xmrigPath: string;
 let stopped = false;
 const clients: StratumLineClient[] = [];
 
+const ADMIN_TOKEN = 'stratum-processes-admin-token-0123456789';
+
 beforeAll(async () => {
+  // The pool reads the admin token from the environment (vitest runs each file in its own fork).
+  process.env['FUEGO_POOL_ADMIN_TOKEN'] = ADMIN_TOKEN;
   xmrigPath = await ensureXmrig();
   stack = await startDemoStack(
     {
@@ -56,6 +60,7 @@ afterAll(async () => {
   for (const client of clients) client.close();
   redis?.disconnect();
   if (!stopped) await stack?.stop();
+  delete process.env['FUEGO_POOL_ADMIN_TOKEN'];
 });
 
 async function openClient(): Promise<StratumLineClient> {
@@ -111,6 +116,14 @@ describe('stratum in two child processes', () => {
       control.request({ type: 'status' }),
     );
     expect(status.stratum).toMatchObject({ connections: 4, sessions: 4 });
+    const overview = await fetch(`${stack.apiUrl}/api/admin/overview`, {
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
+    expect(((await overview.json()) as { counters: Record<string, number> }).counters).toMatchObject({
+      connections: 4,
+      sessions: 4,
+      logins: 4,
+    });
     expect(status.stratum?.processes?.map((p) => [p.nodeId, p.state, p.sessions])).toEqual([
       [0, 'serving', 2],
       [1, 'serving', 2],

@@ -254,18 +254,23 @@ export class StratumProcessGroup {
   }
 
   #startChild(slot: ChildSlot): Promise<void> {
+    const worker = cluster.fork();
+    slot.worker = worker;
+    slot.state = 'starting';
+    slot.stats = null;
+    slot.startedAtMs = this.#clock();
     const started = new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(
-        () =>
-          settle(
-            new StratumProcessError(
-              'CHILD_START_FAILED',
-              `stratum process ${slot.index} not serving after ${this.#options.startTimeoutMs} ms`,
-              { index: slot.index },
-            ),
+      const timer = setTimeout(() => {
+        settle(
+          new StratumProcessError(
+            'CHILD_START_FAILED',
+            `stratum process ${slot.index} not serving after ${this.#options.startTimeoutMs} ms`,
+            { index: slot.index },
           ),
-        this.#options.startTimeoutMs,
-      );
+        );
+        // Its exit restarts it (while the pool runs) or ends the failed start.
+        worker.process.kill('SIGKILL');
+      }, this.#options.startTimeoutMs);
       const settle = (error?: Error) => {
         clearTimeout(timer);
         slot.onStarted = undefined;
@@ -274,11 +279,6 @@ export class StratumProcessGroup {
       };
       slot.onStarted = settle;
     });
-    const worker = cluster.fork({ FUEGO_POOL_STRATUM_CHILD: String(slot.index) });
-    slot.worker = worker;
-    slot.state = 'starting';
-    slot.stats = null;
-    slot.startedAtMs = this.#clock();
     slot.exited = new Promise<void>((resolve) => {
       worker.once('exit', (code: number | null, signal: string | null) => {
         this.#onExit(slot, worker, code, signal);

@@ -1,0 +1,106 @@
+import { pino } from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { StratumProcessGroup } from '../../src/app/stratum-processes/stratum-process-group.js';
+import { parseConfig } from '../../src/config/load-config.js';
+import { until } from '../helpers/until.js';
+
+/**
+ * The process group's own rules, with a fake child (test/fixtures/stratum-processes) instead of a
+ * pool: start timeout, restarts with a growing delay, stop. The real child is in
+ * test/e2e/stratum-processes.test.ts.
+ */
+const FAKE_CHILD = new URL('../fixtures/stratum-processes/fake-stratum-child.mjs', import.meta.url);
+const logger = pino({ level: 'silent' });
+const config = parseConfig({ pool: { nodeId: 3 }, stratum: { processes: 2 } });
+const groups: StratumProcessGroup[] = [];
+
+afterEach(async () => {
+  await Promise.all(groups.splice(0).map((group) => group.stop()));
+  delete process.env['FAKE_STRATUM_CHILD'];
+});
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('stratum process group', () => {
+  it('starts every child with its node id and stops them all', async () => {
+    process.env['FAKE_STRATUM_CHILD'] = 'serve';
+    const group = await StratumProcessGroup.start({ config }, { logger, entry: FAKE_CHILD });
+    groups.push(group);
+    const children = group.children();
+    expect(children.map((c) => [c.index, c.nodeId, c.state])).toEqual([
+      [0, 3, 'serving'],
+      [1, 4, 'serving'],
+    ]);
+    expect(group.listening()).toEqual([{ configuredPort: 0, port: 40000, host: '127.0.0.1', tls: false }]);
+    await group.stop();
+    expect(children.every((c) => !isRunning(c.pid!))).toBe(true);
+    expect(group.children().map((c) => c.state)).toEqual(['stopped', 'stopped']);
+  });
+
+  it('fails the start when a child is not serving in time, and leaves no child running', async () => {
+    process.env['FAKE_STRATUM_CHILD'] = 'never-ready';
+    const pids: number[] = [];
+    const start = StratumProcessGroup.start(
+      { config, startTimeoutMs: 500 },
+      {
+        logger: pino({ level: 'info' }, { write: (line: string) => collectPid(line, pids) }),
+        entry: FAKE_CHILD,
+      },
+    );
+    await expect(start).rejects.toMatchObject({
+      code: 'CHILD_START_FAILED',
+      message: expect.stringMatching(/^stratum process [01] not serving after 500 ms$/),
+    });
+    expect(pids).toHaveLength(2);
+    await until(
+      () => (pids.every((pid) => !isRunning(pid)) ? true : undefined),
+      5_000,
+      'the children to exit',
+    );
+  });
+
+  it('starts a child that dies again, waiting longer after each quick death', async () => {
+    process.env['FAKE_STRATUM_CHILD'] = 'crash';
+    const delays: Array<{ child: number; ms: number }> = [];
+    const group = await StratumProcessGroup.start(
+      { config, restartDelayMs: 100, maxRestartDelayMs: 400 },
+      {
+        logger: pino({ level: 'info' }, { write: (line: string) => collectDelay(line, delays) }),
+        entry: FAKE_CHILD,
+      },
+    );
+    groups.push(group);
+    await until(
+      () => (group.children().every((c) => c.restarts >= 3) ? true : undefined),
+      10_000,
+      'three restarts of each child',
+    );
+    // Per child: 100, 200, 400, then capped at 400 ms.
+    for (const child of [0, 1]) {
+      const own = delays.filter((d) => d.child === child).map((d) => d.ms);
+      expect(own.slice(0, 3)).toEqual([100, 200, 400]);
+      expect(Math.max(...own)).toBe(400);
+    }
+    await group.stop();
+    expect(group.children().every((c) => c.state === 'stopped')).toBe(true);
+  });
+});
+
+function collectPid(line: string, pids: number[]): void {
+  const entry = JSON.parse(line) as { msg: string; pid?: number };
+  if (entry.msg === 'stratum process starting' && entry.pid !== undefined) pids.push(entry.pid);
+}
+
+function collectDelay(line: string, delays: Array<{ child: number; ms: number }>): void {
+  const entry = JSON.parse(line) as { msg: string; child?: number; restartInMs?: number };
+  if (entry.restartInMs !== undefined && entry.child !== undefined) {
+    delays.push({ child: entry.child, ms: entry.restartInMs });
+  }
+}

@@ -2,6 +2,7 @@ import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { StratumProcessGroup } from '../../src/app/stratum-processes/stratum-process-group.js';
 import { parseConfig } from '../../src/config/load-config.js';
+import { isRunning } from '../helpers/processes.js';
 import { until } from '../helpers/until.js';
 
 /**
@@ -18,15 +19,6 @@ afterEach(async () => {
   await Promise.all(groups.splice(0).map((group) => group.stop()));
   delete process.env['FAKE_STRATUM_CHILD'];
 });
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe('stratum process group', () => {
   it('starts every child with its node id and stops them all', async () => {

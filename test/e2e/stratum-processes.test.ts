@@ -1,4 +1,3 @@
-import { readdirSync, readFileSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
@@ -9,6 +8,7 @@ import type { StratumProcessGroup } from '../../src/app/stratum-processes/stratu
 import { withControlClient } from '../../src/cli/control-client.js';
 import { createStoreKeys } from '../../src/store/keys.js';
 import { ensureXmrig } from '../../src/tools/xmrig.js';
+import { childPids, isRunning } from '../helpers/processes.js';
 import { StratumLineClient } from '../helpers/stratum-line-client.js';
 import { until } from '../helpers/until.js';
 import { E2E_STACK_OPTIONS } from './e2e-stack-options.js';
@@ -314,15 +314,6 @@ describe('stratum in two child processes', () => {
   }, 60_000);
 });
 
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 async function chainHeight(): Promise<number> {
   const response = await fetch(`${stack.devnet.daemonUrl}/getheight`, { method: 'POST', body: '{}' });
   return ((await response.json()) as { height: number }).height;
@@ -370,17 +361,3 @@ describe('stratum processes that cannot serve', () => {
     }
   }, 60_000);
 });
-
-/** Child processes of this test process (redis-server, XMRig and stratum children alike). */
-function childPids(): number[] {
-  const pids: number[] = [];
-  for (const tid of readdirSync(`/proc/${process.pid}/task`)) {
-    try {
-      const text = readFileSync(`/proc/${process.pid}/task/${tid}/children`, 'utf8');
-      for (const pid of text.split(' ')) if (pid.trim() !== '') pids.push(Number(pid));
-    } catch {
-      // the thread ended meanwhile
-    }
-  }
-  return pids;
-}

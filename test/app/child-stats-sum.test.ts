@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ChildStats } from '../../src/app/stratum-processes/child-messages.js';
-import { sumChildStats } from '../../src/app/stratum-processes/child-stats-sum.js';
+import { countersOnly, sumChildStats } from '../../src/app/stratum-processes/child-stats-sum.js';
 
 function stats(n: number, overrides: { hashes: number; avgMs: number; broadcastMs: number }): ChildStats {
   return {
@@ -75,5 +75,25 @@ describe('the stratum children as one pool', () => {
     const sum = sumChildStats([]);
     expect(sum.backend.sessions).toBe(0);
     expect(sum.verifier).toMatchObject({ workers: 0, implementation: null, hashTimeMsAvg: 0 });
+  });
+
+  it("keeps an exited child's counters and drops its gauges", () => {
+    const gone = countersOnly(stats(2, { hashes: 300, avgMs: 4, broadcastMs: 25 }));
+    const sum = sumChildStats([gone, stats(1, { hashes: 100, avgMs: 2, broadcastMs: 40 })]);
+    expect(sum.stratum.connections).toMatchObject({ current: 1, total: 30 });
+    expect(sum.stratum.byPort).toEqual({ '3333': { current: 1, total: 30 } });
+    expect(sum.backend).toMatchObject({
+      sessions: 1,
+      sharesAccepted: 300,
+      bansIssued: 3,
+      lastBroadcastMs: 40,
+    });
+    expect(sum.verifier).toMatchObject({
+      workers: 1,
+      queueDepth: 1,
+      hashesTotal: 400,
+      implementation: 'native',
+    });
+    expect(sum.ledger).toMatchObject({ queuedShares: 1, batchesWritten: 9 });
   });
 });

@@ -80,8 +80,18 @@ describe('stratum process group', () => {
       expect(own.slice(0, 3)).toEqual([100, 200, 400]);
       expect(Math.max(...own)).toBe(400);
     }
+    // A dead child's counters stay in the sum (never back, which Prometheus would count again);
+    // its gauges leave it. Each fake start reported 5 accepted shares and one session.
+    const starts = group.children().reduce((sum, c) => sum + c.restarts + 1, 0);
+    const stats = group.stats();
+    expect(stats.backend.sharesAccepted).toBeGreaterThanOrEqual(5 * (starts - 2));
+    expect(stats.backend.sharesAccepted).toBeLessThanOrEqual(5 * starts);
+    expect(stats.backend.sessions).toBeLessThanOrEqual(2);
     await group.stop();
     expect(group.children().every((c) => c.state === 'stopped')).toBe(true);
+    const after = group.stats().backend;
+    expect(after.sessions).toBe(0);
+    expect(after.sharesAccepted).toBeGreaterThanOrEqual(stats.backend.sharesAccepted);
   });
 });
 

@@ -17,6 +17,28 @@ export function sumChildStats(all: readonly ChildStats[]): ChildStats {
   };
 }
 
+/**
+ * The counters of a child that exited, with its gauges (connections and sessions now, queues,
+ * workers) at zero: kept in the sum so that the pool's totals never go back when a child dies,
+ * which Prometheus would read as a counter reset and count again.
+ */
+export function countersOnly(stats: ChildStats): ChildStats {
+  const byPort: Record<string, { current: number; total: number }> = {};
+  for (const [port, counts] of Object.entries(stats.stratum.byPort))
+    byPort[port] = { current: 0, total: counts.total };
+  return {
+    stratum: {
+      ...stats.stratum,
+      connections: { ...stats.stratum.connections, current: 0 },
+      byPort,
+      sessions: 0,
+    },
+    backend: { ...stats.backend, sessions: 0, lastBroadcastMs: 0 },
+    verifier: { ...stats.verifier, queueDepth: 0, inFlight: 0, workers: 0, implementation: null },
+    ledger: { ...stats.ledger, queuedShares: 0, inFlightShares: 0 },
+  };
+}
+
 type Counts = Readonly<Partial<Record<string, number>>>;
 
 function sumCounts(all: readonly Counts[]): Record<string, number> {

@@ -10,7 +10,7 @@ import type { ListeningPort } from '../../servers/stratum/stratum-server.js';
 import type { StratumSurface } from '../stratum-surface.js';
 import { childConfig } from './child-config.js';
 import { type ChildMessage, type ChildStats, isChildMessage, type ParentMessage } from './child-messages.js';
-import { sumChildStats } from './child-stats-sum.js';
+import { countersOnly, sumChildStats } from './child-stats-sum.js';
 
 export type StratumProcessErrorCode = 'CHILD_START_FAILED' | 'NODE_ID_RANGE';
 
@@ -82,6 +82,8 @@ export class StratumProcessGroup {
   readonly #bans = new Map<string, BanEntry>();
   #listening: ListeningPort[] = [];
   #stopping = false;
+  /** Counters of the children that exited (see countersOnly). */
+  #retired: ChildStats | null = null;
 
   private constructor(options: StratumProcessGroupOptions, modules: StratumProcessGroupModules) {
     this.#options = {
@@ -158,9 +160,9 @@ export class StratumProcessGroup {
     }));
   }
 
-  /** The last numbers of every serving child, added up. */
+  /** The last numbers of every serving child, added up, plus the counters of children that exited. */
   stats(): ChildStats {
-    const reported: ChildStats[] = [];
+    const reported: ChildStats[] = this.#retired === null ? [] : [this.#retired];
     for (const slot of this.#slots) if (slot.stats !== null) reported.push(slot.stats);
     return sumChildStats(reported);
   }
@@ -348,6 +350,10 @@ export class StratumProcessGroup {
   #onExit(slot: ChildSlot, worker: Worker, code: number | null, signal: string | null): void {
     if (slot.worker !== worker) return;
     slot.worker = null;
+    if (slot.stats !== null) {
+      const last = countersOnly(slot.stats);
+      this.#retired = this.#retired === null ? last : sumChildStats([this.#retired, last]);
+    }
     slot.stats = null;
     slot.onStarted?.(
       new StratumProcessError(

@@ -9,7 +9,10 @@ import type { StratumRole } from './stratum-role.js';
  */
 export interface StratumSurface {
   readonly control: { readonly backend: ControlBackend; readonly stratum: ControlStratum };
-  readonly metricsSources: Required<Pick<MetricsSources, 'stratum' | 'backend' | 'verifier' | 'shareLedger'>>;
+  readonly metricsSources: Required<
+    Pick<MetricsSources, 'stratum' | 'backend' | 'verifier' | 'shareLedger'>
+  > &
+    Pick<MetricsSources, 'stratumProcesses'>;
   listening(): ListeningPort[];
   activeBans(): number;
 }

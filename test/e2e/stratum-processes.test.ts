@@ -112,6 +112,8 @@ describe('stratum in two child processes', () => {
     );
     const metrics = await (await fetch(`${stack.apiUrl}/metrics`)).text();
     expect(metrics).toMatch(/^fuego_pool_stratum_sessions 4$/m);
+    expect(metrics).toMatch(/^fuego_pool_stratum_processes\{state="serving"\} 2$/m);
+    expect(metrics).toMatch(/^fuego_pool_stratum_process_restarts_total 0$/m);
     const status = await withControlClient({ socketPath: stack.controlSocketPath }, (control) =>
       control.request({ type: 'status' }),
     );
@@ -268,6 +270,8 @@ describe('stratum in two child processes', () => {
       60_000,
       'the child to be serving again',
     );
+    const metrics = await (await fetch(`${stack.apiUrl}/metrics`)).text();
+    expect(metrics).toMatch(/^fuego_pool_stratum_process_restarts_total 1$/m);
     await new Promise((resolve) => setTimeout(resolve, 200));
     for (let i = 0; i < 2; i++) {
       expect(errorMessageOf(await login(await openClient(), `restarted-${i}`))).toBe('Your IP is banned');

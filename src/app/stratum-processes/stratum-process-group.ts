@@ -224,6 +224,7 @@ export class StratumProcessGroup {
         backend: () => this.stats().backend,
         verifier: () => this.stats().verifier,
         shareLedger: () => this.stats().ledger,
+        stratumProcesses: () => this.children(),
       },
       listening: () => this.listening(),
       activeBans: () => this.listBans().length,

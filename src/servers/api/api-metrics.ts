@@ -18,6 +18,8 @@ export interface MetricsSources {
   readonly shareLedger?: () => ShareLedgerMetrics;
   readonly templateAgeMs?: () => number | undefined;
   readonly liveFeedClients?: () => number;
+  /** The stratum child processes (`stratum.processes` > 1): their states and restarts. */
+  readonly stratumProcesses?: () => ReadonlyArray<{ readonly state: string; readonly restarts: number }>;
 }
 
 const RPC_LATENCY_BUCKETS_S = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
@@ -114,6 +116,18 @@ export function createPoolMetrics(sources: MetricsSources, events?: PoolEventBus
     help: 'Snapshot sources available to this process',
     registers: [registry],
   });
+  const processStates = new Gauge({
+    name: 'fuego_pool_stratum_processes',
+    help: 'Stratum child processes by state (serving, starting, waiting-to-restart, stopped)',
+    labelNames: ['state'],
+    registers: [registry],
+  });
+  const processRestarts = new Counter({
+    name: 'fuego_pool_stratum_process_restarts_total',
+    help: 'Stratum child processes started again after they died',
+    registers: [registry],
+  });
+  const processRestartsFrom = counterFrom(processRestarts);
   // Each source is read once per scrape, before the registry serialises (render()).
   const syncSnapshots = (): void => {
     let available = 0;
@@ -153,6 +167,18 @@ export function createPoolMetrics(sources: MetricsSources, events?: PoolEventBus
       sessions.set(stratum.sessions);
     }
     if (sources.liveFeedClients !== undefined) liveClients.set(sources.liveFeedClients());
+    const children = sources.stratumProcesses?.();
+    if (children !== undefined) {
+      available += 1;
+      processStates.reset();
+      for (const state of ['serving', 'starting', 'waiting-to-restart', 'stopped'])
+        processStates.set({ state }, 0);
+      for (const child of children) processStates.inc({ state: child.state });
+      processRestartsFrom(
+        {},
+        children.reduce((sum, child) => sum + child.restarts, 0),
+      );
+    }
     sourcesAvailable.set(available);
   };
 

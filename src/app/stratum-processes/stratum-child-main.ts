@@ -34,17 +34,17 @@ function statsOf(role: StratumRole): ChildStats {
 }
 
 async function start(message: Extract<ParentMessage, { kind: 'start' }>): Promise<void> {
-  const config = parseConfig(message.config);
-  logger = createLogger(config.log).child({ stratumProcess: message.index, nodeId: config.pool.nodeId });
-  logger.level = message.logLevel;
   try {
+    const config = parseConfig(message.config);
+    logger = createLogger(config.log).child({ stratumProcess: message.index, nodeId: config.pool.nodeId });
+    logger.level = message.logLevel;
     node = await PoolNode.start(config, {
       logger,
       ...(message.tls ? { tls: message.tls } : {}),
       onBanIssued: (entry) => void send({ kind: 'banned', entry }),
     });
   } catch (error) {
-    logger.error({ err: error }, 'stratum process could not start');
+    logger?.error({ err: error }, 'stratum process could not start');
     await send({ kind: 'start-failed', message: (error as Error).message });
     await stop(1);
     return;

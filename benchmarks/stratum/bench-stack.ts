@@ -110,9 +110,10 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
     const config = benchPoolConfig(backends, options);
     // With stratum children, each child logs "stratum listening": ready is when all of them serve.
     const processes = options.stratum?.processes ?? 1;
+    const children = processes === 'auto' || processes > 1;
     const pool = await startPoolProcess(
       config,
-      processes > 1 ? { readyMessage: 'stratum processes serving' } : {},
+      children ? { readyMessage: 'stratum processes serving' } : {},
     );
     const stop = async () => {
       await pool.stop().catch(() => undefined);

@@ -24,6 +24,7 @@ import { LeaderRole } from './leader-role.js';
 import { type Part, stopParts } from './parts.js';
 import { connectRedis } from './redis-connection.js';
 import { type PoolRole, resolveRoles } from './roles.js';
+import { stratumProcessCount } from './stratum-processes/process-count.js';
 import { StratumProcessGroup } from './stratum-processes/stratum-process-group.js';
 import { type StratumRole, startStratumRole } from './stratum-role.js';
 import { type StratumSurface, surfaceOfRole } from './stratum-surface.js';
@@ -147,9 +148,10 @@ export class PoolNode {
       if (roles.has('stratum')) {
         const abandon = fatal.then((error) => Promise.reject(error));
         abandon.catch(() => undefined);
-        if (config.stratum.processes > 1) {
+        const processes = stratumProcessCount(config);
+        if (processes > 1) {
           const group = await StratumProcessGroup.start(
-            { config, ...(tlsPem ? { tls: tlsPem } : {}) },
+            { config, processes, ...(tlsPem ? { tls: tlsPem } : {}) },
             { logger: logger.child({ module: 'stratum-processes' }), abandon },
           );
           parts.push({ name: 'stratum processes', stop: () => group.stop() });

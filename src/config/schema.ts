@@ -166,11 +166,11 @@ const stratumSchema = z
       .prefault([{ port: 3333, difficulty: 5000 }]),
     tls: z.strictObject({ certFile: z.string().min(1), keyFile: z.string().min(1) }).optional(),
     /**
-     * Stratum processes on this host, sharing the ports (Node cluster). With more than one, each
-     * child serves a share of the miners with node id `pool.nodeId + i`; the parent runs the
-     * other roles and shows the children's connections, counters and bans as one.
+     * Stratum processes on this host, sharing the ports (Node cluster); "auto" is one per core.
+     * With more than one, each child serves a share of the miners with node id
+     * `pool.nodeId + i`; the parent runs the other roles and shows the children as one.
      */
-    processes: z.number().int().min(1).max(64).default(1),
+    processes: z.union([z.number().int().min(1).max(64), z.literal('auto')]).default(1),
     jobsPerSession: z.number().int().min(1).max(64).default(4),
     /** After a new block, shares on the previous template are still credited (never submitted) this long. */
     staleGraceMs: z.number().int().min(0).max(60_000).default(2_000),
@@ -244,7 +244,8 @@ export const configSchema = z
     /** Optional webhooks for blocks and payments. */
     notifications: section(notificationConfigSchema),
   })
-  .refine((c) => c.pool.nodeId + c.stratum.processes - 1 <= 0xffff, {
+  // "auto" is checked when the count is known (StratumProcessGroup.start).
+  .refine((c) => c.stratum.processes === 'auto' || c.pool.nodeId + c.stratum.processes - 1 <= 0xffff, {
     message: 'pool.nodeId + stratum.processes - 1 must be at most 65535 (each process takes a node id)',
     path: ['stratum', 'processes'],
   });

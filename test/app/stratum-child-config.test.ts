@@ -10,7 +10,7 @@ describe('the config of a stratum child process', () => {
   });
 
   it('runs only the stratum role, with node id pool.nodeId + index and the same ports', () => {
-    const child = childConfig(parent, 2, 6);
+    const child = childConfig(parent, 2, 3, 6);
     expect(child.roles).toEqual(['stratum']);
     expect(child.pool.nodeId).toBe(12);
     expect(child.stratum.ports).toEqual(parent.stratum.ports);
@@ -24,9 +24,9 @@ describe('the config of a stratum child process', () => {
   });
 
   it('shares the cores out when pow.workers is 0 (one per core), and keeps an explicit count', () => {
-    expect(childConfig(parent, 0, 6).pow.workers).toBe(2);
-    expect(childConfig(parent, 0, 2).pow.workers).toBe(1);
+    expect(childConfig(parent, 0, 3, 6).pow.workers).toBe(2);
+    expect(childConfig(parent, 0, 3, 2).pow.workers).toBe(1);
     const fixed = parseConfig({ pow: { workers: 3 }, stratum: { processes: 2 } });
-    expect(childConfig(fixed, 1, 2).pow.workers).toBe(3);
+    expect(childConfig(fixed, 1, 2, 2).pow.workers).toBe(3);
   });
 });

@@ -23,7 +23,7 @@ afterEach(async () => {
 describe('stratum process group', () => {
   it('starts every child with its node id and stops them all', async () => {
     process.env['FAKE_STRATUM_CHILD'] = 'serve';
-    const group = await StratumProcessGroup.start({ config }, { logger, entry: FAKE_CHILD });
+    const group = await StratumProcessGroup.start({ config, processes: 2 }, { logger, entry: FAKE_CHILD });
     groups.push(group);
     const children = group.children();
     expect(children.map((c) => [c.index, c.nodeId, c.state])).toEqual([
@@ -40,7 +40,7 @@ describe('stratum process group', () => {
     process.env['FAKE_STRATUM_CHILD'] = 'never-ready';
     const pids: number[] = [];
     const start = StratumProcessGroup.start(
-      { config, startTimeoutMs: 500 },
+      { config, processes: 2, startTimeoutMs: 500 },
       {
         logger: pino({ level: 'info' }, { write: (line: string) => collectPid(line, pids) }),
         entry: FAKE_CHILD,
@@ -62,7 +62,7 @@ describe('stratum process group', () => {
     process.env['FAKE_STRATUM_CHILD'] = 'crash';
     const delays: Array<{ child: number; ms: number }> = [];
     const group = await StratumProcessGroup.start(
-      { config, restartDelayMs: 100, maxRestartDelayMs: 400 },
+      { config, processes: 2, restartDelayMs: 100, maxRestartDelayMs: 400 },
       {
         logger: pino({ level: 'info' }, { write: (line: string) => collectDelay(line, delays) }),
         entry: FAKE_CHILD,

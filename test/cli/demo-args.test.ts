@@ -6,6 +6,9 @@ describe('fuego-pool demo arguments', () => {
     const { options } = parseDemoArgs(['--stratum-processes', '2', '--no-tls']);
     expect(options.poolOverrides?.stratum).toEqual({ processes: 2 });
     expect(options.tlsPort).toBeNull();
+    expect(parseDemoArgs(['--stratum-processes', 'auto']).options.poolOverrides?.stratum).toEqual({
+      processes: 'auto',
+    });
     expect(parseDemoArgs([]).options.poolOverrides).toBeUndefined();
   });
 

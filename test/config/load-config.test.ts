@@ -108,6 +108,12 @@ describe('pool sections', () => {
     expect(configErrorOf(() => parseConfig({ stratum: { processes: 0 } })).message).toContain(
       'stratum.processes',
     );
+    expect(configErrorOf(() => parseConfig({ stratum: { processes: 'two' } })).message).toContain(
+      'stratum.processes',
+    );
+    // One per core; the node id range is checked once the count is known.
+    const auto = parseConfig({ pool: { nodeId: 65535 }, stratum: { processes: 'auto' } });
+    expect(auto.stratum.processes).toBe('auto');
   });
 });
 

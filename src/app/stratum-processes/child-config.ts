@@ -4,14 +4,15 @@ import type { PoolConfig } from '../../config/schema.js';
 /**
  * The config a stratum child runs: only the stratum role, its own node id (`pool.nodeId + index`,
  * so extra nonces never collide), no API, control socket or webhooks (the parent has them), and
- * its share of the cores for verifier threads when `pow.workers` is 0 ("one per core").
+ * its share of the cores for verifier threads when `pow.workers` is 0 ("one per core"), out of
+ * `processes` children.
  */
 export function childConfig(
   config: Readonly<PoolConfig>,
   index: number,
+  processes: number,
   cores = availableParallelism(),
 ): PoolConfig {
-  const processes = config.stratum.processes;
   return {
     ...config,
     roles: ['stratum'],

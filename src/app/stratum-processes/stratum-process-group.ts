@@ -17,8 +17,10 @@ export type StratumProcessErrorCode = 'CHILD_START_FAILED' | 'NODE_ID_RANGE';
 export class StratumProcessError extends FuegoPoolError<StratumProcessErrorCode> {}
 
 export interface StratumProcessGroupOptions {
-  /** The pool's validated config; `stratum.processes` children are started. */
+  /** The pool's validated config. */
   readonly config: Readonly<PoolConfig>;
+  /** How many children (stratum.processes resolved, see stratumProcessCount). */
+  readonly processes: number;
   /** PEM for TLS ports when not read from stratum.tls files (the children get a copy). */
   readonly tls?: { readonly cert: string; readonly key: string };
   /** How often each child reports its numbers. */
@@ -98,7 +100,7 @@ export class StratumProcessGroup {
     this.#clock = modules.clock ?? Date.now;
     this.#entry = modules.entry ?? compiledSiblingUrl('stratum-child-main.js', import.meta.url);
     const { nodeId } = options.config.pool;
-    this.#slots = Array.from({ length: options.config.stratum.processes }, (_, index) => ({
+    this.#slots = Array.from({ length: options.processes }, (_, index) => ({
       index,
       nodeId: nodeId + index,
       worker: null,
@@ -119,7 +121,7 @@ export class StratumProcessGroup {
     modules: StratumProcessGroupModules,
   ): Promise<StratumProcessGroup> {
     const { nodeId } = options.config.pool;
-    const processes = options.config.stratum.processes;
+    const { processes } = options;
     if (nodeId + processes - 1 > 0xffff) {
       throw new StratumProcessError(
         'NODE_ID_RANGE',
@@ -312,7 +314,7 @@ export class StratumProcessGroup {
       case 'waiting':
         this.#send(slot, {
           kind: 'start',
-          config: childConfig(this.#options.config, slot.index),
+          config: childConfig(this.#options.config, slot.index, this.#slots.length),
           tls: this.#options.tls,
           index: slot.index,
           snapshotIntervalMs: this.#options.snapshotIntervalMs,

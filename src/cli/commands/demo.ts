@@ -4,7 +4,7 @@ import { type CliCommand, type CliIo, UsageError, writeLine } from '../command.j
 import { waitForShutdownSignal } from '../shutdown-signal.js';
 
 const USAGE =
-  'fuego-pool demo [--stratum-port N] [--tls-port N|--no-tls] [--difficulty N] [--share-difficulty N] [--stratum-processes N] [--log-level LEVEL]';
+  'fuego-pool demo [--stratum-port N] [--tls-port N|--no-tls] [--difficulty N] [--share-difficulty N] [--stratum-processes N|auto] [--log-level LEVEL]';
 
 /** The demo's options from its command line (exported for tests). */
 export function parseDemoArgs(args: readonly string[]): { options: DemoStackOptions; logLevel: string } {
@@ -37,8 +37,10 @@ export function parseDemoArgs(args: readonly string[]): { options: DemoStackOpti
         options.shareDifficulty = number(flag, args[++i]);
         break;
       case '--stratum-processes': {
-        const processes = number(flag, args[++i]);
-        if (processes < 1 || processes > 64) throw new UsageError(`${flag} needs a number from 1 to 64`);
+        const text = args[++i];
+        const processes = text === 'auto' ? 'auto' : number(flag, text);
+        if (processes !== 'auto' && (processes < 1 || processes > 64))
+          throw new UsageError(`${flag} needs a number from 1 to 64, or auto`);
         options.poolOverrides = { ...options.poolOverrides, stratum: { processes } };
         break;
       }

@@ -89,7 +89,7 @@ export class NodeIdClaim {
       if (taken === 'OK') break;
       holder = await modules.redis.get(claim.#key);
       if (Date.now() >= deadline) {
-        const who = holder === null ? 'another process' : holder.slice(0, holder.lastIndexOf(' '));
+        const who = holder === null ? 'another process' : holderNameOf(holder);
         throw new NodeIdClaimError(
           'NODE_ID_IN_USE',
           `pool.nodeId ${options.nodeId} is in use by ${who} on the same Redis; give every stratum process its own node id (stratum.processes N takes N ids from pool.nodeId)`,
@@ -139,4 +139,10 @@ export class NodeIdClaim {
       this.#modules.logger.warn({ err: error, nodeId: this.#options.nodeId }, 'node id claim not released'),
     );
   }
+}
+
+/** The holder name in a claim's value (`<name> <random>`); a value of another shape as it is. */
+function holderNameOf(value: string): string {
+  const space = value.lastIndexOf(' ');
+  return space > 0 ? value.slice(0, space) : value;
 }

@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
+import { childProcessIds } from '../../src/tools/child-processes.js';
 
 /**
  * Readers of /proc for the pool process (Linux only): resident memory, CPU time per thread and
@@ -17,17 +18,7 @@ export function readRssKb(pid: number): number {
 
 /** `pid` and its child processes (a pool with stratum.processes > 1 has one per stratum process). */
 export function processTree(pid: number): number[] {
-  const children: number[] = [];
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    let text = '';
-    try {
-      text = readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8');
-    } catch {
-      continue; // the thread exited between readdir and read
-    }
-    for (const child of text.split(' ')) if (child.trim() !== '') children.push(Number(child));
-  }
-  return [pid, ...children];
+  return [pid, ...childProcessIds(pid)];
 }
 
 /** Open file descriptors of `pid`. */

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { childProcessIds } from '../../src/tools/child-processes.js';
 
 /** Whether a process with this PID exists (signal 0 checks without signalling). */
 export function isRunning(pid: number): boolean {
@@ -12,14 +12,5 @@ export function isRunning(pid: number): boolean {
 
 /** Child processes of this test process (redis-server, XMRig and stratum children alike). */
 export function childPids(): number[] {
-  const pids: number[] = [];
-  for (const tid of readdirSync(`/proc/${process.pid}/task`)) {
-    try {
-      const text = readFileSync(`/proc/${process.pid}/task/${tid}/children`, 'utf8');
-      for (const pid of text.split(' ')) if (pid.trim() !== '') pids.push(Number(pid));
-    } catch {
-      // the thread ended meanwhile
-    }
-  }
-  return pids;
+  return childProcessIds(process.pid);
 }

@@ -15,6 +15,11 @@ import type {
   SubmitRequest,
 } from '../../src/pool/stratum-backend.js';
 import { STRATUM_ERRORS, StratumError, type StratumErrorCode } from '../../src/pool/stratum-errors.js';
+import {
+  type AdmissionVerdict,
+  type ConnectionAdmission,
+  ConnectionCounter,
+} from '../../src/servers/stratum/connection-admission.js';
 import type { StratumLimits, StratumPortOptions } from '../../src/servers/stratum/stratum-options.js';
 import { StratumServer } from '../../src/servers/stratum/stratum-server.js';
 import {
@@ -215,10 +220,11 @@ async function startServer(
   limits: Partial<StratumLimits> = {},
   ports: StratumPortOptions[] = [{ port: 0, difficulty: 1000 }],
   log: LogCapture = captureLogger(),
+  admission?: ConnectionAdmission,
 ): Promise<{ server: StratumServer; port: number; ports: number[]; log: LogCapture }> {
   const server = new StratumServer(
     { ports, limits: { closeGraceMs: 500, ...limits } },
-    { backend, logger: log.logger },
+    { backend, logger: log.logger, ...(admission ? { admission } : {}) },
   );
   await server.start();
   running.push(server);
@@ -749,6 +755,118 @@ const haveOpenssl = (() => {
 })();
 if (!haveOpenssl) console.warn('openssl not on PATH: skipping the stratum TLS tests');
 
+/**
+ * Admission decided elsewhere (a stratum child asks its parent): the answer comes later, when the
+ * test says so. Caps: 2 per IP.
+ */
+class GatedAdmission implements ConnectionAdmission {
+  readonly counter = new ConnectionCounter({ maxConnections: 100, maxConnectionsPerIp: 2 });
+  readonly released: string[] = [];
+  private readonly waiting: Array<() => void> = [];
+  /** Replaces the counter's answer. */
+  override: (() => Promise<AdmissionVerdict>) | undefined;
+
+  admit(ip: string): Promise<AdmissionVerdict> {
+    if (this.override) return this.override();
+    return new Promise((resolve) => this.waiting.push(() => resolve(this.counter.admit(ip))));
+  }
+
+  release(ip: string): void {
+    this.released.push(ip);
+    this.counter.release(ip);
+  }
+
+  get asked(): number {
+    return this.waiting.length;
+  }
+
+  answerAll(): void {
+    for (const answer of this.waiting.splice(0)) answer();
+  }
+}
+
+describe('StratumServer: connection caps decided by another process', () => {
+  it('a connection waits for the answer; what the miner sent meanwhile is served after it', async () => {
+    const backend = new FakeBackend();
+    const admission = new GatedAdmission();
+    const { port, server } = await startServer(backend, {}, undefined, undefined, admission);
+    const c = await client(port);
+    const login = c.login();
+    await until(() => admission.asked === 1);
+    await sleep(50);
+    expect(backend.logins).toHaveLength(0);
+    expect(c.raw).toHaveLength(0);
+    admission.answerAll();
+    expect((await login).sessionId).toBe('session-1');
+    expect(server.metrics().connections.current).toBe(1);
+  });
+
+  it('refused: closed without a reply, counted by reason; each admitted connection is released once', async () => {
+    const backend = new FakeBackend();
+    const admission = new GatedAdmission();
+    const { port, server } = await startServer(backend, {}, undefined, undefined, admission);
+    const kept = [await client(port), await client(port)];
+    const third = await client(port);
+    await until(() => admission.asked === 3);
+    admission.answerAll();
+    expect(await third.waitClosed()).toBe(true);
+    expect(third.raw).toHaveLength(0);
+    for (const c of kept) await c.login();
+    expect(server.metrics().connections).toMatchObject({ current: 2, refused: { 'per-ip-limit': 1 } });
+    kept[0]!.end();
+    await until(() => admission.released.length === 1);
+    expect(admission.counter.total).toBe(1);
+    const next = await client(port);
+    await until(() => admission.asked === 1);
+    admission.answerAll();
+    await next.login();
+    expect(admission.released).toEqual(['127.0.0.1']);
+  });
+
+  it('a miner that leaves before the answer, or a server closing meanwhile, gives the count back', async () => {
+    const backend = new FakeBackend();
+    const admission = new GatedAdmission();
+    const { port, server } = await startServer(backend, {}, undefined, undefined, admission);
+    const leaver = await client(port);
+    await until(() => admission.asked === 1);
+    leaver.end();
+    await sleep(50);
+    admission.answerAll();
+    await until(() => admission.released.length === 1);
+    expect(admission.counter.total).toBe(0);
+    expect(server.metrics().connections.current).toBe(0);
+
+    const waiting = await client(port);
+    await until(() => admission.asked === 1);
+    const closed = server.close();
+    admission.answerAll();
+    await closed;
+    expect(await waiting.waitClosed()).toBe(true);
+    await until(() => admission.released.length === 2);
+    expect(admission.counter.total).toBe(0);
+    expect(server.metrics().connections.refused).toEqual({ 'shutting-down': 1 });
+    expect(backend.logins).toHaveLength(0);
+  });
+
+  it('an admission that fails refuses the connection and says so in the log', async () => {
+    const backend = new FakeBackend();
+    const admission = new GatedAdmission();
+    admission.override = () => Promise.reject(new Error('parent gone'));
+    const log = captureLogger();
+    const { port, server } = await startServer(backend, {}, undefined, log, admission);
+    const c = await client(port);
+    expect(await c.waitClosed()).toBe(true);
+    expect(server.metrics().connections.refused).toEqual({ 'shutting-down': 1 });
+    expect(log.records.some((r) => r['msg'] === 'connection admission failed; refusing the connection')).toBe(
+      true,
+    );
+    admission.override = () => Promise.resolve('admission-timeout');
+    expect(await (await client(port)).waitClosed()).toBe(true);
+    expect(server.metrics().connections.refused).toEqual({ 'shutting-down': 1, 'admission-timeout': 1 });
+    expect(admission.released).toEqual([]);
+  });
+});
+
 describe.skipIf(!haveOpenssl)('StratumServer: TLS', () => {
   let pem: PemPair;
   beforeAll(async () => {
@@ -778,6 +896,31 @@ describe.skipIf(!haveOpenssl)('StratumServer: TLS', () => {
     expect(backend.logins[0]!.connection.tls).toBe(true);
     c.send({ id: 2, method: 'submit', params: submitParams(sessionId) });
     expect((await c.next())['result']).toEqual({ status: 'OK' });
+  });
+
+  it('a TLS miner whose connection waits for another process to admit it completes the handshake after', async () => {
+    const backend = new FakeBackend();
+    const admission = new GatedAdmission();
+    const { port } = await startServer(
+      backend,
+      {},
+      [{ port: 0, difficulty: 5, tls: pem }],
+      undefined,
+      admission,
+    );
+    const socket = tlsConnect({ port, host: '127.0.0.1', rejectUnauthorized: false });
+    const secured = new Promise<void>((resolve, reject) => {
+      socket.once('secureConnect', resolve);
+      socket.once('error', reject);
+    });
+    await until(() => admission.asked === 1);
+    // The client's hello is in the server's buffer by now; the wrap must take it over.
+    await sleep(50);
+    admission.answerAll();
+    await secured;
+    const c = new LineClient(socket);
+    clients.push(c);
+    expect((await c.login()).sessionId).toBe('session-1');
   });
 
   it('a plain client on a TLS port and a TLS client on a plain port are closed quickly', async () => {

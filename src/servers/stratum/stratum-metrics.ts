@@ -14,8 +14,11 @@ export type CloseReason =
   | 'close-timeout'
   | 'socket-error';
 
-/** Connections turned away before a session could start. */
-export type RefusalReason = 'max-connections' | 'per-ip-limit' | 'shutting-down';
+/**
+ * Connections turned away before a session could start. 'admission-timeout': the parent process
+ * that counts the host's connections (stratum.processes > 1) did not answer in time.
+ */
+export type RefusalReason = 'max-connections' | 'per-ip-limit' | 'shutting-down' | 'admission-timeout';
 
 export interface StratumMetricsSnapshot {
   readonly connections: {

@@ -2,14 +2,14 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { createSecureContext, type SecureContext, TLSSocket } from 'node:tls';
 import type { Logger } from '../../log/logger.js';
 import type { StratumBackend } from '../../pool/stratum-backend.js';
+import {
+  type AdmissionVerdict,
+  type ConnectionAdmission,
+  ConnectionCounter,
+} from './connection-admission.js';
 import type { ProtocolViolationCode } from './protocol.js';
 import { StratumConnection } from './stratum-connection.js';
-import {
-  type CloseReason,
-  type RefusalReason,
-  StratumMetrics,
-  type StratumMetricsSnapshot,
-} from './stratum-metrics.js';
+import { type CloseReason, StratumMetrics, type StratumMetricsSnapshot } from './stratum-metrics.js';
 import {
   resolveLimits,
   type StratumLimits,
@@ -25,6 +25,11 @@ export interface StratumServerModules {
   readonly logger: Logger;
   /** Told about every protocol violation, e.g. to feed a ban policy. */
   readonly onProtocolViolation?: (ip: string, code: ProtocolViolationCode) => void;
+  /**
+   * Who applies limits.maxConnections and maxConnectionsPerIp; by default this server counts its
+   * own connections. A stratum child process passes its parent's host-wide count.
+   */
+  readonly admission?: ConnectionAdmission;
 }
 
 export interface ListeningPort {
@@ -66,7 +71,7 @@ export class StratumServer {
   private readonly gate: SubmitGate;
   private readonly stats = new StratumMetrics();
   private readonly connections = new Set<StratumConnection>();
-  private readonly connectionsByIp = new Map<string, number>();
+  private readonly admission: ConnectionAdmission;
   private readonly onProtocolViolation: ((ip: string, code: ProtocolViolationCode) => void) | undefined;
   private nextConnectionId = 1;
   private started = false;
@@ -79,6 +84,7 @@ export class StratumServer {
     this.backend = modules.backend;
     this.logger = modules.logger.child({ module: 'stratum' });
     this.onProtocolViolation = modules.onProtocolViolation;
+    this.admission = modules.admission ?? new ConnectionCounter(this.limits);
     this.ports = opts.ports.map((options) => ({
       options,
       host: options.host ?? DEFAULT_HOST,
@@ -200,21 +206,43 @@ export class StratumServer {
   private onConnection(socket: Socket, port: PortRuntime): void {
     socket.on('error', () => {}); // errors before and during setup end in the 'close' below
     const ip = normalizeIp(socket.remoteAddress);
-    if (ip === undefined) {
+    if (ip === undefined || this.closing) {
+      if (ip !== undefined) this.stats.connectionRefused('shutting-down');
       socket.destroy();
       return;
     }
-    const perIp = this.connectionsByIp.get(ip) ?? 0;
-    const refusal: RefusalReason | undefined = this.closing
-      ? 'shutting-down'
-      : this.connections.size >= this.limits.maxConnections
-        ? 'max-connections'
-        : perIp >= this.limits.maxConnectionsPerIp
-          ? 'per-ip-limit'
-          : undefined;
-    if (refusal) {
+    let verdict: AdmissionVerdict | Promise<AdmissionVerdict>;
+    try {
+      verdict = this.admission.admit(ip);
+    } catch (error) {
+      this.logger.error({ err: error, ip }, 'connection admission failed; refusing the connection');
+      verdict = 'shutting-down';
+    }
+    if (typeof verdict === 'string') {
+      this.onAdmission(socket, port, ip, verdict);
+      return;
+    }
+    // Asked of another process: the socket buffers what the peer sends meanwhile (a TLS wrap
+    // later takes the buffered bytes over), and a peer that leaves first is noticed below.
+    verdict.then(
+      (answer) => this.onAdmission(socket, port, ip, answer),
+      (error: unknown) => {
+        this.logger.error({ err: error, ip }, 'connection admission failed; refusing the connection');
+        this.onAdmission(socket, port, ip, 'shutting-down');
+      },
+    );
+  }
+
+  private onAdmission(socket: Socket, port: PortRuntime, ip: string, verdict: AdmissionVerdict): void {
+    if (verdict === 'admit' && (this.closing || socket.destroyed)) {
+      this.admission.release(ip);
+      if (this.closing) this.stats.connectionRefused('shutting-down');
+      socket.destroy();
+      return;
+    }
+    if (verdict !== 'admit') {
       // No reply: there is no request to answer yet; XMRig retries after its retry-pause.
-      this.stats.connectionRefused(refusal);
+      this.stats.connectionRefused(verdict);
       socket.destroy();
       return;
     }
@@ -228,7 +256,6 @@ export class StratumServer {
     const transport = port.secureContext
       ? new TLSSocket(socket, { isServer: true, secureContext: port.secureContext, requestCert: false })
       : socket;
-    this.connectionsByIp.set(ip, perIp + 1);
     this.stats.connectionOpened(port.boundPort);
     const connection = new StratumConnection({
       id: this.nextConnectionId++,
@@ -266,9 +293,7 @@ export class StratumServer {
   private onConnectionClosed(connection: StratumConnection, reason: CloseReason): void {
     if (!this.connections.delete(connection)) return;
     const ip = connection.info.remoteAddress;
-    const perIp = (this.connectionsByIp.get(ip) ?? 1) - 1;
-    if (perIp <= 0) this.connectionsByIp.delete(ip);
-    else this.connectionsByIp.set(ip, perIp);
+    this.admission.release(ip);
     this.stats.connectionClosed(connection.info.port, reason);
     this.logger.debug({ connection: connection.id, ip, reason }, 'stratum connection closed');
     if (this.connections.size === 0) {

@@ -17,6 +17,7 @@ import { WalletClient } from '../rpc/wallet-client.js';
 import { adminTokenFromEnv, parseApiOptions } from '../servers/api/api-options.js';
 import { startControlServer } from '../servers/control/control-server.js';
 import { createControlStats } from '../servers/control/control-stats.js';
+import type { ConnectionAdmission } from '../servers/stratum/connection-admission.js';
 import type { StratumPortOptions } from '../servers/stratum/stratum-options.js';
 import type { ListeningPort, StratumServer } from '../servers/stratum/stratum-server.js';
 import { startApiRole } from './api-role.js';
@@ -37,6 +38,8 @@ export interface PoolNodeModules {
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Told of every ban the stratum role decides (a stratum child process passes it on). */
   readonly onBanIssued?: (entry: BanEntry) => void;
+  /** Applies the stratum connection caps (a stratum child process asks its parent). */
+  readonly connectionAdmission?: ConnectionAdmission;
 }
 
 /**
@@ -168,6 +171,7 @@ export class PoolNode {
               ports,
               abandon,
               ...(modules.onBanIssued ? { onBanIssued: modules.onBanIssued } : {}),
+              ...(modules.connectionAdmission ? { connectionAdmission: modules.connectionAdmission } : {}),
             },
             parts,
           );

@@ -11,6 +11,7 @@ import type { BlockCandidate, ShareLedger } from '../pool/share-ledger.js';
 import { nativeFastHash } from '../pow/native-fast-hash.js';
 import { ShareVerifierPool } from '../pow/verifier-pool.js';
 import type { DaemonClient } from '../rpc/daemon-client.js';
+import type { ConnectionAdmission } from '../servers/stratum/connection-admission.js';
 import type { StratumPortOptions } from '../servers/stratum/stratum-options.js';
 import { StratumServer } from '../servers/stratum/stratum-server.js';
 import { HashrateBatcher } from '../store/hashrate-batcher.js';
@@ -30,6 +31,8 @@ export interface StratumRoleModules {
   readonly abandon?: Promise<never>;
   /** Told of every ban the pool core decides (a stratum child passes it to its siblings). */
   readonly onBanIssued?: (entry: BanEntry) => void;
+  /** Applies the connection caps; by default the stratum server counts its own connections. */
+  readonly connectionAdmission?: ConnectionAdmission;
 }
 
 /** What the stratum role built (for the API's metrics and the demo). */
@@ -138,7 +141,11 @@ export async function startStratumRole(
 
   const server = new StratumServer(
     { ports: modules.ports, limits: config.stratum.limits },
-    { backend, logger: logger.child({ module: 'stratum' }) },
+    {
+      backend,
+      logger: logger.child({ module: 'stratum' }),
+      ...(modules.connectionAdmission ? { admission: modules.connectionAdmission } : {}),
+    },
   );
   await server.start();
   parts.push({ name: 'stratum', stop: () => server.close() });

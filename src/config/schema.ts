@@ -154,6 +154,7 @@ const stratumLimitsSchema = z.strictObject({
   loginTimeoutMs: positiveInt.default(30_000),
   idleTimeoutMs: positiveInt.default(900_000),
   writeTimeoutMs: positiveInt.default(30_000),
+  /** This and maxConnections are caps for the host: stratum.processes children count together. */
   maxConnectionsPerIp: positiveInt.default(256),
   maxConnections: positiveInt.default(100_000),
 });

@@ -45,6 +45,8 @@ beforeAll(async () => {
           processes: 2,
           vardiff: { targetShareTimeSec: 2, retargetIntervalSec: 10, minDifficulty: 100 },
           bans: { minShares: 4, maxInvalidRatio: 0.5, firstBanSeconds: 120 },
+          // Above what the other tests open at once (XMRig's 3, the line clients' 4).
+          limits: { maxConnectionsPerIp: 6 },
         },
       },
     },
@@ -243,6 +245,38 @@ describe('stratum in two child processes', () => {
       'the ban counted once in the sum',
     );
     group.unban('127.0.0.1');
+    closeAll();
+  }, 30_000);
+
+  it('the per-IP connection cap holds for the host, not for each process', async () => {
+    await until(() => (group.connectionCount() === 0 ? true : undefined), 5_000, 'earlier connections gone');
+    const kept: StratumLineClient[] = [];
+    for (let i = 0; i < 6; i++) {
+      const client = await openClient();
+      expect((await login(client, `cap-${i}`))?.['error']).toBeNull();
+      kept.push(client);
+    }
+    await until(
+      () => (group.children().every((c) => c.sessions === 3) ? true : undefined),
+      5_000,
+      'three sessions in each process',
+    );
+    // Each process holds 3 of the IP's 6, and still refuses: round robin sends one to each.
+    for (let i = 0; i < 2; i++) {
+      const refused = await openClient();
+      expect(await refused.closedWithin(5_000)).toBe(true);
+    }
+    expect(group.connectionCount()).toBe(6);
+    kept[0]!.close();
+    await until(() => (group.connectionCount() === 5 ? true : undefined), 5_000, 'the closed one given back');
+    expect((await login(await openClient(), 'cap-again'))?.['error']).toBeNull();
+    await until(
+      () => (group.stats().stratum.connections.refused['per-ip-limit'] === 2 ? true : undefined),
+      5_000,
+      'the refusals in the pool-wide numbers',
+    );
+    const metrics = await (await fetch(`${stack.apiUrl}/metrics`)).text();
+    expect(metrics).toMatch(/^fuego_pool_stratum_connections_refused_total\{reason="per-ip-limit"\} 2$/m);
     closeAll();
   }, 30_000);
 

@@ -2,6 +2,7 @@ import type { PoolConfig } from '../../config/schema.js';
 import type { BanEntry } from '../../pool/ban-policy.js';
 import type { PoolBackendMetrics } from '../../pool/pool-backend.js';
 import type { ShareVerifierPoolMetrics } from '../../pow/verifier-pool.js';
+import type { AdmissionVerdict } from '../../servers/stratum/connection-admission.js';
 import type { StratumMetricsSnapshot } from '../../servers/stratum/stratum-metrics.js';
 import type { ListeningPort } from '../../servers/stratum/stratum-server.js';
 import type { ShareLedgerMetrics } from '../../store/redis-share-ledger.js';
@@ -32,6 +33,13 @@ export type ParentMessage =
     }
   | { readonly kind: 'adopt-ban'; readonly entry: BanEntry }
   | { readonly kind: 'unban'; readonly ip: string }
+  /** The answer to the child's `admit` (the host-wide connection caps). */
+  | {
+      readonly kind: 'admission';
+      readonly requestId: number;
+      readonly ip: string;
+      readonly verdict: AdmissionVerdict;
+    }
   | { readonly kind: 'stop' };
 
 export type ChildMessage =
@@ -40,10 +48,22 @@ export type ChildMessage =
   | { readonly kind: 'ready'; readonly listening: ListeningPort[]; readonly stats: ChildStats }
   | { readonly kind: 'stats'; readonly stats: ChildStats }
   | { readonly kind: 'banned'; readonly entry: BanEntry }
-  | { readonly kind: 'start-failed'; readonly message: string };
+  | { readonly kind: 'start-failed'; readonly message: string }
+  /** May a new connection from `ip` open? Answered by `admission` with the same requestId. */
+  | { readonly kind: 'admit'; readonly requestId: number; readonly ip: string }
+  /** A connection the parent admitted has closed. */
+  | { readonly kind: 'release'; readonly ip: string };
 
-const PARENT_KINDS: ReadonlySet<string> = new Set(['start', 'adopt-ban', 'unban', 'stop']);
-const CHILD_KINDS: ReadonlySet<string> = new Set(['waiting', 'ready', 'stats', 'banned', 'start-failed']);
+const PARENT_KINDS: ReadonlySet<string> = new Set(['start', 'adopt-ban', 'unban', 'admission', 'stop']);
+const CHILD_KINDS: ReadonlySet<string> = new Set([
+  'waiting',
+  'ready',
+  'stats',
+  'banned',
+  'start-failed',
+  'admit',
+  'release',
+]);
 
 function hasKind(value: unknown, kinds: ReadonlySet<string>): boolean {
   if (typeof value !== 'object' || value === null) return false;

@@ -3,11 +3,13 @@ import { createLogger, type Logger } from '../../log/logger.js';
 import { PoolNode } from '../pool-node.js';
 import type { StratumRole } from '../stratum-role.js';
 import { type ChildMessage, type ChildStats, isParentMessage, type ParentMessage } from './child-messages.js';
+import { ParentConnectionAdmission } from './parent-admission.js';
 
 /**
  * Entry of a stratum child process (StratumProcessGroup forks it with Node cluster; the stratum
  * ports are shared through the parent). It says it is waiting, takes its config from the parent's
- * `start`, runs a stratum-only PoolNode and reports its numbers and the bans it decides. It stops
+ * `start`, runs a stratum-only PoolNode and reports its numbers and the bans it decides; the parent
+ * decides whether a new connection may open (the caps are per host). It stops
  * on the parent's `stop`, on SIGINT/SIGTERM, or when the parent is gone.
  */
 
@@ -15,6 +17,13 @@ let node: PoolNode | null = null;
 let logger: Logger | null = null;
 let stopping: Promise<void> | null = null;
 let statsTimer: NodeJS.Timeout | undefined;
+/** The host-wide connection caps, counted by the parent. */
+const admission = new ParentConnectionAdmission((message) => {
+  if (!process.connected || process.send === undefined) return false;
+  // A channel closing under the send is the 'disconnect' below: the process stops anyway.
+  process.send(message, () => {});
+  return true;
+});
 
 /** Resolves once the message is handed to the channel (or at once without a parent). */
 function send(message: ChildMessage): Promise<void> {
@@ -42,6 +51,7 @@ async function start(message: Extract<ParentMessage, { kind: 'start' }>): Promis
       logger,
       ...(message.tls ? { tls: message.tls } : {}),
       onBanIssued: (entry) => void send({ kind: 'banned', entry }),
+      connectionAdmission: admission,
     });
   } catch (error) {
     logger?.error({ err: error }, 'stratum process could not start');
@@ -66,6 +76,7 @@ async function start(message: Extract<ParentMessage, { kind: 'start' }>): Promis
 function stop(exitCode: number): Promise<void> {
   stopping ??= (async () => {
     clearInterval(statsTimer);
+    admission.close();
     await node
       ?.stop()
       .catch((error: unknown) => logger?.error({ err: error }, 'stopping the stratum process failed'));
@@ -86,6 +97,9 @@ process.on('message', (message: unknown) => {
       return;
     case 'unban':
       node?.stratumRole?.backend.unban(message.ip);
+      return;
+    case 'admission':
+      admission.answer(message.requestId, message.ip, message.verdict);
       return;
     case 'stop':
       void stop(0);

@@ -11,6 +11,7 @@ import type { StratumSurface } from '../stratum-surface.js';
 import { childConfig } from './child-config.js';
 import { type ChildMessage, type ChildStats, isChildMessage, type ParentMessage } from './child-messages.js';
 import { countersOnly, sumChildStats } from './child-stats-sum.js';
+import { HostConnectionCounts } from './host-connection-counts.js';
 
 export type StratumProcessErrorCode = 'CHILD_START_FAILED' | 'NODE_ID_RANGE';
 
@@ -72,6 +73,8 @@ const STABLE_RUN_MS = 60_000;
  * - restarts a child that dies, with a growing delay;
  * - keeps one ban list: a ban decided by one child or by the operator reaches every child, since
  *   a banned miner's next connection may land on any of them;
+ * - counts the connections of all children, so that stratum.limits.maxConnections and
+ *   maxConnectionsPerIp are caps for the host (each child asks before it opens a connection);
  * - adds the children's numbers up, so the API, metrics and `status` show one pool.
  */
 export class StratumProcessGroup {
@@ -82,6 +85,7 @@ export class StratumProcessGroup {
   readonly #entry: URL;
   readonly #slots: ChildSlot[];
   readonly #bans = new Map<string, BanEntry>();
+  readonly #connections: HostConnectionCounts;
   #listening: ListeningPort[] = [];
   #stopping = false;
   /** Counters of the children that exited (see countersOnly). */
@@ -99,6 +103,7 @@ export class StratumProcessGroup {
     this.#logger = modules.logger;
     this.#clock = modules.clock ?? Date.now;
     this.#entry = modules.entry ?? compiledSiblingUrl('stratum-child-main.js', import.meta.url);
+    this.#connections = new HostConnectionCounts(options.config.stratum.limits);
     const { nodeId } = options.config.pool;
     this.#slots = Array.from({ length: options.processes }, (_, index) => ({
       index,
@@ -167,6 +172,11 @@ export class StratumProcessGroup {
     const reported: ChildStats[] = this.#retired === null ? [] : [this.#retired];
     for (const slot of this.#slots) if (slot.stats !== null) reported.push(slot.stats);
     return sumChildStats(reported);
+  }
+
+  /** Stratum connections open on the host, as admitted by this process (see HostConnectionCounts). */
+  connectionCount(): number {
+    return this.#connections.total;
   }
 
   /** Active bans, longest remaining first. */
@@ -339,6 +349,14 @@ export class StratumProcessGroup {
         this.#broadcast({ kind: 'adopt-ban', entry: message.entry }, slot);
         return;
       }
+      case 'admit': {
+        const verdict = this.#connections.admit(slot.index, message.ip);
+        this.#send(slot, { kind: 'admission', requestId: message.requestId, ip: message.ip, verdict });
+        return;
+      }
+      case 'release':
+        this.#connections.release(slot.index, message.ip);
+        return;
       case 'start-failed':
         this.#logger.error({ child: slot.index, error: message.message }, 'stratum process could not start');
         slot.onStarted?.(
@@ -353,6 +371,7 @@ export class StratumProcessGroup {
   #onExit(slot: ChildSlot, worker: Worker, code: number | null, signal: string | null): void {
     if (slot.worker !== worker) return;
     slot.worker = null;
+    this.#connections.releaseChild(slot.index);
     if (slot.stats !== null) {
       const last = countersOnly(slot.stats);
       this.#retired = this.#retired === null ? last : sumChildStats([this.#retired, last]);

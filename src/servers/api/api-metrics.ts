@@ -60,6 +60,13 @@ export function createPoolMetrics(sources: MetricsSources, events?: PoolEventBus
     help: 'Open stratum connections',
     registers: [registry],
   });
+  const refused = new Counter({
+    name: 'fuego_pool_stratum_connections_refused_total',
+    help: 'Stratum connections closed at once: per-ip-limit, max-connections, shutting-down, admission-timeout',
+    labelNames: ['reason'],
+    registers: [registry],
+  });
+  const refusedFrom = counterFrom(refused);
   const sessions = new Gauge({
     name: 'fuego_pool_stratum_sessions',
     help: 'Logged-in stratum sessions',
@@ -164,6 +171,8 @@ export function createPoolMetrics(sources: MetricsSources, events?: PoolEventBus
     if (stratum !== undefined) {
       available += 1;
       connections.set(stratum.connections.current);
+      for (const [reason, total] of Object.entries(stratum.connections.refused))
+        refusedFrom({ reason }, total ?? 0);
       sessions.set(stratum.sessions);
     }
     if (sources.liveFeedClients !== undefined) liveClients.set(sources.liveFeedClients());

@@ -353,7 +353,7 @@ describe('HTTP API', () => {
       modules: {
         metricsSources: {
           stratum: () => ({
-            connections: { current: 7, total: 9, refused: {} },
+            connections: { current: 7, total: 9, refused: { 'per-ip-limit': 2 } },
             byPort: {},
             sessions: 6,
             protocolErrors: { total: 1, byKind: {}, byIp: { '203.0.113.7': 1 } },
@@ -368,6 +368,9 @@ describe('HTTP API', () => {
     expect(reply.statusCode).toBe(200);
     expect(reply.headers['content-type']).toMatch(/^text\/plain/);
     expect(reply.payload).toMatch(/^fuego_pool_stratum_connections 7$/m);
+    expect(reply.payload).toMatch(
+      /^fuego_pool_stratum_connections_refused_total\{reason="per-ip-limit"\} 2$/m,
+    );
     expect(reply.payload).toMatch(/^fuego_pool_template_age_seconds 1\.5$/m);
     expect(reply.payload).toContain('fuego_pool_rpc_duration_seconds');
     expect(reply.payload).not.toContain('203.0.113.7');

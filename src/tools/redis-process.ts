@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { createServer, Socket } from 'node:net';
 import { FuegoPoolError } from '../errors.js';
 
@@ -101,32 +102,46 @@ export function dataNodeArgs(port: number, dir: string, appendOnly: boolean): st
 }
 
 /**
+ * util-linux's setpriv (on every Debian and Ubuntu): it sets a parent-death signal and execs
+ * redis-server in its place (same PID), so a redis-server we started stops when this process dies,
+ * even by SIGKILL. Where it is missing, redis-server is spawned directly.
+ */
+const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find((path) => existsSync(path));
+/** setpriv's exit code when the program to run is not found. */
+const SETPRIV_EXEC_NOT_FOUND = 127;
+
+function notInstalled(): RedisDeploymentError {
+  return new RedisDeploymentError(
+    'REDIS_NOT_INSTALLED',
+    'redis-server is not installed (apt-get install redis-server)',
+  );
+}
+
+/**
  * Spawns `redis-server <args>` bound to 127.0.0.1:`port` and waits for PONG. The child never
- * outlives a failed start; `stop()` signals only this PID.
+ * outlives a failed start nor this process; `stop()` signals only this PID.
  */
 export async function spawnRedisProcess(port: number, args: readonly string[]): Promise<RedisProcess> {
-  const child: ChildProcess = spawn('redis-server', [...args], { stdio: 'ignore' });
+  const child: ChildProcess = SETPRIV
+    ? spawn(SETPRIV, ['--pdeathsig', 'TERM', '--', 'redis-server', ...args], { stdio: 'ignore' })
+    : spawn('redis-server', [...args], { stdio: 'ignore' });
   let exited = false;
+  let exitCode: number | null = null;
   const exit = new Promise<void>((resolve) =>
-    child.once('exit', () => {
+    child.once('exit', (code) => {
       exited = true;
+      exitCode = code;
       resolve();
     }),
   );
   const spawnFailed = new Promise<never>((_resolve, reject) => {
     child.once('error', (error: NodeJS.ErrnoException) => {
       exited = true;
-      reject(
-        error.code === 'ENOENT'
-          ? new RedisDeploymentError(
-              'REDIS_NOT_INSTALLED',
-              'redis-server is not installed (apt-get install redis-server)',
-            )
-          : error,
-      );
+      reject(error.code === 'ENOENT' ? notInstalled() : error);
     });
   });
   const answers = async (): Promise<boolean> => {
+    if (exited && exitCode === SETPRIV_EXEC_NOT_FOUND && SETPRIV) throw notInstalled();
     if (exited) {
       throw new RedisDeploymentError('REDIS_DID_NOT_START', `redis-server on port ${port} exited at start`);
     }

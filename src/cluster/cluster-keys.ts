@@ -15,10 +15,14 @@ import { createStoreKeys } from '../store/keys.js';
  *   the leader's fenced publish - kept, so that a starting stratum node has a job at once.
  * - `<p>:node:<id>` - STRING - `<holder name> <random>` of the stratum process using node id
  *   `<id>`, PX = the lease - NodeIdClaim (SET NX, compare-and-extend) - expires unless renewed.
+ * - `<p>:bans` - HASH - IP -> ban (JSON, see redis-ban-list.ts) - every stratum host on a ban or
+ *   unban - a field stays until it has run out and a stratum host starts (it drops those).
  *
  * Channels (pub/sub is not key-slotted; the hash tag only keeps pools apart):
  * - `<p>:templates` - template messages, leader -> stratum nodes.
  * - `<p>:events` - pool events (events.ts), any node -> every other node.
+ * - `<p>:bans` - bans and unbans, any stratum host -> every other one (the channel shares the
+ *   hash's name; channels and keys do not collide).
  */
 export interface ClusterKeys {
   readonly tag: string;
@@ -28,6 +32,8 @@ export interface ClusterKeys {
   readonly templateLatest: string;
   readonly templateChannel: string;
   readonly eventChannel: string;
+  readonly bans: string;
+  readonly banChannel: string;
   nodeIdClaim(nodeId: number): string;
 }
 
@@ -42,6 +48,8 @@ export function createClusterKeys(keyPrefix: string): ClusterKeys {
     templateLatest: `${tag}:template:latest`,
     templateChannel: `${tag}:templates`,
     eventChannel: `${tag}:events`,
+    bans: `${tag}:bans`,
+    banChannel: `${tag}:bans`,
     nodeIdClaim: (nodeId: number) => `${tag}:node:${nodeId}`,
   });
 }

@@ -1,0 +1,170 @@
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { BanEntry } from '../pool/ban-policy.js';
+import { type ClusterKeys, createClusterKeys } from './cluster-keys.js';
+import { openSubscriber } from './redis-subscriber.js';
+
+/** Where bans heard from other hosts, or found in Redis at start, are applied. */
+export interface BanListSink {
+  /** A ban decided elsewhere: refuse the IP and close its sessions, without announcing it again. */
+  adopt(entry: BanEntry): void;
+  /** Lifted elsewhere (by an operator). */
+  lift(ip: string): void;
+}
+
+type BanMessage =
+  | { readonly origin: string; readonly op: 'ban'; readonly entry: BanEntry }
+  | { readonly origin: string; readonly op: 'unban'; readonly ip: string };
+
+/** A ban as stored and sent: remainingSeconds is left out (it is stale by the time it is read). */
+type StoredBan = Omit<BanEntry, 'remainingSeconds'>;
+
+/** The entry if `value` is a well-formed stored ban, else null (a bad field is skipped, never trusted). */
+export function parseStoredBan(value: unknown): BanEntry | null {
+  if (value === null || typeof value !== 'object') return null;
+  const v = value as Record<string, unknown>;
+  if (
+    typeof v['ip'] !== 'string' ||
+    v['ip'].length === 0 ||
+    v['ip'].length > 64 ||
+    typeof v['bannedAtMs'] !== 'number' ||
+    typeof v['untilMs'] !== 'number' ||
+    !Number.isFinite(v['bannedAtMs']) ||
+    !Number.isFinite(v['untilMs']) ||
+    typeof v['offences'] !== 'number' ||
+    !Number.isInteger(v['offences']) ||
+    typeof v['manual'] !== 'boolean' ||
+    typeof v['reason'] !== 'string'
+  )
+    return null;
+  return {
+    ip: v['ip'],
+    bannedAtMs: v['bannedAtMs'],
+    untilMs: v['untilMs'],
+    remainingSeconds: 0,
+    offences: v['offences'],
+    manual: v['manual'],
+    reason: v['reason'].slice(0, 200),
+  };
+}
+
+function stored(entry: BanEntry): StoredBan {
+  const { remainingSeconds: _remaining, ...rest } = entry;
+  return rest;
+}
+
+/**
+ * One ban list for every stratum host of a pool: each ban (automatic or the operator's) and each
+ * unban is written to `<p>:bans` and announced on the channel of that name; every other host
+ * applies it, so a miner banned on one node is refused by all of them, and a pool process that
+ * starts (or restarts) takes over the bans still running. Best effort like the event relay: if
+ * Redis is down, bans still hold on the host that decided them.
+ *
+ * The stored IPs are the pool's own data in its own Redis; the API shows only their count.
+ */
+export class RedisBanList {
+  readonly keys: ClusterKeys;
+  readonly #origin: string;
+  readonly #redis: Redis;
+  readonly #logger: Logger;
+  readonly #clock: () => number;
+  #subscriber: Redis | undefined;
+
+  constructor(
+    options: { readonly keyPrefix: string; readonly origin: string },
+    modules: { readonly redis: Redis; readonly logger: Logger; readonly clock?: () => number },
+  ) {
+    this.keys = createClusterKeys(options.keyPrefix);
+    this.#origin = options.origin;
+    this.#redis = modules.redis;
+    this.#logger = modules.logger;
+    this.#clock = modules.clock ?? Date.now;
+  }
+
+  /**
+   * Applies the bans still running in Redis (dropping those that ran out), then follows the other
+   * hosts' bans and unbans. Subscribes first, so nothing announced during the load is missed.
+   */
+  async start(sink: BanListSink): Promise<void> {
+    const subscriber = await openSubscriber(this.#redis, 'fuego-pool-bans', this.#logger);
+    this.#subscriber = subscriber;
+    subscriber.on('message', (channel: string, text: string) => {
+      if (channel === this.keys.banChannel) this.#onMessage(text, sink);
+    });
+    await subscriber.subscribe(this.keys.banChannel);
+
+    const fields = await this.#redis.hgetall(this.keys.bans);
+    const now = this.#clock();
+    const expired: string[] = [];
+    let adopted = 0;
+    for (const [ip, text] of Object.entries(fields)) {
+      const entry = parseStoredBan(safeJson(text));
+      if (entry === null || entry.ip !== ip || entry.untilMs <= now) {
+        expired.push(ip);
+        continue;
+      }
+      sink.adopt(entry);
+      adopted += 1;
+    }
+    if (expired.length > 0) await this.#redis.hdel(this.keys.bans, ...expired);
+    if (adopted > 0) this.#logger.info({ bans: adopted }, 'bans still running taken over from Redis');
+  }
+
+  /** A ban decided on this host (by its ban policy or its operator). */
+  publishBan(entry: BanEntry): void {
+    const value = stored(entry);
+    const message = JSON.stringify({ origin: this.#origin, op: 'ban', entry: value });
+    this.#write(
+      'ban',
+      this.#redis
+        .hset(this.keys.bans, entry.ip, JSON.stringify(value))
+        .then(() => this.#redis.publish(this.keys.banChannel, message)),
+    );
+  }
+
+  /** An unban by this host's operator. */
+  publishUnban(ip: string): void {
+    const message = JSON.stringify({ origin: this.#origin, op: 'unban', ip });
+    this.#write(
+      'unban',
+      this.#redis.hdel(this.keys.bans, ip).then(() => this.#redis.publish(this.keys.banChannel, message)),
+    );
+  }
+
+  stop(): void {
+    this.#subscriber?.disconnect();
+    this.#subscriber = undefined;
+  }
+
+  #write(op: string, done: Promise<unknown>): void {
+    done.catch((error: unknown) =>
+      this.#logger.warn({ err: error, op }, 'ban not shared with the other stratum hosts (Redis)'),
+    );
+  }
+
+  #onMessage(text: string, sink: BanListSink): void {
+    const message = safeJson(text) as Partial<BanMessage> | null;
+    if (message === null || typeof message !== 'object' || typeof message.origin !== 'string') {
+      this.#logger.warn('ignored a malformed ban message');
+      return;
+    }
+    if (message.origin === this.#origin) return;
+    if (message.op === 'ban') {
+      const entry = parseStoredBan(message.entry);
+      if (entry === null) this.#logger.warn('ignored a malformed ban message');
+      else sink.adopt(entry);
+    } else if (message.op === 'unban' && typeof message.ip === 'string') {
+      sink.lift(message.ip);
+    } else {
+      this.#logger.warn('ignored a malformed ban message');
+    }
+  }
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,134 @@
+import type { Redis } from 'ioredis';
+import { pino } from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type BanListSink, parseStoredBan, RedisBanList } from '../../src/cluster/redis-ban-list.js';
+import type { BanEntry } from '../../src/pool/ban-policy.js';
+import { useTestRedisClient } from '../helpers/redis-server.js';
+import { until } from '../helpers/until.js';
+
+let redis: Redis;
+const lists: RedisBanList[] = [];
+let prefixCounter = 0;
+const logged: string[] = [];
+const logger = pino({ level: 'info' }, { write: (line: string) => void logged.push(line) });
+
+useTestRedisClient((client) => {
+  redis = client;
+});
+
+afterEach(() => {
+  for (const list of lists.splice(0)) list.stop();
+  logged.length = 0;
+});
+
+class RecordingSink implements BanListSink {
+  readonly adopted: BanEntry[] = [];
+  readonly lifted: string[] = [];
+  adopt(entry: BanEntry): void {
+    this.adopted.push(entry);
+  }
+  lift(ip: string): void {
+    this.lifted.push(ip);
+  }
+}
+
+function ban(ip: string, untilMs: number, overrides: Partial<BanEntry> = {}): BanEntry {
+  return {
+    ip,
+    bannedAtMs: untilMs - 60_000,
+    untilMs,
+    remainingSeconds: 60,
+    offences: 2,
+    manual: false,
+    reason: 'invalid ratio 0.60 over 40 submits',
+    ...overrides,
+  };
+}
+
+async function startList(
+  prefix: string,
+  origin: string,
+): Promise<{ list: RedisBanList; sink: RecordingSink }> {
+  const list = new RedisBanList({ keyPrefix: prefix, origin }, { redis, logger });
+  const sink = new RecordingSink();
+  await list.start(sink);
+  lists.push(list);
+  return { list, sink };
+}
+
+function freshPrefix(): string {
+  prefixCounter += 1;
+  return `bans${prefixCounter}`;
+}
+
+describe('one ban list for every stratum host', () => {
+  it("a ban and an unban on one host reach the others, and not the host's own sink", async () => {
+    const prefix = freshPrefix();
+    const a = await startList(prefix, 'host-a');
+    const b = await startList(prefix, 'host-b');
+    const c = await startList(prefix, 'host-c');
+    const entry = ban('203.0.113.9', Date.now() + 60_000);
+    a.list.publishBan(entry);
+    await until(
+      () => (b.sink.adopted.length === 1 && c.sink.adopted.length === 1 ? true : undefined),
+      5_000,
+      'the ban',
+    );
+    expect(b.sink.adopted[0]).toEqual({ ...entry, remainingSeconds: 0 });
+    b.list.publishUnban('203.0.113.9');
+    await until(
+      () => (a.sink.lifted.length === 1 && c.sink.lifted.length === 1 ? true : undefined),
+      5_000,
+      'the unban',
+    );
+    expect(a.sink.adopted).toEqual([]);
+    expect(b.sink.lifted).toEqual([]);
+    expect(await redis.hlen(a.list.keys.bans)).toBe(0);
+  });
+
+  it('a host that starts takes over the bans still running; those that ran out or are malformed are dropped', async () => {
+    const prefix = freshPrefix();
+    const a = await startList(prefix, 'host-a');
+    const now = Date.now();
+    a.list.publishBan(ban('203.0.113.1', now + 60_000));
+    a.list.publishBan(ban('203.0.113.2', now + 300, { manual: true, offences: 0, reason: 'manual' }));
+    await until(async () => ((await redis.hlen(a.list.keys.bans)) === 2 ? true : undefined), 5_000, 'stored');
+    await redis.hset(a.list.keys.bans, '203.0.113.3', 'not json', '203.0.113.4', JSON.stringify({ ip: 'x' }));
+    await new Promise((resolve) => setTimeout(resolve, 400));
+
+    const restarted = await startList(prefix, 'host-a-restarted');
+    expect(restarted.sink.adopted.map((e) => e.ip)).toEqual(['203.0.113.1']);
+    expect(await redis.hkeys(a.list.keys.bans)).toEqual(['203.0.113.1']);
+  });
+
+  it('ignores malformed messages on the channel, with a warning', async () => {
+    const prefix = freshPrefix();
+    const a = await startList(prefix, 'host-a');
+    for (const text of [
+      'garbage',
+      '{"origin":"x","op":"ban","entry":{"ip":1}}',
+      '{"origin":"x","op":"drop"}',
+    ]) {
+      await redis.publish(a.list.keys.banChannel, text);
+    }
+    await until(
+      () =>
+        logged.filter((line) => line.includes('ignored a malformed ban message')).length === 3
+          ? true
+          : undefined,
+      5_000,
+      'three warnings',
+    );
+    expect(a.sink.adopted).toEqual([]);
+    expect(a.sink.lifted).toEqual([]);
+  });
+
+  it('reads a stored ban only when every field is sound', () => {
+    const good = { ip: '::1', bannedAtMs: 1, untilMs: 2, offences: 0, manual: true, reason: 'manual' };
+    expect(parseStoredBan(good)).toEqual({ ...good, remainingSeconds: 0 });
+    expect(parseStoredBan({ ...good, untilMs: '2' })).toBeNull();
+    expect(parseStoredBan({ ...good, offences: 1.5 })).toBeNull();
+    expect(parseStoredBan({ ...good, ip: '' })).toBeNull();
+    expect(parseStoredBan(null)).toBeNull();
+  });
+});

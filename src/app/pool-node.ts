@@ -4,6 +4,7 @@ import { hostname } from 'node:os';
 import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { RedisBanList } from '../cluster/redis-ban-list.js';
 import { RedisEventRelay } from '../cluster/redis-event-relay.js';
 import { ConfigError } from '../config/load-config.js';
 import type { PoolConfig } from '../config/schema.js';
@@ -28,7 +29,7 @@ import { type PoolRole, resolveRoles } from './roles.js';
 import { stratumProcessCount } from './stratum-processes/process-count.js';
 import { StratumProcessGroup } from './stratum-processes/stratum-process-group.js';
 import { type StratumRole, startStratumRole } from './stratum-role.js';
-import { type StratumSurface, surfaceOfRole } from './stratum-surface.js';
+import { type StratumSurface, sharingUnbans, surfaceOfRole } from './stratum-surface.js';
 
 export interface PoolNodeModules {
   readonly logger: Logger;
@@ -40,6 +41,11 @@ export interface PoolNodeModules {
   readonly onBanIssued?: (entry: BanEntry) => void;
   /** Applies the stratum connection caps (a stratum child process asks its parent). */
   readonly connectionAdmission?: ConnectionAdmission;
+  /**
+   * Whether this process shares its bans with the other stratum hosts through Redis (default
+   * true). A stratum child process says false: its parent does that for the whole host.
+   */
+  readonly shareBans?: boolean;
 }
 
 /**
@@ -117,8 +123,9 @@ export class PoolNode {
       const localEvents = createPoolEventBus((error, name) =>
         logger.warn({ err: error, event: name }, 'event listener failed'),
       );
+      const origin = randomUUID();
       const relay = new RedisEventRelay(
-        { keyPrefix: config.redis.keyPrefix, origin: randomUUID() },
+        { keyPrefix: config.redis.keyPrefix, origin },
         { redis, local: localEvents, logger: logger.child({ module: 'event-relay' }) },
       );
       await relay.start();
@@ -152,14 +159,28 @@ export class PoolNode {
         const abandon = fatal.then((error) => Promise.reject(error));
         abandon.catch(() => undefined);
         const processes = stratumProcessCount(config);
+        const banList =
+          modules.shareBans === false
+            ? null
+            : new RedisBanList(
+                { keyPrefix: config.redis.keyPrefix, origin },
+                { redis, logger: logger.child({ module: 'ban-list' }) },
+              );
+        const onBanIssued = (entry: BanEntry): void => {
+          banList?.publishBan(entry);
+          modules.onBanIssued?.(entry);
+        };
         if (processes > 1) {
           const group = await StratumProcessGroup.start(
             { config, processes, ...(tlsPem ? { tls: tlsPem } : {}) },
-            { logger: logger.child({ module: 'stratum-processes' }), abandon },
+            { logger: logger.child({ module: 'stratum-processes' }), abandon, onBanIssued },
           );
           parts.push({ name: 'stratum processes', stop: () => group.stop() });
           stratumProcesses = group;
           surface = group.surface();
+          if (banList !== null) {
+            await banList.start({ adopt: (entry) => group.adoptBan(entry), lift: (ip) => group.unban(ip) });
+          }
         } else {
           stratum = await startStratumRole(
             config,
@@ -170,12 +191,23 @@ export class PoolNode {
               logger,
               ports,
               abandon,
-              ...(modules.onBanIssued ? { onBanIssued: modules.onBanIssued } : {}),
+              onBanIssued,
               ...(modules.connectionAdmission ? { connectionAdmission: modules.connectionAdmission } : {}),
             },
             parts,
           );
           surface = surfaceOfRole(stratum);
+          const { backend } = stratum;
+          if (banList !== null) {
+            await banList.start({
+              adopt: (entry) => backend.adoptBan(entry),
+              lift: (ip) => backend.unban(ip),
+            });
+          }
+        }
+        if (banList !== null) {
+          parts.push({ name: 'ban list', stop: () => banList.stop() });
+          surface = sharingUnbans(surface, banList);
         }
       }
 

@@ -1,3 +1,4 @@
+import type { RedisBanList } from '../cluster/redis-ban-list.js';
 import type { MetricsSources } from '../servers/api/api-metrics.js';
 import type { ControlBackend, ControlStratum } from '../servers/control/control-handler.js';
 import type { ListeningPort } from '../servers/stratum/stratum-server.js';
@@ -28,5 +29,35 @@ export function surfaceOfRole(role: StratumRole): StratumSurface {
     },
     listening: () => role.server.listening(),
     activeBans: () => role.backend.listBans().length,
+  };
+}
+
+/**
+ * The surface with the operator's unban also told to the other stratum hosts. (Bans need no
+ * wrapping: the operator's ban, like the ban policy's, reaches the ban list through onBanIssued.)
+ * A lift heard from another host is applied below this wrapper, so it is not announced again.
+ */
+export function sharingUnbans(
+  surface: StratumSurface,
+  bans: Pick<RedisBanList, 'publishUnban'>,
+): StratumSurface {
+  const backend = surface.control.backend;
+  return {
+    ...surface,
+    control: {
+      ...surface.control,
+      backend: {
+        listBans: () => backend.listBans(),
+        ban: (ip, seconds, reason) => backend.ban(ip, seconds, reason),
+        unban: (ip) => {
+          const wasBanned = backend.unban(ip);
+          bans.publishUnban(ip);
+          return wasBanned;
+        },
+        get metrics() {
+          return backend.metrics;
+        },
+      },
+    },
   };
 }

@@ -8,11 +8,13 @@ import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { withControlClient } from '../../src/cli/control-client.js';
 import { Devnet } from '../../src/devnet/devnet.js';
 import { findBatchIds } from '../../src/pool/payouts/batch-tag.js';
 import { loadHasher } from '../../src/pow/load-hasher.js';
 import { freePort, type PrivateRedis, startPrivateRedis } from '../../src/tools/redis-server.js';
 import { ensureXmrig } from '../../src/tools/xmrig.js';
+import { StratumLineClient } from '../helpers/stratum-line-client.js';
 import { until } from '../helpers/until.js';
 import { XmrigRun, type XmrigRunReport } from './xmrig-runner.js';
 
@@ -44,7 +46,7 @@ const miners: XmrigRun[] = [];
 let stratumPorts: number[] = [];
 let apiPort: number;
 
-function configFor(stratumPort: number): unknown {
+function configFor(name: string, stratumPort: number): unknown {
   const daemonUrl = new URL(devnet.daemonUrl);
   const walletUrl = new URL(devnet.walletUrl);
   return {
@@ -53,8 +55,8 @@ function configFor(stratumPort: number): unknown {
     daemon: { host: daemonUrl.hostname, port: Number(daemonUrl.port), retries: 1 },
     wallet: { host: walletUrl.hostname, port: Number(walletUrl.port) },
     redis: { url: redisServer.url },
-    // Five processes on one machine: no shared default control socket path.
-    control: { enabled: false },
+    // Five processes on one machine: a control socket each, not the shared default path.
+    control: { socketPath: controlSocketOf(name) },
     pool: { address: devnet.walletAddress },
     pow: { workers: 1 },
     templates: { refreshIntervalMs: 5_000, retryDelayMs: 250 },
@@ -75,7 +77,7 @@ function configFor(stratumPort: number): unknown {
 
 async function startNode(name: string, role: string, nodeId: number, stratumPort = 0): Promise<NodeProcess> {
   const configFile = join(dir, `${name}.json`);
-  await writeFile(configFile, JSON.stringify(configFor(stratumPort)));
+  await writeFile(configFile, JSON.stringify(configFor(name, stratumPort)));
   const logFile = join(dir, `${name}.log`);
   const fd = openSync(logFile, 'a');
   const child = spawn(
@@ -87,6 +89,30 @@ async function startNode(name: string, role: string, nodeId: number, stratumPort
   const node = { name, child, logFile };
   processes.push(node);
   return node;
+}
+
+function controlSocketOf(name: string): string {
+  return join(dir, `${name}.sock`);
+}
+
+function controlOf(name: string): { socketPath: string } {
+  return { socketPath: controlSocketOf(name) };
+}
+
+/** Logs in once on `port`; the error message, or null when the login was accepted. */
+async function loginError(port: number): Promise<string | null> {
+  const client = await StratumLineClient.open(port);
+  try {
+    const reply = await client.request('login', {
+      login: devnet.walletAddress,
+      pass: 'x',
+      agent: 'multi-node-test/1.0',
+      algo: ['cn/upx2'],
+    });
+    return (reply?.['error'] as { message?: string } | null | undefined)?.message ?? null;
+  } finally {
+    client.close();
+  }
 }
 
 function logOf(node: NodeProcess): string {
@@ -302,4 +328,37 @@ describe('pool roles in separate processes', () => {
     const body = (await response.json()) as { blocks: unknown[] };
     expect(body.blocks.length).toBeGreaterThan(0);
   }, 170_000);
+
+  it("an operator's ban on one stratum node is enforced by the other, also after it restarts; an unban there lifts it on both", async () => {
+    const [port1, port2] = stratumPorts as [number, number];
+    expect(await loginError(port2)).toBeNull();
+    await withControlClient(controlOf('stratum-1'), (client) =>
+      client.request({ type: 'ban', ip: '127.0.0.1', seconds: 120, reason: 'cross-host test' }),
+    );
+    await until(
+      async () => ((await loginError(port2)) === 'Your IP is banned' ? true : undefined),
+      5_000,
+      'the other node to refuse the IP',
+    );
+    // A stratum node that starts again takes the running bans over from Redis.
+    const old = processes.find((node) => node.name === 'stratum-2' && node.child.exitCode === null)!;
+    await stopProcess(old);
+    await startNode('stratum-2', 'stratum', 2, port2);
+    await until(async () => ((await accepts(port2)) ? true : undefined), 60_000, 'stratum-2 restarted');
+    expect(await loginError(port2)).toBe('Your IP is banned');
+    const listed = await withControlClient(controlOf('stratum-2'), (client) =>
+      client.request({ type: 'bans' }),
+    );
+    expect(listed.bans.map((b) => [b.ip, b.reason])).toEqual([['127.0.0.1', 'cross-host test']]);
+
+    await withControlClient(controlOf('stratum-2'), (client) =>
+      client.request({ type: 'unban', ip: '127.0.0.1' }),
+    );
+    await until(
+      async () => ((await loginError(port1)) === null ? true : undefined),
+      5_000,
+      'the first node to let the IP in again',
+    );
+    expect(await loginError(port2)).toBeNull();
+  }, 90_000);
 });

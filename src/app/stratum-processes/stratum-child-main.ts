@@ -52,6 +52,8 @@ async function start(message: Extract<ParentMessage, { kind: 'start' }>): Promis
       ...(message.tls ? { tls: message.tls } : {}),
       onBanIssued: (entry) => void send({ kind: 'banned', entry }),
       connectionAdmission: admission,
+      // The parent shares the host's bans with the other hosts.
+      shareBans: false,
     });
   } catch (error) {
     logger?.error({ err: error }, 'stratum process could not start');

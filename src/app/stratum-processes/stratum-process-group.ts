@@ -42,6 +42,8 @@ export interface StratumProcessGroupModules {
   readonly clock?: () => number;
   /** Rejects if the pool must give up starting (a fatal leader error): the children are stopped. */
   readonly abandon?: Promise<never>;
+  /** Told of every ban decided on this host (by a child or the operator), not of adopted ones. */
+  readonly onBanIssued?: (entry: BanEntry) => void;
 }
 
 type ChildState = StratumProcessView['state'];
@@ -81,6 +83,7 @@ export class StratumProcessGroup {
   readonly #options: Required<Omit<StratumProcessGroupOptions, 'tls'>> &
     Pick<StratumProcessGroupOptions, 'tls'>;
   readonly #logger: Logger;
+  readonly #onBanIssued: ((entry: BanEntry) => void) | undefined;
   readonly #clock: () => number;
   readonly #entry: URL;
   readonly #slots: ChildSlot[];
@@ -101,6 +104,7 @@ export class StratumProcessGroup {
       ...options,
     };
     this.#logger = modules.logger;
+    this.#onBanIssued = modules.onBanIssued;
     this.#clock = modules.clock ?? Date.now;
     this.#entry = modules.entry ?? compiledSiblingUrl('stratum-child-main.js', import.meta.url);
     this.#connections = new HostConnectionCounts(options.config.stratum.limits);
@@ -204,7 +208,17 @@ export class StratumProcessGroup {
     };
     this.#bans.set(ip, entry);
     this.#broadcast({ kind: 'adopt-ban', entry });
+    this.#onBanIssued?.(entry);
     return entry;
+  }
+
+  /** A ban decided on another host: every child refuses the IP and closes its sessions. */
+  adoptBan(entry: BanEntry): void {
+    if (entry.untilMs <= this.#clock()) return;
+    const known = this.#bans.get(entry.ip);
+    if (known !== undefined && known.untilMs >= entry.untilMs) return;
+    this.#bans.set(entry.ip, entry);
+    this.#broadcast({ kind: 'adopt-ban', entry });
   }
 
   /** Operator unban, in every child. Returns whether the IP was banned. */
@@ -347,6 +361,7 @@ export class StratumProcessGroup {
         if (known === undefined || known.untilMs < message.entry.untilMs)
           this.#bans.set(message.entry.ip, message.entry);
         this.#broadcast({ kind: 'adopt-ban', entry: message.entry }, slot);
+        this.#onBanIssued?.(message.entry);
         return;
       }
       case 'admit': {

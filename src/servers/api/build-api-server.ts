@@ -98,7 +98,7 @@ export interface ApiServerModules {
   readonly walletProbe?: () => Promise<unknown>;
   readonly templateStatus?: () => { readonly templateAgeMs: number | undefined };
   readonly aliasOf?: (address: string) => Promise<string | null>;
-  /** Active bans (a count: IPs never leave the stratum process). */
+  /** Active bans (a count: the API never shows an IP). */
   readonly activeBans?: () => number;
   /** Extra counters for /api/admin/overview (e.g. PoolBackend.metrics() numbers). */
   readonly adminCounters?: () => Record<string, number>;

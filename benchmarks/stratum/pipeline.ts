@@ -14,6 +14,9 @@
  * round is compared with the raw samples on either side. CPU seconds per share of each thread
  * (pool main thread, verifier workers, client, Redis) say where the cores went.
  * Prints a table, then one JSON object as the last line.
+ *
+ * FUEGO_BENCH_POW_WORKERS=N sets the verifier workers (default one per core); with fewer workers
+ * than cores, the rest of the pipeline has cores of its own, as on a host sized for it.
  */
 import { availableParallelism, loadavg } from 'node:os';
 import type { Redis } from 'ioredis';
@@ -158,13 +161,16 @@ const us = (seconds: number, count: number) => ((seconds * 1e6) / count).toFixed
 async function main(): Promise<void> {
   const say = (text: string) => process.stdout.write(`${text}\n`);
   const logger = createLogger({ level: 'warn' });
-  const workers = availableParallelism();
+  const cores = availableParallelism();
+  const workers = Number(process.env['FUEGO_BENCH_POW_WORKERS'] ?? cores);
+  if (!Number.isInteger(workers) || workers < 1)
+    throw new Error('FUEGO_BENCH_POW_WORKERS must be a positive integer');
   const rows: TableRow[] = [];
   const notes: string[] = [];
   say(
     `load average at start: ${loadavg()
       .map((l) => l.toFixed(2))
-      .join(' ')} (${workers} cores)`,
+      .join(' ')} (${cores} cores)`,
   );
 
   let stack: BenchStack | undefined;
@@ -356,8 +362,8 @@ async function main(): Promise<void> {
       ['CPU during rounds: pool main thread', pct(roundUse.pool.mainSeconds, w), 'of a core'],
       [
         'CPU during rounds: whole machine busy',
-        pct(roundUse.hostBusySeconds, w * workers),
-        `of ${workers} cores; neighbours ~${pct(roundUse.hostBusySeconds - roundUse.pool.mainSeconds - roundUse.pool.workerSeconds - roundUse.pool.otherSeconds - roundUse.self.mainSeconds - roundUse.self.otherSeconds - roundUse.redisSeconds, w * workers)} (raw samples: busy ${pct(rawUse.hostBusySeconds, rawUse.wallSeconds * workers)})`,
+        pct(roundUse.hostBusySeconds, w * cores),
+        `of ${cores} cores; neighbours ~${pct(roundUse.hostBusySeconds - roundUse.pool.mainSeconds - roundUse.pool.workerSeconds - roundUse.pool.otherSeconds - roundUse.self.mainSeconds - roundUse.self.otherSeconds - roundUse.redisSeconds, w * cores)} (raw samples: busy ${pct(rawUse.hostBusySeconds, rawUse.wallSeconds * cores)})`,
       ],
       [
         'overload offered',

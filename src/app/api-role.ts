@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { countActiveBans } from '../cluster/redis-ban-list.js';
 import type { PoolConfig } from '../config/schema.js';
 import { COIN_DECIMALS } from '../fuego/money.js';
 import type { PoolEventBus } from '../pool/events.js';
@@ -57,8 +58,9 @@ export async function startApiRole(
     aliasOf: cachedAliasByAddress(modules.daemon, { ttlMs: 10 * 60_000, maxEntries: 10_000 }),
 
     ...(templateAgeMs === undefined ? {} : { templateStatus: () => ({ templateAgeMs: templateAgeMs() }) }),
+    // An API-only node counts the pool's bans in Redis (every stratum host writes its bans there).
     ...(stratum === null
-      ? {}
+      ? { activeBans: () => countActiveBans(redis, config.redis.keyPrefix) }
       : { activeBans: () => stratum.activeBans(), adminCounters: () => adminCountersOf(stratum) }),
   });
   await api.listen({ host: apiOptions.host, port: apiOptions.port });

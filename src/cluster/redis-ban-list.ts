@@ -161,6 +161,15 @@ export class RedisBanList {
   }
 }
 
+/** Bans of the pool still running, as stored in `<p>:bans` (for a node without the stratum role). */
+export async function countActiveBans(redis: Redis, keyPrefix: string, now = Date.now()): Promise<number> {
+  const values = await redis.hvals(createClusterKeys(keyPrefix).bans);
+  return values.filter((text) => {
+    const entry = parseStoredBan(safeJson(text));
+    return entry !== null && entry.untilMs > now;
+  }).length;
+}
+
 function safeJson(text: string): unknown {
   try {
     return JSON.parse(text);

@@ -1,7 +1,12 @@
 import type { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type BanListSink, parseStoredBan, RedisBanList } from '../../src/cluster/redis-ban-list.js';
+import {
+  type BanListSink,
+  countActiveBans,
+  parseStoredBan,
+  RedisBanList,
+} from '../../src/cluster/redis-ban-list.js';
 import type { BanEntry } from '../../src/pool/ban-policy.js';
 import { useTestRedisClient } from '../helpers/redis-server.js';
 import { until } from '../helpers/until.js';
@@ -96,6 +101,7 @@ describe('one ban list for every stratum host', () => {
     await redis.hset(a.list.keys.bans, '203.0.113.3', 'not json', '203.0.113.4', JSON.stringify({ ip: 'x' }));
     await new Promise((resolve) => setTimeout(resolve, 400));
 
+    expect(await countActiveBans(redis, prefix)).toBe(1);
     const restarted = await startList(prefix, 'host-a-restarted');
     expect(restarted.sink.adopted.map((e) => e.ip)).toEqual(['203.0.113.1']);
     expect(await redis.hkeys(a.list.keys.bans)).toEqual(['203.0.113.1']);

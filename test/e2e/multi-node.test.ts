@@ -29,6 +29,7 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const CLI = join(ROOT, 'dist', 'cli.js');
 const P = '{fuego}';
 const LEASE_MS = 3_000;
+const ADMIN_TOKEN = 'multi-node-admin-token-0123456789';
 
 interface NodeProcess {
   readonly name: string;
@@ -83,7 +84,7 @@ async function startNode(name: string, role: string, nodeId: number, stratumPort
   const child = spawn(
     process.execPath,
     [CLI, 'start', '--config', configFile, '--role', role, '--node-id', String(nodeId)],
-    { cwd: ROOT, stdio: ['ignore', fd, fd] },
+    { cwd: ROOT, stdio: ['ignore', fd, fd], env: { ...process.env, FUEGO_POOL_ADMIN_TOKEN: ADMIN_TOKEN } },
   );
   closeSync(fd);
   const node = { name, child, logFile };
@@ -113,6 +114,13 @@ async function loginError(port: number): Promise<string | null> {
   } finally {
     client.close();
   }
+}
+
+async function activeBansAtApi(): Promise<number | null> {
+  const response = await fetch(`http://127.0.0.1:${apiPort}/api/admin/overview`, {
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+  });
+  return ((await response.json()) as { activeBans: number | null }).activeBans;
 }
 
 function logOf(node: NodeProcess): string {
@@ -346,6 +354,8 @@ describe('pool roles in separate processes', () => {
     await startNode('stratum-2', 'stratum', 2, port2);
     await until(async () => ((await accepts(port2)) ? true : undefined), 60_000, 'stratum-2 restarted');
     expect(await loginError(port2)).toBe('Your IP is banned');
+    // The API node has no stratum role: it counts the pool's bans in Redis.
+    expect(await activeBansAtApi()).toBe(1);
     const listed = await withControlClient(controlOf('stratum-2'), (client) =>
       client.request({ type: 'bans' }),
     );
@@ -360,5 +370,6 @@ describe('pool roles in separate processes', () => {
       'the first node to let the IP in again',
     );
     expect(await loginError(port2)).toBeNull();
+    expect(await activeBansAtApi()).toBe(0);
   }, 90_000);
 });

@@ -99,7 +99,7 @@ export interface ApiServerModules {
   readonly templateStatus?: () => { readonly templateAgeMs: number | undefined };
   readonly aliasOf?: (address: string) => Promise<string | null>;
   /** Active bans (a count: the API never shows an IP). */
-  readonly activeBans?: () => number;
+  readonly activeBans?: () => number | Promise<number>;
   /** Extra counters for /api/admin/overview (e.g. PoolBackend.metrics() numbers). */
   readonly adminCounters?: () => Record<string, number>;
 }
@@ -329,9 +329,9 @@ export async function buildApiServer(
       schema: { response: json(adminOverviewSchema) },
       onRequest: async (request) => assertAdmin(modules.adminToken, request.headers.authorization),
     },
-    () => ({
+    async () => ({
       counters: modules.adminCounters?.() ?? {},
-      activeBans: modules.activeBans === undefined ? null : modules.activeBans(),
+      activeBans: modules.activeBans === undefined ? null : await modules.activeBans(),
       liveFeedClients: liveFeed.metrics().clients,
       timestampMs: clock(),
     }),

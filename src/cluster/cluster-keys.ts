@@ -16,7 +16,8 @@ import { createStoreKeys } from '../store/keys.js';
  * - `<p>:node:<id>` - STRING - `<holder name> <random>` of the stratum process using node id
  *   `<id>`, PX = the lease - NodeIdClaim (SET NX, compare-and-extend) - expires unless renewed.
  * - `<p>:bans` - HASH - IP -> ban (JSON, see redis-ban-list.ts) - every stratum host on a ban or
- *   unban - a field stays until it has run out and a stratum host starts (it drops those).
+ *   unban - a field is removed once its ban has run out (every stratum host prunes at start and
+ *   every 10 minutes, deleting only fields unchanged since it read them).
  *
  * Channels (pub/sub is not key-slotted; the hash tag only keeps pools apart):
  * - `<p>:templates` - template messages, leader -> stratum nodes.

@@ -4,6 +4,14 @@ import type { BanEntry } from '../pool/ban-policy.js';
 import { type ClusterKeys, createClusterKeys } from './cluster-keys.js';
 import { openSubscriber } from './redis-subscriber.js';
 
+/** ARGV: field, value, field, value...; deletes each field of KEYS[1] that still holds its value. */
+const DELETE_UNCHANGED_LUA = `
+for i = 1, #ARGV, 2 do
+  if redis.call('HGET', KEYS[1], ARGV[i]) == ARGV[i + 1] then redis.call('HDEL', KEYS[1], ARGV[i]) end
+end
+return 0
+`;
+
 /** Where bans heard from other hosts, or found in Redis at start, are applied. */
 export interface BanListSink {
   /** A ban decided elsewhere: refuse the IP and close its sessions, without announcing it again. */
@@ -68,14 +76,22 @@ export class RedisBanList {
   readonly #redis: Redis;
   readonly #logger: Logger;
   readonly #clock: () => number;
+  readonly #pruneIntervalMs: number;
   #subscriber: Redis | undefined;
+  #pruneTimer: NodeJS.Timeout | undefined;
 
   constructor(
-    options: { readonly keyPrefix: string; readonly origin: string },
+    options: {
+      readonly keyPrefix: string;
+      readonly origin: string;
+      /** How often bans that ran out are removed from Redis (they are ignored before that). */
+      readonly pruneIntervalMs?: number;
+    },
     modules: { readonly redis: Redis; readonly logger: Logger; readonly clock?: () => number },
   ) {
     this.keys = createClusterKeys(options.keyPrefix);
     this.#origin = options.origin;
+    this.#pruneIntervalMs = options.pruneIntervalMs ?? 600_000;
     this.#redis = modules.redis;
     this.#logger = modules.logger;
     this.#clock = modules.clock ?? Date.now;
@@ -93,21 +109,33 @@ export class RedisBanList {
     });
     await subscriber.subscribe(this.keys.banChannel);
 
+    const running = await this.#prune();
+    for (const entry of running) sink.adopt(entry);
+    if (running.length > 0)
+      this.#logger.info({ bans: running.length }, 'bans still running taken over from Redis');
+    // Bans run out by themselves; their fields would pile up (one per banned IP) until a restart.
+    this.#pruneTimer = setInterval(() => {
+      this.#prune().catch((error: unknown) =>
+        this.#logger.debug({ err: error }, 'pruning bans that ran out failed; next time'),
+      );
+    }, this.#pruneIntervalMs);
+    this.#pruneTimer.unref();
+  }
+
+  /** Removes the fields of bans that ran out (and malformed ones); returns the running bans. */
+  async #prune(): Promise<BanEntry[]> {
     const fields = await this.#redis.hgetall(this.keys.bans);
     const now = this.#clock();
-    const expired: string[] = [];
-    let adopted = 0;
+    const gone: string[] = [];
+    const running: BanEntry[] = [];
     for (const [ip, text] of Object.entries(fields)) {
       const entry = parseStoredBan(safeJson(text));
-      if (entry === null || entry.ip !== ip || entry.untilMs <= now) {
-        expired.push(ip);
-        continue;
-      }
-      sink.adopt(entry);
-      adopted += 1;
+      if (entry === null || entry.ip !== ip || entry.untilMs <= now) gone.push(ip, text);
+      else running.push(entry);
     }
-    if (expired.length > 0) await this.#redis.hdel(this.keys.bans, ...expired);
-    if (adopted > 0) this.#logger.info({ bans: adopted }, 'bans still running taken over from Redis');
+    // Only fields still holding what was read: a host may have banned the IP anew meanwhile.
+    if (gone.length > 0) await this.#redis.eval(DELETE_UNCHANGED_LUA, 1, this.keys.bans, ...gone);
+    return running;
   }
 
   /** A ban decided on this host (by its ban policy or its operator). */
@@ -132,6 +160,7 @@ export class RedisBanList {
   }
 
   stop(): void {
+    clearInterval(this.#pruneTimer);
     this.#subscriber?.disconnect();
     this.#subscriber = undefined;
   }

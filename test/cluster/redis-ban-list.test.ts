@@ -107,6 +107,27 @@ describe('one ban list for every stratum host', () => {
     expect(await redis.hkeys(a.list.keys.bans)).toEqual(['203.0.113.1']);
   });
 
+  it('removes bans that ran out while it runs, and keeps an IP banned anew', async () => {
+    const prefix = freshPrefix();
+    const list = new RedisBanList(
+      { keyPrefix: prefix, origin: 'host-a', pruneIntervalMs: 100 },
+      { redis, logger },
+    );
+    await list.start(new RecordingSink());
+    lists.push(list);
+    const now = Date.now();
+    list.publishBan(ban('203.0.113.5', now + 150));
+    list.publishBan(ban('203.0.113.6', now + 60_000));
+    await until(
+      async () => ((await redis.hkeys(list.keys.bans)).join() === '203.0.113.6' ? true : undefined),
+      5_000,
+      'the ban that ran out removed',
+    );
+    list.publishBan(ban('203.0.113.5', Date.now() + 60_000));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect((await redis.hkeys(list.keys.bans)).sort()).toEqual(['203.0.113.5', '203.0.113.6']);
+  });
+
   it('ignores malformed messages on the channel, with a warning', async () => {
     const prefix = freshPrefix();
     const a = await startList(prefix, 'host-a');

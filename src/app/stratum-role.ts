@@ -125,7 +125,11 @@ export async function startStratumRole(
       staleGraceMs: config.stratum.staleGraceMs,
       vardiff: config.stratum.vardiff,
       minLoginDifficulty: config.stratum.minLoginDifficulty,
-      ban: { ...DEFAULT_POOL_BACKEND_OPTIONS.ban, ...config.stratum.bans },
+      ban: {
+        ...DEFAULT_POOL_BACKEND_OPTIONS.ban,
+        ...config.stratum.bans,
+        ipv6PrefixLength: config.stratum.ipv6PrefixLength,
+      },
     },
     {
       templates,
@@ -140,7 +144,11 @@ export async function startStratumRole(
   parts.push({ name: 'pool', stop: () => backend.close() });
 
   const server = new StratumServer(
-    { ports: modules.ports, limits: config.stratum.limits },
+    {
+      ports: modules.ports,
+      limits: config.stratum.limits,
+      ipv6PrefixLength: config.stratum.ipv6PrefixLength,
+    },
     {
       backend,
       logger: logger.child({ module: 'stratum' }),

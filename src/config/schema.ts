@@ -176,6 +176,11 @@ const stratumSchema = z
     /** After a new block, shares on the previous template are still credited (never submitted) this long. */
     staleGraceMs: z.number().int().min(0).max(60_000).default(2_000),
     minLoginDifficulty: positiveInt.default(100),
+    /**
+     * IPv6 peers are capped (limits.maxConnectionsPerIp) and banned by their network of this many
+     * bits: one subscriber usually holds a whole /64. 128 treats each address on its own.
+     */
+    ipv6PrefixLength: z.number().int().min(32).max(128).default(64),
     vardiff: section(vardiffSchema),
     bans: section(bansSchema),
     limits: section(stratumLimitsSchema),

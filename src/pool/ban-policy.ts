@@ -1,3 +1,4 @@
+import { DEFAULT_IPV6_PREFIX_LENGTH, peerKey } from './peer-key.js';
 import type { StratumErrorCode } from './stratum-errors.js';
 
 export interface BanPolicyOptions {
@@ -22,6 +23,8 @@ export interface BanPolicyOptions {
   readonly weights: Readonly<Partial<Record<StratumErrorCode, number>>>;
   /** Never banned automatically (e.g. the operator's own proxy). */
   readonly exemptIps: readonly string[];
+  /** IPv6 peers are judged and banned by their network of this many bits (see peerKey). */
+  readonly ipv6PrefixLength: number;
 }
 
 /**
@@ -50,10 +53,12 @@ export const DEFAULT_BAN_POLICY_OPTIONS: BanPolicyOptions = Object.freeze({
   offenceMemoryMs: 24 * 3_600_000,
   weights: DEFAULT_BAN_WEIGHTS,
   exemptIps: [],
+  ipv6PrefixLength: DEFAULT_IPV6_PREFIX_LENGTH,
 });
 
 /** One ban as the operator sees it. */
 export interface BanEntry {
+  /** An IPv4 address, or an IPv6 network such as "2001:db8:1:2::/64" (see peerKey). */
   readonly ip: string;
   readonly bannedAtMs: number;
   readonly untilMs: number;
@@ -100,8 +105,13 @@ export class BanPolicy {
     this.#bucketMs = Math.max(1, Math.floor(options.windowMs / BUCKETS_PER_WINDOW));
   }
 
+  /** What this policy counts `ip` by: the address, or for IPv6 its network (see peerKey). */
+  keyOf(ip: string): string {
+    return peerKey(ip, this.#options.ipv6PrefixLength);
+  }
+
   isBanned(ip: string): boolean {
-    const record = this.#records.get(ip);
+    const record = this.#records.get(this.keyOf(ip));
     if (record?.ban === undefined) return false;
     if (record.ban.untilMs > this.#clock()) return true;
     record.ban = undefined;
@@ -112,8 +122,10 @@ export class BanPolicy {
    * Records one submit outcome ('OK' for an accepted share, else the refusal code). Returns the
    * new ban when this outcome triggered one.
    */
-  record(ip: string, outcome: 'OK' | StratumErrorCode): BanEntry | undefined {
-    if (!this.#options.enabled || this.#exempt.has(ip)) return undefined;
+  record(address: string, outcome: 'OK' | StratumErrorCode): BanEntry | undefined {
+    if (!this.#options.enabled || this.#exempt.has(address)) return undefined;
+    const ip = this.keyOf(address);
+    if (this.#exempt.has(ip)) return undefined;
     const weight = outcome === 'OK' ? 0 : (this.#options.weights[outcome] ?? 0);
     const now = this.#clock();
     const record = this.#record(ip);
@@ -152,7 +164,8 @@ export class BanPolicy {
   }
 
   /** Manual ban by the operator; replaces any current ban of the IP. */
-  ban(ip: string, seconds: number, reason = 'manual'): BanEntry {
+  ban(address: string, seconds: number, reason = 'manual'): BanEntry {
+    const ip = this.keyOf(address);
     const now = this.#clock();
     const record = this.#record(ip);
     record.ban = {
@@ -172,7 +185,7 @@ export class BanPolicy {
   adopt(entry: BanEntry): void {
     const now = this.#clock();
     if (entry.untilMs <= now) return;
-    const record = this.#record(entry.ip);
+    const record = this.#record(this.keyOf(entry.ip));
     if (record.ban !== undefined && record.ban.untilMs >= entry.untilMs) return;
     record.ban = {
       bannedAtMs: entry.bannedAtMs,
@@ -189,9 +202,9 @@ export class BanPolicy {
   }
 
   /** Lifts a ban and forgets the IP's history. Returns whether it was banned. */
-  unban(ip: string): boolean {
-    const wasBanned = this.isBanned(ip);
-    this.#records.delete(ip);
+  unban(address: string): boolean {
+    const wasBanned = this.isBanned(address);
+    this.#records.delete(this.keyOf(address));
     return wasBanned;
   }
 

@@ -344,7 +344,7 @@ export class PoolBackend implements StratumBackend {
   /** A ban decided by a sibling process: applied here too, its sessions closed, not counted. */
   adoptBan(entry: BanEntry): void {
     this.#bans.adopt(entry);
-    if (this.#bans.isBanned(entry.ip)) this.#closeSessionsOf(entry.ip, undefined);
+    if (this.#bans.isBanned(entry.ip)) this.#closeSessionsOf(this.#bans.keyOf(entry.ip), undefined);
   }
 
   /** Operator: lifts a ban. Returns whether the IP was banned. */
@@ -469,9 +469,10 @@ export class PoolBackend implements StratumBackend {
     this.#modules.onBanIssued?.(entry);
   }
 
-  #closeSessionsOf(ip: string, exceptSessionId: string | undefined): void {
+  /** `key` as the ban policy counts peers (an IPv6 ban covers its network). */
+  #closeSessionsOf(key: string, exceptSessionId: string | undefined): void {
     for (const session of [...this.#sessions.values()]) {
-      if (session.ip !== ip || session.id === exceptSessionId) continue;
+      if (session.id === exceptSessionId || this.#bans.keyOf(session.ip) !== key) continue;
       this.#sessions.delete(session.id);
       try {
         session.sink.close('banned');

@@ -141,4 +141,34 @@ describe('BanPolicy', () => {
     bans.prune();
     expect(bans.trackedIps).toBe(0);
   });
+
+  it('judges and bans IPv6 peers by their /64: other addresses there share the window and the ban', () => {
+    const { bans } = setup();
+    for (let i = 0; i < 9; i++)
+      expect(bans.record(`2001:db8:1:2::${i + 1}`, 'INVALID_RESULT')).toBeUndefined();
+    const ban = bans.record('2001:db8:1:2:ffff::1', 'INVALID_RESULT');
+    expect(ban).toMatchObject({ ip: '2001:db8:1:2::/64', manual: false, offences: 1 });
+    expect(bans.isBanned('2001:db8:1:2::abcd')).toBe(true);
+    expect(bans.isBanned('2001:db8:1:3::1')).toBe(false);
+    expect(bans.listBans().map((entry) => entry.ip)).toEqual(['2001:db8:1:2::/64']);
+    // The operator may name the network or any address in it.
+    expect(bans.unban('2001:db8:1:2::77')).toBe(true);
+    expect(bans.isBanned('2001:db8:1:2::1')).toBe(false);
+    bans.ban('2001:db8:9:9::5', 60);
+    expect(bans.isBanned('2001:db8:9:9::6')).toBe(true);
+    expect(bans.unban('2001:db8:9:9::/64')).toBe(true);
+    expect(bans.listBans()).toEqual([]);
+  });
+
+  it('keeps IPv6 addresses apart with ipv6PrefixLength 128, and exempts an exact address or a network', () => {
+    const apart = setup({ ipv6PrefixLength: 128 }).bans;
+    apart.ban('2001:db8::1', 60);
+    expect(apart.isBanned('2001:db8::1')).toBe(true);
+    expect(apart.isBanned('2001:db8::2')).toBe(false);
+
+    const exempt = setup({ exemptIps: ['2001:db8:5:5::/64', '2001:db8:6:6::1'] }).bans;
+    expect(feed(exempt, '2001:db8:5:5::9', 'INVALID_RESULT', 20)).toBeUndefined();
+    expect(feed(exempt, '2001:db8:6:6::1', 'INVALID_RESULT', 20)).toBeUndefined();
+    expect(feed(exempt, '2001:db8:6:6::2', 'INVALID_RESULT', 20)).toMatchObject({ ip: '2001:db8:6:6::/64' });
+  });
 });

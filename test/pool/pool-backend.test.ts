@@ -636,6 +636,18 @@ describe('PoolBackend bans', () => {
     expect(issued).toHaveLength(1);
   });
 
+  it('a ban of an IPv6 peer closes the sessions of every address in its /64, and no other', async () => {
+    const { backend, login } = setup();
+    const a = await login({}, { remoteAddress: '2001:db8:1:2::1' });
+    const b = await login({}, { remoteAddress: '2001:db8:1:2::2' });
+    const c = await login({}, { remoteAddress: '2001:db8:1:3::1' });
+    expect(backend.ban('2001:db8:1:2::99', 600, 'operator').ip).toBe('2001:db8:1:2::/64');
+    expect(a.sink.closedWith).toBe('banned');
+    expect(b.sink.closedWith).toBe('banned');
+    expect(c.sink.closedWith).toBeUndefined();
+    await expect(login({}, { remoteAddress: '2001:db8:1:2::3' })).rejects.toMatchObject({ code: 'BANNED' });
+  });
+
   it('a manual ban closes every session of the IP', async () => {
     const { backend, login } = setup();
     const a = await login();

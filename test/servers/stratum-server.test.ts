@@ -848,6 +848,49 @@ describe('StratumServer: connection caps decided by another process', () => {
     expect(backend.logins).toHaveLength(0);
   });
 
+  it('an IPv6 peer is counted by its /64 (ipv6PrefixLength), an IPv4 one by its address', async () => {
+    const backend = new FakeBackend();
+    const asked: string[] = [];
+    const admission: ConnectionAdmission = {
+      admit: (ip) => {
+        asked.push(ip);
+        return 'admit';
+      },
+      release: () => undefined,
+    };
+    const server = new StratumServer(
+      {
+        ports: [
+          { port: 0, host: '::1', difficulty: 1 },
+          { port: 0, difficulty: 1 },
+        ],
+        ipv6PrefixLength: 64,
+      },
+      { backend, logger: captureLogger().logger, admission },
+    );
+    await server.start();
+    running.push(server);
+    const [v6, v4] = server.listening().map((p) => p.port);
+    const socket = netConnect({ port: v6!, host: '::1' });
+    await new Promise<void>((resolve, reject) => {
+      socket.once('connect', resolve);
+      socket.once('error', reject);
+    });
+    const c = new LineClient(socket);
+    clients.push(c);
+    await c.login();
+    await (await client(v4!)).login();
+    expect(asked).toEqual(['::/64', '127.0.0.1']);
+    expect(backend.logins[0]!.connection.remoteAddress).toBe('::1');
+    expect(
+      () =>
+        new StratumServer(
+          { ports: [{ port: 0, difficulty: 1 }], ipv6PrefixLength: 129 },
+          { backend, logger: captureLogger().logger },
+        ),
+    ).toThrow(expect.objectContaining({ code: 'BAD_OPTIONS' }));
+  });
+
   it('an admission that fails refuses the connection and says so in the log', async () => {
     const backend = new FakeBackend();
     const admission = new GatedAdmission();

@@ -5,6 +5,7 @@ import { compiledSiblingUrl } from '../../compiled-module-url.js';
 import type { PoolConfig } from '../../config/schema.js';
 import { FuegoPoolError } from '../../errors.js';
 import type { BanEntry } from '../../pool/ban-policy.js';
+import { peerKey } from '../../pool/peer-key.js';
 import type { StratumProcessView } from '../../servers/control/control-protocol.js';
 import type { ListeningPort } from '../../servers/stratum/stratum-server.js';
 import type { StratumSurface } from '../stratum-surface.js';
@@ -194,8 +195,9 @@ export class StratumProcessGroup {
     return out.sort((a, b) => b.untilMs - a.untilMs);
   }
 
-  /** Operator ban: every child refuses the IP and closes its sessions. */
-  ban(ip: string, seconds: number, reason = 'manual'): BanEntry {
+  /** Operator ban: every child refuses the IP (an IPv6 one: its network) and closes its sessions. */
+  ban(address: string, seconds: number, reason = 'manual'): BanEntry {
+    const ip = this.#peerKey(address);
     const now = this.#clock();
     const entry: BanEntry = {
       ip,
@@ -213,7 +215,8 @@ export class StratumProcessGroup {
   }
 
   /** A ban decided on another host: every child refuses the IP and closes its sessions. */
-  adoptBan(entry: BanEntry): void {
+  adoptBan(heard: BanEntry): void {
+    const entry = { ...heard, ip: this.#peerKey(heard.ip) };
     if (entry.untilMs <= this.#clock()) return;
     const known = this.#bans.get(entry.ip);
     if (known !== undefined && known.untilMs >= entry.untilMs) return;
@@ -222,7 +225,8 @@ export class StratumProcessGroup {
   }
 
   /** Operator unban, in every child. Returns whether the IP was banned. */
-  unban(ip: string): boolean {
+  unban(address: string): boolean {
+    const ip = this.#peerKey(address);
     const wasBanned = this.listBans().some((entry) => entry.ip === ip);
     this.#bans.delete(ip);
     this.#broadcast({ kind: 'unban', ip });
@@ -429,6 +433,11 @@ export class StratumProcessGroup {
         this.#logger.error({ err: error, child: slot.index }, 'stratum process restart failed'),
       );
     }, delayMs);
+  }
+
+  /** The children's ban key for an IP (their BanPolicy's keyOf, from the same config). */
+  #peerKey(ip: string): string {
+    return peerKey(ip, this.#options.config.stratum.ipv6PrefixLength);
   }
 
   #broadcast(message: ParentMessage, except?: ChildSlot): void {

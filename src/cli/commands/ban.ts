@@ -1,4 +1,3 @@
-import { isIP } from 'node:net';
 import { canonicalIp } from '../../servers/control/canonical-ip.js';
 import {
   type BanView,
@@ -16,8 +15,9 @@ const DEFAULT_BAN_SECONDS = 3600;
 function ipArgument(flags: ParsedFlags): string {
   if (flags.positionals.length !== 1) throw new UsageError('give exactly one IP address');
   const text = flags.positionals[0]!;
-  const ip = isIP(text) === 0 ? null : canonicalIp(text);
-  if (ip === null) throw new UsageError(`${text} is not an IPv4 or IPv6 address`);
+  const ip = canonicalIp(text);
+  if (ip === null)
+    throw new UsageError(`${text} is not an IPv4 or IPv6 address (or an IPv6 network as bans lists it)`);
   return ip;
 }
 

@@ -52,6 +52,8 @@ export const DEFAULT_STRATUM_LIMITS: StratumLimits = Object.freeze({
 export interface StratumServerOptions {
   readonly ports: readonly StratumPortOptions[];
   readonly limits?: Partial<StratumLimits>;
+  /** The per-IP cap counts an IPv6 peer by its network of this many bits (default 64, see peerKey). */
+  readonly ipv6PrefixLength?: number;
 }
 
 export type StratumServerErrorCode =

@@ -1,6 +1,7 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { createSecureContext, type SecureContext, TLSSocket } from 'node:tls';
 import type { Logger } from '../../log/logger.js';
+import { DEFAULT_IPV6_PREFIX_LENGTH, peerKey } from '../../pool/peer-key.js';
 import type { StratumBackend } from '../../pool/stratum-backend.js';
 import {
   type AdmissionVerdict,
@@ -72,6 +73,7 @@ export class StratumServer {
   private readonly stats = new StratumMetrics();
   private readonly connections = new Set<StratumConnection>();
   private readonly admission: ConnectionAdmission;
+  private readonly ipv6PrefixLength: number;
   private readonly onProtocolViolation: ((ip: string, code: ProtocolViolationCode) => void) | undefined;
   private nextConnectionId = 1;
   private started = false;
@@ -80,11 +82,22 @@ export class StratumServer {
 
   constructor(opts: StratumServerOptions, modules: StratumServerModules) {
     validatePorts(opts.ports);
+    const prefix = opts.ipv6PrefixLength;
+    if (prefix !== undefined && !(Number.isInteger(prefix) && prefix >= 0 && prefix <= 128)) {
+      throw new StratumServerError(
+        'BAD_OPTIONS',
+        'stratum ipv6PrefixLength must be an integer from 0 to 128',
+        {
+          ipv6PrefixLength: prefix,
+        },
+      );
+    }
     this.limits = resolveLimits(opts.limits);
     this.backend = modules.backend;
     this.logger = modules.logger.child({ module: 'stratum' });
     this.onProtocolViolation = modules.onProtocolViolation;
     this.admission = modules.admission ?? new ConnectionCounter(this.limits);
+    this.ipv6PrefixLength = opts.ipv6PrefixLength ?? DEFAULT_IPV6_PREFIX_LENGTH;
     this.ports = opts.ports.map((options) => ({
       options,
       host: options.host ?? DEFAULT_HOST,
@@ -211,31 +224,39 @@ export class StratumServer {
       socket.destroy();
       return;
     }
+    // Counted by network for IPv6, so one subscriber's /64 cannot open connections without end.
+    const peer = peerKey(ip, this.ipv6PrefixLength);
     let verdict: AdmissionVerdict | Promise<AdmissionVerdict>;
     try {
-      verdict = this.admission.admit(ip);
+      verdict = this.admission.admit(peer);
     } catch (error) {
       this.logger.error({ err: error, ip }, 'connection admission failed; refusing the connection');
       verdict = 'shutting-down';
     }
     if (typeof verdict === 'string') {
-      this.onAdmission(socket, port, ip, verdict);
+      this.onAdmission(socket, port, ip, peer, verdict);
       return;
     }
     // Asked of another process: the socket buffers what the peer sends meanwhile (a TLS wrap
     // later takes the buffered bytes over), and a peer that leaves first is noticed below.
     verdict.then(
-      (answer) => this.onAdmission(socket, port, ip, answer),
+      (answer) => this.onAdmission(socket, port, ip, peer, answer),
       (error: unknown) => {
         this.logger.error({ err: error, ip }, 'connection admission failed; refusing the connection');
-        this.onAdmission(socket, port, ip, 'shutting-down');
+        this.onAdmission(socket, port, ip, peer, 'shutting-down');
       },
     );
   }
 
-  private onAdmission(socket: Socket, port: PortRuntime, ip: string, verdict: AdmissionVerdict): void {
+  private onAdmission(
+    socket: Socket,
+    port: PortRuntime,
+    ip: string,
+    peer: string,
+    verdict: AdmissionVerdict,
+  ): void {
     if (verdict === 'admit' && (this.closing || socket.destroyed)) {
-      this.admission.release(ip);
+      this.admission.release(peer);
       if (this.closing) this.stats.connectionRefused('shutting-down');
       socket.destroy();
       return;
@@ -293,7 +314,7 @@ export class StratumServer {
   private onConnectionClosed(connection: StratumConnection, reason: CloseReason): void {
     if (!this.connections.delete(connection)) return;
     const ip = connection.info.remoteAddress;
-    this.admission.release(ip);
+    this.admission.release(peerKey(ip, this.ipv6PrefixLength));
     this.stats.connectionClosed(connection.info.port, reason);
     this.logger.debug({ connection: connection.id, ip, reason }, 'stratum connection closed');
     if (this.connections.size === 0) {

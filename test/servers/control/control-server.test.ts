@@ -140,6 +140,10 @@ describe('control server', () => {
       ip: '203.0.113.9',
       wasBanned: false,
     });
+    // An IPv6 network as `bans` lists it is passed on canonical (the pool maps it to its key).
+    expect(await client.request({ type: 'unban', ip: '2001:DB8:0::/64' })).toMatchObject({
+      ip: '2001:db8::/64',
+    });
 
     const miners = await client.request({ type: 'miners', limit: 1 });
     expect(miners.windowSeconds).toBe(300);
@@ -162,6 +166,8 @@ describe('control server', () => {
     expect(await codeOf(raw.request({ type: 'miners', limit: 10_000 }))).toBe('BAD_REQUEST');
     expect(await codeOf(client.request({ type: 'ban', ip: '1.2.3.999', seconds: 60 }))).toBe('INVALID_IP');
     expect(await codeOf(client.request({ type: 'unban', ip: 'fe80::1%eth0' }))).toBe('INVALID_IP');
+    expect(await codeOf(client.request({ type: 'unban', ip: '10.0.0.0/8' }))).toBe('INVALID_IP');
+    expect(await codeOf(client.request({ type: 'unban', ip: '2001:db8::/129' }))).toBe('INVALID_IP');
 
     // Garbage on a raw connection: that connection is dropped, the server lives on.
     const garbage = connect({ path: socketPath });

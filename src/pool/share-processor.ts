@@ -83,11 +83,10 @@ export class ShareProcessor {
     if (submitted.has(nonce)) throw new StratumError('DUPLICATE_SHARE', { jobId: job.jobId, nonce });
     submitted.add(nonce);
 
-    const nonceBytes = Buffer.from(nonce, 'hex');
     // From Node's small-buffer pool: a fresh 76-byte Uint8Array would get its own backing store.
     const input = Buffer.allocUnsafe(job.hashingBlob.length);
     input.set(job.hashingBlob);
-    input.set(nonceBytes, job.nonceOffset);
+    input.write(nonce, job.nonceOffset, 4, 'hex');
     const hash = await this.#hash(input, job, nonce);
 
     if (bytesToHex(hash) !== result) throw new StratumError('INVALID_RESULT', { jobId: job.jobId, nonce });
@@ -110,7 +109,7 @@ export class ShareProcessor {
     };
 
     if (freshness === 'current' && checkHash(hash, job.template.active.networkDifficulty)) {
-      const block = await this.#submitBlock(session, job, nonceBytes.readUInt32LE(0), share);
+      const block = await this.#submitBlock(session, job, input.readUInt32LE(job.nonceOffset), share);
       return { share, block };
     }
     try {

@@ -38,7 +38,14 @@ export function validateShare(share: AcceptedShare): void {
 
 /** The seven values in SHARE_ENTRY_FIELDS order, as the scripts take them in ARGV. */
 export function shareEntryValues(share: AcceptedShare): string[] {
-  return [
+  const values: string[] = [];
+  pushShareEntryValues(values, share);
+  return values;
+}
+
+/** shareEntryValues appended to `target` (a batch's ARGV), without a temporary array per share. */
+export function pushShareEntryValues(target: string[], share: AcceptedShare): void {
+  target.push(
     share.address,
     share.worker,
     String(share.difficulty),
@@ -46,7 +53,7 @@ export function shareEntryValues(share: AcceptedShare): string[] {
     String(share.timestampMs),
     share.solo ? '1' : '0',
     share.stale ? '1' : '0',
-  ];
+  );
 }
 
 function parseSafeInteger(value: string | undefined, field: string, entryId: string): number {

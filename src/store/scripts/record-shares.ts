@@ -1,6 +1,6 @@
 import type { AcceptedShare } from '../../pool/share-ledger.js';
 import type { StoreKeys } from '../keys.js';
-import { shareEntryValues } from '../share-entry.js';
+import { pushShareEntryValues } from '../share-entry.js';
 
 /**
  * record_shares: a batch of shares in one atomic call.
@@ -65,18 +65,22 @@ interface Tally {
   lastShareMs: number;
 }
 
-function tally(map: Map<string, Tally>, key: string, share: AcceptedShare, creditsRound: boolean): Tally {
+function tally(
+  map: Map<string, Tally>,
+  key: string,
+  share: AcceptedShare,
+  difficulty: bigint,
+  creditsRound: boolean,
+): void {
   let entry = map.get(key);
   if (entry === undefined) {
     entry = { roundDifficulty: 0n, shares: 0, difficulty: 0n, lastShareMs: 0 };
     map.set(key, entry);
   }
-  const difficulty = BigInt(share.difficulty);
   if (creditsRound) entry.roundDifficulty += difficulty;
   entry.shares += 1;
   entry.difficulty += difficulty;
   entry.lastShareMs = Math.max(entry.lastShareMs, share.timestampMs);
-  return entry;
 }
 
 export interface ScriptCall {
@@ -91,25 +95,34 @@ export function buildRecordSharesCall(
   streamMaxLength: number,
 ): ScriptCall {
   const miners = new Map<string, Tally>();
-  const workers = new Map<string, Tally>();
+  // Workers by miner, so a worker's key is built once per batch, not once per share.
+  const workersByMiner = new Map<string, Map<string, Tally>>();
   let roundDifficulty = 0n;
   let roundShares = 0;
   let firstRoundShareMs = '';
   const entryArgs: string[] = [];
   for (const share of shares) {
-    entryArgs.push(...shareEntryValues(share));
+    pushShareEntryValues(entryArgs, share);
+    const difficulty = BigInt(share.difficulty);
     // Solo shares are paid by SOLO and never enter the pool round; stale-in-grace shares do.
     const creditsRound = !share.solo;
     if (creditsRound) {
-      roundDifficulty += BigInt(share.difficulty);
+      roundDifficulty += difficulty;
       roundShares += 1;
       if (firstRoundShareMs === '') firstRoundShareMs = String(share.timestampMs);
     }
-    tally(miners, share.address, share, creditsRound);
-    tally(workers, keys.worker(share.address, share.worker), share, creditsRound);
+    tally(miners, share.address, share, difficulty, creditsRound);
+    let workers = workersByMiner.get(share.address);
+    if (workers === undefined) {
+      workers = new Map();
+      workersByMiner.set(share.address, workers);
+    }
+    tally(workers, share.worker, share, difficulty, creditsRound);
   }
+  const minerKeys: string[] = [];
   const minerArgs: string[] = [];
   for (const [address, t] of miners) {
+    minerKeys.push(keys.miner(address));
     minerArgs.push(
       address,
       String(t.roundDifficulty),
@@ -118,23 +131,21 @@ export function buildRecordSharesCall(
       String(t.lastShareMs),
     );
   }
+  const workerKeys: string[] = [];
   const workerArgs: string[] = [];
-  for (const t of workers.values()) {
-    workerArgs.push(String(t.shares), String(t.difficulty), String(t.lastShareMs));
+  for (const [address, workers] of workersByMiner) {
+    for (const [worker, t] of workers) {
+      workerKeys.push(keys.worker(address, worker));
+      workerArgs.push(String(t.shares), String(t.difficulty), String(t.lastShareMs));
+    }
   }
   return {
-    keys: [
-      keys.shares,
-      keys.roundCurrent,
-      keys.roundCurrentMeta,
-      ...[...miners.keys()].map((address) => keys.miner(address)),
-      ...workers.keys(),
-    ],
+    keys: [keys.shares, keys.roundCurrent, keys.roundCurrentMeta, ...minerKeys, ...workerKeys],
     args: [
       String(streamMaxLength),
       String(shares.length),
       String(miners.size),
-      String(workers.size),
+      String(workerKeys.length),
       String(roundDifficulty),
       String(roundShares),
       firstRoundShareMs,

@@ -13,6 +13,7 @@ import type { BanEntry } from '../pool/ban-policy.js';
 import { createPoolEventBus, type PoolEventBus } from '../pool/events.js';
 import { notificationEventsOf } from '../pool/notifications/notification-events.js';
 import { createWebhookNotifier } from '../pool/notifications/webhook-notifier.js';
+import { peerKey } from '../pool/peer-key.js';
 import { DaemonClient } from '../rpc/daemon-client.js';
 import { WalletClient } from '../rpc/wallet-client.js';
 import { adminTokenFromEnv, parseApiOptions } from '../servers/api/api-options.js';
@@ -166,6 +167,8 @@ export class PoolNode {
                 { keyPrefix: config.redis.keyPrefix, origin },
                 { redis, logger: logger.child({ module: 'ban-list' }) },
               );
+        // Pushed before its start, so that a start that fails half-way is still stopped.
+        if (banList !== null) parts.push({ name: 'ban list', stop: () => banList.stop() });
         const onBanIssued = (entry: BanEntry): void => {
           banList?.publishBan(entry);
           modules.onBanIssued?.(entry);
@@ -206,8 +209,8 @@ export class PoolNode {
           }
         }
         if (banList !== null) {
-          parts.push({ name: 'ban list', stop: () => banList.stop() });
-          surface = sharingUnbans(surface, banList);
+          const prefix = config.stratum.ipv6PrefixLength;
+          surface = sharingUnbans(surface, banList, (ip) => peerKey(ip, prefix));
         }
       }
 

@@ -36,10 +36,12 @@ export function surfaceOfRole(role: StratumRole): StratumSurface {
  * The surface with the operator's unban also told to the other stratum hosts. (Bans need no
  * wrapping: the operator's ban, like the ban policy's, reaches the ban list through onBanIssued.)
  * A lift heard from another host is applied below this wrapper, so it is not announced again.
+ * `keyOf` maps the IP the operator named to the key the ban is stored under (an IPv6 network).
  */
 export function sharingUnbans(
   surface: StratumSurface,
   bans: Pick<RedisBanList, 'publishUnban'>,
+  keyOf: (ip: string) => string,
 ): StratumSurface {
   const backend = surface.control.backend;
   return {
@@ -51,7 +53,7 @@ export function sharingUnbans(
         ban: (ip, seconds, reason) => backend.ban(ip, seconds, reason),
         unban: (ip) => {
           const wasBanned = backend.unban(ip);
-          bans.publishUnban(ip);
+          bans.publishUnban(keyOf(ip));
           return wasBanned;
         },
         get metrics() {

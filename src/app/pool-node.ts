@@ -25,6 +25,7 @@ import type { ListeningPort, StratumServer } from '../servers/stratum/stratum-se
 import { startApiRole } from './api-role.js';
 import { LeaderRole } from './leader-role.js';
 import { type Part, stopParts } from './parts.js';
+import { redisBanAdmin } from './redis-ban-admin.js';
 import { connectRedis } from './redis-connection.js';
 import { type PoolRole, resolveRoles } from './roles.js';
 import { stratumProcessCount } from './stratum-processes/process-count.js';
@@ -256,6 +257,17 @@ export class PoolNode {
           {
             backend: surface?.control.backend ?? null,
             stratum: surface?.control.stratum ?? null,
+            // Without the stratum role, ban commands go to the pool's ban list in Redis.
+            bans:
+              surface === null
+                ? redisBanAdmin(
+                    new RedisBanList(
+                      { keyPrefix: config.redis.keyPrefix, origin },
+                      { redis, logger: logger.child({ module: 'ban-list' }) },
+                    ),
+                    { ipv6PrefixLength: config.stratum.ipv6PrefixLength },
+                  )
+                : null,
             templates: () => served?.templates ?? polled?.templates() ?? null,
             leader: polled === null ? null : () => polled.loop(),
             events,

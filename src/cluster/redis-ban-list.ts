@@ -138,25 +138,45 @@ export class RedisBanList {
     return running;
   }
 
-  /** A ban decided on this host (by its ban policy or its operator). */
+  /** A ban decided on this host (by its ban policy or its operator); a Redis failure is logged. */
   publishBan(entry: BanEntry): void {
+    this.#write('ban', this.storeBan(entry));
+  }
+
+  /** An unban by this host's operator; a Redis failure is logged. */
+  publishUnban(ip: string): void {
+    this.#write('unban', this.storeUnban(ip));
+  }
+
+  /** publishBan, resolving once the ban is stored and announced (rejecting if Redis failed). */
+  async storeBan(entry: BanEntry): Promise<void> {
     const value = stored(entry);
-    const message = JSON.stringify({ origin: this.#origin, op: 'ban', entry: value });
-    this.#write(
-      'ban',
-      this.#redis
-        .hset(this.keys.bans, entry.ip, JSON.stringify(value))
-        .then(() => this.#redis.publish(this.keys.banChannel, message)),
+    await this.#redis.hset(this.keys.bans, entry.ip, JSON.stringify(value));
+    await this.#redis.publish(
+      this.keys.banChannel,
+      JSON.stringify({ origin: this.#origin, op: 'ban', entry: value }),
     );
   }
 
-  /** An unban by this host's operator. */
-  publishUnban(ip: string): void {
-    const message = JSON.stringify({ origin: this.#origin, op: 'unban', ip });
-    this.#write(
-      'unban',
-      this.#redis.hdel(this.keys.bans, ip).then(() => this.#redis.publish(this.keys.banChannel, message)),
+  /** publishUnban, resolving once the unban is stored and announced (rejecting if Redis failed). */
+  async storeUnban(ip: string): Promise<void> {
+    await this.#redis.hdel(this.keys.bans, ip);
+    await this.#redis.publish(
+      this.keys.banChannel,
+      JSON.stringify({ origin: this.#origin, op: 'unban', ip }),
     );
+  }
+
+  /** The bans still running in Redis, longest remaining first. */
+  async runningBans(): Promise<BanEntry[]> {
+    const now = this.#clock();
+    const running: BanEntry[] = [];
+    for (const [ip, text] of Object.entries(await this.#redis.hgetall(this.keys.bans))) {
+      const entry = parseStoredBan(safeJson(text));
+      if (entry === null || entry.ip !== ip || entry.untilMs <= now) continue;
+      running.push({ ...entry, remainingSeconds: Math.ceil((entry.untilMs - now) / 1000) });
+    }
+    return running.sort((a, b) => b.untilMs - a.untilMs);
   }
 
   stop(): void {

@@ -69,6 +69,20 @@ export interface BanEntry {
   readonly reason: string;
 }
 
+/** An operator's ban of `ip` (a ban key, see BanPolicy.keyOf) for `seconds` from `now`. */
+export function manualBanEntry(ip: string, seconds: number, reason: string, now: number): BanEntry {
+  const kept = Math.max(0, seconds);
+  return {
+    ip,
+    bannedAtMs: now,
+    untilMs: now + kept * 1000,
+    remainingSeconds: kept,
+    offences: 0,
+    manual: true,
+    reason,
+  };
+}
+
 /** The window is kept as this many buckets: memory per IP stays constant however fast it submits. */
 const BUCKETS_PER_WINDOW = 10;
 

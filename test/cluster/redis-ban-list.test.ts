@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
+import { redisBanAdmin } from '../../src/app/redis-ban-admin.js';
 import {
   type BanListSink,
   countActiveBans,
@@ -126,6 +127,41 @@ describe('one ban list for every stratum host', () => {
     list.publishBan(ban('203.0.113.5', Date.now() + 60_000));
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect((await redis.hkeys(list.keys.bans)).sort()).toEqual(['203.0.113.5', '203.0.113.6']);
+  });
+
+  it('an admin without the stratum role stores and announces bans as the stratum hosts key them', async () => {
+    const prefix = freshPrefix();
+    const host = await startList(prefix, 'stratum-host');
+    const admin = redisBanAdmin(
+      new RedisBanList({ keyPrefix: prefix, origin: 'leader' }, { redis, logger }),
+      {
+        ipv6PrefixLength: 64,
+      },
+    );
+    const entry = await admin.ban('2001:db8:7:7::1', 120, 'from the leader');
+    expect(entry).toMatchObject({
+      ip: '2001:db8:7:7::/64',
+      manual: true,
+      offences: 0,
+      reason: 'from the leader',
+    });
+    await until(
+      () => (host.sink.adopted.length === 1 ? true : undefined),
+      5_000,
+      'the stratum host to adopt it',
+    );
+    expect(host.sink.adopted[0]?.ip).toBe('2001:db8:7:7::/64');
+    const listed = await admin.listBans();
+    expect(listed.map((b) => [b.ip, b.remainingSeconds])).toEqual([['2001:db8:7:7::/64', 120]]);
+    expect(await admin.unban('2001:db8:7:7::99')).toBe(true);
+    await until(
+      () => (host.sink.lifted.length === 1 ? true : undefined),
+      5_000,
+      'the stratum host to lift it',
+    );
+    expect(host.sink.lifted).toEqual(['2001:db8:7:7::/64']);
+    expect(await admin.unban('2001:db8:7:7::99')).toBe(false);
+    expect(await admin.listBans()).toEqual([]);
   });
 
   it('ignores malformed messages on the channel, with a warning', async () => {

@@ -360,6 +360,9 @@ describe('pool roles in separate processes', () => {
       client.request({ type: 'bans' }),
     );
     expect(listed.bans.map((b) => [b.ip, b.reason])).toEqual([['127.0.0.1', 'cross-host test']]);
+    // A node without the stratum role lists the pool's bans from Redis.
+    const atApi = await withControlClient(controlOf('api'), (client) => client.request({ type: 'bans' }));
+    expect(atApi.bans.map((b) => b.ip)).toEqual(['127.0.0.1']);
 
     await withControlClient(controlOf('stratum-2'), (client) =>
       client.request({ type: 'unban', ip: '127.0.0.1' }),
@@ -371,5 +374,26 @@ describe('pool roles in separate processes', () => {
     );
     expect(await loginError(port2)).toBeNull();
     expect(await activeBansAtApi()).toBe(0);
+
+    // The operator may also ban through a node without the stratum role: the leader's socket.
+    const leader = await withControlClient(controlOf('leader-b'), (client) =>
+      client.request({ type: 'ban', ip: '127.0.0.1', seconds: 60, reason: 'from the leader' }),
+    );
+    expect(leader.ban.ip).toBe('127.0.0.1');
+    for (const port of [port1, port2]) {
+      await until(
+        async () => ((await loginError(port)) === 'Your IP is banned' ? true : undefined),
+        5_000,
+        `stratum port ${port} to refuse the IP`,
+      );
+    }
+    await withControlClient(controlOf('api'), (client) => client.request({ type: 'unban', ip: '127.0.0.1' }));
+    for (const port of [port1, port2]) {
+      await until(
+        async () => ((await loginError(port)) === null ? true : undefined),
+        5_000,
+        `port ${port} open again`,
+      );
+    }
   }, 90_000);
 });

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { compiledSiblingUrl } from '../../compiled-module-url.js';
 import type { PoolConfig } from '../../config/schema.js';
 import { FuegoPoolError } from '../../errors.js';
-import type { BanEntry } from '../../pool/ban-policy.js';
+import { type BanEntry, manualBanEntry } from '../../pool/ban-policy.js';
 import { peerKey } from '../../pool/peer-key.js';
 import type { StratumProcessView } from '../../servers/control/control-protocol.js';
 import type { ListeningPort } from '../../servers/stratum/stratum-server.js';
@@ -197,18 +197,8 @@ export class StratumProcessGroup {
 
   /** Operator ban: every child refuses the IP (an IPv6 one: its network) and closes its sessions. */
   ban(address: string, seconds: number, reason = 'manual'): BanEntry {
-    const ip = this.#peerKey(address);
-    const now = this.#clock();
-    const entry: BanEntry = {
-      ip,
-      bannedAtMs: now,
-      untilMs: now + Math.max(0, seconds) * 1000,
-      remainingSeconds: Math.max(0, seconds),
-      offences: 0,
-      manual: true,
-      reason,
-    };
-    this.#bans.set(ip, entry);
+    const entry = manualBanEntry(this.#peerKey(address), seconds, reason, this.#clock());
+    this.#bans.set(entry.ip, entry);
     this.#broadcast({ kind: 'adopt-ban', entry });
     this.#onBanIssued?.(entry);
     return entry;

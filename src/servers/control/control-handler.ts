@@ -38,6 +38,16 @@ export interface ControlBackend {
   >;
 }
 
+/**
+ * The pool's bans as a node without the stratum role reaches them: stored in Redis and announced
+ * to every stratum host (see RedisBanList), so `fuego-pool ban` works on any node.
+ */
+export interface ControlBans {
+  listBans(): Promise<readonly BanEntry[]>;
+  ban(ip: string, seconds: number, reason?: string): Promise<BanEntry>;
+  unban(ip: string): Promise<boolean>;
+}
+
 export interface ControlStratum {
   metrics(): Pick<StratumMetricsSnapshot, 'connections' | 'byPort' | 'sessions'>;
   /** Present when the stratum role runs in child processes (`stratum.processes` > 1). */
@@ -84,6 +94,8 @@ export interface ControlHandlerOptions {
 export interface ControlHandlerModules {
   /** The stratum role's pool core (bans live in each stratum process); null without that role. */
   readonly backend: ControlBackend | null;
+  /** Without the stratum role: the pool's bans in Redis (absent: ban commands are unavailable). */
+  readonly bans?: ControlBans | null;
   /** The stratum role's server; null without that role. */
   readonly stratum: ControlStratum | null;
   /** The templates served or polled now; null when there are none (API-only, or standing by). */
@@ -138,11 +150,12 @@ export class ControlRequestHandler {
       case 'status':
         return this.#status();
       case 'bans':
-        return { bans: this.#backend().listBans().map(banView) };
+        return { bans: (await this.#banStore(() => this.#bans().listBans())).map(banView) };
       case 'ban': {
-        const backend = this.#backend();
+        const bans = this.#bans();
         const ip = requireIp(request.ip);
-        const entry = backend.ban(ip, request.seconds, request.reason ?? 'manual (control socket)');
+        const reason = request.reason ?? 'manual (control socket)';
+        const entry = await this.#banStore(() => bans.ban(ip, request.seconds, reason));
         this.#modules.logger.info(
           { ip, seconds: request.seconds, reason: entry.reason },
           'operator banned an IP',
@@ -150,9 +163,9 @@ export class ControlRequestHandler {
         return { ban: banView(entry) };
       }
       case 'unban': {
-        const backend = this.#backend();
+        const bans = this.#bans();
         const ip = requireIp(request.ip);
-        const wasBanned = backend.unban(ip);
+        const wasBanned = await this.#banStore(() => bans.unban(ip));
         this.#modules.logger.info({ ip, wasBanned }, 'operator lifted a ban');
         return { ip, wasBanned };
       }
@@ -166,9 +179,22 @@ export class ControlRequestHandler {
     }
   }
 
-  #backend(): ControlBackend {
-    if (this.#modules.backend === null) throw new ControlError('BANS_UNAVAILABLE');
-    return this.#modules.backend;
+  /** Runs a ban command; a failure of the Redis ban list is named as such. */
+  async #banStore<R>(run: () => R | Promise<R>): Promise<R> {
+    try {
+      return await run();
+    } catch (error) {
+      if (error instanceof ControlError || this.#modules.backend !== null) throw error;
+      this.#modules.logger.warn({ err: error }, 'control: the ban list in Redis is not reachable');
+      throw new ControlError('BANS_STORE_UNAVAILABLE', undefined, {}, { cause: error });
+    }
+  }
+
+  /** The stratum role's bans, else the pool's bans in Redis. */
+  #bans(): Pick<ControlBackend, 'listBans' | 'ban' | 'unban'> | ControlBans {
+    const bans = this.#modules.backend ?? this.#modules.bans ?? null;
+    if (bans === null) throw new ControlError('BANS_UNAVAILABLE');
+    return bans;
   }
 
   async #status(): Promise<StatusView> {

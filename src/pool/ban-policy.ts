@@ -193,13 +193,16 @@ export class BanPolicy {
   }
 
   /**
-   * Takes over a ban decided elsewhere (another stratum process of this host) as it is: same end,
+   * Takes over a ban decided elsewhere (another stratum process or host) as it is: same end,
    * reason and offence count, so a repeat offence here is punished as the next one.
    */
   adopt(entry: BanEntry): void {
     const now = this.#clock();
     if (entry.untilMs <= now) return;
-    const record = this.#record(this.keyOf(entry.ip));
+    const ip = this.keyOf(entry.ip);
+    // An automatic ban decided where this IP is not exempt (another host's config) stays there.
+    if (!entry.manual && (this.#exempt.has(entry.ip) || this.#exempt.has(ip))) return;
+    const record = this.#record(ip);
     if (record.ban !== undefined && record.ban.untilMs >= entry.untilMs) return;
     record.ban = {
       bannedAtMs: entry.bannedAtMs,

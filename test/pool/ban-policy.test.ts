@@ -118,6 +118,17 @@ describe('BanPolicy', () => {
     expect(bans.isBanned('gone')).toBe(false);
   });
 
+  it("does not adopt another host's automatic ban of an IP exempt here; a manual one it does", () => {
+    const { bans } = setup();
+    const other = setup({ exemptIps: [] }).bans;
+    const automatic = feed(other, '127.0.0.1', 'INVALID_RESULT', 10)!;
+    expect(automatic).toMatchObject({ ip: '127.0.0.1', manual: false });
+    bans.adopt(automatic);
+    expect(bans.isBanned('127.0.0.1')).toBe(false);
+    bans.adopt(other.ban('127.0.0.1', 60, 'operator'));
+    expect(bans.isBanned('127.0.0.1')).toBe(true);
+  });
+
   it('lets the operator list, ban and unban', () => {
     const { clock, bans } = setup();
     bans.ban('9.9.9.9', 30, 'abuse');

@@ -93,6 +93,38 @@ describe('stratum process group', () => {
     expect(after.sessions).toBe(0);
     expect(after.sharesAccepted).toBeGreaterThanOrEqual(stats.backend.sharesAccepted);
   });
+
+  it("adopts other hosts' bans under its own keys, but no automatic ban of an IP exempt here", async () => {
+    process.env['FAKE_STRATUM_CHILD'] = 'serve';
+    const exempting = parseConfig({
+      pool: { nodeId: 3 },
+      stratum: { processes: 2, bans: { exemptIps: ['10.0.0.1'] } },
+    });
+    const group = await StratumProcessGroup.start(
+      { config: exempting, processes: 2 },
+      { logger, entry: FAKE_CHILD },
+    );
+    groups.push(group);
+    const now = Date.now();
+    const heard = {
+      bannedAtMs: now,
+      untilMs: now + 60_000,
+      remainingSeconds: 60,
+      offences: 1,
+      manual: false,
+      reason: 'invalid ratio 1.00 over 40 submits',
+    };
+    group.adoptBan({ ...heard, ip: '10.0.0.1' });
+    group.adoptBan({ ...heard, ip: '2001:db8:4:4::9' });
+    expect(group.listBans().map((b) => b.ip)).toEqual(['2001:db8:4:4::/64']);
+    group.adoptBan({ ...heard, ip: '10.0.0.1', manual: true, reason: 'operator' });
+    expect(
+      group
+        .listBans()
+        .map((b) => b.ip)
+        .sort(),
+    ).toEqual(['10.0.0.1', '2001:db8:4:4::/64']);
+  });
 });
 
 function collectPid(line: string, pids: number[]): void {

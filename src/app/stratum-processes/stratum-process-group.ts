@@ -208,6 +208,9 @@ export class StratumProcessGroup {
   adoptBan(heard: BanEntry): void {
     const entry = { ...heard, ip: this.#peerKey(heard.ip) };
     if (entry.untilMs <= this.#clock()) return;
+    // As the children's BanPolicy.adopt: another host's automatic ban skips an IP exempt here.
+    const exempt = this.#options.config.stratum.bans.exemptIps;
+    if (!entry.manual && (exempt.includes(heard.ip) || exempt.includes(entry.ip))) return;
     const known = this.#bans.get(entry.ip);
     if (known !== undefined && known.untilMs >= entry.untilMs) return;
     this.#bans.set(entry.ip, entry);

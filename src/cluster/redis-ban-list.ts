@@ -124,15 +124,7 @@ export class RedisBanList {
 
   /** Removes the fields of bans that ran out (and malformed ones); returns the running bans. */
   async #prune(): Promise<BanEntry[]> {
-    const fields = await this.#redis.hgetall(this.keys.bans);
-    const now = this.#clock();
-    const gone: string[] = [];
-    const running: BanEntry[] = [];
-    for (const [ip, text] of Object.entries(fields)) {
-      const entry = parseStoredBan(safeJson(text));
-      if (entry === null || entry.ip !== ip || entry.untilMs <= now) gone.push(ip, text);
-      else running.push(entry);
-    }
+    const { running, gone } = readBans(await this.#redis.hgetall(this.keys.bans), this.#clock());
     // Only fields still holding what was read: a host may have banned the IP anew meanwhile.
     if (gone.length > 0) await this.#redis.eval(DELETE_UNCHANGED_LUA, 1, this.keys.bans, ...gone);
     return running;
@@ -169,13 +161,7 @@ export class RedisBanList {
 
   /** The bans still running in Redis, longest remaining first. */
   async runningBans(): Promise<BanEntry[]> {
-    const now = this.#clock();
-    const running: BanEntry[] = [];
-    for (const [ip, text] of Object.entries(await this.#redis.hgetall(this.keys.bans))) {
-      const entry = parseStoredBan(safeJson(text));
-      if (entry === null || entry.ip !== ip || entry.untilMs <= now) continue;
-      running.push({ ...entry, remainingSeconds: Math.ceil((entry.untilMs - now) / 1000) });
-    }
+    const { running } = readBans(await this.#redis.hgetall(this.keys.bans), this.#clock());
     return running.sort((a, b) => b.untilMs - a.untilMs);
   }
 
@@ -212,11 +198,22 @@ export class RedisBanList {
 
 /** Bans of the pool still running, as stored in `<p>:bans` (for a node without the stratum role). */
 export async function countActiveBans(redis: Redis, keyPrefix: string, now = Date.now()): Promise<number> {
-  const values = await redis.hvals(createClusterKeys(keyPrefix).bans);
-  return values.filter((text) => {
+  return readBans(await redis.hgetall(createClusterKeys(keyPrefix).bans), now).running.length;
+}
+
+/**
+ * The fields of `<p>:bans` sorted out: the bans still running (remainingSeconds as of `now`),
+ * and, as field/value pairs, those that ran out or are not well-formed.
+ */
+function readBans(fields: Record<string, string>, now: number): { running: BanEntry[]; gone: string[] } {
+  const running: BanEntry[] = [];
+  const gone: string[] = [];
+  for (const [ip, text] of Object.entries(fields)) {
     const entry = parseStoredBan(safeJson(text));
-    return entry !== null && entry.untilMs > now;
-  }).length;
+    if (entry === null || entry.ip !== ip || entry.untilMs <= now) gone.push(ip, text);
+    else running.push({ ...entry, remainingSeconds: Math.ceil((entry.untilMs - now) / 1000) });
+  }
+  return { running, gone };
 }
 
 function safeJson(text: string): unknown {

@@ -83,6 +83,8 @@ export function manualBanEntry(ip: string, seconds: number, reason: string, now:
   };
 }
 
+const MAX_MEMOISED_IPV6_KEYS = 10_000;
+
 /** The window is kept as this many buckets: memory per IP stays constant however fast it submits. */
 const BUCKETS_PER_WINDOW = 10;
 
@@ -109,6 +111,8 @@ export class BanPolicy {
   readonly #options: BanPolicyOptions;
   readonly #clock: () => number;
   readonly #records = new Map<string, IpRecord>();
+  /** IPv6 address -> its network key: every submit asks, and masking an address is not free. */
+  readonly #ipv6Keys = new Map<string, string>();
   readonly #exempt: ReadonlySet<string>;
   readonly #bucketMs: number;
 
@@ -121,7 +125,15 @@ export class BanPolicy {
 
   /** What this policy counts `ip` by: the address, or for IPv6 its network (see peerKey). */
   keyOf(ip: string): string {
-    return peerKey(ip, this.#options.ipv6PrefixLength);
+    if (!ip.includes(':')) return ip;
+    let key = this.#ipv6Keys.get(ip);
+    if (key === undefined) {
+      key = peerKey(ip, this.#options.ipv6PrefixLength);
+      // Bounded: a flood of distinct addresses only empties the memo.
+      if (this.#ipv6Keys.size >= MAX_MEMOISED_IPV6_KEYS) this.#ipv6Keys.clear();
+      this.#ipv6Keys.set(ip, key);
+    }
+    return key;
   }
 
   isBanned(ip: string): boolean {

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { fencingEpoch, LeaderElection, type LeadershipChange } from '../../src/cluster/leader-election.js';
 import { PayoutStore } from '../../src/store/payout-store.js';
 import { UnlockerStore } from '../../src/store/unlocker-store.js';
+import { keyPrefixes } from '../helpers/key-prefixes.js';
 import { useTestRedisClient } from '../helpers/redis-server.js';
 
 const logger = pino({ level: 'silent' });
@@ -11,7 +12,6 @@ const MINER = 'fire-test-miner';
 
 let redis: Redis;
 const started: LeaderElection[] = [];
-let prefixCounter = 0;
 
 useTestRedisClient((client) => {
   redis = client;
@@ -35,10 +35,7 @@ function election(
   return e;
 }
 
-function freshPrefix(): string {
-  prefixCounter += 1;
-  return `el${prefixCounter}`;
-}
+const freshPrefix = keyPrefixes('el');
 
 describe('LeaderElection', () => {
   it('one of two candidates wins; the token is in <p>:leader:token with the lease and epochs grow', async () => {

@@ -3,11 +3,11 @@ import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createClusterKeys } from '../../src/cluster/cluster-keys.js';
 import { NodeIdClaim, type NodeIdClaimOptions } from '../../src/cluster/node-id-claim.js';
+import { keyPrefixes } from '../helpers/key-prefixes.js';
 import { useTestRedisClient } from '../helpers/redis-server.js';
 
 let redis: Redis;
 const held: NodeIdClaim[] = [];
-let prefixCounter = 0;
 const logged: Array<{ level: number; msg: string }> = [];
 const logger = pino(
   { level: 'info' },
@@ -33,10 +33,7 @@ async function acquire(opts: NodeIdClaimOptions): Promise<NodeIdClaim> {
   return claim;
 }
 
-function freshPrefix(): string {
-  prefixCounter += 1;
-  return `nid${prefixCounter}`;
-}
+const freshPrefix = keyPrefixes('nid');
 
 describe('node id claim', () => {
   it('refuses a second live process with the same node id, naming the holder; another id is free', async () => {

@@ -9,12 +9,12 @@ import {
   RedisBanList,
 } from '../../src/cluster/redis-ban-list.js';
 import type { BanEntry } from '../../src/pool/ban-policy.js';
+import { keyPrefixes } from '../helpers/key-prefixes.js';
 import { useTestRedisClient } from '../helpers/redis-server.js';
 import { until } from '../helpers/until.js';
 
 let redis: Redis;
 const lists: RedisBanList[] = [];
-let prefixCounter = 0;
 const logged: string[] = [];
 const logger = pino({ level: 'info' }, { write: (line: string) => void logged.push(line) });
 
@@ -62,10 +62,7 @@ async function startList(
   return { list, sink };
 }
 
-function freshPrefix(): string {
-  prefixCounter += 1;
-  return `bans${prefixCounter}`;
-}
+const freshPrefix = keyPrefixes('bans');
 
 describe('one ban list for every stratum host', () => {
   it("a ban and an unban on one host reach the others, and not the host's own sink", async () => {

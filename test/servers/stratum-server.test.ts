@@ -133,8 +133,8 @@ class LineClient {
     );
   }
 
-  static async open(port: number): Promise<LineClient> {
-    const socket = netConnect({ port, host: '127.0.0.1' });
+  static async open(port: number, host = '127.0.0.1'): Promise<LineClient> {
+    const socket = netConnect({ port, host });
     await new Promise<void>((resolve, reject) => {
       socket.once('connect', resolve);
       socket.once('error', reject);
@@ -871,12 +871,7 @@ describe('StratumServer: connection caps decided by another process', () => {
     await server.start();
     running.push(server);
     const [v6, v4] = server.listening().map((p) => p.port);
-    const socket = netConnect({ port: v6!, host: '::1' });
-    await new Promise<void>((resolve, reject) => {
-      socket.once('connect', resolve);
-      socket.once('error', reject);
-    });
-    const c = new LineClient(socket);
+    const c = await LineClient.open(v6!, '::1');
     clients.push(c);
     await c.login();
     await (await client(v4!)).login();

@@ -92,7 +92,7 @@ export interface ControlHandlerOptions {
  * standing by (another process holds the lease) has no payout loop until it wins.
  */
 export interface ControlHandlerModules {
-  /** The stratum role's pool core (bans live in each stratum process); null without that role. */
+  /** The stratum role's pool core (its ban list is shared with the other hosts); null without that role. */
   readonly backend: ControlBackend | null;
   /** Without the stratum role: the pool's bans in Redis (absent: ban commands are unavailable). */
   readonly bans?: ControlBans | null;

@@ -104,7 +104,7 @@ export interface StatusView {
       readonly rejected: number;
       readonly submitErrors: number;
     };
-    /** Bans are per host: shared by a host's stratum processes, not by other hosts. */
+    /** `active`: this process's list, which every stratum host shares; `issued`: decided here since start. */
     readonly bans: { readonly active: number; readonly issued: number };
     /** With `stratum.processes` > 1: each stratum child process; null when the role runs in this process. */
     readonly processes: readonly StratumProcessView[] | null;

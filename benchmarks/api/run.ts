@@ -8,6 +8,7 @@
  *
  * On a shared machine the numbers move with the neighbours' load.
  */
+import { createApiStores } from '../../src/app/api-stores.js';
 import { keyPairFromSeed } from '../../src/devnet/wallet/ed25519-keys.js';
 import { encodeAddress } from '../../src/fuego/address.js';
 import { createLogger } from '../../src/log/logger.js';
@@ -15,7 +16,7 @@ import { createPoolEventBus } from '../../src/pool/events.js';
 import type { AcceptedShare } from '../../src/pool/share-ledger.js';
 import type { DaemonInfo } from '../../src/rpc/daemon-schemas.js';
 import { RpcError } from '../../src/rpc/rpc-error.js';
-import { buildApiServer, createApiStores } from '../../src/servers/api/build-api-server.js';
+import { buildApiServer } from '../../src/servers/api/build-api-server.js';
 import { hashrateBucketCommands } from '../../src/store/hashrate-buckets.js';
 import { createHashrateKeys } from '../../src/store/hashrate-keys.js';
 import { createRedisClient } from '../../src/store/redis-client.js';
@@ -126,7 +127,7 @@ async function main(): Promise<void> {
     const app = await buildApiServer(
       { classicApi: true },
       {
-        redis,
+        redisProbe: () => redis.ping(),
         stores: createApiStores(keyPrefix, redis),
         daemon: {
           getInfo: async () => info,

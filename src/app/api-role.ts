@@ -5,13 +5,14 @@ import { countActiveBans } from '../cluster/redis-ban-list.js';
 import type { PoolConfig } from '../config/schema.js';
 import { COIN_DECIMALS } from '../fuego/money.js';
 import type { PoolEventBus } from '../pool/events.js';
-import { minPayoutAtomicOf } from '../pool/payouts/payout-config.js';
 import type { DaemonClient } from '../rpc/daemon-client.js';
 import type { WalletClient } from '../rpc/wallet-client.js';
 import { parseApiOptions } from '../servers/api/api-options.js';
-import { buildApiServer, createApiStores } from '../servers/api/build-api-server.js';
+import { buildApiServer } from '../servers/api/build-api-server.js';
 import type { PoolInfo } from '../servers/api/pool-info.js';
 import { cachedAliasByAddress } from './alias-lookup.js';
+import { createApiStores } from './api-stores.js';
+import { minPayoutAtomicOf } from './money-options.js';
 import type { Part } from './parts.js';
 import type { StratumSurface } from './stratum-surface.js';
 
@@ -43,7 +44,7 @@ export async function startApiRole(
   const apiOptions = parseApiOptions(apiInput);
   const { redis, stratum, templateAgeMs } = modules;
   const api = await buildApiServer(apiOptions, {
-    redis,
+    redisProbe: () => redis.ping(),
     stores: createApiStores(config.redis.keyPrefix, redis),
     daemon: modules.daemon,
     poolInfo: poolInfoFrom(config, stratum),

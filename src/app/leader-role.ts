@@ -3,11 +3,12 @@ import type { Logger } from 'pino';
 import { LeaderElection, type LeadershipChange } from '../cluster/leader-election.js';
 import { RedisTemplatePublisher } from '../cluster/redis-template-publisher.js';
 import type { PoolConfig } from '../config/schema.js';
-import { DaemonTemplateSource, TemplateSourceError } from '../pool/daemon-template-source.js';
+import { LeaderLoop } from '../leader/leader-loop.js';
+import { DaemonTemplateSource, TemplateSourceError } from '../leader/templates/daemon-template-source.js';
 import type { PoolEventBus } from '../pool/events.js';
 import type { DaemonClient } from '../rpc/daemon-client.js';
 import type { WalletClient } from '../rpc/wallet-client.js';
-import { createBlockUnlocker, createPayoutRunner, LeaderLoop } from './leader-services.js';
+import { createBlockUnlocker, createPayoutRunner } from './money-services.js';
 import { expectedCurrencyId } from './network.js';
 
 export interface LeaderRoleModules {

@@ -9,10 +9,10 @@ import { RedisEventRelay } from '../cluster/redis-event-relay.js';
 import { ConfigError } from '../config/load-config.js';
 import type { PoolConfig } from '../config/schema.js';
 import { AddressError, decodeAddress } from '../fuego/address.js';
+import { notificationEventsOf } from '../leader/notifications/notification-events.js';
+import { createWebhookNotifier } from '../leader/notifications/webhook-notifier.js';
 import type { BanEntry } from '../pool/ban-policy.js';
 import { createPoolEventBus, type PoolEventBus } from '../pool/events.js';
-import { notificationEventsOf } from '../pool/notifications/notification-events.js';
-import { createWebhookNotifier } from '../pool/notifications/webhook-notifier.js';
 import { peerKey } from '../pool/peer-key.js';
 import { DaemonClient } from '../rpc/daemon-client.js';
 import { WalletClient } from '../rpc/wallet-client.js';
@@ -22,6 +22,7 @@ import { createControlStats } from '../servers/control/control-stats.js';
 import type { ConnectionAdmission } from '../servers/stratum/connection-admission.js';
 import type { StratumPortOptions } from '../servers/stratum/stratum-options.js';
 import type { ListeningPort, StratumServer } from '../servers/stratum/stratum-server.js';
+import { HashrateReader } from '../store/hashrate-reader.js';
 import { startApiRole } from './api-role.js';
 import { LeaderRole } from './leader-role.js';
 import { type Part, stopParts } from './parts.js';
@@ -271,7 +272,10 @@ export class PoolNode {
             templates: () => served?.templates ?? polled?.templates() ?? null,
             leader: polled === null ? null : () => polled.loop(),
             events,
-            stats: createControlStats({ keyPrefix: config.redis.keyPrefix }, { redis }),
+            stats: createControlStats(
+              {},
+              { reader: new HashrateReader({ keyPrefix: config.redis.keyPrefix }, { redis }) },
+            ),
             logger: logger.child({ module: 'control' }),
           },
         );

@@ -40,6 +40,12 @@ export const unlockerConfigFields = {
   /** Where the pool fee is credited (and later paid); without one it stays in the pool wallet. */
   feeAddress: z.string().min(1).optional(),
   pplnsWindowFactor: z.number().min(0.001).max(100).default(2),
+  /**
+   * A block no share counts towards (its round's records lost): "credit-finder" gives the miners'
+   * part to the finder, whose share is the one known to exist; "reject" holds the block pending
+   * for the operator (logged as an unlock error).
+   */
+  emptyRound: z.enum(['credit-finder', 'reject']).default('credit-finder'),
   /** Depth (blocks on top) at which a block's reward is credited; coinbase unlocks at 60. */
   confirmDepth: z.number().int().min(1).max(10_000).default(60),
   unlockIntervalSec: z.number().int().min(1).max(86_400).default(60),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { notificationConfigSchema } from '../pool/notifications/notification-config.js';
 import { apiOptionsSchema } from '../servers/api/api-options.js';
 import { controlConfigSchema } from '../servers/control/control-config.js';
+import { notificationConfigSchema } from './notifications-schema.js';
 import { paymentsConfigSchema } from './payments-schema.js';
 
 /**

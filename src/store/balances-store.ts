@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import type { PayableBalances } from '../pool/payouts/payable-balances.js';
 import { amountArg, PaymentStoreError, parseStoredAmount, refusalOf } from './balances-error.js';
 import { createPaymentKeys, type PaymentKeys } from './balances-keys.js';
 import { MONEY_LUA_PRELUDE } from './balances-lua.js';
@@ -107,7 +108,7 @@ return {1, balance}
 `;
 
 /** Reads of balances, totals and histories, and manual adjustments. */
-export class RedisBalances {
+export class RedisBalances implements PayableBalances {
   readonly keys: PaymentKeys;
   readonly #redis: Redis;
   readonly #clock: () => number;

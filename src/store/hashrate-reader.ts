@@ -26,6 +26,14 @@ export interface WorkerHashrate {
   readonly lastShareMs: number;
 }
 
+/** A miner among the top by hashrate over a window. */
+export interface TopMiner {
+  readonly address: string;
+  readonly hashrate: number;
+  readonly activeWorkers: number;
+  readonly lastShareMs: number;
+}
+
 export interface ActiveCounts {
   readonly miners: number;
   readonly workers: number;
@@ -123,6 +131,48 @@ export class HashrateReader {
   }
 
   /** Last share time of a miner (ms), or null if it has none within the retention. */
+  /**
+   * The `limit` miners with the highest hashrate over the window, chosen among the
+   * `maxCandidates` most recently active ones (a miner with a real share of the pool submits every
+   * few seconds, so it is among them; the bound keeps the read at 2 x that many HMGETs).
+   */
+  async topMiners(
+    limit: number,
+    nowMs: number,
+    windowMs: number,
+    maxCandidates: number,
+  ): Promise<TopMiner[]> {
+    const since = String(nowMs - windowMs);
+    const flat = await this.#run('topMiners', () =>
+      this.#redis.zrevrangebyscore(
+        this.#keys.activeMiners,
+        '+inf',
+        since,
+        'WITHSCORES',
+        'LIMIT',
+        0,
+        maxCandidates,
+      ),
+    );
+    const lastShare = new Map<string, number>();
+    for (let i = 0; i + 1 < flat.length; i += 2) lastShare.set(flat[i]!, Number(flat[i + 1]));
+    const rates = await this.minersHashrate([...lastShare.keys()], nowMs, windowMs);
+    const top = [...rates].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, limit);
+    if (top.length === 0) return [];
+    const pipeline = this.#redis.pipeline();
+    for (const [address] of top) pipeline.zcount(this.#keys.minerWorkers(address), since, '+inf');
+    const workerCounts = (await this.#run('topMiners', () => pipeline.exec())) ?? [];
+    return top.map(([address, hashrate], index) => {
+      const reply = workerCounts[index];
+      return {
+        address,
+        hashrate,
+        activeWorkers: reply === undefined || reply[0] !== null ? 0 : Number(reply[1]),
+        lastShareMs: lastShare.get(address) ?? 0,
+      };
+    });
+  }
+
   async minerLastShareMs(address: string): Promise<number | null> {
     const score = await this.#run('minerLastShareMs', () =>
       this.#redis.zscore(this.#keys.activeMiners, address),

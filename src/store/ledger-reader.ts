@@ -1,7 +1,8 @@
 import type { Redis } from 'ioredis';
+import type { RoundSummary, StoredBlockCandidate, StoredBlockStatus } from '../pool/blocks/stored-block.js';
+import type { ShareWindowEnd } from '../pool/blocks/unlock-ledger.js';
 import type { BlockCandidate } from '../pool/share-ledger.js';
 import { createStoreKeys, type StoreKeys } from './keys.js';
-import type { StoredBlockStatus } from './scripts/record-block-candidate.js';
 import { parseShareEntry, type StoredShare } from './share-entry.js';
 import { StoreError, toStoreError } from './store-error.js';
 
@@ -15,38 +16,7 @@ const MAX_BLOCK_PAGE = 500;
 /** The largest sequence number of a stream id (uint64). */
 const MAX_STREAM_SEQ = 18_446_744_073_709_551_615n;
 
-export interface RoundSummary {
-  readonly startedAtMs: number;
-  readonly totalDifficulty: bigint;
-  readonly shareCount: number;
-}
-
-/** A `<p>:block:<hash>` record. `round` is null for a solo or rejected block (it closed no round). */
-export interface StoredBlockCandidate {
-  readonly height: number;
-  readonly hash: string;
-  readonly prevHash: string;
-  readonly networkDifficulty: bigint;
-  readonly finderAddress: string;
-  readonly finderWorker: string;
-  /** Stream id of the solving share: where PPLNS starts reading back. */
-  readonly shareEntryId: string;
-  readonly shareDifficulty: number;
-  readonly solo: boolean;
-  readonly submitResult: BlockCandidate['submitResult'];
-  readonly submitError: string | null;
-  readonly timestampMs: number;
-  readonly status: StoredBlockStatus;
-  readonly round: RoundSummary | null;
-}
-
-/**
- * Why a PPLNS read-back stopped: the window is filled; the stream holds nothing older (a young
- * pool); it holds nothing older because entries were trimmed (the window lost shares: the stream
- * retention is too short for this window); or the `maxShares` safety bound was hit.
- */
-export type ShareWindowEnd = 'filled' | 'stream-start' | 'trimmed' | 'max-shares';
-
+/** The PPLNS read-back, with each share's stream entry id. */
 export interface ShareWindow {
   /** Pool shares (solo shares skipped), newest first, starting with the block's own share. */
   readonly shares: readonly StoredShare[];

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import type { PendingCreditEstimates } from '../pool/blocks/unlock-ledger.js';
 import { createStoreKeys, type StoreKeys } from './keys.js';
 import { toStoreError } from './store-error.js';
 
@@ -11,7 +12,7 @@ import { toStoreError } from './store-error.js';
  * Key: `<p>:block:<hash>:pending` - HASH address -> atomic units (decimal string) - expires after
  * `ttlMs` so an abandoned candidate cannot haunt a balance forever.
  */
-export class PendingCredits {
+export class PendingCredits implements PendingCreditEstimates {
   readonly #redis: Redis;
   readonly #keys: StoreKeys;
 

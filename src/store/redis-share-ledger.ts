@@ -1,18 +1,13 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from '../log/logger.js';
+import type { StoredBlockCandidate, StoredBlockStatus } from '../pool/blocks/stored-block.js';
 import type { AcceptedShare, BlockCandidate, ShareLedger } from '../pool/share-ledger.js';
 import { createStoreKeys, type StoreKeys } from './keys.js';
-import {
-  type ReadSharesOptions,
-  RedisLedgerReader,
-  type ShareWindow,
-  type StoredBlockCandidate,
-} from './ledger-reader.js';
+import { type ReadSharesOptions, RedisLedgerReader, type ShareWindow } from './ledger-reader.js';
 import { defineScript, type ScriptRunner } from './scripts/define-script.js';
 import {
   buildRecordBlockCandidateCall,
   RECORD_BLOCK_CANDIDATE_LUA,
-  type StoredBlockStatus,
 } from './scripts/record-block-candidate.js';
 import { buildRecordSharesCall, RECORD_SHARES_LUA } from './scripts/record-shares.js';
 import { validateShare } from './share-entry.js';

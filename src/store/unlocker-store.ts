@@ -1,9 +1,18 @@
 import type { Redis } from 'ioredis';
+import type { StoredBlockCandidate } from '../pool/blocks/stored-block.js';
+import type {
+  CreditBlockRequest,
+  CreditOutcome,
+  ObserveBlockRequest,
+  OrphanBlockRequest,
+  UnlockLedger,
+} from '../pool/blocks/unlock-ledger.js';
 import { amountArg, PaymentStoreError, refusalOf } from './balances-error.js';
 import { createPaymentKeys, type PaymentKeys } from './balances-keys.js';
 import { MONEY_LUA_PRELUDE } from './balances-lua.js';
 import { DEFAULT_HISTORY_MAX_LENGTH } from './balances-store.js';
 import { createStoreKeys, type StoreKeys } from './keys.js';
+import { RedisLedgerReader, type ShareWindow } from './ledger-reader.js';
 import { defineScript, type ScriptRunner } from './scripts/define-script.js';
 import { toStoreError } from './store-error.js';
 
@@ -90,37 +99,19 @@ redis.call('HSET', KEYS[2], 'confirmations', ARGV[2], 'lastCheckedMs', ARGV[3], 
 return {1}
 `;
 
-export interface BlockCredit {
-  readonly address: string;
-  readonly amountAtomic: bigint;
-  readonly reason: 'block-credit' | 'pool-fee';
-}
-
-export interface CreditBlockRequest {
-  readonly hash: string;
-  readonly height: number;
-  readonly rewardAtomic: bigint;
-  readonly poolFeeAtomic: bigint;
-  /** The part of the pool fee that stays in the wallet (poolFee when no fee address). */
-  readonly poolFeeKeptAtomic: bigint;
-  readonly finderBonusAtomic: bigint;
-  readonly scheme: string;
-  readonly depth: number;
-  readonly credits: readonly BlockCredit[];
-  readonly fencingToken?: string;
-}
-
-export type CreditOutcome = { readonly applied: true } | { readonly applied: false; readonly status: string };
-
 export interface UnlockerStoreOptions {
   readonly keyPrefix: string;
   readonly historyMaxLength?: number;
 }
 
-/** The unlocker's writes: credit a confirmed block, orphan one, note a shallow one's depth. */
-export class UnlockerStore {
+/**
+ * The unlocker's ledger on Redis: its writes (credit a confirmed block, orphan one, note a shallow
+ * one's depth) and the reads its decisions need (through the ledger reader).
+ */
+export class UnlockerStore implements UnlockLedger {
   readonly keys: PaymentKeys;
   readonly storeKeys: StoreKeys;
+  readonly #reader: RedisLedgerReader;
   readonly #clock: () => number;
   readonly #historyMaxLength: number;
   readonly #credit: ScriptRunner;
@@ -130,11 +121,24 @@ export class UnlockerStore {
   constructor(opts: UnlockerStoreOptions, modules: { redis: Redis; clock?: () => number }) {
     this.keys = createPaymentKeys(opts.keyPrefix);
     this.storeKeys = createStoreKeys(opts.keyPrefix);
+    this.#reader = new RedisLedgerReader({ keyPrefix: opts.keyPrefix }, { redis: modules.redis });
     this.#clock = modules.clock ?? Date.now;
     this.#historyMaxLength = opts.historyMaxLength ?? DEFAULT_HISTORY_MAX_LENGTH;
     this.#credit = defineScript(modules.redis, 'fuegoPoolCreditBlock', CREDIT_BLOCK_LUA);
     this.#orphan = defineScript(modules.redis, 'fuegoPoolOrphanBlock', ORPHAN_BLOCK_LUA);
     this.#observe = defineScript(modules.redis, 'fuegoPoolObserveBlock', OBSERVE_BLOCK_LUA);
+  }
+
+  listBlockCandidates(page: { offset: number; limit: number }): Promise<StoredBlockCandidate[]> {
+    return this.#reader.listBlockCandidates(page);
+  }
+
+  getRoundContributions(round: { height: number; hash: string }): Promise<Map<string, bigint>> {
+    return this.#reader.getRoundContributions(round);
+  }
+
+  readSharesBackFrom(entryId: string, untilDifficulty: bigint): Promise<ShareWindow> {
+    return this.#reader.readSharesBackFrom(entryId, untilDifficulty);
   }
 
   /** Credits and confirms atomically; `applied` false when the block was no longer pending. */
@@ -189,14 +193,7 @@ export class UnlockerStore {
     return code === 1 ? { applied: true } : { applied: false, status: String(status) };
   }
 
-  async orphanBlock(request: {
-    hash: string;
-    height: number;
-    mergeRound: boolean;
-    reason: string;
-    observedHash: string;
-    fencingToken?: string;
-  }): Promise<CreditOutcome> {
+  async orphanBlock(request: OrphanBlockRequest): Promise<CreditOutcome> {
     const keys = [
       this.keys.leaderToken,
       this.storeKeys.block(request.hash),
@@ -223,12 +220,7 @@ export class UnlockerStore {
     return code === 1 ? { applied: true } : { applied: false, status: String(status) };
   }
 
-  async observeBlock(request: {
-    hash: string;
-    confirmations: number;
-    note: string;
-    fencingToken?: string;
-  }): Promise<void> {
+  async observeBlock(request: ObserveBlockRequest): Promise<void> {
     const reply = await run('observe_block', () =>
       this.#observe({
         keys: [this.keys.leaderToken, this.storeKeys.block(request.hash)],

@@ -1,7 +1,6 @@
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Devnet } from '../../src/devnet/devnet.js';
-import { PayoutRunner } from '../../src/pool/payouts/payout-runner.js';
 import type { WalletClient } from '../../src/rpc/wallet-client.js';
 import { createStoreKeys } from '../../src/store/keys.js';
 import { createRedisClient, type RedisConnection } from '../../src/store/redis-client.js';
@@ -9,14 +8,15 @@ import { RedisShareLedger, type RedisShareLedgerOptions } from '../../src/store/
 import { type RedisClusterDeployment, startRedisCluster } from '../../src/tools/redis-cluster.js';
 import { type RedisSentinelDeployment, startRedisSentinel } from '../../src/tools/redis-sentinel.js';
 import { startTestDevnet } from '../devnet/devnet-test-helpers.js';
-import { expectLedgerConsistent } from '../pool/payouts/money-invariants.js';
+import { expectLedgerConsistent } from '../leader/payouts/money-invariants.js';
+import { payoutRunnerFor } from '../leader/payouts/payout-runner-for.js';
 import {
   devnetTransactionsWithBatch,
   expectPaidExactlyOnce,
   fundMiners,
   minerAddress,
   walletClientFor,
-} from '../pool/payouts/payout-test-kit.js';
+} from '../leader/payouts/payout-test-kit.js';
 import {
   ADDRESSES,
   blockHash,
@@ -84,9 +84,11 @@ async function exercisePayouts(
   ] as const;
   devnet.control.mineBlocks(11);
   await fundMiners(redis, keyPrefix, credits);
-  const runner = new PayoutRunner(
-    { keyPrefix, minPayoutAtomic: COIN },
-    { redis, wallet, logger: silentLogger },
+  const runner = payoutRunnerFor(
+    redis,
+    keyPrefix,
+    { wallet, logger: silentLogger },
+    { minPayoutAtomic: COIN },
   );
   const summary = await runner.runOnce();
   expect(summary.skipped).toBeNull();

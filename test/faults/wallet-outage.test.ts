@@ -1,19 +1,20 @@
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Devnet } from '../../src/devnet/devnet.js';
-import { PayoutRunner, type PayoutStep } from '../../src/pool/payouts/payout-runner.js';
+import type { PayoutStep } from '../../src/leader/payouts/payout-runner.js';
 import type { WalletClient } from '../../src/rpc/wallet-client.js';
 import { createRedisClient } from '../../src/store/redis-client.js';
 import { startTestDevnet } from '../devnet/devnet-test-helpers.js';
 import { startTestRedis, type TestRedis } from '../helpers/redis-server.js';
-import { expectLedgerConsistent } from '../pool/payouts/money-invariants.js';
+import { expectLedgerConsistent } from '../leader/payouts/money-invariants.js';
+import { payoutRunnerFor } from '../leader/payouts/payout-runner-for.js';
 import {
   devnetTransactionsWithBatch,
   expectPaidExactlyOnce,
   fundMiners,
   minerAddress,
   walletClientFor,
-} from '../pool/payouts/payout-test-kit.js';
+} from '../leader/payouts/payout-test-kit.js';
 import { silentLogger, uniquePrefix } from '../store/store-fixtures.js';
 
 /**
@@ -62,10 +63,10 @@ describe('fault: wallet down during a payout', () => {
     // Recovery runs look 27 h ahead: an ambiguous send the wallet does not know is rolled back only
     // after unresolvedRollbackAfterMs (26 h), by design.
     const runner = (withOutage: boolean, clockOffsetMs = 0) =>
-      new PayoutRunner(
-        { keyPrefix, minPayoutAtomic: COIN, maxTransfersPerTransaction: 2 },
+      payoutRunnerFor(
+        redis,
+        keyPrefix,
         {
-          redis,
           wallet,
           logger: silentLogger,
           clock: () => Date.now() + clockOffsetMs,
@@ -76,6 +77,7 @@ describe('fault: wallet down during a payout', () => {
             }
           },
         },
+        { minPayoutAtomic: COIN, maxTransfersPerTransaction: 2 },
       );
     const first = await runner(true).runOnce();
     const firstStates = [...first.batches, ...first.stillOpen].map((b) => b.state);

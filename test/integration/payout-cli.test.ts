@@ -11,7 +11,7 @@ import type { Devnet } from '../../src/devnet/devnet.js';
 import { createRedisClient } from '../../src/store/redis-client.js';
 import { startTestDevnet } from '../devnet/devnet-test-helpers.js';
 import { startTestRedis, type TestRedis } from '../helpers/redis-server.js';
-import { fundMiners, minerAddress } from '../pool/payouts/payout-test-kit.js';
+import { fundMiners, minerAddress } from '../leader/payouts/payout-test-kit.js';
 import { silentLogger, uniquePrefix } from '../store/store-fixtures.js';
 
 async function run(command: CliCommand, args: string[]): Promise<{ code: number; out: string }> {

@@ -3,18 +3,15 @@ import { fileURLToPath } from 'node:url';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Devnet } from '../../src/devnet/devnet.js';
-import {
-  PayoutRunner,
-  type PayoutRunnerOptions,
-  type PayoutRunSummary,
-} from '../../src/pool/payouts/payout-runner.js';
+import type { PayoutRunnerOptions, PayoutRunSummary } from '../../src/leader/payouts/payout-runner.js';
 import type { WalletClient } from '../../src/rpc/wallet-client.js';
 import { RedisBalances } from '../../src/store/balances-store.js';
 import { PayoutStore } from '../../src/store/payout-store.js';
 import { createRedisClient } from '../../src/store/redis-client.js';
 import { startTestDevnet } from '../devnet/devnet-test-helpers.js';
 import { startTestRedis, type TestRedis } from '../helpers/redis-server.js';
-import { expectLedgerConsistent } from '../pool/payouts/money-invariants.js';
+import { expectLedgerConsistent } from '../leader/payouts/money-invariants.js';
+import { payoutRunnerFor } from '../leader/payouts/payout-runner-for.js';
 import {
   devnetReceived,
   devnetTransactionsWithBatch,
@@ -23,7 +20,7 @@ import {
   integratedMinerAddress,
   minerAddress,
   walletClientFor,
-} from '../pool/payouts/payout-test-kit.js';
+} from '../leader/payouts/payout-test-kit.js';
 import { silentLogger, uniquePrefix } from '../store/store-fixtures.js';
 
 const COIN = 10_000_000n;
@@ -51,10 +48,12 @@ describe('payouts through the devnet wallet', () => {
     await Promise.all([server?.stop(), devnet?.stop()]);
   });
 
-  function runnerFor(keyPrefix: string, opts: Partial<PayoutRunnerOptions> = {}): PayoutRunner {
-    return new PayoutRunner(
-      { keyPrefix, minPayoutAtomic: COIN, ...opts },
-      { redis, wallet, logger: silentLogger },
+  function runnerFor(keyPrefix: string, opts: Partial<PayoutRunnerOptions> = {}) {
+    return payoutRunnerFor(
+      redis,
+      keyPrefix,
+      { wallet, logger: silentLogger },
+      { minPayoutAtomic: COIN, ...opts },
     );
   }
 
@@ -153,16 +152,17 @@ describe('payouts through the devnet wallet', () => {
     const huge = 1_000_000n * COIN;
     await fundMiners(redis, keyPrefix, [[miner, huge]]);
     // Skip the planner's own funds check to reach walletd's refusal.
-    const runner = new PayoutRunner(
-      { keyPrefix, minPayoutAtomic: COIN },
+    const runner = payoutRunnerFor(
+      redis,
+      keyPrefix,
       {
-        redis,
         wallet: {
           ...bindWallet(wallet),
           getBalance: async () => ({ ...(await wallet.getBalance()), availableBalance: Number(huge * 2n) }),
         },
         logger: silentLogger,
       },
+      { minPayoutAtomic: COIN },
     );
     const summary = await runner.runOnce();
     expect(summary.batches.map((b) => b.state)).toEqual(['failed']);

@@ -1,13 +1,14 @@
 import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
+import type { BatchTransfer, PayoutWriter } from '../../src/pool/payouts/payout-batch.js';
 import { createPaymentKeys } from '../../src/store/balances-keys.js';
 import { RedisBalances } from '../../src/store/balances-store.js';
 import { createStoreKeys } from '../../src/store/keys.js';
-import { type BatchTransfer, PayoutStore, type PayoutWriter } from '../../src/store/payout-store.js';
+import { PayoutStore } from '../../src/store/payout-store.js';
 import { RedisShareLedger } from '../../src/store/redis-share-ledger.js';
 import { UnlockerStore } from '../../src/store/unlocker-store.js';
 import { useTestRedisClient } from '../helpers/redis-server.js';
-import { expectLedgerConsistent } from '../pool/payouts/money-invariants.js';
+import { expectLedgerConsistent } from '../leader/payouts/money-invariants.js';
 import {
   ADDRESSES,
   blockHash,

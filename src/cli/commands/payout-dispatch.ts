@@ -1,5 +1,5 @@
 import { lstat } from 'node:fs/promises';
-import type { BatchReport, PayoutRunSummary } from '../../pool/payouts/payout-runner.js';
+import type { BatchReport, PayoutRunSummary } from '../../leader/payouts/payout-runner.js';
 import { ControlError } from '../../servers/control/control-errors.js';
 import type {
   PayoutBatchView,
@@ -113,7 +113,11 @@ export async function payViaSocket(socketPath: string, io: CliIo): Promise<numbe
 }
 
 function batchFromView(view: PayoutBatchView): BatchReport {
-  return { ...view, amountAtomic: BigInt(view.amountAtomic) };
+  return {
+    ...view,
+    amountAtomic: BigInt(view.amountAtomic),
+    networkFeeAtomic: BigInt(view.networkFeeAtomic),
+  };
 }
 
 function summaryFromView(view: PayoutSummaryView): PayoutRunSummary {

@@ -1,9 +1,9 @@
-import { createPayoutRunner } from '../../app/leader-services.js';
+import { createPayoutRunner } from '../../app/money-services.js';
 import { connectRedis } from '../../app/redis-connection.js';
+import { loadConfigFile } from '../../config/load-config.js';
 import { formatAtomic } from '../../fuego/money.js';
+import type { BatchReport, PayoutRunSummary } from '../../leader/payouts/payout-runner.js';
 import { createLogger } from '../../log/logger.js';
-import { loadPaymentsConfigFile } from '../../pool/payouts/payout-config.js';
-import type { BatchReport, PayoutRunSummary } from '../../pool/payouts/payout-runner.js';
 import { DaemonClient } from '../../rpc/daemon-client.js';
 import { WalletClient } from '../../rpc/wallet-client.js';
 import { type CliCommand, type CliIo, UsageError, writeLine } from '../command.js';
@@ -76,7 +76,7 @@ export const payoutCommand: CliCommand = {
   summary: 'settle unresolved payout batches, then pay balances above the minimum',
   async run(args: string[], io: CliIo): Promise<number> {
     const options = parsePayoutArgs(args, new Set(['--config', '--now', '--dry-run']));
-    const { pool, payments } = loadPaymentsConfigFile(options.configPath);
+    const pool = loadConfigFile(options.configPath);
     const logger = createLogger({ level: pool.log.level });
     const redis = await connectRedis(pool.redis, process.env, logger);
     const wallet = new WalletClient({ ...pool.wallet, retries: 2 });
@@ -89,8 +89,8 @@ export const payoutCommand: CliCommand = {
         logger: logger.child({ module: 'payouts' }),
       });
       if (!options.now && !options.dryRun) {
-        const last = await runner.store.getLastRun();
-        const dueAtMs = last === null ? 0 : last + payments.payouts.intervalSec * 1000;
+        const last = await runner.lastRunAtMs();
+        const dueAtMs = last === null ? 0 : last + pool.payments.payouts.intervalSec * 1000;
         if (Date.now() < dueAtMs) {
           writeLine(io.stdout, `not due: next payout after ${new Date(dueAtMs).toISOString()} (use --now)`);
           return 0;

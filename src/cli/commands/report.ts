@@ -1,7 +1,7 @@
 import { connectRedis } from '../../app/redis-connection.js';
+import { loadConfigFile } from '../../config/load-config.js';
 import { formatAtomic } from '../../fuego/money.js';
 import { createLogger } from '../../log/logger.js';
-import { loadPaymentsConfigFile } from '../../pool/payouts/payout-config.js';
 import { WalletClient } from '../../rpc/wallet-client.js';
 import { RedisBalances } from '../../store/balances-store.js';
 import { PayoutStore } from '../../store/payout-store.js';
@@ -21,7 +21,7 @@ export const reportCommand: CliCommand = {
   summary: 'solvency (balances owed vs wallet) and pending / failed payout batches',
   async run(args: string[], io: CliIo): Promise<number> {
     const { configPath } = parsePayoutArgs(args, new Set(['--config']));
-    const { pool } = loadPaymentsConfigFile(configPath);
+    const pool = loadConfigFile(configPath);
     const logger = createLogger({ level: pool.log.level });
     const redis = await connectRedis(pool.redis, process.env, logger);
     const wallet = new WalletClient({ ...pool.wallet, retries: 1 });

@@ -8,17 +8,14 @@ import Fastify, {
   type FastifyInstance,
   LogController,
 } from 'fastify';
-import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { AddressError, decodeAddress } from '../../fuego/address.js';
 import type { Logger } from '../../log/logger.js';
+import type { RoundSummary } from '../../pool/blocks/stored-block.js';
 import type { PoolEventBus } from '../../pool/events.js';
 import { findPackageRoot } from '../../pow/native.js';
-import { RedisBalances } from '../../store/balances-store.js';
-import { HashrateReader } from '../../store/hashrate-reader.js';
-import { RedisLedgerReader, type RoundSummary } from '../../store/ledger-reader.js';
-import { PayoutStore } from '../../store/payout-store.js';
-import { PendingCredits } from '../../store/pending-credits.js';
+import type { HashrateReader } from '../../store/hashrate-reader.js';
+import type { PoolBlocksReader } from '../../store/pool-blocks-reader.js';
 import { StoreError } from '../../store/store-error.js';
 import { assertAdmin } from './admin-auth.js';
 import { ApiError, errorReply } from './api-errors.js';
@@ -39,9 +36,8 @@ import {
 import { registerClassicRoutes } from './classic-routes.js';
 import { HealthMonitor } from './health-monitor.js';
 import { LiveFeed } from './live-feed.js';
-import { type MinerAccountsReader, RedisMinerAccounts } from './miner-accounts.js';
+import type { MinerAccountsReader } from './miner-accounts.js';
 import { type NetworkDaemon, NetworkInfoCache } from './network-info.js';
-import { PoolBlocksReader } from './pool-blocks-reader.js';
 import type { PoolInfo } from './pool-info.js';
 import { StatsService } from './stats-service.js';
 
@@ -68,22 +64,9 @@ export interface ApiStores {
   readonly accounts: MinerAccountsReader | null;
 }
 
-/** Builds the readers of one pool's keys on `redis`. */
-export function createApiStores(keyPrefix: string, redis: Redis): ApiStores {
-  return {
-    ledger: new RedisLedgerReader({ keyPrefix }, { redis }),
-    hashrate: new HashrateReader({ keyPrefix }, { redis }),
-    blocks: new PoolBlocksReader({ keyPrefix }, { redis }),
-    accounts: new RedisMinerAccounts({
-      balances: new RedisBalances({ keyPrefix }, { redis }),
-      payouts: new PayoutStore({ keyPrefix }, { redis }),
-      pending: new PendingCredits({ keyPrefix }, { redis }),
-    }),
-  };
-}
-
 export interface ApiServerModules {
-  readonly redis: Redis;
+  /** Pings Redis for /health (e.g. () => redis.ping()). */
+  readonly redisProbe: () => Promise<unknown>;
   readonly stores: ApiStores;
   readonly daemon: NetworkDaemon;
   readonly poolInfo: PoolInfo;
@@ -181,7 +164,7 @@ export async function buildApiServer(
       maxTemplateAgeMs: options.maxTemplateAgeMs,
     },
     {
-      redis: modules.redis,
+      redisProbe: modules.redisProbe,
       network,
       logger,
       clock,

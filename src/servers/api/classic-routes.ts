@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
+import type { PoolBlock } from '../../store/pool-blocks-reader.js';
 import { ApiError } from './api-errors.js';
 import type { ApiOptions } from './api-options.js';
 import {
@@ -13,7 +14,6 @@ import type { ApiStores } from './build-api-server.js';
 import type { LiveFeed } from './live-feed.js';
 import { MAX_ACCOUNT_ROWS } from './miner-accounts.js';
 import type { NetworkInfoCache } from './network-info.js';
-import type { PoolBlock } from './pool-blocks-reader.js';
 import type { PoolInfo } from './pool-info.js';
 import type { ChartView, StatsService } from './stats-service.js';
 

@@ -1,4 +1,3 @@
-import type { Redis } from 'ioredis';
 import type { z } from 'zod';
 import type { Logger } from '../../log/logger.js';
 import type { healthCheckSchema, healthSchema } from './api-schemas.js';
@@ -18,7 +17,8 @@ export interface HealthMonitorOptions {
 }
 
 export interface HealthMonitorModules {
-  readonly redis: Redis;
+  /** Pings Redis (PING); /health calls it per request. */
+  readonly redisProbe: () => Promise<unknown>;
   readonly network: { status(): NetworkStatus };
   /** e.g. () => walletClient.getStatus(); absent: the wallet is "not-configured" (an API-only node). */
   readonly walletProbe?: () => Promise<unknown>;
@@ -96,7 +96,7 @@ export class HealthMonitor {
       const timeout = new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new Error('ping timed out')), REDIS_PING_TIMEOUT_MS);
       });
-      await Promise.race([this.#modules.redis.ping(), timeout]);
+      await Promise.race([this.#modules.redisProbe(), timeout]);
       return { status: 'ok', detail: null, ageMs: 0 };
     } catch {
       return { status: 'failing', detail: 'redis did not answer PING', ageMs: null };

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
+import type { RoundSummary } from '../../pool/blocks/stored-block.js';
 import type { HashrateReader } from '../../store/hashrate-reader.js';
-import type { RoundSummary } from '../../store/ledger-reader.js';
+import type { PoolBlock, PoolBlocksReader } from '../../store/pool-blocks-reader.js';
 import type { ApiOptions } from './api-options.js';
 import type {
   blockSummarySchema,
@@ -13,7 +14,6 @@ import type {
 } from './api-schemas.js';
 import type { MinerAccountsReader, MinerPaymentView } from './miner-accounts.js';
 import type { NetworkInfoCache } from './network-info.js';
-import type { PoolBlock, PoolBlocksReader } from './pool-blocks-reader.js';
 import type { PoolInfo } from './pool-info.js';
 
 export type PoolStatsView = z.infer<typeof poolStatsSchema>;

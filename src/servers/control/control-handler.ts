@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
 import { formatAtomic } from '../../fuego/money.js';
+import type { BatchReport, PayoutRunSummary } from '../../leader/payouts/payout-runner.js';
 import type { BanEntry } from '../../pool/ban-policy.js';
 import type { PoolEventBus } from '../../pool/events.js';
-import type { BatchReport, PayoutRunSummary } from '../../pool/payouts/payout-runner.js';
 import type { PoolBackendMetrics } from '../../pool/pool-backend.js';
 import type { StratumMetricsSnapshot } from '../stratum/stratum-metrics.js';
 import { canonicalIp } from './canonical-ip.js';
@@ -346,6 +346,7 @@ function batchView(report: BatchReport): PayoutBatchView {
     recipients: report.recipients,
     amountAtomic: report.amountAtomic.toString(),
     txHash: report.txHash,
+    networkFeeAtomic: report.networkFeeAtomic.toString(),
     note: report.note,
   };
 }

@@ -142,6 +142,7 @@ export interface PayoutBatchView {
   readonly recipients: number;
   readonly amountAtomic: string;
   readonly txHash: string | null;
+  readonly networkFeeAtomic: string;
   readonly note: string;
 }
 

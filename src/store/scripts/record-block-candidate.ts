@@ -1,3 +1,4 @@
+import type { StoredBlockStatus } from '../../pool/blocks/stored-block.js';
 import type { BlockCandidate } from '../../pool/share-ledger.js';
 import type { StoreKeys } from '../keys.js';
 import { shareEntryValues } from '../share-entry.js';
@@ -62,8 +63,6 @@ redis.call('ZADD', KEYS[4], ARGV[12], ARGV[13])
 redis.call('XTRIM', KEYS[1], 'MAXLEN', '~', ARGV[1])
 return {1, id, ARGV[4]}
 `;
-
-export type StoredBlockStatus = 'pending' | 'rejected' | 'confirmed' | 'orphaned';
 
 /** Builds KEYS and ARGV of record_block_candidate for a validated candidate. */
 export function buildRecordBlockCandidateCall(

@@ -1,12 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { buildPayoutExtra, findBatchIds } from '../../../src/pool/payouts/batch-tag.js';
-import { parsePaymentsConfig } from '../../../src/pool/payouts/payout-config.js';
 import { planPayouts } from '../../../src/pool/payouts/payout-planner.js';
-import { classifySendError } from '../../../src/pool/payouts/send-outcome.js';
-import { feePoliciesFrom, percentToBasisPoints } from '../../../src/pool/unlocker/unlocker-config.js';
-import { RpcError } from '../../../src/rpc/rpc-error.js';
-import { integratedMinerAddress, minerAddress } from './payout-test-kit.js';
+import { integratedMinerAddress, minerAddress } from '../../leader/payouts/payout-test-kit.js';
 
 const MINERS = Array.from({ length: 12 }, (_, i) => minerAddress(`plan-${i}`));
 
@@ -92,58 +88,5 @@ describe('planPayouts', () => {
       'invalid address (BAD_CHARACTER)',
       'wallet balance too low for this batch',
     ]);
-  });
-});
-
-describe('send error classification', () => {
-  const walletError = (applicationCode: number, rpcMessage: string) =>
-    new RpcError('RPC_ERROR', rpcMessage, { rpcCode: -32000, rpcMessage, applicationCode });
-  it('rolls back only refusals that come before broadcasting', () => {
-    expect(classifySendError(walletError(14, 'Insufficient funds')).kind).toBe('not-sent');
-    expect(classifySendError(walletError(5, 'Internal error occurred')).kind).toBe('unknown');
-    expect(classifySendError(new RpcError('RPC_TIMEOUT', 't')).kind).toBe('unknown');
-    expect(classifySendError(new RpcError('RPC_UNREACHABLE', 'x', { errno: 'ECONNRESET' })).kind).toBe(
-      'unknown',
-    );
-    expect(classifySendError(new RpcError('RPC_UNREACHABLE', 'x', { errno: 'ECONNREFUSED' })).kind).toBe(
-      'not-sent',
-    );
-    expect(classifySendError(new Error('?')).kind).toBe('unknown');
-  });
-});
-
-describe('payments config', () => {
-  it('converts percentages to basis points exactly', () => {
-    expect(percentToBasisPoints(1.25)).toBe(125);
-    expect(percentToBasisPoints('0.5')).toBe(50);
-    expect(percentToBasisPoints(100)).toBe(10_000);
-    expect(percentToBasisPoints(0.125)).toBeNull();
-    expect(percentToBasisPoints(-1)).toBeNull();
-    expect(percentToBasisPoints(100.01)).toBeNull();
-    const config = parsePaymentsConfig({ poolFeePercent: 1.5, feeAddress: MINERS[0] });
-    expect(feePoliciesFrom(config)).toEqual({
-      pool: { poolFeeBasisPoints: 150, finderBonusBasisPoints: 0, feeAddress: MINERS[0] },
-      solo: { poolFeeBasisPoints: 150, finderBonusBasisPoints: 0, feeAddress: MINERS[0] },
-    });
-    expect(config.payouts).toMatchObject({
-      minPayoutCoins: '1',
-      maxTransfersPerTransaction: 15,
-      feePaidBy: 'pool',
-    });
-  });
-
-  it.each([
-    [{ poolFeePercent: 101 }, 'payments.poolFeePercent:'],
-    [{ finderBonusPercent: 1.234 }, 'payments.finderBonusPercent:'],
-    [{ scheme: 'pps' }, 'payments.scheme:'],
-    [{ payouts: { minPayoutCoins: '-1' } }, 'payments.payouts.minPayoutCoins:'],
-    [{ payouts: { maxTransfersPerTransaction: 0 } }, 'payments.payouts.maxTransfersPerTransaction:'],
-    [{ confirmDepth: -5 }, 'payments.confirmDepth:'],
-    [{ payouts: { feePaidBy: 'miners', minPayoutCoins: '0.001' } }, 'payments.payouts.minPayoutCoins:'],
-    [{ typo: 1 }, 'payments.typo: unknown key'],
-  ])('rejects %j naming the key', (input, key) => {
-    expect(() => parsePaymentsConfig(input)).toThrow(
-      expect.objectContaining({ code: 'CONFIG_INVALID', message: expect.stringContaining(key) }),
-    );
   });
 });

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { createApiStores } from '../../../src/app/api-stores.js';
 import { keyPairFromSeed } from '../../../src/devnet/wallet/ed25519-keys.js';
 import { encodeAddress } from '../../../src/fuego/address.js';
 import { createLogger } from '../../../src/log/logger.js';
@@ -6,11 +7,7 @@ import { createPoolEventBus, type PoolEventBus } from '../../../src/pool/events.
 import type { DaemonInfo, FeePoolInfo, HeatDeposit } from '../../../src/rpc/daemon-schemas.js';
 import { RpcError } from '../../../src/rpc/rpc-error.js';
 import type { ApiOptionsInput } from '../../../src/servers/api/api-options.js';
-import {
-  type ApiServerModules,
-  buildApiServer,
-  createApiStores,
-} from '../../../src/servers/api/build-api-server.js';
+import { type ApiServerModules, buildApiServer } from '../../../src/servers/api/build-api-server.js';
 import type { NetworkDaemon } from '../../../src/servers/api/network-info.js';
 import type { PoolInfo } from '../../../src/servers/api/pool-info.js';
 
@@ -110,7 +107,7 @@ export async function buildTestApi(setup: TestApiSetup) {
   const daemon = setup.daemon ?? new FakeDaemon();
   const events = setup.events ?? createPoolEventBus(() => {});
   const app = await buildApiServer(setup.options ?? {}, {
-    redis: setup.redis,
+    redisProbe: () => setup.redis.ping(),
     stores: createApiStores(setup.keyPrefix, setup.redis),
     daemon,
     poolInfo: TEST_POOL_INFO,

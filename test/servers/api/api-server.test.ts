@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
+import { createApiStores } from '../../../src/app/api-stores.js';
 import type { AcceptedShare } from '../../../src/pool/share-ledger.js';
 import { API_ERROR_CODES, API_ERRORS } from '../../../src/servers/api/api-errors.js';
 import {
@@ -18,7 +19,6 @@ import {
   paymentsPageSchema,
   poolStatsSchema,
 } from '../../../src/servers/api/api-schemas.js';
-import { createApiStores } from '../../../src/servers/api/build-api-server.js';
 import type { MinerAccountsReader } from '../../../src/servers/api/miner-accounts.js';
 import { createPaymentKeys } from '../../../src/store/balances-keys.js';
 import { HashrateBucketWriter } from '../../../src/store/hashrate-buckets.js';

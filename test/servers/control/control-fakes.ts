@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
+import type { PayoutRunSummary } from '../../../src/leader/payouts/payout-runner.js';
 import type { BanEntry } from '../../../src/pool/ban-policy.js';
 import { createPoolEventBus, type PoolEventBus } from '../../../src/pool/events.js';
-import type { PayoutRunSummary } from '../../../src/pool/payouts/payout-runner.js';
 import type {
   ControlBackend,
   ControlPayouts,
@@ -96,6 +96,7 @@ export const SUMMARY: PayoutRunSummary = {
       recipients: 3,
       amountAtomic: 123_456_789n,
       txHash: 'ab'.repeat(32),
+      networkFeeAtomic: 80_000n,
       note: '',
     },
     {
@@ -104,6 +105,7 @@ export const SUMMARY: PayoutRunSummary = {
       recipients: 1,
       amountAtomic: 10_000_000n,
       txHash: 'cd'.repeat(32),
+      networkFeeAtomic: 80_000n,
       note: '',
     },
   ],

@@ -3,6 +3,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createControlStats } from '../../../src/servers/control/control-stats.js';
 import { HashrateBucketWriter } from '../../../src/store/hashrate-buckets.js';
+import { HashrateReader } from '../../../src/store/hashrate-reader.js';
 import { createRedisClient } from '../../../src/store/redis-client.js';
 import { startTestRedis, type TestRedis } from '../../helpers/redis-server.js';
 
@@ -44,7 +45,10 @@ describe('createControlStats (real Redis)', () => {
       // C mined 2 hours ago: outside the 10-minute window.
       share(C, 'old', 9_000_000, 2 * 3_600_000),
     ]);
-    const stats = createControlStats({ keyPrefix }, { redis, clock: () => now });
+    const stats = createControlStats(
+      {},
+      { reader: new HashrateReader({ keyPrefix }, { redis }), clock: () => now },
+    );
 
     const top = await stats.topMiners(10, 600_000);
     expect(top.map((m) => m.address)).toEqual([B, A]);
@@ -60,7 +64,10 @@ describe('createControlStats (real Redis)', () => {
   });
 
   it('returns no miners for an empty pool', async () => {
-    const stats = createControlStats({ keyPrefix: `empty${process.pid}` }, { redis });
+    const stats = createControlStats(
+      {},
+      { reader: new HashrateReader({ keyPrefix: `empty${process.pid}` }, { redis }) },
+    );
     expect(await stats.topMiners(5, 600_000)).toEqual([]);
     expect(await stats.poolHashrate(600_000)).toEqual({ hashrate: 0, miners: 0, workers: 0 });
   });

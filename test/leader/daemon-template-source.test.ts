@@ -5,7 +5,7 @@ import {
   type DaemonTemplateSourceOptions,
   type TemplateDaemon,
   TemplateSourceError,
-} from '../../src/pool/daemon-template-source.js';
+} from '../../src/leader/templates/daemon-template-source.js';
 import type { ActiveTemplate, TemplateChange } from '../../src/pool/template-source.js';
 import type { BlockHeader, BlockTemplateResponse, DaemonInfo } from '../../src/rpc/daemon-schemas.js';
 import { RpcError } from '../../src/rpc/rpc-error.js';

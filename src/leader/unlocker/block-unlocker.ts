@@ -1,20 +1,16 @@
-import type { Redis } from 'ioredis';
 import type { Logger } from '../../log/logger.js';
+import type { StoredBlockCandidate } from '../../pool/blocks/stored-block.js';
+import type { BlockCredit, PendingCreditEstimates, UnlockLedger } from '../../pool/blocks/unlock-ledger.js';
+import { computeSplit } from '../../pool/schemes/compute-split.js';
+import { orphanedRoundRule } from '../../pool/schemes/orphaned-round-rule.js';
+import type { PaymentSchemeName } from '../../pool/schemes/payment-scheme-name.js';
+import { pplnsWindowDifficulty } from '../../pool/schemes/pplns-window.js';
+import type { EmptyRoundPolicy, FeePolicy, PaymentSplit } from '../../pool/schemes/types.js';
 import type { DaemonClient } from '../../rpc/daemon-client.js';
 import { RpcError } from '../../rpc/rpc-error.js';
-import { RedisLedgerReader, type StoredBlockCandidate } from '../../store/ledger-reader.js';
-import { PendingCredits } from '../../store/pending-credits.js';
-import { type BlockCredit, UnlockerStore } from '../../store/unlocker-store.js';
-import { computeSplit } from '../schemes/compute-split.js';
-import { orphanedRoundRule } from '../schemes/orphaned-round-rule.js';
-import type { PaymentSchemeName } from '../schemes/payment-scheme-name.js';
-import { DEFAULT_PPLNS_WINDOW_FACTOR, pplnsWindowDifficulty } from '../schemes/pplns-window.js';
-import type { EmptyRoundPolicy, FeePolicy, PaymentSplit } from '../schemes/types.js';
 
-/** Coinbase outputs unlock 60 blocks deep on Fuego; crediting earlier would promise unspendable coins. */
-export const DEFAULT_CONFIRM_DEPTH = 60;
 /** Candidates examined per run (pages of listBlockCandidates). */
-const DEFAULT_MAX_CANDIDATES_PER_RUN = 2_000;
+const MAX_CANDIDATES_PER_RUN = 2_000;
 const CANDIDATE_PAGE = 500;
 /** fuegod: "To big height" - the height is not (yet) in the main chain. */
 const TOO_BIG_HEIGHT = -2;
@@ -22,23 +18,25 @@ const TOO_BIG_HEIGHT = -2;
 /** Pending estimates outlive any realistic unlock delay, then expire on their own. */
 const PENDING_PREVIEW_TTL_MS = 7 * 24 * 3_600_000;
 
+/** The unlocker's rules, mapped from `payments` in src/app (the defaults live in the config schema). */
 export interface BlockUnlockerOptions {
-  readonly keyPrefix: string;
   readonly scheme: PaymentSchemeName;
   /** Pool blocks use `pool`, solo blocks `solo` (its finder bonus is ignored by SOLO). */
   readonly fee: { readonly pool: FeePolicy; readonly solo: FeePolicy };
-  readonly confirmDepth?: number;
-  readonly pplnsWindowFactor?: number;
-  readonly emptyRound?: EmptyRoundPolicy;
-  readonly maxCandidatesPerRun?: number;
-  readonly historyMaxLength?: number;
+  /** Blocks on top at which a block is credited. */
+  readonly confirmDepth: number;
+  readonly pplnsWindowFactor: number;
+  readonly emptyRound: EmptyRoundPolicy;
 }
 
+/** The chain as the unlocker reads it: the main chain's block at a height. */
+export type UnlockerChain = Pick<DaemonClient, 'getBlockHeaderByHeight'>;
+
 export interface BlockUnlockerModules {
-  readonly redis: Redis;
-  readonly daemon: Pick<DaemonClient, 'getBlockHeaderByHeight'>;
+  readonly ledger: UnlockLedger;
+  readonly pendingEstimates: PendingCreditEstimates;
+  readonly daemon: UnlockerChain;
   readonly logger: Logger;
-  readonly clock?: () => number;
   /**
    * Leader fencing: the token this process holds, or null when it may not write (then the run does
    * nothing). Without the hook the scripts are unfenced (single process).
@@ -85,43 +83,23 @@ export interface UnlockerRunSummary {
  * and is reported as an error for the operator; nothing is credited on a guess.
  */
 export class BlockUnlocker {
-  readonly #opts: Required<Omit<BlockUnlockerOptions, 'historyMaxLength' | 'emptyRound'>> & {
-    emptyRound: EmptyRoundPolicy;
-  };
-  readonly #daemon: BlockUnlockerModules['daemon'];
+  readonly #opts: BlockUnlockerOptions;
+  readonly #daemon: UnlockerChain;
   readonly #logger: Logger;
   readonly #fencingToken: (() => string | null) | undefined;
-  readonly #reader: RedisLedgerReader;
-  readonly #store: UnlockerStore;
-  readonly #pending: PendingCredits;
+  readonly #ledger: UnlockLedger;
+  readonly #pending: PendingCreditEstimates;
 
   constructor(opts: BlockUnlockerOptions, modules: BlockUnlockerModules) {
-    const confirmDepth = opts.confirmDepth ?? DEFAULT_CONFIRM_DEPTH;
-    if (!Number.isSafeInteger(confirmDepth) || confirmDepth < 1) {
+    if (!Number.isSafeInteger(opts.confirmDepth) || opts.confirmDepth < 1) {
       throw new RangeError('confirmDepth must be an integer >= 1');
     }
-    this.#opts = {
-      keyPrefix: opts.keyPrefix,
-      scheme: opts.scheme,
-      fee: opts.fee,
-      confirmDepth,
-      pplnsWindowFactor: opts.pplnsWindowFactor ?? DEFAULT_PPLNS_WINDOW_FACTOR,
-      emptyRound: opts.emptyRound ?? 'credit-finder',
-      maxCandidatesPerRun: opts.maxCandidatesPerRun ?? DEFAULT_MAX_CANDIDATES_PER_RUN,
-    };
+    this.#opts = opts;
     this.#daemon = modules.daemon;
     this.#logger = modules.logger;
     this.#fencingToken = modules.fencingToken;
-    this.#reader = new RedisLedgerReader({ keyPrefix: opts.keyPrefix }, { redis: modules.redis });
-    const storeOptions =
-      opts.historyMaxLength === undefined
-        ? { keyPrefix: opts.keyPrefix }
-        : { keyPrefix: opts.keyPrefix, historyMaxLength: opts.historyMaxLength };
-    this.#pending = new PendingCredits({ keyPrefix: opts.keyPrefix }, { redis: modules.redis });
-    this.#store = new UnlockerStore(
-      storeOptions,
-      modules.clock ? { redis: modules.redis, clock: modules.clock } : { redis: modules.redis },
-    );
+    this.#ledger = modules.ledger;
+    this.#pending = modules.pendingEstimates;
   }
 
   async runOnce(): Promise<UnlockerRunSummary> {
@@ -158,8 +136,8 @@ export class BlockUnlocker {
 
   async #pendingCandidates(): Promise<StoredBlockCandidate[]> {
     const pending: StoredBlockCandidate[] = [];
-    for (let offset = 0; offset < this.#opts.maxCandidatesPerRun; offset += CANDIDATE_PAGE) {
-      const page = await this.#reader.listBlockCandidates({ offset, limit: CANDIDATE_PAGE });
+    for (let offset = 0; offset < MAX_CANDIDATES_PER_RUN; offset += CANDIDATE_PAGE) {
+      const page = await this.#ledger.listBlockCandidates({ offset, limit: CANDIDATE_PAGE });
       pending.push(...page.filter((c) => c.status === 'pending'));
       if (page.length < CANDIDATE_PAGE) break;
     }
@@ -171,7 +149,7 @@ export class BlockUnlocker {
     const { hash, height } = candidate;
     const base = { hash, height };
     if (candidate.submitResult === 'rejected') {
-      const orphaned = await this.#store.orphanBlock({
+      const orphaned = await this.#ledger.orphanBlock({
         hash,
         height,
         mergeRound: false,
@@ -191,7 +169,7 @@ export class BlockUnlocker {
       header = await this.#daemon.getBlockHeaderByHeight(height);
     } catch (error) {
       if (error instanceof RpcError && error.rpcCode === TOO_BIG_HEIGHT) {
-        await this.#store.observeBlock({
+        await this.#ledger.observeBlock({
           hash,
           confirmations: 0,
           note: 'height above the chain tip',
@@ -205,7 +183,7 @@ export class BlockUnlocker {
     if (header.hash !== hash) {
       const scheme = candidate.solo ? 'solo' : this.#opts.scheme;
       const rule = orphanedRoundRule(scheme);
-      const orphaned = await this.#store.orphanBlock({
+      const orphaned = await this.#ledger.orphanBlock({
         hash,
         height,
         mergeRound: rule.roundShares === 'merge-into-current-round' && candidate.round !== null,
@@ -226,7 +204,7 @@ export class BlockUnlocker {
 
     if (header.depth < this.#opts.confirmDepth) {
       await this.#previewPendingCredits(candidate, BigInt(header.reward));
-      await this.#store.observeBlock({
+      await this.#ledger.observeBlock({
         hash,
         confirmations: header.depth,
         note: `${header.depth}/${this.#opts.confirmDepth} confirmations`,
@@ -252,7 +230,7 @@ export class BlockUnlocker {
       credits.push({ address: fee.feeAddress, amountAtomic: split.poolFee, reason: 'pool-fee' });
       poolFeeKeptAtomic = 0n;
     }
-    const outcome = await this.#store.creditBlock({
+    const outcome = await this.#ledger.creditBlock({
       hash,
       height,
       rewardAtomic,
@@ -307,7 +285,7 @@ export class BlockUnlocker {
     }
     const emptyRound = this.#opts.emptyRound;
     if (this.#opts.scheme === 'prop') {
-      const roundContributions = await this.#reader.getRoundContributions({
+      const roundContributions = await this.#ledger.getRoundContributions({
         height: candidate.height,
         hash: candidate.hash,
       });
@@ -324,7 +302,7 @@ export class BlockUnlocker {
       };
     }
     const windowDifficulty = pplnsWindowDifficulty(candidate.networkDifficulty, this.#opts.pplnsWindowFactor);
-    const window = await this.#reader.readSharesBackFrom(candidate.shareEntryId, windowDifficulty);
+    const window = await this.#ledger.readSharesBackFrom(candidate.shareEntryId, windowDifficulty);
     if (window.endReason === 'trimmed' || window.endReason === 'max-shares') {
       this.#logger.warn(
         { hash: candidate.hash, endReason: window.endReason, windowDifficulty: windowDifficulty.toString() },

@@ -1,4 +1,4 @@
-import type { PoolEventBus, PoolEventMap } from '../events.js';
+import type { PoolEventBus, PoolEventMap } from '../../pool/events.js';
 
 /** A payout batch the wallet refused (state `failed`: its miners were credited back). */
 export type PaymentFailedEvent = PoolEventMap['payment-failed'];
@@ -12,14 +12,6 @@ export interface NotificationEventMap {
 }
 
 export type NotificationEventName = keyof NotificationEventMap;
-
-export const NOTIFICATION_EVENT_NAMES = [
-  'block-found',
-  'block-confirmed',
-  'block-orphaned',
-  'payment-sent',
-  'payment-failed',
-] as const satisfies readonly NotificationEventName[];
 
 /** What the notifier subscribes to: the pool's event bus, seen through notificationEventsOf. */
 export interface NotificationEventSource {

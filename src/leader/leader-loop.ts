@@ -1,54 +1,7 @@
 import type { Logger } from 'pino';
-import type { PoolConfig } from '../config/schema.js';
 import type { PoolEventBus } from '../pool/events.js';
-import { minPayoutAtomicOf } from '../pool/payouts/payout-config.js';
-import {
-  PayoutRunner,
-  type PayoutRunnerModules,
-  type PayoutRunSummary,
-} from '../pool/payouts/payout-runner.js';
-import { BlockUnlocker, type BlockUnlockerModules } from '../pool/unlocker/block-unlocker.js';
-import { feePoliciesFrom } from '../pool/unlocker/unlocker-config.js';
-
-/** The block unlocker as the config describes it (leader process and tests build it the same way). */
-export function createBlockUnlocker(
-  config: Readonly<PoolConfig>,
-  modules: BlockUnlockerModules,
-): BlockUnlocker {
-  const payments = config.payments;
-  return new BlockUnlocker(
-    {
-      keyPrefix: config.redis.keyPrefix,
-      scheme: payments.scheme,
-      fee: feePoliciesFrom(payments),
-      confirmDepth: payments.confirmDepth,
-      pplnsWindowFactor: payments.pplnsWindowFactor,
-    },
-    modules,
-  );
-}
-
-/** The payout runner as the config describes it (leader loop and `fuego-pool payout`). */
-export function createPayoutRunner(config: Readonly<PoolConfig>, modules: PayoutRunnerModules): PayoutRunner {
-  const payouts = config.payments.payouts;
-  return new PayoutRunner(
-    {
-      keyPrefix: config.redis.keyPrefix,
-      minPayoutAtomic: minPayoutAtomicOf(payouts),
-      maxTransfersPerTransaction: payouts.maxTransfersPerTransaction,
-      networkFeeAtomic: BigInt(payouts.networkFeeAtomic),
-      feePaidBy: payouts.feePaidBy,
-      ...(payouts.changeAddress === undefined ? {} : { walletChangeAddress: payouts.changeAddress }),
-      anonymity: payouts.anonymity,
-      maxWalletLagBlocks: payouts.maxWalletLagBlocks,
-      maxBatchesPerRun: payouts.maxBatchesPerRun,
-      unresolvedRollbackAfterMs: payouts.unresolvedRollbackAfterSec * 1000,
-      recoveryScanBlocks: payouts.recoveryScanBlocks,
-      lockTtlMs: payouts.lockTtlSec * 1000,
-    },
-    modules,
-  );
-}
+import type { PayoutRunner, PayoutRunSummary } from './payouts/payout-runner.js';
+import type { BlockUnlocker } from './unlocker/block-unlocker.js';
 
 export interface LeaderLoopOptions {
   readonly unlockIntervalMs: number;
@@ -113,13 +66,12 @@ export class LeaderLoop {
     const summary = await this.modules.payouts.runOnce();
     for (const batch of [...summary.recovered, ...summary.batches]) {
       if (batch.state === 'sent' && batch.txHash !== null) {
-        const stored = await this.modules.payouts.store.getBatch(batch.batchId);
         this.modules.events.publish('payment-sent', {
           batchId: batch.batchId,
           transactionHash: batch.txHash,
           recipients: batch.recipients,
           amountAtomic: batch.amountAtomic,
-          feeAtomic: stored?.networkFeeAtomic ?? 0n,
+          feeAtomic: batch.networkFeeAtomic,
           timestampMs: Date.now(),
         });
       } else if (batch.state === 'failed') {

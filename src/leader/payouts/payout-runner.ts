@@ -1,13 +1,13 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
 import type { Logger } from '../../log/logger.js';
+import { buildPayoutExtra } from '../../pool/payouts/batch-tag.js';
+import type { PayableBalances } from '../../pool/payouts/payable-balances.js';
+import type { PayoutBatch, PayoutWriter } from '../../pool/payouts/payout-batch.js';
+import type { PayoutJournal } from '../../pool/payouts/payout-journal.js';
+import { type FeePaidBy, type PlannedBatch, planPayouts } from '../../pool/payouts/payout-planner.js';
+import type { PayoutWallet } from '../../pool/payouts/payout-wallet.js';
 import type { DaemonClient } from '../../rpc/daemon-client.js';
-import type { WalletClient } from '../../rpc/wallet-client.js';
-import { RedisBalances } from '../../store/balances-store.js';
-import { type PayoutBatch, PayoutStore, type PayoutWriter } from '../../store/payout-store.js';
 import { DEFAULT_SCAN_LIMITS, scanForBatches, type TaggedTransaction } from './batch-finder.js';
-import { buildPayoutExtra } from './batch-tag.js';
-import { type FeePaidBy, type PlannedBatch, planPayouts } from './payout-planner.js';
 import { classifySendError } from './send-outcome.js';
 
 /** Blocks before a batch's recorded wallet height that a recovery scan also reads (wallet reorgs). */
@@ -17,36 +17,27 @@ const MAX_PAYABLE_PER_RUN = 2_000;
 
 export type PayoutStep = 'intent-written' | 'wallet-called' | 'result-recorded';
 
+/** The runner's rules, mapped from `payments.payouts` in src/app (defaults live in the config schema). */
 export interface PayoutRunnerOptions {
-  readonly keyPrefix: string;
   readonly minPayoutAtomic: bigint;
-  readonly maxTransfersPerTransaction?: number;
-  readonly networkFeeAtomic?: bigint;
-  readonly feePaidBy?: FeePaidBy;
-  /** A wallet address for change; default: the wallet's first address. */
-  readonly walletChangeAddress?: string;
-  readonly anonymity?: number;
-  readonly maxWalletLagBlocks?: number;
-  readonly maxBatchesPerRun?: number;
-  /** An ambiguous send the wallet does not know is rolled back only after this long (default 26 h). */
-  readonly unresolvedRollbackAfterMs?: number;
-  readonly recoveryScanBlocks?: number;
-  readonly lockTtlMs?: number;
-  readonly historyMaxLength?: number;
+  readonly maxTransfersPerTransaction: number;
+  readonly networkFeeAtomic: bigint;
+  readonly feePaidBy: FeePaidBy;
+  /** A wallet address for change; undefined: the wallet's first address. */
+  readonly walletChangeAddress: string | undefined;
+  readonly anonymity: number;
+  readonly maxWalletLagBlocks: number;
+  readonly maxBatchesPerRun: number;
+  /** An ambiguous send the wallet does not know is rolled back only after this long. */
+  readonly unresolvedRollbackAfterMs: number;
+  readonly recoveryScanBlocks: number;
+  readonly lockTtlMs: number;
 }
 
 export interface PayoutRunnerModules {
-  readonly redis: Redis;
-  readonly wallet: Pick<
-    WalletClient,
-    | 'getStatus'
-    | 'getBalance'
-    | 'getAddresses'
-    | 'getTransactions'
-    | 'getTransaction'
-    | 'getUnconfirmedTransactionHashes'
-    | 'sendTransaction'
-  >;
+  readonly journal: PayoutJournal;
+  readonly balances: PayableBalances;
+  readonly wallet: PayoutWallet;
   /** When given, the wallet's knownBlockCount is also checked against the daemon's height. */
   readonly daemon?: Pick<DaemonClient, 'getHeight'>;
   readonly logger: Logger;
@@ -65,6 +56,8 @@ export interface BatchReport {
   readonly recipients: number;
   readonly amountAtomic: bigint;
   readonly txHash: string | null;
+  /** The network fee the batch was planned with. */
+  readonly networkFeeAtomic: bigint;
   readonly note: string;
 }
 
@@ -94,40 +87,24 @@ class WalletUnhealthy extends Error {}
  * re-checks the lock and the leader's fencing token inside its script.
  */
 export class PayoutRunner {
-  readonly #opts: Required<
-    Omit<PayoutRunnerOptions, 'walletChangeAddress' | 'historyMaxLength' | 'keyPrefix'>
-  > & { walletChangeAddress: string | undefined };
+  readonly #opts: PayoutRunnerOptions;
   readonly #modules: PayoutRunnerModules;
+  readonly #journal: PayoutJournal;
   readonly #clock: () => number;
   readonly #logger: Logger;
-  readonly store: PayoutStore;
-  readonly balances: RedisBalances;
 
   constructor(opts: PayoutRunnerOptions, modules: PayoutRunnerModules) {
     if (opts.minPayoutAtomic < 0n) throw new RangeError('minPayoutAtomic must be >= 0');
-    this.#opts = {
-      minPayoutAtomic: opts.minPayoutAtomic,
-      maxTransfersPerTransaction: opts.maxTransfersPerTransaction ?? 15,
-      networkFeeAtomic: opts.networkFeeAtomic ?? 80_000n,
-      feePaidBy: opts.feePaidBy ?? 'pool',
-      walletChangeAddress: opts.walletChangeAddress,
-      anonymity: opts.anonymity ?? 2,
-      maxWalletLagBlocks: opts.maxWalletLagBlocks ?? 2,
-      maxBatchesPerRun: opts.maxBatchesPerRun ?? 20,
-      unresolvedRollbackAfterMs: opts.unresolvedRollbackAfterMs ?? 26 * 3_600_000,
-      recoveryScanBlocks: opts.recoveryScanBlocks ?? DEFAULT_SCAN_LIMITS.maxBlocks,
-      lockTtlMs: opts.lockTtlMs ?? 300_000,
-    };
+    this.#opts = opts;
     this.#modules = modules;
+    this.#journal = modules.journal;
     this.#clock = modules.clock ?? Date.now;
     this.#logger = modules.logger;
-    const clock = { clock: this.#clock };
-    const storeOpts =
-      opts.historyMaxLength === undefined
-        ? { keyPrefix: opts.keyPrefix }
-        : { keyPrefix: opts.keyPrefix, historyMaxLength: opts.historyMaxLength };
-    this.store = new PayoutStore(storeOpts, { redis: modules.redis, ...clock });
-    this.balances = new RedisBalances(storeOpts, { redis: modules.redis, ...clock });
+  }
+
+  /** When the last payout pass finished (ms), or null before the first. */
+  lastRunAtMs(): Promise<number | null> {
+    return this.#journal.getLastRun();
   }
 
   /** One recovery + payout pass. `dryRun`: plans and reports, writes nothing, calls no send. */
@@ -136,13 +113,13 @@ export class PayoutRunner {
     const fencingToken = this.#modules.fencingToken === undefined ? '' : this.#modules.fencingToken();
     if (fencingToken === null) return emptySummary('not-leader', 'this process is not the leader');
     const writer: PayoutWriter = { fencingToken, lockToken: randomUUID() };
-    if (!(await this.store.acquireLock(writer.lockToken, this.#opts.lockTtlMs))) {
+    if (!(await this.#journal.acquireLock(writer.lockToken, this.#opts.lockTtlMs))) {
       return emptySummary('locked', 'another payout run holds the payout lock');
     }
     try {
       return await this.#runLocked(writer);
     } finally {
-      await this.store.releaseLock(writer.lockToken).catch((error: unknown) => {
+      await this.#journal.releaseLock(writer.lockToken).catch((error: unknown) => {
         this.#logger.warn({ err: error }, 'payout lock not released; it expires by itself');
       });
     }
@@ -182,14 +159,14 @@ export class PayoutRunner {
         break;
       }
     }
-    await this.store.setLastRun(this.#clock());
+    await this.#journal.setLastRun(this.#clock());
     return { skipped: null, detail: '', recovered, batches, stillOpen, skippedMiners: plan.skipped };
   }
 
   // ---- recovery ---------------------------------------------------------------------------------
 
   async #recover(writer: PayoutWriter): Promise<{ recovered: BatchReport[]; stillOpen: BatchReport[] }> {
-    const open = await this.store.listOpenBatches();
+    const open = await this.#journal.listOpenBatches();
     const recovered: BatchReport[] = [];
     const stillOpen: BatchReport[] = [];
     if (open.length === 0) return { recovered, stillOpen };
@@ -219,7 +196,7 @@ export class PayoutRunner {
   ): Promise<BatchReport> {
     if (found !== undefined) {
       this.#checkTransfers(batch, found);
-      await this.store.markSent(writer, batch, {
+      await this.#journal.markSent(writer, batch, {
         txHash: found.txHash,
         actualFeeAtomic: found.feeAtomic,
         resolution: 'found-in-wallet',
@@ -232,7 +209,7 @@ export class PayoutRunner {
     }
     if (batch.state === 'prepared') {
       // mark_sending is written before the wallet call and needs the lock we now hold.
-      await this.store.rollback(
+      await this.#journal.rollback(
         writer,
         batch,
         'never handed to the wallet (interrupted before the call)',
@@ -241,7 +218,7 @@ export class PayoutRunner {
       return report(batch, 'failed', null, 'rolled back: the wallet was never called');
     }
     if (batch.lastErrorKind === 'not-sent') {
-      await this.store.rollback(writer, batch, `wallet refused: ${batch.lastError ?? ''}`, 'sending');
+      await this.#journal.rollback(writer, batch, `wallet refused: ${batch.lastError ?? ''}`, 'sending');
       return report(batch, 'failed', null, 'rolled back: the wallet refused it before broadcasting');
     }
     const since = batch.sendingAtMs ?? batch.createdAtMs;
@@ -249,7 +226,7 @@ export class PayoutRunner {
     const rangeRead = scan.scannedFrom <= Math.max(0, batch.walletBlockCount - SCAN_MARGIN_BLOCKS);
     if (scan.synced && rangeRead && waitedMs >= this.#opts.unresolvedRollbackAfterMs) {
       const reason = `not in the wallet ${Math.round(waitedMs / 1000)} s after an ambiguous send`;
-      await this.store.rollback(writer, batch, reason, 'sending');
+      await this.#journal.rollback(writer, batch, reason, 'sending');
       this.#logger.warn({ batchId: batch.id, reason }, 'payout batch rolled back');
       return report(batch, 'failed', null, `rolled back: ${reason}`);
     }
@@ -291,7 +268,7 @@ export class PayoutRunner {
   }
 
   async #plan(availableAtomic: bigint) {
-    const payable = await this.balances.listPayable(this.#opts.minPayoutAtomic, MAX_PAYABLE_PER_RUN);
+    const payable = await this.#modules.balances.listPayable(this.#opts.minPayoutAtomic, MAX_PAYABLE_PER_RUN);
     const miners = [];
     for (const { address, balance } of payable) {
       // One open batch per miner: a miner whose last batch is unresolved waits for it.
@@ -333,12 +310,13 @@ export class PayoutRunner {
       recipients: planned.transfers.length,
       amountAtomic,
       txHash,
+      networkFeeAtomic: this.#opts.networkFeeAtomic,
       note,
     });
-    if (!(await this.store.renewLock(writer.lockToken, this.#opts.lockTtlMs))) {
+    if (!(await this.#journal.renewLock(writer.lockToken, this.#opts.lockTtlMs))) {
       return plannedReport('planned', null, 'payout lock lost before the batch');
     }
-    await this.store.prepareBatch(writer, {
+    await this.#journal.prepareBatch(writer, {
       id: batchId,
       transfers: planned.transfers,
       paymentId: planned.paymentId,
@@ -348,7 +326,7 @@ export class PayoutRunner {
     });
     await this.#modules.afterStep?.('intent-written', batchId);
     // If this write fails the wallet is not called: the batch stays prepared and is rolled back.
-    await this.store.markSending(writer, batchId);
+    await this.#journal.markSending(writer, batchId);
 
     let txHash: string;
     try {
@@ -365,9 +343,9 @@ export class PayoutRunner {
     await this.#modules.afterStep?.('wallet-called', batchId);
 
     const actualFeeAtomic = await this.#feeOf(txHash);
-    const batch = await this.store.getBatch(batchId);
+    const batch = await this.#journal.getBatch(batchId);
     if (batch === null) throw new Error(`payout batch ${batchId} vanished`);
-    await this.store.markSent(writer, batch, {
+    await this.#journal.markSent(writer, batch, {
       txHash,
       actualFeeAtomic: actualFeeAtomic ?? this.#opts.networkFeeAtomic,
       resolution: actualFeeAtomic === null ? 'wallet-reply (fee assumed)' : 'wallet-reply',
@@ -388,11 +366,11 @@ export class PayoutRunner {
   ): Promise<BatchReport> {
     const outcome = classifySendError(error);
     this.#logger.warn({ batchId, err: error, outcome: outcome.kind }, 'sendTransaction failed');
-    await this.store.noteError(writer, batchId, outcome.reason, outcome.kind);
-    const batch = await this.store.getBatch(batchId);
+    await this.#journal.noteError(writer, batchId, outcome.reason, outcome.kind);
+    const batch = await this.#journal.getBatch(batchId);
     if (batch === null) throw new Error(`payout batch ${batchId} vanished`);
     if (outcome.kind === 'not-sent') {
-      await this.store.rollback(writer, batch, `wallet refused: ${outcome.reason}`, 'sending');
+      await this.#journal.rollback(writer, batch, `wallet refused: ${outcome.reason}`, 'sending');
       return plannedReport('failed', null, `rolled back: ${outcome.reason}`);
     }
     // Ambiguous: ask the wallet at once whether it went out (it usually did, and is in its mempool).
@@ -429,7 +407,7 @@ export class PayoutRunner {
   // ---- dry run -----------------------------------------------------------------------------------
 
   async #dryRun(): Promise<PayoutRunSummary> {
-    const open = await this.store.listOpenBatches();
+    const open = await this.#journal.listOpenBatches();
     const stillOpen = open.map((b) => report(b, b.state, b.txHash, 'open (dry run: not checked)'));
     let available: bigint;
     try {
@@ -444,6 +422,7 @@ export class PayoutRunner {
       recipients: planned.transfers.length,
       amountAtomic: planned.transfers.reduce((sum, t) => sum + t.amountAtomic, 0n),
       txHash: null,
+      networkFeeAtomic: this.#opts.networkFeeAtomic,
       note: planned.paymentId === '' ? '' : `payment id ${planned.paymentId.slice(0, 8)}…`,
     }));
     return {
@@ -469,6 +448,7 @@ function report(
     recipients: batch.transfers.length,
     amountAtomic: batch.totalAmountAtomic,
     txHash,
+    networkFeeAtomic: batch.networkFeeAtomic,
     note,
   };
 }

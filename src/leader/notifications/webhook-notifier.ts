@@ -1,12 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { NotificationConfig, WebhookConfig } from './notification-config.js';
-import { NotificationError } from './notification-errors.js';
 import {
   NOTIFICATION_EVENT_NAMES,
-  type NotificationEventMap,
-  type NotificationEventName,
-  type NotificationEventSource,
+  type NotificationConfig,
+  type WebhookConfig,
+} from '../../config/notifications-schema.js';
+import { NotificationError } from './notification-errors.js';
+import type {
+  NotificationEventMap,
+  NotificationEventName,
+  NotificationEventSource,
 } from './notification-events.js';
 import { webhookBody } from './webhook-payload.js';
 import { signWebhook, WEBHOOK_HEADERS } from './webhook-signature.js';

@@ -1,5 +1,13 @@
 import { z } from 'zod';
-import { NOTIFICATION_EVENT_NAMES } from './notification-events.js';
+
+/** The pool events a webhook can subscribe to (the leader's notifier sends exactly these). */
+export const NOTIFICATION_EVENT_NAMES = [
+  'block-found',
+  'block-confirmed',
+  'block-orphaned',
+  'payment-sent',
+  'payment-failed',
+] as const;
 
 /**
  * A webhook target: http or https only, no credentials in the URL (fetch refuses them, and they

@@ -3,19 +3,19 @@ import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createPoolEventBus, type PoolEventBus } from '../../../src/pool/events.js';
-import { notificationConfigSchema } from '../../../src/pool/notifications/notification-config.js';
-import type { NotificationError } from '../../../src/pool/notifications/notification-errors.js';
-import { notificationEventsOf } from '../../../src/pool/notifications/notification-events.js';
+import { notificationConfigSchema } from '../../../src/config/notifications-schema.js';
+import type { NotificationError } from '../../../src/leader/notifications/notification-errors.js';
+import { notificationEventsOf } from '../../../src/leader/notifications/notification-events.js';
 import {
   createWebhookNotifier,
   type WebhookNotifier,
   type WebhookNotifierOptions,
-} from '../../../src/pool/notifications/webhook-notifier.js';
+} from '../../../src/leader/notifications/webhook-notifier.js';
 import {
   verifyWebhookSignature,
   WEBHOOK_HEADERS,
-} from '../../../src/pool/notifications/webhook-signature.js';
+} from '../../../src/leader/notifications/webhook-signature.js';
+import { createPoolEventBus, type PoolEventBus } from '../../../src/pool/events.js';
 
 interface Received {
   readonly headers: IncomingHttpHeaders;

@@ -1,6 +1,6 @@
+import { findBatchIds } from '../../pool/payouts/batch-tag.js';
 import { UNCONFIRMED_BLOCK_INDEX, type WalletClient } from '../../rpc/wallet-client.js';
 import type { WalletTransaction } from '../../rpc/wallet-schemas.js';
-import { findBatchIds } from './batch-tag.js';
 
 /** The wallet calls a recovery scan needs. */
 export type WalletReader = Pick<

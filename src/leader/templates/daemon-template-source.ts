@@ -1,12 +1,11 @@
 import type { Logger } from 'pino';
-import { FuegoPoolError } from '../errors.js';
-import { type BlockTemplate, type ParentStyle, parseBlockTemplate } from '../fuego/block-template.js';
-import { bytesToHex, hexToBytes } from '../fuego/hex.js';
-import type { FastHash } from '../fuego/keccak.js';
-
-import type { BlockHeader, BlockTemplateResponse, DaemonInfo } from '../rpc/daemon-schemas.js';
-import { RpcError } from '../rpc/rpc-error.js';
-import type { ActiveTemplate, TemplateChange, TemplateSource } from './template-source.js';
+import { FuegoPoolError } from '../../errors.js';
+import { type BlockTemplate, type ParentStyle, parseBlockTemplate } from '../../fuego/block-template.js';
+import { bytesToHex, hexToBytes } from '../../fuego/hex.js';
+import type { FastHash } from '../../fuego/keccak.js';
+import type { ActiveTemplate, TemplateChange, TemplateSource } from '../../pool/template-source.js';
+import type { BlockHeader, BlockTemplateResponse, DaemonInfo } from '../../rpc/daemon-schemas.js';
+import { RpcError } from '../../rpc/rpc-error.js';
 
 /** The daemon calls the template source needs (DaemonClient has them all). */
 export interface TemplateDaemon {

@@ -1,12 +1,18 @@
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Devnet } from '../../../src/devnet/devnet.js';
+import {
+  BlockUnlocker,
+  type BlockUnlockerModules,
+  type BlockUnlockerOptions,
+} from '../../../src/leader/unlocker/block-unlocker.js';
 import { pplnsSplit } from '../../../src/pool/schemes/pplns.js';
-import { BlockUnlocker } from '../../../src/pool/unlocker/block-unlocker.js';
 import { DaemonClient } from '../../../src/rpc/daemon-client.js';
 import { RedisBalances } from '../../../src/store/balances-store.js';
+import { PendingCredits } from '../../../src/store/pending-credits.js';
 import { createRedisClient } from '../../../src/store/redis-client.js';
 import { RedisShareLedger } from '../../../src/store/redis-share-ledger.js';
+import { UnlockerStore } from '../../../src/store/unlocker-store.js';
 import { startTestDevnet } from '../../devnet/devnet-test-helpers.js';
 import { startTestRedis, type TestRedis } from '../../helpers/redis-server.js';
 import {
@@ -24,6 +30,30 @@ const FEE = {
   pool: { poolFeeBasisPoints: 100, finderBonusBasisPoints: 0 },
   solo: { poolFeeBasisPoints: 50, finderBonusBasisPoints: 0 },
 };
+
+/** An unlocker whose ledger and pending estimates are on `redis` under `keyPrefix`. */
+function unlockerOn(
+  redis: Redis,
+  keyPrefix: string,
+  options: Partial<BlockUnlockerOptions>,
+  modules: Pick<BlockUnlockerModules, 'daemon' | 'logger' | 'fencingToken'>,
+): BlockUnlocker {
+  return new BlockUnlocker(
+    {
+      scheme: 'pplns',
+      fee: FEE,
+      confirmDepth: 60,
+      pplnsWindowFactor: 2,
+      emptyRound: 'credit-finder',
+      ...options,
+    },
+    {
+      ...modules,
+      ledger: new UnlockerStore({ keyPrefix }, { redis }),
+      pendingEstimates: new PendingCredits({ keyPrefix }, { redis }),
+    },
+  );
+}
 
 describe('BlockUnlocker against the devnet daemon', () => {
   let server: TestRedis;
@@ -49,10 +79,7 @@ describe('BlockUnlocker against the devnet daemon', () => {
     return {
       keyPrefix,
       ledger: new RedisShareLedger({ keyPrefix }, { redis, logger: silentLogger }),
-      unlocker: new BlockUnlocker(
-        { keyPrefix, scheme, fee: FEE, confirmDepth: 5, pplnsWindowFactor: 2 },
-        { redis, daemon, logger: silentLogger },
-      ),
+      unlocker: unlockerOn(redis, keyPrefix, { scheme, confirmDepth: 5 }, { daemon, logger: silentLogger }),
       balances: new RedisBalances({ keyPrefix }, { redis }),
     };
   }
@@ -135,9 +162,11 @@ describe('BlockUnlocker against the devnet daemon', () => {
 
   it('does nothing when the fencing hook says this process is not the leader', async () => {
     const keyPrefix = uniquePrefix('not-leader');
-    const unlocker = new BlockUnlocker(
-      { keyPrefix, scheme: 'pplns', fee: FEE },
-      { redis, daemon, logger: silentLogger, fencingToken: () => null },
+    const unlocker = unlockerOn(
+      redis,
+      keyPrefix,
+      {},
+      { daemon, logger: silentLogger, fencingToken: () => null },
     );
     expect(await unlocker.runOnce()).toEqual({ skipped: 'not-leader', decisions: [] });
   });

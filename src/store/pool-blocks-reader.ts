@@ -1,8 +1,9 @@
 import type { Redis } from 'ioredis';
-import { createPaymentKeys } from '../../store/balances-keys.js';
-import { createStoreKeys } from '../../store/keys.js';
-import { parseBlockRecord, type StoredBlockCandidate } from '../../store/ledger-reader.js';
-import { toStoreError } from '../../store/store-error.js';
+import type { StoredBlockCandidate } from '../pool/blocks/stored-block.js';
+import { createPaymentKeys } from './balances-keys.js';
+import { createStoreKeys } from './keys.js';
+import { parseBlockRecord } from './ledger-reader.js';
+import { toStoreError } from './store-error.js';
 
 /** Deepest row a blocks page may reach (offset + limit). */
 export const MAX_BLOCK_ROWS = 1_000;
@@ -17,10 +18,6 @@ export interface PoolBlock extends StoredBlockCandidate {
  * (`<p>:blocks:candidates` pending, `<p>:blocks:confirmed`, `<p>:blocks:orphaned`; rejected ones
  * are not listed), highest first. A page reads offset + limit members of each set and merges:
  * bounded by MAX_BLOCK_ROWS, and three ZREVRANGEs plus one HGETALL per listed block.
- *
- * It only reads keys and parses records with the store's own layout and parser
- * (keys.ts, balances-keys.ts, ledger-reader.ts); it belongs in src/store once that folder has a
- * block-listing reader of its own.
  */
 export class PoolBlocksReader {
   readonly #redis: Redis;

@@ -1,0 +1,23 @@
+import type { Redis } from 'ioredis';
+import type { ApiStores } from '../servers/api/build-api-server.js';
+import { RedisMinerAccounts } from '../servers/api/miner-accounts.js';
+import { RedisBalances } from '../store/balances-store.js';
+import { HashrateReader } from '../store/hashrate-reader.js';
+import { RedisLedgerReader } from '../store/ledger-reader.js';
+import { PayoutStore } from '../store/payout-store.js';
+import { PendingCredits } from '../store/pending-credits.js';
+import { PoolBlocksReader } from '../store/pool-blocks-reader.js';
+
+/** The readers the API reads one pool's keys through, on `redis`. */
+export function createApiStores(keyPrefix: string, redis: Redis): ApiStores {
+  return {
+    ledger: new RedisLedgerReader({ keyPrefix }, { redis }),
+    hashrate: new HashrateReader({ keyPrefix }, { redis }),
+    blocks: new PoolBlocksReader({ keyPrefix }, { redis }),
+    accounts: new RedisMinerAccounts({
+      balances: new RedisBalances({ keyPrefix }, { redis }),
+      payouts: new PayoutStore({ keyPrefix }, { redis }),
+      pending: new PendingCredits({ keyPrefix }, { redis }),
+    }),
+  };
+}

@@ -1,0 +1,56 @@
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { PoolConfig } from '../config/schema.js';
+import { PayoutRunner, type PayoutRunnerModules } from '../leader/payouts/payout-runner.js';
+import { BlockUnlocker, type UnlockerChain } from '../leader/unlocker/block-unlocker.js';
+import type { PayoutWallet } from '../pool/payouts/payout-wallet.js';
+import { RedisBalances } from '../store/balances-store.js';
+import { PayoutStore } from '../store/payout-store.js';
+import { PendingCredits } from '../store/pending-credits.js';
+import { UnlockerStore } from '../store/unlocker-store.js';
+import { payoutRunnerOptionsFrom, unlockerOptionsFrom } from './money-options.js';
+
+/**
+ * The leader's money services as the config describes them, on one Redis: the stores they write
+ * through are built here (the services only know their ports). The leader role, `fuego-pool
+ * payout` and the tests build them the same way.
+ */
+
+export interface MoneyServiceModules {
+  readonly redis: Redis;
+  readonly logger: Logger;
+  readonly clock?: () => number;
+  /** Leader fencing: the token this process holds, or null when it may not write. */
+  readonly fencingToken?: () => string | null;
+}
+
+export function createBlockUnlocker(
+  config: Readonly<PoolConfig>,
+  modules: MoneyServiceModules & { readonly daemon: UnlockerChain },
+): BlockUnlocker {
+  const { redis, clock } = modules;
+  const keyPrefix = config.redis.keyPrefix;
+  return new BlockUnlocker(unlockerOptionsFrom(config.payments), {
+    ledger: new UnlockerStore({ keyPrefix }, clock ? { redis, clock } : { redis }),
+    pendingEstimates: new PendingCredits({ keyPrefix }, { redis }),
+    daemon: modules.daemon,
+    logger: modules.logger,
+    ...(modules.fencingToken ? { fencingToken: modules.fencingToken } : {}),
+  });
+}
+
+export function createPayoutRunner(
+  config: Readonly<PoolConfig>,
+  modules: MoneyServiceModules &
+    Pick<PayoutRunnerModules, 'daemon' | 'thresholdOf' | 'afterStep'> & { readonly wallet: PayoutWallet },
+): PayoutRunner {
+  const { redis, clock, ...rest } = modules;
+  const keyPrefix = config.redis.keyPrefix;
+  const stores = clock ? { redis, clock } : { redis };
+  return new PayoutRunner(payoutRunnerOptionsFrom(config.payments), {
+    ...rest,
+    ...(clock ? { clock } : {}),
+    journal: new PayoutStore({ keyPrefix }, stores),
+    balances: new RedisBalances({ keyPrefix }, stores),
+  });
+}

@@ -1,0 +1,63 @@
+/**
+ * A payout batch: one wallet transaction's worth of transfers, and the state machine that makes
+ * it exactly-once (the journal in src/store keeps it; the payout runner drives it).
+ *
+ * prepared: intent written (balances debited into in-payout), the wallet not called yet.
+ * sending: the wallet call may be in flight or done; only the wallet's records can tell.
+ * sent: the transaction is known (hash); in-payout moved to paid.
+ * failed: rolled back; the debits are back in the balances.
+ */
+export type BatchState = 'prepared' | 'sending' | 'sent' | 'failed';
+
+export interface BatchTransfer {
+  /** The miner's account (as credited; may be an integrated address). */
+  readonly address: string;
+  /** What the wallet is asked to pay (the standard address of an integrated one). */
+  readonly destination: string;
+  /** Reaches the miner. */
+  readonly amountAtomic: bigint;
+  /** The miner's share of the network fee (0 when the pool pays it). */
+  readonly feeShareAtomic: bigint;
+  /** Taken from the balance: amount + fee share. */
+  readonly debitAtomic: bigint;
+}
+
+export interface PayoutBatch {
+  readonly id: string;
+  readonly state: BatchState;
+  readonly createdAtMs: number;
+  readonly updatedAtMs: number;
+  readonly transfers: readonly BatchTransfer[];
+  /** 64 hex or "" (one payment id per transaction). */
+  readonly paymentId: string;
+  readonly totalDebitAtomic: bigint;
+  readonly totalAmountAtomic: bigint;
+  /** The fee the batch was planned with (walletd decides the real one: actualFeeAtomic). */
+  readonly networkFeeAtomic: bigint;
+  readonly feePaidBy: 'pool' | 'miners';
+  /** Wallet blockCount when the intent was written: where a recovery scan starts. */
+  readonly walletBlockCount: number;
+  readonly sendingAtMs: number | null;
+  readonly txHash: string | null;
+  readonly actualFeeAtomic: bigint | null;
+  readonly lastError: string | null;
+  readonly lastErrorKind: string | null;
+  readonly failReason: string | null;
+  readonly resolution: string | null;
+  readonly resolvedAtMs: number | null;
+}
+
+export interface PrepareBatchRequest {
+  readonly id: string;
+  readonly transfers: readonly BatchTransfer[];
+  readonly paymentId: string;
+  readonly networkFeeAtomic: bigint;
+  readonly feePaidBy: 'pool' | 'miners';
+  readonly walletBlockCount: number;
+}
+
+/** Who may write: the fencing token (leader) and the payout lock token. */
+export interface PayoutWriter {
+  readonly fencingToken: string;
+  readonly lockToken: string;
+}

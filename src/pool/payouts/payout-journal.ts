@@ -1,0 +1,38 @@
+import type { PayoutBatch, PayoutWriter, PrepareBatchRequest } from './payout-batch.js';
+
+/**
+ * Where the payout runner keeps its batches and its lock (src/store/payout-store.ts on Redis).
+ * Every write is refused (a thrown error with `code` FENCED or LOCK_LOST) unless the writer still
+ * holds the payout lock and, when it has one, the leader's fencing token.
+ */
+export interface PayoutJournal {
+  /** True when this token now holds the payout lock. */
+  acquireLock(lockToken: string, ttlMs: number): Promise<boolean>;
+  renewLock(lockToken: string, ttlMs: number): Promise<boolean>;
+  releaseLock(lockToken: string): Promise<void>;
+
+  /** The intent: debits every transfer into in-payout and writes the batch `prepared`. */
+  prepareBatch(writer: PayoutWriter, request: PrepareBatchRequest): Promise<void>;
+  /** prepared -> sending, just before the wallet is called. */
+  markSending(writer: PayoutWriter, batchId: string): Promise<void>;
+  noteError(writer: PayoutWriter, batchId: string, error: string, kind: string): Promise<void>;
+  /** The wallet's transaction is known; false when the batch was already sent. */
+  markSent(
+    writer: PayoutWriter,
+    batch: PayoutBatch,
+    outcome: { txHash: string; actualFeeAtomic: bigint; resolution: string },
+  ): Promise<boolean>;
+  /** The batch certainly did not go out: every debit returns to its balance. */
+  rollback(
+    writer: PayoutWriter,
+    batch: PayoutBatch,
+    reason: string,
+    requiredState: 'prepared' | 'sending',
+  ): Promise<void>;
+
+  getBatch(batchId: string): Promise<PayoutBatch | null>;
+  /** Batches in state prepared or sending, oldest first. */
+  listOpenBatches(): Promise<PayoutBatch[]>;
+  setLastRun(atMs: number): Promise<void>;
+  getLastRun(): Promise<number | null>;
+}

@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { feePoliciesFrom } from '../../src/app/money-options.js';
+import { parseConfig } from '../../src/config/load-config.js';
+import { percentToBasisPoints } from '../../src/config/payments-schema.js';
+import { minerAddress } from '../leader/payouts/payout-test-kit.js';
+
+const MINERS = [minerAddress('options-0')];
+const parsePaymentsConfig = (payments: unknown) => parseConfig({ payments }).payments;
+
+describe('payments config', () => {
+  it('converts percentages to basis points exactly', () => {
+    expect(percentToBasisPoints(1.25)).toBe(125);
+    expect(percentToBasisPoints('0.5')).toBe(50);
+    expect(percentToBasisPoints(100)).toBe(10_000);
+    expect(percentToBasisPoints(0.125)).toBeNull();
+    expect(percentToBasisPoints(-1)).toBeNull();
+    expect(percentToBasisPoints(100.01)).toBeNull();
+    const config = parsePaymentsConfig({ poolFeePercent: 1.5, feeAddress: MINERS[0] });
+    expect(feePoliciesFrom(config)).toEqual({
+      pool: { poolFeeBasisPoints: 150, finderBonusBasisPoints: 0, feeAddress: MINERS[0] },
+      solo: { poolFeeBasisPoints: 150, finderBonusBasisPoints: 0, feeAddress: MINERS[0] },
+    });
+    expect(config.payouts).toMatchObject({
+      minPayoutCoins: '1',
+      maxTransfersPerTransaction: 15,
+      feePaidBy: 'pool',
+    });
+  });
+
+  it.each([
+    [{ poolFeePercent: 101 }, 'payments.poolFeePercent:'],
+    [{ finderBonusPercent: 1.234 }, 'payments.finderBonusPercent:'],
+    [{ scheme: 'pps' }, 'payments.scheme:'],
+    [{ payouts: { minPayoutCoins: '-1' } }, 'payments.payouts.minPayoutCoins:'],
+    [{ payouts: { maxTransfersPerTransaction: 0 } }, 'payments.payouts.maxTransfersPerTransaction:'],
+    [{ confirmDepth: -5 }, 'payments.confirmDepth:'],
+    [{ payouts: { feePaidBy: 'miners', minPayoutCoins: '0.001' } }, 'payments.payouts.minPayoutCoins:'],
+    [{ typo: 1 }, 'payments.typo: unknown key'],
+  ])('rejects %j naming the key', (input, key) => {
+    expect(() => parsePaymentsConfig(input)).toThrow(
+      expect.objectContaining({ code: 'CONFIG_INVALID', message: expect.stringContaining(key) }),
+    );
+  });
+});

@@ -1,0 +1,20 @@
+import { describe, expect, it } from 'vitest';
+import { classifySendError } from '../../../src/leader/payouts/send-outcome.js';
+import { RpcError } from '../../../src/rpc/rpc-error.js';
+
+describe('send error classification', () => {
+  const walletError = (applicationCode: number, rpcMessage: string) =>
+    new RpcError('RPC_ERROR', rpcMessage, { rpcCode: -32000, rpcMessage, applicationCode });
+  it('rolls back only refusals that come before broadcasting', () => {
+    expect(classifySendError(walletError(14, 'Insufficient funds')).kind).toBe('not-sent');
+    expect(classifySendError(walletError(5, 'Internal error occurred')).kind).toBe('unknown');
+    expect(classifySendError(new RpcError('RPC_TIMEOUT', 't')).kind).toBe('unknown');
+    expect(classifySendError(new RpcError('RPC_UNREACHABLE', 'x', { errno: 'ECONNRESET' })).kind).toBe(
+      'unknown',
+    );
+    expect(classifySendError(new RpcError('RPC_UNREACHABLE', 'x', { errno: 'ECONNREFUSED' })).kind).toBe(
+      'not-sent',
+    );
+    expect(classifySendError(new Error('?')).kind).toBe('unknown');
+  });
+});

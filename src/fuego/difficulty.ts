@@ -54,6 +54,20 @@ export function difficultyFromTargetHex(targetHex: string): bigint {
 }
 
 /**
+ * The largest difficulty ≤ `limit` that a stratum target expresses exactly: the target
+ * `targetHexForDifficulty` sends for it has exactly that effective difficulty. A job capped at the
+ * network difficulty takes this one: the target for `limit` itself may be stricter (by up to 0.4%
+ * in the 4-byte form, e.g. 100,001 for 100,000), and the miner would drop the blocks in between.
+ * The loosest target t with ⌊M/t⌋ ≤ limit is ⌊M/(limit+1)⌋ + 1 (M = 2^32−1 or 2^64−1, the form
+ * `limit` itself would be sent in).
+ */
+export function exactTargetDifficultyAtMost(limit: bigint | number): bigint {
+  const d = toTargetDifficulty(limit);
+  const max = d < FOUR_BYTE_TARGET_LIMIT ? MAX_UINT32 : MAX_UINT64;
+  return max / (max / (d + 1n) + 1n);
+}
+
+/**
  * XMRig's internal 64-bit target T64 for a stratum target: a 4-byte t32 expands to
  * ⌊(2^64−1)/⌊(2^32−1)/t32⌋⌋, an 8-byte t64 is used as is. XMRig submits when `hashTop64(hash) < T64`.
  */

@@ -1,4 +1,4 @@
-import { targetHexForDifficulty } from '../fuego/difficulty.js';
+import { exactTargetDifficultyAtMost, targetHexForDifficulty } from '../fuego/difficulty.js';
 import { bytesToHex } from '../fuego/hex.js';
 import { UPX2_ALGO } from './algo-names.js';
 import { type ExtraNonceAllocator, MIN_EXTRA_NONCE_BYTES } from './extra-nonce.js';
@@ -49,7 +49,25 @@ export type JobFreshness =
 
 class TrackedTemplate implements TrackedTemplateRef {
   supersededAtMs: number | undefined = undefined;
-  constructor(readonly active: ActiveTemplate) {}
+  /**
+   * No job on this template asks more than this: the largest difficulty at or below the network's
+   * that a target expresses exactly. Undefined when the network difficulty is not a safe integer
+   * (far above any miner's).
+   */
+  readonly difficultyCap: number | undefined;
+
+  constructor(readonly active: ActiveTemplate) {
+    const network = active.networkDifficulty;
+    this.difficultyCap =
+      network >= 1n && network <= BigInt(Number.MAX_SAFE_INTEGER)
+        ? Number(exactTargetDifficultyAtMost(network))
+        : undefined;
+  }
+
+  /** The difficulty of a job for a miner at `minerDifficulty`. */
+  jobDifficulty(minerDifficulty: number): number {
+    return this.difficultyCap === undefined ? minerDifficulty : Math.min(minerDifficulty, this.difficultyCap);
+  }
 }
 
 /**
@@ -103,26 +121,34 @@ export class JobManager {
 
   /** The template new jobs are built on (also picks up one the source has but no listener delivered yet). */
   current(): TrackedTemplateRef | undefined {
-    const latest = this.#modules.templates.current();
-    if (latest !== undefined && latest.id !== this.#current?.active.id) this.track(latest, 'refresh');
-    return this.#current;
+    return this.#latest();
   }
 
   /**
-   * Builds the session's next job on the current template at its current difficulty, keeps it in
+   * The difficulty of the session's next job: its own (vardiff, `+DIFF` or the port's), but never
+   * more than the network's. A share meeting the network difficulty is a block, and a job asking
+   * more would make the miner throw it away.
+   */
+  difficultyFor(session: MinerSession): number {
+    return this.#latest()?.jobDifficulty(session.difficulty) ?? session.difficulty;
+  }
+
+  /**
+   * Builds the session's next job on the current template at `difficultyFor(session)`, keeps it in
    * the session and returns what goes to the miner. The session keeps only what share checks need,
    * not the wire form (its hex blob would double what every kept job costs). Throws
    * ExtraNonceError when the template's reserved area is too small, and returns undefined when
    * there is no template at all.
    */
   issue(session: MinerSession): StratumJob | undefined {
-    const template = this.current();
+    const template = this.#latest();
     if (template === undefined) return undefined;
     const { active } = template;
     const extraNonce = this.#modules.extraNonces.next(active.template.extraNonceCapacity);
     const hashingBlob = active.template.buildHashingBlob(extraNonce);
     const jobId = bytesToHex(extraNonce);
-    const difficulty = session.difficulty;
+    // Both the wire target and what the job's shares are checked and credited at.
+    const difficulty = template.jobDifficulty(session.difficulty);
     const job: IssuedJob = {
       jobId,
       template,
@@ -141,6 +167,13 @@ export class JobManager {
       algo: UPX2_ALGO,
       height: active.height,
     };
+  }
+
+  /** What current() returns, as the tracked template itself (it knows the difficulty cap). */
+  #latest(): TrackedTemplate | undefined {
+    const latest = this.#modules.templates.current();
+    if (latest !== undefined && latest.id !== this.#current?.active.id) this.track(latest, 'refresh');
+    return this.#current;
   }
 
   #targetHex(difficulty: number): string {

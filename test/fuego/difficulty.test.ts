@@ -4,6 +4,7 @@ import {
   checkHash,
   DifficultyError,
   difficultyFromTargetHex,
+  exactTargetDifficultyAtMost,
   hashDifficulty,
   hashToBigInt,
   hashTop64,
@@ -125,6 +126,32 @@ describe('stratum targets', () => {
         expect(effective).toBeGreaterThanOrEqual(difficulty);
         expect((effective - difficulty) * 1000n).toBeLessThanOrEqual(4n * difficulty);
         expect(difficultyFromTargetHex(target8Hex(difficulty))).toBe(difficulty);
+      }),
+    );
+  });
+});
+
+describe('exactTargetDifficultyAtMost (a job capped at the network difficulty)', () => {
+  it('is exact where the 4-byte form is (below 2^16), one below 100,000 where it is not', () => {
+    expect(exactTargetDifficultyAtMost(1_000)).toBe(1_000n);
+    expect(difficultyFromTargetHex(targetHexForDifficulty(100_000))).toBe(100_001n);
+    expect(exactTargetDifficultyAtMost(100_000)).toBe(99_999n);
+    expect(difficultyFromTargetHex(targetHexForDifficulty(99_999))).toBe(99_999n);
+  });
+
+  it('is the largest difficulty ≤ the limit whose target is neither stricter nor looser than itself', () => {
+    const limit = fc.oneof(
+      fc.constantFrom(1n, (1n << 16n) + 1n, (1n << 24n) - 1n, 1n << 24n, (1n << 24n) + 1n, MAX_UINT64 - 1n),
+      fc.bigInt({ min: 1n, max: (1n << 26n) - 1n }),
+      fc.bigInt({ min: 1n, max: MAX_UINT64 - 1n }),
+    );
+    fc.assert(
+      fc.property(limit, (d) => {
+        const exact = exactTargetDifficultyAtMost(d);
+        expect(exact).toBeLessThanOrEqual(d);
+        expect(difficultyFromTargetHex(targetHexForDifficulty(exact))).toBe(exact);
+        // Nothing above it up to the limit: the next difficulty's target is already beyond the limit.
+        expect(difficultyFromTargetHex(targetHexForDifficulty(exact + 1n))).toBeGreaterThan(d);
       }),
     );
   });

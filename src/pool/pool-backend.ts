@@ -261,7 +261,13 @@ export class PoolBackend implements StratumBackend {
     this.#sessions.set(session.id, session);
     this.#counters.logins++;
     this.#logger.debug(
-      { session: session.id, ip, worker: session.worker, solo: session.solo, difficulty: session.difficulty },
+      {
+        session: session.id,
+        ip,
+        worker: session.worker,
+        solo: session.solo,
+        difficulty: session.lastJob?.difficulty,
+      },
       'miner logged in',
     );
     return { sessionId: session.id, job, extensions: EXTENSIONS };
@@ -307,8 +313,12 @@ export class PoolBackend implements StratumBackend {
       else if (outcome.block.submitResult === 'rejected') this.#counters.blocksRejected++;
       else this.#counters.blockSubmitErrors++;
     }
-    const newDifficulty = session.vardiff?.recordShare(this.#clock());
-    if (newDifficulty !== undefined && this.#sessions.get(session.id) === session) {
+    const retarget = session.vardiff?.recordShare(this.#clock(), outcome.share.difficulty);
+    if (
+      retarget !== undefined &&
+      this.#sessions.get(session.id) === session &&
+      this.#jobDifficultyChanged(session)
+    ) {
       this.#push(session);
     }
   }
@@ -372,7 +382,7 @@ export class PoolBackend implements StratumBackend {
       const retarget = session.vardiff?.review(now);
       const proxyDue =
         session.isProxy && now - (session.lastJob?.issuedAtMs ?? now) >= this.#options.proxyJobRefreshMs;
-      if (retarget !== undefined || proxyDue) this.#push(session);
+      if ((retarget !== undefined && this.#jobDifficultyChanged(session)) || proxyDue) this.#push(session);
     }
     this.#bans.prune();
   }
@@ -395,6 +405,11 @@ export class PoolBackend implements StratumBackend {
     if (job === undefined) throw new StratumError('NO_TEMPLATE');
     this.#counters.jobsIssued++;
     return job;
+  }
+
+  /** A retarget changes nothing for the miner while its jobs stay capped at the network difficulty. */
+  #jobDifficultyChanged(session: MinerSession): boolean {
+    return this.#jobs.difficultyFor(session) !== session.lastJob?.difficulty;
   }
 
   /** A new job to a connected session; a dead sink only costs a log line. */

@@ -15,11 +15,18 @@ export interface VardiffConfig {
  * Variable difficulty for one connection. Pure and clock-injected: the caller passes `nowMs`.
  * After each share (and on a periodic `review` for miners that went quiet) it may return a new
  * difficulty; the caller turns that into a new job (never a changed target on an old job).
+ *
+ * It measures work, not shares: each share counts with the difficulty it was credited at. A job
+ * may ask less than this difficulty (capped at the network's) or be an older job at another one;
+ * counted as whole shares, a capped miner's shares would look too fast retarget after retarget,
+ * and the difficulty would climb to maxDifficulty while the jobs stayed capped.
  */
 export class Vardiff {
   private difficultyValue: number;
   private windowStartMs: number;
   private sharesInWindow = 0;
+  /** Summed difficulty of the window's shares. */
+  private workInWindow = 0;
 
   constructor(
     private readonly config: VardiffConfig,
@@ -34,9 +41,13 @@ export class Vardiff {
     return this.difficultyValue;
   }
 
-  /** Counts an accepted share; returns the new difficulty when a retarget is due and needed. */
-  recordShare(nowMs: number): number | undefined {
+  /**
+   * Counts an accepted share credited at `shareDifficulty`; returns the new difficulty when a
+   * retarget is due and needed.
+   */
+  recordShare(nowMs: number, shareDifficulty: number): number | undefined {
     this.sharesInWindow += 1;
+    this.workInWindow += shareDifficulty;
     return this.review(nowMs);
   }
 
@@ -49,11 +60,14 @@ export class Vardiff {
     if (elapsedSec < this.config.retargetIntervalSec) return undefined;
     // With no share in the window, assume one would have arrived right now: a safe lower bound
     // on the miner's speed, so the difficulty only falls as far as the evidence allows.
-    const observedShareTimeSec = elapsedSec / Math.max(this.sharesInWindow, 1);
+    const work = this.sharesInWindow === 0 ? this.difficultyValue : this.workInWindow;
+    // The time between shares at this difficulty, at the speed the window's work shows.
+    const observedShareTimeSec = (elapsedSec * this.difficultyValue) / work;
     const { targetShareTimeSec, variancePercent, maxChangeFactor } = this.config;
     const deviation = Math.abs(observedShareTimeSec - targetShareTimeSec) / targetShareTimeSec;
     this.windowStartMs = nowMs;
     this.sharesInWindow = 0;
+    this.workInWindow = 0;
     if (deviation * 100 <= variancePercent) return undefined;
     const factor = clamp(targetShareTimeSec / observedShareTimeSec, 1 / maxChangeFactor, maxChangeFactor);
     // Round towards the current value so that one step never exceeds maxChangeFactor.

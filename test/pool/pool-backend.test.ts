@@ -95,6 +95,11 @@ function setup(setupOptions: SetupOptions = {}) {
   return { clock, templates, verifier, ledger, daemon, backend, login, submitMined };
 }
 
+/** The first nonce value from `from` on whose hash `accept` holds. */
+function firstNonce(job: StratumJob, accept: (hash: Uint8Array) => boolean, from = 0): number {
+  for (let n = from; ; n++) if (accept(hexToBytes(mine(job, n).result))) return n;
+}
+
 describe('PoolBackend login', () => {
   it('returns a string session id, a complete cn/upx2 job and the extensions', async () => {
     const { login } = setup();
@@ -387,6 +392,23 @@ describe('PoolBackend block candidates', () => {
     expect(ledger.shares).toHaveLength(shares);
   });
 
+  it('a miner’s difficulty above the network’s loses no block: +4 on a network of 2 mines at 2', async () => {
+    const { login, daemon, ledger, backend } = setup({ networkDifficulty: 2n });
+    const { sessionId, job } = await login({ login: `${ADDRESS}+4` });
+    expect(difficultyFromTargetHex(job.target)).toBe(2n);
+    // A hash that meets the network but not the miner's own difficulty.
+    const n = firstNonce(job, (hash) => checkHash(hash, 2n) && !checkHash(hash, 4n));
+    await expect(backend.submit(sessionId, { jobId: job.job_id, ...mine(job, n) })).resolves.toBeUndefined();
+    expect(daemon.submitted).toHaveLength(1);
+    expect(ledger.candidates).toEqual([
+      expect.objectContaining({
+        share: expect.objectContaining({ difficulty: 2 }),
+        submitResult: 'accepted',
+      }),
+    ]);
+    expect(backend.metrics).toMatchObject({ blocksFound: 1, sharesAccepted: 1 });
+  });
+
   it('a block the daemon refuses (-7) is still recorded, as rejected; the share is still OK', async () => {
     const { login, submitMined, daemon, ledger, backend } = setup({ networkDifficulty: 1n });
     daemon.submitBehaviour = 'reject';
@@ -562,6 +584,29 @@ describe('PoolBackend vardiff', () => {
     backend.tick();
     expect(sink.jobs).toHaveLength(1);
     expect(difficultyFromTargetHex(sink.jobs[0]!.target)).toBe(250n);
+  });
+
+  it('capped at the network: network-difficulty jobs meanwhile, the miner’s own difficulty once the network rises', async () => {
+    const { login, backend, templates, clock } = setup({ networkDifficulty: 2n, options: { vardiff } });
+    const { sessionId, job, sink } = await login({ login: ADDRESS }, { startDifficulty: 2 });
+    // A share every 2.5 s at difficulty 2: 0.8 H/s, whose own difficulty for 10 s shares is 8.
+    let n = 0;
+    for (let share = 0; share < 20; share++) {
+      clock.advance(2500);
+      const current = sink.jobs.at(-1) ?? job;
+      n = firstNonce(current, (hash) => checkHash(hash, 2n), n + 1);
+      await backend.submit(sessionId, { jobId: current.job_id, ...mine(current, n) });
+      backend.tick();
+    }
+    expect([job, ...sink.jobs].map((j) => difficultyFromTargetHex(j.target))).toEqual(
+      [job, ...sink.jobs].map(() => 2n),
+    );
+    // The network rises far above the miner: its next job is at its own speed, not maxDifficulty.
+    templates.emit(activeTemplate(2, 11, HUGE), 'new-block');
+    const next = difficultyFromTargetHex(sink.jobs.at(-1)!.target);
+    expect(sink.jobs.at(-1)).toMatchObject({ height: 11 });
+    expect(next).toBeGreaterThanOrEqual(6n);
+    expect(next).toBeLessThanOrEqual(11n);
   });
 
   it('a fixed difficulty (+DIFF or fixed port) never changes', async () => {

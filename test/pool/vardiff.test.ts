@@ -17,7 +17,7 @@ function simulate(startDifficulty: number, shareEverySec: (difficulty: number) =
   let now = 0;
   while (now < minutes * 60_000) {
     now += shareEverySec(vardiff.difficulty) * 1000;
-    vardiff.recordShare(now);
+    vardiff.recordShare(now, vardiff.difficulty);
   }
   return vardiff.difficulty;
 }
@@ -38,7 +38,24 @@ describe('vardiff', () => {
 
   it('leaves a miner inside the variance band alone', () => {
     const vardiff = new Vardiff(config, 30_000, 0);
-    for (let t = 14_000; t <= 70_000; t += 14_000) expect(vardiff.recordShare(t)).toBeUndefined();
+    for (let t = 14_000; t <= 70_000; t += 14_000) expect(vardiff.recordShare(t, 30_000)).toBeUndefined();
+  });
+
+  it('counts work, not shares: a miner whose jobs are capped below its difficulty settles at its own', () => {
+    // 200 H/s: 3,000 is its difficulty for 15 s shares, but the network (and so every job) is at
+    // 1,000, so a share arrives every 5 s. Counted as whole shares that would be three times too
+    // fast, retarget after retarget, up to maxDifficulty.
+    const hashrate = 200;
+    const networkDifficulty = 1_000;
+    const vardiff = new Vardiff(config, 1_000, 0);
+    let now = 0;
+    while (now < 30 * 60_000) {
+      const jobDifficulty = Math.min(vardiff.difficulty, networkDifficulty);
+      now += (jobDifficulty / hashrate) * 1000;
+      vardiff.recordShare(now, jobDifficulty);
+    }
+    expect(vardiff.difficulty).toBeGreaterThan(3_000 * 0.7);
+    expect(vardiff.difficulty).toBeLessThan(3_000 * 1.3);
   });
 
   it('never leaves [min, max] and never moves more than maxChangeFactor at once', () => {
@@ -52,7 +69,7 @@ describe('vardiff', () => {
           let previous = vardiff.difficulty;
           for (const gap of gaps) {
             now += gap;
-            const next = vardiff.recordShare(now);
+            const next = vardiff.recordShare(now, vardiff.difficulty);
             const current = vardiff.difficulty;
             expect(current).toBeGreaterThanOrEqual(config.minDifficulty);
             expect(current).toBeLessThanOrEqual(config.maxDifficulty);

@@ -53,8 +53,9 @@ export interface RedisShareLedgerModules {
   readonly redis: Redis;
   readonly logger: Logger;
   /**
-   * Called with every batch once it is durable (hashrate buckets, live stats). Runs after the
-   * miners were answered; it must not throw, and nothing waits for what it starts.
+   * Called with every batch once it is durable (hashrate buckets, live stats), and with a block
+   * candidate's solving share once the write that created the candidate is, so every share counts
+   * there exactly once. It must not throw, and nothing waits for what it starts.
    */
   readonly onBatchRecorded?: (shares: readonly AcceptedShare[]) => void;
 }
@@ -231,7 +232,10 @@ export class RedisShareLedger implements ShareLedger {
     this.#flush();
     const write = this.#writeCandidateWithRetry(bounded);
     this.#track(write);
-    return await write;
+    const result = await write;
+    // The solving share is work like any other, refused block or not; a rewrite added nothing.
+    if (result.created) this.#notifyBatchRecorded([bounded.share]);
+    return result;
   }
 
   getRoundContributions(round?: { height: number; hash: string }): Promise<Map<string, bigint>> {

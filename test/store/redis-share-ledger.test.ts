@@ -1,8 +1,16 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AcceptedShare } from '../../src/pool/share-ledger.js';
+import { HashrateBatcher } from '../../src/store/hashrate-batcher.js';
+import { HashrateBucketWriter } from '../../src/store/hashrate-buckets.js';
+import { createHashrateKeys, HOUR_MS, MINUTE_MS } from '../../src/store/hashrate-keys.js';
 import { createStoreKeys } from '../../src/store/keys.js';
 import { createRedisClient } from '../../src/store/redis-client.js';
-import { RedisShareLedger, type RedisShareLedgerOptions } from '../../src/store/redis-share-ledger.js';
+import {
+  RedisShareLedger,
+  type RedisShareLedgerModules,
+  type RedisShareLedgerOptions,
+} from '../../src/store/redis-share-ledger.js';
 import { StoreError } from '../../src/store/store-error.js';
 import { startTestRedis, type TestRedis } from '../helpers/redis-server.js';
 import {
@@ -34,10 +42,17 @@ describe('RedisShareLedger on a real Redis', () => {
     await server?.stop();
   });
 
-  function newLedger(label: string, options: Partial<RedisShareLedgerOptions> = {}) {
+  function newLedger(
+    label: string,
+    options: Partial<RedisShareLedgerOptions> = {},
+    onBatchRecorded?: RedisShareLedgerModules['onBatchRecorded'],
+  ) {
     const keyPrefix = uniquePrefix(label);
-    const ledger = new RedisShareLedger({ keyPrefix, ...options }, { redis, logger: silentLogger });
-    return { ledger, keys: createStoreKeys(keyPrefix) };
+    const ledger = new RedisShareLedger(
+      { keyPrefix, ...options },
+      { redis, logger: silentLogger, ...(onBatchRecorded ? { onBatchRecorded } : {}) },
+    );
+    return { ledger, keys: createStoreKeys(keyPrefix), keyPrefix };
   }
 
   async function withWritesPaused<T>(body: () => Promise<T>): Promise<T> {
@@ -233,6 +248,43 @@ describe('RedisShareLedger on a real Redis', () => {
       new Map([[ADDRESSES[0], 7010n]]),
     );
     expect((await ledger.getBlockCandidate(candidate.hash))?.submitResult).toBe('accepted');
+  });
+
+  it('hands a block-solving share to onBatchRecorded once the candidate is created, refused or not', async () => {
+    const recorded: AcceptedShare[] = [];
+    const { ledger } = newLedger('candidate-hook', {}, (shares) => recorded.push(...shares));
+    const accepted = makeCandidate();
+    await ledger.writeBlockCandidate(accepted);
+    expect(recorded).toEqual([accepted.share]);
+    // A retried write of the same block changes nothing, so counts nothing.
+    await ledger.recordBlockCandidate({ ...accepted, submitResult: 'error', submitError: 'timeout' });
+    expect(recorded).toEqual([accepted.share]);
+    // A block the daemon refused is no candidate, but its share was work like any other.
+    const refused = makeCandidate({ hash: blockHash(0xbad), submitResult: 'rejected' });
+    await ledger.writeBlockCandidate(refused);
+    expect(recorded).toEqual([accepted.share, refused.share]);
+  });
+
+  it('a block-solving share counts once in the miner’s hashrate buckets, as stratum wires them', async () => {
+    const { ledger, keyPrefix } = newLedger('candidate-hashrate', {}, (shares) => batcher.add(shares));
+    const writer = new HashrateBucketWriter({ keyPrefix }, { redis });
+    const batcher = new HashrateBatcher(
+      { flushIntervalMs: 60_000 },
+      { record: (shares) => writer.record(shares), onError: () => undefined },
+    );
+    // Now: buckets of shares older than their retention expire at once.
+    const timestampMs = Date.now();
+    await ledger.recordShare(makeShare({ difficulty: 50, timestampMs }));
+    const candidate = makeCandidate({ share: makeShare({ difficulty: 7000, timestampMs }) });
+    await ledger.writeBlockCandidate(candidate);
+    await ledger.writeBlockCandidate(candidate);
+    await batcher.stop();
+    const bucket = createHashrateKeys(keyPrefix).minerMinutes(
+      Math.floor(timestampMs / HOUR_MS),
+      ADDRESSES[0],
+    );
+    const minute = String(Math.floor(timestampMs / MINUTE_MS) % 60);
+    expect(await observer.hget(bucket, minute)).toBe('7050');
   });
 
   it('applies shares queued before a candidate to the round that candidate closes', async () => {

@@ -1,0 +1,134 @@
+import { Redis } from 'ioredis';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type DemoStack, startDemoStack } from '../../src/app/demo-stack.js';
+import { checkHash, difficultyFromTargetHex } from '../../src/fuego/difficulty.js';
+import { bytesToHex, hexToBytes } from '../../src/fuego/hex.js';
+import { createHashrateKeys, HOUR_MS, MINUTE_MS } from '../../src/store/hashrate-keys.js';
+import { createStoreKeys } from '../../src/store/keys.js';
+import { testHasher } from '../devnet/devnet-test-helpers.js';
+import { StratumLineClient } from '../helpers/stratum-line-client.js';
+import { until } from '../helpers/until.js';
+
+/**
+ * A miner whose own difficulty is above the network's must not lose blocks to it: on a devnet at
+ * network difficulty 1,000, a `+5000` login gets jobs at 1,000, and a hash that meets 1,000 (not
+ * 5,000) is a block on the chain and counts in the miner's hashrate like any share. The real
+ * pieces: the devnet, a private Redis, the pool node with its stratum server.
+ */
+const NETWORK_DIFFICULTY = 1_000;
+const MINER_DIFFICULTY = 5_000;
+const keys = createStoreKeys('fuego');
+const hashrateKeys = createHashrateKeys('fuego');
+
+let stack: DemoStack;
+let redis: Redis;
+
+beforeAll(async () => {
+  stack = await startDemoStack(
+    {
+      stratumPort: 0,
+      tlsPort: null,
+      networkDifficulty: NETWORK_DIFFICULTY,
+      shareDifficulty: MINER_DIFFICULTY,
+      daemonPort: 0,
+      walletPort: 0,
+      apiPort: null,
+    },
+    pino({ level: 'warn' }),
+  );
+  redis = new Redis(stack.redis.url);
+}, 120_000);
+
+afterAll(async () => {
+  redis?.disconnect();
+  await stack?.stop();
+});
+
+interface Job {
+  readonly job_id: string;
+  readonly blob: string;
+  readonly target: string;
+}
+
+/** The first nonce whose cn/upx2 hash meets the network difficulty but not the miner's own. */
+function blockBelowMinerDifficulty(job: Job): { nonce: string; result: string } {
+  const blob = hexToBytes(job.blob);
+  const hasher = testHasher();
+  for (let nonce = 0; ; nonce++) {
+    Buffer.from(blob.buffer, blob.byteOffset, blob.length).writeUInt32LE(nonce, 39);
+    const hash = hasher.hash(blob);
+    if (checkHash(hash, NETWORK_DIFFICULTY) && !checkHash(hash, MINER_DIFFICULTY)) {
+      return { nonce: bytesToHex(blob.subarray(39, 43)), result: bytesToHex(hash) };
+    }
+  }
+}
+
+/** The miner's difficulty summed over the hashrate minute buckets between two times. */
+async function minerBucketTotal(address: string, fromMs: number, toMs: number): Promise<number> {
+  let total = 0;
+  for (let hour = Math.floor(fromMs / HOUR_MS); hour <= Math.floor(toMs / HOUR_MS); hour++) {
+    const minutes = await redis.hgetall(hashrateKeys.minerMinutes(hour, address));
+    for (const [minute, difficulty] of Object.entries(minutes)) {
+      const startMs = hour * HOUR_MS + Number(minute) * MINUTE_MS;
+      if (startMs + MINUTE_MS > fromMs && startMs <= toMs) total += Number(difficulty);
+    }
+  }
+  return total;
+}
+
+describe('job difficulty capped at the network difficulty', () => {
+  it('a +5000 miner on a 1,000 network: a hash meeting 1,000 is a block on the chain, counted once as work', async () => {
+    const address = stack.minerAddress;
+    const client = await StratumLineClient.open(stack.stratumPort);
+    try {
+      const login = await client.request('login', {
+        login: `${address}+${MINER_DIFFICULTY}`,
+        pass: 'x',
+        rigid: 'capped',
+        agent: 'cap-test/1.0',
+        algo: ['cn/upx2'],
+      });
+      const result = login?.['result'] as { id: string; job: Job } | undefined;
+      if (result === undefined) throw new Error(`login refused: ${JSON.stringify(login?.['error'])}`);
+      const { id, job } = result;
+      expect(difficultyFromTargetHex(job.target)).toBe(BigInt(NETWORK_DIFFICULTY));
+
+      const { chain } = stack.devnet;
+      const heightBefore = chain.height;
+      const startedMs = Date.now();
+      const share = blockBelowMinerDifficulty(job);
+      const reply = await client.request('submit', { id, job_id: job.job_id, ...share, algo: 'cn/upx2' });
+      expect(reply?.['error']).toBeNull();
+      expect(reply?.['result']).toEqual({ status: 'OK' });
+
+      // The devnet took the block: its chain grew by exactly the block the pool recorded.
+      expect(chain.height).toBe(heightBefore + 1);
+      const tip = chain.tip;
+      expect(tip.height).toBe(heightBefore);
+      const candidate = await redis.hgetall(keys.block(tip.id));
+      expect(candidate).toMatchObject({
+        height: String(heightBefore),
+        finderAddress: address,
+        finderWorker: 'capped',
+        shareDifficulty: String(NETWORK_DIFFICULTY),
+        submitResult: 'accepted',
+        status: 'pending',
+      });
+      expect(await redis.zscore(keys.blockCandidates, tip.id)).toBe(String(heightBefore));
+
+      // Work like any other share: in the miner's stats and, once the batcher wrote, its hashrate.
+      expect(await redis.hget(keys.worker(address, 'capped'), 'difficultyTotal')).toBe(
+        String(NETWORK_DIFFICULTY),
+      );
+      const counted = await until(
+        async () => (await minerBucketTotal(address, startedMs, Date.now())) || undefined,
+        5_000,
+        'the block-solving share in the hashrate buckets',
+      );
+      expect(counted).toBe(NETWORK_DIFFICULTY);
+    } finally {
+      client.close();
+    }
+  }, 60_000);
+});

@@ -82,6 +82,11 @@ export class DevnetControl {
     this.#parts.walletRpc.failAfterBroadcast(count, mode);
   }
 
+  /** The next `count` valid blocks are refused with -7, like a daemon whose cn/upx2 disagrees. */
+  refuseValidBlocks(count: number): void {
+    this.#parts.daemon.refuseValidBlocks(count);
+  }
+
   setDifficulty(difficulty: number | bigint): void {
     this.#parts.chain.setDifficulty(BigInt(difficulty));
   }

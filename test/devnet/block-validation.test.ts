@@ -7,7 +7,7 @@ import { checkHash } from '../../src/fuego/difficulty.js';
 import { bytesToHex, hexToBytes } from '../../src/fuego/hex.js';
 import { encodeMergeMiningTag } from '../../src/fuego/tx-extra.js';
 import { readFixture } from '../helpers/fixtures.js';
-import { jsonRpc, startTestDevnet, testHasher } from './devnet-test-helpers.js';
+import { jsonRpc, send, startTestDevnet, testHasher } from './devnet-test-helpers.js';
 
 const DIFFICULTY = 6;
 
@@ -109,6 +109,32 @@ describe('submitblock validation (brute-forced blocks)', () => {
     expect(await submit(good)).toEqual(rejected);
     const stale = solve(blockFromTemplate(staleTemplate, 1).block, DIFFICULTY);
     expect(await submit(serializeBlock(stale))).toEqual(rejected);
+  });
+
+  test('refuseValidBlocks(n): the next n valid blocks get the real -7 reply and stay off the chain; invalid ones do not count', async () => {
+    const template = await getTemplate();
+    const solved = solve(blockFromTemplate(template, 0x21).block, DIFFICULTY);
+    const good = serializeBlock(solved);
+    const lowNonce = solve({ ...solved, nonce: solved.nonce + 1 }, DIFFICULTY, false).nonce;
+    const invalid = serializeBlock({ ...solved, nonce: lowNonce });
+    const realRefusal = readFixture('fuegod-rpc/54-submitblock-stale-template-h10.response.body').trim();
+    const submitRaw = async (blob: Uint8Array) =>
+      (
+        await send(
+          `${devnet.daemonUrl}/json_rpc`,
+          'POST',
+          JSON.stringify({ jsonrpc: '2.0', id: '1', method: 'submitblock', params: [bytesToHex(blob)] }),
+        )
+      ).text;
+    const tipBefore = devnet.chain.tip.id;
+
+    devnet.control.refuseValidBlocks(2);
+    expect(await submitRaw(invalid)).toBe(realRefusal);
+    expect(await submitRaw(good)).toBe(realRefusal);
+    expect(await submitRaw(good)).toBe(realRefusal);
+    expect(devnet.chain.tip.id).toBe(tipBefore);
+    expect(await submit(good)).toEqual({ id: '1', jsonrpc: '2.0', result: { status: 'OK' } });
+    expect(devnet.chain.tip.block.nonce).toBe(solved.nonce);
   });
 
   test('bad hex is -6, garbage is -7', async () => {

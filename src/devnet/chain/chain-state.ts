@@ -210,6 +210,11 @@ export class ChainState {
     return this.#accept(blob, { hasher: this.#hasher });
   }
 
+  /** Whether submitBlock would accept the block (PoW included), without appending it. */
+  checkBlock(blob: Uint8Array): boolean {
+    return validateBlock(blob, this.validationContext(), { hasher: this.#hasher }).accepted;
+  }
+
   /** Re-appends a block saved earlier (validated like any block, PoW not re-checked). */
   restoreBlock(blob: Uint8Array): SubmitResult {
     return this.#accept(blob, { checkPow: false });

@@ -40,6 +40,8 @@ export class DaemonService {
   readonly #methods: ReadonlyMap<string, JsonRpcMethodHandler>;
   /** While true the core is "initializing": getinfo says BUSY, everything else refuses. */
   busy = false;
+  /** Fault: this many more valid blocks are refused (see refuseValidBlocks). */
+  #validBlocksToRefuse = 0;
 
   /** The extension endpoints, when served (control API registers aliases through them). */
   get extensions(): ExtensionEndpoints | undefined {
@@ -65,6 +67,17 @@ export class DaemonService {
       ['f_block_json', (p) => this.#blockJson(p)],
       ['f_transaction_json', (p) => this.#transactionJson(p)],
     ]);
+  }
+
+  /**
+   * Fault: the next `count` blocks that would be accepted are refused with `-7 Block not accepted`
+   * and not added, as a fuegod whose cn/upx2 disagrees with the pool's refuses good blocks
+   * (shared/spec/fuego-daemon-behaviour.md). Invalid blocks are refused as always and do not
+   * count. 0 ends the fault.
+   */
+  refuseValidBlocks(count: number): void {
+    if (!Number.isSafeInteger(count) || count < 0) throw new RangeError('count must be a whole number >= 0');
+    this.#validBlocksToRefuse = count;
   }
 
   handle(request: HttpRequestView): HttpOutcome {
@@ -190,6 +203,10 @@ export class DaemonService {
       if (error instanceof CodecError)
         throw new DaemonRpcError(DaemonErrorCode.WRONG_BLOCKBLOB, 'Wrong block blob');
       throw error;
+    }
+    if (this.#validBlocksToRefuse > 0 && this.#chain.checkBlock(blob)) {
+      this.#validBlocksToRefuse--;
+      throw new DaemonRpcError(DaemonErrorCode.BLOCK_NOT_ACCEPTED, 'Block not accepted');
     }
     const result = this.#chain.submitBlock(blob);
     if (!result.accepted) throw new DaemonRpcError(DaemonErrorCode.BLOCK_NOT_ACCEPTED, 'Block not accepted');

@@ -112,6 +112,15 @@ export function hashDifficulty(hash: Uint8Array): bigint {
 }
 
 /**
+ * The block target of a difficulty as 64 hex digits, most significant first: T = ⌊(2^256−1)/D⌋.
+ * A hash meets D iff hashToBigInt(hash) ≤ T, the same verdict as checkHash; this form is for
+ * people (logs, `fuego-pool block inspect`), the pool itself decides with checkHash.
+ */
+export function blockTargetHex(difficulty: bigint | number): string {
+  return (MAX_UINT256 / toPositiveInteger(difficulty)).toString(16).padStart(64, '0');
+}
+
+/**
  * The daemon's `check_hash`: valid iff H × D < 2^256. Used both for shares (D = the share difficulty
  * the pool assigned) and for block candidates (D = network difficulty); equivalent to
  * `hashDifficulty(hash) >= D`. D may exceed 2^64 here; it must be a positive integer.

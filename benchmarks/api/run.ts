@@ -115,6 +115,7 @@ async function main(): Promise<void> {
           stale: false,
         },
         submitResult: 'accepted',
+        blobHex: '09',
         timestampMs: now,
       });
     }

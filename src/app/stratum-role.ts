@@ -169,6 +169,7 @@ export async function startStratumRole(
 function announcingBlocks(ledger: ShareLedger, events: PoolEventBus): ShareLedger {
   return {
     recordShare: (share) => ledger.recordShare(share),
+    recordBlockRefusal: (blockHash, reason) => ledger.recordBlockRefusal(blockHash, reason),
     async recordBlockCandidate(candidate: BlockCandidate) {
       await ledger.recordBlockCandidate(candidate);
       if (candidate.submitResult === 'rejected') return;

@@ -4,6 +4,7 @@ import { AddressCache } from './address-cache.js';
 import { canMineUpx2 } from './algo-names.js';
 import { type AliasDaemon, AliasResolver } from './alias-resolver.js';
 import { type BanEntry, BanPolicy, type BanPolicyOptions, DEFAULT_BAN_POLICY_OPTIONS } from './ban-policy.js';
+import type { BlockRefusalReason } from './block-refusal.js';
 import { ExtraNonceAllocator, ExtraNonceError } from './extra-nonce.js';
 import { JobManager, unusableTemplateReason } from './job-manager.js';
 import { parseLogin } from './login.js';
@@ -105,6 +106,8 @@ export interface PoolBackendMetrics {
   readonly blocksFound: number;
   readonly blocksAccepted: number;
   readonly blocksRejected: number;
+  /** Rejected blocks by the reason found afterwards (counted once the diagnosis is done). */
+  readonly blocksRefused: Readonly<Partial<Record<BlockRefusalReason, number>>>;
   readonly blockSubmitErrors: number;
   readonly jobsIssued: number;
   readonly bansIssued: number;
@@ -148,6 +151,7 @@ export class PoolBackend implements StratumBackend {
   };
   readonly #loginsRefused: Partial<Record<StratumErrorCode, number>> = {};
   readonly #sharesRejected: Partial<Record<StratumErrorCode, number>> = {};
+  readonly #blocksRefused: Partial<Record<BlockRefusalReason, number>> = {};
 
   constructor(options: PoolBackendOptions, modules: PoolBackendModules) {
     this.#options = options;
@@ -169,6 +173,9 @@ export class PoolBackend implements StratumBackend {
       daemon: modules.daemon,
       logger: this.#logger,
       clock: this.#clock,
+      onBlockRefused: (reason) => {
+        this.#blocksRefused[reason] = (this.#blocksRefused[reason] ?? 0) + 1;
+      },
     });
     this.#bans = new BanPolicy(options.ban, this.#clock);
     this.#aliases = new AliasResolver(
@@ -368,6 +375,7 @@ export class PoolBackend implements StratumBackend {
       ...this.#counters,
       loginsRefused: { ...this.#loginsRefused },
       sharesRejected: { ...this.#sharesRejected },
+      blocksRefused: { ...this.#blocksRefused },
     };
   }
 

@@ -1,3 +1,5 @@
+import type { BlockRefusalReason } from './block-refusal.js';
+
 /**
  * The seam between the share pipeline and storage (src/store implements it on Redis). Every
  * method resolves only once the data is durable: a miner is told "OK" after that, never before.
@@ -29,6 +31,8 @@ export interface BlockCandidate {
   /** What the daemon said to submitblock. */
   readonly submitResult: 'accepted' | 'rejected' | 'error';
   readonly submitError?: string;
+  /** The block as submitted (hex): kept so that a refused or lost block can be examined or resubmitted. */
+  readonly blobHex: string;
   readonly timestampMs: number;
 }
 
@@ -36,4 +40,9 @@ export interface ShareLedger {
   recordShare(share: AcceptedShare): Promise<void>;
   /** Records the share and the candidate together, atomically, and closes the round it ends. */
   recordBlockCandidate(candidate: BlockCandidate): Promise<void>;
+  /**
+   * Adds why the daemon refused a recorded candidate (a record whose submitResult is not
+   * 'rejected' is left as it is).
+   */
+  recordBlockRefusal(blockHash: string, reason: BlockRefusalReason): Promise<void>;
 }

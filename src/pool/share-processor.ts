@@ -1,9 +1,15 @@
 import { parseBlock } from '../fuego/block.js';
 import { blockId } from '../fuego/block-hash.js';
-import { checkHash } from '../fuego/difficulty.js';
+import { blockTargetHex, checkHash, hashDifficulty } from '../fuego/difficulty.js';
 import { bytesToHex } from '../fuego/hex.js';
 import type { Logger } from '../log/logger.js';
 import { isUpx2AlgoName } from './algo-names.js';
+import {
+  type BlockRefusalReason,
+  type ChainTipReader,
+  diagnoseBlockRefusal,
+  likelyCauseOf,
+} from './block-refusal.js';
 import type { JobFreshness, JobManager } from './job-manager.js';
 import type { IssuedJob, MinerSession } from './miner-session.js';
 import type { AcceptedShare, BlockCandidate, ShareLedger } from './share-ledger.js';
@@ -11,8 +17,11 @@ import type { ShareVerifier } from './share-verifier.js';
 import type { SubmitRequest } from './stratum-backend.js';
 import { StratumError } from './stratum-errors.js';
 
-/** The daemon as the share pipeline needs it: submitblock, which throws an RpcError when refused. */
-export interface BlockSubmitter {
+/**
+ * The daemon as the share pipeline needs it: submitblock, which throws an RpcError when refused,
+ * and the chain reads that explain a refusal.
+ */
+export interface BlockSubmitter extends ChainTipReader {
   submitBlock(blockHex: string): Promise<void>;
 }
 
@@ -23,7 +32,15 @@ export interface ShareProcessorModules {
   readonly daemon: BlockSubmitter;
   readonly logger: Logger;
   readonly clock: () => number;
+  /** Told the reason of every refused block once it is known (after the miner was answered). */
+  readonly onBlockRefused?: (reason: BlockRefusalReason) => void;
 }
+
+/**
+ * How long the chain reads that explain a refused block may take. They run after the miner was
+ * answered, so this bounds only how late the log line comes.
+ */
+const REFUSAL_DIAGNOSIS_TIMEOUT_MS = 10_000;
 
 /** What became of an accepted share. */
 export interface ShareOutcome {
@@ -47,7 +64,8 @@ const RESULT_PATTERN = /^[0-9a-f]{64}$/i;
  *   6. cn/upx2 in the verifier workers (SERVER_BUSY when saturated) equals `result` (INVALID_RESULT)
  *   7. hash difficulty ≥ job difficulty (LOW_DIFFICULTY)
  *   8. meets the network difficulty on a current job: submitblock at once, then record the block
- *      candidate whatever the daemon said; otherwise record the share (stale ones flagged)
+ *      candidate (with its blob) whatever the daemon said, and explain a refusal once the miner
+ *      is answered; otherwise record the share (stale ones flagged)
  * It resolves only once the ledger says the share is durable (INTERNAL when it cannot).
  */
 export class ShareProcessor {
@@ -109,7 +127,8 @@ export class ShareProcessor {
     };
 
     if (freshness === 'current' && checkHash(hash, job.template.active.networkDifficulty)) {
-      const block = await this.#submitBlock(session, job, input.readUInt32LE(job.nonceOffset), share);
+      const nonceValue = input.readUInt32LE(job.nonceOffset);
+      const block = await this.#submitBlock(session, job, nonceValue, hash, share);
       return { share, block };
     }
     try {
@@ -136,12 +155,14 @@ export class ShareProcessor {
 
   /**
    * submitblock first (every millisecond counts against a competing block), then the candidate is
-   * recorded with the daemon's answer, so that even a refused block is kept for the operator.
+   * recorded with the daemon's answer and the blob, so that even a refused block is kept for the
+   * operator. A refusal is explained after that (see #explainRefusal), without holding the miner.
    */
   async #submitBlock(
     session: MinerSession,
     job: IssuedJob,
     nonce: number,
+    powHash: Uint8Array,
     share: AcceptedShare,
   ): Promise<NonNullable<ShareOutcome['block']>> {
     const { active } = job.template;
@@ -156,9 +177,7 @@ export class ShareProcessor {
     const { submitResult, submitError } = await submission;
     const context = { height: active.height, hash, address: session.address, worker: session.worker };
     if (submitResult === 'accepted') logger.info(context, 'block found and accepted by the daemon');
-    else if (submitResult === 'rejected')
-      logger.warn({ ...context, submitError, blobHex }, 'block rejected by the daemon');
-    else
+    else if (submitResult === 'error')
       logger.error(
         { ...context, submitError, blobHex },
         'block submission failed: resubmit the blob by hand',
@@ -172,18 +191,64 @@ export class ShareProcessor {
       share,
       submitResult,
       ...(submitError === undefined ? {} : { submitError }),
+      blobHex,
       timestampMs: clock(),
     };
+    let recorded = false;
     try {
       await this.#modules.ledger.recordBlockCandidate(candidate);
+      recorded = true;
     } catch (error) {
       logger.error(
         { err: error, ...context, submitResult, blobHex },
         'block candidate NOT recorded: ledger failed',
       );
       throw new StratumError('INTERNAL', { reason: 'LEDGER' });
+    } finally {
+      // A copy: the hash is a view of the verifier's batch buffer, and the diagnosis outlives the share.
+      if (submitResult === 'rejected') void this.#explainRefusal(candidate, powHash.slice(), recorded);
     }
     return { hash, submitResult };
+  }
+
+  /**
+   * The one error line of a refused block: what the pool checked (PoW hash, target, network
+   * difficulty), what the chain says now (tip moved? block on the chain?), the reason and its
+   * likely cause. Then the reason goes to the block record and the counters. Never throws.
+   */
+  async #explainRefusal(candidate: BlockCandidate, powHash: Uint8Array, recorded: boolean): Promise<void> {
+    const { logger, daemon, ledger } = this.#modules;
+    const diagnosis = await diagnoseBlockRefusal(daemon, candidate, REFUSAL_DIAGNOSIS_TIMEOUT_MS);
+    logger.error(
+      {
+        blockId: candidate.hash,
+        height: candidate.height,
+        prevHash: candidate.prevHash,
+        powHash: bytesToHex(powHash),
+        powHashDifficulty: hashDifficulty(powHash).toString(),
+        target: blockTargetHex(candidate.networkDifficulty),
+        networkDifficulty: candidate.networkDifficulty.toString(),
+        submitError: candidate.submitError,
+        tipMoved: diagnosis.tipMoved,
+        onChain: diagnosis.onChain,
+        tipHeight: diagnosis.tipHeight,
+        tipHash: diagnosis.tipHash,
+        ...(diagnosis.error === undefined ? {} : { diagnosisError: diagnosis.error }),
+        reason: diagnosis.reason,
+        likelyCause: likelyCauseOf(diagnosis.reason),
+        blobKept: recorded,
+        address: candidate.share.address,
+        worker: candidate.share.worker,
+      },
+      'block refused by the daemon although its proof of work meets the target',
+    );
+    this.#modules.onBlockRefused?.(diagnosis.reason);
+    if (!recorded) return;
+    try {
+      await ledger.recordBlockRefusal(candidate.hash, diagnosis.reason);
+    } catch (error) {
+      logger.warn({ err: error, blockId: candidate.hash }, 'refusal reason not recorded: ledger failed');
+    }
   }
 }
 

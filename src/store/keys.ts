@@ -24,8 +24,11 @@ import { StoreError } from './store-error.js';
  * - `<p>:block:<hash>` - HASH - height, hash, prevHash, networkDifficulty, finderAddress,
  *   finderWorker, shareEntryId (stream id of the solving share), shareDifficulty, solo ("1"/"0"),
  *   submitResult, submitError (only if any), timestampMs, status (pending | rejected, later
- *   confirmed | orphaned), and for a block that closed the pool round roundStartedAtMs,
- *   roundTotalDifficulty, roundShareCount - record_block_candidate; status by the unlocker - kept.
+ *   confirmed | orphaned), blob (the block as submitted, hex; absent in records written before it
+ *   was kept), and for a block that closed the pool round roundStartedAtMs, roundTotalDifficulty,
+ *   roundShareCount - record_block_candidate; refusalReason (stale-tip | already-on-chain |
+ *   pow-disagreement | unknown) of a rejected block - record_block_refusal; status by the unlocker
+ *   - kept.
  * - `<p>:miner:<address>` - HASH - lastShareMs, sharesValid, difficultyTotal (solo and pool) -
  *   both scripts - kept (expiry of idle miners: later issue).
  * - `<p>:worker:<address>:<worker>` - HASH - lastShareMs, sharesValid, difficultyTotal - both

@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { RoundSummary, StoredBlockCandidate, StoredBlockStatus } from '../pool/blocks/stored-block.js';
 import type { ShareWindowEnd } from '../pool/blocks/unlock-ledger.js';
+import { type BlockRefusalReason, isBlockRefusalReason } from '../pool/block-refusal.js';
 import type { BlockCandidate } from '../pool/share-ledger.js';
 import { createStoreKeys, type StoreKeys } from './keys.js';
 import { parseShareEntry, type StoredShare } from './share-entry.js';
@@ -81,6 +82,9 @@ export function parseBlockRecord(hash: string, fields: Record<string, string>): 
   if (!BLOCK_STATUSES.includes(status)) throw corrupt('block status', { ...data, status });
   if (!SUBMIT_RESULTS.includes(submitResult)) throw corrupt('block submitResult', { ...data, submitResult });
   if (solo !== '0' && solo !== '1') throw corrupt('block solo flag', { ...data, solo });
+  const refusalReason = fields['refusalReason'] ?? null;
+  if (refusalReason !== null && !isBlockRefusalReason(refusalReason))
+    throw corrupt('block refusalReason', { ...data, refusalReason });
   const hasRound = fields['roundTotalDifficulty'] !== undefined;
   return {
     height: parseSafeInteger(fields['height'], 'block height', data),
@@ -94,6 +98,8 @@ export function parseBlockRecord(hash: string, fields: Record<string, string>): 
     solo: solo === '1',
     submitResult: submitResult as BlockCandidate['submitResult'],
     submitError: fields['submitError'] ?? null,
+    blobHex: fields['blob'] ?? null,
+    refusalReason,
     timestampMs: parseSafeInteger(fields['timestampMs'], 'block timestampMs', data),
     status: status as StoredBlockStatus,
     round: hasRound

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from '../log/logger.js';
+import { type BlockRefusalReason, isBlockRefusalReason } from '../pool/block-refusal.js';
 import type { StoredBlockCandidate, StoredBlockStatus } from '../pool/blocks/stored-block.js';
 import type { AcceptedShare, BlockCandidate, ShareLedger } from '../pool/share-ledger.js';
 import { createStoreKeys, type StoreKeys } from './keys.js';
@@ -9,6 +10,7 @@ import {
   buildRecordBlockCandidateCall,
   RECORD_BLOCK_CANDIDATE_LUA,
 } from './scripts/record-block-candidate.js';
+import { buildRecordBlockRefusalCall, RECORD_BLOCK_REFUSAL_LUA } from './scripts/record-block-refusal.js';
 import { buildRecordSharesCall, RECORD_SHARES_LUA } from './scripts/record-shares.js';
 import { validateShare } from './share-entry.js';
 import { StoreError, toStoreError } from './store-error.js';
@@ -33,6 +35,7 @@ const CANDIDATE_RETRY_MAX_DELAY_MS = 2_000;
 const FAILURE_LOG_INTERVAL_MS = 5_000;
 const MAX_SUBMIT_ERROR_LENGTH = 1_024;
 const BLOCK_HASH_PATTERN = /^[0-9a-f]{64}$/;
+const BLOB_HEX_PATTERN = /^(?:[0-9a-f]{2})+$/;
 
 export interface RedisShareLedgerOptions {
   readonly keyPrefix: string;
@@ -101,6 +104,7 @@ function validateCandidate(candidate: BlockCandidate): void {
   if (typeof candidate.networkDifficulty !== 'bigint' || candidate.networkDifficulty < 1n)
     bad('networkDifficulty');
   if (!['accepted', 'rejected', 'error'].includes(candidate.submitResult)) bad('submitResult');
+  if (typeof candidate.blobHex !== 'string' || !BLOB_HEX_PATTERN.test(candidate.blobHex)) bad('blobHex');
   if (!Number.isSafeInteger(candidate.timestampMs) || candidate.timestampMs < 0) bad('timestampMs');
 }
 
@@ -135,6 +139,7 @@ export class RedisShareLedger implements ShareLedger {
   readonly #replicaAcks: RedisShareLedgerOptions['replicaAcks'];
 
   readonly #recordBlockCandidate: ScriptRunner;
+  readonly #recordBlockRefusal: ScriptRunner;
 
   #queue: PendingShare[] = [];
   #cancelTimer: (() => void) | null = null;
@@ -182,6 +187,11 @@ export class RedisShareLedger implements ShareLedger {
       modules.redis,
       'fuegoPoolRecordBlockCandidate',
       RECORD_BLOCK_CANDIDATE_LUA,
+    );
+    this.#recordBlockRefusal = defineScript(
+      modules.redis,
+      'fuegoPoolRecordBlockRefusal',
+      RECORD_BLOCK_REFUSAL_LUA,
     );
     this.reader = new RedisLedgerReader({ keyPrefix: opts.keyPrefix }, { redis: modules.redis });
   }
@@ -236,6 +246,27 @@ export class RedisShareLedger implements ShareLedger {
     // The solving share is work like any other, refused block or not; a rewrite added nothing.
     if (result.created) this.#notifyBatchRecorded([bounded.share]);
     return result;
+  }
+
+  /**
+   * Adds the refusal reason to a rejected candidate's record (one attempt: the reason is also in
+   * the log line, and the record itself is already durable).
+   */
+  async recordBlockRefusal(blockHash: string, reason: BlockRefusalReason): Promise<void> {
+    if (this.#closed) throw new StoreError('STORE_CLOSED', 'the share ledger is closed');
+    if (!BLOCK_HASH_PATTERN.test(blockHash)) {
+      throw new StoreError('INVALID_RECORD', 'block refusal has an invalid hash', { field: 'hash' });
+    }
+    if (!isBlockRefusalReason(reason)) {
+      throw new StoreError('INVALID_RECORD', 'block refusal has an invalid reason', { field: 'reason' });
+    }
+    const write = this.#recordBlockRefusal(buildRecordBlockRefusalCall(this.#keys, blockHash, reason));
+    this.#track(write);
+    try {
+      await write;
+    } catch (error) {
+      throw toStoreError(error, 'record_block_refusal', { hash: blockHash });
+    }
   }
 
   getRoundContributions(round?: { height: number; hash: string }): Promise<Map<string, bigint>> {

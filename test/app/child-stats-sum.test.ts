@@ -21,7 +21,8 @@ function stats(n: number, overrides: { hashes: number; avgMs: number; broadcastM
       sharesRejected: { DUPLICATE_SHARE: n },
       blocksFound: n,
       blocksAccepted: n,
-      blocksRejected: 0,
+      blocksRejected: n,
+      blocksRefused: { 'pow-disagreement': n },
       blockSubmitErrors: 0,
       jobsIssued: 5 * n,
       bansIssued: n,
@@ -59,6 +60,7 @@ describe('the stratum children as one pool', () => {
       sessions: 3,
       sharesAccepted: 300,
       sharesRejected: { DUPLICATE_SHARE: 3 },
+      blocksRefused: { 'pow-disagreement': 3 },
       bansIssued: 3,
       // The push is done when the slowest child is done.
       lastBroadcastMs: 40,

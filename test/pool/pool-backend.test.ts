@@ -1,8 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { parseBlock } from '../../src/fuego/block.js';
 import { blockId, checkMergeMiningTag, parentHashingBlob } from '../../src/fuego/block-hash.js';
 import { checkHash, difficultyFromTargetHex } from '../../src/fuego/difficulty.js';
 import { bytesToHex, hexToBytes } from '../../src/fuego/hex.js';
+import { createLogger, type Logger } from '../../src/log/logger.js';
 import { type BanEntry, DEFAULT_BAN_POLICY_OPTIONS } from '../../src/pool/ban-policy.js';
 import {
   DEFAULT_POOL_BACKEND_OPTIONS,
@@ -10,6 +11,7 @@ import {
   type PoolBackendOptions,
 } from '../../src/pool/pool-backend.js';
 import type { ConnectionInfo, LoginRequest, StratumJob } from '../../src/pool/stratum-backend.js';
+import { RpcError } from '../../src/rpc/rpc-error.js';
 import {
   ADDRESS,
   ADDRESS_2,
@@ -36,6 +38,7 @@ interface SetupOptions {
   noTemplate?: boolean;
   options?: Partial<PoolBackendOptions>;
   onBanIssued?: (entry: BanEntry) => void;
+  logger?: Logger;
 }
 
 function setup(setupOptions: SetupOptions = {}) {
@@ -62,7 +65,7 @@ function setup(setupOptions: SetupOptions = {}) {
     verifier,
     ledger,
     daemon,
-    logger: silentLogger,
+    logger: setupOptions.logger ?? silentLogger,
     clock: clock.now,
     ...(setupOptions.onBanIssued ? { onBanIssued: setupOptions.onBanIssued } : {}),
   });
@@ -369,6 +372,7 @@ describe('PoolBackend block candidates', () => {
       networkDifficulty: 1n,
       submitResult: 'accepted',
       share: expect.objectContaining({ address: ADDRESS, stale: false, difficulty: 1 }),
+      blobHex: bytesToHex(expectedBlob),
     });
     expect(ledger.candidates[0]).not.toHaveProperty('submitError');
     // The candidate records the share too; no separate recordShare.
@@ -431,6 +435,92 @@ describe('PoolBackend block candidates', () => {
       submitError: expect.stringContaining('RPC_TIMEOUT'),
     });
     expect(backend.metrics.blockSubmitErrors).toBe(1);
+  });
+});
+
+describe('PoolBackend explains a block the daemon refuses', () => {
+  const TIP_HEIGHT = 9;
+
+  /** Network difficulty 1 (every share is a block), a daemon that refuses, a logger kept in memory. */
+  async function refusedBlock(chain: (daemon: FakeDaemon, prevHash: string) => void) {
+    const lines: Record<string, unknown>[] = [];
+    const logger = createLogger({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line)) });
+    const kit = setup({ networkDifficulty: 1n, logger });
+    kit.daemon.submitBehaviour = 'reject';
+    chain(kit.daemon, kit.templates.current()!.prevHash);
+    const { sessionId, job } = await kit.login();
+    const { result } = mine(job, 3);
+    await kit.submitMined(sessionId, job, 3);
+    const candidate = kit.ledger.candidates[0]!;
+    await vi.waitFor(() => expect(kit.ledger.refusals).toHaveLength(1));
+    const errors = lines.filter((line) => line['level'] === 50);
+    return { ...kit, candidate, powHash: result, errors };
+  }
+
+  it('tip unchanged and block not on the chain: pow-disagreement, logged once at error with what was checked', async () => {
+    const { candidate, powHash, errors, ledger, backend } = await refusedBlock((daemon, prevHash) => {
+      daemon.tip = { height: TIP_HEIGHT, hash: prevHash };
+    });
+    expect(candidate).toMatchObject({ submitResult: 'rejected', blobHex: expect.stringMatching(/^09/) });
+    expect(ledger.refusals).toEqual([{ blockHash: candidate.hash, reason: 'pow-disagreement' }]);
+    expect(backend.metrics).toMatchObject({ blocksRejected: 1, blocksRefused: { 'pow-disagreement': 1 } });
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatchObject({
+      blockId: candidate.hash,
+      height: 10,
+      powHash,
+      target: 'f'.repeat(64),
+      networkDifficulty: '1',
+      tipMoved: false,
+      onChain: false,
+      reason: 'pow-disagreement',
+      likelyCause: expect.stringContaining('-O2'),
+    });
+  });
+
+  it('the tip moved since the template: stale-tip', async () => {
+    const { ledger, backend, errors } = await refusedBlock((daemon) => {
+      daemon.tip = { height: TIP_HEIGHT + 1, hash: 'ee'.repeat(32) };
+      daemon.mainChain.set(TIP_HEIGHT + 1, 'ee'.repeat(32));
+    });
+    expect(ledger.refusals[0]?.reason).toBe('stale-tip');
+    expect(backend.metrics.blocksRefused).toEqual({ 'stale-tip': 1 });
+    expect(errors[0]).toMatchObject({ tipMoved: true, onChain: false, tipHeight: TIP_HEIGHT + 1 });
+  });
+
+  it('the block is on the chain after all: already-on-chain', async () => {
+    const kit = setup({ networkDifficulty: 1n });
+    const { sessionId, job } = await kit.login();
+    const { nonce } = mine(job, 4);
+    const blob = kit.templates
+      .current()!
+      .template.buildSubmitBlob(hexToBytes(job.job_id), Buffer.from(nonce, 'hex').readUInt32LE(0));
+    const id = bytesToHex(blockId(parseBlock(blob)));
+    kit.daemon.submitBehaviour = 'reject';
+    kit.daemon.tip = { height: 12, hash: 'dd'.repeat(32) };
+    kit.daemon.mainChain.set(10, id);
+    await kit.submitMined(sessionId, job, 4);
+    await vi.waitFor(() =>
+      expect(kit.ledger.refusals).toEqual([{ blockHash: id, reason: 'already-on-chain' }]),
+    );
+  });
+
+  it('a daemon that cannot be asked: unknown, and the miner was answered without waiting for it', async () => {
+    const kit = setup({ networkDifficulty: 1n });
+    kit.daemon.submitBehaviour = 'reject';
+    let answer: (() => void) | undefined;
+    kit.daemon.getLastBlockHeader = () =>
+      new Promise((_, reject) => {
+        answer = () => reject(new RpcError('RPC_TIMEOUT', 'timed out', {}));
+      });
+    const { sessionId, job } = await kit.login();
+    await kit.submitMined(sessionId, job, 5);
+    expect(kit.ledger.candidates).toHaveLength(1);
+    expect(kit.ledger.refusals).toEqual([]);
+    expect(answer).toBeDefined();
+    answer!();
+    await vi.waitFor(() => expect(kit.ledger.refusals[0]?.reason).toBe('unknown'));
+    expect(kit.backend.metrics.blocksRefused).toEqual({ unknown: 1 });
   });
 });
 

@@ -1,6 +1,7 @@
 import { type BlockTemplate, parseBlockTemplate } from '../../src/fuego/block-template.js';
 import { bytesToHex, hexToBytes } from '../../src/fuego/hex.js';
 import { createLogger, type Logger } from '../../src/log/logger.js';
+import type { BlockRefusalReason } from '../../src/pool/block-refusal.js';
 import type { AcceptedShare, BlockCandidate, ShareLedger } from '../../src/pool/share-ledger.js';
 import type { ShareVerifier } from '../../src/pool/share-verifier.js';
 import type { ConnectionInfo, MinerSessionSink, StratumJob } from '../../src/pool/stratum-backend.js';
@@ -123,6 +124,7 @@ export class FakeVerifier implements ShareVerifier {
 export class FakeLedger implements ShareLedger {
   readonly shares: AcceptedShare[] = [];
   readonly candidates: BlockCandidate[] = [];
+  readonly refusals: { blockHash: string; reason: BlockRefusalReason }[] = [];
   fail = false;
 
   async recordShare(share: AcceptedShare): Promise<void> {
@@ -134,6 +136,11 @@ export class FakeLedger implements ShareLedger {
     if (this.fail) throw new Error('redis down');
     this.candidates.push(candidate);
   }
+
+  async recordBlockRefusal(blockHash: string, reason: BlockRefusalReason): Promise<void> {
+    if (this.fail) throw new Error('redis down');
+    this.refusals.push({ blockHash, reason });
+  }
 }
 
 export type SubmitBehaviour = 'accept' | 'reject' | 'transport';
@@ -144,6 +151,21 @@ export class FakeDaemon {
   aliases = new Map<string, string>();
   aliasEndpoint: 'present' | 'missing' | 'down' = 'present';
   aliasLookups = 0;
+  /** The chain as getlastblockheader / getblockheaderbyheight show it; no tip: both fail. */
+  tip: { height: number; hash: string } | undefined;
+  readonly mainChain = new Map<number, string>();
+
+  async getLastBlockHeader(): Promise<{ height: number; hash: string }> {
+    if (this.tip === undefined) throw new RpcError('RPC_UNREACHABLE', 'connection refused', {});
+    return this.tip;
+  }
+
+  async getBlockHeaderByHeight(height: number): Promise<{ hash: string }> {
+    const hash = this.mainChain.get(height);
+    if (hash === undefined)
+      throw new RpcError('RPC_ERROR', 'To big height', { rpcCode: -2, rpcMessage: 'To big height' });
+    return { hash };
+  }
 
   async submitBlock(blockHex: string): Promise<void> {
     this.submitted.push(blockHex);

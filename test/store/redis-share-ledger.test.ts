@@ -210,6 +210,8 @@ describe('RedisShareLedger on a real Redis', () => {
       solo: false,
       submitResult: 'accepted',
       submitError: null,
+      blobHex: candidate.blobHex,
+      refusalReason: null,
       timestampMs: 5_000,
       status: 'pending',
       round: { startedAtMs: 1_000, totalDifficulty: 11_000n, shareCount: 3 },
@@ -333,6 +335,43 @@ describe('RedisShareLedger on a real Redis', () => {
     const stored = await ledger.getBlockCandidate(candidate.hash);
     expect(stored?.submitError).toBe('Block not accepted');
     expect(stored?.round).toBeNull();
+  });
+
+  it('keeps the blob of a refused block and adds the refusal reason to its record only', async () => {
+    const { ledger, keys } = newLedger('refusal');
+    const refused = makeCandidate({
+      hash: blockHash(0x7e),
+      submitResult: 'rejected',
+      submitError: 'rpc -7: Block not accepted',
+      blobHex: '09009df2912eb208',
+    });
+    const accepted = makeCandidate({ hash: blockHash(0xac) });
+    await ledger.recordBlockCandidate(refused);
+    await ledger.recordBlockCandidate(accepted);
+    expect(await ledger.getBlockCandidate(refused.hash)).toMatchObject({
+      blobHex: '09009df2912eb208',
+      refusalReason: null,
+    });
+
+    await ledger.recordBlockRefusal(refused.hash, 'pow-disagreement');
+    // An accepted block (a second, refused submit of it) and an unknown hash are left alone.
+    await ledger.recordBlockRefusal(accepted.hash, 'already-on-chain');
+    await ledger.recordBlockRefusal(blockHash(0x99), 'unknown');
+    expect(await ledger.getBlockCandidate(refused.hash)).toMatchObject({
+      status: 'rejected',
+      blobHex: '09009df2912eb208',
+      refusalReason: 'pow-disagreement',
+    });
+    expect((await ledger.getBlockCandidate(accepted.hash))?.refusalReason).toBeNull();
+    expect(await ledger.getBlockCandidate(blockHash(0x99))).toBeNull();
+    await expect(
+      ledger.recordBlockRefusal(refused.hash, 'bad' as unknown as 'unknown'),
+    ).rejects.toMatchObject({ code: 'INVALID_RECORD' });
+    await expect(ledger.writeBlockCandidate({ ...refused, blobHex: 'xyz' })).rejects.toMatchObject({
+      code: 'INVALID_RECORD',
+    });
+    await observer.hset(keys.block(refused.hash), 'refusalReason', 'nonsense');
+    await expect(ledger.getBlockCandidate(refused.hash)).rejects.toMatchObject({ code: 'CORRUPT_RECORD' });
   });
 
   it('lists candidates highest first, in pages', async () => {

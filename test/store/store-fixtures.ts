@@ -42,6 +42,8 @@ export function makeCandidate(overrides: Partial<BlockCandidate> = {}): BlockCan
     networkDifficulty: 123_456_789_012_345_678_901n,
     share: makeShare({ difficulty: 7000 }),
     submitResult: 'accepted',
+    // Not a whole block: the ledger stores the hex as it is.
+    blobHex: '0900b10c',
     timestampMs: 1_700_000_100_000,
     ...overrides,
   };

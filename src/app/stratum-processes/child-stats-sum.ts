@@ -94,6 +94,7 @@ function sumBackend(all: readonly PoolBackendMetrics[]): PoolBackendMetrics {
     blocksFound: sumOf(all, (m) => m.blocksFound),
     blocksAccepted: sumOf(all, (m) => m.blocksAccepted),
     blocksRejected: sumOf(all, (m) => m.blocksRejected),
+    blocksRefused: sumCounts(all.map((m) => m.blocksRefused)),
     blockSubmitErrors: sumOf(all, (m) => m.blockSubmitErrors),
     jobsIssued: sumOf(all, (m) => m.jobsIssued),
     bansIssued: sumOf(all, (m) => m.bansIssued),

@@ -1,3 +1,4 @@
+import type { BlockRefusalReason } from '../block-refusal.js';
 import type { BlockCandidate } from '../share-ledger.js';
 
 /**
@@ -26,6 +27,10 @@ export interface StoredBlockCandidate {
   readonly solo: boolean;
   readonly submitResult: BlockCandidate['submitResult'];
   readonly submitError: string | null;
+  /** The block as submitted (hex); null in records written before blobs were kept. */
+  readonly blobHex: string | null;
+  /** Why submitblock refused it, found after the refusal; null when not refused or not known yet. */
+  readonly refusalReason: BlockRefusalReason | null;
   readonly timestampMs: number;
   readonly status: StoredBlockStatus;
   readonly round: RoundSummary | null;

@@ -87,6 +87,13 @@ export function createPoolMetrics(sources: MetricsSources, events?: PoolEventBus
     registers: [registry],
   });
   const blocksFrom = counterFrom(blocks);
+  const refusedBlocks = new Counter({
+    name: 'fuego_pool_blocks_refused_total',
+    help: 'Blocks submitblock refused although the pool verified their proof of work, by the reason found afterwards (stale-tip, already-on-chain, pow-disagreement, unknown)',
+    labelNames: ['reason'],
+    registers: [registry],
+  });
+  const refusedBlocksFrom = counterFrom(refusedBlocks);
   const hashTime = new Gauge({
     name: 'fuego_pool_hash_time_avg_seconds',
     help: 'Average cn/upx2 verification time per share',
@@ -149,6 +156,8 @@ export function createPoolMetrics(sources: MetricsSources, events?: PoolEventBus
       blocksFrom({ outcome: 'accepted' }, backend.blocksAccepted);
       blocksFrom({ outcome: 'rejected' }, backend.blocksRejected);
       blocksFrom({ outcome: 'submit_error' }, backend.blockSubmitErrors);
+      for (const [reason, total] of Object.entries(backend.blocksRefused))
+        refusedBlocksFrom({ reason }, total ?? 0);
     }
     const verifier = sources.verifier?.();
     if (verifier !== undefined) {

@@ -16,7 +16,8 @@ import type { ScriptCall } from './record-shares.js';
  *       3 "1" if the block closes the pool round (not solo, not rejected), 4 status,
  *       5..11 the share's seven values (SHARE_ENTRY_FIELDS order),
  *       12 height, 13 hash, 14 prevHash, 15 network difficulty (decimal), 16 submitResult,
- *       17 submitError ("" for none), 18 timestampMs (also the next round's startedAtMs).
+ *       17 submitError ("" for none), 18 timestampMs (also the next round's startedAtMs),
+ *       19 the submitted block (hex).
  * Returns {created 1|0, share entry id, status}.
  *
  * A pool round hash is never empty when the block closes it (the solving share was just credited
@@ -45,7 +46,7 @@ redis.call('HSET', KEYS[8], 'lastShareMs', t)
 redis.call('HSET', KEYS[5], 'height', ARGV[12], 'hash', ARGV[13], 'prevHash', ARGV[14],
   'networkDifficulty', ARGV[15], 'finderAddress', a, 'finderWorker', ARGV[6], 'shareEntryId', id,
   'shareDifficulty', d, 'solo', ARGV[10], 'submitResult', ARGV[16], 'timestampMs', ARGV[18],
-  'status', ARGV[4])
+  'status', ARGV[4], 'blob', ARGV[19])
 if ARGV[17] ~= '' then
   redis.call('HSET', KEYS[5], 'submitError', ARGV[17])
 end
@@ -97,6 +98,7 @@ export function buildRecordBlockCandidateCall(
       candidate.submitResult,
       candidate.submitError ?? '',
       String(candidate.timestampMs),
+      candidate.blobHex,
     ],
   };
 }

@@ -82,6 +82,7 @@ describe('HTTP API', () => {
         networkDifficulty: 1_000_000n,
         share: { ...shares[0]!, timestampMs: NOW - 1_000 * (1000 - height) },
         submitResult: 'accepted',
+        blobHex: '09',
         timestampMs: NOW - 1_000 * (1000 - height),
       });
     }

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { CliIo } from '../../src/cli/command.js';
 import { UsageError } from '../../src/cli/command.js';
 import { blockInspectCommand } from '../../src/cli/commands/block-inspect.js';
+import { blockTargetHex } from '../../src/fuego/difficulty.js';
 import { CodecError } from '../../src/fuego/errors.js';
 import { readJsonFixture } from '../helpers/fixtures.js';
 
@@ -13,6 +14,8 @@ interface Vectors {
     block_id: string;
     hashing_blob_with_nonce: string;
     miner_nonce_uint32: number;
+    pow_hash: string;
+    pow_hash_max_difficulty: number;
     'aux_header_hash_(mm_merkle_root)': string;
     template: { blocktemplate_blob: string; height: number; prev_id: string; timestamp: number };
   };
@@ -33,7 +36,28 @@ async function inspect(args: string[]): Promise<{ code: number; json: Record<str
 describe('fuego-pool block inspect', () => {
   it('is registered under block inspect', () => {
     expect(blockInspectCommand.path).toEqual(['block', 'inspect']);
-    expect(blockInspectCommand.usage).toBe('fuego-pool block inspect HEX');
+    expect(blockInspectCommand.usage).toMatch(
+      /^fuego-pool block inspect \(HEX \[--difficulty N\] \| --config FILE --block HASH/,
+    );
+  });
+
+  it('prints the cn/upx2 PoW hash of a v9 block and, with --difficulty, the target and whether the hash meets it', async () => {
+    const v = vectors.block_v9_pool_flow;
+    const maxDifficulty = v.pow_hash_max_difficulty;
+    const plain = await inspect([v.submitblock_blob]);
+    expect(plain.json).toMatchObject({ powHash: v.pow_hash, powHashDifficulty: maxDifficulty });
+    expect(plain.json).not.toHaveProperty('meetsTarget');
+
+    const meets = await inspect([v.submitblock_blob, '--difficulty', String(maxDifficulty)]);
+    expect(meets.json).toMatchObject({
+      blockId: v.block_id,
+      powHash: v.pow_hash,
+      difficulty: maxDifficulty,
+      target: blockTargetHex(maxDifficulty),
+      meetsTarget: true,
+    });
+    const misses = await inspect(['--difficulty', String(maxDifficulty + 1), v.submitblock_blob]);
+    expect(misses.json).toMatchObject({ meetsTarget: false });
   });
 
   it('prints a v9 pool block with its PoW input and a valid merge-mining tag', async () => {
@@ -78,6 +102,8 @@ describe('fuego-pool block inspect', () => {
       txHashes: [],
     });
     expect(json).not.toHaveProperty('mergeMiningTag');
+    // Major 1 is not cn/upx2: no PoW hash is claimed for it.
+    expect(json).not.toHaveProperty('powHash');
   });
 
   it('throws the CodecError for bad hex and bad blobs, UsageError for wrong arguments', async () => {
@@ -88,5 +114,17 @@ describe('fuego-pool block inspect', () => {
     });
     await expect(inspect([])).rejects.toBeInstanceOf(UsageError);
     await expect(inspect(['00', '00'])).rejects.toBeInstanceOf(UsageError);
+    const blob = vectors.genesis.block_blob;
+    for (const args of [
+      [blob, '--difficulty', '0'],
+      [blob, '--difficulty', '1.5'],
+      [blob, '--impl', 'fastest'],
+      ['--block', 'ab'.repeat(32)],
+      ['--config', 'pool.json'],
+      ['--config', 'pool.json', '--block', 'xyz'],
+      [blob, '--config', 'pool.json', '--block', 'ab'.repeat(32)],
+    ]) {
+      await expect(inspect(args), args.join(' ')).rejects.toBeInstanceOf(UsageError);
+    }
   });
 });

@@ -13,7 +13,8 @@ export interface CommandEntry {
 export const commands: readonly CommandEntry[] = [
   {
     path: ['block', 'inspect'],
-    summary: 'decode a block blob (hex) and print its fields, block id and PoW input as JSON',
+    summary:
+      'decode a block blob (hex, or one the pool kept: --config FILE --block HASH) and print its fields, block id, PoW hash and target check as JSON',
     load: async () => (await import('./block-inspect.js')).blockInspectCommand,
   },
   {

@@ -1,0 +1,245 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Devnet } from '../../src/devnet/devnet.js';
+import { parseBlockTemplate } from '../../src/fuego/block-template.js';
+import { blockTargetHex, checkHash } from '../../src/fuego/difficulty.js';
+import { bytesToHex, hexToBytes } from '../../src/fuego/hex.js';
+import { createLogger } from '../../src/log/logger.js';
+import { DEFAULT_BAN_POLICY_OPTIONS } from '../../src/pool/ban-policy.js';
+import { DEFAULT_POOL_BACKEND_OPTIONS, PoolBackend } from '../../src/pool/pool-backend.js';
+import type { StratumJob } from '../../src/pool/stratum-backend.js';
+import { DaemonClient } from '../../src/rpc/daemon-client.js';
+import { createPoolMetrics } from '../../src/servers/api/api-metrics.js';
+import { createStoreKeys } from '../../src/store/keys.js';
+import type { StoredBlockCandidate } from '../../src/store/ledger-reader.js';
+import { createRedisClient } from '../../src/store/redis-client.js';
+import { RedisShareLedger } from '../../src/store/redis-share-ledger.js';
+import { startTestDevnet, testHasher } from '../devnet/devnet-test-helpers.js';
+import { runCliForTest } from '../helpers/cli.js';
+import { startTestRedis, type TestRedis } from '../helpers/redis-server.js';
+import { until } from '../helpers/until.js';
+import { silentLogger, uniquePrefix } from '../store/store-fixtures.js';
+import { ADDRESS, connection, FakeSink, FakeTemplateSource } from './pool-fakes.js';
+
+/** Low enough to find a block in a few dozen hashes, high enough that "meets the target" means something. */
+const NETWORK_DIFFICULTY = 40;
+/** The pool's reserve size (config default): node id + counter of the extra nonce. */
+const RESERVE_SIZE = 8;
+
+/**
+ * The pool core, the Redis ledger and the devnet daemon together, when submitblock refuses a block
+ * whose proof of work the pool verified: the miner is answered, the block is recorded as rejected
+ * with its blob, the reason is found on the chain, counted in /metrics and logged once at error
+ * level, and `fuego-pool block inspect` shows the kept blob meets its target.
+ */
+describe('a block the daemon refuses, against the devnet', () => {
+  let server: TestRedis;
+  let redis: Redis;
+  let devnet: Devnet;
+  let daemon: DaemonClient;
+  let configDir: string;
+
+  beforeAll(async () => {
+    [server, devnet] = await Promise.all([
+      startTestRedis(),
+      startTestDevnet({ daemon: { difficulty: NETWORK_DIFFICULTY } }),
+    ]);
+    redis = await createRedisClient({ url: server.url }, silentLogger);
+    const url = new URL(devnet.daemonUrl);
+    daemon = new DaemonClient({ host: url.hostname, port: Number(url.port), timeoutMs: 2_000, retries: 0 });
+    configDir = mkdtempSync(join(tmpdir(), 'fuego-refusal-'));
+  });
+
+  afterAll(async () => {
+    daemon?.close();
+    redis?.disconnect();
+    if (configDir) rmSync(configDir, { recursive: true, force: true });
+    await Promise.all([server?.stop(), devnet?.stop()]);
+  });
+
+  /** A pool on the devnet's current template, with one miner logged in at difficulty 1. */
+  async function startPool(label: string) {
+    const keyPrefix = uniquePrefix(label);
+    const logLines: Record<string, unknown>[] = [];
+    const logger = createLogger(
+      { level: 'info' },
+      { write: (line: string) => void logLines.push(JSON.parse(line) as Record<string, unknown>) },
+    );
+    const ledger = new RedisShareLedger({ keyPrefix }, { redis, logger });
+    const response = await daemon.getBlockTemplate({
+      reserveSize: RESERVE_SIZE,
+      walletAddress: devnet.walletAddress,
+    });
+    const template = parseBlockTemplate({
+      blob: hexToBytes(response.blocktemplate_blob),
+      reservedOffset: response.reserved_offset,
+      reserveSize: RESERVE_SIZE,
+      height: response.height,
+      difficulty: BigInt(response.difficulty),
+    });
+    const templates = new FakeTemplateSource({
+      id: 1,
+      template,
+      height: response.height,
+      networkDifficulty: BigInt(response.difficulty),
+      prevHash: bytesToHex(template.prevId),
+      receivedAtMs: Date.now(),
+    });
+    const hasher = testHasher();
+    const backend = new PoolBackend(
+      {
+        ...DEFAULT_POOL_BACKEND_OPTIONS,
+        vardiff: { ...DEFAULT_POOL_BACKEND_OPTIONS.vardiff, minDifficulty: 1 },
+        minLoginDifficulty: 1,
+        ban: { ...DEFAULT_BAN_POLICY_OPTIONS, enabled: false },
+      },
+      {
+        templates,
+        verifier: { verify: async (input) => hasher.hash(input), canAcceptWork: () => true },
+        ledger,
+        daemon,
+        logger,
+      },
+    );
+    const { sessionId, job } = await backend.login(
+      { login: `${ADDRESS}+1`, pass: 'x', agent: 'XMRig/6.16.0', algo: ['cn/upx2'] },
+      connection(),
+      new FakeSink(),
+    );
+    const metrics = createPoolMetrics({ backend: () => backend.metrics });
+    return {
+      keyPrefix,
+      keys: createStoreKeys(keyPrefix),
+      ledger,
+      backend,
+      metrics,
+      logLines,
+      sessionId,
+      job,
+    };
+  }
+
+  /** Like XMRig: tries nonces until the hash meets the network difficulty, then submits it. */
+  async function submitABlock(backend: PoolBackend, sessionId: string, job: StratumJob): Promise<string> {
+    const hasher = testHasher();
+    const input = hexToBytes(job.blob);
+    for (let nonce = 0; ; nonce++) {
+      new DataView(input.buffer, input.byteOffset).setUint32(39, nonce, true);
+      const hash = hasher.hash(input);
+      if (!checkHash(hash, NETWORK_DIFFICULTY)) continue;
+      const nonceHex = bytesToHex(input.subarray(39, 43));
+      await backend.submit(sessionId, { jobId: job.job_id, nonce: nonceHex, result: bytesToHex(hash) });
+      return bytesToHex(hash);
+    }
+  }
+
+  /** The one rejected block of the pool, once its refusal reason is recorded. */
+  async function refusedRecord(pool: Awaited<ReturnType<typeof startPool>>): Promise<StoredBlockCandidate> {
+    const hashes = await redis.zrange(pool.keys.blocksRejected, 0, -1);
+    expect(hashes).toHaveLength(1);
+    return until(
+      async () => {
+        const record = await pool.ledger.getBlockCandidate(hashes[0]!);
+        return record?.refusalReason ? record : undefined;
+      },
+      5_000,
+      'the refusal reason in the block record',
+    );
+  }
+
+  function refusalLogLines(lines: readonly Record<string, unknown>[]): Record<string, unknown>[] {
+    return lines.filter((line) => line['level'] === 50);
+  }
+
+  it('a valid block refused with the tip unchanged: pow-disagreement, blob kept, counted, logged, and block inspect shows it meets the target', async () => {
+    const pool = await startPool('pow-disagreement');
+    const heightBefore = devnet.chain.height;
+    devnet.control.refuseValidBlocks(1);
+
+    // The miner hears OK: the share was valid whatever the daemon thinks of the block.
+    const powHash = await submitABlock(pool.backend, pool.sessionId, pool.job);
+    const record = await refusedRecord(pool);
+    expect(devnet.chain.height).toBe(heightBefore);
+    expect(record).toMatchObject({
+      height: heightBefore,
+      status: 'rejected',
+      submitResult: 'rejected',
+      submitError: expect.stringContaining('-7'),
+      refusalReason: 'pow-disagreement',
+      networkDifficulty: BigInt(NETWORK_DIFFICULTY),
+      blobHex: expect.stringMatching(/^09/),
+    });
+
+    const exposition = await pool.metrics.render();
+    expect(exposition).toMatch(/^fuego_pool_blocks_refused_total\{reason="pow-disagreement"\} 1$/m);
+    expect(exposition).toMatch(/^fuego_pool_blocks_total\{outcome="rejected"\} 1$/m);
+
+    const errors = refusalLogLines(pool.logLines);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatchObject({
+      blockId: record.hash,
+      height: heightBefore,
+      powHash,
+      target: blockTargetHex(NETWORK_DIFFICULTY),
+      networkDifficulty: String(NETWORK_DIFFICULTY),
+      tipMoved: false,
+      onChain: false,
+      reason: 'pow-disagreement',
+      likelyCause: expect.stringMatching(/cn\/upx2.*-O2/),
+    });
+
+    const configFile = join(configDir, 'pool.json');
+    writeFileSync(
+      configFile,
+      JSON.stringify({ redis: { url: server.url, keyPrefix: pool.keyPrefix }, log: { level: 'silent' } }),
+    );
+    const inspected = await runCliForTest([
+      'block',
+      'inspect',
+      '--config',
+      configFile,
+      '--block',
+      record.hash,
+    ]);
+    expect(inspected.code).toBe(0);
+    expect(JSON.parse(inspected.stdout)).toMatchObject({
+      blockId: record.hash,
+      height: heightBefore,
+      powHash,
+      difficulty: NETWORK_DIFFICULTY,
+      target: blockTargetHex(NETWORK_DIFFICULTY),
+      meetsTarget: true,
+      blockRecord: { status: 'rejected', refusalReason: 'pow-disagreement' },
+    });
+    const missing = await runCliForTest([
+      'block',
+      'inspect',
+      '--config',
+      configFile,
+      '--block',
+      'ab'.repeat(32),
+    ]);
+    expect(missing.code).toBe(1);
+
+    // The kept blob is the whole block: with the fault over, the daemon takes it as it is.
+    await daemon.submitBlock(record.blobHex!);
+    expect(devnet.chain.tip.id).toBe(record.hash);
+  });
+
+  it('a block refused because the tip moved after the template: stale-tip', async () => {
+    const pool = await startPool('stale-tip');
+    // Another miner's block arrives; this pool does not hear of it before its miner submits.
+    devnet.control.mineBlocks(1);
+
+    await submitABlock(pool.backend, pool.sessionId, pool.job);
+    const record = await refusedRecord(pool);
+    expect(record).toMatchObject({ status: 'rejected', refusalReason: 'stale-tip' });
+    expect(await pool.metrics.render()).toMatch(/^fuego_pool_blocks_refused_total\{reason="stale-tip"\} 1$/m);
+    expect(refusalLogLines(pool.logLines)).toEqual([
+      expect.objectContaining({ tipMoved: true, onChain: false, reason: 'stale-tip' }),
+    ]);
+  });
+});

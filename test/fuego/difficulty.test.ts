@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  blockTargetHex,
   checkHash,
   DifficultyError,
   difficultyFromTargetHex,
@@ -223,6 +224,25 @@ describe('hash difficulty and check_hash', () => {
         expect(checkHash(bytes, d - 1)).toBe(exact(bytes, d - 1));
       }
     }
+  });
+
+  it('blockTargetHex: 64 digits of (2^256-1)/D, and a hash meets D iff it is at most that target', () => {
+    expect(blockTargetHex(1)).toBe('f'.repeat(64));
+    expect(blockTargetHex(format.block_v9_pool_flow.pow_hash_max_difficulty)).toHaveLength(64);
+    expect(errorCode(() => blockTargetHex(0))).toBe('INVALID_DIFFICULTY');
+    fc.assert(
+      fc.property(
+        fc.uint8Array({ minLength: 32, maxLength: 32 }),
+        fc.bigInt({ min: 1n, max: 1n << 70n }),
+        (bytes, d) => {
+          const target = BigInt(`0x${blockTargetHex(d)}`);
+          expect(hashToBigInt(bytes) <= target).toBe(checkHash(bytes, d));
+        },
+      ),
+    );
+    const max = BigInt(format.block_v9_pool_flow.pow_hash_max_difficulty);
+    expect(hashToBigInt(powHash) <= BigInt(`0x${blockTargetHex(max)}`)).toBe(true);
+    expect(hashToBigInt(powHash) <= BigInt(`0x${blockTargetHex(max + 1n)}`)).toBe(false);
   });
 
   it('checkHash(h, hashDifficulty(h)) holds and fails one above', () => {

@@ -8,6 +8,7 @@ import { bytesToHex, hexToBytes } from '../../fuego/hex.js';
 import { type Transaction, transactionHash } from '../../fuego/transaction.js';
 import { findMergeMiningTag, parseTxExtra, type TxExtraField } from '../../fuego/tx-extra.js';
 import { createLogger } from '../../log/logger.js';
+import type { StoredBlockCandidate } from '../../pool/blocks/stored-block.js';
 import {
   isPowImplementationChoice,
   loadHasher,
@@ -15,7 +16,7 @@ import {
   type PowImplementationChoice,
 } from '../../pow/load-hasher.js';
 import type { PowHasher } from '../../pow/types.js';
-import { RedisLedgerReader, type StoredBlockCandidate } from '../../store/ledger-reader.js';
+import { RedisLedgerReader } from '../../store/ledger-reader.js';
 import type { CliCommand, CliIo } from '../command.js';
 import { UsageError, writeLine } from '../command.js';
 import { parseFlags } from '../control-args.js';

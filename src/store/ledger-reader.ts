@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { type BlockRefusalReason, isBlockRefusalReason } from '../pool/block-refusal.js';
+import { isBlockRefusalReason } from '../pool/block-refusal.js';
 import type { RoundSummary, StoredBlockCandidate, StoredBlockStatus } from '../pool/blocks/stored-block.js';
 import type { ShareWindowEnd } from '../pool/blocks/unlock-ledger.js';
 import type { BlockCandidate } from '../pool/share-ledger.js';

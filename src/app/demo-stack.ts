@@ -66,7 +66,8 @@ export async function startDemoStack(options: DemoStackOptions, logger: Logger):
     for (const step of cleanups.reverse()) await step().catch(() => undefined);
   };
   try {
-    const redis = await startPrivateRedis();
+    // AOF fsynced before each reply: payouts refuse a Redis that may lose the last writes.
+    const redis = await startPrivateRedis({ appendOnly: true });
     cleanups.push(() => redis.stop());
 
     const hasher = loadHasher('auto', logger.child({ module: 'devnet-pow' }));

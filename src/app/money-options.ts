@@ -59,5 +59,10 @@ export function payoutRunnerOptionsFrom(payments: PaymentsConfig): PayoutRunnerO
     unresolvedRollbackAfterMs: payouts.unresolvedRollbackAfterSec * 1000,
     recoveryScanBlocks: payouts.recoveryScanBlocks,
     lockTtlMs: payouts.lockTtlSec * 1000,
+    requireDurableWrites: payouts.requireDurableRedis,
+    refusalBackoff: {
+      firstDelayMs: payouts.refusalBackoffSec * 1000,
+      maxDelayMs: payouts.refusalBackoffMaxSec * 1000,
+    },
   };
 }

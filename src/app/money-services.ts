@@ -6,9 +6,12 @@ import { BlockUnlocker, type UnlockerChain } from '../leader/unlocker/block-unlo
 import type { PayoutWallet } from '../pool/payouts/payout-wallet.js';
 import { RedisBalances } from '../store/balances-store.js';
 import { PayoutStore } from '../store/payout-store.js';
+import { PayoutWatchStore } from '../store/payout-watch-store.js';
 import { PendingCredits } from '../store/pending-credits.js';
+import { RedisDurability } from '../store/redis-durability.js';
 import { UnlockerStore } from '../store/unlocker-store.js';
 import { payoutRunnerOptionsFrom, unlockerOptionsFrom } from './money-options.js';
+import { replicaAcksOf } from './redis-connection.js';
 
 /**
  * The leader's money services as the config describes them, on one Redis: the stores they write
@@ -39,18 +42,38 @@ export function createBlockUnlocker(
   });
 }
 
+/** The payout runner's stores on one Redis: its journal, the balances, its watch list, durability. */
+export function payoutStoresOn(
+  redis: Redis,
+  keyPrefix: string,
+  durability: { readonly replicas: number; readonly timeoutMs: number },
+  clock?: () => number,
+): Pick<PayoutRunnerModules, 'journal' | 'balances' | 'watch' | 'durability'> {
+  const stores = clock ? { redis, clock } : { redis };
+  const journal = new PayoutStore({ keyPrefix }, stores);
+  return {
+    journal,
+    balances: new RedisBalances({ keyPrefix }, stores),
+    watch: new PayoutWatchStore({ keyPrefix }, stores),
+    durability: new RedisDurability({ ...durability, anchorKey: journal.keys.payoutLock }, stores),
+  };
+}
+
 export function createPayoutRunner(
   config: Readonly<PoolConfig>,
   modules: MoneyServiceModules &
-    Pick<PayoutRunnerModules, 'daemon' | 'thresholdOf' | 'afterStep'> & { readonly wallet: PayoutWallet },
+    Pick<PayoutRunnerModules, 'daemon' | 'thresholdOf' | 'afterStep' | 'onRepeatingRefusal'> & {
+      readonly wallet: PayoutWallet;
+    },
 ): PayoutRunner {
   const { redis, clock, ...rest } = modules;
-  const keyPrefix = config.redis.keyPrefix;
-  const stores = clock ? { redis, clock } : { redis };
+  const durability = {
+    replicas: replicaAcksOf(config.redis)?.replicas ?? 0,
+    timeoutMs: config.redis.replicaAckTimeoutMs,
+  };
   return new PayoutRunner(payoutRunnerOptionsFrom(config.payments), {
     ...rest,
     ...(clock ? { clock } : {}),
-    journal: new PayoutStore({ keyPrefix }, stores),
-    balances: new RedisBalances({ keyPrefix }, stores),
+    ...payoutStoresOn(redis, config.redis.keyPrefix, durability, clock),
   });
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AddressError, decodeAddress } from '../fuego/address.js';
 import { MINIMUM_FEE_ATOMIC, MoneyError, parseCoins } from '../fuego/money.js';
 import { PAYMENT_SCHEME_NAMES } from '../pool/schemes/payment-scheme-name.js';
 
@@ -22,6 +23,30 @@ export function percentToBasisPoints(value: number | string): number | null {
   return basisPoints <= 10_000 ? basisPoints : null;
 }
 
+/** Why `text` is not a Fuego address of the wanted kind, or null when it is one. */
+function addressProblem(text: string, standardOnly: boolean): string | null {
+  try {
+    const decoded = decodeAddress(text);
+    if (standardOnly && decoded.type !== 'standard')
+      return 'must be a standard Fuego address (not integrated)';
+    return null;
+  } catch (error) {
+    if (error instanceof AddressError) return `is not a valid Fuego address (${error.code})`;
+    throw error;
+  }
+}
+
+/** A Fuego address checked at start (standard or integrated unless `standardOnly`). */
+function fuegoAddress(standardOnly: boolean) {
+  return z.string().superRefine((text, ctx) => {
+    const problem = addressProblem(text, standardOnly);
+    if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
+  });
+}
+
+/** The daemon keeps a transaction in its mempool this long; an unresolved send can be mined until then. */
+export const MEMPOOL_LIFETIME_SEC = 24 * 3_600;
+
 const percent = z.union([z.number(), z.string()]).refine((value) => percentToBasisPoints(value) !== null, {
   message: 'must be a percentage from 0 to 100 with at most 2 decimals',
 });
@@ -38,7 +63,7 @@ export const unlockerConfigFields = {
   soloFeePercent: percent.optional(),
   finderBonusPercent: percent.default(0),
   /** Where the pool fee is credited (and later paid); without one it stays in the pool wallet. */
-  feeAddress: z.string().min(1).optional(),
+  feeAddress: fuegoAddress(false).optional(),
   pplnsWindowFactor: z.number().min(0.001).max(100).default(2),
   /**
    * A block no share counts towards (its round's records lost): "credit-finder" gives the miners'
@@ -84,7 +109,7 @@ export const payoutConfigSchema = z.strictObject({
   networkFeeAtomic: z.number().int().min(Number(MINIMUM_FEE_ATOMIC)).max(1e12).default(80_000),
   feePaidBy: z.enum(['pool', 'miners']).default('pool'),
   /** A wallet address for the change; default: the wallet's first address. */
-  changeAddress: z.string().min(1).optional(),
+  changeAddress: fuegoAddress(true).optional(),
   /** Ring size sent to walletd (1.9.3 ignores it and uses 2, but requires it). */
   anonymity: z.number().int().min(2).max(20).default(2),
   /** The wallet must be within this many blocks of the daemon (walletd itself refuses beyond 2). */
@@ -101,6 +126,31 @@ export const payoutConfigSchema = z.strictObject({
     .default(26 * 3_600),
   /** How far back (blocks) a recovery scan reads the wallet's transactions. */
   recoveryScanBlocks: z.number().int().min(10).max(1_000_000).default(20_000),
+  /**
+   * Pays only when Redis can make each batch durable before the wallet is called: WAIT for the
+   * replicas (redis.replicaAcks; 1 by default with Sentinel), WAITAOF (Redis 7.2+) or an AOF with
+   * appendfsync always. false pays on a Redis that may lose the last writes (RDB snapshots, AOF
+   * every second): the wallet scan still stops a second payment, but the operator must then
+   * resolve the unknown transactions by hand (README, "Money").
+   */
+  requireDurableRedis: z.boolean().default(true),
+  /**
+   * After the wallet refused to build a transaction for a reason that repeats ("MixIn count is
+   * too big" on a young chain, too many inputs), no new batch for this long, doubled after each
+   * refusal that follows, up to refusalBackoffMaxSec.
+   */
+  refusalBackoffSec: z.number().int().min(10).max(86_400).default(600),
+  refusalBackoffMaxSec: z
+    .number()
+    .int()
+    .min(10)
+    .max(7 * 86_400)
+    .default(6 * 3_600),
+  /**
+   * Lets unresolvedRollbackAfterSec be shorter than the daemon's mempool lifetime (24 h), where a
+   * rolled-back batch may still be mined and paid twice. For test networks only.
+   */
+  allowEarlyUnresolvedRollback: z.boolean().default(false),
   /** The payout lock's expiry; renewed before every wallet call. */
   lockTtlSec: z.number().int().min(1).max(3_600).default(300),
 });
@@ -111,6 +161,21 @@ export const paymentsConfigSchema = z
     payouts: payoutConfigSchema.prefault({}),
   })
   .superRefine((config, ctx) => {
+    const payouts = config.payouts;
+    if (payouts.unresolvedRollbackAfterSec < MEMPOOL_LIFETIME_SEC && !payouts.allowEarlyUnresolvedRollback) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['payouts', 'unresolvedRollbackAfterSec'],
+        message: `must be at least ${MEMPOOL_LIFETIME_SEC} (the daemon's mempool lifetime: a batch rolled back earlier may still be mined and paid twice); payments.payouts.allowEarlyUnresolvedRollback allows it on a test network`,
+      });
+    }
+    if (payouts.refusalBackoffMaxSec < payouts.refusalBackoffSec) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['payouts', 'refusalBackoffMaxSec'],
+        message: 'must be at least refusalBackoffSec',
+      });
+    }
     if (config.payouts.feePaidBy !== 'miners') return;
     const min = safeCoins(config.payouts.minPayoutCoins);
     if (min !== null && min <= BigInt(config.payouts.networkFeeAtomic)) {

@@ -16,7 +16,8 @@ import { createStoreKeys } from './keys.js';
  * - `<p>:balances:payable` - ZSET - score balance, member address, only balances > 0: the payout
  *   runner's index (no KEYS scans) - same scripts - kept.
  * - `<p>:history:<address>` - STREAM - one entry per balance change: r reason (block-credit,
- *   pool-fee, payout-debit, payout-sent, payout-rollback, payout-late-found, adjustment), a signed
+ *   pool-fee, payout-debit, payout-sent, payout-rollback, payout-late-found, payout-adopted
+ *   (an unknown tagged transaction the operator recorded as paid), adjustment), a signed
  *   amount, ref (block hash / batch id / note), b balance after, t timestamp ms - same scripts -
  *   MAXLEN ~ historyMaxLength.
  * - `<p>:payments:<address>` - LIST - JSON of each payment sent to the miner, newest first:
@@ -32,6 +33,15 @@ import { createStoreKeys } from './keys.js';
  * - `<p>:payout:batches:failed` - ZSET - score failedAtMs: batches rolled back - kept.
  * - `<p>:payout:txs` - HASH - transaction hash -> batch id of every sent batch - kept.
  * - `<p>:payout:last-run` - STRING - ms timestamp of the last finished payout run - the runner.
+ * - `<p>:payout:unknown` - HASH - tx hash -> JSON of a wallet transaction with the pool's batch tag
+ *   whose batch Redis does not know (see payout-watch-store.ts) - the runner adds, the operator's
+ *   resolve script settles - kept.
+ * - `<p>:payout:scan-cursor` - STRING - wallet block count below which every tagged transaction
+ *   was checked - the runner.
+ * - `<p>:payout:held` - STRING - JSON list of miners due but not paid in the last pass, and why -
+ *   the runner, replaced each pass.
+ * - `<p>:payout:backoff` - STRING - JSON of the pause after the wallet refused to build a
+ *   transaction - the runner.
  * - `<p>:payout:lock` - STRING - random token of the process running payouts, PX expiry - SET NX;
  *   every payout script refuses to write unless it still holds it.
  * - `<p>:leader:token` - STRING - fencing token of the elected leader (written by the leader
@@ -55,6 +65,10 @@ export interface PaymentKeys {
   readonly batchesFailed: string;
   readonly payoutTransactions: string;
   readonly payoutLastRun: string;
+  readonly payoutUnknown: string;
+  readonly payoutScanCursor: string;
+  readonly payoutHeld: string;
+  readonly payoutBackoff: string;
   readonly payoutLock: string;
   readonly leaderToken: string;
 }
@@ -78,6 +92,10 @@ export function createPaymentKeys(prefix: string): PaymentKeys {
     batchesFailed: `${tag}:payout:batches:failed`,
     payoutTransactions: `${tag}:payout:txs`,
     payoutLastRun: `${tag}:payout:last-run`,
+    payoutUnknown: `${tag}:payout:unknown`,
+    payoutScanCursor: `${tag}:payout:scan-cursor`,
+    payoutHeld: `${tag}:payout:held`,
+    payoutBackoff: `${tag}:payout:backoff`,
     payoutLock: `${tag}:payout:lock`,
     leaderToken: `${tag}:leader:token`,
   });

@@ -44,6 +44,7 @@ export type BalanceChangeReason =
   | 'payout-sent'
   | 'payout-rollback'
   | 'payout-late-found'
+  | 'payout-adopted'
   | 'adjustment';
 
 export interface BalanceHistoryEntry {

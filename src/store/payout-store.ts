@@ -397,6 +397,19 @@ export class PayoutStore implements PayoutJournal {
     return Object.keys(raw).length === 0 ? null : parseBatch(raw);
   }
 
+  async knownBatchIds(batchIds: readonly string[]): Promise<Set<string>> {
+    if (batchIds.length === 0) return new Set();
+    const pipeline = this.#redis.pipeline();
+    for (const id of batchIds) pipeline.exists(this.keys.batch(id));
+    const replies = (await run('knownBatchIds', () => pipeline.exec())) ?? [];
+    const known = new Set<string>();
+    replies.forEach(([error, exists], index) => {
+      if (error) throw toStoreError(error, 'knownBatchIds');
+      if (exists === 1) known.add(batchIds[index]!);
+    });
+    return known;
+  }
+
   /** Batches in state prepared or sending, oldest first. */
   async listOpenBatches(limit = MAX_LIST_PAGE): Promise<PayoutBatch[]> {
     return this.#listFrom(this.keys.batchesOpen, limit, false);

@@ -12,6 +12,7 @@ import { FuegoPoolError } from '../errors.js';
  *   so one bad share never fails a batch); INVALID_KEY_PREFIX, INVALID_OPTION: configuration.
  * - CORRUPT_RECORD: a stored value that does not parse (never turned into a zero).
  * - SHARE_ENTRY_MISSING: a block's share entry is no longer in the stream (trimmed).
+ * - NOT_DURABLE: Redis cannot confirm that a write survives a crash or failover (payouts wait).
  */
 export type StoreErrorCode =
   | 'STORE_UNAVAILABLE'
@@ -24,7 +25,8 @@ export type StoreErrorCode =
   | 'INVALID_KEY_PREFIX'
   | 'INVALID_OPTION'
   | 'CORRUPT_RECORD'
-  | 'SHARE_ENTRY_MISSING';
+  | 'SHARE_ENTRY_MISSING'
+  | 'NOT_DURABLE';
 
 export class StoreError extends FuegoPoolError<StoreErrorCode> {}
 

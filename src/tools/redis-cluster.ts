@@ -44,11 +44,13 @@ export interface RedisClusterDeployment {
 export interface RedisClusterOptions {
   /** Master count; `redis-cli --cluster create` needs at least 3. */
   readonly masters?: number;
+  /** AOF on every node (fsynced before each reply). */
+  readonly appendOnly?: boolean;
 }
 
 /**
  * A throw-away Redis Cluster on loopback for tests: `masters` redis-server nodes in cluster mode
- * (own free client and bus ports, own temp dirs, no persistence), joined with
+ * (own free client and bus ports, own temp dirs, AOF only when asked), joined with
  * `redis-cli --cluster create ... --cluster-replicas 0 --cluster-yes`, returned once every node
  * reports cluster_state:ok.
  */
@@ -68,7 +70,7 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
       await mkdir(nodeDir);
       processes.push(
         await spawnRedisProcess(port, [
-          ...dataNodeArgs(port, nodeDir, false),
+          ...dataNodeArgs(port, nodeDir, options.appendOnly ?? false),
           '--cluster-enabled',
           'yes',
           '--cluster-config-file',

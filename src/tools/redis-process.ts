@@ -84,7 +84,8 @@ export async function waitUntil(
 
 /**
  * The flags every data node started here shares: listens on 127.0.0.1:`port` only, keeps its files
- * in `dir`, takes no RDB snapshots, and appends to an AOF only when asked.
+ * in `dir`, takes no RDB snapshots, and appends to an AOF only when asked: then fsynced before each
+ * reply (appendfsync always), so that payouts may run on it (see src/store/redis-durability.ts).
  */
 export function dataNodeArgs(port: number, dir: string, appendOnly: boolean): string[] {
   return [
@@ -98,6 +99,7 @@ export function dataNodeArgs(port: number, dir: string, appendOnly: boolean): st
     '',
     '--appendonly',
     appendOnly ? 'yes' : 'no',
+    ...(appendOnly ? ['--appendfsync', 'always'] : []),
   ];
 }
 

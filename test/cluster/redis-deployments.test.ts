@@ -74,6 +74,7 @@ async function exercisePayouts(
   connection: RedisConnection,
   devnet: Devnet,
   wallet: WalletClient,
+  replicas: number,
 ): Promise<void> {
   const redis = asStoreClient(connection);
   const keyPrefix = uniquePrefix('payout');
@@ -89,6 +90,7 @@ async function exercisePayouts(
     keyPrefix,
     { wallet, logger: silentLogger },
     { minPayoutAtomic: COIN },
+    { replicas, timeoutMs: 2_000 },
   );
   const summary = await runner.runOnce();
   expect(summary.skipped).toBeNull();
@@ -107,7 +109,7 @@ describe('Redis Cluster (three masters created by the test)', () => {
   let wallet: WalletClient;
 
   beforeAll(async () => {
-    [cluster, devnet] = await Promise.all([startRedisCluster(), startTestDevnet()]);
+    [cluster, devnet] = await Promise.all([startRedisCluster({ appendOnly: true }), startTestDevnet()]);
     wallet = walletClientFor(devnet);
     client = await createRedisClient({ mode: 'cluster', nodes: cluster.nodes }, silentLogger);
   }, 60_000);
@@ -142,8 +144,8 @@ describe('Redis Cluster (three masters created by the test)', () => {
     await exerciseShareLedger(client);
   });
 
-  it('credits balances and pays exactly once', async () => {
-    await exercisePayouts(client, devnet, wallet);
+  it('credits balances and pays exactly once (each node fsyncs its AOF before replying)', async () => {
+    await exercisePayouts(client, devnet, wallet, 0);
   });
 });
 
@@ -178,8 +180,8 @@ describe('Redis Sentinel (master + replica + sentinel created by the test)', () 
     await exerciseShareLedger(client);
   });
 
-  it('credits balances and pays exactly once', async () => {
-    await exercisePayouts(client, devnet, wallet);
+  it('credits balances and pays exactly once (each batch acknowledged by the replica)', async () => {
+    await exercisePayouts(client, devnet, wallet, 1);
   });
 
   async function failoverMidStream(

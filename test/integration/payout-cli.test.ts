@@ -33,7 +33,7 @@ describe('fuego-pool payout / report', () => {
   let redis: Redis;
 
   beforeAll(async () => {
-    [server, devnet] = await Promise.all([startTestRedis(), startTestDevnet()]);
+    [server, devnet] = await Promise.all([startTestRedis({ appendOnly: true }), startTestDevnet()]);
     redis = await createRedisClient({ url: server.url }, silentLogger);
   });
 

@@ -32,7 +32,7 @@ describe('payouts through the devnet wallet', () => {
   let wallet: WalletClient;
 
   beforeAll(async () => {
-    [server, devnet] = await Promise.all([startTestRedis(), startTestDevnet()]);
+    [server, devnet] = await Promise.all([startTestRedis({ appendOnly: true }), startTestDevnet()]);
     redis = await createRedisClient({ url: server.url }, silentLogger);
     wallet = walletClientFor(devnet);
   });

@@ -1,5 +1,5 @@
 import { lstat } from 'node:fs/promises';
-import type { BatchReport, PayoutRunSummary } from '../../leader/payouts/payout-runner.js';
+import type { BatchReport } from '../../leader/payouts/payout-runner.js';
 import { ControlError } from '../../servers/control/control-errors.js';
 import type {
   PayoutBatchView,
@@ -10,7 +10,7 @@ import { type CliCommand, type CliIo, UsageError, writeLine } from '../command.j
 import { parseFlags } from '../control-args.js';
 import { ControlClient, controlSectionOf } from '../control-client.js';
 import { ProgressBar } from '../progress-bar.js';
-import { formatPayoutSummary, payoutCommand } from './payout.js';
+import { formatPayoutSummary, type PrintableSummary, payoutCommand } from './payout.js';
 
 const FLAGS = {
   '--config': 'value',
@@ -120,11 +120,12 @@ function batchFromView(view: PayoutBatchView): BatchReport {
   };
 }
 
-function summaryFromView(view: PayoutSummaryView): PayoutRunSummary {
+function summaryFromView(view: PayoutSummaryView): PrintableSummary {
   return {
     ...view,
     recovered: view.recovered.map(batchFromView),
     batches: view.batches.map(batchFromView),
     stillOpen: view.stillOpen.map(batchFromView),
+    unknownPayments: view.unknownPayments.map((p) => ({ ...p, amountAtomic: BigInt(p.amountAtomic) })),
   };
 }

@@ -32,8 +32,30 @@ export function parsePayoutArgs(args: readonly string[], allowed: ReadonlySet<st
   return { configPath, now, dryRun };
 }
 
+/** A pass as printed: the runner's summary, or the same read back from the control socket. */
+export type PrintableSummary = Omit<PayoutRunSummary, 'unknownPayments'> & {
+  readonly unknownPayments: ReadonlyArray<{
+    readonly txHash: string;
+    readonly batchId: string;
+    readonly recipients: number;
+    readonly amountAtomic: bigint;
+  }>;
+};
+
+export function printableSummary(summary: PayoutRunSummary): PrintableSummary {
+  return {
+    ...summary,
+    unknownPayments: summary.unknownPayments.map((p) => ({
+      txHash: p.txHash,
+      batchId: p.batchId,
+      recipients: p.transfers.length,
+      amountAtomic: p.transfers.reduce((sum, t) => sum + t.amountAtomic, 0n),
+    })),
+  };
+}
+
 /** The summary as an aligned text table, one line per batch. */
-export function formatPayoutSummary(summary: PayoutRunSummary): string[] {
+export function formatPayoutSummary(summary: PrintableSummary): string[] {
   const lines: string[] = [];
   if (summary.skipped !== null) lines.push(`skipped: ${summary.skipped} (${summary.detail})`);
   const rows: BatchReport[] = [...summary.recovered, ...summary.batches, ...summary.stillOpen];
@@ -61,6 +83,11 @@ export function formatPayoutSummary(summary: PayoutRunSummary): string[] {
     );
   if (unique.length === 0) lines.push('(no batches)');
   for (const skipped of summary.skippedMiners) lines.push(`not paid: ${skipped.address} - ${skipped.reason}`);
+  for (const unknown of summary.unknownPayments) {
+    lines.push(
+      `UNKNOWN PAYMENT: tx ${unknown.txHash} (batch ${unknown.batchId}) paid ${unknown.recipients} addresses ${formatAtomic(unknown.amountAtomic)} XFG with no batch in Redis: its recipients are held; see fuego-pool payout resolve`,
+    );
+  }
   return lines;
 }
 
@@ -97,7 +124,7 @@ export const payoutCommand: CliCommand = {
         }
       }
       const summary = await runner.runOnce({ dryRun: options.dryRun });
-      for (const line of formatPayoutSummary(summary)) writeLine(io.stdout, line);
+      for (const line of formatPayoutSummary(printableSummary(summary))) writeLine(io.stdout, line);
       return summary.skipped === null ? 0 : 1;
     } finally {
       wallet.close();

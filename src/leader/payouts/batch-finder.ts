@@ -1,12 +1,28 @@
 import { findBatchIds } from '../../pool/payouts/batch-tag.js';
-import { UNCONFIRMED_BLOCK_INDEX, type WalletClient } from '../../rpc/wallet-client.js';
+import type { PayoutWallet } from '../../pool/payouts/payout-wallet.js';
+import { UNCONFIRMED_BLOCK_INDEX } from '../../rpc/wallet-client.js';
 import type { WalletTransaction } from '../../rpc/wallet-schemas.js';
 
-/** The wallet calls a recovery scan needs. */
+/** The wallet calls a scan needs. */
 export type WalletReader = Pick<
-  WalletClient,
+  PayoutWallet,
   'getStatus' | 'getTransactions' | 'getTransaction' | 'getUnconfirmedTransactionHashes'
 >;
+
+/**
+ * walletd's WalletTransactionState (include/IWallet.h): SUCCEEDED 0, FAILED 1 (the relay failed),
+ * CANCELLED 2, CREATED 3 (built, not relayed: a delayed transaction), DELETED 4.
+ */
+const SUCCEEDED = 0;
+const NEVER_SENT_STATES: ReadonlySet<number> = new Set([1, 2, 4]);
+
+/**
+ * What a tagged transaction says about its batch's money:
+ * - 'sent': the wallet relayed it (state SUCCEEDED; confirmed or in the mempool);
+ * - 'not-sent': FAILED, CANCELLED or DELETED: it never left, and never will;
+ * - 'unsettled': built but not relayed (CREATED), or a state this code does not know.
+ */
+export type WalletOutcome = 'sent' | 'not-sent' | 'unsettled';
 
 export interface TaggedTransaction {
   readonly batchId: string;
@@ -15,10 +31,13 @@ export interface TaggedTransaction {
   readonly feeAtomic: bigint;
   /** null while unconfirmed. */
   readonly blockIndex: number | null;
+  readonly paymentId: string;
   readonly transfers: WalletTransaction['transfers'];
+  readonly outcome: WalletOutcome;
 }
 
 export interface ScanResult {
+  /** Every batch id found in the range, with the wallet's record of it. */
   readonly found: ReadonlyMap<string, TaggedTransaction>;
   /** Block indexes [from, to) that were read completely, plus the unconfirmed list. */
   readonly scannedFromBlockIndex: number;
@@ -36,15 +55,25 @@ export interface ScanLimits {
 
 export const DEFAULT_SCAN_LIMITS: ScanLimits = { pageBlocks: 500, maxBlocks: 20_000, maxUnconfirmed: 500 };
 
+export function walletOutcomeOf(state: number): WalletOutcome {
+  if (state === SUCCEEDED) return 'sent';
+  return NEVER_SENT_STATES.has(state) ? 'not-sent' : 'unsettled';
+}
+
+/** Which of two records of one batch tells more: a relayed one, then a confirmed one. */
+function tellsMore(candidate: TaggedTransaction, previous: TaggedTransaction): boolean {
+  const rank = (tx: TaggedTransaction) => (tx.outcome === 'sent' ? 2 : 0) + (tx.blockIndex !== null ? 1 : 0);
+  return rank(candidate) > rank(previous);
+}
+
 /**
- * Finds the wallet's transactions that carry one of `batchIds` in their extra: the unconfirmed ones
+ * Finds the wallet's transactions that carry a batch tag in their extra: the unconfirmed ones
  * (getUnconfirmedTransactionHashes + getTransaction: walletd's getTransactions covers blocks only)
  * and those in blocks [fromBlockIndex, wallet blockCount), limited to the newest `maxBlocks`.
  * Throws when the wallet cannot be read: "not found" is only ever said after a complete read.
  */
-export async function scanForBatches(
+export async function scanTaggedTransactions(
   wallet: WalletReader,
-  batchIds: ReadonlySet<string>,
   fromBlockIndex: number,
   limits: ScanLimits = DEFAULT_SCAN_LIMITS,
 ): Promise<ScanResult> {
@@ -52,18 +81,18 @@ export async function scanForBatches(
   const consider = (record: WalletTransaction): void => {
     if (record.isBase) return;
     for (const batchId of findBatchIds(record.extra)) {
-      if (!batchIds.has(batchId)) continue;
       const confirmed = record.blockIndex !== UNCONFIRMED_BLOCK_INDEX;
-      const previous = found.get(batchId);
-      // A confirmed sighting wins over an unconfirmed one of the same transaction.
-      if (previous && previous.blockIndex !== null && !confirmed) continue;
-      found.set(batchId, {
+      const tagged: TaggedTransaction = {
         batchId,
         txHash: record.transactionHash,
         feeAtomic: BigInt(record.fee),
         blockIndex: confirmed ? record.blockIndex : null,
+        paymentId: record.paymentId,
         transfers: record.transfers,
-      });
+        outcome: walletOutcomeOf(record.state),
+      };
+      const previous = found.get(batchId);
+      if (previous === undefined || tellsMore(tagged, previous)) found.set(batchId, tagged);
     }
   };
 

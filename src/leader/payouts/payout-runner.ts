@@ -1,21 +1,37 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { decodeAddress, encodeAddress } from '../../fuego/address.js';
 import type { Logger } from '../../log/logger.js';
 import { buildPayoutExtra } from '../../pool/payouts/batch-tag.js';
-import type { PayableBalances } from '../../pool/payouts/payable-balances.js';
+import type { DurabilityBarrier } from '../../pool/payouts/durability-barrier.js';
+import type { PayableBalance, PayableBalances } from '../../pool/payouts/payable-balances.js';
 import type { PayoutBatch, PayoutWriter } from '../../pool/payouts/payout-batch.js';
 import type { PayoutJournal } from '../../pool/payouts/payout-journal.js';
 import { type FeePaidBy, type PlannedBatch, planPayouts } from '../../pool/payouts/payout-planner.js';
 import type { PayoutWallet } from '../../pool/payouts/payout-wallet.js';
+import type { HeldPayout, PayoutWatch, UnknownPayment } from '../../pool/payouts/payout-watch.js';
 import type { DaemonClient } from '../../rpc/daemon-client.js';
-import { DEFAULT_SCAN_LIMITS, scanForBatches, type TaggedTransaction } from './batch-finder.js';
-import { classifySendError } from './send-outcome.js';
+import {
+  DEFAULT_SCAN_LIMITS,
+  type ScanResult,
+  scanTaggedTransactions,
+  type TaggedTransaction,
+} from './batch-finder.js';
+import { type Settlement, settleOpenBatch } from './batch-settlement.js';
+import { trackHeldPayouts } from './held-payouts.js';
+import { type BackoffPolicy, nextSendBackoff } from './send-backoff.js';
+import { classifySendError, type SendOutcome } from './send-outcome.js';
+import { addressesHeldByUnknownPayments, unknownPaymentsIn } from './unknown-payments.js';
 
-/** Blocks before a batch's recorded wallet height that a recovery scan also reads (wallet reorgs). */
+/** Blocks before a batch's recorded wallet height (or the scan cursor) that a scan also reads. */
 const SCAN_MARGIN_BLOCKS = 20;
 /** Miners considered per run (largest balances first). */
 const MAX_PAYABLE_PER_RUN = 2_000;
 
-export type PayoutStep = 'intent-written' | 'wallet-called' | 'result-recorded';
+/**
+ * The steps of one batch, in order; fault tests kill the process after each. `sending-marked`
+ * comes after the `sending` state is durable and before the wallet is called.
+ */
+export type PayoutStep = 'intent-written' | 'sending-marked' | 'wallet-called' | 'result-recorded';
 
 /** The runner's rules, mapped from `payments.payouts` in src/app (defaults live in the config schema). */
 export interface PayoutRunnerOptions {
@@ -32,11 +48,20 @@ export interface PayoutRunnerOptions {
   readonly unresolvedRollbackAfterMs: number;
   readonly recoveryScanBlocks: number;
   readonly lockTtlMs: number;
+  /**
+   * Call the wallet only once the batch's `sending` state is durable (replicas or the AOF); false
+   * is the operator's explicit choice to pay on a Redis that may lose the last writes.
+   */
+  readonly requireDurableWrites: boolean;
+  /** The pause after a refusal that repeats (see SendOutcome.repeats). */
+  readonly refusalBackoff: BackoffPolicy;
 }
 
 export interface PayoutRunnerModules {
   readonly journal: PayoutJournal;
   readonly balances: PayableBalances;
+  readonly watch: PayoutWatch;
+  readonly durability: DurabilityBarrier;
   readonly wallet: PayoutWallet;
   /** When given, the wallet's knownBlockCount is also checked against the daemon's height. */
   readonly daemon?: Pick<DaemonClient, 'getHeight'>;
@@ -46,6 +71,8 @@ export interface PayoutRunnerModules {
   readonly fencingToken?: () => string | null;
   /** Per-miner payout thresholds (atomic), when miners can set one. */
   readonly thresholdOf?: (address: string) => Promise<bigint | undefined>;
+  /** Told when the wallet refused a send for a reason that repeats (its outputs need upkeep). */
+  readonly onRepeatingRefusal?: (reason: string) => void;
   /** Test seam: called after each step of a batch (fault tests kill the process here). */
   readonly afterStep?: (step: PayoutStep, batchId: string) => void | Promise<void>;
 }
@@ -61,35 +88,42 @@ export interface BatchReport {
   readonly note: string;
 }
 
+export type PayoutSkipReason = 'locked' | 'not-leader' | 'wallet-unhealthy' | 'redis-not-durable' | 'backoff';
+
 export interface PayoutRunSummary {
-  /** Why nothing was done, if so. */
-  readonly skipped: 'locked' | 'not-leader' | 'wallet-unhealthy' | null;
+  /** Why no new batch was paid, if so (recovery may still have run). */
+  readonly skipped: PayoutSkipReason | null;
   readonly detail: string;
   readonly recovered: readonly BatchReport[];
   readonly batches: readonly BatchReport[];
   readonly stillOpen: readonly BatchReport[];
+  /** Miners due but not paid in this pass, and why (also kept in the watch list and logged). */
   readonly skippedMiners: ReadonlyArray<{ readonly address: string; readonly reason: string }>;
+  /** Tagged wallet transactions Redis had no batch for, first seen in this pass. */
+  readonly unknownPayments: readonly UnknownPayment[];
 }
 
 class WalletUnhealthy extends Error {}
 
 /**
- * Pays balances through walletd, exactly once per batch whatever fails or crashes when:
- * 1. recovery first: every open batch is settled from the wallet's own records, found by the batch
- *    id in the transaction extra - found: sent (fee from the record); state prepared (the wallet was
- *    never called): rolled back; state sending and a refusal known to come before broadcast: rolled
- *    back; otherwise it stays open (never resent) until found, or until it is certainly dead
- *    (unresolvedRollbackAfterMs with the wallet synced and the range since the intent read).
- * 2. wallet health: synced to the daemon, spendable balance covers each batch.
- * 3. each batch: intent written atomically (debits -> in-payout, batch 'prepared'), marked
- *    'sending', sendTransaction with the tag in extra, result written atomically.
- * Everything runs under the payout lock (one runner at a time, cron or leader), and every write
- * re-checks the lock and the leader's fencing token inside its script.
+ * Pays balances through walletd, exactly once per batch whatever fails or crashes, and never
+ * twice even when Redis loses its latest writes. Each pass, under the payout lock:
+ * 1. The wallet's tagged transactions since the last pass (and since the oldest open batch) are
+ *    read once. Every open batch is settled from them (batch-settlement.ts). A relayed tagged
+ *    transaction whose batch Redis does not know is an unknown payment: recorded, logged, and its
+ *    recipients are held until the operator resolves it (`fuego-pool payout resolve`).
+ * 2. No new batch unless Redis can make the batch durable (replicas or an fsynced AOF; see
+ *    DurabilityBarrier), the wallet is not in a refusal backoff, and it is synced and funded.
+ * 3. Each batch: intent written (debits -> in-payout, batch `prepared`), marked `sending`, made
+ *    durable, then sendTransaction with the batch id in `extra`, then the result.
+ * Every miner due but not paid is held with its reason, logged when that changes.
+ * Every write re-checks the payout lock and the leader's fencing token inside its script.
  */
 export class PayoutRunner {
   readonly #opts: PayoutRunnerOptions;
   readonly #modules: PayoutRunnerModules;
   readonly #journal: PayoutJournal;
+  readonly #watch: PayoutWatch;
   readonly #clock: () => number;
   readonly #logger: Logger;
 
@@ -98,6 +132,7 @@ export class PayoutRunner {
     this.#opts = opts;
     this.#modules = modules;
     this.#journal = modules.journal;
+    this.#watch = modules.watch;
     this.#clock = modules.clock ?? Date.now;
     this.#logger = modules.logger;
   }
@@ -126,16 +161,35 @@ export class PayoutRunner {
   }
 
   async #runLocked(writer: PayoutWriter): Promise<PayoutRunSummary> {
-    let recovered: BatchReport[];
-    let stillOpen: BatchReport[];
+    // Read after recovery, which may give balances back.
+    const listPayable = () =>
+      this.#modules.balances.listPayable(this.#opts.minPayoutAtomic, MAX_PAYABLE_PER_RUN);
+    const holdAll = async (skipped: PayoutSkipReason, detail: string, partial: Partial<PayoutRunSummary>) => {
+      const held = await this.#recordHeld((await listPayable()).map((p) => heldEntry(p, detail)));
+      return { ...emptySummary(skipped, detail), ...partial, skippedMiners: held };
+    };
+
+    let walletView: WalletView;
     try {
-      ({ recovered, stillOpen } = await this.#recover(writer));
+      walletView = await this.#readWallet();
     } catch (error) {
-      // A fencing or lock refusal is not a wallet problem: this process must stop writing.
-      const code = (error as { code?: unknown }).code;
-      if (code === 'FENCED' || code === 'LOCK_LOST') throw error;
-      this.#logger.warn({ err: error }, 'payout recovery could not read the wallet; no payouts this run');
-      return { ...emptySummary('wallet-unhealthy', errorText(error)) };
+      const detail = `the wallet cannot be read: ${errorText(error)}`;
+      this.#logger.warn({ detail }, 'no payouts this run');
+      return holdAll('wallet-unhealthy', detail, {});
+    }
+    const { recovered, stillOpen } = await this.#settleOpenBatches(writer, walletView);
+    const unknown = await this.#checkUnknownPayments(writer, walletView);
+
+    const guarantee = await this.#modules.durability.describe();
+    if (guarantee.kind === 'none' && this.#opts.requireDurableWrites) {
+      const detail = `Redis cannot make a payout durable before the wallet pays: ${guarantee.detail}`;
+      this.#logger.error({ persistence: guarantee.persistence }, detail);
+      return holdAll('redis-not-durable', detail, { recovered, stillOpen, unknownPayments: unknown.found });
+    }
+    const backoff = await this.#watch.getBackoff();
+    if (backoff !== null && this.#clock() < backoff.untilMs) {
+      const detail = `the wallet refused to build a transaction (${backoff.reason}); next try after ${new Date(backoff.untilMs).toISOString()}`;
+      return holdAll('backoff', detail, { recovered, stillOpen, unknownPayments: unknown.found });
     }
     let health: { blockCount: number; availableAtomic: bigint };
     try {
@@ -143,104 +197,189 @@ export class PayoutRunner {
     } catch (error) {
       const detail = errorText(error);
       this.#logger.warn({ detail }, 'wallet not ready for payouts');
-      return { ...emptySummary('wallet-unhealthy', detail), recovered, stillOpen };
+      return holdAll('wallet-unhealthy', detail, { recovered, stillOpen, unknownPayments: unknown.found });
     }
-    const changeAddress = this.#opts.walletChangeAddress ?? (await this.#modules.wallet.getAddresses())[0];
+    const changeAddress = this.#opts.walletChangeAddress ?? walletView.addresses[0];
     if (changeAddress === undefined) throw new Error('the wallet has no address for change');
 
-    const plan = await this.#plan(health.availableAtomic);
+    const payable = await listPayable();
+    const plan = await this.#plan(payable, health.availableAtomic, unknown.heldDestinations);
     const batches: BatchReport[] = [];
+    let stopped: { skipped: PayoutSkipReason; detail: string } | null = null;
     for (const planned of plan.batches) {
-      const report = await this.#payBatch(writer, planned, health.blockCount, changeAddress);
-      batches.push(report);
+      const outcome = await this.#payBatch(writer, planned, health.blockCount, changeAddress);
+      batches.push(outcome.report);
+      if (outcome.stop !== null) {
+        stopped = outcome.stop;
+        break;
+      }
       // An ambiguous send stops the run: the wallet misbehaves, and its miners stay in-payout.
-      if (report.state !== 'sent' && report.state !== 'failed') {
-        stillOpen.push(report);
+      if (outcome.report.state !== 'sent' && outcome.report.state !== 'failed') {
+        stillOpen.push(outcome.report);
         break;
       }
     }
+    // Planned but not paid: a refused or open batch says why; one never reached, the stop.
+    const reports = new Map(batches.map((b) => [b.batchId, b]));
+    const byAddress = new Map(payable.map((p) => [p.address, p]));
+    const notPaid = [...plan.held];
+    for (const planned of plan.batches) {
+      const result = reports.get(planned.batchId);
+      if (result?.state === 'sent') continue;
+      const reason =
+        result === undefined
+          ? `not reached in this pass: ${stopped?.detail ?? 'an earlier batch stopped the pass'}`
+          : `payout batch ${result.state}: ${result.note}`;
+      for (const transfer of planned.transfers) {
+        const entry = byAddress.get(transfer.address);
+        if (entry !== undefined) notPaid.push(heldEntry(entry, reason));
+      }
+    }
+    const skippedMiners = await this.#recordHeld(notPaid);
     await this.#journal.setLastRun(this.#clock());
-    return { skipped: null, detail: '', recovered, batches, stillOpen, skippedMiners: plan.skipped };
+    return {
+      skipped: stopped?.skipped ?? null,
+      detail: stopped?.detail ?? '',
+      recovered,
+      batches,
+      stillOpen,
+      skippedMiners,
+      unknownPayments: unknown.found,
+    };
   }
 
-  // ---- recovery ---------------------------------------------------------------------------------
+  // ---- the wallet's view -------------------------------------------------------------------------
 
-  async #recover(writer: PayoutWriter): Promise<{ recovered: BatchReport[]; stillOpen: BatchReport[] }> {
-    const open = await this.#journal.listOpenBatches();
-    const recovered: BatchReport[] = [];
-    const stillOpen: BatchReport[] = [];
-    if (open.length === 0) return { recovered, stillOpen };
-    const status = await this.#modules.wallet.getStatus();
-    const from = Math.max(0, Math.min(...open.map((b) => b.walletBlockCount)) - SCAN_MARGIN_BLOCKS);
-    const scan = await scanForBatches(this.#modules.wallet, new Set(open.map((b) => b.id)), from, {
+  /**
+   * One read of the wallet's tagged transactions for the whole pass: from the oldest open batch's
+   * wallet height and from the scan cursor (each less a margin for wallet reorgs) to the tip.
+   */
+  async #readWallet(): Promise<WalletView> {
+    const [open, cursor, addresses, status] = await Promise.all([
+      this.#journal.listOpenBatches(),
+      this.#watch.getScanCursor(),
+      this.#modules.wallet.getAddresses(),
+      this.#modules.wallet.getStatus(),
+    ]);
+    const starts = open.map((b) => b.walletBlockCount);
+    starts.push(cursor ?? status.blockCount - this.#opts.recoveryScanBlocks);
+    const from = Math.max(0, Math.min(...starts) - SCAN_MARGIN_BLOCKS);
+    const scan = await scanTaggedTransactions(this.#modules.wallet, from, {
       ...DEFAULT_SCAN_LIMITS,
       maxBlocks: this.#opts.recoveryScanBlocks,
     });
     const synced = status.knownBlockCount - status.blockCount <= this.#opts.maxWalletLagBlocks;
-    for (const batch of open) {
-      const report = await this.#settle(writer, batch, scan.found.get(batch.id), {
-        synced,
-        scannedFrom: scan.scannedFromBlockIndex,
+    return { open, scan, synced, addresses };
+  }
+
+  async #settleOpenBatches(
+    writer: PayoutWriter,
+    view: WalletView,
+  ): Promise<{ recovered: BatchReport[]; stillOpen: BatchReport[] }> {
+    const recovered: BatchReport[] = [];
+    const stillOpen: BatchReport[] = [];
+    for (const batch of view.open) {
+      const settlement = settleOpenBatch(batch, view.scan.found.get(batch.id), {
+        nowMs: this.#clock(),
+        synced: view.synced,
+        scannedFromBlockIndex: view.scan.scannedFromBlockIndex,
+        scanMarginBlocks: SCAN_MARGIN_BLOCKS,
+        unresolvedRollbackAfterMs: this.#opts.unresolvedRollbackAfterMs,
       });
-      (report.state === 'sent' || report.state === 'failed' ? recovered : stillOpen).push(report);
+      const result = await this.#applySettlement(writer, batch, settlement);
+      (result.state === 'sent' || result.state === 'failed' ? recovered : stillOpen).push(result);
     }
     return { recovered, stillOpen };
   }
 
-  /** Decides one open batch from what the wallet shows. */
-  async #settle(
+  async #applySettlement(
     writer: PayoutWriter,
     batch: PayoutBatch,
-    found: TaggedTransaction | undefined,
-    scan: { synced: boolean; scannedFrom: number },
+    settlement: Settlement,
   ): Promise<BatchReport> {
-    if (found !== undefined) {
-      this.#checkTransfers(batch, found);
-      await this.#journal.markSent(writer, batch, {
-        txHash: found.txHash,
-        actualFeeAtomic: found.feeAtomic,
-        resolution: 'found-in-wallet',
-      });
-      this.#logger.info(
-        { batchId: batch.id, txHash: found.txHash },
-        'payout batch found in the wallet: sent',
-      );
-      return report(batch, 'sent', found.txHash, 'found in the wallet by its batch id');
+    switch (settlement.kind) {
+      case 'sent': {
+        const { tx } = settlement;
+        this.#checkTransfers(batch, tx.txHash, tx.transfers);
+        await this.#journal.markSent(writer, batch, {
+          txHash: tx.txHash,
+          actualFeeAtomic: tx.feeAtomic,
+          resolution: 'found-in-wallet',
+        });
+        this.#logger.info({ batchId: batch.id, txHash: tx.txHash }, 'payout batch found in the wallet: sent');
+        return report(batch, 'sent', tx.txHash, 'found in the wallet by its batch id');
+      }
+      case 'rollback':
+        await this.#journal.rollback(writer, batch, settlement.reason, settlement.fromState);
+        this.#logger.warn({ batchId: batch.id, reason: settlement.reason }, 'payout batch rolled back');
+        return report(batch, 'failed', null, `rolled back: ${settlement.reason}`);
+      case 'wait':
+        return report(batch, batch.state, null, settlement.note);
     }
-    if (batch.state === 'prepared') {
-      // mark_sending is written before the wallet call and needs the lock we now hold.
-      await this.#journal.rollback(
-        writer,
-        batch,
-        'never handed to the wallet (interrupted before the call)',
-        'prepared',
-      );
-      return report(batch, 'failed', null, 'rolled back: the wallet was never called');
-    }
-    if (batch.lastErrorKind === 'not-sent') {
-      await this.#journal.rollback(writer, batch, `wallet refused: ${batch.lastError ?? ''}`, 'sending');
-      return report(batch, 'failed', null, 'rolled back: the wallet refused it before broadcasting');
-    }
-    const since = batch.sendingAtMs ?? batch.createdAtMs;
-    const waitedMs = this.#clock() - since;
-    const rangeRead = scan.scannedFrom <= Math.max(0, batch.walletBlockCount - SCAN_MARGIN_BLOCKS);
-    if (scan.synced && rangeRead && waitedMs >= this.#opts.unresolvedRollbackAfterMs) {
-      const reason = `not in the wallet ${Math.round(waitedMs / 1000)} s after an ambiguous send`;
-      await this.#journal.rollback(writer, batch, reason, 'sending');
-      this.#logger.warn({ batchId: batch.id, reason }, 'payout batch rolled back');
-      return report(batch, 'failed', null, `rolled back: ${reason}`);
-    }
-    return report(batch, batch.state, null, `outcome unknown (${batch.lastError ?? 'interrupted'}); waiting`);
   }
 
-  #checkTransfers(batch: PayoutBatch, found: TaggedTransaction): void {
+  /**
+   * The relayed tagged transactions of the scan that are not open batches: a batch rolled back
+   * that went out after all is recorded as sent (late); one Redis does not know at all is an
+   * unknown payment. The scan cursor moves on only once they are recorded.
+   */
+  async #checkUnknownPayments(
+    writer: PayoutWriter,
+    view: WalletView,
+  ): Promise<{ found: UnknownPayment[]; heldDestinations: Map<string, string> }> {
+    const openIds = new Set(view.open.map((b) => b.id));
+    const others = [...view.scan.found.values()].filter(
+      (tx) => !openIds.has(tx.batchId) && tx.outcome === 'sent',
+    );
+    const known = await this.#journal.knownBatchIds(others.map((tx) => tx.batchId));
+    for (const tx of others) {
+      if (known.has(tx.batchId)) await this.#settleLateFound(writer, tx);
+    }
+    const found = unknownPaymentsIn(others, known, new Set(view.addresses), this.#clock());
+    const recorded = await this.#watch.recordUnknownPayments(found);
+    for (const payment of recorded) {
+      this.#logger.error(
+        {
+          txHash: payment.txHash,
+          batchId: payment.batchId,
+          recipients: payment.transfers.map((t) => t.address),
+          amount: payment.transfers.reduce((sum, t) => sum + t.amountAtomic, 0n).toString(),
+        },
+        'the wallet paid a tagged transaction Redis has no batch for (Redis lost writes?): its recipients are held until you run `fuego-pool payout resolve`',
+      );
+    }
+    await this.#watch.setScanCursor(view.scan.scannedToBlockIndex);
+    const unresolved = (await this.#watch.listUnknownPayments()).filter((p) => p.status === 'unresolved');
+    return { found: recorded, heldDestinations: addressesHeldByUnknownPayments(unresolved) };
+  }
+
+  /** A batch rolled back as dead that the wallet relayed after all: recorded as sent (late). */
+  async #settleLateFound(writer: PayoutWriter, tx: TaggedTransaction): Promise<void> {
+    const batch = await this.#journal.getBatch(tx.batchId);
+    if (batch?.state !== 'failed') return;
+    await this.#journal.markSent(writer, batch, {
+      txHash: tx.txHash,
+      actualFeeAtomic: tx.feeAtomic,
+      resolution: 'found-in-wallet after rollback',
+    });
+    this.#logger.error(
+      { batchId: batch.id, txHash: tx.txHash },
+      'a payout batch rolled back as dead was relayed after all: its miners are debited again (their balances may go below zero until later credits)',
+    );
+  }
+
+  #checkTransfers(
+    batch: PayoutBatch,
+    txHash: string,
+    transfers: ReadonlyArray<{ address: string; amount: number }>,
+  ): void {
     for (const transfer of batch.transfers) {
-      const match = found.transfers.some(
+      const match = transfers.some(
         (t) => t.address === transfer.destination && BigInt(t.amount) === transfer.amountAtomic,
       );
       if (!match) {
         this.#logger.error(
-          { batchId: batch.id, txHash: found.txHash, address: transfer.address },
+          { batchId: batch.id, txHash, address: transfer.address },
           'wallet transaction of a batch lacks an expected transfer (recorded as sent anyway: the money left)',
         );
       }
@@ -267,20 +406,46 @@ export class PayoutRunner {
     return { blockCount: status.blockCount, availableAtomic: BigInt(balance.availableBalance) };
   }
 
-  async #plan(availableAtomic: bigint) {
-    const payable = await this.#modules.balances.listPayable(this.#opts.minPayoutAtomic, MAX_PAYABLE_PER_RUN);
+  /**
+   * The batches of this pass, and every payable miner left out with the reason: an unresolved
+   * earlier batch, an unknown payment to its address, its own threshold, or the planner's reasons.
+   */
+  async #plan(
+    payable: readonly PayableBalance[],
+    availableAtomic: bigint,
+    heldDestinations: ReadonlyMap<string, string>,
+  ): Promise<{
+    batches: Array<PlannedBatch & { readonly batchId: string }>;
+    held: Array<Omit<HeldPayout, 'sinceMs'>>;
+  }> {
+    const held: Array<Omit<HeldPayout, 'sinceMs'>> = [];
     const miners = [];
-    for (const { address, balance } of payable) {
+    for (const entry of payable) {
+      const { address, balance } = entry;
       // One open batch per miner: a miner whose last batch is unresolved waits for it.
-      if (balance.inPayout !== 0n) continue;
+      if (balance.inPayout !== 0n) {
+        held.push(heldEntry(entry, 'an earlier payout batch of this miner is not settled yet'));
+        continue;
+      }
+      const unknownTx = heldDestinations.get(destinationOf(address));
+      if (unknownTx !== undefined) {
+        held.push(
+          heldEntry(
+            entry,
+            `the wallet paid this address in ${unknownTx}, a transaction Redis has no batch for: resolve it first`,
+          ),
+        );
+        continue;
+      }
       const thresholdAtomic = await this.#modules.thresholdOf?.(address);
+      if (thresholdAtomic !== undefined && balance.balance < thresholdAtomic) continue;
       miners.push(
         thresholdAtomic === undefined
           ? { address, balanceAtomic: balance.balance }
           : { address, balanceAtomic: balance.balance, thresholdAtomic },
       );
     }
-    return planPayouts(miners, {
+    const plan = planPayouts(miners, {
       minPayoutAtomic: this.#opts.minPayoutAtomic,
       maxTransfersPerTransaction: this.#opts.maxTransfersPerTransaction,
       networkFeeAtomic: this.#opts.networkFeeAtomic,
@@ -288,17 +453,31 @@ export class PayoutRunner {
       availableAtomic,
       maxBatches: this.#opts.maxBatchesPerRun,
     });
+    const balanceOf = new Map(payable.map((p) => [p.address, p]));
+    for (const skipped of plan.skipped) {
+      const entry = balanceOf.get(skipped.address);
+      if (entry !== undefined) held.push(heldEntry(entry, skipped.reason));
+    }
+    const batches = plan.batches.map((planned) => ({ ...planned, batchId: randomBytes(16).toString('hex') }));
+    return { batches, held };
+  }
+
+  async #recordHeld(current: ReadonlyArray<Omit<HeldPayout, 'sinceMs'>>): Promise<HeldPayout[]> {
+    const previous = await this.#watch.listHeld();
+    const held = trackHeldPayouts(previous, current, this.#clock(), this.#logger);
+    await this.#watch.replaceHeld(held);
+    return held;
   }
 
   // ---- one batch ---------------------------------------------------------------------------------
 
   async #payBatch(
     writer: PayoutWriter,
-    planned: PlannedBatch,
+    planned: PlannedBatch & { readonly batchId: string },
     walletBlockCount: number,
     changeAddress: string,
-  ): Promise<BatchReport> {
-    const batchId = randomBytes(16).toString('hex');
+  ): Promise<{ report: BatchReport; stop: { skipped: PayoutSkipReason; detail: string } | null }> {
+    const { batchId } = planned;
     const amountAtomic = planned.transfers.reduce((sum, t) => sum + t.amountAtomic, 0n);
     const plannedReport = (
       state: BatchReport['state'],
@@ -313,8 +492,9 @@ export class PayoutRunner {
       networkFeeAtomic: this.#opts.networkFeeAtomic,
       note,
     });
+    const go = (report: BatchReport) => ({ report, stop: null });
     if (!(await this.#journal.renewLock(writer.lockToken, this.#opts.lockTtlMs))) {
-      return plannedReport('planned', null, 'payout lock lost before the batch');
+      return go(plannedReport('planned', null, 'payout lock lost before the batch'));
     }
     await this.#journal.prepareBatch(writer, {
       id: batchId,
@@ -327,6 +507,25 @@ export class PayoutRunner {
     await this.#modules.afterStep?.('intent-written', batchId);
     // If this write fails the wallet is not called: the batch stays prepared and is rolled back.
     await this.#journal.markSending(writer, batchId);
+    if (this.#opts.requireDurableWrites) {
+      try {
+        await this.#modules.durability.ensureDurable();
+      } catch (error) {
+        const detail = errorText(error);
+        const batch = await this.#journal.getBatch(batchId);
+        if (batch !== null)
+          await this.#journal.rollback(writer, batch, `not handed to the wallet: ${detail}`, 'sending');
+        this.#logger.error(
+          { batchId, detail },
+          'payout batch not durable in Redis: rolled back before the wallet was called',
+        );
+        return {
+          report: plannedReport('failed', null, `rolled back: ${detail}`),
+          stop: { skipped: 'redis-not-durable', detail },
+        };
+      }
+    }
+    await this.#modules.afterStep?.('sending-marked', batchId);
 
     let txHash: string;
     try {
@@ -341,10 +540,21 @@ export class PayoutRunner {
       return this.#afterSendError(writer, batchId, error, plannedReport);
     }
     await this.#modules.afterStep?.('wallet-called', batchId);
+    await this.#watch.clearBackoff();
 
     const actualFeeAtomic = await this.#feeOf(txHash);
     const batch = await this.#journal.getBatch(batchId);
-    if (batch === null) throw new Error(`payout batch ${batchId} vanished`);
+    if (batch === null) {
+      // Redis lost the batch while the wallet paid it: the money left, no record of it remains.
+      await this.#recordLostBatch(planned, txHash, actualFeeAtomic);
+      return {
+        report: plannedReport('sent', txHash, 'sent, but Redis lost its batch: held as an unknown payment'),
+        stop: {
+          skipped: 'redis-not-durable',
+          detail: `Redis lost payout batch ${batchId} after the wallet paid it`,
+        },
+      };
+    }
     await this.#journal.markSent(writer, batch, {
       txHash,
       actualFeeAtomic: actualFeeAtomic ?? this.#opts.networkFeeAtomic,
@@ -355,7 +565,31 @@ export class PayoutRunner {
       { batchId, txHash, recipients: planned.transfers.length, amount: amountAtomic.toString() },
       'payout batch sent',
     );
-    return plannedReport('sent', txHash, 'sent');
+    return go(plannedReport('sent', txHash, 'sent'));
+  }
+
+  async #recordLostBatch(
+    planned: PlannedBatch & { batchId: string },
+    txHash: string,
+    feeAtomic: bigint | null,
+  ) {
+    const payment: UnknownPayment = {
+      txHash,
+      batchId: planned.batchId,
+      blockIndex: null,
+      paymentId: planned.paymentId,
+      feeAtomic: feeAtomic ?? this.#opts.networkFeeAtomic,
+      transfers: planned.transfers.map((t) => ({ address: t.destination, amountAtomic: t.amountAtomic })),
+      firstSeenMs: this.#clock(),
+      status: 'unresolved',
+      resolvedAtMs: null,
+      resolvedNote: null,
+    };
+    await this.#watch.recordUnknownPayments([payment]);
+    this.#logger.error(
+      { txHash, batchId: planned.batchId },
+      'Redis lost a payout batch after the wallet paid it: recorded as an unknown payment; its recipients are held until you run `fuego-pool payout resolve`',
+    );
   }
 
   async #afterSendError(
@@ -363,7 +597,7 @@ export class PayoutRunner {
     batchId: string,
     error: unknown,
     plannedReport: (state: BatchReport['state'], txHash: string | null, note: string) => BatchReport,
-  ): Promise<BatchReport> {
+  ): Promise<{ report: BatchReport; stop: { skipped: PayoutSkipReason; detail: string } | null }> {
     const outcome = classifySendError(error);
     this.#logger.warn({ batchId, err: error, outcome: outcome.kind }, 'sendTransaction failed');
     await this.#journal.noteError(writer, batchId, outcome.reason, outcome.kind);
@@ -371,28 +605,43 @@ export class PayoutRunner {
     if (batch === null) throw new Error(`payout batch ${batchId} vanished`);
     if (outcome.kind === 'not-sent') {
       await this.#journal.rollback(writer, batch, `wallet refused: ${outcome.reason}`, 'sending');
-      return plannedReport('failed', null, `rolled back: ${outcome.reason}`);
+      const report = plannedReport('failed', null, `rolled back: ${outcome.reason}`);
+      return { report, stop: outcome.repeats ? await this.#backOff(outcome) : null };
     }
     // Ambiguous: ask the wallet at once whether it went out (it usually did, and is in its mempool).
     try {
-      const scan = await scanForBatches(
+      const scan = await scanTaggedTransactions(
         this.#modules.wallet,
-        new Set([batchId]),
         Math.max(0, batch.walletBlockCount - SCAN_MARGIN_BLOCKS),
         { ...DEFAULT_SCAN_LIMITS, maxBlocks: this.#opts.recoveryScanBlocks },
       );
       const found = scan.found.get(batchId);
       if (found !== undefined) {
-        const settled = await this.#settle(writer, batch, found, {
+        const settlement = settleOpenBatch(batch, found, {
+          nowMs: this.#clock(),
           synced: true,
-          scannedFrom: scan.scannedFromBlockIndex,
+          scannedFromBlockIndex: scan.scannedFromBlockIndex,
+          scanMarginBlocks: SCAN_MARGIN_BLOCKS,
+          unresolvedRollbackAfterMs: this.#opts.unresolvedRollbackAfterMs,
         });
-        return { ...settled, note: `sent (found after: ${outcome.reason})` };
+        const settled = await this.#applySettlement(writer, batch, settlement);
+        return { report: { ...settled, note: `${settled.note} (after: ${outcome.reason})` }, stop: null };
       }
     } catch (scanError) {
       this.#logger.warn({ batchId, err: scanError }, 'could not check the wallet after a failed send');
     }
-    return plannedReport('sending', null, `outcome unknown: ${outcome.reason}`);
+    return { report: plannedReport('sending', null, `outcome unknown: ${outcome.reason}`), stop: null };
+  }
+
+  /** A refusal that repeats: no new batch until the backoff ends; the wallet needs upkeep. */
+  async #backOff(outcome: SendOutcome): Promise<{ skipped: PayoutSkipReason; detail: string }> {
+    const previous = await this.#watch.getBackoff();
+    const backoff = nextSendBackoff(previous, outcome.reason, this.#clock(), this.#opts.refusalBackoff);
+    await this.#watch.setBackoff(backoff);
+    const detail = `the wallet refused to build a transaction (${outcome.reason}); next try after ${new Date(backoff.untilMs).toISOString()}`;
+    this.#logger.warn({ attempt: backoff.attempt, untilMs: backoff.untilMs, reason: outcome.reason }, detail);
+    this.#modules.onRepeatingRefusal?.(outcome.reason);
+    return { skipped: 'backoff', detail };
   }
 
   async #feeOf(txHash: string): Promise<bigint | null> {
@@ -415,7 +664,9 @@ export class PayoutRunner {
     } catch (error) {
       return { ...emptySummary('wallet-unhealthy', errorText(error)), stillOpen };
     }
-    const plan = await this.#plan(available);
+    const payable = await this.#modules.balances.listPayable(this.#opts.minPayoutAtomic, MAX_PAYABLE_PER_RUN);
+    const unresolved = (await this.#watch.listUnknownPayments()).filter((p) => p.status === 'unresolved');
+    const plan = await this.#plan(payable, available, addressesHeldByUnknownPayments(unresolved));
     const batches = plan.batches.map((planned) => ({
       batchId: '(dry run)',
       state: 'planned' as const,
@@ -431,9 +682,31 @@ export class PayoutRunner {
       recovered: [],
       batches,
       stillOpen,
-      skippedMiners: plan.skipped,
+      skippedMiners: plan.held,
+      unknownPayments: [],
     };
   }
+}
+
+interface WalletView {
+  readonly open: PayoutBatch[];
+  readonly scan: ScanResult;
+  readonly synced: boolean;
+  readonly addresses: string[];
+}
+
+/** The address the wallet pays for a miner account (an integrated address pays its standard one). */
+function destinationOf(address: string): string {
+  try {
+    const decoded = decodeAddress(address);
+    return decoded.type === 'integrated' ? encodeAddress(decoded) : address;
+  } catch {
+    return address;
+  }
+}
+
+function heldEntry(entry: PayableBalance, reason: string): Omit<HeldPayout, 'sinceMs'> {
+  return { address: entry.address, amountAtomic: entry.balance.balance, reason };
 }
 
 function report(
@@ -453,8 +726,16 @@ function report(
   };
 }
 
-function emptySummary(skipped: PayoutRunSummary['skipped'], detail: string): PayoutRunSummary {
-  return { skipped, detail, recovered: [], batches: [], stillOpen: [], skippedMiners: [] };
+function emptySummary(skipped: PayoutSkipReason | null, detail: string): PayoutRunSummary {
+  return {
+    skipped,
+    detail,
+    recovered: [],
+    batches: [],
+    stillOpen: [],
+    skippedMiners: [],
+    unknownPayments: [],
+  };
 }
 
 function errorText(error: unknown): string {

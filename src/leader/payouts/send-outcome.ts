@@ -7,8 +7,15 @@ import { type WalletErrorKind, walletErrorKind } from '../../rpc/wallet-client.j
  *   it), so the batch can be rolled back at once;
  * - 'unknown': the transaction may have been broadcast (timeout, dropped connection, an internal
  *   error, anything unrecognised). Only the wallet's records can tell: never resend.
+ * `repeats`: a refusal the wallet will give again for any batch until its outputs change (it
+ * cannot find decoy outputs on a young chain, or the inputs do not fit a transaction): the runner
+ * pauses new batches instead of trying one every pass, and consolidates the wallet's outputs.
  */
-export type SendOutcome = { readonly kind: 'not-sent' | 'unknown'; readonly reason: string };
+export type SendOutcome = {
+  readonly kind: 'not-sent' | 'unknown';
+  readonly reason: string;
+  readonly repeats: boolean;
+};
 
 /**
  * walletd checks these before it builds or relays anything (WalletService::sendTransaction:
@@ -25,22 +32,27 @@ const REFUSED_BEFORE_BROADCAST: ReadonlySet<WalletErrorKind> = new Set<WalletErr
   'CHANGE_ADDRESS_NOT_FOUND',
 ]);
 
+/** Refusals about the wallet's outputs rather than this batch: they repeat for every batch. */
+const REPEATING_REFUSALS: ReadonlySet<WalletErrorKind> = new Set<WalletErrorKind>(['MIXIN_TOO_BIG']);
+
 /** JSON-RPC envelope errors: the request was rejected before any method ran. */
 const ENVELOPE_ERRORS: ReadonlySet<number> = new Set([-32700, -32600, -32601, -32602]);
 
 export function classifySendError(error: unknown): SendOutcome {
   const reason = error instanceof Error ? error.message : String(error);
-  if (!(error instanceof RpcError)) return { kind: 'unknown', reason };
+  const notSent = { kind: 'not-sent', reason, repeats: false } as const;
+  const unknown = { kind: 'unknown', reason, repeats: false } as const;
+  if (!(error instanceof RpcError)) return unknown;
   const known = walletErrorKind(error);
-  if (known !== undefined && REFUSED_BEFORE_BROADCAST.has(known)) return { kind: 'not-sent', reason };
+  if (known !== undefined && REFUSED_BEFORE_BROADCAST.has(known)) {
+    return { ...notSent, repeats: REPEATING_REFUSALS.has(known) };
+  }
   if (error.code === 'RPC_ERROR' && error.rpcCode !== undefined && ENVELOPE_ERRORS.has(error.rpcCode)) {
-    return { kind: 'not-sent', reason };
+    return notSent;
   }
   // Built locally and refused before any byte was sent (e.g. an amount too large for JSON).
-  if (error.code === 'RPC_BAD_REQUEST') return { kind: 'not-sent', reason };
+  if (error.code === 'RPC_BAD_REQUEST') return notSent;
   // Connection refused: nothing reached the wallet. A reset or hang-up after sending is 'unknown'.
-  if (error.code === 'RPC_UNREACHABLE' && error.data['errno'] === 'ECONNREFUSED') {
-    return { kind: 'not-sent', reason };
-  }
-  return { kind: 'unknown', reason };
+  if (error.code === 'RPC_UNREACHABLE' && error.data['errno'] === 'ECONNREFUSED') return notSent;
+  return unknown;
 }

@@ -31,6 +31,8 @@ export interface PayoutJournal {
   ): Promise<void>;
 
   getBatch(batchId: string): Promise<PayoutBatch | null>;
+  /** Which of these batch ids the journal has a batch for (any state). */
+  knownBatchIds(batchIds: readonly string[]): Promise<Set<string>>;
   /** Batches in state prepared or sending, oldest first. */
   listOpenBatches(): Promise<PayoutBatch[]>;
   setLastRun(atMs: number): Promise<void>;

@@ -359,6 +359,12 @@ function summaryView(summary: PayoutRunSummary): PayoutSummaryView {
     batches: summary.batches.map(batchView),
     stillOpen: summary.stillOpen.map(batchView),
     skippedMiners: summary.skippedMiners.map((m) => ({ address: m.address, reason: m.reason })),
+    unknownPayments: summary.unknownPayments.map((p) => ({
+      txHash: p.txHash,
+      batchId: p.batchId,
+      recipients: p.transfers.length,
+      amountAtomic: p.transfers.reduce((sum, t) => sum + t.amountAtomic, 0n).toString(),
+    })),
   };
 }
 

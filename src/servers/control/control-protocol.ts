@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { PayoutSkipReason } from '../../leader/payouts/payout-runner.js';
 import type { ControlWireCode } from './control-errors.js';
 
 /**
@@ -147,12 +148,19 @@ export interface PayoutBatchView {
 }
 
 export interface PayoutSummaryView {
-  readonly skipped: 'locked' | 'not-leader' | 'wallet-unhealthy' | null;
+  readonly skipped: PayoutSkipReason | null;
   readonly detail: string;
   readonly recovered: readonly PayoutBatchView[];
   readonly batches: readonly PayoutBatchView[];
   readonly stillOpen: readonly PayoutBatchView[];
   readonly skippedMiners: ReadonlyArray<{ readonly address: string; readonly reason: string }>;
+  /** Tagged wallet transactions Redis had no batch for, first seen in this pass. */
+  readonly unknownPayments: ReadonlyArray<{
+    readonly txHash: string;
+    readonly batchId: string;
+    readonly recipients: number;
+    readonly amountAtomic: string;
+  }>;
 }
 
 export interface PayoutNowView {

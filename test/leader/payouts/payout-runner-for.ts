@@ -1,33 +1,32 @@
 import type { Redis } from 'ioredis';
 import { payoutRunnerOptionsFrom } from '../../../src/app/money-options.js';
+import { payoutStoresOn } from '../../../src/app/money-services.js';
 import { parseConfig } from '../../../src/config/load-config.js';
 import {
   PayoutRunner,
   type PayoutRunnerModules,
   type PayoutRunnerOptions,
 } from '../../../src/leader/payouts/payout-runner.js';
-import { RedisBalances } from '../../../src/store/balances-store.js';
-import { PayoutStore } from '../../../src/store/payout-store.js';
 
 // No vitest import here: the SIGKILL crash child (a plain node process) builds its runner with it.
 
 /**
  * A payout runner on `redis` under `keyPrefix` with the config's defaults (as the leader maps
- * them), `overrides` on top, and its journal and balances on the same Redis.
+ * them), `overrides` on top, and its stores on the same Redis (by default one that needs no
+ * replica: its AOF must be fsynced before each reply, as `startTestRedis({ appendOnly: true })`'s is).
  */
 export function payoutRunnerFor(
   redis: Redis,
   keyPrefix: string,
-  modules: Omit<PayoutRunnerModules, 'journal' | 'balances'>,
+  modules: Omit<PayoutRunnerModules, 'journal' | 'balances' | 'watch' | 'durability'>,
   overrides: Partial<PayoutRunnerOptions> = {},
+  durability: { readonly replicas: number; readonly timeoutMs: number } = { replicas: 0, timeoutMs: 1_000 },
 ): PayoutRunner {
-  const stores = modules.clock ? { redis, clock: modules.clock } : { redis };
   return new PayoutRunner(
     { ...payoutRunnerOptionsFrom(parseConfig({}).payments), ...overrides },
     {
       ...modules,
-      journal: new PayoutStore({ keyPrefix }, stores),
-      balances: new RedisBalances({ keyPrefix }, stores),
+      ...payoutStoresOn(redis, keyPrefix, durability, modules.clock),
     },
   );
 }

@@ -110,6 +110,7 @@ export const SUMMARY: PayoutRunSummary = {
     },
   ],
   stillOpen: [],
+  unknownPayments: [],
   skippedMiners: [],
 };
 

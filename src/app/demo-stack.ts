@@ -30,6 +30,13 @@ export interface DemoStackOptions {
   readonly aliases?: ReadonlyArray<{ alias: string; address: string }>;
 }
 
+/**
+ * The demo's coinbase maturity: 10 blocks instead of Fuego's 60, so a found block is paid within
+ * minutes. Its `payments.confirmDepth` is the same: a shorter one would credit rewards the wallet
+ * cannot spend yet.
+ */
+export const DEMO_COINBASE_MATURITY_BLOCKS = 10;
+
 export const DEFAULT_DEMO_OPTIONS: DemoStackOptions = Object.freeze({
   stratumPort: 3333,
   tlsPort: 3334,
@@ -76,6 +83,7 @@ export async function startDemoStack(options: DemoStackOptions, logger: Logger):
         daemon: {
           port: options.daemonPort,
           difficulty: options.networkDifficulty,
+          coinbaseMaturityBlocks: DEMO_COINBASE_MATURITY_BLOCKS,
         },
         wallet: { port: options.walletPort, addressCount: 2 },
         extensions: { aliases: options.aliases ?? [] },
@@ -117,7 +125,7 @@ export async function startDemoStack(options: DemoStackOptions, logger: Logger):
       control: { socketPath: controlSocketPath },
       // Short demo settings: a block unlocks after 10 confirmations (not 60), payouts every 30 s.
       payments: {
-        confirmDepth: 10,
+        confirmDepth: DEMO_COINBASE_MATURITY_BLOCKS,
         unlockIntervalSec: 5,
         payouts: { intervalSec: 30, minPayoutCoins: '0.1' },
       },

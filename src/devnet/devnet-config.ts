@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { FuegoPoolError } from '../errors.js';
+import { FUEGO_COINBASE_MATURITY_BLOCKS } from './chain/template-builder.js';
 
 const port = z.number().int().min(0).max(65535);
 const atomic = z.number().int().min(0);
@@ -52,6 +53,13 @@ export const devnetConfigSchema = z.strictObject({
       extensions: z.boolean().default(true),
       /** `--fee-address` of the daemon: reported by /feeaddress and getinfo. */
       feeAddress: z.string().default(''),
+      /**
+       * Blocks before a coinbase output can be spent (its unlock time is height + this), and before
+       * any output is offered as a decoy. Fuego: 60. A demo may shorten it; the pool's
+       * `payments.confirmDepth` should then be at least as long, or it credits rewards the wallet
+       * cannot spend yet. Regular outputs still need 10 confirmations.
+       */
+      coinbaseMaturityBlocks: z.number().int().min(1).max(10_000).default(FUEGO_COINBASE_MATURITY_BLOCKS),
       /** getinfo says BUSY (and other calls refuse) for this long after start. */
       startBusyMs: z.number().int().min(0).default(0),
       maxBodyBytes: z

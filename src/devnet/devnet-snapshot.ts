@@ -2,12 +2,16 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { bytesToHex, hexToBytes } from '../fuego/hex.js';
 import type { ChainState } from './chain/chain-state.js';
+import { FUEGO_COINBASE_MATURITY_BLOCKS } from './chain/template-builder.js';
+import { DevnetConfigError } from './devnet-config.js';
 
 const SNAPSHOT_FILE = 'devnet-chain.json';
 
 interface Snapshot {
   readonly version: 1;
   readonly difficulty: string;
+  /** Absent in snapshots saved before it was a setting: they were all Fuego's 60. */
+  readonly coinbaseMaturityBlocks?: number;
   readonly blocks: readonly { readonly blob: string; readonly transactions: readonly string[] }[];
   readonly mempool: readonly string[];
   readonly owners: readonly (readonly [string, string])[];
@@ -22,6 +26,7 @@ export async function saveDevnetSnapshot(dataDir: string, chain: ChainState): Pr
   const snapshot: Snapshot = {
     version: 1,
     difficulty: chain.difficulty.toString(),
+    coinbaseMaturityBlocks: chain.coinbaseMaturityBlocks,
     blocks: chain
       .mainChain()
       .slice(1)
@@ -38,7 +43,11 @@ export async function saveDevnetSnapshot(dataDir: string, chain: ChainState): Pr
   await rename(`${target}.tmp`, target);
 }
 
-/** Replays a saved chain into a fresh `ChainState`; returns the number of blocks restored (0 = none saved). */
+/**
+ * Replays a saved chain into a fresh `ChainState`; returns the number of blocks restored (0 = none
+ * saved). The chain must have the coinbase maturity the blocks were made with (their coinbase unlock
+ * times encode it).
+ */
 export async function loadDevnetSnapshot(dataDir: string, chain: ChainState): Promise<number> {
   let text: string;
   try {
@@ -48,6 +57,14 @@ export async function loadDevnetSnapshot(dataDir: string, chain: ChainState): Pr
     throw error;
   }
   const snapshot = JSON.parse(text) as Snapshot;
+  const savedMaturity = snapshot.coinbaseMaturityBlocks ?? FUEGO_COINBASE_MATURITY_BLOCKS;
+  if (savedMaturity !== chain.coinbaseMaturityBlocks) {
+    throw new DevnetConfigError(
+      'INVALID_DEVNET_CONFIG',
+      `devnet config daemon.coinbaseMaturityBlocks: the chain saved in ${dataDir} was made with ${savedMaturity}, not ${chain.coinbaseMaturityBlocks}`,
+      { key: 'daemon.coinbaseMaturityBlocks' },
+    );
+  }
   for (const [key, address] of snapshot.owners) chain.outputOwners.record(key, address);
   chain.setDifficulty(BigInt(snapshot.difficulty));
   for (const block of snapshot.blocks) {

@@ -3,7 +3,6 @@ import { encodeAddress } from '../fuego/address.js';
 import { ATOMIC_UNITS_PER_COIN } from '../fuego/money.js';
 import type { PowHasher } from '../pow/types.js';
 import { ChainState } from './chain/chain-state.js';
-import { COINBASE_UNLOCK_WINDOW } from './chain/template-builder.js';
 import { DevnetControl } from './control.js';
 import { DaemonService } from './daemon/daemon-service.js';
 import { type DevnetConfig, parseDevnetConfig } from './devnet-config.js';
@@ -12,7 +11,7 @@ import { ExtensionEndpoints } from './extensions/extension-endpoints.js';
 import { RpcHttpServer } from './http/rpc-http-server.js';
 import { keyPairFromSeed } from './wallet/ed25519-keys.js';
 import { WalletJsonRpc } from './wallet/wallet-json-rpc.js';
-import { WalletService } from './wallet/wallet-service.js';
+import { SPENDABLE_CONFIRMATIONS, WalletService } from './wallet/wallet-service.js';
 
 export const DEVNET_HOST = '127.0.0.1';
 
@@ -27,7 +26,8 @@ export interface DevnetModules {
 /**
  * Composition root of the devnet: one chain, the simulated fuegod and walletd on 127.0.0.1, and the
  * control API. `Devnet.start` premines the wallet's starting coins (block 1) and mines enough blocks
- * on top for them to be spendable, so payouts can be tested at once.
+ * on top for them to be spendable (the coinbase maturity, and at least the 10 confirmations every
+ * output needs), so payouts can be tested at once.
  */
 export class Devnet {
   readonly config: DevnetConfig;
@@ -50,6 +50,7 @@ export class Devnet {
       now: modules.now ?? Date.now,
       hasher: modules.hasher,
       premineAtomic: BigInt(config.wallet.prefundCoins) * ATOMIC_UNITS_PER_COIN,
+      coinbaseMaturityBlocks: config.daemon.coinbaseMaturityBlocks,
     });
     const extensions = config.daemon.extensions
       ? new ExtensionEndpoints({ ...config.extensions })
@@ -112,8 +113,9 @@ export class Devnet {
     this.daemon.busy = true;
     const restored = this.config.dataDir ? await loadDevnetSnapshot(this.config.dataDir, this.chain) : 0;
     if (restored === 0) {
-      // Block 1 is the premine; COINBASE_UNLOCK_WINDOW more blocks make it spendable.
-      this.control.mineBlocks(1 + COINBASE_UNLOCK_WINDOW);
+      // Block 1 is the premine; this many more blocks make it spendable.
+      const maturity = Math.max(this.config.daemon.coinbaseMaturityBlocks, SPENDABLE_CONFIRMATIONS);
+      this.control.mineBlocks(1 + maturity);
     }
     await this.#daemonServer.start();
     await this.#walletServer.start();

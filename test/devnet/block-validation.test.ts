@@ -163,6 +163,8 @@ describe('the validator against the real daemon v9 vectors (pow-testvectors-v9.t
       medianTimestamp: 0n,
       nowSeconds: block.timestamp,
       baseRewardAtomic: 76290900n,
+      // Fuego's: the captured block's coinbase unlocks at 15 + 60.
+      coinbaseMaturityBlocks: 60,
       isKnownBlock: () => false,
       mempoolFee: () => undefined,
     };

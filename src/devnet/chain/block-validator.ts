@@ -4,7 +4,7 @@ import { checkHash } from '../../fuego/difficulty.js';
 import { CodecError } from '../../fuego/errors.js';
 import { bytesToHex } from '../../fuego/hex.js';
 import type { PowHasher } from '../../pow/types.js';
-import { COINBASE_UNLOCK_WINDOW, TEMPLATE_MAJOR_VERSION } from './template-builder.js';
+import { TEMPLATE_MAJOR_VERSION } from './template-builder.js';
 
 /** Why a submitted block was refused; every one of them is `-7 Block not accepted` on the wire. */
 export type BlockRejectionCode =
@@ -33,6 +33,8 @@ export interface ValidationContext {
   readonly medianTimestamp: bigint;
   readonly nowSeconds: bigint;
   readonly baseRewardAtomic: bigint;
+  /** The coinbase must unlock at height + this (60 on Fuego). */
+  readonly coinbaseMaturityBlocks: number;
   isKnownBlock(idHex: string): boolean;
   /** Fee of a mempool transaction, or undefined if the hash is not in the mempool. */
   mempoolFee(hashHex: string): bigint | undefined;
@@ -45,7 +47,7 @@ const FUTURE_TIME_LIMIT_SECONDS = 960n;
 /**
  * Independent validation of a submitted block, using only the codec (`src/fuego`) and the PoW hasher:
  * parse, duplicate, major version 9, prev id = tip, parent size, merge-mining tag, timestamp window,
- * coinbase (one base input at this height, unlock height+60, key outputs summing to reward + fees),
+ * coinbase (one base input at this height, unlock height + maturity, key outputs summing to reward + fees),
  * known mempool transactions, then cn/upx2 of the parent hashing blob against the difficulty.
  * `checkPow: false` is for the devnet's own miner (control API), which does no hashing.
  */
@@ -91,7 +93,12 @@ export function validateBlock(
     seen.add(hex);
     feesAtomic += fee;
   }
-  const coinbaseProblem = checkCoinbase(block, context.height, context.baseRewardAtomic + feesAtomic);
+  const coinbaseProblem = checkCoinbase(
+    block,
+    context.height,
+    context.baseRewardAtomic + feesAtomic,
+    context.coinbaseMaturityBlocks,
+  );
   if (coinbaseProblem) return reject('COINBASE', coinbaseProblem);
   if ('hasher' in pow) {
     const hash = pow.hasher.hash(parentHashingBlob(block));
@@ -106,14 +113,19 @@ export function validateBlock(
 }
 
 /** The daemon's coinbase rules; returns what is wrong, or undefined. */
-function checkCoinbase(block: Block, height: number, expectedRewardAtomic: bigint): string | undefined {
+function checkCoinbase(
+  block: Block,
+  height: number,
+  expectedRewardAtomic: bigint,
+  maturityBlocks: number,
+): string | undefined {
   const coinbase = block.baseTransaction;
   const input = coinbase.inputs[0];
   if (coinbase.inputs.length !== 1 || input?.kind !== 'base')
     return 'coinbase must have exactly one base input';
   if (input.blockIndex !== height) return `coinbase height ${input.blockIndex}, expected ${height}`;
-  if (coinbase.unlockTime !== BigInt(height + COINBASE_UNLOCK_WINDOW)) {
-    return `coinbase unlock time ${coinbase.unlockTime}, expected ${height + COINBASE_UNLOCK_WINDOW}`;
+  if (coinbase.unlockTime !== BigInt(height + maturityBlocks)) {
+    return `coinbase unlock time ${coinbase.unlockTime}, expected ${height + maturityBlocks}`;
   }
   let total = 0n;
   for (const output of coinbase.outputs) {

@@ -15,7 +15,7 @@ import { type BlockRejectionCode, type ValidationContext, validateBlock } from '
 import { depositInterestAtomic } from './deposit-interest.js';
 import { type AddressKeysHex, deriveTxPublicKey, OutputOwners } from './output-keys.js';
 import { baseRewardAtomic } from './reward-schedule.js';
-import { type BuiltTemplate, buildTemplate } from './template-builder.js';
+import { type BuiltTemplate, buildTemplate, FUEGO_COINBASE_MATURITY_BLOCKS } from './template-builder.js';
 
 /**
  * Fuego's testnet genesis (spec §9): v1, timestamp 0, zero prev id, nonce 71, and the coinbase below
@@ -71,6 +71,8 @@ export interface ChainStateOptions {
   readonly hasher: PowHasher;
   /** Base reward of block 1 (0 = the normal schedule). */
   readonly premineAtomic?: bigint;
+  /** Blocks before a coinbase unlocks (default: Fuego's 60). */
+  readonly coinbaseMaturityBlocks?: number;
 }
 
 export interface IssuedTemplate extends BuiltTemplate {
@@ -94,6 +96,7 @@ export class ChainState {
   readonly #hasher: PowHasher;
   readonly #genesisId: Uint8Array;
   readonly #premineAtomic: bigint;
+  readonly #coinbaseMaturityBlocks: number;
   #difficulty: bigint;
   #txKeySerial = 0n;
 
@@ -102,6 +105,7 @@ export class ChainState {
     this.#now = options.now;
     this.#hasher = options.hasher;
     this.#premineAtomic = options.premineAtomic ?? 0n;
+    this.#coinbaseMaturityBlocks = options.coinbaseMaturityBlocks ?? FUEGO_COINBASE_MATURITY_BLOCKS;
     const coinbase = parseTransaction(hexToBytes(GENESIS_COINBASE_HEX));
     const genesis: Block = {
       majorVersion: 1,
@@ -133,6 +137,11 @@ export class ChainState {
 
   get difficulty(): bigint {
     return this.#difficulty;
+  }
+
+  /** A coinbase at height h unlocks at h + this; the daemon also offers no output younger than it as a decoy. */
+  get coinbaseMaturityBlocks(): number {
+    return this.#coinbaseMaturityBlocks;
   }
 
   setDifficulty(difficulty: bigint): void {
@@ -200,6 +209,7 @@ export class ChainState {
       address: keys,
       txPublicKey: deriveTxPublicKey(this.#txKeySerial, hexToBytes(this.tip.id)),
       reserveSize,
+      coinbaseMaturityBlocks: this.#coinbaseMaturityBlocks,
     });
     for (const output of template.outputKeys) this.outputOwners.record(output.keyHex, address);
     return { ...template, height, difficulty: this.#difficulty };
@@ -319,6 +329,7 @@ export class ChainState {
       medianTimestamp: this.#medianTimestamp(),
       nowSeconds: BigInt(Math.floor(this.#now() / 1000)),
       baseRewardAtomic: this.#baseReward(height),
+      coinbaseMaturityBlocks: this.#coinbaseMaturityBlocks,
       isKnownBlock: (idHex) => this.#byId.has(idHex),
       mempoolFee: (hashHex) => this.#mempool.get(hashHex)?.feeAtomic,
     };

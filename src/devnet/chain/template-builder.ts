@@ -6,8 +6,11 @@ import { type AddressKeysHex, deriveOutputKey } from './output-keys.js';
 import { decomposeAmount } from './reward-schedule.js';
 
 export const TEMPLATE_MAJOR_VERSION = 9;
-/** Coinbase outputs unlock this many blocks after the block's height. */
-export const COINBASE_UNLOCK_WINDOW = 60;
+/**
+ * Fuego's coinbase maturity (CRYPTONOTE_MINED_MONEY_UNLOCK_WINDOW): a coinbase unlocks this many
+ * blocks after its block's height. The devnet's default; a devnet may be configured shorter.
+ */
+export const FUEGO_COINBASE_MATURITY_BLOCKS = 60;
 const ZERO_HASH = new Uint8Array(32);
 
 export interface TemplateInput {
@@ -22,6 +25,8 @@ export interface TemplateInput {
   readonly txPublicKey: Uint8Array;
   /** 0..255 bytes reserved for the pool's extra nonce. */
   readonly reserveSize: number;
+  /** The coinbase unlocks at height + this (the chain's coinbase maturity). */
+  readonly coinbaseMaturityBlocks: number;
 }
 
 export interface BuiltTemplate {
@@ -50,7 +55,7 @@ export function templateParentCoinbase(): Transaction {
 /**
  * Builds a v9 block template in the real daemon's layout (fuego-format.md §2.4):
  * header 09 00 prevId; parent major 0 / minor 0 / timestamp / zero prevId / nonce 0 / count 1 /
- * parent coinbase above; block coinbase version 1, unlock height+60, one base input, key outputs
+ * parent coinbase above; block coinbase version 1, unlock height + maturity (60 on Fuego), one base input, key outputs
  * to `address` summing to the reward (decimal digit decomposition), extra = 01 <tx key> 02 R <R zeros>.
  */
 export function buildTemplate(input: TemplateInput): BuiltTemplate {
@@ -66,7 +71,7 @@ export function buildTemplate(input: TemplateInput): BuiltTemplate {
   extra[34] = input.reserveSize;
   const coinbase: Transaction = {
     version: 1,
-    unlockTime: BigInt(input.height + COINBASE_UNLOCK_WINDOW),
+    unlockTime: BigInt(input.height + input.coinbaseMaturityBlocks),
     inputs: [{ kind: 'base', blockIndex: input.height }],
     outputs: amounts.map((amount, index) => ({
       kind: 'key',

@@ -2,6 +2,7 @@ import { decodeAddress } from '../fuego/address.js';
 import type { ChainBlock, ChainState } from './chain/chain-state.js';
 import type { DaemonService } from './daemon/daemon-service.js';
 import type { Availability, RpcHttpServer } from './http/rpc-http-server.js';
+import type { RelayFailureMode } from './wallet/send-faults.js';
 import type { WalletJsonRpc } from './wallet/wallet-json-rpc.js';
 import type { FailAfterBroadcastMode } from './wallet/wallet-service.js';
 
@@ -15,7 +16,8 @@ export interface DevnetControlParts {
 
 /**
  * What tests (and `fuego-pool devnet` flags) can do to the devnet beyond the RPC: mine, reorg,
- * pause or break the daemon, make the wallet fail after broadcasting, change the difficulty.
+ * pause or break the daemon, make the wallet fail after broadcasting, refuse its sends or fail their
+ * relay, change the difficulty.
  */
 export class DevnetControl {
   readonly #parts: DevnetControlParts;
@@ -89,5 +91,24 @@ export class DevnetControl {
 
   setDifficulty(difficulty: number | bigint): void {
     this.#parts.chain.setDifficulty(BigInt(difficulty));
+  }
+
+  /** The next `count` sendTransaction calls are refused with 6 "MixIn count is too big" (a young chain). */
+  refuseSends(count: number): void {
+    this.#parts.walletRpc.wallet.sendFaults.refuseNext(count);
+  }
+
+  /**
+   * The next `count` sendTransaction / sendFusionTransaction calls build and record their
+   * transaction, whose relay to the daemon then fails: the record stays with state 1 (FAILED) and
+   * the call answers the daemon connection's error (see send-faults.ts).
+   */
+  failRelay(count: number, mode: RelayFailureMode = 'refused'): void {
+    this.#parts.walletRpc.wallet.sendFaults.failRelayNext(count, mode);
+  }
+
+  /** Drops a transaction from the daemon's pool, as its expiry would; the wallet's record turns CANCELLED. */
+  dropFromMempool(transactionHash: string): boolean {
+    return this.#parts.chain.dropFromMempool(transactionHash);
   }
 }

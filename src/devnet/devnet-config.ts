@@ -77,6 +77,13 @@ export const devnetConfigSchema = z.strictObject({
       addressCount: z.number().int().min(1).max(100).default(1),
       /** Coins the premine (block 1) pays to the wallet's first address; unlocked at start. */
       prefundCoins: z.number().int().min(0).default(10_000),
+      /**
+       * Refuse a send, as walletd does on a young chain ("MixIn count is too big"), when the chain
+       * cannot supply two decoys of the same amount for every input. Off by default: the premine
+       * is one output of a unique amount, so with this on nothing could be paid from it, and most
+       * tests pay from the premine at once.
+       */
+      requireDecoys: z.boolean().default(false),
       maxBodyBytes: z
         .number()
         .int()

@@ -60,6 +60,7 @@ export class Devnet {
       chain: this.chain,
       seed: config.wallet.seed,
       addressCount: config.wallet.addressCount,
+      requireDecoys: config.wallet.requireDecoys,
     });
     this.walletRpc = new WalletJsonRpc(this.wallet);
     this.#daemonServer = new RpcHttpServer({

@@ -4,8 +4,9 @@ import { decodeAddress, encodeIntegratedAddress } from '../../src/fuego/address.
 import { jsonRpc, startTestDevnet } from './devnet-test-helpers.js';
 
 /**
- * Two walletd 1.9.3 behaviours the payout code depends on (its sendTransaction source): an integrated
- * destination is "Invalid address", and `extra` is ignored when `paymentId` is given.
+ * walletd 1.9.3 behaviours the payout code depends on (its sendTransaction source): an integrated
+ * destination is "Invalid address", `extra` is ignored when `paymentId` is given, `anonymity` is
+ * ignored (always 2 decoys), and source addresses are read from `addresses` only.
  */
 describe('devnet walletd quirks', () => {
   let devnet: Devnet;
@@ -55,5 +56,33 @@ describe('devnet walletd quirks', () => {
     };
     expect(record.transaction.paymentId).toBe('ef'.repeat(32));
     expect(record.transaction.extra).not.toContain('deadbeef');
+  });
+
+  test('anonymity is required but ignored: 0 and 50 send like 2', async () => {
+    for (const anonymity of [0, 50]) {
+      const reply = await send({
+        transfers: [{ address: devnet.wallet.addresses[1]!, amount: 1_000_000 }],
+        anonymity,
+      });
+      expect(reply['result'], `anonymity ${anonymity}`).toBeDefined();
+    }
+    const missing = await jsonRpc(devnet.walletUrl, 'sendTransaction', {
+      transfers: [{ address: devnet.wallet.addresses[1]!, amount: 1_000_000 }],
+      changeAddress: devnet.walletAddress,
+      fee: 80000,
+    });
+    expect(missing['error']).toEqual({ code: -32600, message: 'Invalid Request' });
+  });
+
+  test("the source addresses are `addresses`; the interface document's `sourceAddresses` is ignored", async () => {
+    // A new address holds nothing: as a source it is "Insufficient funds"; named the other way it
+    // is not read, and the wallet pays from its other addresses.
+    devnet.control.mineBlocks(10); // the change of the sends above becomes spendable
+    const empty = ((await jsonRpc(devnet.walletUrl, 'createAddress', {}))['result'] as { address: string })
+      .address;
+    const transfers = [{ address: devnet.wallet.addresses[1]!, amount: 1_000_000 }];
+    const fromEmpty = await send({ transfers, addresses: [empty] });
+    expect((fromEmpty['error'] as { data: unknown }).data).toEqual({ application_code: 14 });
+    expect((await send({ transfers, sourceAddresses: [empty] }))['result']).toBeDefined();
   });
 });

@@ -316,6 +316,16 @@ export class ChainState {
     return { ok: true, tx: entry };
   }
 
+  /**
+   * Drops a transaction from the mempool without mining it, as the daemon's mempool expiry does
+   * (CRYPTONOTE_MEMPOOL_TX_LIVETIME); false when it is not in the mempool.
+   */
+  dropFromMempool(hashHex: string): boolean {
+    const dropped = this.#mempool.delete(hashHex.toLowerCase());
+    if (dropped) this.#emit({ kind: 'mempool' });
+    return dropped;
+  }
+
   // ---- internals -----------------------------------------------------------------------------
 
   /** What a block extending the current tip is checked against (exposed for tests and tools). */

@@ -1,7 +1,8 @@
 /**
  * walletd's application errors: HTTP 200, `{"code":-32000,"message":M,"data":{"application_code":N}}`.
- * The numbers come from two lists inside walletd (the wallet's own and the service's), so they overlap:
- * match on code and message together. Those marked "captured" were seen from the real 1.9.3 walletd.
+ * The numbers come from three lists inside walletd (the wallet's own, the service's and the daemon
+ * connection's), so they overlap: match on code and message together. Those marked "captured" were
+ * seen from the real 1.9.3 walletd; the others are its source's (WalletErrors.h, NodeErrors.h).
  */
 export const WalletAppError = {
   WRONG_KEY_FORMAT: { code: 1, message: 'Wrong key format' },
@@ -10,10 +11,21 @@ export const WalletAppError = {
   WRONG_HASH_FORMAT: { code: 3, message: 'Wrong block id format' },
   /** captured (bad payment id in sendTransaction) */
   INTERNAL_WALLET_ERROR: { code: 5, message: 'Internal error occurred' },
-  /** captured */
+  /** captured (too many decoys asked for, or the daemon has too few of an amount) */
   MIXIN_COUNT_TOO_BIG: { code: 6, message: 'MixIn count is too big' },
+  /** sendFusionTransaction: no power of ten has 12 ready outputs */
+  NOTHING_TO_OPTIMIZE: { code: 7, message: 'There are no inputs to optimize' },
+  /** sendFusionTransaction: fewer than 12 inputs fit in the fusion size limit (walletd's typo kept) */
+  MINIMUM_INPUT_COUNT: { code: 8, message: 'Not enough inputs to optimizne, minimum 12' },
+  /** sendFusionTransaction: threshold at or below the dust threshold (20000) */
+  THRESHOLD_TOO_LOW: { code: 10, message: 'Threshold must be greater than 10' },
   /** captured */
   BAD_ADDRESS: { code: 11, message: 'Invalid address' },
+  /** the built transaction is over 799400 bytes (too many inputs) */
+  TRANSACTION_SIZE_TOO_BIG: {
+    code: 13,
+    message: 'Transaction size is too big, please optimize your wallet.',
+  },
   /** captured ("WRONG_AMOUNT" inside walletd) */
   INSUFFICIENT_FUNDS: { code: 14, message: 'Insufficient funds' },
   /** captured */
@@ -33,6 +45,20 @@ export const WalletAppError = {
   DEPOSIT_AMOUNT_TOO_SMALL: { code: 35, message: 'Deposit amount is too small' },
   DEPOSIT_DOES_NOT_EXIST: { code: 36, message: 'Deposit not found' },
   DEPOSIT_LOCKED: { code: 37, message: 'Deposit is locked' },
+  /** sendFusionTransaction: several source addresses and no destinationAddress */
+  DESTINATION_ADDRESS_REQUIRED: { code: 39, message: 'Destination address required' },
+  /** sendFusionTransaction: destinationAddress not in the container */
+  DESTINATION_ADDRESS_NOT_FOUND: { code: 40, message: 'Destination address not found' },
+  /** sends and estimateFusion while walletd is more than 2 blocks behind the daemon */
+  DAEMON_NOT_SYNCED: { code: 41, message: 'Daemon is not synchronized' },
+  /** daemon connection list: the daemon refused to relay the transaction */
+  NODE_INTERNAL_ERROR: { code: 5, message: 'Internal node error' },
+  /** daemon connection list: walletd could not reach the daemon */
+  NODE_CONNECT_ERROR: { code: 7, message: "Can't connect to daemon" },
+  /** daemon connection list (not produced by the devnet) */
+  NODE_NETWORK_ERROR: { code: 3, message: 'Network error' },
+  /** daemon connection list (not produced by the devnet) */
+  NODE_BUSY: { code: 4, message: 'Node is busy' },
 } as const;
 
 export type WalletAppErrorName = keyof typeof WalletAppError;

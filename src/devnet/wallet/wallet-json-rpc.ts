@@ -48,6 +48,8 @@ export class WalletJsonRpc {
       ['sendDeposit', (p) => w.sendDeposit(p)],
       ['withdrawDeposit', (p) => w.withdrawDeposit(p)],
       ['getDeposit', (p) => w.getDeposit(p)],
+      ['estimateFusion', (p) => w.estimateFusion(p)],
+      ['sendFusionTransaction', (p) => w.sendFusionTransaction(p)],
       ['save', () => w.noop()],
       ['reset', () => w.noop()],
       ['exportWallet', () => w.noop()],

@@ -5,15 +5,9 @@ import {
   encodeAddress,
   encodeIntegratedAddress,
 } from '../../fuego/address.js';
-import { BinaryWriter } from '../../fuego/binary-writer.js';
 import { bytesToHex, hexToBytes } from '../../fuego/hex.js';
 import { cnFastHash } from '../../fuego/keccak.js';
-import {
-  parseTransaction,
-  serializeTransaction,
-  type Transaction,
-  type TransactionOutput,
-} from '../../fuego/transaction.js';
+import { parseTransaction, type Transaction } from '../../fuego/transaction.js';
 import { parseTxExtra } from '../../fuego/tx-extra.js';
 import type { ChainBlock, ChainState } from '../chain/chain-state.js';
 import {
@@ -21,23 +15,60 @@ import {
   DEPOSIT_TERM_BLOCKS,
   depositInterestAtomic,
 } from '../chain/deposit-interest.js';
-import { deriveOutputKey, deriveTxPublicKey } from '../chain/output-keys.js';
-import { decomposeAmount } from '../chain/reward-schedule.js';
+import { deriveTxPublicKey } from '../chain/output-keys.js';
+import { decoySupply, hasEnoughDecoys } from './decoy-supply.js';
 import { isCanonicalScalar, keyPairFromSeed, publicKeyOf, reduceScalar } from './ed25519-keys.js';
-import { WalletInvalidRequest, WalletRpcError } from './wallet-errors.js';
+import {
+  estimateFusion,
+  FUSION_TX_MAX_SIZE_BYTES,
+  FUSION_TX_MIN_INPUT_COUNT,
+  maxFusionInputCount,
+  pickFusionInputs,
+} from './fusion-rules.js';
+import { DUST_THRESHOLD_ATOMIC, selectInputs } from './input-selection.js';
+import { type RelayFailureMode, SendFaults } from './send-faults.js';
+import {
+  type BuiltTransaction,
+  buildTransaction,
+  keyImageOf,
+  type PlannedOutput,
+  type TransactionSpec,
+} from './transaction-builder.js';
+import { type WalletAppErrorName, WalletInvalidRequest, WalletRpcError } from './wallet-errors.js';
 import { WalletParams } from './wallet-params.js';
 
 /** The fee 1.9.3's sendTransaction always pays, whatever `fee` says. */
 export const WALLET_FEE_ATOMIC = 80_000n;
-/** Outputs are spendable this many blocks after the one that created them. */
+/** Outputs are spendable this many blocks after the one that created them (coinbase: its unlock time too). */
 export const SPENDABLE_CONFIRMATIONS = 10;
-/** Ring members beyond the real output: 1.9.3 ignores `anonymity` and always builds rings of 3. */
-const RING_SIZE = 3;
-const MIN_ANONYMITY = 2;
-/** Above this, the devnet answers "MixIn count is too big" (the real one did for 50 on a small chain). */
+/** Decoys per input of sendTransaction: 1.9.3 ignores `anonymity` and always uses MINIMUM_MIXIN (rings of 3). */
+const SEND_MIXIN = 2;
+/** A fusion transaction has no decoys: walletd passes mixin 0 whatever `anonymity` says. */
+const FUSION_MIXIN = 0;
+/**
+ * Without `requireDecoys`, a delayed transaction asking for more decoys than this is "MixIn count is
+ * too big" (the real one refused 50 on a small chain).
+ */
 const MAX_ANONYMITY = 20;
+/** CRYPTONOTE_MAX_TX_SIZE_LIMIT: the 800000-byte full-reward zone less 600 kept for the coinbase. */
+const MAX_TRANSACTION_SIZE_BYTES = 799_400;
 /** blockIndex of a transaction not yet in a block. */
 export const UNCONFIRMED_BLOCK_INDEX = 4294967295;
+/**
+ * A record's `state` (WalletTransactionState). walletd lists only SUCCEEDED transactions in
+ * getTransactions and getUnconfirmedTransactionHashes; getTransaction finds every one but DELETED.
+ */
+const WalletTransactionState = {
+  SUCCEEDED: 0,
+  /** built and recorded, but the daemon did not take it */
+  FAILED: 1,
+  /** sent, then gone from the daemon's pool without a block; or a deleted delayed transaction */
+  CANCELLED: 2,
+  /** a delayed transaction not sent yet */
+  CREATED: 3,
+  /** its last transfer went with a deleted address (not modelled by the devnet) */
+  DELETED: 4,
+} as const;
 const HASH_PATTERN = /^[0-9a-fA-F]{64}$/;
 
 interface WalletAddress {
@@ -54,16 +85,22 @@ interface TransferRecord {
   readonly message: string;
 }
 
+/**
+ * Where a transaction the wallet built stands: 'delayed' (createDelayedTransaction, not sent),
+ * 'relayed' (the daemon took it), 'relay-failed' (the daemon did not), 'discarded' (a delayed one
+ * deleted).
+ */
+type SentPhase = 'delayed' | 'relayed' | 'relay-failed' | 'discarded';
+
 /** What the wallet remembers of a transaction it built (the chain holds the bytes once broadcast). */
 interface SentTransaction {
   readonly hash: string;
   readonly bytes: Uint8Array;
   readonly feeAtomic: bigint;
-  readonly spentKeys: readonly string[];
   readonly transfers: readonly TransferRecord[];
   readonly netAtomic: bigint;
   readonly depositId: number | undefined;
-  delayed: boolean;
+  phase: SentPhase;
 }
 
 interface WalletDeposit {
@@ -85,11 +122,34 @@ interface OwnedOutput {
   readonly unlockTime: bigint;
 }
 
+/** A transfer, deposit or withdrawal to build. */
+interface TransferPlan {
+  readonly sources: readonly string[];
+  readonly outputs: readonly PlannedOutput[];
+  readonly change: string;
+  readonly fee: bigint;
+  readonly unlockTime: bigint;
+  readonly paymentId: string;
+  readonly extra: Uint8Array;
+  readonly depositId: number | undefined;
+  readonly version: number;
+  /** Inputs spent besides the wallet's outputs (a deposit being withdrawn). */
+  readonly extraInputs: Transaction['inputs'];
+  /** Decoys per input (walletd's mixIn). */
+  readonly mixin: number;
+  /** 'relay' sends it at once; 'delayed' keeps it until sendDelayedTransaction. */
+  readonly dispatch: 'relay' | 'delayed';
+  /** Whether the armed send faults apply (sendTransaction). */
+  readonly faultable: boolean;
+}
+
 export interface WalletServiceOptions {
   readonly chain: ChainState;
   /** Seed for the view key and the first addresses (deterministic devnet wallets). */
   readonly seed: string;
   readonly addressCount: number;
+  /** Refuse sends the chain cannot supply two decoys per input for (see decoy-supply.ts). */
+  readonly requireDecoys?: boolean;
 }
 
 export type FailAfterBroadcastMode = 'error' | 'timeout' | 'drop';
@@ -108,6 +168,9 @@ export class WalletService {
   readonly #sent = new Map<string, SentTransaction>();
   readonly #deposits: WalletDeposit[] = [];
   readonly #seed: string;
+  readonly #requireDecoys: boolean;
+  /** Refusals and relay failures tests arm on the next sends. */
+  readonly sendFaults = new SendFaults();
   #keySerial = 0;
   #txSerial = 0n;
   /** Wallet creation height: getTransactions with an address filter lists blocks from here. */
@@ -116,6 +179,7 @@ export class WalletService {
   constructor(options: WalletServiceOptions) {
     this.#chain = options.chain;
     this.#seed = options.seed;
+    this.#requireDecoys = options.requireDecoys ?? false;
     const view = keyPairFromSeed(new TextEncoder().encode(`${options.seed}/view`));
     this.#viewSecretKey = view.secretKey;
     this.#viewPublicKey = view.publicKey;
@@ -130,6 +194,14 @@ export class WalletService {
   /** Decoded keys of one of this wallet's addresses (for the devnet's own miner). */
   keysOf(address: string): { spendPublicKey: string; viewPublicKey: string } {
     return { spendPublicKey: decodeAddress(address).spendPublicKey, viewPublicKey: this.#viewPublicKey };
+  }
+
+  /**
+   * Hashes of every transaction this wallet built, oldest first, whatever became of them (for
+   * tests: walletd lists failed and cancelled ones nowhere, getTransaction finds them by hash).
+   */
+  builtTransactionHashes(): string[] {
+    return [...this.#sent.keys()];
   }
 
   // ---- methods (params in, result out) -------------------------------------------------------
@@ -259,108 +331,108 @@ export class WalletService {
     const filter = new WalletParams(params).optionalStringArray('addresses');
     if (filter) for (const address of filter) this.#decode(address);
     const hashes = [...this.#sent.values()]
-      .filter((tx) => !tx.delayed && this.#chain.findTransaction(tx.hash)?.block === undefined)
+      .filter((tx) => tx.phase === 'relayed' && this.#isInMempool(tx.hash))
       .filter((tx) => !filter || tx.transfers.some((t) => filter.includes(t.address)))
       .map((tx) => tx.hash);
     return { transactionHashes: hashes };
   }
 
-  /**
-   * Builds, records and broadcasts a transfer. Check order follows the captured walletd: address
-   * formats (sources, destinations, change), payment id, empty destination list, change address
-   * rules, zero amounts, ring size, then funds.
-   */
-  sendTransaction(
-    params: unknown,
-    delayed = false,
-  ): { transactionHash: string; transactionSecretKey: string } {
-    const p = new WalletParams(params);
-    const transfers = p.transfers('transfers');
-    const requestedFee = BigInt(p.uint('fee'));
-    const anonymity = p.uint('anonymity');
-    const sources = p.optionalStringArray('addresses') ?? p.optionalStringArray('sourceAddresses') ?? [];
-    const changeAddress = p.optionalString('changeAddress') ?? '';
-    const paymentId = p.optionalString('paymentId') ?? '';
-    const extraHex = p.optionalString('extra') ?? '';
-    const unlockTime = BigInt(p.optionalUint('unlockTime') ?? 0);
-
-    for (const source of sources) {
-      const decoded = this.#decodeOr(source, 'BAD_ADDRESS');
-      if (decoded.type !== 'standard' || !this.addresses.includes(source))
-        throw new WalletRpcError('BAD_ADDRESS');
-    }
-    // Like walletd 1.9.3, whose address check needs exactly two keys: an integrated address is
-    // "Invalid address" here (the payment id goes in `paymentId` or in `extra`).
-    const destinations = transfers.map((t) => {
-      const decoded = this.#decodeOr(t.address, 'BAD_ADDRESS');
-      if (decoded.type !== 'standard') throw new WalletRpcError('BAD_ADDRESS');
-      return { ...t, decoded };
-    });
-    if (changeAddress !== '') this.#decodeOr(changeAddress, 'BAD_ADDRESS');
-    if (paymentId !== '' && !HASH_PATTERN.test(paymentId)) throw new WalletRpcError('INTERNAL_WALLET_ERROR');
-    let extra: Uint8Array;
-    try {
-      // walletd builds the extra from `paymentId` when one is given and then ignores `extra`.
-      extra = paymentId !== '' ? new Uint8Array(0) : hexToBytes(extraHex);
-    } catch {
-      throw new WalletRpcError('INTERNAL_WALLET_ERROR');
-    }
-    if (destinations.length === 0) throw new WalletRpcError('ZERO_DESTINATION');
-    const change = this.#changeAddress(changeAddress, sources);
-    if (destinations.some((d) => d.amount === 0n)) throw new WalletRpcError('ZERO_DESTINATION');
-    if (anonymity > MAX_ANONYMITY) throw new WalletRpcError('MIXIN_COUNT_TOO_BIG');
-    if (anonymity < MIN_ANONYMITY) throw new WalletRpcError('WRONG_PARAMETERS');
-
-    const fee = delayed ? requestedFee : WALLET_FEE_ATOMIC;
-    const effectivePaymentId = paymentId;
-
-    const sent = this.#buildAndRecord({
-      sources: sources.length > 0 ? sources : this.addresses,
-      outputs: destinations.map((d) => ({
-        address: d.address,
-        keys: d.decoded,
-        amount: d.amount,
-        kind: 'key' as const,
-      })),
-      change,
-      fee,
-      unlockTime,
-      paymentId: effectivePaymentId,
-      extra,
-      delayed,
-      depositId: undefined,
-      version: 1,
-      extraInputs: [],
-    });
+  /** Builds, records and relays a transfer (its `fee` and `anonymity` are required and ignored). */
+  sendTransaction(params: unknown): { transactionHash: string; transactionSecretKey: string } {
+    const sent = this.#transfer(new WalletParams(params), 'send');
     return { transactionHash: sent.hash, transactionSecretKey: this.#txSecretKey(sent.hash) };
   }
 
+  /** Builds and records a transfer without sending it; it pays `fee` and asks `anonymity` decoys. */
   createDelayedTransaction(params: unknown): unknown {
-    return { transactionHash: this.sendTransaction(params, true).transactionHash };
+    return { transactionHash: this.#transfer(new WalletParams(params), 'delayed').hash };
   }
 
   getDelayedTransactionHashes(): unknown {
-    return { transactionHashes: [...this.#sent.values()].filter((tx) => tx.delayed).map((tx) => tx.hash) };
+    return {
+      transactionHashes: [...this.#sent.values()].filter((tx) => tx.phase === 'delayed').map((tx) => tx.hash),
+    };
   }
 
+  /** Relays a delayed transaction; when the daemon refuses it, it stays delayed (walletd's commitTransaction). */
   sendDelayedTransaction(params: unknown): unknown {
-    const hash = new WalletParams(params).string('transactionHash');
-    if (!HASH_PATTERN.test(hash)) throw new WalletRpcError('WRONG_HASH_FORMAT');
-    const tx = this.#sent.get(hash.toLowerCase());
-    if (!tx?.delayed) throw new WalletRpcError('OBJECT_NOT_FOUND');
-    const result = this.#chain.addTransaction(tx.bytes);
-    if (!result.ok) throw new WalletRpcError('INTERNAL_WALLET_ERROR');
-    tx.delayed = false;
+    const tx = this.#delayed(params);
+    if (!this.#chain.addTransaction(tx.bytes).ok) throw new WalletRpcError('NODE_INTERNAL_ERROR');
+    tx.phase = 'relayed';
     return {};
   }
 
+  /** Drops a delayed transaction: its inputs are free again, its record stays as CANCELLED. */
   deleteDelayedTransaction(params: unknown): unknown {
-    const hash = new WalletParams(params).string('transactionHash');
-    if (!HASH_PATTERN.test(hash)) throw new WalletRpcError('WRONG_HASH_FORMAT');
-    const tx = this.#sent.get(hash.toLowerCase());
-    if (!tx?.delayed) throw new WalletRpcError('OBJECT_NOT_FOUND');
-    this.#sent.delete(tx.hash);
+    this.#delayed(params).phase = 'discarded';
     return {};
+  }
+
+  /**
+   * estimateFusion: how many of the wallet's unlocked outputs (of `addresses`, default all) a fusion
+   * under `threshold` could take, and how many unlocked outputs there are.
+   */
+  estimateFusion(params: unknown): unknown {
+    const p = new WalletParams(params);
+    const threshold = BigInt(p.uint('threshold'));
+    const sources = this.#fusionSources(p.optionalStringArray('addresses') ?? []);
+    return estimateFusion(this.#unlockedOutputs(sources), threshold, this.#chain.height - 1);
+  }
+
+  /**
+   * sendFusionTransaction (WalletGreen::createFusionTransaction): joins 12 or more ready outputs of
+   * one power of ten below `threshold` into the digits of their sum, paid to `destinationAddress`
+   * (default: the only address, or the only source), with no fee and no decoys; inputs are dropped,
+   * largest first, until the transaction fits in 240000 bytes. A real transaction: mempool, then a
+   * block, with a record of amount 0 and fee 0.
+   */
+  sendFusionTransaction(params: unknown): unknown {
+    const p = new WalletParams(params);
+    const threshold = BigInt(p.uint('threshold'));
+    p.uint('anonymity');
+    const requested = p.optionalStringArray('addresses') ?? [];
+    const destinationAddress = p.optionalString('destinationAddress') ?? '';
+    for (const address of requested) this.#decodeStandard(address);
+    if (destinationAddress !== '') this.#decodeStandard(destinationAddress);
+    const sources = this.#fusionSources(requested);
+    const destination = this.#changeAddress(destinationAddress, requested, {
+      required: 'DESTINATION_ADDRESS_REQUIRED',
+      notFound: 'DESTINATION_ADDRESS_NOT_FOUND',
+    });
+    if (threshold <= DUST_THRESHOLD_ATOMIC) throw new WalletRpcError('THRESHOLD_TOO_LOW');
+
+    const inputs = pickFusionInputs(
+      this.#unlockedOutputs(sources),
+      threshold,
+      this.#chain.height - 1,
+      maxFusionInputCount(FUSION_MIXIN),
+    );
+    if (inputs.length < FUSION_TX_MIN_INPUT_COUNT) throw new WalletRpcError('NOTHING_TO_OPTIMIZE');
+    for (;;) {
+      const sumAtomic = inputs.reduce((sum, input) => sum + input.amount, 0n);
+      const built = this.#build({
+        inputs,
+        extraInputs: [],
+        mixin: FUSION_MIXIN,
+        outputs: [{ address: destination, keys: this.keysOf(destination), amount: sumAtomic, kind: 'key' }],
+        change: { address: destination, amountAtomic: 0n },
+        unlockTime: 0n,
+        paymentId: '',
+        extra: new Uint8Array(0),
+        version: 1,
+      });
+      if (built.bytes.length <= FUSION_TX_MAX_SIZE_BYTES) {
+        // walletd's record of a fusion: what each source address put in, what came back.
+        const transfers: TransferRecord[] = [];
+        for (const [address, amount] of amountsByAddress(inputs))
+          transfers.push({ type: 0, address, amount: -amount, message: '' });
+        transfers.push({ type: 0, address: destination, amount: sumAtomic, message: '' });
+        const sent = this.#commit(built, { transfers, netAtomic: 0n, feeAtomic: 0n }, 'relay', true);
+        return { transactionHash: sent.hash };
+      }
+      inputs.pop();
+      if (inputs.length < FUSION_TX_MIN_INPUT_COUNT) throw new WalletRpcError('MINIMUM_INPUT_COUNT');
+    }
   }
 
   createDeposit(params: unknown): unknown {
@@ -400,9 +472,11 @@ export class WalletService {
       unlockTime: 0n,
       paymentId: '',
       extra: new Uint8Array(0),
-      delayed: false,
       depositId: deposit.id,
       version: 2,
+      mixin: SEND_MIXIN,
+      dispatch: 'relay',
+      faultable: false,
       extraInputs: [
         {
           kind: 'multisignature',
@@ -494,16 +568,109 @@ export class WalletService {
     }
   }
 
-  /** walletd's change rules: required with several candidate sources, and must be a wallet address. */
-  #changeAddress(changeAddress: string, sources: readonly string[]): string {
+  /** A standard address (an integrated one is "Invalid address" to walletd's address checks). */
+  #decodeStandard(address: string): DecodedAddress {
+    const decoded = this.#decode(address);
+    if (decoded.type !== 'standard') throw new WalletRpcError('BAD_ADDRESS');
+    return decoded;
+  }
+
+  /**
+   * walletd's rules for where change (or a fusion's sum) goes: required with several candidate
+   * sources, and must be a wallet address; by default the only address, or the only source.
+   */
+  #changeAddress(
+    changeAddress: string,
+    sources: readonly string[],
+    errors: { required: WalletAppErrorName; notFound: WalletAppErrorName } = {
+      required: 'CHANGE_ADDRESS_REQUIRED',
+      notFound: 'CHANGE_ADDRESS_NOT_FOUND',
+    },
+  ): string {
     if (changeAddress === '') {
       if (sources.length > 1 || (sources.length === 0 && this.#addresses.length > 1)) {
-        throw new WalletRpcError('CHANGE_ADDRESS_REQUIRED');
+        throw new WalletRpcError(errors.required);
       }
       return sources[0] ?? this.#addresses[0]!.address;
     }
-    if (!this.addresses.includes(changeAddress)) throw new WalletRpcError('CHANGE_ADDRESS_NOT_FOUND');
+    if (!this.addresses.includes(changeAddress)) throw new WalletRpcError(errors.notFound);
     return changeAddress;
+  }
+
+  /** The source addresses of a fusion (each must be the wallet's), or every address when none given. */
+  #fusionSources(requested: readonly string[]): Set<string> {
+    for (const address of requested) {
+      this.#decodeStandard(address);
+      if (!this.addresses.includes(address)) throw new WalletRpcError('BAD_ADDRESS');
+    }
+    return new Set(requested.length > 0 ? requested : this.addresses);
+  }
+
+  /** A delayed transaction named by `transactionHash`. */
+  #delayed(params: unknown): SentTransaction {
+    const hash = new WalletParams(params).string('transactionHash');
+    if (!HASH_PATTERN.test(hash)) throw new WalletRpcError('WRONG_HASH_FORMAT');
+    const tx = this.#sent.get(hash.toLowerCase());
+    if (tx?.phase !== 'delayed') throw new WalletRpcError('OBJECT_NOT_FOUND');
+    return tx;
+  }
+
+  /**
+   * sendTransaction and createDelayedTransaction. Check order follows the captured walletd: address
+   * formats (sources, destinations, change), payment id, empty destination list, change address
+   * rules, zero amounts, then (while building) funds, decoys, size. Sources come from `addresses`
+   * (walletd ignores the interface document's `sourceAddresses`).
+   */
+  #transfer(p: WalletParams, mode: 'send' | 'delayed'): SentTransaction {
+    const transfers = p.transfers('transfers');
+    const requestedFee = BigInt(p.uint('fee'));
+    const anonymity = p.uint('anonymity');
+    const sources = p.optionalStringArray('addresses') ?? [];
+    const changeAddress = p.optionalString('changeAddress') ?? '';
+    const paymentId = p.optionalString('paymentId') ?? '';
+    const extraHex = p.optionalString('extra') ?? '';
+    const unlockTime = BigInt(p.optionalUint('unlockTime') ?? 0);
+
+    for (const source of sources) {
+      this.#decodeStandard(source);
+      if (!this.addresses.includes(source)) throw new WalletRpcError('BAD_ADDRESS');
+    }
+    // Like walletd 1.9.3, whose address check needs exactly two keys: an integrated address is
+    // "Invalid address" here (the payment id goes in `paymentId` or in `extra`).
+    const destinations = transfers.map((t) => ({ ...t, decoded: this.#decodeStandard(t.address) }));
+    if (changeAddress !== '') this.#decode(changeAddress);
+    if (paymentId !== '' && !HASH_PATTERN.test(paymentId)) throw new WalletRpcError('INTERNAL_WALLET_ERROR');
+    let extra: Uint8Array;
+    try {
+      // walletd builds the extra from `paymentId` when one is given and then ignores `extra`.
+      extra = paymentId !== '' ? new Uint8Array(0) : hexToBytes(extraHex);
+    } catch {
+      throw new WalletRpcError('INTERNAL_WALLET_ERROR');
+    }
+    if (destinations.length === 0) throw new WalletRpcError('ZERO_DESTINATION');
+    const change = this.#changeAddress(changeAddress, sources);
+    if (destinations.some((d) => d.amount === 0n)) throw new WalletRpcError('ZERO_DESTINATION');
+
+    return this.#buildAndRecord({
+      sources: sources.length > 0 ? sources : this.addresses,
+      outputs: destinations.map((d) => ({
+        address: d.address,
+        keys: d.decoded,
+        amount: d.amount,
+        kind: 'key' as const,
+      })),
+      change,
+      fee: mode === 'delayed' ? requestedFee : WALLET_FEE_ATOMIC,
+      unlockTime,
+      paymentId,
+      extra,
+      depositId: undefined,
+      version: 1,
+      mixin: mode === 'delayed' ? anonymity : SEND_MIXIN,
+      dispatch: mode === 'delayed' ? 'delayed' : 'relay',
+      faultable: mode === 'send',
+      extraInputs: [],
+    });
   }
 
   // ---- internals: outputs, balances, records -------------------------------------------------
@@ -542,7 +709,7 @@ export class WalletService {
     for (const block of this.#chain.mainChain()) for (const tx of block.transactions) collect(tx.tx);
     for (const tx of this.#chain.mempool()) collect(tx.tx);
     for (const sent of this.#sent.values()) {
-      if (sent.delayed) {
+      if (sent.phase === 'delayed') {
         const parsed = parseSent(sent);
         if (parsed) collect(parsed);
       }
@@ -557,6 +724,36 @@ export class WalletService {
     if (output.height === undefined) return false;
     const blockCount = this.#chain.height;
     return blockCount - output.height >= SPENDABLE_CONFIRMATIONS && output.unlockTime <= BigInt(blockCount);
+  }
+
+  /** The unspent, spendable outputs of `owners`, oldest first (what walletd calls unlocked). */
+  #unlockedOutputs(owners: ReadonlySet<string>): OwnedOutput[] {
+    const spent = this.#spentKeys();
+    return this.#ownedOutputs().filter(
+      (o) => owners.has(o.address) && !spent.has(o.keyHex) && this.#isSpendable(o),
+    );
+  }
+
+  #isInMempool(hash: string): boolean {
+    const found = this.#chain.findTransaction(hash);
+    return found !== undefined && found.block === undefined;
+  }
+
+  /** The record state of a transaction this wallet built (see WalletTransactionState). */
+  #stateOf(sent: SentTransaction): number {
+    switch (sent.phase) {
+      case 'delayed':
+        return WalletTransactionState.CREATED;
+      case 'relay-failed':
+        return WalletTransactionState.FAILED;
+      case 'discarded':
+        return WalletTransactionState.CANCELLED;
+      case 'relayed':
+        // Gone from both the chain and the pool (e.g. expired from the daemon's mempool).
+        return this.#chain.findTransaction(sent.hash) !== undefined
+          ? WalletTransactionState.SUCCEEDED
+          : WalletTransactionState.CANCELLED;
+    }
   }
 
   #balance(owners: Set<string>): {
@@ -592,7 +789,10 @@ export class WalletService {
     return { height, locked: this.#chain.height < height + deposit.term };
   }
 
-  /** 2.4 records of every transaction touching the wallet, oldest first (mempool last). */
+  /**
+   * 2.4 records of every transaction touching the wallet, oldest first (mempool next), then those
+   * of the wallet's own that are in neither (delayed, failed, cancelled).
+   */
   #records(): Record<string, unknown>[] {
     const records: Record<string, unknown>[] = [];
     for (const block of this.#chain.mainChain()) {
@@ -603,7 +803,8 @@ export class WalletService {
       if (record) records.push(record);
     }
     for (const tx of this.#sent.values()) {
-      if (tx.delayed) records.push(this.#record(tx.hash, undefined, undefined, tx.feeAtomic, false)!);
+      if (this.#chain.findTransaction(tx.hash) === undefined)
+        records.push(this.#record(tx.hash, undefined, undefined, tx.feeAtomic, false)!);
     }
     return records;
   }
@@ -662,7 +863,7 @@ export class WalletService {
       isBase,
       paymentId: paymentIdOf(transaction.extra),
       // walletd reports 0 ("succeeded") for sent-but-unconfirmed transactions too; blockIndex tells them apart.
-      state: 0,
+      state: sent ? this.#stateOf(sent) : WalletTransactionState.SUCCEEDED,
       timestamp: block ? block.block.timestamp : 0n,
       transactionHash: hash,
       transfers: transfers.map((t) => ({
@@ -739,9 +940,11 @@ export class WalletService {
       unlockTime: 0n,
       paymentId: '',
       extra: new Uint8Array(0),
-      delayed: false,
       depositId: id,
       version: 2,
+      mixin: SEND_MIXIN,
+      dispatch: 'relay',
+      faultable: false,
       extraInputs: [],
     });
     this.#deposits.push({
@@ -755,25 +958,13 @@ export class WalletService {
     return { transactionHash: sent.hash };
   }
 
-  #buildAndRecord(plan: {
-    sources: readonly string[];
-    outputs: readonly {
-      address: string;
-      keys: { spendPublicKey: string; viewPublicKey: string };
-      amount: bigint;
-      kind: 'key' | 'multisignature';
-      term?: number;
-    }[];
-    change: string;
-    fee: bigint;
-    unlockTime: bigint;
-    paymentId: string;
-    extra: Uint8Array;
-    delayed: boolean;
-    depositId: number | undefined;
-    version: number;
-    extraInputs: Transaction['inputs'];
-  }): SentTransaction {
+  /**
+   * Chooses inputs as walletd does, checks funds, decoys and size, then builds, records and (unless
+   * delayed) relays the transaction. Records show walletd's transfer entries: destinations (type 0),
+   * change back (type 2), and the spent amount per source address (negative, type 0); the net is
+   * what the wallet's addresses lose.
+   */
+  #buildAndRecord(plan: TransferPlan): SentTransaction {
     const needed = plan.outputs.reduce((s, o) => s + o.amount, 0n) + plan.fee;
     const fromExtraInputs = plan.extraInputs.reduce(
       (s, input) =>
@@ -783,95 +974,25 @@ export class WalletService {
           : 0n),
       0n,
     );
-    const spent = this.#spentKeys();
-    const sourceSet = new Set(plan.sources);
-    const candidates = this.#ownedOutputs()
-      .filter((o) => sourceSet.has(o.address) && !spent.has(o.keyHex) && this.#isSpendable(o))
-      .sort((a, b) => (a.amount > b.amount ? -1 : a.amount < b.amount ? 1 : 0));
-    const chosen: OwnedOutput[] = [];
-    let gathered = fromExtraInputs;
-    for (const output of candidates) {
-      if (gathered >= needed) break;
-      chosen.push(output);
-      gathered += output.amount;
-    }
+    const candidates = this.#unlockedOutputs(new Set(plan.sources));
+    const { chosen, totalAtomic } = selectInputs(candidates, needed - fromExtraInputs);
+    const gathered = totalAtomic + fromExtraInputs;
     if (gathered < needed) throw new WalletRpcError('INSUFFICIENT_FUNDS');
+    this.#checkDecoys(chosen, plan.mixin, plan.faultable);
     const changeAmount = gathered - needed;
-
-    this.#txSerial += 1n;
-    const txPublicKey = deriveTxPublicKey(this.#txSerial, new TextEncoder().encode(`${this.#seed}/tx`));
-    const outputs: TransactionOutput[] = [];
-    const owners: { keyHex: string; address: string }[] = [];
-    const addOutput = (
-      address: string,
-      keys: { spendPublicKey: string; viewPublicKey: string },
-      amount: bigint,
-      kind: 'key' | 'multisignature',
-      term: number,
-    ) => {
-      const key = deriveOutputKey(txPublicKey, outputs.length, keys);
-      if (kind === 'multisignature') {
-        outputs.push({ kind, amount, keys: [key], requiredSignatureCount: 1, term });
-      } else {
-        outputs.push({ kind, amount, key });
-      }
-      owners.push({ keyHex: bytesToHex(key), address });
-    };
-    for (const output of plan.outputs) {
-      const parts = output.kind === 'key' ? decomposeAmount(output.amount) : [output.amount];
-      for (const part of parts) addOutput(output.address, output.keys, part, output.kind, output.term ?? 0);
-    }
-    const changeKeys = this.keysOf(plan.change);
-    for (const part of decomposeAmount(changeAmount)) addOutput(plan.change, changeKeys, part, 'key', 0);
-
-    const extra = new BinaryWriter(64 + plan.extra.length).writeU8(0x01).writeHash32(txPublicKey);
-    if (plan.paymentId !== '')
-      extra.writeU8(0x02).writeU8(33).writeU8(0x00).writeHash32(hexToBytes(plan.paymentId));
-    extra.writeBytes(plan.extra);
-    const inputs: Transaction['inputs'] = [
-      ...chosen.map((o) => ({
-        kind: 'key' as const,
-        amount: o.amount,
-        outputIndexes: Array.from({ length: RING_SIZE }, (_, i) => i),
-        keyImage: keyImageOf(o.keyHex),
-      })),
-      ...plan.extraInputs,
-    ];
-    const signatures = inputs.map((input, i) =>
-      Array.from(
-        {
-          length:
-            input.kind === 'key'
-              ? input.outputIndexes.length
-              : input.kind === 'multisignature'
-                ? input.signatureCount
-                : 0,
-        },
-        (_, j) => {
-          const half = cnFastHash(
-            new TextEncoder().encode(`fuego-devnet-signature/${this.#txSerial}/${i}/${j}`),
-          );
-          const signature = new Uint8Array(64);
-          signature.set(half, 0);
-          signature.set(half, 32);
-          return signature;
-        },
-      ),
-    );
-    const transaction: Transaction = {
-      version: plan.version,
+    const built = this.#build({
+      inputs: chosen,
+      extraInputs: plan.extraInputs,
+      mixin: plan.mixin,
+      outputs: plan.outputs,
+      change: { address: plan.change, amountAtomic: changeAmount },
       unlockTime: plan.unlockTime,
-      inputs,
-      outputs,
-      extra: extra.toBytes(),
-      signatures,
-    };
-    const bytes = serializeTransaction(transaction);
-    const hash = bytesToHex(cnFastHash(bytes));
-    for (const owner of owners) this.#chain.outputOwners.record(owner.keyHex, owner.address);
+      paymentId: plan.paymentId,
+      extra: plan.extra,
+      version: plan.version,
+    });
+    if (built.bytes.length > MAX_TRANSACTION_SIZE_BYTES) throw new WalletRpcError('TRANSACTION_SIZE_TOO_BIG');
 
-    // Record entries as walletd shows them: destinations (type 0), change back (type 2), and the
-    // spent amount per source address (negative, type 0). Net = what the wallet's addresses lose.
     const mine = new Set(this.addresses);
     const transfers: TransferRecord[] = plan.outputs.map((o) => ({
       type: 0,
@@ -881,34 +1002,95 @@ export class WalletService {
     }));
     if (changeAmount > 0n)
       transfers.push({ type: 2, address: plan.change, amount: changeAmount, message: '' });
-    const spentBySource = new Map<string, bigint>();
-    for (const output of chosen)
-      spentBySource.set(output.address, (spentBySource.get(output.address) ?? 0n) + output.amount);
-    for (const [address, value] of spentBySource)
+    for (const [address, value] of amountsByAddress(chosen))
       transfers.push({ type: 0, address, amount: -value, message: '' });
     const received =
       plan.outputs.filter((o) => mine.has(o.address)).reduce((s, o) => s + o.amount, 0n) + changeAmount;
+    return this.#commit(
+      built,
+      {
+        transfers,
+        netAtomic: received - totalAtomic,
+        feeAtomic: plan.fee,
+        depositId: plan.depositId,
+      },
+      plan.dispatch,
+      plan.faultable,
+    );
+  }
+
+  /**
+   * walletd asks the daemon for `mixin` decoys of each input's amount and refuses the send when any
+   * amount has fewer ("MixIn count is too big"). With `requireDecoys` the devnet counts them on its
+   * chain; without, it only refuses absurd counts. An armed refusal fault answers the same.
+   */
+  #checkDecoys(inputs: readonly OwnedOutput[], mixin: number, faultable: boolean): void {
+    if (faultable && this.sendFaults.takeRefusal()) throw new WalletRpcError('MIXIN_COUNT_TOO_BIG');
+    const amounts = inputs.map((o) => o.amount);
+    const short = this.#requireDecoys
+      ? mixin > 0 && !hasEnoughDecoys(decoySupply(this.#chain), amounts, mixin)
+      : mixin > MAX_ANONYMITY;
+    if (short) throw new WalletRpcError('MIXIN_COUNT_TOO_BIG');
+  }
+
+  /** Builds with the wallet's next transaction key (a devnet stand-in for a random one). */
+  #build(spec: Omit<TransactionSpec, 'txPublicKey' | 'serial' | 'changeKeys'>): BuiltTransaction {
+    this.#txSerial += 1n;
+    return buildTransaction({
+      ...spec,
+      serial: this.#txSerial,
+      txPublicKey: deriveTxPublicKey(this.#txSerial, new TextEncoder().encode(`${this.#seed}/tx`)),
+      changeKeys: this.keysOf(spec.change.address),
+    });
+  }
+
+  /**
+   * Records a built transaction, then relays it unless it is delayed. As in walletd the record comes
+   * first: when the relay fails (the daemon refuses it, or an armed relay fault) it stays, FAILED,
+   * its inputs free again, and the send answers the daemon connection's error.
+   */
+  #commit(
+    built: BuiltTransaction,
+    notes: {
+      transfers: readonly TransferRecord[];
+      netAtomic: bigint;
+      feeAtomic: bigint;
+      depositId?: number | undefined;
+    },
+    dispatch: 'relay' | 'delayed',
+    faultable: boolean,
+  ): SentTransaction {
+    for (const owner of built.owners) this.#chain.outputOwners.record(owner.keyHex, owner.address);
     const record: SentTransaction = {
-      hash,
-      bytes,
-      feeAtomic: plan.fee,
-      spentKeys: chosen.map((o) => o.keyHex),
-      transfers,
-      netAtomic: received - (gathered - fromExtraInputs),
-      depositId: plan.depositId,
-      delayed: plan.delayed,
+      hash: built.hash,
+      bytes: built.bytes,
+      feeAtomic: notes.feeAtomic,
+      transfers: notes.transfers,
+      netAtomic: notes.netAtomic,
+      depositId: notes.depositId,
+      phase: dispatch === 'delayed' ? 'delayed' : 'relay-failed',
     };
-    if (!plan.delayed) {
-      const result = this.#chain.addTransaction(bytes);
-      if (!result.ok) throw new WalletRpcError('INTERNAL_WALLET_ERROR');
+    this.#sent.set(record.hash, record);
+    if (dispatch === 'delayed') return record;
+    const failure: RelayFailureMode | undefined = faultable ? this.sendFaults.takeRelayFailure() : undefined;
+    if (failure === undefined && this.#chain.addTransaction(built.bytes).ok) {
+      record.phase = 'relayed';
+      return record;
     }
-    this.#sent.set(hash, record);
-    return record;
+    throw new WalletRpcError(failure === 'unreachable' ? 'NODE_CONNECT_ERROR' : 'NODE_INTERNAL_ERROR');
   }
 
   #txSecretKey(hash: string): string {
     return bytesToHex(reduceScalar(cnFastHash(new TextEncoder().encode(`${this.#seed}/tx-secret/${hash}`))));
   }
+}
+
+/** Total amount of `outputs` per address, in first-seen order. */
+function amountsByAddress(outputs: readonly OwnedOutput[]): Map<string, bigint> {
+  const totals = new Map<string, bigint>();
+  for (const output of outputs)
+    totals.set(output.address, (totals.get(output.address) ?? 0n) + output.amount);
+  return totals;
 }
 
 function parseSent(sent: SentTransaction): Transaction | undefined {
@@ -917,11 +1099,6 @@ function parseSent(sent: SentTransaction): Transaction | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** The devnet's stand-in for a key image: a deterministic hash of the output key it spends. */
-function keyImageOf(outputKeyHex: string): Uint8Array {
-  return cnFastHash(new TextEncoder().encode(`fuego-devnet-key-image/${outputKeyHex}`));
 }
 
 /** The 32-byte payment id carried in an extra nonce (`02 21 00 <id>`), or ''. */

@@ -68,3 +68,8 @@ export const sendTransactionSchema = z.object({
   transactionHash: hash64,
   transactionSecretKey: z.string().optional(),
 });
+
+export const estimateFusionSchema = z.object({ fusionReadyCount: uint, totalOutputCount: uint });
+export type FusionEstimate = z.infer<typeof estimateFusionSchema>;
+
+export const sendFusionTransactionSchema = z.object({ transactionHash: hash64 });

@@ -1,9 +1,23 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RpcError } from '../../src/rpc/rpc-error.js';
-import { UNCONFIRMED_BLOCK_INDEX, WalletClient, walletErrorKind } from '../../src/rpc/wallet-client.js';
+import {
+  UNCONFIRMED_BLOCK_INDEX,
+  WALLET_TRANSACTION_STATE,
+  WalletClient,
+  walletErrorKind,
+} from '../../src/rpc/wallet-client.js';
 import { type CannedReply, capturedReply, startReplayServer } from '../helpers/fixture-http-server.js';
 
 const wallet = (name: string) => capturedReply(`walletd-rpc/${name}`);
+
+/**
+ * walletd's answer when its daemon does not take the relayed transaction (WalletService returns the
+ * daemon connection's error: NodeErrors.h, INTERNAL_NODE_ERROR); not captured.
+ */
+const nodeRefused = {
+  status: 200,
+  body: '{"error":{"code":-32000,"data":{"application_code":5},"message":"Internal node error"},"id":1,"jsonrpc":"2.0"}',
+};
 
 /** Answers each method with a captured real walletd reply; `sendTransaction` by its first amount. */
 function route(json: unknown): CannedReply {
@@ -27,8 +41,19 @@ function route(json: unknown): CannedReply {
       const amount = (params['transfers'] as Array<{ amount: number }>)[0]?.amount;
       if (amount === 1) return wallet('30-sendTransaction-insufficient-funds-with-change');
       if (amount === 2) return wallet('38-sendTransaction-change-address-not-in-container');
+      if (amount === 3) return wallet('73-sendTransaction-young-chain-anonymity-0');
+      if (amount === 4) return nodeRefused;
       return wallet('42-sendTransaction-fee-below-minimum-fee1');
     }
+    // threshold 1: an answer slower than the client's timeout.
+    case 'estimateFusion':
+      return params['threshold'] === 1
+        ? { ...wallet('71-estimateFusion'), delayMs: 400 }
+        : wallet('71-estimateFusion');
+    case 'sendFusionTransaction':
+      return params['threshold'] === 1
+        ? { ...wallet('72-sendFusionTransaction'), delayMs: 400 }
+        : wallet('72-sendFusionTransaction');
     default:
       return wallet('19-unknown-method');
   }
@@ -82,6 +107,101 @@ describe('WalletClient against captured walletd 1.9.3 replies', () => {
       fee: 80000,
       anonymity: 2,
       extra: 'de00ad',
+    });
+  });
+
+  it('names the source addresses `addresses`, the field walletd reads', async () => {
+    await client.sendTransaction({
+      transfers: [{ address: 'fireA', amountAtomic: 10_000_000n }],
+      changeAddress: 'fireChange',
+      feeAtomic: 80_000n,
+      anonymity: 2,
+      sourceAddresses: ['fireSource'],
+    });
+    const body = JSON.parse(server.requests.at(-1)?.body ?? '{}') as { params: Record<string, unknown> };
+    expect(body.params['addresses']).toEqual(['fireSource']);
+    expect(body.params).not.toHaveProperty('sourceAddresses');
+  });
+
+  it('estimates and sends a fusion with the fields walletd reads', async () => {
+    expect(await client.estimateFusion({ thresholdAtomic: 1_000_000_000n })).toEqual({
+      fusionReadyCount: 261,
+      totalOutputCount: 336,
+    });
+    expect(JSON.parse(server.requests.at(-1)?.body ?? '{}')).toMatchObject({
+      method: 'estimateFusion',
+      params: { threshold: 1_000_000_000 },
+    });
+    await client.estimateFusion({ thresholdAtomic: 1_000_000_000n, addresses: ['fireA'] });
+    expect(JSON.parse(server.requests.at(-1)?.body ?? '{}').params).toEqual({
+      threshold: 1_000_000_000,
+      addresses: ['fireA'],
+    });
+
+    const sent = await client.sendFusionTransaction({ thresholdAtomic: 1_000_000_000n, anonymity: 2 });
+    expect(sent.transactionHash).toBe('bcb18ff286b06f19b60be565788b7bdc413ee6fb44f031d63e46c6a50554c1f5');
+    expect(JSON.parse(server.requests.at(-1)?.body ?? '{}')).toMatchObject({
+      method: 'sendFusionTransaction',
+      params: { threshold: 1_000_000_000, anonymity: 2 },
+    });
+    await client.sendFusionTransaction({
+      thresholdAtomic: 1_000_000_000n,
+      anonymity: 0,
+      addresses: ['fireA'],
+      destinationAddress: 'fireB',
+    });
+    expect(JSON.parse(server.requests.at(-1)?.body ?? '{}').params).toEqual({
+      threshold: 1_000_000_000,
+      anonymity: 0,
+      addresses: ['fireA'],
+      destinationAddress: 'fireB',
+    });
+  });
+
+  it('never retries a fusion send; retries the estimate, a read', async () => {
+    const impatient = new WalletClient({
+      host: '127.0.0.1',
+      port: server.port,
+      timeoutMs: 150,
+      retries: 2,
+      retryBaseDelayMs: 10,
+    });
+    try {
+      const before = server.requests.length;
+      await expect(
+        impatient.sendFusionTransaction({ thresholdAtomic: 1n, anonymity: 2 }),
+      ).rejects.toBeInstanceOf(RpcError);
+      expect(server.requests.length).toBe(before + 1);
+      const beforeEstimate = server.requests.length;
+      await expect(impatient.estimateFusion({ thresholdAtomic: 1n })).rejects.toBeInstanceOf(RpcError);
+      expect(server.requests.length).toBe(beforeEstimate + 3);
+    } finally {
+      impatient.close();
+    }
+  });
+
+  it("tells a young chain's refusal and a relay the daemon refused from other errors", async () => {
+    const send = (amount: bigint) =>
+      client
+        .sendTransaction({
+          transfers: [{ address: 'a', amountAtomic: amount }],
+          changeAddress: 'c',
+          feeAtomic: 80_000n,
+          anonymity: 0,
+        })
+        .catch((e: unknown) => e);
+    expect(walletErrorKind(await send(3n))).toBe('MIXIN_TOO_BIG');
+    // Code 5 both ways: only the message tells walletd's own internal error from the daemon's refusal.
+    expect(walletErrorKind(await send(4n))).toBe('NODE_REFUSED');
+  });
+
+  it('names the transaction states', () => {
+    expect(WALLET_TRANSACTION_STATE).toEqual({
+      SUCCEEDED: 0,
+      FAILED: 1,
+      CANCELLED: 2,
+      CREATED: 3,
+      DELETED: 4,
     });
   });
 

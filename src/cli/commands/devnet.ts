@@ -8,7 +8,7 @@ import {
 } from '../../pow/load-hasher.js';
 import { type CliCommand, type CliIo, UsageError, writeLine } from '../command.js';
 
-interface DevnetArgs {
+export interface DevnetArgs {
   configFile: string | undefined;
   overrides: {
     daemon: Record<string, unknown>;
@@ -20,9 +20,13 @@ interface DevnetArgs {
 
 const USAGE =
   'fuego-pool devnet [--config FILE] [--daemon-port N] [--wallet-port N] [--difficulty N] [--block-time SECONDS] ' +
-  '[--no-extensions] [--data-dir DIR] [--impl auto|native|native-portable|typescript]';
+  '[--coinbase-maturity BLOCKS] [--require-decoys] [--no-extensions] [--data-dir DIR] ' +
+  '[--impl auto|native|native-portable|typescript]\n' +
+  '  --coinbase-maturity BLOCKS  blocks before a coinbase output can be spent (Fuego: 60, the default)\n' +
+  '  --require-decoys            refuse sends the chain has no decoys for ("MixIn count is too big"), as walletd does';
 
-function parseArgs(args: readonly string[]): DevnetArgs {
+/** The devnet command's options from its command line (exported for tests). */
+export function parseDevnetArgs(args: readonly string[]): DevnetArgs {
   const parsed: DevnetArgs = { configFile: undefined, overrides: { daemon: {}, wallet: {} }, impl: 'auto' };
   const number = (flag: string, value: string | undefined): number => {
     const n = Number(value);
@@ -52,6 +56,12 @@ function parseArgs(args: readonly string[]): DevnetArgs {
         break;
       case '--block-time':
         parsed.overrides.daemon['blockTimeSeconds'] = number(flag, takeValue());
+        break;
+      case '--coinbase-maturity':
+        parsed.overrides.daemon['coinbaseMaturityBlocks'] = number(flag, takeValue());
+        break;
+      case '--require-decoys':
+        parsed.overrides.wallet['requireDecoys'] = true;
         break;
       case '--no-extensions':
         parsed.overrides.daemon['extensions'] = false;
@@ -105,7 +115,7 @@ export const devnetCommand: CliCommand = {
   usage: USAGE,
   summary: 'run a simulated fuegod + walletd on 127.0.0.1 for demos and tests',
   async run(args: string[], io: CliIo): Promise<number> {
-    const parsed = parseArgs(args);
+    const parsed = parseDevnetArgs(args);
     const file = await readConfigFile(parsed.configFile);
     const config = parseDevnetConfig({
       ...file,
@@ -125,7 +135,8 @@ export const devnetCommand: CliCommand = {
     writeLine(io.stdout, `wallet address: ${devnet.walletAddress}`);
     writeLine(
       io.stdout,
-      `height ${devnet.chain.height}, difficulty ${devnet.chain.difficulty}, extensions ${config.daemon.extensions ? 'on' : 'off'}, pow ${hasher.implementation}`,
+      `height ${devnet.chain.height}, difficulty ${devnet.chain.difficulty}, coinbase maturity ${config.daemon.coinbaseMaturityBlocks}, ` +
+        `decoys ${config.wallet.requireDecoys ? 'required' : 'not required'}, extensions ${config.daemon.extensions ? 'on' : 'off'}, pow ${hasher.implementation}`,
     );
     writeLine(io.stdout, 'press Ctrl+C to stop');
     await new Promise<void>((resolve) => {

@@ -15,7 +15,7 @@ const NODE_UNREACHABLE = { code: -32000, data: { application_code: 7 }, message:
 const FOREIGN =
   'fireLatcLpwh9ut8LYbz1uTUfe9mhdnqF3n9TM79QdSx83VX1FDsP5z3TcfJRiFd4NjUw5QWBC6FaFrwY3LAGiHr5iQPKvTHmW';
 
-type Record_ = {
+type WalletRecord = {
   state: number;
   blockIndex: number;
   extra: string;
@@ -27,7 +27,7 @@ type Record_ = {
 const call = async (devnet: Devnet, method: string, params: unknown) =>
   jsonRpc(devnet.walletUrl, method, params, 1);
 const recordOf = async (devnet: Devnet, transactionHash: string) =>
-  ((await call(devnet, 'getTransaction', { transactionHash }))['result'] as { transaction: Record_ })
+  ((await call(devnet, 'getTransaction', { transactionHash }))['result'] as { transaction: WalletRecord })
     .transaction;
 const available = async (devnet: Devnet) =>
   ((await call(devnet, 'getBalance', {}))['result'] as { availableBalance: number }).availableBalance;

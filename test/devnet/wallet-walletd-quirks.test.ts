@@ -5,7 +5,7 @@ import { jsonRpc, startTestDevnet } from './devnet-test-helpers.js';
 
 /**
  * walletd 1.9.3 behaviours the payout code depends on (its sendTransaction source): an integrated
- * destination is "Invalid address", `extra` is ignored when `paymentId` is given, `anonymity` is
+ * destination is "Invalid address", `extra` and `paymentId` do not go together, `anonymity` is
  * ignored (always 2 decoys), and source addresses are read from `addresses` only.
  */
 describe('devnet walletd quirks', () => {
@@ -42,12 +42,13 @@ describe('devnet walletd quirks', () => {
     });
   });
 
-  test("with a paymentId the extra is built from it alone; the caller's extra is dropped", async () => {
-    const reply = await send({
-      transfers: [{ address: devnet.wallet.addresses[1]!, amount: 1_000_000 }],
-      paymentId: 'ef'.repeat(32),
-      extra: 'deadbeef',
-    });
+  test("a paymentId becomes the extra; `extra` next to it is an invalid request (walletd's serializer)", async () => {
+    const transfers = [{ address: devnet.wallet.addresses[1]!, amount: 1_000_000 }];
+    const both = await send({ transfers, paymentId: 'ef'.repeat(32), extra: 'deadbeef' });
+    expect(both['error']).toEqual({ code: -32600, message: 'Invalid Request' });
+    expect(devnet.chain.mempool()).toHaveLength(0);
+
+    const reply = await send({ transfers, paymentId: 'ef'.repeat(32) });
     const hash = (reply['result'] as { transactionHash: string }).transactionHash;
     const record = (await jsonRpc(devnet.walletUrl, 'getTransaction', { transactionHash: hash }))[
       'result'
@@ -55,7 +56,7 @@ describe('devnet walletd quirks', () => {
       transaction: { extra: string; paymentId: string };
     };
     expect(record.transaction.paymentId).toBe('ef'.repeat(32));
-    expect(record.transaction.extra).not.toContain('deadbeef');
+    expect(record.transaction.extra).toMatch(/^01[0-9a-f]{64}022100(ef){32}$/);
   });
 
   test('anonymity is required but ignored: 0 and 50 send like 2', async () => {

@@ -630,6 +630,8 @@ export class WalletService {
     const paymentId = p.optionalString('paymentId') ?? '';
     const extraHex = p.optionalString('extra') ?? '';
     const unlockTime = BigInt(p.optionalUint('unlockTime') ?? 0);
+    // walletd's request serializer refuses the two together.
+    if (p.has('extra') && p.has('paymentId')) throw new WalletInvalidRequest('extra and paymentId');
 
     for (const source of sources) {
       this.#decodeStandard(source);
@@ -642,7 +644,7 @@ export class WalletService {
     if (paymentId !== '' && !HASH_PATTERN.test(paymentId)) throw new WalletRpcError('INTERNAL_WALLET_ERROR');
     let extra: Uint8Array;
     try {
-      // walletd builds the extra from `paymentId` when one is given and then ignores `extra`.
+      // With a payment id walletd builds the extra from it (an empty `paymentId` means none).
       extra = paymentId !== '' ? new Uint8Array(0) : hexToBytes(extraHex);
     } catch {
       throw new WalletRpcError('INTERNAL_WALLET_ERROR');

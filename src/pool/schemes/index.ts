@@ -5,8 +5,10 @@ export { type OrphanedRoundRule, orphanedRoundRule } from './orphaned-round-rule
 export { isPaymentSchemeName, PAYMENT_SCHEME_NAMES, type PaymentSchemeName } from './payment-scheme-name.js';
 export { type PplnsSplitInput, pplnsSplit } from './pplns.js';
 export { DEFAULT_PPLNS_WINDOW_FACTOR, pplnsWindowDifficulty } from './pplns-window.js';
+export { type PplnsWindowWeights, pplnsWindowWeights } from './pplns-window-weights.js';
 export { type PropSplitInput, propSplit } from './prop.js';
 export { SCHEME_ERROR_CODES, SchemeError, type SchemeErrorCode } from './scheme-error.js';
 export { type SoloSplitInput, soloSplit } from './solo.js';
 export { splitProportionally } from './split-proportionally.js';
 export type { EmptyRoundPolicy, FeePolicy, PaymentSplit, ShareRecord } from './types.js';
+export { type WeightedSplitInput, weightedSplit } from './weighted-split.js';

@@ -1,7 +1,7 @@
 import { assembleSplit } from './assemble-split.js';
-import { SchemeError } from './scheme-error.js';
+import { pplnsWindowWeights } from './pplns-window-weights.js';
 import type { EmptyRoundPolicy, FeePolicy, PaymentSplit, ShareRecord } from './types.js';
-import { assertContribution, assertFeePolicy, assertFinder, assertReward } from './validate-inputs.js';
+import { assertFeePolicy, assertFinder, assertReward } from './validate-inputs.js';
 
 export interface PplnsSplitInput {
   /** Block reward in atomic units (coinbase outputs, fees included). */
@@ -22,10 +22,9 @@ export interface PplnsSplitInput {
 }
 
 /**
- * Pay-per-last-N-shares. Walking from the newest share back, each share counts with its full
- * difficulty until the running sum reaches `windowDifficulty`; the share that crosses the boundary
- * counts only with the part that still fits (window − sum so far, exact integer), and older shares
- * count not at all. A share that fills the window exactly counts in full and ends it.
+ * Pay-per-last-N-shares: the miners' part divided by the window's weights (`pplnsWindowWeights`:
+ * from the newest share back until `windowDifficulty`, the crossing share counted only with the
+ * room left).
  *
  * When the recorded shares do not fill the window (a young pool, or a history trimmed shorter), the
  * miners' part is divided among what there is, so each counted unit of difficulty is worth more;
@@ -38,32 +37,6 @@ export function pplnsSplit(input: PplnsSplitInput): PaymentSplit {
   assertReward(reward);
   assertFeePolicy(fee);
   assertFinder(finder);
-  if (typeof windowDifficulty !== 'bigint' || windowDifficulty <= 0n) {
-    throw new SchemeError('INVALID_WINDOW', 'windowDifficulty must be a bigint > 0', {
-      windowDifficulty: String(windowDifficulty),
-    });
-  }
-
-  // One mutable cell per address: a single map lookup per share (a million shares is a normal window).
-  const cells = new Map<string, { weight: bigint }>();
-  let counted = 0n;
-  let index = 0;
-  for (const share of sharesNewestFirst) {
-    const { address, difficulty } = share;
-    assertContribution(address, difficulty, index);
-    const filled = counted + difficulty;
-    // The share crossing the boundary counts only with the room left.
-    const weight = filled <= windowDifficulty ? difficulty : windowDifficulty - counted;
-    const cell = cells.get(address);
-    if (cell === undefined) cells.set(address, { weight });
-    else cell.weight += weight;
-    counted += weight;
-    index += 1;
-    // Stop before pulling the next share: a lazy history is read no further than the window.
-    if (counted === windowDifficulty) break;
-  }
-
-  const weights = new Map<string, bigint>();
-  for (const [address, cell] of cells) weights.set(address, cell.weight);
+  const { weights } = pplnsWindowWeights(sharesNewestFirst, windowDifficulty);
   return assembleSplit({ reward, fee, finder, weights, emptyRound: input.emptyRound ?? 'credit-finder' });
 }

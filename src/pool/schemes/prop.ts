@@ -1,6 +1,5 @@
-import { assembleSplit } from './assemble-split.js';
 import type { EmptyRoundPolicy, FeePolicy, PaymentSplit } from './types.js';
-import { assertContribution, assertFeePolicy, assertFinder, assertReward } from './validate-inputs.js';
+import { weightedSplit } from './weighted-split.js';
 
 export interface PropSplitInput {
   readonly reward: bigint;
@@ -17,20 +16,6 @@ export interface PropSplitInput {
  * The map's order does not matter (the split is keyed and ordered by address).
  */
 export function propSplit(input: PropSplitInput): PaymentSplit {
-  const { reward, roundContributions, finder, fee } = input;
-  assertReward(reward);
-  assertFeePolicy(fee);
-  assertFinder(finder);
-  let index = 0;
-  for (const [address, difficulty] of roundContributions) {
-    assertContribution(address, difficulty, index);
-    index += 1;
-  }
-  return assembleSplit({
-    reward,
-    fee,
-    finder,
-    weights: roundContributions,
-    emptyRound: input.emptyRound ?? 'credit-finder',
-  });
+  const { roundContributions, ...rest } = input;
+  return weightedSplit({ ...rest, weights: roundContributions });
 }

@@ -2,8 +2,10 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { pplnsSplit } from '../../../src/pool/schemes/pplns.js';
 import { pplnsWindowDifficulty } from '../../../src/pool/schemes/pplns-window.js';
+import { pplnsWindowWeights } from '../../../src/pool/schemes/pplns-window-weights.js';
 import { propSplit } from '../../../src/pool/schemes/prop.js';
 import type { ShareRecord } from '../../../src/pool/schemes/types.js';
+import { weightedSplit } from '../../../src/pool/schemes/weighted-split.js';
 import {
   creditsOf,
   difficultyArb,
@@ -279,6 +281,23 @@ describe('pplnsSplit: hand-computed cases', () => {
 });
 
 describe('pplnsSplit: properties', () => {
+  it('equals the unlocker’s path: weights fixed at find time (pplnsWindowWeights), split later by weight', () => {
+    fc.assert(
+      fc.property(caseArb, (input) => {
+        const fixed = pplnsWindowWeights(input.sharesNewestFirst, input.windowDifficulty);
+        expect(fixed.weights).toEqual(referenceWeights(input.sharesNewestFirst, input.windowDifficulty));
+        expect(fixed.countedDifficulty).toBe([...fixed.weights.values()].reduce((a, b) => a + b, 0n));
+        const later = weightedSplit({
+          reward: input.reward,
+          weights: fixed.weights,
+          finder: input.finder,
+          fee: input.fee,
+        });
+        expect(later).toEqual(pplnsSplit(input));
+      }),
+    );
+  });
+
   it('credits exactly reward − fee, nothing negative, only counted miners and the finder', () => {
     fc.assert(
       fc.property(caseArb, (input) => {

@@ -15,9 +15,9 @@ export interface DevnetControlParts {
 }
 
 /**
- * What tests (and `fuego-pool devnet` flags) can do to the devnet beyond the RPC: mine, reorg,
- * pause or break the daemon, make the wallet fail after broadcasting, refuse its sends or fail their
- * relay, change the difficulty.
+ * What tests (and `fuego-pool devnet` flags) can do to the devnet beyond the RPC: mine, reorg (and
+ * back), pause or break the daemon, make the wallet fail after broadcasting, refuse its sends or
+ * fail their relay, change the difficulty.
  */
 export class DevnetControl {
   readonly #parts: DevnetControlParts;
@@ -55,6 +55,25 @@ export class DevnetControl {
       options.address ?? this.defaultAddress,
     );
     return { orphaned, mined };
+  }
+
+  /**
+   * Reorgs back to the branch the last `reorg` orphaned: it returns to the main chain at its own
+   * heights (same hashes), the blocks that replaced it are orphaned, and `extraBlocks` are mined on
+   * top (default: just enough for the restored branch to be longer than the one it replaces, as a
+   * real reorg needs). Returns the restored, the newly orphaned and the mined blocks.
+   */
+  reorgBack(options: { extraBlocks?: number; address?: string } = {}): {
+    restored: ChainBlock[];
+    orphaned: ChainBlock[];
+    mined: ChainBlock[];
+  } {
+    const { restored, orphaned } = this.#parts.chain.restoreLastOrphaned();
+    const mined = this.mineBlocks(
+      options.extraBlocks ?? Math.max(0, orphaned.length - restored.length + 1),
+      options.address ?? this.defaultAddress,
+    );
+    return { restored, orphaned, mined };
   }
 
   /** Registers an alias for `address` (as an on-chain registration would); needs the extensions on. */

@@ -40,6 +40,33 @@ describe('devnet control', () => {
     expect((shrunk['error'] as { code: number }).code).toBe(-2);
   });
 
+  test('reorgBack: the orphaned branch returns at its own heights, the replacement is orphaned, the restored branch is longest', async () => {
+    const [original] = devnet.control.mineBlocks(1);
+    const height = original!.height;
+    const { mined: replacement } = devnet.control.reorg(1);
+    expect((await header(height))['hash']).not.toBe(original!.id);
+
+    const back = devnet.control.reorgBack();
+    expect(back.restored.map((b) => b.id)).toEqual([original!.id]);
+    expect(back.orphaned.map((b) => b.id)).toEqual(replacement.map((b) => b.id));
+    // One restored block must outgrow the two that replaced it.
+    expect(back.mined).toHaveLength(2);
+    expect(devnet.chain.height).toBe(height + 3);
+    expect(await header(height)).toMatchObject({ hash: original!.id, orphan_status: false, depth: 2 });
+    for (const block of replacement) {
+      const old = (await jsonRpc(devnet.daemonUrl, 'getblockheaderbyhash', { hash: block.id }))['result'] as {
+        block_header: Record<string, unknown>;
+      };
+      expect(old.block_header['orphan_status']).toBe(true);
+    }
+    // The new tip builds on the restored block.
+    expect((await header(height + 1))['prev_hash']).toBe(original!.id);
+    // And back once more: the replacement returns.
+    const again = devnet.control.reorgBack({ extraBlocks: 0 });
+    expect(again.restored.map((b) => b.id)).toEqual(replacement.map((b) => b.id));
+    expect((await header(height))['hash']).toBe(replacement[0]!.id);
+  });
+
   test('busy: getinfo says BUSY, JSON-RPC answers -9', async () => {
     devnet.control.setDaemonBusy(true);
     expect(JSON.parse((await send(`${devnet.daemonUrl}/getinfo`, 'GET')).text).status).toBe('BUSY');

@@ -83,13 +83,16 @@ export interface IssuedTemplate extends BuiltTemplate {
 /**
  * The devnet's blockchain: main chain, orphaned (alternative) blocks, mempool, and the record of
  * which address each output pays. Blocks enter through `submitBlock` (validated, PoW checked) or
- * `mineBlock` (the devnet's own miner, no PoW); `orphanLast` simulates a reorg.
+ * `mineBlock` (the devnet's own miner, no PoW); `orphanLast` simulates a reorg and
+ * `restoreLastOrphaned` a reorg back to the branch it took off.
  */
 export class ChainState {
   readonly outputOwners = new OutputOwners();
   readonly #main: ChainBlock[] = [];
   readonly #byId = new Map<string, ChainBlock>();
   readonly #alternative: ChainBlock[] = [];
+  /** The branch the last reorg took off the main chain (what `restoreLastOrphaned` puts back). */
+  #lastOrphaned: ChainBlock[] = [];
   readonly #mempool = new Map<string, ChainTransaction>();
   readonly #listeners = new Set<(event: ChainEvent) => void>();
   readonly #now: () => number;
@@ -265,8 +268,50 @@ export class ChainState {
       this.#alternative.push(block);
       for (const tx of block.transactions) this.#mempool.set(tx.hash, tx);
     }
-    if (orphaned.length > 0) this.#emit({ kind: 'reorg', orphaned });
+    if (orphaned.length > 0) {
+      this.#lastOrphaned = orphaned;
+      this.#emit({ kind: 'reorg', orphaned });
+    }
     return orphaned;
+  }
+
+  /**
+   * Undoes the last reorg: the branch `orphanLast` took off most recently goes back on the main
+   * chain at its own heights, and the blocks that replaced it become alternative blocks (they are
+   * what a second `restoreLastOrphaned` puts back). The restored blocks' transactions leave the
+   * mempool, and so does any pooled transaction spending what they spend. The restored branch is
+   * not longer than the one it replaces: mine on top to make it the longest (as the control does).
+   */
+  restoreLastOrphaned(): { restored: ChainBlock[]; orphaned: ChainBlock[] } {
+    const branch = this.#lastOrphaned;
+    const first = branch[0];
+    if (first === undefined) throw new RangeError('no orphaned branch to restore');
+    const parent = this.#main[first.height - 1];
+    if (parent === undefined || parent.id !== bytesToHex(first.block.prevId)) {
+      throw new RangeError('the orphaned branch no longer forks from the main chain');
+    }
+    const orphaned = this.orphanLast(this.#main.length - first.height);
+    const restoring = new Set(branch);
+    this.#alternative.splice(
+      0,
+      this.#alternative.length,
+      ...this.#alternative.filter((b) => !restoring.has(b)),
+    );
+    for (const block of branch) {
+      block.orphaned = false;
+      this.#main.push(block);
+      for (const tx of block.transactions) this.#mempool.delete(tx.hash);
+    }
+    const spent = new Set<string>();
+    for (const block of this.#main) for (const tx of block.transactions) addKeyImages(spent, tx);
+    for (const tx of this.mempool()) {
+      if (tx.tx.inputs.some((input) => input.kind === 'key' && spent.has(bytesToHex(input.keyImage)))) {
+        this.#mempool.delete(tx.hash);
+      }
+    }
+    this.#lastOrphaned = orphaned;
+    for (const block of branch) this.#emit({ kind: 'block', block });
+    return { restored: branch, orphaned };
   }
 
   // ---- transactions --------------------------------------------------------------------------
@@ -398,15 +443,16 @@ export class ChainState {
 
   #spentKeyImages(): Set<string> {
     const spent = new Set<string>();
-    const add = (tx: ChainTransaction) => {
-      for (const input of tx.tx.inputs) if (input.kind === 'key') spent.add(bytesToHex(input.keyImage));
-    };
-    for (const block of this.#main) block.transactions.forEach(add);
-    this.#mempool.forEach(add);
+    for (const block of this.#main) for (const tx of block.transactions) addKeyImages(spent, tx);
+    for (const tx of this.#mempool.values()) addKeyImages(spent, tx);
     return spent;
   }
 
   #emit(event: ChainEvent): void {
     for (const listener of this.#listeners) listener(event);
   }
+}
+
+function addKeyImages(spent: Set<string>, tx: ChainTransaction): void {
+  for (const input of tx.tx.inputs) if (input.kind === 'key') spent.add(bytesToHex(input.keyImage));
 }

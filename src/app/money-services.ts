@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { PoolConfig } from '../config/schema.js';
 import { PayoutRunner, type PayoutRunnerModules } from '../leader/payouts/payout-runner.js';
 import { BlockUnlocker, type UnlockerChain } from '../leader/unlocker/block-unlocker.js';
+import { WindowFixer } from '../leader/unlocker/window-fixer.js';
 import type { PayoutWallet } from '../pool/payouts/payout-wallet.js';
 import { RedisBalances } from '../store/balances-store.js';
 import { PayoutStore } from '../store/payout-store.js';
@@ -33,12 +34,20 @@ export function createBlockUnlocker(
 ): BlockUnlocker {
   const { redis, clock } = modules;
   const keyPrefix = config.redis.keyPrefix;
-  return new BlockUnlocker(unlockerOptionsFrom(config.payments), {
-    ledger: new UnlockerStore({ keyPrefix }, clock ? { redis, clock } : { redis }),
+  const options = unlockerOptionsFrom(config.payments);
+  const ledger = new UnlockerStore({ keyPrefix }, clock ? { redis, clock } : { redis });
+  const fencing = modules.fencingToken ? { fencingToken: modules.fencingToken } : {};
+  const windows = new WindowFixer(
+    { pplnsWindowFactor: options.pplnsWindowFactor },
+    { ledger, logger: modules.logger, ...fencing },
+  );
+  return new BlockUnlocker(options, {
+    ledger,
+    windows,
     pendingEstimates: new PendingCredits({ keyPrefix }, { redis }),
     daemon: modules.daemon,
     logger: modules.logger,
-    ...(modules.fencingToken ? { fencingToken: modules.fencingToken } : {}),
+    ...fencing,
   });
 }
 

@@ -71,7 +71,11 @@ export const unlockerConfigFields = {
    * for the operator (logged as an unlock error).
    */
   emptyRound: z.enum(['credit-finder', 'reject']).default('credit-finder'),
-  /** Depth (blocks on top) at which a block's reward is credited; coinbase unlocks at 60. */
+  /**
+   * Depth (blocks on top of its height) at which a block is decided: credited if it is the main
+   * chain's block there, orphaned if another is (shallower, it waits: a reorg may still be undone).
+   * Coinbase unlocks at 60.
+   */
   confirmDepth: z.number().int().min(1).max(10_000).default(60),
   unlockIntervalSec: z.number().int().min(1).max(86_400).default(60),
 };

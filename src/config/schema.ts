@@ -203,7 +203,10 @@ const stratumSchema = z
 const storeSchema = z.strictObject({
   maxBatchSize: z.number().int().min(1).max(10_000).default(256),
   maxBatchDelayMs: z.number().int().min(0).max(1_000).default(2),
-  /** Shares kept in the stream (approximate); must cover the PPLNS window until blocks unlock. */
+  /**
+   * Shares kept in the stream (approximate); must hold one PPLNS window's shares when a block is
+   * found (its window is fixed moments later; no trim happens while one waits).
+   */
   streamMaxLength: z.number().int().min(10_000).default(2_000_000),
   maxPendingShares: z.number().int().min(100).default(50_000),
 });

@@ -11,13 +11,16 @@ export interface LeaderLoopOptions {
 
 /**
  * The leader's periodic money work: the unlocker (confirm or orphan candidates, credit balances)
- * and the payout runner, each on its own interval, never overlapping itself. Publishes what it
- * decided on the event bus. Errors are logged and retried on the next tick: both runners are
- * idempotent and recover from their own half-done work.
+ * and the payout runner, each on its own interval, never overlapping itself; and, on every
+ * `block-found` of a pool block, the unlocker's window fixer, so the block's PPLNS window is fixed
+ * (and the share stream may be trimmed again) within moments of the find rather than at the next
+ * unlock tick. Publishes what it decided on the event bus. Errors are logged and retried on the
+ * next tick: the runners and the fixer are idempotent and recover from their own half-done work.
  */
 export class LeaderLoop {
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly running = new Set<Promise<unknown>>();
+  private unsubscribe: (() => void) | null = null;
   private stopped = false;
 
   constructor(
@@ -37,11 +40,27 @@ export class LeaderLoop {
         await this.payOnce();
       });
     }
+    this.unsubscribe = this.modules.events.subscribe('block-found', (found) => {
+      if (!found.solo) this.fixWindowsNow();
+    });
+  }
+
+  /** Runs the window fixer now (tracked, so stop() waits for it); failures are logged. */
+  fixWindowsNow(): void {
+    if (this.stopped) return;
+    const run = this.modules.unlocker.windows
+      .fixPending()
+      .catch((error: unknown) =>
+        this.modules.logger.error({ err: error, task: 'window-fixer' }, 'leader task failed'),
+      )
+      .finally(() => this.running.delete(run));
+    this.running.add(run);
   }
 
   /** Stops the timers and waits for a run in progress (a payout must finish recording its result). */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.unsubscribe?.();
     for (const timer of this.timers) clearInterval(timer);
     await Promise.allSettled([...this.running]);
   }

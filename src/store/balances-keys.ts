@@ -24,7 +24,8 @@ import { createStoreKeys } from './keys.js';
  *   batchId, txHash, amountAtomic, networkFeeAtomic (the miner's share), timestampMs - mark_sent -
  *   LTRIM to paymentsMaxLength.
  * - `<p>:block:<hash>:credits` - HASH - address -> atomic units credited for that block -
- *   credit_block - kept (audit; replaces the closed round, which credit/orphan delete).
+ *   credit_block - kept (audit; replaces the weights it was split by, the closed round and the
+ *   PPLNS window, which credit/orphan delete).
  * - `<p>:blocks:confirmed` / `<p>:blocks:orphaned` - ZSET - score height, member hash - the
  *   unlocker moves candidates here from `<p>:blocks:candidates` - kept.
  * - `<p>:payout:batch:<id>` - HASH - one payout batch (see payout-store.ts) - payout scripts - kept.

@@ -9,16 +9,23 @@ import { StoreError } from './store-error.js';
  * - `<p>:shares` - STREAM - one entry per accepted share, fields a (address), w (worker),
  *   d (difficulty), h (template height), t (timestamp ms), s ("1" solo, "0"), x ("1" stale in
  *   grace, "0") - record_shares, record_block_candidate - trimmed to about `streamMaxLength`
- *   entries (MAXLEN ~); PPLNS reads back from a block's entry id.
+ *   entries (MAXLEN ~), but never while `<p>:blocks:window-pending` is not empty: a found block's
+ *   PPLNS window is read back from its entry id once, soon after the find.
  * - `<p>:round:current` - HASH - address -> summed difficulty of the open round: pool shares only,
  *   stale-in-grace included (they are credited), solo never - both scripts - renamed to a closed
  *   round when a pool block is recorded.
  * - `<p>:round:current:meta` - HASH - startedAtMs, totalDifficulty, shareCount of the open round
  *   - both scripts - reset when the round closes.
- * - `<p>:round:<height>:<hash>` - HASH - address -> difficulty of a closed round (PROP, audit) -
- *   record_block_candidate (RENAME) - until payments delete it (later issue).
+ * - `<p>:round:<height>:<hash>` - HASH - address -> difficulty of a closed round (PROP's weights)
+ *   - record_block_candidate (RENAME) - deleted by credit_block / orphan_block.
  * - `<p>:blocks:candidates` - ZSET - score height, member block hash: blocks the unlocker must
- *   decide - record_block_candidate - the unlocker moves members out (later issue).
+ *   decide - record_block_candidate - credit_block / orphan_block move members out.
+ * - `<p>:blocks:window-pending` - ZSET - score height, member block hash: pool candidates (not
+ *   solo, not rejected) whose PPLNS window is not fixed yet; while it is not empty the stream is
+ *   not trimmed - record_block_candidate adds, fix_block_window (or the block's decision) removes.
+ * - `<p>:block:<hash>:window` - HASH - address -> counted difficulty of the block's PPLNS window
+ *   (PPLNS's weights, fixed soon after the find) - fix_block_window - deleted by credit_block /
+ *   orphan_block (the credits hash is the record).
  * - `<p>:blocks:rejected` - ZSET - score height, member block hash: submitblock said no, so no
  *   round was closed - record_block_candidate - kept (audit, small).
  * - `<p>:block:<hash>` - HASH - height, hash, prevHash, networkDifficulty, finderAddress,
@@ -27,8 +34,10 @@ import { StoreError } from './store-error.js';
  *   confirmed | orphaned), blob (the block as submitted, hex; absent in records written before it
  *   was kept), and for a block that closed the pool round roundStartedAtMs, roundTotalDifficulty,
  *   roundShareCount - record_block_candidate; refusalReason (stale-tip | already-on-chain |
- *   pow-disagreement | unknown) of a rejected block - record_block_refusal; status by the unlocker
- *   - kept.
+ *   pow-disagreement | unknown) of a rejected block - record_block_refusal; once its window is
+ *   fixed windowDifficulty, windowCountedDifficulty, windowShareCount, windowEndReason,
+ *   windowFixedAtMs - fix_block_window; status, confirmations, unlockNote and the decision's
+ *   fields by the unlocker - kept.
  * - `<p>:miner:<address>` - HASH - lastShareMs, sharesValid, difficultyTotal (solo and pool) -
  *   both scripts - kept (expiry of idle miners: later issue).
  * - `<p>:worker:<address>:<worker>` - HASH - lastShareMs, sharesValid, difficultyTotal - both
@@ -36,6 +45,10 @@ import { StoreError } from './store-error.js';
  * - `<p>:hashrate:...` - reserved for hashrate buckets (later issue).
  *
  * Why these choices:
+ * - A pool block's PPLNS weights are fixed soon after the find (the leader's window fixer), not
+ *   read back at unlock ~8 h later: at a high share rate the block's own entry would be trimmed
+ *   by then. window-pending keeps the stream untrimmed only for the moments until the fix, and
+ *   the scripts check it with ZCARD, a key they name in KEYS (valid on Redis Cluster).
  * - Stream entries always carry all seven fields (s and x as "0"/"1"): Redis stores the field names
  *   once per listpack node when an entry repeats the node's master fields, so uniform entries are
  *   the smallest.
@@ -60,7 +73,9 @@ export interface StoreKeys {
   closedRound(height: number, blockHash: string): string;
   readonly blockCandidates: string;
   readonly blocksRejected: string;
+  readonly blocksWindowPending: string;
   block(blockHash: string): string;
+  blockWindow(blockHash: string): string;
   miner(address: string): string;
   worker(address: string, worker: string): string;
 }
@@ -79,7 +94,9 @@ export function createStoreKeys(prefix: string): StoreKeys {
     closedRound: (height: number, blockHash: string) => `${tag}:round:${height}:${blockHash}`,
     blockCandidates: `${tag}:blocks:candidates`,
     blocksRejected: `${tag}:blocks:rejected`,
+    blocksWindowPending: `${tag}:blocks:window-pending`,
     block: (blockHash: string) => `${tag}:block:${blockHash}`,
+    blockWindow: (blockHash: string) => `${tag}:block:${blockHash}:window`,
     miner: (address: string) => `${tag}:miner:${address}`,
     worker: (address: string, worker: string) => `${tag}:worker:${address}:${worker}`,
   });

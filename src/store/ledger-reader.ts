@@ -1,7 +1,12 @@
 import type { Redis } from 'ioredis';
 import { isBlockRefusalReason } from '../pool/block-refusal.js';
-import type { RoundSummary, StoredBlockCandidate, StoredBlockStatus } from '../pool/blocks/stored-block.js';
-import type { ShareWindowEnd } from '../pool/blocks/unlock-ledger.js';
+import type {
+  BlockWindowSummary,
+  RoundSummary,
+  ShareWindowEnd,
+  StoredBlockCandidate,
+  StoredBlockStatus,
+} from '../pool/blocks/stored-block.js';
 import type { BlockCandidate } from '../pool/share-ledger.js';
 import { createStoreKeys, type StoreKeys } from './keys.js';
 import { parseShareEntry, type StoredShare } from './share-entry.js';
@@ -41,6 +46,7 @@ export interface RedisLedgerReaderModules {
 
 const BLOCK_STATUSES: readonly string[] = ['pending', 'rejected', 'confirmed', 'orphaned'];
 const SUBMIT_RESULTS: readonly string[] = ['accepted', 'rejected', 'error'];
+const WINDOW_ENDS: readonly string[] = ['filled', 'stream-start', 'trimmed', 'max-shares'];
 
 function corrupt(what: string, data: Record<string, unknown>): StoreError {
   return new StoreError('CORRUPT_RECORD', `corrupt ${what}`, data);
@@ -109,6 +115,23 @@ export function parseBlockRecord(hash: string, fields: Record<string, string>): 
           shareCount: parseSafeInteger(fields['roundShareCount'], 'block roundShareCount', data),
         }
       : null,
+    window: fields['windowFixedAtMs'] === undefined ? null : parseWindowSummary(fields, data),
+    unlockNote: fields['unlockNote'] ?? null,
+  };
+}
+
+/** The fields fix_block_window writes on the block record. */
+function parseWindowSummary(fields: Record<string, string>, data: { hash: string }): BlockWindowSummary {
+  const endReason = fields['windowEndReason'];
+  if (endReason === undefined || !WINDOW_ENDS.includes(endReason)) {
+    throw corrupt('block windowEndReason', { ...data, endReason });
+  }
+  return {
+    windowDifficulty: parseBigInt(fields['windowDifficulty'], 'block windowDifficulty', data),
+    countedDifficulty: parseBigInt(fields['windowCountedDifficulty'], 'block windowCountedDifficulty', data),
+    shareCount: parseSafeInteger(fields['windowShareCount'], 'block windowShareCount', data),
+    endReason: endReason as ShareWindowEnd,
+    fixedAtMs: parseSafeInteger(fields['windowFixedAtMs'], 'block windowFixedAtMs', data),
   };
 }
 
@@ -127,15 +150,43 @@ export class RedisLedgerReader {
   }
 
   /** address -> difficulty of the open round, or of a closed one. Empty map when none. */
-  async getRoundContributions(round?: { height: number; hash: string }): Promise<Map<string, bigint>> {
+  getRoundContributions(round?: { height: number; hash: string }): Promise<Map<string, bigint>> {
     const key =
       round === undefined ? this.#keys.roundCurrent : this.#keys.closedRound(round.height, round.hash);
-    const raw = await this.#run('getRoundContributions', () => this.#redis.hgetall(key));
-    const contributions = new Map<string, bigint>();
-    for (const [address, value] of Object.entries(raw)) {
-      contributions.set(address, parseBigInt(value, 'round contribution', { key, address }));
+    return this.#readWeights(key, 'getRoundContributions');
+  }
+
+  /** address -> counted difficulty of a block's fixed PPLNS window. Empty map when none. */
+  getBlockWindow(hash: string): Promise<Map<string, bigint>> {
+    return this.#readWeights(this.#keys.blockWindow(hash), 'getBlockWindow');
+  }
+
+  /** True while a pool block waits for its PPLNS window to be fixed. */
+  async isWindowPending(hash: string): Promise<boolean> {
+    const score = await this.#run('isWindowPending', () =>
+      this.#redis.zscore(this.#keys.blocksWindowPending, hash),
+    );
+    return score !== null;
+  }
+
+  /** Blocks waiting for their PPLNS window, lowest height first, at most `limit`. */
+  listWindowPending(limit: number): Promise<string[]> {
+    if (!Number.isSafeInteger(limit) || limit < 1) {
+      throw new StoreError('INVALID_OPTION', 'limit must be a positive integer', { limit });
     }
-    return contributions;
+    return this.#run('listWindowPending', () =>
+      this.#redis.zrange(this.#keys.blocksWindowPending, 0, limit - 1),
+    );
+  }
+
+  /** A HASH of address -> difficulty (a round or a window), every value a stored integer. */
+  async #readWeights(key: string, operation: string): Promise<Map<string, bigint>> {
+    const raw = await this.#run(operation, () => this.#redis.hgetall(key));
+    const weights = new Map<string, bigint>();
+    for (const [address, value] of Object.entries(raw)) {
+      weights.set(address, parseBigInt(value, 'difficulty weight', { key, address }));
+    }
+    return weights;
   }
 
   /** startedAtMs/totalDifficulty/shareCount of the open round; null before the first pool share. */

@@ -20,7 +20,10 @@ import { StoreError, toStoreError } from './store-error.js';
 const DEFAULT_MAX_BATCH_SIZE = 256;
 /** How long the first share of a batch waits for company; 0 means "end of this event-loop turn". */
 const DEFAULT_MAX_BATCH_DELAY_MS = 2;
-/** ~2M entries x ~100 B: ~200 MB of Redis memory; must cover the PPLNS window plus unlock delay. */
+/**
+ * ~2M entries x ~100 B: ~200 MB of Redis memory; must hold one PPLNS window's shares at a find
+ * (the window is fixed moments later, and the scripts do not trim while one waits).
+ */
 const DEFAULT_STREAM_MAX_LENGTH = 2_000_000;
 /** Shares queued or in flight beyond which recordShare refuses (memory bound while Redis is down). */
 const DEFAULT_MAX_PENDING_SHARES = 50_000;

@@ -11,7 +11,9 @@ import { FuegoPoolError } from '../errors.js';
  * - INVALID_RECORD: a share or candidate the ledger refuses to write (checked before batching,
  *   so one bad share never fails a batch); INVALID_KEY_PREFIX, INVALID_OPTION: configuration.
  * - CORRUPT_RECORD: a stored value that does not parse (never turned into a zero).
- * - SHARE_ENTRY_MISSING: a block's share entry is no longer in the stream (trimmed).
+ * - SHARE_ENTRY_MISSING: a block's share entry is no longer in the stream (trimmed). The stream is
+ *   not trimmed while a found block's window waits to be fixed, so only a block recorded before
+ *   windows were fixed at find time can meet it (its window is read back at unlock).
  * - NOT_DURABLE: Redis cannot confirm that a write survives a crash or failover (payouts wait).
  */
 export type StoreErrorCode =

@@ -1,8 +1,10 @@
 import type { Redis } from 'ioredis';
 import type { StoredBlockCandidate } from '../pool/blocks/stored-block.js';
 import type {
+  BlockWindowLedger,
   CreditBlockRequest,
   CreditOutcome,
+  FixBlockWindowRequest,
   ObserveBlockRequest,
   OrphanBlockRequest,
   UnlockLedger,
@@ -14,7 +16,7 @@ import { DEFAULT_HISTORY_MAX_LENGTH } from './balances-store.js';
 import { createStoreKeys, type StoreKeys } from './keys.js';
 import { RedisLedgerReader, type ShareWindow } from './ledger-reader.js';
 import { defineScript, type ScriptRunner } from './scripts/define-script.js';
-import { toStoreError } from './store-error.js';
+import { StoreError, toStoreError } from './store-error.js';
 
 /**
  * credit_block: credits every miner of a confirmed block and flips it pending -> confirmed, in one
@@ -22,8 +24,9 @@ import { toStoreError } from './store-error.js';
  * {2, status}), so a crash between the split and the reply, or a second unlocker, never credits twice.
  *
  * KEYS: 1 leader token, 2 `<p>:block:<hash>`, 3 `<p>:blocks:candidates`, 4 `<p>:blocks:confirmed`,
- *       5 totals, 6 payable, 7 `<p>:block:<hash>:credits`, 8 the block's closed round (deleted: the
- *       credits hash is the record now), then N balance keys, then N history keys.
+ *       5 totals, 6 payable, 7 `<p>:block:<hash>:credits`, 8 the block's closed round and
+ *       9 `<p>:block:<hash>:window` (the weights: deleted, the credits hash is the record now),
+ *       10 `<p>:blocks:window-pending`, then N balance keys, then N history keys.
  * ARGV: 1 fencing token, 2 hash, 3 height, 4 reward, 5 pool fee kept in the wallet, 6 pool fee,
  *       7 finder bonus, 8 scheme, 9 now ms, 10 history max length, 11 N, 12 depth,
  *       then N x (address, amount, reason).
@@ -35,7 +38,7 @@ if status ~= 'pending' then return {2, status or ''} end
 local n = tonumber(ARGV[11])
 for i = 1, n do
   local address, amount, reason = ARGV[10 + i * 3], ARGV[11 + i * 3], ARGV[12 + i * 3]
-  local balanceKey, historyKey = KEYS[8 + i], KEYS[8 + n + i]
+  local balanceKey, historyKey = KEYS[10 + i], KEYS[10 + n + i]
   redis.call('HINCRBY', balanceKey, 'credited', amount)
   redis.call('HINCRBY', balanceKey, 'balance', amount)
   redis.call('HINCRBY', KEYS[5], 'credited', amount)
@@ -52,7 +55,8 @@ redis.call('HSET', KEYS[2], 'status', 'confirmed', 'reward', ARGV[4], 'poolFee',
   'creditCount', tostring(n))
 redis.call('ZREM', KEYS[3], ARGV[2])
 redis.call('ZADD', KEYS[4], ARGV[3], ARGV[2])
-redis.call('DEL', KEYS[8])
+redis.call('DEL', KEYS[8], KEYS[9])
+redis.call('ZREM', KEYS[10], ARGV[2])
 return {1, 'confirmed'}
 `;
 
@@ -61,7 +65,8 @@ return {1, 'confirmed'}
  * the round it closed. Idempotent by block hash like credit_block.
  *
  * KEYS: 1 leader token, 2 block, 3 candidates, 4 `<p>:blocks:orphaned`, 5 totals, 6 closed round,
- *       7 `<p>:round:current`, 8 `<p>:round:current:meta`.
+ *       7 `<p>:round:current`, 8 `<p>:round:current:meta`, 9 the block's window (deleted: PPLNS
+ *       shares stay in the stream for the next block), 10 `<p>:blocks:window-pending`.
  * ARGV: 1 fencing token, 2 hash, 3 height, 4 "1" to merge the closed round into the current one
  *       (PROP), 5 reason, 6 hash seen at that height ("" for none), 7 now ms.
  * Returns {1, 'orphaned', merged address count}.
@@ -80,7 +85,8 @@ if ARGV[4] == '1' then
   local shareCount = redis.call('HGET', KEYS[2], 'roundShareCount')
   if merged > 0 and shareCount then redis.call('HINCRBY', KEYS[8], 'shareCount', shareCount) end
 end
-redis.call('DEL', KEYS[6])
+redis.call('DEL', KEYS[6], KEYS[9])
+redis.call('ZREM', KEYS[10], ARGV[2])
 redis.call('HSET', KEYS[2], 'status', 'orphaned', 'orphanReason', ARGV[5], 'orphanedAtMs', ARGV[7],
   'observedHash', ARGV[6], 'roundMerged', tostring(merged))
 redis.call('ZREM', KEYS[3], ARGV[2])
@@ -99,16 +105,42 @@ redis.call('HSET', KEYS[2], 'confirmations', ARGV[2], 'lastCheckedMs', ARGV[3], 
 return {1}
 `;
 
+/**
+ * fix_block_window: stores a pool block's PPLNS weights and the window's summary, and takes the
+ * block out of window-pending (the share stream may be trimmed again), in one call. Acts only while
+ * the block is in window-pending and pending, so a second fixer (or a retry) changes nothing.
+ *
+ * KEYS: 1 leader token, 2 `<p>:blocks:window-pending`, 3 `<p>:block:<hash>`,
+ *       4 `<p>:block:<hash>:window`.
+ * ARGV: 1 fencing token, 2 hash, 3 window difficulty, 4 counted difficulty, 5 share count,
+ *       6 end reason, 7 now ms, 8 N, then N x (address, weight).
+ * Returns {1} when fixed, {2, why} when there was nothing to fix.
+ */
+const FIX_BLOCK_WINDOW_LUA = `${MONEY_LUA_PRELUDE}
+if not redis.call('ZSCORE', KEYS[2], ARGV[2]) then return {2, 'not-waiting'} end
+local status = redis.call('HGET', KEYS[3], 'status')
+if status ~= 'pending' then return {2, status or 'no-record'} end
+redis.call('DEL', KEYS[4])
+for i = 1, tonumber(ARGV[8]) do
+  redis.call('HSET', KEYS[4], ARGV[7 + i * 2], ARGV[8 + i * 2])
+end
+redis.call('HSET', KEYS[3], 'windowDifficulty', ARGV[3], 'windowCountedDifficulty', ARGV[4],
+  'windowShareCount', ARGV[5], 'windowEndReason', ARGV[6], 'windowFixedAtMs', ARGV[7])
+redis.call('ZREM', KEYS[2], ARGV[2])
+return {1}
+`;
+
 export interface UnlockerStoreOptions {
   readonly keyPrefix: string;
   readonly historyMaxLength?: number;
 }
 
 /**
- * The unlocker's ledger on Redis: its writes (credit a confirmed block, orphan one, note a shallow
- * one's depth) and the reads its decisions need (through the ledger reader).
+ * The unlocker's ledger on Redis: its writes (fix a found block's window, credit a confirmed block,
+ * orphan one, note a pending one's depth) and the reads its decisions need (through the ledger
+ * reader).
  */
-export class UnlockerStore implements UnlockLedger {
+export class UnlockerStore implements UnlockLedger, BlockWindowLedger {
   readonly keys: PaymentKeys;
   readonly storeKeys: StoreKeys;
   readonly #reader: RedisLedgerReader;
@@ -117,6 +149,7 @@ export class UnlockerStore implements UnlockLedger {
   readonly #credit: ScriptRunner;
   readonly #orphan: ScriptRunner;
   readonly #observe: ScriptRunner;
+  readonly #fixWindow: ScriptRunner;
 
   constructor(opts: UnlockerStoreOptions, modules: { redis: Redis; clock?: () => number }) {
     this.keys = createPaymentKeys(opts.keyPrefix);
@@ -127,6 +160,7 @@ export class UnlockerStore implements UnlockLedger {
     this.#credit = defineScript(modules.redis, 'fuegoPoolCreditBlock', CREDIT_BLOCK_LUA);
     this.#orphan = defineScript(modules.redis, 'fuegoPoolOrphanBlock', ORPHAN_BLOCK_LUA);
     this.#observe = defineScript(modules.redis, 'fuegoPoolObserveBlock', OBSERVE_BLOCK_LUA);
+    this.#fixWindow = defineScript(modules.redis, 'fuegoPoolFixBlockWindow', FIX_BLOCK_WINDOW_LUA);
   }
 
   listBlockCandidates(page: { offset: number; limit: number }): Promise<StoredBlockCandidate[]> {
@@ -139,6 +173,60 @@ export class UnlockerStore implements UnlockLedger {
 
   readSharesBackFrom(entryId: string, untilDifficulty: bigint): Promise<ShareWindow> {
     return this.#reader.readSharesBackFrom(entryId, untilDifficulty);
+  }
+
+  getBlockCandidate(hash: string): Promise<StoredBlockCandidate | null> {
+    return this.#reader.getBlockCandidate(hash);
+  }
+
+  getBlockWindow(hash: string): Promise<Map<string, bigint>> {
+    return this.#reader.getBlockWindow(hash);
+  }
+
+  isWindowPending(hash: string): Promise<boolean> {
+    return this.#reader.isWindowPending(hash);
+  }
+
+  listWindowPending(limit: number): Promise<string[]> {
+    return this.#reader.listWindowPending(limit);
+  }
+
+  /** Fixes a block's PPLNS weights once; `applied` false when it was not waiting (any more). */
+  async fixBlockWindow(request: FixBlockWindowRequest): Promise<{ applied: boolean }> {
+    // Difficulties, not money: only stored (HSET), so they may pass 64 bits.
+    const difficultyArg = (value: bigint, what: string, min: bigint): string => {
+      if (typeof value !== 'bigint' || value < min) {
+        throw new StoreError('INVALID_RECORD', `${what} must be a bigint >= ${min}`, {
+          hash: request.hash,
+          what,
+        });
+      }
+      return value.toString();
+    };
+    if (!Number.isSafeInteger(request.shareCount) || request.shareCount < 0) {
+      throw new StoreError('INVALID_RECORD', 'shareCount must be an integer >= 0', { hash: request.hash });
+    }
+    const args = [
+      request.fencingToken ?? '',
+      request.hash,
+      difficultyArg(request.windowDifficulty, 'windowDifficulty', 1n),
+      difficultyArg(request.countedDifficulty, 'countedDifficulty', 0n),
+      String(request.shareCount),
+      request.endReason,
+      String(this.#clock()),
+      String(request.weights.size),
+    ];
+    for (const [address, weight] of request.weights) args.push(address, difficultyArg(weight, 'weight', 1n));
+    const keys = [
+      this.keys.leaderToken,
+      this.storeKeys.blocksWindowPending,
+      this.storeKeys.block(request.hash),
+      this.storeKeys.blockWindow(request.hash),
+    ];
+    const reply = await run('fix_block_window', () => this.#fixWindow({ keys, args }));
+    const refusal = refusalOf(reply, 'fix_block_window');
+    if (refusal) throw refusal;
+    return { applied: (reply as [number])[0] === 1 };
   }
 
   /** Credits and confirms atomically; `applied` false when the block was no longer pending. */
@@ -183,6 +271,8 @@ export class UnlockerStore implements UnlockLedger {
       this.keys.payable,
       this.keys.blockCredits(request.hash),
       this.storeKeys.closedRound(request.height, request.hash),
+      this.storeKeys.blockWindow(request.hash),
+      this.storeKeys.blocksWindowPending,
       ...request.credits.map((c) => this.keys.balance(c.address)),
       ...request.credits.map((c) => this.keys.history(c.address)),
     ];
@@ -203,6 +293,8 @@ export class UnlockerStore implements UnlockLedger {
       this.storeKeys.closedRound(request.height, request.hash),
       this.storeKeys.roundCurrent,
       this.storeKeys.roundCurrentMeta,
+      this.storeKeys.blockWindow(request.hash),
+      this.storeKeys.blocksWindowPending,
     ];
     const args = [
       request.fencingToken ?? '',

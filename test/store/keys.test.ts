@@ -11,7 +11,9 @@ describe('createStoreKeys', () => {
       keys.closedRound(123, 'ab'.repeat(32)),
       keys.blockCandidates,
       keys.blocksRejected,
+      keys.blocksWindowPending,
       keys.block('ab'.repeat(32)),
+      keys.blockWindow('ab'.repeat(32)),
       keys.miner('fireAddress'),
       keys.worker('fireAddress', 'rig:1'),
     ];

@@ -215,7 +215,11 @@ describe('RedisShareLedger on a real Redis', () => {
       timestampMs: 5_000,
       status: 'pending',
       round: { startedAtMs: 1_000, totalDifficulty: 11_000n, shareCount: 3 },
+      window: null,
+      unlockNote: null,
     });
+    // A pool block waits for the leader to fix its PPLNS window.
+    expect(await observer.zscore(keys.blocksWindowPending, candidate.hash)).toBe('500');
     expect(await observer.zscore(keys.blockCandidates, candidate.hash)).toBe('500');
     expect(await observer.hget(keys.worker(ADDRESSES[1], 'big'), 'difficultyTotal')).toBe('7000');
 
@@ -226,6 +230,34 @@ describe('RedisShareLedger on a real Redis', () => {
     // The next share opens the next round.
     await ledger.recordShare(makeShare({ address: ADDRESSES[2], difficulty: 5 }));
     expect(await ledger.getRoundContributions()).toEqual(new Map([[ADDRESSES[2], 5n]]));
+  });
+
+  it('does not trim the stream while a pool block waits for its window; solo and refused blocks never hold it', async () => {
+    // Approximate trimming drops whole stream nodes (100 entries by default).
+    const { ledger, keys } = newLedger('trim-hold', { streamMaxLength: 10, maxBatchSize: 50 });
+    const record = (count: number) =>
+      Promise.all(Array.from({ length: count }, (_, i) => ledger.recordShare(makeShare({ height: i }))));
+    await ledger.writeBlockCandidate(
+      makeCandidate({ hash: blockHash(0x50), share: makeShare({ solo: true }) }),
+    );
+    await ledger.writeBlockCandidate(makeCandidate({ hash: blockHash(0x51), submitResult: 'rejected' }));
+    await record(300);
+    expect(await observer.zcard(keys.blocksWindowPending)).toBe(0);
+    expect(await observer.xlen(keys.shares)).toBeLessThan(200);
+
+    await ledger.writeBlockCandidate(makeCandidate({ hash: blockHash(0x52), height: 7 }));
+    await record(400);
+    expect(await observer.zrange(keys.blocksWindowPending, 0, -1, 'WITHSCORES')).toEqual([
+      blockHash(0x52),
+      '7',
+    ]);
+    const held = await observer.xlen(keys.shares);
+    expect(held).toBeGreaterThan(400);
+
+    // What fix_block_window does once the window is stored: the next write trims again.
+    await observer.zrem(keys.blocksWindowPending, blockHash(0x52));
+    await record(1);
+    expect(await observer.xlen(keys.shares)).toBeLessThan(200);
   });
 
   it('records the same block hash once: a retried write closes no second round', async () => {

@@ -1,13 +1,17 @@
 import type { Logger } from '../../log/logger.js';
 import type { StoredBlockCandidate } from '../../pool/blocks/stored-block.js';
 import type { BlockCredit, PendingCreditEstimates, UnlockLedger } from '../../pool/blocks/unlock-ledger.js';
-import { computeSplit } from '../../pool/schemes/compute-split.js';
 import { orphanedRoundRule } from '../../pool/schemes/orphaned-round-rule.js';
 import type { PaymentSchemeName } from '../../pool/schemes/payment-scheme-name.js';
 import { pplnsWindowDifficulty } from '../../pool/schemes/pplns-window.js';
+import { pplnsWindowWeights } from '../../pool/schemes/pplns-window-weights.js';
+import { soloSplit } from '../../pool/schemes/solo.js';
 import type { EmptyRoundPolicy, FeePolicy, PaymentSplit } from '../../pool/schemes/types.js';
+import { weightedSplit } from '../../pool/schemes/weighted-split.js';
 import type { DaemonClient } from '../../rpc/daemon-client.js';
 import { RpcError } from '../../rpc/rpc-error.js';
+import { UnlockError } from './unlock-error.js';
+import type { WindowFixer } from './window-fixer.js';
 
 /** Candidates examined per run (pages of listBlockCandidates). */
 const MAX_CANDIDATES_PER_RUN = 2_000;
@@ -23,7 +27,10 @@ export interface BlockUnlockerOptions {
   readonly scheme: PaymentSchemeName;
   /** Pool blocks use `pool`, solo blocks `solo` (its finder bonus is ignored by SOLO). */
   readonly fee: { readonly pool: FeePolicy; readonly solo: FeePolicy };
-  /** Blocks on top at which a block is credited. */
+  /**
+   * Blocks on top of its height (the daemon header's `depth`) at which a block is decided:
+   * credited if it is the main chain's block there, orphaned if another block is.
+   */
   readonly confirmDepth: number;
   readonly pplnsWindowFactor: number;
   readonly emptyRound: EmptyRoundPolicy;
@@ -34,6 +41,8 @@ export type UnlockerChain = Pick<DaemonClient, 'getBlockHeaderByHeight'>;
 
 export interface BlockUnlockerModules {
   readonly ledger: UnlockLedger;
+  /** Fixes found blocks' PPLNS windows; run first in each unlock run. */
+  readonly windows: WindowFixer;
   readonly pendingEstimates: PendingCreditEstimates;
   readonly daemon: UnlockerChain;
   readonly logger: Logger;
@@ -44,10 +53,15 @@ export interface BlockUnlockerModules {
   readonly fencingToken?: () => string | null;
 }
 
+/**
+ * 'not-on-main-chain': another block holds the height, not yet confirmDepth deep (a reorg may bring
+ * this one back); 'above-tip': the chain is shorter than the height. Both stay pending.
+ */
 export type CandidateOutcome =
   | 'confirmed'
   | 'orphaned'
   | 'pending'
+  | 'not-on-main-chain'
   | 'above-tip'
   | 'already-decided'
   | 'error';
@@ -66,21 +80,27 @@ export interface UnlockerRunSummary {
 }
 
 /**
- * Decides every pending block candidate against the daemon's main chain (leader role):
- * - the hash at the candidate's height differs -> orphaned: nothing credited; the scheme's rule
- *   says what happens to its round (PROP merges it into the current round, PPLNS needs nothing:
- *   the shares are still in the window, SOLO has none). `orphan_status` is not consulted: the real
- *   daemon does not report it reliably.
- * - same hash and depth >= confirmDepth -> confirmed: the split of the header's reward (coinbase +
- *   fees) is credited and the status flipped in ONE script, idempotent by block hash.
- * - same hash, shallower -> stays pending; its confirmations are recorded.
- * - the daemon answers "To big height" (the chain is now shorter than the candidate's height, after
- *   a reorg to a shorter chain or while the daemon resyncs) -> stays pending. The block is not on
- *   the main chain right now, but no other block holds its height either, so it may come back;
- *   it is orphaned as soon as a different block is seen at that height.
+ * Decides every pending block candidate against the daemon's main chain (leader role). The depth
+ * of a height is the daemon header's `depth` (blocks on top of it: chain height - 1 - height), the
+ * same for whichever block holds it, and one rule decides with it:
+ * - depth < confirmDepth -> stays pending whatever block holds the height: the candidate's own
+ *   (its confirmations are recorded, and the miners' pending estimate written), or another one
+ *   (noted "not on the main chain"): a short reorg may still bring it back, so nothing is final.
+ * - depth >= confirmDepth and the same hash -> confirmed: the split of the header's reward
+ *   (coinbase + fees) is credited and the status flipped in ONE script, idempotent by block hash.
+ * - depth >= confirmDepth and another hash -> orphaned (final): nothing credited; the scheme's
+ *   rule says what happens to its round (PROP merges it into the current round, PPLNS needs
+ *   nothing: the shares are still in the stream, SOLO has none). `orphan_status` is not consulted:
+ *   the real daemon does not report it reliably.
+ * - the daemon answers "To big height" (the chain is shorter than the height, after a reorg to a
+ *   shorter chain or while the daemon resyncs) -> stays pending: nothing holds the height yet.
  * - submitblock said 'rejected' -> orphaned at once (it never entered the chain; it closed no round).
- * A candidate whose split cannot be computed (e.g. its PPLNS share entry was trimmed) stays pending
- * and is reported as an error for the operator; nothing is credited on a guess.
+ *
+ * Every scheme credits by weights fixed when the block was found: PPLNS by the window the
+ * WindowFixer stored (run first in each run), PROP by the round the block closed, SOLO the finder.
+ * A PPLNS block recorded before windows were fixed falls back to reading its window back from the
+ * share stream (SHARE_ENTRY_MISSING if it was trimmed). A candidate whose split cannot be computed
+ * stays pending and is reported as an error for the operator; nothing is credited on a guess.
  */
 export class BlockUnlocker {
   readonly #opts: BlockUnlockerOptions;
@@ -89,6 +109,8 @@ export class BlockUnlocker {
   readonly #fencingToken: (() => string | null) | undefined;
   readonly #ledger: UnlockLedger;
   readonly #pending: PendingCreditEstimates;
+  /** The window fixer this unlocker runs first; the leader also runs it on `block-found`. */
+  readonly windows: WindowFixer;
 
   constructor(opts: BlockUnlockerOptions, modules: BlockUnlockerModules) {
     if (!Number.isSafeInteger(opts.confirmDepth) || opts.confirmDepth < 1) {
@@ -100,11 +122,14 @@ export class BlockUnlocker {
     this.#fencingToken = modules.fencingToken;
     this.#ledger = modules.ledger;
     this.#pending = modules.pendingEstimates;
+    this.windows = modules.windows;
   }
 
   async runOnce(): Promise<UnlockerRunSummary> {
     const token = this.#token();
     if (token === null) return { skipped: 'not-leader', decisions: [] };
+    // Windows first, so the candidates listed next carry their fixed windows.
+    await this.windows.fixPending();
     const candidates = await this.#pendingCandidates();
     const decisions: CandidateDecision[] = [];
     for (const candidate of candidates) {
@@ -169,15 +194,31 @@ export class BlockUnlocker {
       header = await this.#daemon.getBlockHeaderByHeight(height);
     } catch (error) {
       if (error instanceof RpcError && error.rpcCode === TOO_BIG_HEIGHT) {
-        await this.#ledger.observeBlock({
-          hash,
-          confirmations: 0,
-          note: 'height above the chain tip',
-          fencingToken: token,
-        });
+        await this.#offMainChain(candidate, token, 'height above the chain tip');
         return { ...base, outcome: 'above-tip', detail: 'the chain is shorter than this height' };
       }
       throw error;
+    }
+
+    const depth = header.depth;
+    const atDepth = `${depth}/${this.#opts.confirmDepth}`;
+    if (depth < this.#opts.confirmDepth) {
+      if (header.hash !== hash) {
+        await this.#offMainChain(
+          candidate,
+          token,
+          `not on the main chain at depth ${atDepth}: another block at this height`,
+        );
+        return { ...base, outcome: 'not-on-main-chain', detail: `main chain has ${header.hash} for now` };
+      }
+      await this.#previewPendingCredits(candidate, BigInt(header.reward));
+      await this.#ledger.observeBlock({
+        hash,
+        confirmations: depth,
+        note: `${atDepth} confirmations`,
+        fencingToken: token,
+      });
+      return { ...base, outcome: 'pending', detail: `${atDepth} confirmations` };
     }
 
     if (header.hash !== hash) {
@@ -187,33 +228,18 @@ export class BlockUnlocker {
         hash,
         height,
         mergeRound: rule.roundShares === 'merge-into-current-round' && candidate.round !== null,
-        reason: `another block at height ${height}`,
+        reason: `another block at height ${height}, ${depth} deep`,
         observedHash: header.hash,
         fencingToken: token,
       });
       this.#logger.warn(
-        { hash, height, mainChainHash: header.hash, rule: rule.roundShares },
+        { hash, height, depth, mainChainHash: header.hash, rule: rule.roundShares },
         'block orphaned',
       );
       return {
         ...base,
         outcome: orphaned.applied ? 'orphaned' : 'already-decided',
         detail: `main chain has ${header.hash}`,
-      };
-    }
-
-    if (header.depth < this.#opts.confirmDepth) {
-      await this.#previewPendingCredits(candidate, BigInt(header.reward));
-      await this.#ledger.observeBlock({
-        hash,
-        confirmations: header.depth,
-        note: `${header.depth}/${this.#opts.confirmDepth} confirmations`,
-        fencingToken: token,
-      });
-      return {
-        ...base,
-        outcome: 'pending',
-        detail: `${header.depth}/${this.#opts.confirmDepth} confirmations`,
       };
     }
 
@@ -238,7 +264,7 @@ export class BlockUnlocker {
       poolFeeKeptAtomic,
       finderBonusAtomic: split.finderBonus,
       scheme,
-      depth: header.depth,
+      depth,
       credits,
       fencingToken: token,
     });
@@ -259,6 +285,17 @@ export class BlockUnlocker {
   }
 
   /**
+   * A pending block that is not on the main chain now (another block at its height, or none yet):
+   * noted for the API, and out of the miners' pending estimate until it is back.
+   */
+  async #offMainChain(candidate: StoredBlockCandidate, token: string, note: string): Promise<void> {
+    await this.#ledger.observeBlock({ hash: candidate.hash, confirmations: 0, note, fencingToken: token });
+    await this.#pending.remove(candidate.hash).catch((error: unknown) => {
+      this.#logger.warn({ err: error, hash: candidate.hash }, 'pending credit estimate not removed');
+    });
+  }
+
+  /**
    * Once per block on the main chain: the split it will credit, kept as the miners' pending
    * estimate for the API. A failure here is logged, never allowed to delay the money decisions.
    */
@@ -272,60 +309,50 @@ export class BlockUnlocker {
     }
   }
 
+  /** One path for every scheme: SOLO pays the finder, PPLNS and PROP split by fixed weights. */
   async #split(
     candidate: StoredBlockCandidate,
     reward: bigint,
   ): Promise<{ split: PaymentSplit; scheme: PaymentSchemeName }> {
     const finder = candidate.finderAddress;
     if (candidate.solo || this.#opts.scheme === 'solo') {
-      return {
-        split: computeSplit({ scheme: 'solo', reward, finder, fee: this.#opts.fee.solo }),
-        scheme: 'solo',
-      };
+      return { split: soloSplit({ reward, finder, fee: this.#opts.fee.solo }), scheme: 'solo' };
     }
-    const emptyRound = this.#opts.emptyRound;
-    if (this.#opts.scheme === 'prop') {
-      const roundContributions = await this.#ledger.getRoundContributions({
-        height: candidate.height,
-        hash: candidate.hash,
-      });
-      return {
-        split: computeSplit({
-          scheme: 'prop',
-          reward,
-          roundContributions,
-          finder,
-          fee: this.#opts.fee.pool,
-          emptyRound,
-        }),
-        scheme: 'prop',
-      };
+    const scheme = this.#opts.scheme;
+    const weights =
+      scheme === 'prop'
+        ? await this.#ledger.getRoundContributions({ height: candidate.height, hash: candidate.hash })
+        : await this.#pplnsWeights(candidate);
+    const split = weightedSplit({
+      reward,
+      weights,
+      finder,
+      fee: this.#opts.fee.pool,
+      emptyRound: this.#opts.emptyRound,
+    });
+    return { split, scheme };
+  }
+
+  /** The window fixed at find time; for a block recorded before that existed, the read-back. */
+  async #pplnsWeights(candidate: StoredBlockCandidate): Promise<Map<string, bigint>> {
+    const { hash } = candidate;
+    if (candidate.window !== null) return this.#ledger.getBlockWindow(hash);
+    if (await this.#ledger.isWindowPending(hash)) {
+      throw new UnlockError('WINDOW_NOT_FIXED', 'the block’s PPLNS window is not fixed yet', { hash });
     }
     const windowDifficulty = pplnsWindowDifficulty(candidate.networkDifficulty, this.#opts.pplnsWindowFactor);
     const window = await this.#ledger.readSharesBackFrom(candidate.shareEntryId, windowDifficulty);
     if (window.endReason === 'trimmed' || window.endReason === 'max-shares') {
       this.#logger.warn(
-        { hash: candidate.hash, endReason: window.endReason, windowDifficulty: windowDifficulty.toString() },
+        { hash, endReason: window.endReason, windowDifficulty: windowDifficulty.toString() },
         'PPLNS window not filled: paying the shares that are left',
       );
     }
-    const sharesNewestFirst = window.shares.map((share) => ({
+    const shares = window.shares.map((share) => ({
       address: share.address,
-      worker: share.worker,
       difficulty: BigInt(share.difficulty),
       timestampMs: share.timestampMs,
     }));
-    return {
-      split: computeSplit({
-        scheme: 'pplns',
-        reward,
-        sharesNewestFirst,
-        windowDifficulty,
-        finder,
-        fee: this.#opts.fee.pool,
-        emptyRound,
-      }),
-      scheme: 'pplns',
-    };
+    return pplnsWindowWeights(shares, windowDifficulty).weights;
   }
 }

@@ -7,6 +7,24 @@ import type { BlockCandidate } from '../share-ledger.js';
  */
 export type StoredBlockStatus = 'pending' | 'rejected' | 'confirmed' | 'orphaned';
 
+/**
+ * Why a PPLNS read-back stopped: the window is filled; the stream holds nothing older (a young
+ * pool); it holds nothing older because entries were trimmed (the window lost shares); or the
+ * safety bound on the number of shares was hit.
+ */
+export type ShareWindowEnd = 'filled' | 'stream-start' | 'trimmed' | 'max-shares';
+
+/** A pool block's PPLNS window as it was fixed soon after the find (the weights are kept apart). */
+export interface BlockWindowSummary {
+  /** What the window should hold: factor × the block's network difficulty. */
+  readonly windowDifficulty: bigint;
+  /** What the shares read back filled of it (the sum of the weights). */
+  readonly countedDifficulty: bigint;
+  readonly shareCount: number;
+  readonly endReason: ShareWindowEnd;
+  readonly fixedAtMs: number;
+}
+
 export interface RoundSummary {
   readonly startedAtMs: number;
   readonly totalDifficulty: bigint;
@@ -34,4 +52,8 @@ export interface StoredBlockCandidate {
   readonly timestampMs: number;
   readonly status: StoredBlockStatus;
   readonly round: RoundSummary | null;
+  /** null until the leader fixed it, and always for a solo, a rejected or an older block. */
+  readonly window: BlockWindowSummary | null;
+  /** The unlocker's last word on a pending block (depth, or why it waits); null before it looked. */
+  readonly unlockNote: string | null;
 }

@@ -1,5 +1,7 @@
 import type { AcceptedShare } from '../share-ledger.js';
-import type { StoredBlockCandidate } from './stored-block.js';
+import type { ShareWindowEnd, StoredBlockCandidate } from './stored-block.js';
+
+export type { ShareWindowEnd } from './stored-block.js';
 
 export interface BlockCredit {
   readonly address: string;
@@ -42,13 +44,6 @@ export interface ObserveBlockRequest {
 /** `applied` false when the block was no longer pending (another run decided it first). */
 export type CreditOutcome = { readonly applied: true } | { readonly applied: false; readonly status: string };
 
-/**
- * Why a PPLNS read-back stopped: the window is filled; the stream holds nothing older (a young
- * pool); it holds nothing older because entries were trimmed (the window lost shares); or the
- * safety bound on the number of shares was hit.
- */
-export type ShareWindowEnd = 'filled' | 'stream-start' | 'trimmed' | 'max-shares';
-
 export interface ShareWindow {
   /** Pool shares (solo shares skipped), newest first, starting with the block's own share. */
   readonly shares: readonly AcceptedShare[];
@@ -57,8 +52,37 @@ export interface ShareWindow {
   readonly endReason: ShareWindowEnd;
 }
 
+export interface FixBlockWindowRequest {
+  readonly hash: string;
+  /** address -> counted difficulty, every value > 0. */
+  readonly weights: ReadonlyMap<string, bigint>;
+  readonly windowDifficulty: bigint;
+  readonly countedDifficulty: bigint;
+  readonly shareCount: number;
+  readonly endReason: ShareWindowEnd;
+  readonly fencingToken?: string;
+}
+
 /**
- * What the block unlocker reads and writes (src/store on Redis): the candidates, the shares their
+ * What the window fixer reads and writes: the pool blocks whose PPLNS window is still to be fixed
+ * (while there is one, the share stream is not trimmed), the shares to read it from, and the write
+ * that fixes it. Fenced like the unlocker's writes.
+ */
+export interface BlockWindowLedger {
+  /** Blocks whose window is not fixed yet, lowest height first, at most `limit`. */
+  listWindowPending(limit: number): Promise<string[]>;
+  getBlockCandidate(hash: string): Promise<StoredBlockCandidate | null>;
+  /** Pool shares from `entryId` back until their difficulty reaches `untilDifficulty`. */
+  readSharesBackFrom(entryId: string, untilDifficulty: bigint): Promise<ShareWindow>;
+  /**
+   * Stores the weights and the summary and takes the block out of the pending set, in one step,
+   * only while it is in the set and pending: `applied` false when another fixer came first.
+   */
+  fixBlockWindow(request: FixBlockWindowRequest): Promise<{ readonly applied: boolean }>;
+}
+
+/**
+ * What the block unlocker reads and writes (src/store on Redis): the candidates, the weights their
  * schemes split by, and the three decisions, each one atomic and idempotent by block hash.
  * Writes with a fencing token are refused (an error with `code` FENCED) unless it is the leader's.
  */
@@ -67,7 +91,11 @@ export interface UnlockLedger {
   listBlockCandidates(page: { offset: number; limit: number }): Promise<StoredBlockCandidate[]>;
   /** address -> difficulty of the round the block closed (PROP). */
   getRoundContributions(round: { height: number; hash: string }): Promise<Map<string, bigint>>;
-  /** PPLNS: pool shares from `entryId` back until their difficulty reaches `untilDifficulty`. */
+  /** address -> counted difficulty of the block's fixed PPLNS window (empty when none). */
+  getBlockWindow(hash: string): Promise<Map<string, bigint>>;
+  /** True while the block's window waits to be fixed. */
+  isWindowPending(hash: string): Promise<boolean>;
+  /** PPLNS of a block recorded before windows were fixed at find time: the read-back at unlock. */
   readSharesBackFrom(entryId: string, untilDifficulty: bigint): Promise<ShareWindow>;
   /** Credits every miner and confirms the block, in one step. */
   creditBlock(request: CreditBlockRequest): Promise<CreditOutcome>;

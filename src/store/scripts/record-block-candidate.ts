@@ -11,9 +11,11 @@ import type { ScriptCall } from './record-shares.js';
  *
  * KEYS: 1 `<p>:shares`, 2 `<p>:round:current`, 3 `<p>:round:current:meta`,
  *       4 the block's list (`<p>:blocks:candidates`, or `<p>:blocks:rejected`),
- *       5 `<p>:block:<hash>`, 6 `<p>:round:<height>:<hash>`, 7 miner key, 8 worker key.
+ *       5 `<p>:block:<hash>`, 6 `<p>:round:<height>:<hash>`, 7 miner key, 8 worker key,
+ *       9 `<p>:blocks:window-pending`.
  * ARGV: 1 stream max length, 2 "1" if the share is credited to the pool round (not solo),
- *       3 "1" if the block closes the pool round (not solo, not rejected), 4 status,
+ *       3 "1" if the block closes the pool round (not solo, not rejected): it also waits in
+ *       window-pending for its PPLNS window to be fixed, 4 status,
  *       5..11 the share's seven values (SHARE_ENTRY_FIELDS order),
  *       12 height, 13 hash, 14 prevHash, 15 network difficulty (decimal), 16 submitResult,
  *       17 submitError ("" for none), 18 timestampMs (also the next round's startedAtMs),
@@ -22,6 +24,10 @@ import type { ScriptCall } from './record-shares.js';
  *
  * A pool round hash is never empty when the block closes it (the solving share was just credited
  * to it), but RENAME is still guarded: RENAME of a missing key is an error in Redis.
+ *
+ * The stream is trimmed only while window-pending is empty (as in record_shares), so the entries
+ * a pool block's window is read from stay until the leader has fixed it: each block is credited
+ * whatever the share rate and `streamMaxLength`.
  */
 export const RECORD_BLOCK_CANDIDATE_LUA = `
 if redis.call('EXISTS', KEYS[5]) == 1 then
@@ -59,9 +65,12 @@ if ARGV[3] == '1' then
   end
   redis.call('DEL', KEYS[3])
   redis.call('HSET', KEYS[3], 'startedAtMs', ARGV[18], 'totalDifficulty', '0', 'shareCount', '0')
+  redis.call('ZADD', KEYS[9], ARGV[12], ARGV[13])
 end
 redis.call('ZADD', KEYS[4], ARGV[12], ARGV[13])
-redis.call('XTRIM', KEYS[1], 'MAXLEN', '~', ARGV[1])
+if redis.call('ZCARD', KEYS[9]) == 0 then
+  redis.call('XTRIM', KEYS[1], 'MAXLEN', '~', ARGV[1])
+end
 return {1, id, ARGV[4]}
 `;
 
@@ -84,6 +93,7 @@ export function buildRecordBlockCandidateCall(
       keys.closedRound(candidate.height, candidate.hash),
       keys.miner(share.address),
       keys.worker(share.address, share.worker),
+      keys.blocksWindowPending,
     ],
     args: [
       String(streamMaxLength),

@@ -6,8 +6,9 @@ import { pushShareEntryValues } from '../share-entry.js';
  * record_shares: a batch of shares in one atomic call.
  *
  * KEYS: 1 `<p>:shares`, 2 `<p>:round:current`, 3 `<p>:round:current:meta`,
- *       then M miner keys, then W worker keys.
- * ARGV: 1 stream max length (approximate trim), 2 share count N, 3 M, 4 W,
+ *       4 `<p>:blocks:window-pending`, then M miner keys, then W worker keys.
+ * ARGV: 1 stream max length (approximate trim, skipped while a found block's window is not fixed:
+ *       its entry must stay readable), 2 share count N, 3 M, 4 W,
  *       5 round difficulty of the batch (pool shares, decimal), 6 round share count of the batch,
  *       7 timestamp of the batch's first pool share ("" when none): the round's startedAtMs if
  *         the round has none yet,
@@ -38,7 +39,7 @@ if ARGV[6] ~= '0' then
   redis.call('HSETNX', KEYS[3], 'startedAtMs', ARGV[7])
 end
 for m = 1, nMiners do
-  local key = KEYS[3 + m]
+  local key = KEYS[4 + m]
   if ARGV[i + 1] ~= '0' then
     redis.call('HINCRBY', KEYS[2], ARGV[i], ARGV[i + 1])
   end
@@ -48,13 +49,15 @@ for m = 1, nMiners do
   i = i + 5
 end
 for w = 1, nWorkers do
-  local key = KEYS[3 + nMiners + w]
+  local key = KEYS[4 + nMiners + w]
   redis.call('HINCRBY', key, 'sharesValid', ARGV[i])
   redis.call('HINCRBY', key, 'difficultyTotal', ARGV[i + 1])
   redis.call('HSET', key, 'lastShareMs', ARGV[i + 2])
   i = i + 3
 end
-redis.call('XTRIM', KEYS[1], 'MAXLEN', '~', ARGV[1])
+if redis.call('ZCARD', KEYS[4]) == 0 then
+  redis.call('XTRIM', KEYS[1], 'MAXLEN', '~', ARGV[1])
+end
 return ids
 `;
 
@@ -140,7 +143,14 @@ export function buildRecordSharesCall(
     }
   }
   return {
-    keys: [keys.shares, keys.roundCurrent, keys.roundCurrentMeta, ...minerKeys, ...workerKeys],
+    keys: [
+      keys.shares,
+      keys.roundCurrent,
+      keys.roundCurrentMeta,
+      keys.blocksWindowPending,
+      ...minerKeys,
+      ...workerKeys,
+    ],
     args: [
       String(streamMaxLength),
       String(shares.length),

@@ -1,14 +1,22 @@
 import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { ChainBlock } from '../../../src/devnet/chain/chain-state.js';
 import type { Devnet } from '../../../src/devnet/devnet.js';
+import { LeaderLoop } from '../../../src/leader/leader-loop.js';
 import {
   BlockUnlocker,
   type BlockUnlockerModules,
   type BlockUnlockerOptions,
 } from '../../../src/leader/unlocker/block-unlocker.js';
+import { WindowFixer } from '../../../src/leader/unlocker/window-fixer.js';
+import { createPoolEventBus } from '../../../src/pool/events.js';
 import { pplnsSplit } from '../../../src/pool/schemes/pplns.js';
+import { propSplit } from '../../../src/pool/schemes/prop.js';
+import { soloSplit } from '../../../src/pool/schemes/solo.js';
+import type { AcceptedShare } from '../../../src/pool/share-ledger.js';
 import { DaemonClient } from '../../../src/rpc/daemon-client.js';
 import { RedisBalances } from '../../../src/store/balances-store.js';
+import { createStoreKeys } from '../../../src/store/keys.js';
 import { PendingCredits } from '../../../src/store/pending-credits.js';
 import { createRedisClient } from '../../../src/store/redis-client.js';
 import { RedisShareLedger } from '../../../src/store/redis-share-ledger.js';
@@ -26,6 +34,11 @@ import {
 import { expectLedgerConsistent } from '../payouts/money-invariants.js';
 
 const [A, B, C] = ADDRESSES;
+
+/** Records `count` copies of `share` through the ledger's batches. */
+async function recordMany(ledger: RedisShareLedger, count: number, share: AcceptedShare): Promise<void> {
+  await Promise.all(Array.from({ length: count }, () => ledger.recordShare(share)));
+}
 const FEE = {
   pool: { poolFeeBasisPoints: 100, finderBonusBasisPoints: 0 },
   solo: { poolFeeBasisPoints: 50, finderBonusBasisPoints: 0 },
@@ -38,21 +51,21 @@ function unlockerOn(
   options: Partial<BlockUnlockerOptions>,
   modules: Pick<BlockUnlockerModules, 'daemon' | 'logger' | 'fencingToken'>,
 ): BlockUnlocker {
-  return new BlockUnlocker(
-    {
-      scheme: 'pplns',
-      fee: FEE,
-      confirmDepth: 60,
-      pplnsWindowFactor: 2,
-      emptyRound: 'credit-finder',
-      ...options,
-    },
-    {
-      ...modules,
-      ledger: new UnlockerStore({ keyPrefix }, { redis }),
-      pendingEstimates: new PendingCredits({ keyPrefix }, { redis }),
-    },
-  );
+  const opts: BlockUnlockerOptions = {
+    scheme: 'pplns',
+    fee: FEE,
+    confirmDepth: 60,
+    pplnsWindowFactor: 2,
+    emptyRound: 'credit-finder',
+    ...options,
+  };
+  const ledger = new UnlockerStore({ keyPrefix }, { redis });
+  return new BlockUnlocker(opts, {
+    ...modules,
+    ledger,
+    windows: new WindowFixer({ pplnsWindowFactor: opts.pplnsWindowFactor }, { ...modules, ledger }),
+    pendingEstimates: new PendingCredits({ keyPrefix }, { redis }),
+  });
 }
 
 describe('BlockUnlocker against the devnet daemon', () => {
@@ -74,41 +87,42 @@ describe('BlockUnlocker against the devnet daemon', () => {
     await Promise.all([server?.stop(), devnet?.stop()]);
   });
 
-  function setup(label: string, scheme: 'pplns' | 'prop' | 'solo' = 'pplns') {
+  function setup(
+    label: string,
+    scheme: 'pplns' | 'prop' | 'solo' = 'pplns',
+    ledgerOptions: { streamMaxLength?: number } = {},
+  ) {
     const keyPrefix = uniquePrefix(label);
     return {
       keyPrefix,
-      ledger: new RedisShareLedger({ keyPrefix }, { redis, logger: silentLogger }),
+      keys: createStoreKeys(keyPrefix),
+      ledger: new RedisShareLedger({ keyPrefix, ...ledgerOptions }, { redis, logger: silentLogger }),
       unlocker: unlockerOn(redis, keyPrefix, { scheme, confirmDepth: 5 }, { daemon, logger: silentLogger }),
       balances: new RedisBalances({ keyPrefix }, { redis }),
     };
   }
 
-  it('credits a confirmed block exactly per PPLNS, once, with the reward from the header', async () => {
-    const s = setup('pplns');
+  /** Mines a devnet block and records it as the pool's candidate, solved by `share`. */
+  async function findBlock(s: ReturnType<typeof setup>, share: AcceptedShare): Promise<ChainBlock> {
+    const [block] = devnet.control.mineBlocks(1);
+    await s.ledger.writeBlockCandidate(
+      makeCandidate({ hash: block!.id, height: block!.height, networkDifficulty: 1000n, share }),
+    );
+    return block!;
+  }
+
+  /** C 5000, B 700, A 900, then a block A's share of 300 found at network difficulty 1000. */
+  async function findPplnsBlock(s: ReturnType<typeof setup>): Promise<ChainBlock> {
     await s.ledger.recordShare(makeShare({ address: C, difficulty: 5000 }));
     await s.ledger.recordShare(makeShare({ address: B, difficulty: 700 }));
     await s.ledger.recordShare(makeShare({ address: A, difficulty: 900 }));
-    const [block] = devnet.control.mineBlocks(1);
-    const networkDifficulty = 1000n;
-    await s.ledger.writeBlockCandidate(
-      makeCandidate({
-        hash: block!.id,
-        height: block!.height,
-        networkDifficulty,
-        share: makeShare({ address: A, difficulty: 300 }),
-      }),
-    );
-    const shallow = await s.unlocker.runOnce();
-    expect(shallow.decisions).toEqual([expect.objectContaining({ hash: block!.id, outcome: 'pending' })]);
-    devnet.control.mineBlocks(5);
-    const confirmed = await s.unlocker.runOnce();
-    expect(confirmed.decisions).toEqual([
-      expect.objectContaining({ outcome: 'confirmed', rewardAtomic: block!.rewardAtomic }),
-    ]);
-    // Newest first: A 300 (the block's share), A 900, B 700, C 100 of 5000 (window 2000).
-    const expected = pplnsSplit({
-      reward: block!.rewardAtomic,
+    return findBlock(s, makeShare({ address: A, difficulty: 300 }));
+  }
+
+  /** findPplnsBlock's split. Newest first: A 300 (the block's share), A 900, B 700, C 100 of 5000 (window 2000). */
+  function pplnsSplitOf(block: ChainBlock) {
+    return pplnsSplit({
+      reward: block.rewardAtomic,
       sharesNewestFirst: [
         { address: A, difficulty: 300n, timestampMs: 0 },
         { address: A, difficulty: 900n, timestampMs: 0 },
@@ -119,33 +133,81 @@ describe('BlockUnlocker against the devnet daemon', () => {
       finder: A,
       fee: FEE.pool,
     });
+  }
+
+  it('credits a confirmed block exactly per PPLNS, once, with the reward from the header', async () => {
+    const s = setup('pplns');
+    const block = await findPplnsBlock(s);
+    const shallow = await s.unlocker.runOnce();
+    expect(shallow.decisions).toEqual([expect.objectContaining({ hash: block.id, outcome: 'pending' })]);
+    devnet.control.mineBlocks(5);
+    const confirmed = await s.unlocker.runOnce();
+    expect(confirmed.decisions).toEqual([
+      expect.objectContaining({ outcome: 'confirmed', rewardAtomic: block.rewardAtomic }),
+    ]);
+    const expected = pplnsSplitOf(block);
     for (const address of [A, B, C]) {
       expect((await s.balances.getBalance(address)).balance).toBe(expected.credits.get(address) ?? 0n);
     }
     const totals = await s.balances.getTotals();
-    expect(totals.rewards).toBe(block!.rewardAtomic);
+    expect(totals.rewards).toBe(block.rewardAtomic);
     expect(totals.poolFees).toBe(expected.poolFee);
-    expect((await s.ledger.getBlockCandidate(block!.id))?.status).toBe('confirmed');
+    expect((await s.ledger.getBlockCandidate(block.id))?.status).toBe('confirmed');
     expect((await s.unlocker.runOnce()).decisions).toEqual([]);
     await expectLedgerConsistent(redis, s.keyPrefix, [A, B, C]);
   });
 
-  it('orphans a candidate replaced by a reorg and credits nothing for it', async () => {
+  it('orphans a candidate only once another block at its height is confirmDepth deep; PROP merges its round', async () => {
     const s = setup('reorg', 'prop');
     await s.ledger.recordShare(makeShare({ address: B, difficulty: 800 }));
-    const [block] = devnet.control.mineBlocks(1);
-    await s.ledger.writeBlockCandidate(
-      makeCandidate({ hash: block!.id, height: block!.height, share: makeShare({ address: A }) }),
-    );
+    const block = await findBlock(s, makeShare({ address: A }));
     devnet.control.reorg(1, { replacementBlocks: 2 });
-    devnet.control.mineBlocks(6);
+    // Another hash at the height, 1 block deep: a short reorg may still bring the block back.
+    const shallow = await s.unlocker.runOnce();
+    expect(shallow.decisions).toEqual([
+      expect.objectContaining({ hash: block.id, outcome: 'not-on-main-chain' }),
+    ]);
+    expect((await s.ledger.getBlockCandidate(block.id))?.status).toBe('pending');
+    expect((await s.ledger.getRoundContributions()).get(B)).toBeUndefined();
+
+    devnet.control.mineBlocks(4);
     const summary = await s.unlocker.runOnce();
-    expect(summary.decisions).toEqual([expect.objectContaining({ hash: block!.id, outcome: 'orphaned' })]);
-    expect((await s.ledger.getBlockCandidate(block!.id))?.status).toBe('orphaned');
+    expect(summary.decisions).toEqual([expect.objectContaining({ hash: block.id, outcome: 'orphaned' })]);
+    expect((await s.ledger.getBlockCandidate(block.id))?.status).toBe('orphaned');
     // PROP: the orphaned round's work is carried into the current round.
     expect((await s.ledger.getRoundContributions()).get(B)).toBe(800n);
     for (const address of [A, B, C]) expect((await s.balances.getBalance(address)).credited).toBe(0n);
     expect((await s.balances.getTotals()).blocksOrphaned).toBe(1n);
+    expect(await redis.exists(s.keys.blockWindow(block.id), s.keys.closedRound(block.height, block.id))).toBe(
+      0,
+    );
+    await expectLedgerConsistent(redis, s.keyPrefix, [A, B, C]);
+  });
+
+  it('credits once a block that a short reorg took away and a second reorg brought back before depth', async () => {
+    const s = setup('reorg-back');
+    const block = await findPplnsBlock(s);
+    devnet.control.reorg(1);
+    expect((await s.unlocker.runOnce()).decisions).toEqual([
+      expect.objectContaining({ hash: block.id, outcome: 'not-on-main-chain' }),
+    ]);
+    const away = await s.ledger.getBlockCandidate(block.id);
+    expect(away).toMatchObject({ status: 'pending', unlockNote: expect.stringContaining('another block') });
+
+    const back = devnet.control.reorgBack();
+    expect(back.restored.map((restored) => restored.id)).toEqual([block.id]);
+    devnet.control.mineBlocks(5);
+    const confirmed = await s.unlocker.runOnce();
+    expect(confirmed.decisions).toEqual([
+      expect.objectContaining({ hash: block.id, outcome: 'confirmed', rewardAtomic: block.rewardAtomic }),
+    ]);
+    expect((await s.unlocker.runOnce()).decisions).toEqual([]);
+    const expected = pplnsSplitOf(block);
+    for (const address of [A, B, C]) {
+      expect((await s.balances.getBalance(address)).credited).toBe(expected.credits.get(address));
+    }
+    const totals = await s.balances.getTotals();
+    expect(totals).toMatchObject({ blocksConfirmed: 1n, blocksOrphaned: 0n, rewards: block.rewardAtomic });
     await expectLedgerConsistent(redis, s.keyPrefix, [A, B, C]);
   });
 
@@ -158,6 +220,127 @@ describe('BlockUnlocker against the devnet daemon', () => {
     const summary = await s.unlocker.runOnce();
     expect(summary.decisions).toEqual([expect.objectContaining({ outcome: 'above-tip' })]);
     expect((await s.ledger.getBlockCandidate(blockHash(0xabc)))?.status).toBe('pending');
+  });
+
+  it('credits a PPLNS block whose share entry 20,000 later shares would have trimmed away', async () => {
+    const s = setup('trimmed', 'pplns', { streamMaxLength: 10_000 });
+    const block = await findPplnsBlock(s);
+    // The next round's shares: none of them counts for this block.
+    await recordMany(s.ledger, 20_000, makeShare({ address: B, difficulty: 50 }));
+    // Not trimmed while the block's window is still to be fixed.
+    expect(await redis.xlen(s.keys.shares)).toBe(20_004);
+
+    const shallow = await s.unlocker.runOnce();
+    expect(shallow.decisions).toEqual([expect.objectContaining({ hash: block.id, outcome: 'pending' })]);
+    expect((await s.ledger.getBlockCandidate(block.id))?.window).toMatchObject({
+      windowDifficulty: 2000n,
+      countedDifficulty: 2000n,
+      shareCount: 4,
+      endReason: 'filled',
+    });
+    // Fixed: the next write trims the stream again.
+    await recordMany(s.ledger, 10, makeShare({ address: B, difficulty: 50 }));
+    expect(await redis.xlen(s.keys.shares)).toBeLessThan(10_200);
+
+    devnet.control.mineBlocks(5);
+    const confirmed = await s.unlocker.runOnce();
+    expect(confirmed.decisions).toEqual([expect.objectContaining({ hash: block.id, outcome: 'confirmed' })]);
+    // Exactly what the untrimmed stream pays (the first test's block).
+    const expected = pplnsSplitOf(block);
+    for (const address of [A, B, C]) {
+      expect((await s.balances.getBalance(address)).credited).toBe(expected.credits.get(address) ?? 0n);
+    }
+    expect(await redis.exists(s.keys.blockWindow(block.id))).toBe(0);
+    await expectLedgerConsistent(redis, s.keyPrefix, [A, B, C]);
+  });
+
+  it('PROP: credits the round the block closed, fixed when it was found, whatever came after', async () => {
+    const s = setup('prop-e2e', 'prop', { streamMaxLength: 10_000 });
+    await s.ledger.recordShare(makeShare({ address: A, difficulty: 600 }));
+    await s.ledger.recordShare(makeShare({ address: B, difficulty: 400 }));
+    const block = await findBlock(s, makeShare({ address: C, difficulty: 100 }));
+    await recordMany(s.ledger, 12_000, makeShare({ address: A, difficulty: 50 }));
+    expect((await s.unlocker.runOnce()).decisions).toEqual([expect.objectContaining({ outcome: 'pending' })]);
+    // The window is fixed for every pool block, so a later switch to PPLNS could still pay it.
+    expect((await s.ledger.getBlockCandidate(block.id))?.window).toMatchObject({ shareCount: 3 });
+    devnet.control.mineBlocks(5);
+    expect((await s.unlocker.runOnce()).decisions).toEqual([
+      expect.objectContaining({ hash: block.id, outcome: 'confirmed' }),
+    ]);
+    const expected = propSplit({
+      reward: block.rewardAtomic,
+      roundContributions: new Map([
+        [A, 600n],
+        [B, 400n],
+        [C, 100n],
+      ]),
+      finder: C,
+      fee: FEE.pool,
+    });
+    for (const address of [A, B, C]) {
+      expect((await s.balances.getBalance(address)).credited).toBe(expected.credits.get(address));
+    }
+    expect((await s.balances.getTotals()).poolFees).toBe(expected.poolFee);
+    expect(await redis.exists(s.keys.closedRound(block.height, block.id), s.keys.blockWindow(block.id))).toBe(
+      0,
+    );
+    await expectLedgerConsistent(redis, s.keyPrefix, [A, B, C]);
+  });
+
+  it('SOLO: credits the finder less the solo fee; a solo block never holds the stream back', async () => {
+    const s = setup('solo-e2e', 'solo', { streamMaxLength: 10_000 });
+    await s.ledger.recordShare(makeShare({ address: A, difficulty: 600, solo: true }));
+    const block = await findBlock(s, makeShare({ address: B, difficulty: 100, solo: true }));
+    await recordMany(s.ledger, 12_000, makeShare({ address: A, difficulty: 50, solo: true }));
+    expect(await redis.xlen(s.keys.shares)).toBeLessThan(10_300);
+    expect((await s.unlocker.runOnce()).decisions).toEqual([expect.objectContaining({ outcome: 'pending' })]);
+    expect((await s.ledger.getBlockCandidate(block.id))?.window).toBeNull();
+    devnet.control.mineBlocks(5);
+    expect((await s.unlocker.runOnce()).decisions).toEqual([
+      expect.objectContaining({ hash: block.id, outcome: 'confirmed' }),
+    ]);
+    const expected = soloSplit({ reward: block.rewardAtomic, finder: B, fee: FEE.solo });
+    expect((await s.balances.getBalance(B)).credited).toBe(expected.totalCredited);
+    expect((await s.balances.getBalance(A)).credited).toBe(0n);
+    expect((await s.balances.getTotals()).poolFees).toBe(expected.poolFee);
+    await expectLedgerConsistent(redis, s.keyPrefix, [A, B, C]);
+  });
+
+  it('the leader fixes a pool block’s window on block-found, without waiting for the next unlock run', async () => {
+    const s = setup('on-found');
+    const events = createPoolEventBus(() => undefined);
+    const firstRun = vi.spyOn(s.unlocker, 'runOnce');
+    const loop = new LeaderLoop(
+      { unlockIntervalMs: 3_600_000, payoutIntervalMs: null },
+      // Payouts are off (null interval): the runner is never called.
+      { unlocker: s.unlocker, payouts: undefined as never, events, logger: silentLogger },
+    );
+    loop.start();
+    try {
+      await vi.waitFor(() => expect(firstRun).toHaveBeenCalledOnce());
+      await firstRun.mock.results[0]!.value;
+      await s.ledger.recordShare(makeShare({ address: B, difficulty: 700 }));
+      const candidate = makeCandidate({
+        hash: blockHash(0xf0f),
+        height: 42,
+        networkDifficulty: 1000n,
+        share: makeShare({ address: A, difficulty: 300 }),
+      });
+      await s.ledger.writeBlockCandidate(candidate);
+      events.publish('block-found', {
+        height: candidate.height,
+        hash: candidate.hash,
+        finderAddress: candidate.share.address,
+        solo: false,
+        timestampMs: candidate.timestampMs,
+      });
+      await vi.waitFor(async () => {
+        expect((await s.ledger.getBlockCandidate(candidate.hash))?.window).toMatchObject({ shareCount: 2 });
+      });
+      expect(firstRun).toHaveBeenCalledOnce();
+    } finally {
+      await loop.stop();
+    }
   });
 
   it('does nothing when the fencing hook says this process is not the leader', async () => {

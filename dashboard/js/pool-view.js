@@ -127,7 +127,8 @@ export class PoolView {
     if (block.status === 'pending' && block.confirmations !== null && this.#unlockDepth !== null) {
       text = `pending ${Math.min(block.confirmations, this.#unlockDepth)}/${this.#unlockDepth}`;
     }
-    return el('span', { class: `badge ${block.status}` }, text);
+    // The unlocker's note says why a pending block waits (e.g. another block holds its height for now).
+    return el('span', { class: `badge ${block.status}`, title: block.unlockNote ?? null }, text);
   }
 
   #ensureChart() {

@@ -56,6 +56,11 @@ export const blockSummarySchema = z.strictObject({
   /** The miner who found it (addresses are public on the pool's pages; IPs never are). */
   finderAddress: z.string(),
   rewardAtomic: decimal.nullable(),
+  /**
+   * A pending block's unlocker note: its depth, or why it waits (e.g. another block holds its
+   * height for now, after a reorg that may still be undone); null otherwise.
+   */
+  unlockNote: z.string().nullable(),
 });
 
 export const feePoolSchema = z.discriminatedUnion('status', [

@@ -90,6 +90,7 @@ export class StatsService {
       solo: block.solo,
       finderAddress: block.finderAddress,
       rewardAtomic: block.rewardAtomic === null ? null : block.rewardAtomic.toString(),
+      unlockNote: block.status === 'pending' ? block.unlockNote : null,
     };
   }
 

@@ -94,7 +94,12 @@ describe('HTTP API', () => {
       .hset(keys.block(hash(1)), 'status', 'confirmed', 'reward', '60000000')
       .zrem(keys.blockCandidates, hash(1))
       .zadd(money.blocksConfirmed, 980, hash(1))
-      .hset(keys.block(hash(2)), 'status', 'orphaned')
+      .hset(keys.block(hash(2)), 'status', 'orphaned', 'unlockNote', 'an old note')
+      .hset(
+        keys.block(hash(3)),
+        'unlockNote',
+        'not on the main chain at depth 4/60: another block at this height',
+      )
       .zrem(keys.blockCandidates, hash(2))
       .zadd(money.blocksOrphaned, 985, hash(2))
       .hset(
@@ -212,6 +217,11 @@ describe('HTTP API', () => {
     expect(first.blocks.map((b) => [b.height, b.status, b.confirmations])).toEqual([
       [995, 'pending', 4],
       [985, 'orphaned', null],
+    ]);
+    // A pending block shows why it waits; a decided one shows no stale note.
+    expect(first.blocks.map((b) => b.unlockNote)).toEqual([
+      'not on the main chain at depth 4/60: another block at this height',
+      null,
     ]);
     const second = body(blocksPageSchema, (await app.inject({ url: '/api/blocks?limit=2&page=2' })).payload);
     expect(second.blocks).toHaveLength(1);

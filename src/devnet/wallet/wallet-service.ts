@@ -5,6 +5,7 @@ import {
   encodeAddress,
   encodeIntegratedAddress,
 } from '../../fuego/address.js';
+import { isCanonicalScalar, reduceScalar } from '../../fuego/ed25519-scalar.js';
 import { bytesToHex, hexToBytes } from '../../fuego/hex.js';
 import { cnFastHash } from '../../fuego/keccak.js';
 import { parseTransaction, type Transaction } from '../../fuego/transaction.js';
@@ -17,7 +18,7 @@ import {
 } from '../chain/deposit-interest.js';
 import { deriveTxPublicKey } from '../chain/output-keys.js';
 import { decoySupply, hasEnoughDecoys } from './decoy-supply.js';
-import { isCanonicalScalar, keyPairFromSeed, publicKeyOf, reduceScalar } from './ed25519-keys.js';
+import { keyPairFromSeed, publicKeyOf } from './ed25519-keys.js';
 import {
   estimateFusion,
   FUSION_TX_MAX_SIZE_BYTES,

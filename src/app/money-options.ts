@@ -35,6 +35,11 @@ export function minPayoutAtomicOf(config: PayoutConfig): bigint {
   return parseCoins(config.minPayoutCoins);
 }
 
+/** The cap of miners' own payout thresholds (`maxThresholdCoins`), atomic. */
+export function maxThresholdAtomicOf(config: PayoutConfig): bigint {
+  return parseCoins(config.maxThresholdCoins);
+}
+
 export function unlockerOptionsFrom(payments: PaymentsConfig): BlockUnlockerOptions {
   return {
     scheme: payments.scheme,

@@ -107,6 +107,12 @@ export const payoutConfigSchema = z.strictObject({
     .default(3_600),
   /** Pool-wide minimum balance that is paid, in coins ("0.5"). */
   minPayoutCoins: coins.default('1'),
+  /**
+   * The highest payout threshold a miner may set for themselves (with a message signed by their
+   * wallet, see src/pool/payouts/miner-threshold.ts), in coins: it bounds how long anyone's
+   * threshold holds their balance. Equal to minPayoutCoins: miners cannot raise theirs.
+   */
+  maxThresholdCoins: coins.default('1000'),
   /** Transfers per sendTransaction; a transaction must stay under the network's size limit. */
   maxTransfersPerTransaction: z.number().int().min(1).max(100).default(15),
   /** walletd 1.9.3 always pays 80000 whatever it is asked; the record's fee is what counts. */
@@ -180,8 +186,16 @@ export const paymentsConfigSchema = z
         message: 'must be at least refusalBackoffSec',
       });
     }
-    if (config.payouts.feePaidBy !== 'miners') return;
     const min = safeCoins(config.payouts.minPayoutCoins);
+    const max = safeCoins(config.payouts.maxThresholdCoins);
+    if (min !== null && max !== null && max < min) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['payouts', 'maxThresholdCoins'],
+        message: 'must be at least minPayoutCoins',
+      });
+    }
+    if (config.payouts.feePaidBy !== 'miners') return;
     if (min !== null && min <= BigInt(config.payouts.networkFeeAtomic)) {
       ctx.addIssue({
         code: 'custom',

@@ -82,6 +82,18 @@ const powSchema = z.strictObject({
 });
 
 const poolSchema = z.strictObject({
+  /**
+   * The pool's name, shown by the API and the dashboard and written into the messages miners sign
+   * to set their payout threshold (so a signature made for one pool means nothing to another):
+   * make it unique to this pool, e.g. its domain. One word: no spaces, quotes or ':'.
+   */
+  name: z
+    .string()
+    .regex(
+      /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/,
+      'letters, digits, ".", "_" or "-" (starting with a letter or digit), at most 64',
+    )
+    .default('fuego-pool'),
   /** Standard address the block rewards go to (the pool wallet's); required to start the pool. */
   address: z.string().optional(),
   /** Unique per stratum node: it is the first two bytes of every extra nonce. */

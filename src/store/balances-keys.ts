@@ -43,6 +43,8 @@ import { createStoreKeys } from './keys.js';
  *   the runner, replaced each pass.
  * - `<p>:payout:backoff` - STRING - JSON of the pause after the wallet refused to build a
  *   transaction - the runner.
+ * - `<p>:payout:thresholds` - HASH - miners' own payout thresholds and the timestamp of their last
+ *   signed setting - miner-thresholds.ts (its own module; no money script touches it) - kept.
  * - `<p>:payout:lock` - STRING - random token of the process running payouts, PX expiry - SET NX;
  *   every payout script refuses to write unless it still holds it.
  * - `<p>:leader:token` - STRING - fencing token of the elected leader (written by the leader

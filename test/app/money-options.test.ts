@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { feePoliciesFrom } from '../../src/app/money-options.js';
+import { feePoliciesFrom, maxThresholdAtomicOf } from '../../src/app/money-options.js';
 import { parseConfig } from '../../src/config/load-config.js';
 import { percentToBasisPoints } from '../../src/config/payments-schema.js';
 import { minerAddress } from '../leader/payouts/payout-test-kit.js';
@@ -22,6 +22,7 @@ describe('payments config', () => {
     });
     expect(config.payouts).toMatchObject({
       minPayoutCoins: '1',
+      maxThresholdCoins: '1000',
       maxTransfersPerTransaction: 15,
       feePaidBy: 'pool',
     });
@@ -35,10 +36,18 @@ describe('payments config', () => {
     [{ payouts: { maxTransfersPerTransaction: 0 } }, 'payments.payouts.maxTransfersPerTransaction:'],
     [{ confirmDepth: -5 }, 'payments.confirmDepth:'],
     [{ payouts: { feePaidBy: 'miners', minPayoutCoins: '0.001' } }, 'payments.payouts.minPayoutCoins:'],
+    [{ payouts: { minPayoutCoins: '10', maxThresholdCoins: '9.9' } }, 'payments.payouts.maxThresholdCoins:'],
+    [{ payouts: { maxThresholdCoins: '1e3' } }, 'payments.payouts.maxThresholdCoins:'],
     [{ typo: 1 }, 'payments.typo: unknown key'],
   ])('rejects %j naming the key', (input, key) => {
     expect(() => parsePaymentsConfig(input)).toThrow(
       expect.objectContaining({ code: 'CONFIG_INVALID', message: expect.stringContaining(key) }),
     );
+  });
+
+  it("takes a cap of miners' thresholds equal to the minimum (miners then cannot raise theirs)", () => {
+    const payouts = parsePaymentsConfig({ payouts: { minPayoutCoins: '5', maxThresholdCoins: '5' } }).payouts;
+    expect(maxThresholdAtomicOf(payouts)).toBe(50_000_000n);
+    expect(maxThresholdAtomicOf(parsePaymentsConfig({}).payouts)).toBe(10_000_000_000n);
   });
 });

@@ -12,5 +12,6 @@ describe('shipped example configurations', () => {
     const config = loadConfigFile(path);
     expect(config.stratum.ports).toHaveLength(3);
     expect(config.payments.scheme).toBe('pplns');
+    expect(config.payments.payouts.maxThresholdCoins).toBe('1000');
   });
 });

@@ -117,6 +117,16 @@ describe('pool sections', () => {
   });
 });
 
+describe('pool name', () => {
+  it('is one word, since miners sign messages that contain it', () => {
+    expect(parseConfig({}).pool.name).toBe('fuego-pool');
+    expect(parseConfig({ pool: { name: 'pool.example.org' } }).pool.name).toBe('pool.example.org');
+    for (const name of ['my pool', 'a:b', '', '-x', 'x'.repeat(65)]) {
+      expect(configErrorOf(() => parseConfig({ pool: { name } })).message).toContain('pool.name');
+    }
+  });
+});
+
 describe('redis section', () => {
   it('asks for sentinels and a master name in sentinel mode', () => {
     const error = configErrorOf(() => parseConfig({ redis: { mode: 'sentinel' } }));

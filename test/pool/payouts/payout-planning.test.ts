@@ -89,4 +89,34 @@ describe('planPayouts', () => {
       'wallet balance too low for this batch',
     ]);
   });
+
+  it("waits for a miner's own threshold above the pool minimum; one below it counts as the minimum", () => {
+    const options = {
+      minPayoutAtomic: 100n,
+      maxTransfersPerTransaction: 10,
+      networkFeeAtomic: 10n,
+      feePaidBy: 'pool' as const,
+      availableAtomic: 10n ** 12n,
+      maxBatches: 5,
+    };
+    const paidOf = (miners: Parameters<typeof planPayouts>[0]) =>
+      planPayouts(miners, options).batches.flatMap((b) =>
+        b.transfers.map((t) => [t.address, t.amountAtomic]),
+      );
+    expect(
+      paidOf([
+        { address: MINERS[0]!, balanceAtomic: 499n, thresholdAtomic: 500n }, // above the minimum, below its own
+        { address: MINERS[1]!, balanceAtomic: 500n, thresholdAtomic: 500n }, // at its own
+        { address: MINERS[2]!, balanceAtomic: 501n, thresholdAtomic: 500n }, // above its own
+        { address: MINERS[3]!, balanceAtomic: 150n }, // no threshold: the pool minimum
+        { address: MINERS[4]!, balanceAtomic: 99n, thresholdAtomic: 50n }, // own below the minimum
+        { address: MINERS[5]!, balanceAtomic: 100n, thresholdAtomic: 50n },
+      ]),
+    ).toEqual([
+      [MINERS[2], 501n],
+      [MINERS[1], 500n],
+      [MINERS[3], 150n],
+      [MINERS[5], 100n],
+    ]);
+  });
 });

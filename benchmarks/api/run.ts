@@ -129,7 +129,7 @@ async function main(): Promise<void> {
       { classicApi: true },
       {
         redisProbe: () => redis.ping(),
-        stores: createApiStores(keyPrefix, redis),
+        stores: createApiStores(keyPrefix, redis, { maxThresholdAtomic: 10_000_000_000n }),
         daemon: {
           getInfo: async () => info,
           getFeePoolInfo: async () => Promise.reject(new RpcError('RPC_NOT_SUPPORTED', 'no')),
@@ -146,6 +146,7 @@ async function main(): Promise<void> {
             feePercent: 1,
             soloFeePercent: 1,
             minPaymentAtomic: 10_000_000n,
+            maxThresholdAtomic: 10_000_000_000n,
             intervalSeconds: 3600,
             unlockDepth: 10,
             networkFeePaidBy: 'miners',

@@ -12,7 +12,7 @@ import { buildApiServer } from '../servers/api/build-api-server.js';
 import type { PoolInfo } from '../servers/api/pool-info.js';
 import { cachedAliasByAddress } from './alias-lookup.js';
 import { createApiStores } from './api-stores.js';
-import { minPayoutAtomicOf } from './money-options.js';
+import { maxThresholdAtomicOf, minPayoutAtomicOf } from './money-options.js';
 import type { Part } from './parts.js';
 import type { StratumSurface } from './stratum-surface.js';
 
@@ -45,7 +45,9 @@ export async function startApiRole(
   const { redis, stratum, templateAgeMs } = modules;
   const api = await buildApiServer(apiOptions, {
     redisProbe: () => redis.ping(),
-    stores: createApiStores(config.redis.keyPrefix, redis),
+    stores: createApiStores(config.redis.keyPrefix, redis, {
+      maxThresholdAtomic: maxThresholdAtomicOf(config.payments.payouts),
+    }),
     daemon: modules.daemon,
     poolInfo: poolInfoFrom(config, stratum),
     events: modules.events,
@@ -96,7 +98,7 @@ function poolInfoFrom(config: Readonly<PoolConfig>, stratum: StratumSurface | nu
   const payments = config.payments;
   const listening = stratum?.listening() ?? [];
   return {
-    name: 'fuego-pool',
+    name: config.pool.name,
     ports: config.stratum.ports.map((p, i) => ({
       port: listening[i]?.port ?? p.port,
       difficulty: p.difficulty,
@@ -111,6 +113,7 @@ function poolInfoFrom(config: Readonly<PoolConfig>, stratum: StratumSurface | nu
       feePercent: Number(payments.poolFeePercent),
       soloFeePercent: Number(payments.soloFeePercent ?? payments.poolFeePercent),
       minPaymentAtomic: minPayoutAtomicOf(payments.payouts),
+      maxThresholdAtomic: maxThresholdAtomicOf(payments.payouts),
       intervalSeconds: payments.payouts.intervalSec,
       unlockDepth: payments.confirmDepth,
       networkFeePaidBy: payments.payouts.feePaidBy,

@@ -4,13 +4,22 @@ import { RedisMinerAccounts } from '../servers/api/miner-accounts.js';
 import { RedisBalances } from '../store/balances-store.js';
 import { HashrateReader } from '../store/hashrate-reader.js';
 import { RedisLedgerReader } from '../store/ledger-reader.js';
+import { RedisMinerThresholds } from '../store/miner-thresholds.js';
 import { PayoutStore } from '../store/payout-store.js';
 import { PendingCredits } from '../store/pending-credits.js';
 import { PoolBlocksReader } from '../store/pool-blocks-reader.js';
 
-/** The readers the API reads one pool's keys through, on `redis`. */
-export function createApiStores(keyPrefix: string, redis: Redis): ApiStores {
+/** The readers the API reads one pool's keys through, on `redis`; `maxThresholdAtomic` caps miners' thresholds. */
+export function createApiStores(
+  keyPrefix: string,
+  redis: Redis,
+  payouts: { readonly maxThresholdAtomic: bigint },
+): ApiStores {
   return {
+    thresholds: new RedisMinerThresholds(
+      { keyPrefix, maxThresholdAtomic: payouts.maxThresholdAtomic },
+      { redis },
+    ),
     ledger: new RedisLedgerReader({ keyPrefix }, { redis }),
     hashrate: new HashrateReader({ keyPrefix }, { redis }),
     blocks: new PoolBlocksReader({ keyPrefix }, { redis }),

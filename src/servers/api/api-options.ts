@@ -53,6 +53,11 @@ export const apiOptionsSchema = z.strictObject({
   feedIntervalMs: z.number().int().min(500).max(600_000).default(5_000),
   /** Classic long-poll `/live_stats` requests waiting at once. */
   maxLongPollWaiters: z.number().int().min(0).max(100_000).default(1_000),
+  /**
+   * Signatures checked per second by `POST /api/miners/:address/threshold`, for the whole process
+   * (about 5 ms of CPU each, on the event loop); requests beyond it answer TOO_MANY_REQUESTS.
+   */
+  maxSignatureChecksPerSecond: z.number().int().min(1).max(1_000).default(20),
   /** Serve the classic cryptonote-nodejs-pool read endpoints (/stats, /get_blocks, ...). */
   classicApi: z.boolean().default(true),
   liveFeed: liveFeedSchema.default(() => liveFeedSchema.parse({})),

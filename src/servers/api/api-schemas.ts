@@ -36,6 +36,8 @@ export const paymentSettingsSchema = z.strictObject({
   feePercent: z.number().min(0).max(100),
   soloFeePercent: z.number().min(0).max(100),
   minPaymentAtomic: decimal,
+  /** The highest payout threshold a miner may set for themselves. */
+  maxThresholdAtomic: decimal,
   intervalSeconds: count,
   unlockDepth: count,
   networkFeePaidBy: z.enum(['pool', 'miners']),
@@ -185,6 +187,40 @@ export const workerSchema = z.strictObject({
   lastShareMs: ms,
 });
 
+/** `:address` in a miner route (decoded by parseMinerAddress). */
+export const addressParamsSchema = z.strictObject({ address: z.string().min(1).max(256) });
+
+/** A miner's payout threshold (set with a signed message: POST /api/miners/:address/threshold). */
+export const payoutThresholdSchema = z.strictObject({
+  /** What the miner's payouts wait for: their own threshold (capped, at least the minimum) or the pool minimum. */
+  thresholdAtomic: decimal,
+  /** false: the miner has not set one, the pool minimum applies. */
+  custom: z.boolean(),
+  minimumAtomic: decimal,
+  maximumAtomic: decimal,
+  /** Timestamp (unix seconds) of the last accepted signed message; a new one must be later. */
+  lastTimestampSec: count.nullable(),
+});
+
+/** The body of POST /api/miners/:address/threshold. */
+export const setThresholdBodySchema = z.strictObject({
+  /** Coins, at most 7 decimals ("25", "25.5"); the pool minimum returns to the default. */
+  thresholdCoins: z.string().min(1).max(32),
+  /** The unix seconds written in the signed message. */
+  timestampSec: z
+    .number()
+    .int()
+    .min(0)
+    .max(2 ** 40),
+  /** What `sign_message` printed, "Sig…": only its first 91 characters. */
+  signature: z.string().min(1).max(1_024),
+});
+
+export const setThresholdReplySchema = z.strictObject({
+  address: z.string(),
+  payoutThreshold: payoutThresholdSchema,
+});
+
 export const minerSchema = z.strictObject({
   address: z.string(),
   alias: z.string().nullable(),
@@ -194,6 +230,7 @@ export const minerSchema = z.strictObject({
   workers: z.array(workerSchema),
   /** null when the pool runs without the balances store. */
   balance: balanceSchema.nullable(),
+  payoutThreshold: payoutThresholdSchema,
   chart: chartSchema,
   payments: z.array(minerPaymentSchema),
   timestampMs: ms,

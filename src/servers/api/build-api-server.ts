@@ -9,12 +9,12 @@ import Fastify, {
   LogController,
 } from 'fastify';
 import { z } from 'zod';
-import { AddressError, decodeAddress } from '../../fuego/address.js';
 import type { Logger } from '../../log/logger.js';
 import type { RoundSummary } from '../../pool/blocks/stored-block.js';
 import type { PoolEventBus } from '../../pool/events.js';
 import { findPackageRoot } from '../../pow/native.js';
 import type { HashrateReader } from '../../store/hashrate-reader.js';
+import type { RedisMinerThresholds } from '../../store/miner-thresholds.js';
 import type { PoolBlocksReader } from '../../store/pool-blocks-reader.js';
 import { StoreError } from '../../store/store-error.js';
 import { assertAdmin } from './admin-auth.js';
@@ -22,6 +22,7 @@ import { ApiError, errorReply } from './api-errors.js';
 import { createPoolMetrics, type MetricsSources, type PoolMetrics } from './api-metrics.js';
 import { type ApiOptionsInput, parseApiOptions } from './api-options.js';
 import {
+  addressParamsSchema,
   adminOverviewSchema,
   blocksPageSchema,
   chartSchema,
@@ -37,6 +38,8 @@ import { registerClassicRoutes } from './classic-routes.js';
 import { HealthMonitor } from './health-monitor.js';
 import { LiveFeed } from './live-feed.js';
 import type { MinerAccountsReader } from './miner-accounts.js';
+import { parseMinerAddress } from './miner-address.js';
+import { registerMinerThresholdRoute } from './miner-threshold-route.js';
 import { type NetworkDaemon, NetworkInfoCache } from './network-info.js';
 import type { PoolInfo } from './pool-info.js';
 import { StatsService } from './stats-service.js';
@@ -51,7 +54,7 @@ function uplotBrowserDir(): string {
   return dirname(createRequire(import.meta.url).resolve('uplot'));
 }
 
-/** Requests are all GETs: a body this large is already abuse. */
+/** Requests are GETs, or a small signed JSON body: a body this large is already abuse. */
 const BODY_LIMIT_BYTES = 16 * 1024;
 const MAX_PAGE_LIMIT = 100;
 
@@ -62,6 +65,8 @@ export interface ApiStores {
   readonly blocks: PoolBlocksReader;
   /** null: the balances store is not available to this process (balances show as null). */
   readonly accounts: MinerAccountsReader | null;
+  /** Miners' own payout thresholds: read for the miner view, written by the signed POST. */
+  readonly thresholds: Pick<RedisMinerThresholds, 'read' | 'write'>;
 }
 
 export interface ApiServerModules {
@@ -107,23 +112,10 @@ const pageQuery = z.strictObject({
   limit: z.number().int().min(1).max(MAX_PAGE_LIMIT).default(20),
 });
 type PageQuery = z.infer<typeof pageQuery>;
-const addressParams = z.strictObject({ address: z.string().min(1).max(256) });
 
 function errorResponses(): Record<string, unknown> {
   const error = jsonSchema(errorReplySchema);
   return { '4xx': error, '5xx': error };
-}
-
-/** A miner address from a URL: must decode as a Fuego address (standard or integrated). */
-export function parseMinerAddress(text: string): string {
-  try {
-    decodeAddress(text);
-  } catch (error) {
-    if (error instanceof AddressError)
-      throw new ApiError('INVALID_ADDRESS', error.code, { reason: error.code });
-    throw error;
-  }
-  return text;
 }
 
 function toApiError(error: FastifyError | Error, logger: Logger): ApiError {
@@ -215,7 +207,8 @@ export async function buildApiServer(
   if (options.corsOrigins.length > 0) {
     await app.register(cors, {
       origin: options.corsOrigins.includes('*') ? '*' : [...options.corsOrigins],
-      methods: ['GET', 'HEAD'],
+      // POST: the threshold route, authenticated by the wallet signature in its body (no cookies).
+      methods: ['GET', 'HEAD', 'POST'],
     });
   }
   if (options.staticDir !== null) {
@@ -266,7 +259,7 @@ export async function buildApiServer(
 
   app.get<{ Params: { address: string } }>(
     '/api/miners/:address',
-    { schema: { params: jsonSchema(addressParams, 'input'), response: json(minerSchema) } },
+    { schema: { params: jsonSchema(addressParamsSchema, 'input'), response: json(minerSchema) } },
     async (request) => {
       const address = parseMinerAddress(request.params.address);
       const miner = await stats.miner(address);
@@ -279,7 +272,7 @@ export async function buildApiServer(
     '/api/miners/:address/payments',
     {
       schema: {
-        params: jsonSchema(addressParams, 'input'),
+        params: jsonSchema(addressParamsSchema, 'input'),
         querystring: jsonSchema(pageQuery, 'input'),
         response: json(minerPaymentsPageSchema),
       },
@@ -291,6 +284,13 @@ export async function buildApiServer(
         request.query.limit,
       ),
   );
+
+  registerMinerThresholdRoute(app, {
+    thresholds: modules.stores.thresholds,
+    poolInfo: modules.poolInfo,
+    clock,
+    maxSignatureChecksPerSecond: options.maxSignatureChecksPerSecond,
+  });
 
   app.get(
     '/health',

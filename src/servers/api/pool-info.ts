@@ -12,6 +12,7 @@ export interface PoolPortInfo {
 }
 
 export interface PoolInfo {
+  /** `pool.name`: also part of the messages miners sign to set their payout threshold. */
   readonly name: string;
   readonly ports: readonly PoolPortInfo[];
   readonly payments: {
@@ -21,6 +22,8 @@ export interface PoolInfo {
     readonly feePercent: number;
     readonly soloFeePercent: number;
     readonly minPaymentAtomic: bigint;
+    /** The highest payout threshold a miner may set (payments.payouts.maxThresholdCoins). */
+    readonly maxThresholdAtomic: bigint;
     readonly intervalSeconds: number;
     readonly unlockDepth: number;
     readonly networkFeePaidBy: 'pool' | 'miners';

@@ -1,6 +1,8 @@
 import type { z } from 'zod';
 import type { RoundSummary } from '../../pool/blocks/stored-block.js';
+import { type ThresholdLimits, thresholdInForce } from '../../pool/payouts/miner-threshold.js';
 import type { HashrateReader } from '../../store/hashrate-reader.js';
+import type { MinerThresholdRecord } from '../../store/miner-thresholds.js';
 import type { PoolBlock, PoolBlocksReader } from '../../store/pool-blocks-reader.js';
 import type { ApiOptions } from './api-options.js';
 import type {
@@ -10,6 +12,7 @@ import type {
   minerPaymentsPageSchema,
   minerSchema,
   paymentsPageSchema,
+  payoutThresholdSchema,
   poolStatsSchema,
 } from './api-schemas.js';
 import type { MinerAccountsReader, MinerPaymentView } from './miner-accounts.js';
@@ -23,6 +26,7 @@ export type PaymentsPageView = z.infer<typeof paymentsPageSchema>;
 export type MinerView = z.infer<typeof minerSchema>;
 export type MinerPaymentsPageView = z.infer<typeof minerPaymentsPageSchema>;
 export type ChartView = z.infer<typeof chartSchema>;
+export type PayoutThresholdView = z.infer<typeof payoutThresholdSchema>;
 
 /** Payments shown inline in /api/miners/:address. */
 const MINER_INLINE_PAYMENTS = 10;
@@ -32,6 +36,7 @@ export interface StatsServiceModules {
   readonly hashrate: HashrateReader;
   readonly blocks: PoolBlocksReader;
   readonly accounts: MinerAccountsReader | null;
+  readonly thresholds: { read(address: string): Promise<MinerThresholdRecord | null> };
   readonly network: NetworkInfoCache;
   readonly poolInfo: PoolInfo;
   /** Reverse alias lookup (address -> registered alias); absent: aliases are not shown. */
@@ -52,6 +57,26 @@ function paymentView(payment: MinerPaymentView) {
     timestampMs: payment.timestampMs,
     amountAtomic: payment.amountAtomic.toString(),
     networkFeeAtomic: payment.networkFeeAtomic.toString(),
+  };
+}
+
+/** The pool minimum and the cap of miners' own thresholds. */
+export function thresholdLimitsOf(poolInfo: PoolInfo): ThresholdLimits {
+  return { minAtomic: poolInfo.payments.minPaymentAtomic, maxAtomic: poolInfo.payments.maxThresholdAtomic };
+}
+
+/** A miner's stored threshold as the API shows it: what applies now, and the limits. */
+export function payoutThresholdView(
+  record: MinerThresholdRecord | null,
+  limits: ThresholdLimits,
+): PayoutThresholdView {
+  const own = record?.thresholdAtomic ?? null;
+  return {
+    thresholdAtomic: thresholdInForce(own, limits).toString(),
+    custom: own !== null,
+    minimumAtomic: limits.minAtomic.toString(),
+    maximumAtomic: limits.maxAtomic.toString(),
+    lastTimestampSec: record?.timestampSec ?? null,
   };
 }
 
@@ -131,6 +156,7 @@ export class StatsService {
           feePercent: payments.feePercent,
           soloFeePercent: payments.soloFeePercent,
           minPaymentAtomic: payments.minPaymentAtomic.toString(),
+          maxThresholdAtomic: payments.maxThresholdAtomic.toString(),
           intervalSeconds: payments.intervalSeconds,
           unlockDepth: payments.unlockDepth,
           networkFeePaidBy: payments.networkFeePaidBy,
@@ -179,10 +205,10 @@ export class StatsService {
 
   /** null when the pool has no record of the address at all (no shares in the retention, no balance). */
   async miner(address: string): Promise<MinerView | null> {
-    const { hashrate, accounts, aliasOf, clock } = this.#modules;
+    const { hashrate, accounts, thresholds, aliasOf, clock } = this.#modules;
     const now = clock();
     const window = this.#options.hashrateWindowMs;
-    const [rate, lastShareMs, workers, chart, balance, payments, alias] = await Promise.all([
+    const [rate, lastShareMs, workers, chart, balance, payments, alias, threshold] = await Promise.all([
       hashrate.minerHashrate(address, now, window),
       hashrate.minerLastShareMs(address),
       hashrate.minerWorkers(address, now, window),
@@ -190,6 +216,7 @@ export class StatsService {
       accounts === null ? null : accounts.getBalance(address),
       accounts === null ? [] : accounts.listPayments(address, { offset: 0, limit: MINER_INLINE_PAYMENTS }),
       aliasOf === undefined ? null : aliasOf(address),
+      thresholds.read(address),
     ]);
     const hasBalance =
       balance !== null &&
@@ -212,6 +239,7 @@ export class StatsService {
               paidAtomic: balance.paidAtomic.toString(),
               networkFeesAtomic: balance.networkFeesAtomic.toString(),
             },
+      payoutThreshold: payoutThresholdView(threshold, thresholdLimitsOf(this.#modules.poolInfo)),
       chart: { resolutionSeconds: this.#options.minerChartResolutionMs / 1000, points: chart },
       payments: payments.map(paymentView),
       timestampMs: now,

@@ -6,7 +6,7 @@ import {
   thresholdInForce,
   thresholdMessage,
 } from '../../../src/pool/payouts/miner-threshold.js';
-import { minerAddress } from './payout-test-kit.js';
+import { minerAddress } from '../../leader/payouts/payout-test-kit.js';
 
 const ADDRESS = minerAddress('threshold-rules');
 const LIMITS = { minAtomic: 10_000_000n, maxAtomic: 10_000_000_000n };

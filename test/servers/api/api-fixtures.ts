@@ -13,17 +13,24 @@ import type { PoolInfo } from '../../../src/servers/api/pool-info.js';
 
 export const silentLogger = createLogger({ level: 'silent' });
 
-/** A valid Fuego address for index n (keys derived like the devnet wallet derives them). */
-export function fuegoAddress(n: number): string {
+/** A wallet for index n: its address and spend secret key (keys derived like the devnet's). */
+export function fuegoWallet(n: number): { readonly address: string; readonly spendSecretKey: string } {
   const seed = (label: string) => new TextEncoder().encode(`api-test-${label}-${n}`);
-  return encodeAddress({
-    spendPublicKey: keyPairFromSeed(seed('spend')).publicKey,
+  const spend = keyPairFromSeed(seed('spend'));
+  const address = encodeAddress({
+    spendPublicKey: spend.publicKey,
     viewPublicKey: keyPairFromSeed(seed('view')).publicKey,
   });
+  return { address, spendSecretKey: spend.secretKey };
+}
+
+/** A valid Fuego address for index n. */
+export function fuegoAddress(n: number): string {
+  return fuegoWallet(n).address;
 }
 
 export const TEST_POOL_INFO: PoolInfo = {
-  name: 'Fuego test pool',
+  name: 'fuego-test-pool',
   ports: [
     { port: 3333, difficulty: 5000, varDiff: true, tls: false, solo: false, description: 'CPU' },
     { port: 5555, difficulty: 50000, varDiff: true, tls: true, solo: true, description: 'solo, TLS' },
@@ -34,6 +41,7 @@ export const TEST_POOL_INFO: PoolInfo = {
     feePercent: 1,
     soloFeePercent: 0.5,
     minPaymentAtomic: 10_000_000n,
+    maxThresholdAtomic: 10_000_000_000n,
     intervalSeconds: 3600,
     unlockDepth: 10,
     networkFeePaidBy: 'miners',
@@ -108,7 +116,7 @@ export async function buildTestApi(setup: TestApiSetup) {
   const events = setup.events ?? createPoolEventBus(() => {});
   const app = await buildApiServer(setup.options ?? {}, {
     redisProbe: () => setup.redis.ping(),
-    stores: createApiStores(setup.keyPrefix, setup.redis),
+    stores: createApiStores(setup.keyPrefix, setup.redis, TEST_POOL_INFO.payments),
     daemon,
     poolInfo: TEST_POOL_INFO,
     events,

@@ -26,7 +26,7 @@ import { createStoreKeys } from '../../../src/store/keys.js';
 import { createRedisClient } from '../../../src/store/redis-client.js';
 import { RedisShareLedger } from '../../../src/store/redis-share-ledger.js';
 import { startTestRedis, type TestRedis } from '../../helpers/redis-server.js';
-import { buildTestApi, FakeDaemon, fuegoAddress, silentLogger } from './api-fixtures.js';
+import { buildTestApi, FakeDaemon, fuegoAddress, silentLogger, TEST_POOL_INFO } from './api-fixtures.js';
 
 const NOW = Date.now();
 const ADMIN_TOKEN = 'correct-horse-battery-staple-0123456789';
@@ -156,6 +156,7 @@ describe('HTTP API', () => {
     expect(stats.pool.round.shareCount).toBe(1);
     expect(stats.pool.round.effortPercent).toBe(3);
     expect(stats.pool.payments.minPaymentAtomic).toBe('10000000');
+    expect(stats.pool.payments.maxThresholdAtomic).toBe('10000000000');
     expect(stats.network).toMatchObject({
       height: 1000,
       difficulty: '1000000',
@@ -304,7 +305,7 @@ describe('HTTP API', () => {
       redis,
       keyPrefix,
       clock: () => NOW,
-      modules: { stores: { ...createApiStores(keyPrefix, redis), accounts } },
+      modules: { stores: { ...createApiStores(keyPrefix, redis, TEST_POOL_INFO.payments), accounts } },
     });
     const page = body(
       paymentsPageSchema,

@@ -13,10 +13,23 @@ export class ApiRequestError extends Error {
   }
 }
 
-export async function getJson(path) {
+export function getJson(path) {
+  return requestJson(path, { headers: { accept: 'application/json' }, cache: 'no-store' });
+}
+
+export function postJson(path, body) {
+  return requestJson(path, {
+    method: 'POST',
+    headers: { accept: 'application/json', 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+    cache: 'no-store',
+  });
+}
+
+async function requestJson(path, init) {
   let response;
   try {
-    response = await fetch(path, { headers: { accept: 'application/json' }, cache: 'no-store' });
+    response = await fetch(path, init);
   } catch {
     throw new ApiRequestError(0, 'NETWORK', 'the pool API did not answer');
   }
@@ -38,4 +51,6 @@ export const poolApi = {
   blocks: (limit) => getJson(`api/blocks?limit=${limit}`),
   payments: (limit) => getJson(`api/payments?limit=${limit}`),
   miner: (address) => getJson(`api/miners/${encodeURIComponent(address)}`),
+  /** `{ thresholdCoins, timestampSec, signature }` signed by the miner's wallet. */
+  setThreshold: (address, body) => postJson(`api/miners/${encodeURIComponent(address)}/threshold`, body),
 };

@@ -1,17 +1,24 @@
 import { agoNode, byId, el, fillTable, setText } from './dom.js';
 import { formatAgo, formatAtomic, formatCount, formatDateTime, formatHashrate, shorten } from './format.js';
 import { HashrateChart } from './hashrate-chart.js';
+import { ThresholdPanel } from './threshold-panel.js';
 
 const MESSAGES = {
   NOT_FOUND: 'The pool has no record of this address yet. It appears here after its first accepted share.',
   INVALID_ADDRESS: 'This is not a valid Fuego address.',
 };
 
-/** One miner's page: hashrate (live), workers, balance, chart and payments. */
+/** One miner's page: hashrate (live), workers, balance, payout threshold, chart and payments. */
 export class MinerView {
   #chart = null;
   #liveTicks = 0;
+  #threshold;
   address = null;
+
+  /** `poolName()`: the pool's name once /api/stats answered; `onSaved()`: the threshold changed. */
+  constructor({ poolName, onSaved }) {
+    this.#threshold = new ThresholdPanel({ poolName, onSaved });
+  }
 
   /** Shows `address` (a new one clears what the previous address left on the page). */
   open(address) {
@@ -23,6 +30,7 @@ export class MinerView {
     byId('miner-message').hidden = true;
     byId('miner-details').hidden = false;
     this.#chart?.clear();
+    this.#threshold.open(address);
     for (const id of [
       'miner-hashrate',
       'miner-last-share',
@@ -49,6 +57,7 @@ export class MinerView {
     setText('miner-in-payout', coins(balance?.inPayoutAtomic));
     setText('miner-paid', coins(balance?.paidAtomic));
     setText('miner-network-fees', balance === null ? '—' : formatAtomic(balance.networkFeesAtomic, decimals));
+    this.#threshold.render(miner.payoutThreshold, miner.timestampMs, decimals);
 
     fillTable(
       byId('workers-body'),

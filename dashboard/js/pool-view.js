@@ -41,6 +41,7 @@ function portType(port) {
  */
 export class PoolView {
   #chart = null;
+  #poolName = null;
   #coinDecimals = 7;
   #unlockDepth = null;
   #liveTicks = 0;
@@ -53,9 +54,15 @@ export class PoolView {
     return this.#coinDecimals;
   }
 
+  /** The pool's name (`pool.name`, part of the messages miners sign); null before /api/stats answered. */
+  get poolName() {
+    return this.#poolName;
+  }
+
   renderStats(stats) {
     const { pool, coin, network } = stats;
     this.#coinDecimals = coin.decimals;
+    this.#poolName = pool.name;
     this.#unlockDepth = pool.payments.unlockDepth;
     setText('pool-name', pool.name);
     this.applyHashrate(pool);

@@ -8,6 +8,8 @@ import { pino } from 'pino';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DemoStack, startDemoStack } from '../../src/app/demo-stack.js';
+import { signMessage } from '../../src/devnet/wallet/message-signer.js';
+import { thresholdMessage } from '../../src/pool/payouts/miner-threshold.js';
 import { findPackageRoot } from '../../src/pow/native.js';
 import { ensureXmrig } from '../../src/tools/xmrig.js';
 import { until } from '../helpers/until.js';
@@ -39,6 +41,18 @@ interface FormatModule {
   formatAtomic(atomic: unknown, decimals: number, minFraction?: number): string;
   formatHashrate(hashrate: unknown): string;
   formatBigDecimal(text: unknown): string;
+}
+
+interface ThresholdModule {
+  coinsToAtomic(text: string, decimals: number): bigint | null;
+  thresholdMessage(
+    poolName: string,
+    address: string,
+    thresholdAtomic: bigint,
+    timestampSec: number,
+    decimals: number,
+  ): string;
+  signatureToSend(pasted: string): { signature: string; cut: boolean };
 }
 
 /** "1,234.5 kH/s" -> hashes per second (the page's own text, parsed back for the assertions). */
@@ -86,6 +100,42 @@ describe('dashboard amount formatting (dashboard/js/format.js)', () => {
         },
       ),
     );
+  });
+});
+
+describe('dashboard payout threshold message (dashboard/js/payout-threshold.js)', () => {
+  let threshold: ThresholdModule;
+  beforeAll(async () => {
+    const url = pathToFileURL(join(ROOT, 'dashboard/js/payout-threshold.js')).href;
+    threshold = (await import(url)) as ThresholdModule;
+  });
+
+  it("makes exactly the pool's message text", () => {
+    fc.assert(
+      fc.property(
+        fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9._-]{0,20}$/),
+        fc.bigInt({ min: 1n, max: 2n ** 64n - 1n }),
+        fc.integer({ min: 0, max: 2 ** 40 }),
+        (poolName, thresholdAtomic, timestampSec) => {
+          const address = 'fireAddress';
+          expect(threshold.thresholdMessage(poolName, address, thresholdAtomic, timestampSec, 7)).toBe(
+            thresholdMessage(poolName, { address, thresholdAtomic, timestampSec }),
+          );
+        },
+      ),
+    );
+    expect(threshold.coinsToAtomic(' 2.5 ', 7)).toBe(25_000_000n);
+    for (const bad of ['', '1.', '.5', '-1', '1e3', '0.00000001'])
+      expect(threshold.coinsToAtomic(bad, 7)).toBeNull();
+  });
+
+  it('sends only the signature of what the wallet printed', () => {
+    const signature = `Sig${'a'.repeat(88)}`;
+    expect(threshold.signatureToSend(` ${signature}\n`)).toEqual({ signature, cut: false });
+    expect(threshold.signatureToSend(`${signature.slice(0, 50)}\n${signature.slice(50)}XYZsecret`)).toEqual({
+      signature,
+      cut: true,
+    });
   });
 });
 
@@ -230,6 +280,38 @@ describe('dashboard in headless Chromium while XMRig mines on the devnet', () =>
     );
     expect(await textOf('#miner-workers-count')).toBe('1');
     expect(await textOf('#miner-unlocked')).toMatch(/^[\d,]+\.\d{2,7} XFG$/);
+
+    // The payout threshold: the pool minimum (0.1 XFG in the demo) until the miner signs another
+    // with the wallet of the address (the devnet wallet holds its spend key).
+    expect(await textOf('#threshold-current')).toBe('0.10 XFG (the pool minimum)');
+    expect(await textOf('#threshold-min')).toBe('0.10 XFG');
+    expect(await textOf('#threshold-max')).toBe('1,000.00 XFG');
+    await page.locator('#threshold-coins').fill('2.5');
+    await page.locator('#threshold-form button').click();
+    const signCommand = await textOf('#threshold-command');
+    const address = stack!.minerAddress;
+    expect(signCommand).toMatch(
+      new RegExp(`^sign_message payout-threshold:v1:fuego-pool:${address}:2\\.5000000:\\d+$`),
+    );
+    const { spendSecretKey } = stack!.devnet.wallet.getSpendKeys({ address }) as { spendSecretKey: string };
+    const signature = signMessage(signCommand.slice('sign_message '.length), spendSecretKey);
+    // Pasted as simplewallet prints it, with more of its memory after the signature: only the
+    // signature is sent.
+    await page.locator('#threshold-signature').fill(`${signature}7kQ2mXvT9bR4`);
+    await page.locator('#payout-threshold').screenshot({ path: join(ARTIFACTS, 'dashboard-threshold.png') });
+    await page.locator('#threshold-signature-form button').click();
+    await until(
+      async () =>
+        (await page.locator('#threshold-result').getAttribute('data-state')) === 'saved' ? true : undefined,
+      10_000,
+      'the signed threshold to be saved',
+    );
+    expect(await page.locator('#threshold-signature').inputValue()).toBe(signature);
+    await until(
+      async () => ((await textOf('#threshold-current')) === '2.50 XFG (your own)' ? true : undefined),
+      10_000,
+      'the new threshold on the miner page',
+    );
     await page.screenshot({ path: join(ARTIFACTS, 'dashboard-miner.png'), fullPage: true });
 
     // A daemon without the fee-pool and HEAT endpoints (real fuegod 1.9.3): the panel says so.

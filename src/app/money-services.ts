@@ -6,12 +6,13 @@ import { BlockUnlocker, type UnlockerChain } from '../leader/unlocker/block-unlo
 import { WindowFixer } from '../leader/unlocker/window-fixer.js';
 import type { PayoutWallet } from '../pool/payouts/payout-wallet.js';
 import { RedisBalances } from '../store/balances-store.js';
+import { RedisMinerThresholds } from '../store/miner-thresholds.js';
 import { PayoutStore } from '../store/payout-store.js';
 import { PayoutWatchStore } from '../store/payout-watch-store.js';
 import { PendingCredits } from '../store/pending-credits.js';
 import { RedisDurability } from '../store/redis-durability.js';
 import { UnlockerStore } from '../store/unlocker-store.js';
-import { payoutRunnerOptionsFrom, unlockerOptionsFrom } from './money-options.js';
+import { maxThresholdAtomicOf, payoutRunnerOptionsFrom, unlockerOptionsFrom } from './money-options.js';
 import { replicaAcksOf } from './redis-connection.js';
 
 /**
@@ -80,7 +81,12 @@ export function createPayoutRunner(
     replicas: replicaAcksOf(config.redis)?.replicas ?? 0,
     timeoutMs: config.redis.replicaAckTimeoutMs,
   };
+  const thresholds = new RedisMinerThresholds(
+    { keyPrefix: config.redis.keyPrefix, maxThresholdAtomic: maxThresholdAtomicOf(config.payments.payouts) },
+    { redis },
+  );
   return new PayoutRunner(payoutRunnerOptionsFrom(config.payments), {
+    thresholdOf: (address) => thresholds.thresholdOf(address),
     ...rest,
     ...(clock ? { clock } : {}),
     ...payoutStoresOn(redis, config.redis.keyPrefix, durability, clock),

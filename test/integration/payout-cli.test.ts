@@ -8,6 +8,8 @@ import type { CliCommand } from '../../src/cli/command.js';
 import { payoutCommand } from '../../src/cli/commands/payout.js';
 import { reportCommand } from '../../src/cli/commands/report.js';
 import type { Devnet } from '../../src/devnet/devnet.js';
+import { RedisBalances } from '../../src/store/balances-store.js';
+import { RedisMinerThresholds } from '../../src/store/miner-thresholds.js';
 import { createRedisClient } from '../../src/store/redis-client.js';
 import { startTestDevnet } from '../devnet/devnet-test-helpers.js';
 import { startTestRedis, type TestRedis } from '../helpers/redis-server.js';
@@ -77,6 +79,28 @@ describe('fuego-pool payout / report', () => {
     expect(report.code).toBe(0);
     expect(report.out).toContain('(solvent)');
     expect(report.out).toContain(': ok');
+  });
+
+  it("honours a miner's own threshold (as the signed API call stores it): no payout below it, paid at it", async () => {
+    const keyPrefix = uniquePrefix('cli-threshold');
+    const [patient, plain] = [minerAddress('cli-threshold-1'), minerAddress('cli-threshold-2')];
+    await fundMiners(redis, keyPrefix, [
+      [patient, 30_000_000n],
+      [plain, 30_000_000n],
+    ]);
+    const thresholds = new RedisMinerThresholds({ keyPrefix, maxThresholdAtomic: 10n ** 10n }, { redis });
+    expect(await thresholds.write(patient, 50_000_000n, Math.floor(Date.now() / 1000))).toBe(true);
+    const config = writeConfig(keyPrefix, { payouts: { minPayoutCoins: '2' } });
+    const first = await run(payoutCommand, ['--config', config, '--now']);
+    expect(first.code).toBe(0);
+    const balances = new RedisBalances({ keyPrefix }, { redis });
+    expect((await balances.getBalance(patient)).paid).toBe(0n);
+    expect((await balances.getBalance(plain)).paid).toBe(30_000_000n);
+    await fundMiners(redis, keyPrefix, [[patient, 20_000_000n]]);
+    devnet.control.mineBlocks(11);
+    const second = await run(payoutCommand, ['--config', config, '--now']);
+    expect(second.code).toBe(0);
+    expect((await balances.getBalance(patient)).paid).toBe(50_000_000n);
   });
 
   it('fails at start on a bad payments section, naming the key', async () => {

@@ -13,6 +13,7 @@ import type { PoolInfo } from '../servers/api/pool-info.js';
 import { cachedAliasByAddress } from './alias-lookup.js';
 import { createApiStores } from './api-stores.js';
 import { maxThresholdAtomicOf, minPayoutAtomicOf } from './money-options.js';
+import { readPayoutWatchSnapshot } from './money-report.js';
 import type { Part } from './parts.js';
 import type { StratumSurface } from './stratum-surface.js';
 
@@ -55,6 +56,7 @@ export async function startApiRole(
     adminToken: modules.adminToken,
     metricsSources: {
       ...(stratum === null ? {} : stratum.metricsSources),
+      payoutWatch: () => readPayoutWatchSnapshot(config.redis.keyPrefix, redis),
       ...(templateAgeMs === undefined ? {} : { templateAgeMs }),
     },
     walletProbe: () => modules.wallet.getStatus(),

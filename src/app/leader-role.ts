@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { LeaderElection, type LeadershipChange } from '../cluster/leader-election.js';
 import { RedisTemplatePublisher } from '../cluster/redis-template-publisher.js';
 import type { PoolConfig } from '../config/schema.js';
+import { FUEGO_COINBASE_MATURITY_BLOCKS } from '../fuego/coinbase-maturity.js';
 import { LeaderLoop } from '../leader/leader-loop.js';
 import { DaemonTemplateSource, TemplateSourceError } from '../leader/templates/daemon-template-source.js';
 import type { PoolEventBus } from '../pool/events.js';
@@ -135,6 +136,11 @@ export class LeaderRole {
   }
 
   start(): void {
+    // A devnet sets its own coinbase maturity (the demo pairs a short one with its confirmDepth).
+    const warning =
+      this.#config.network === 'devnet' ? null : confirmDepthWarning(this.#config.payments.confirmDepth);
+    if (warning !== null)
+      this.#modules.logger.warn({ confirmDepth: this.#config.payments.confirmDepth }, warning);
     this.election.start();
   }
 
@@ -186,4 +192,13 @@ export class LeaderRole {
     );
     return this.#stopping;
   }
+}
+
+/**
+ * A confirmDepth below the coin's coinbase maturity credits rewards the wallet cannot spend yet:
+ * while the pool keeps finding blocks, what it owes stays ahead of what the wallet can pay.
+ */
+export function confirmDepthWarning(confirmDepth: number): string | null {
+  if (confirmDepth >= FUEGO_COINBASE_MATURITY_BLOCKS) return null;
+  return `payments.confirmDepth ${confirmDepth} is below Fuego's coinbase maturity (${FUEGO_COINBASE_MATURITY_BLOCKS} blocks): rewards are credited before the wallet can spend them, so payouts will be held for "wallet balance too low" while the pool keeps finding blocks; set it to ${FUEGO_COINBASE_MATURITY_BLOCKS} or more`;
 }

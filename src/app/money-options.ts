@@ -3,6 +3,7 @@ import { percentToBasisPoints } from '../config/payments-schema.js';
 import { parseCoins } from '../fuego/money.js';
 import type { PayoutRunnerOptions } from '../leader/payouts/payout-runner.js';
 import type { BlockUnlockerOptions } from '../leader/unlocker/block-unlocker.js';
+import { poolIdOf } from '../pool/payouts/batch-tag.js';
 import type { FeePolicy } from '../pool/schemes/types.js';
 
 /**
@@ -50,9 +51,10 @@ export function unlockerOptionsFrom(payments: PaymentsConfig): BlockUnlockerOpti
   };
 }
 
-export function payoutRunnerOptionsFrom(payments: PaymentsConfig): PayoutRunnerOptions {
+export function payoutRunnerOptionsFrom(payments: PaymentsConfig, keyPrefix: string): PayoutRunnerOptions {
   const payouts = payments.payouts;
   return {
+    poolId: poolIdOf(keyPrefix),
     minPayoutAtomic: minPayoutAtomicOf(payouts),
     maxTransfersPerTransaction: payouts.maxTransfersPerTransaction,
     networkFeeAtomic: BigInt(payouts.networkFeeAtomic),

@@ -85,7 +85,7 @@ export function createPayoutRunner(
     { keyPrefix: config.redis.keyPrefix, maxThresholdAtomic: maxThresholdAtomicOf(config.payments.payouts) },
     { redis },
   );
-  return new PayoutRunner(payoutRunnerOptionsFrom(config.payments), {
+  return new PayoutRunner(payoutRunnerOptionsFrom(config.payments, config.redis.keyPrefix), {
     thresholdOf: (address) => thresholds.thresholdOf(address),
     ...rest,
     ...(clock ? { clock } : {}),

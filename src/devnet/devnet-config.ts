@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { FuegoPoolError } from '../errors.js';
-import { FUEGO_COINBASE_MATURITY_BLOCKS } from './chain/template-builder.js';
+import { FUEGO_COINBASE_MATURITY_BLOCKS } from '../fuego/coinbase-maturity.js';
 
 const port = z.number().int().min(0).max(65535);
 const atomic = z.number().int().min(0);

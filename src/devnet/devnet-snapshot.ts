@@ -1,8 +1,8 @@
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { FUEGO_COINBASE_MATURITY_BLOCKS } from '../fuego/coinbase-maturity.js';
 import { bytesToHex, hexToBytes } from '../fuego/hex.js';
 import type { ChainState } from './chain/chain-state.js';
-import { FUEGO_COINBASE_MATURITY_BLOCKS } from './chain/template-builder.js';
 import { DevnetConfigError } from './devnet-config.js';
 
 const SNAPSHOT_FILE = 'devnet-chain.json';

@@ -17,7 +17,8 @@ import { createStoreKeys } from './keys.js';
  *   runner's index (no KEYS scans) - same scripts - kept.
  * - `<p>:history:<address>` - STREAM - one entry per balance change: r reason (block-credit,
  *   pool-fee, payout-debit, payout-sent, payout-rollback, payout-late-found, payout-adopted
- *   (an unknown tagged transaction the operator recorded as paid), adjustment), a signed
+ *   (an unknown tagged transaction the operator recorded as paid), payout-reverted (a sent
+ *   transaction the wallet dropped unmined), adjustment), a signed
  *   amount, ref (block hash / batch id / note), b balance after, t timestamp ms - same scripts -
  *   MAXLEN ~ historyMaxLength.
  * - `<p>:payments:<address>` - LIST - JSON of each payment sent to the miner, newest first:
@@ -32,6 +33,8 @@ import { createStoreKeys } from './keys.js';
  * - `<p>:payout:batches` - ZSET - score createdAtMs, member batch id: every batch - kept.
  * - `<p>:payout:batches:open` - ZSET - batches in state prepared or sending - payout scripts.
  * - `<p>:payout:batches:failed` - ZSET - score failedAtMs: batches rolled back - kept.
+ * - `<p>:payout:batches:unconfirmed` - ZSET - score sentAtMs: sent batches whose transaction is not
+ *   deep in the chain yet - mark_sent adds, confirm_sent / revert_sent remove.
  * - `<p>:payout:txs` - HASH - transaction hash -> batch id of every sent batch - kept.
  * - `<p>:payout:last-run` - STRING - ms timestamp of the last finished payout run - the runner.
  * - `<p>:payout:unknown` - HASH - tx hash -> JSON of a wallet transaction with the pool's batch tag
@@ -66,6 +69,7 @@ export interface PaymentKeys {
   readonly batches: string;
   readonly batchesOpen: string;
   readonly batchesFailed: string;
+  readonly batchesUnconfirmed: string;
   readonly payoutTransactions: string;
   readonly payoutLastRun: string;
   readonly payoutUnknown: string;
@@ -93,6 +97,7 @@ export function createPaymentKeys(prefix: string): PaymentKeys {
     batches: `${tag}:payout:batches`,
     batchesOpen: `${tag}:payout:batches:open`,
     batchesFailed: `${tag}:payout:batches:failed`,
+    batchesUnconfirmed: `${tag}:payout:batches:unconfirmed`,
     payoutTransactions: `${tag}:payout:txs`,
     payoutLastRun: `${tag}:payout:last-run`,
     payoutUnknown: `${tag}:payout:unknown`,

@@ -45,6 +45,7 @@ export type BalanceChangeReason =
   | 'payout-rollback'
   | 'payout-late-found'
   | 'payout-adopted'
+  | 'payout-reverted'
   | 'adjustment';
 
 export interface BalanceHistoryEntry {
@@ -61,9 +62,12 @@ export interface BalanceHistoryEntry {
 export interface PaymentRecord {
   readonly batchId: string;
   readonly txHash: string;
+  /** Negative in the record that reverts a payment the wallet dropped unmined. */
   readonly amountAtomic: bigint;
   readonly networkFeeAtomic: bigint;
   readonly timestampMs: number;
+  /** This record takes back an earlier one of the same transaction (it never reached the miner). */
+  readonly reverted: boolean;
 }
 
 export interface RedisBalancesOptions {
@@ -181,13 +185,14 @@ export class RedisBalances implements PayableBalances {
       this.#redis.lrange(this.keys.payments(address), 0, boundedLimit(limit) - 1),
     );
     return raw.map((text) => {
-      const parsed = JSON.parse(text) as Record<string, string | number>;
+      const parsed = JSON.parse(text) as Record<string, string | number | boolean>;
       return {
         batchId: String(parsed['batchId']),
         txHash: String(parsed['txHash']),
         amountAtomic: parseStoredAmount(String(parsed['amountAtomic']), 'payment amount'),
         networkFeeAtomic: parseStoredAmount(String(parsed['networkFeeAtomic']), 'payment fee'),
         timestampMs: Number(parsed['timestampMs']),
+        reverted: parsed['reverted'] === true,
       };
     });
   }

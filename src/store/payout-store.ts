@@ -102,7 +102,9 @@ end
  * payment records, tx hash index. Idempotent: a sent batch answers {2, its tx hash}. A batch that
  * was rolled back (failed) and then turns out to have gone out is re-debited from the balance
  * (which may go negative: the miner was paid, later credits settle it) - the money stays right.
- * KEYS: 1 leader, 2 lock, 3 batch, 4 open, 5 failed, 6 totals, 7 txs, 8 payable,
+ * The batch joins the unconfirmed set until its transaction is deep in the chain (or the wallet
+ * drops it: revert_sent).
+ * KEYS: 1 leader, 2 lock, 3 batch, 4 open, 5 failed, 6 totals, 7 txs, 8 payable, 9 unconfirmed,
  *       N balance, N history, N payments.
  * ARGV: 1 token, 2 lock token, 3 now, 4 tx hash, 5 actual fee, 6 pool part of the fee (signed),
  *       7 history max, 8 payments max, 9 tag, 10 resolution, 11 batch id.
@@ -111,12 +113,12 @@ const MARK_SENT_LUA = `${MONEY_LUA_PRELUDE}${LOCK_CHECK}${ITEMS_LUA.replace('TAG
 local state = redis.call('HGET', KEYS[3], 'state')
 if not state then return {0, 'BATCH_NOT_FOUND', ''} end
 if state == 'sent' then return {2, redis.call('HGET', KEYS[3], 'txHash') or ''} end
-local items = items_for(KEYS[3], 8, ':balance:')
+local items = items_for(KEYS[3], 9, ':balance:')
 if not items then return {0, 'BATCH_STATE', 'keys do not match the batch'} end
 local n = #items
 local late = state == 'failed'
 for i, item in ipairs(items) do
-  local balanceKey = KEYS[8 + i]
+  local balanceKey = KEYS[9 + i]
   if late then
     redis.call('HINCRBY', balanceKey, 'balance', negate(item.deb))
     redis.call('HINCRBY', KEYS[6], 'balance', negate(item.deb))
@@ -132,10 +134,10 @@ for i, item in ipairs(items) do
   local reason = 'payout-sent'
   local amount = item.amt
   if late then reason = 'payout-late-found'; amount = negate(item.deb) end
-  history(KEYS[8 + n + i], ARGV[7], reason, amount, ARGV[11] .. ':' .. ARGV[4], balance, ARGV[3])
-  redis.call('LPUSH', KEYS[8 + 2 * n + i], cjson.encode({batchId = ARGV[11], txHash = ARGV[4],
+  history(KEYS[9 + n + i], ARGV[7], reason, amount, ARGV[11] .. ':' .. ARGV[4], balance, ARGV[3])
+  redis.call('LPUSH', KEYS[9 + 2 * n + i], cjson.encode({batchId = ARGV[11], txHash = ARGV[4],
     amountAtomic = item.amt, networkFeeAtomic = item.fee, timestampMs = ARGV[3]}))
-  redis.call('LTRIM', KEYS[8 + 2 * n + i], 0, tonumber(ARGV[8]) - 1)
+  redis.call('LTRIM', KEYS[9 + 2 * n + i], 0, tonumber(ARGV[8]) - 1)
 end
 redis.call('HINCRBY', KEYS[6], 'poolNetworkFees', ARGV[6])
 redis.call('HSET', KEYS[3], 'state', 'sent', 'txHash', ARGV[4], 'actualFee', ARGV[5],
@@ -143,6 +145,7 @@ redis.call('HSET', KEYS[3], 'state', 'sent', 'txHash', ARGV[4], 'actualFee', ARG
 redis.call('ZREM', KEYS[4], ARGV[11])
 redis.call('ZREM', KEYS[5], ARGV[11])
 redis.call('HSET', KEYS[7], ARGV[4], ARGV[11])
+redis.call('ZADD', KEYS[9], ARGV[3], ARGV[11])
 return {1, ARGV[4]}
 `;
 
@@ -175,6 +178,62 @@ redis.call('ZADD', KEYS[5], ARGV[3], ARGV[7])
 return {1}
 `;
 
+/**
+ * revert_sent: a sent batch whose transaction the wallet dropped (CANCELLED, FAILED or DELETED,
+ * for longer than the runner waits): nothing reached the miners. paid -> balance, the fee shares
+ * back, the pool's part of the fee back, a history entry and a payment record saying so; the batch
+ * becomes failed. Should the transaction be mined after all, mark_sent's late path debits again.
+ * KEYS: 1 leader, 2 lock, 3 batch, 4 unconfirmed, 5 failed, 6 totals, 7 txs, 8 payable,
+ *       N balance, N history, N payments.
+ * ARGV: 1 token, 2 lock token, 3 now, 4 reason, 5 history max, 6 payments max, 7 tag, 8 batch id,
+ *       9 pool part of the fee (signed, given back).
+ */
+const REVERT_SENT_LUA = `${MONEY_LUA_PRELUDE}${LOCK_CHECK}${ITEMS_LUA.replace('TAG_ARG', '7')}
+local state = redis.call('HGET', KEYS[3], 'state')
+if not state then return {0, 'BATCH_NOT_FOUND', ''} end
+if state ~= 'sent' then return {0, 'BATCH_STATE', state} end
+local items = items_for(KEYS[3], 8, ':balance:')
+if not items then return {0, 'BATCH_STATE', 'keys do not match the batch'} end
+local n = #items
+local txHash = redis.call('HGET', KEYS[3], 'txHash') or ''
+for i, item in ipairs(items) do
+  local balanceKey = KEYS[8 + i]
+  redis.call('HINCRBY', balanceKey, 'paid', negate(item.amt))
+  redis.call('HINCRBY', balanceKey, 'networkFees', negate(item.fee))
+  redis.call('HINCRBY', balanceKey, 'balance', item.deb)
+  redis.call('HINCRBY', KEYS[6], 'paid', negate(item.amt))
+  redis.call('HINCRBY', KEYS[6], 'networkFees', negate(item.fee))
+  redis.call('HINCRBY', KEYS[6], 'balance', item.deb)
+  local balance = index_payable(KEYS[8], balanceKey, item.a)
+  history(KEYS[8 + n + i], ARGV[5], 'payout-reverted', item.deb, ARGV[8] .. ':' .. txHash, balance, ARGV[3])
+  redis.call('LPUSH', KEYS[8 + 2 * n + i], cjson.encode({batchId = ARGV[8], txHash = txHash,
+    amountAtomic = negate(item.amt), networkFeeAtomic = negate(item.fee), timestampMs = ARGV[3],
+    reverted = true}))
+  redis.call('LTRIM', KEYS[8 + 2 * n + i], 0, tonumber(ARGV[6]) - 1)
+end
+redis.call('HINCRBY', KEYS[6], 'poolNetworkFees', negate(ARGV[9]))
+redis.call('HSET', KEYS[3], 'state', 'failed', 'failReason', ARGV[4], 'revertedTxHash', txHash,
+  'resolvedAtMs', ARGV[3], 'updatedAtMs', ARGV[3])
+redis.call('HDEL', KEYS[3], 'txHash')
+redis.call('HDEL', KEYS[7], txHash)
+redis.call('ZREM', KEYS[4], ARGV[8])
+redis.call('ZADD', KEYS[5], ARGV[3], ARGV[8])
+return {1}
+`;
+
+/**
+ * confirm_sent: the batch's transaction is deep in the chain; it leaves the unconfirmed set.
+ * KEYS: 1 leader, 2 lock, 3 batch, 4 unconfirmed. ARGV: 1 token, 2 lock token, 3 now, 4 batch id,
+ *       5 block index.
+ */
+const CONFIRM_SENT_LUA = `${MONEY_LUA_PRELUDE}${LOCK_CHECK}
+if redis.call('HGET', KEYS[3], 'state') == 'sent' then
+  redis.call('HSET', KEYS[3], 'confirmedAtMs', ARGV[3], 'blockIndex', ARGV[5], 'updatedAtMs', ARGV[3])
+end
+redis.call('ZREM', KEYS[4], ARGV[4])
+return {1}
+`;
+
 const RENEW_LOCK_LUA = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 return 0
@@ -202,6 +261,8 @@ export class PayoutStore implements PayoutJournal {
   readonly #noteError: ScriptRunner;
   readonly #markSent: ScriptRunner;
   readonly #rollback: ScriptRunner;
+  readonly #revertSent: ScriptRunner;
+  readonly #confirmSent: ScriptRunner;
   readonly #renew: ScriptRunner;
   readonly #release: ScriptRunner;
 
@@ -217,6 +278,8 @@ export class PayoutStore implements PayoutJournal {
     this.#noteError = defineScript(redis, 'fuegoPoolNoteBatchError', NOTE_ERROR_LUA);
     this.#markSent = defineScript(redis, 'fuegoPoolMarkBatchSent', MARK_SENT_LUA);
     this.#rollback = defineScript(redis, 'fuegoPoolRollbackBatch', ROLLBACK_BATCH_LUA);
+    this.#revertSent = defineScript(redis, 'fuegoPoolRevertSentBatch', REVERT_SENT_LUA);
+    this.#confirmSent = defineScript(redis, 'fuegoPoolConfirmSentBatch', CONFIRM_SENT_LUA);
     this.#renew = defineScript(redis, 'fuegoPoolRenewPayoutLock', RENEW_LOCK_LUA);
     this.#release = defineScript(redis, 'fuegoPoolReleasePayoutLock', RELEASE_LOCK_LUA);
   }
@@ -330,6 +393,7 @@ export class PayoutStore implements PayoutJournal {
       this.keys.totals,
       this.keys.payoutTransactions,
       this.keys.payable,
+      this.keys.batchesUnconfirmed,
       ...batch.transfers.map((t) => this.keys.balance(t.address)),
       ...batch.transfers.map((t) => this.keys.history(t.address)),
       ...batch.transfers.map((t) => this.keys.payments(t.address)),
@@ -379,6 +443,50 @@ export class PayoutStore implements PayoutJournal {
       requiredState,
     ];
     await this.#write('rollback_batch', this.#rollback, keys, args);
+  }
+
+  async revertSent(writer: PayoutWriter, batch: PayoutBatch, reason: string): Promise<void> {
+    const minersFeeShare = batch.transfers.reduce((sum, t) => sum + t.feeShareAtomic, 0n);
+    const actualFee = batch.actualFeeAtomic ?? batch.networkFeeAtomic;
+    const keys = [
+      this.keys.leaderToken,
+      this.keys.payoutLock,
+      this.keys.batch(batch.id),
+      this.keys.batchesUnconfirmed,
+      this.keys.batchesFailed,
+      this.keys.totals,
+      this.keys.payoutTransactions,
+      this.keys.payable,
+      ...batch.transfers.map((t) => this.keys.balance(t.address)),
+      ...batch.transfers.map((t) => this.keys.history(t.address)),
+      ...batch.transfers.map((t) => this.keys.payments(t.address)),
+    ];
+    const args = [
+      writer.fencingToken,
+      writer.lockToken,
+      String(this.#clock()),
+      reason.slice(0, 500),
+      String(this.#historyMaxLength),
+      String(this.#paymentsMaxLength),
+      this.keys.tag,
+      batch.id,
+      amountArg(actualFee - minersFeeShare, 'poolNetworkFee', true),
+    ];
+    await this.#write('revert_sent', this.#revertSent, keys, args);
+  }
+
+  async confirmSent(writer: PayoutWriter, batchId: string, blockIndex: number): Promise<void> {
+    await this.#write(
+      'confirm_sent',
+      this.#confirmSent,
+      [this.keys.leaderToken, this.keys.payoutLock, this.keys.batch(batchId), this.keys.batchesUnconfirmed],
+      [writer.fencingToken, writer.lockToken, String(this.#clock()), batchId, String(blockIndex)],
+    );
+  }
+
+  /** Sent batches whose transaction is not deep in the chain yet, oldest first. */
+  async listUnconfirmedSent(limit = MAX_LIST_PAGE): Promise<PayoutBatch[]> {
+    return this.#listFrom(this.keys.batchesUnconfirmed, limit, false);
   }
 
   async setLastRun(atMs: number): Promise<void> {

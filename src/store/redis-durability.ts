@@ -18,7 +18,7 @@ export interface RedisDurabilityOptions {
   readonly anchorKey: string;
 }
 
-interface ServerSettings {
+export interface ServerSettings {
   readonly aofEnabled: boolean;
   /** null when CONFIG is disabled (managed Redis). */
   readonly appendFsync: string | null;

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { confirmDepthWarning } from '../../src/app/leader-role.js';
 import { feePoliciesFrom, maxThresholdAtomicOf } from '../../src/app/money-options.js';
 import { parseConfig } from '../../src/config/load-config.js';
 import { percentToBasisPoints } from '../../src/config/payments-schema.js';
-import { minerAddress } from '../leader/payouts/payout-test-kit.js';
+import { integratedMinerAddress, minerAddress } from '../leader/payouts/payout-test-kit.js';
 
 const MINERS = [minerAddress('options-0')];
 const parsePaymentsConfig = (payments: unknown) => parseConfig({ payments }).payments;
@@ -38,6 +39,16 @@ describe('payments config', () => {
     [{ payouts: { feePaidBy: 'miners', minPayoutCoins: '0.001' } }, 'payments.payouts.minPayoutCoins:'],
     [{ payouts: { minPayoutCoins: '10', maxThresholdCoins: '9.9' } }, 'payments.payouts.maxThresholdCoins:'],
     [{ payouts: { maxThresholdCoins: '1e3' } }, 'payments.payouts.maxThresholdCoins:'],
+    [{ feeAddress: 'fire-not-an-address' }, 'payments.feeAddress: is not a valid Fuego address'],
+    [{ payouts: { changeAddress: 'nope' } }, 'payments.payouts.changeAddress: is not a valid Fuego address'],
+    [
+      { payouts: { unresolvedRollbackAfterSec: 3_600 } },
+      'payments.payouts.unresolvedRollbackAfterSec: must be at least 86400',
+    ],
+    [
+      { payouts: { refusalBackoffSec: 600, refusalBackoffMaxSec: 60 } },
+      'payments.payouts.refusalBackoffMaxSec:',
+    ],
     [{ typo: 1 }, 'payments.typo: unknown key'],
   ])('rejects %j naming the key', (input, key) => {
     expect(() => parsePaymentsConfig(input)).toThrow(
@@ -49,5 +60,29 @@ describe('payments config', () => {
     const payouts = parsePaymentsConfig({ payouts: { minPayoutCoins: '5', maxThresholdCoins: '5' } }).payouts;
     expect(maxThresholdAtomicOf(payouts)).toBe(50_000_000n);
     expect(maxThresholdAtomicOf(parsePaymentsConfig({}).payouts)).toBe(10_000_000_000n);
+  });
+
+  it('takes a short rollback delay only with the explicit override, and an integrated fee address', () => {
+    expect(
+      parsePaymentsConfig({ payouts: { unresolvedRollbackAfterSec: 60, allowEarlyUnresolvedRollback: true } })
+        .payouts.unresolvedRollbackAfterSec,
+    ).toBe(60);
+    const integrated = integratedMinerAddress('options-fee', 'ab'.repeat(32));
+    expect(parsePaymentsConfig({ feeAddress: integrated }).feeAddress).toBe(integrated);
+    expect(() => parsePaymentsConfig({ payouts: { changeAddress: integrated } })).toThrow(
+      /payments\.payouts\.changeAddress: must be a standard Fuego address/,
+    );
+    expect(parsePaymentsConfig({}).payouts).toMatchObject({
+      requireDurableRedis: true,
+      unresolvedRollbackAfterSec: 26 * 3_600,
+    });
+  });
+
+  it("warns about a confirmDepth below the coin's coinbase maturity, not at or above it", () => {
+    expect(confirmDepthWarning(10)).toMatch(
+      /payments\.confirmDepth 10 is below Fuego's coinbase maturity \(60 blocks\)/,
+    );
+    expect(confirmDepthWarning(60)).toBeNull();
+    expect(confirmDepthWarning(120)).toBeNull();
   });
 });

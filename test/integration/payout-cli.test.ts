@@ -6,10 +6,12 @@ import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliCommand } from '../../src/cli/command.js';
 import { payoutCommand } from '../../src/cli/commands/payout.js';
+import { payoutResolveCommand } from '../../src/cli/commands/payout-resolve.js';
 import { reportCommand } from '../../src/cli/commands/report.js';
 import type { Devnet } from '../../src/devnet/devnet.js';
 import { RedisBalances } from '../../src/store/balances-store.js';
 import { RedisMinerThresholds } from '../../src/store/miner-thresholds.js';
+import { PayoutWatchStore } from '../../src/store/payout-watch-store.js';
 import { createRedisClient } from '../../src/store/redis-client.js';
 import { startTestDevnet } from '../devnet/devnet-test-helpers.js';
 import { startTestRedis, type TestRedis } from '../helpers/redis-server.js';
@@ -101,6 +103,55 @@ describe('fuego-pool payout / report', () => {
     const second = await run(payoutCommand, ['--config', config, '--now']);
     expect(second.code).toBe(0);
     expect((await balances.getBalance(patient)).paid).toBe(50_000_000n);
+  });
+
+  it('report names an unknown tagged payment and exits 1 until `payout resolve` settles it', async () => {
+    const keyPrefix = uniquePrefix('cli-unknown');
+    const miner = minerAddress('cli-unknown-1');
+    await fundMiners(redis, keyPrefix, [[miner, 30_000_000n]]);
+    const txHash = 'ef'.repeat(32);
+    await new PayoutWatchStore({ keyPrefix }, { redis }).recordUnknownPayments([
+      {
+        txHash,
+        batchId: '12'.repeat(16),
+        blockIndex: 42,
+        paymentId: '',
+        feeAtomic: 80_000n,
+        transfers: [{ address: miner, amountAtomic: 30_000_000n }],
+        firstSeenMs: Date.now(),
+        status: 'unresolved',
+        resolvedAtMs: null,
+        resolvedNote: null,
+      },
+    ]);
+    const config = writeConfig(keyPrefix, {});
+    const before = await run(reportCommand, ['--config', config]);
+    expect(before.code).toBe(1);
+    expect(before.out).toContain(`${txHash}`);
+    expect(before.out).toContain('UNRESOLVED');
+    expect(before.out).toContain('the AOF is fsynced before every reply');
+    await expect(run(payoutResolveCommand, [txHash, '--config', config])).rejects.toThrow(
+      /--paid or --dismiss/,
+    );
+    await expect(run(payoutResolveCommand, ['cafe', '--paid', '--config', config])).rejects.toThrow(/TXHASH/);
+    const resolved = await run(payoutResolveCommand, [
+      txHash,
+      '--paid',
+      '--config',
+      config,
+      '--note',
+      'on chain',
+    ]);
+    expect(resolved.code).toBe(0);
+    expect(resolved.out).toContain('recorded as paid: 1 recipients debited 3.0000000 XFG');
+    const balances = new RedisBalances({ keyPrefix }, { redis });
+    expect(await balances.getBalance(miner)).toMatchObject({ balance: 0n, paid: 30_000_000n });
+    const after = await run(reportCommand, ['--config', config]);
+    expect(after.out).toContain('recorded-as-paid (on chain)');
+    expect(after.code).toBe(0);
+    await expect(run(payoutResolveCommand, [txHash, '--dismiss', '--config', config])).rejects.toMatchObject({
+      code: 'BATCH_STATE',
+    });
   });
 
   it('fails at start on a bad payments section, naming the key', async () => {

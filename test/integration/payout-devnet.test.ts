@@ -202,7 +202,7 @@ describe('payouts through the devnet wallet', () => {
     },
   );
 
-  describe.each(['intent-written', 'wallet-called', 'result-recorded'] as const)(
+  describe.each(['intent-written', 'sending-marked', 'wallet-called', 'result-recorded'] as const)(
     'SIGKILL after %s',
     (step) => {
       it('a fresh runner recovers and each miner is paid exactly once', async () => {
@@ -225,16 +225,24 @@ describe('payouts through the devnet wallet', () => {
         const store = new PayoutStore({ keyPrefix }, { redis });
         const [batch] = await store.listRecentBatches(1);
         expect(batch).toBeDefined();
+        // Marked sending, the wallet maybe called: never resent, only rolled back once certainly
+        // dead (here at once: the recovering runner waits 0 ms instead of a day).
+        const recovering = () =>
+          runnerFor(keyPrefix, step === 'sending-marked' ? { unresolvedRollbackAfterMs: 0 } : {});
+        if (step === 'sending-marked') {
+          expect((await store.getBatch(batch!.id))?.state).toBe('sending');
+          expect(devnetTransactionsWithBatch(devnet, batch!.id)).toEqual([]);
+        }
         // The dead runner's lock expires by itself; until then a new run is refused.
-        let summary = await runnerFor(keyPrefix).runOnce();
+        let summary = await recovering().runOnce();
         for (let tries = 0; summary.skipped === 'locked' && tries < 20; tries++) {
           await new Promise((resolve) => setTimeout(resolve, 100));
-          summary = await runnerFor(keyPrefix).runOnce();
+          summary = await recovering().runOnce();
         }
         expect(summary.skipped).toBeNull();
         devnet.control.mineBlocks(1);
         const txs = devnetTransactionsWithBatch(devnet, batch!.id);
-        if (step === 'intent-written') {
+        if (step === 'intent-written' || step === 'sending-marked') {
           // Never handed to the wallet: rolled back, then paid by a new batch.
           expect(txs).toEqual([]);
           expect((await store.getBatch(batch!.id))?.state).toBe('failed');

@@ -279,6 +279,7 @@ describe('money scripts on a real Redis', () => {
           amountAtomic: 1_960_000n,
           networkFeeAtomic: 40_000n,
           timestampMs: 1_700_000_000_000,
+          reverted: false,
         },
       ]);
       expect(await s.payouts.listOpenBatches()).toEqual([]);

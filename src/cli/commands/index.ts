@@ -44,8 +44,15 @@ export const commands: readonly CommandEntry[] = [
     load: async () => (await import('./payout-dispatch.js')).payoutDispatchCommand,
   },
   {
+    path: ['payout', 'resolve'],
+    summary:
+      'settle a tagged wallet transaction Redis has no batch for: --paid debits its recipients, --dismiss changes nothing',
+    load: async () => (await import('./payout-resolve.js')).payoutResolveCommand,
+  },
+  {
     path: ['report'],
-    summary: 'solvency and payout report: balances vs wallet, open and failed batches',
+    summary:
+      'solvency and payout report: balances vs wallet, durability, unknown payments, held miners, open and failed batches',
     load: async () => (await import('./report.js')).reportCommand,
   },
   {

@@ -1,88 +1,39 @@
-import { connectRedis } from '../../app/redis-connection.js';
+import { type MoneyReport, readMoneyReport } from '../../app/money-report.js';
+import { connectRedis, replicaAcksOf } from '../../app/redis-connection.js';
 import { loadConfigFile } from '../../config/load-config.js';
 import { formatAtomic } from '../../fuego/money.js';
 import { createLogger } from '../../log/logger.js';
 import { WalletClient } from '../../rpc/wallet-client.js';
-import { RedisBalances } from '../../store/balances-store.js';
-import { PayoutStore } from '../../store/payout-store.js';
 import { type CliCommand, type CliIo, writeLine } from '../command.js';
 import { parsePayoutArgs } from './payout.js';
 
-const FAILED_SHOWN = 20;
-
 /**
  * `fuego-pool report --config FILE`: solvency (what the pool owes miners vs what its wallet holds),
- * the ledger's invariants, and the open and recently failed payout batches with their reasons.
- * Exit 0 when solvent and consistent, 1 otherwise (usable from monitoring).
+ * the ledger's invariants, whether Redis can make payouts durable, and everything payouts hold
+ * back: unknown tagged transactions, held miners, a send backoff, open and recently failed batches.
+ * Exit 0 when solvent, consistent and nothing needs the operator; 1 otherwise (for monitoring).
  */
 export const reportCommand: CliCommand = {
   path: ['report'],
   usage: 'fuego-pool report --config FILE',
-  summary: 'solvency (balances owed vs wallet) and pending / failed payout batches',
+  summary: 'solvency, held payouts, unknown payments, pending and failed payout batches',
   async run(args: string[], io: CliIo): Promise<number> {
     const { configPath } = parsePayoutArgs(args, new Set(['--config']));
     const pool = loadConfigFile(configPath);
     const logger = createLogger({ level: pool.log.level });
     const redis = await connectRedis(pool.redis, process.env, logger);
     const wallet = new WalletClient({ ...pool.wallet, retries: 1 });
-    const out = (line: string): void => writeLine(io.stdout, line);
     try {
-      const balances = new RedisBalances({ keyPrefix: pool.redis.keyPrefix }, { redis });
-      const store = new PayoutStore({ keyPrefix: pool.redis.keyPrefix }, { redis });
-      const totals = await balances.getTotals();
-      const owed = totals.balance + totals.inPayout;
-      let healthy = true;
-
-      out('== solvency ==');
-      out(
-        `owed to miners     ${formatAtomic(owed)} XFG (balances ${formatAtomic(totals.balance)}, in payout ${formatAtomic(totals.inPayout)})`,
-      );
-      try {
-        const walletBalance = await wallet.getBalance();
-        const held = BigInt(walletBalance.availableBalance) + BigInt(walletBalance.lockedAmount);
-        out(
-          `wallet holds       ${formatAtomic(held)} XFG (available ${formatAtomic(BigInt(walletBalance.availableBalance))}, locked ${formatAtomic(BigInt(walletBalance.lockedAmount))})`,
-        );
-        const margin = held - owed;
-        out(`margin             ${formatAtomic(margin)} XFG ${margin >= 0n ? '(solvent)' : '(INSOLVENT)'}`);
-        if (margin < 0n) healthy = false;
-      } catch (error) {
-        out(`wallet holds       unknown: ${(error as Error).message}`);
-        healthy = false;
-      }
-
-      out('== ledger ==');
-      const accounted = totals.balance + totals.inPayout + totals.paid + totals.networkFees;
-      const ledgerOk =
-        totals.credited === accounted &&
-        totals.rewards + totals.adjustments === totals.credited + totals.poolFees;
-      if (!ledgerOk) healthy = false;
-      out(
-        `credited ${formatAtomic(totals.credited)} = balances + in payout + paid ${formatAtomic(totals.paid)} + fees ${formatAtomic(totals.networkFees)}: ${totals.credited === accounted ? 'ok' : 'MISMATCH'}`,
-      );
-      out(
-        `rewards ${formatAtomic(totals.rewards)} + adjustments ${formatAtomic(totals.adjustments)} = credited + pool fees ${formatAtomic(totals.poolFees)}: ${ledgerOk ? 'ok' : 'MISMATCH'}`,
-      );
-      out(
-        `blocks confirmed ${totals.blocksConfirmed}, orphaned ${totals.blocksOrphaned}; network fees paid by the pool ${formatAtomic(totals.poolNetworkFees)}`,
-      );
-
-      out('== open batches ==');
-      const open = await store.listOpenBatches();
-      if (open.length === 0) out('(none)');
-      for (const batch of open) {
-        out(
-          `${batch.id}  ${batch.state}  ${batch.transfers.length} miners  ${formatAtomic(batch.totalAmountAtomic)} XFG  since ${new Date(batch.sendingAtMs ?? batch.createdAtMs).toISOString()}  ${batch.lastError ?? ''}`.trimEnd(),
-        );
-      }
-      out(`== failed batches (last ${FAILED_SHOWN}) ==`);
-      const failed = await store.listFailedBatches(FAILED_SHOWN);
-      if (failed.length === 0) out('(none)');
-      for (const batch of failed) {
-        out(
-          `${batch.id}  ${batch.transfers.length} miners  ${formatAtomic(batch.totalAmountAtomic)} XFG  ${batch.failReason ?? ''}`.trimEnd(),
-        );
-      }
+      const report = await readMoneyReport(pool.redis.keyPrefix, {
+        redis,
+        wallet,
+        durability: {
+          replicas: replicaAcksOf(pool.redis)?.replicas ?? 0,
+          timeoutMs: pool.redis.replicaAckTimeoutMs,
+        },
+      });
+      const { lines, healthy } = formatMoneyReport(report, Date.now());
+      for (const line of lines) writeLine(io.stdout, line);
       return healthy ? 0 : 1;
     } finally {
       wallet.close();
@@ -90,3 +41,114 @@ export const reportCommand: CliCommand = {
     }
   },
 };
+
+/** The report as text, and whether anything in it needs the operator. */
+export function formatMoneyReport(report: MoneyReport, nowMs: number): { lines: string[]; healthy: boolean } {
+  const lines: string[] = [];
+  const out = (line: string): void => {
+    lines.push(line);
+  };
+  const { totals } = report;
+  let healthy = true;
+
+  out('== solvency ==');
+  out(
+    `owed to miners     ${formatAtomic(report.owedAtomic)} XFG (balances ${formatAtomic(totals.balance)}, in payout ${formatAtomic(totals.inPayout)})`,
+  );
+  if ('error' in report.wallet) {
+    out(`wallet holds       unknown: ${report.wallet.error}`);
+    healthy = false;
+  } else {
+    const { availableAtomic, lockedAtomic } = report.wallet;
+    const held = availableAtomic + lockedAtomic;
+    out(
+      `wallet holds       ${formatAtomic(held)} XFG (available ${formatAtomic(availableAtomic)}, locked ${formatAtomic(lockedAtomic)})`,
+    );
+    const margin = held - report.owedAtomic;
+    out(`margin             ${formatAtomic(margin)} XFG ${margin >= 0n ? '(solvent)' : '(INSOLVENT)'}`);
+    if (margin < 0n) healthy = false;
+  }
+
+  out('== ledger ==');
+  const { credited, rewards } = report.ledgerConsistent;
+  if (!credited || !rewards) healthy = false;
+  out(
+    `credited ${formatAtomic(totals.credited)} = balances + in payout + paid ${formatAtomic(totals.paid)} + fees ${formatAtomic(totals.networkFees)}: ${credited ? 'ok' : 'MISMATCH'}`,
+  );
+  out(
+    `rewards ${formatAtomic(totals.rewards)} + adjustments ${formatAtomic(totals.adjustments)} = credited + pool fees ${formatAtomic(totals.poolFees)}: ${credited && rewards ? 'ok' : 'MISMATCH'}`,
+  );
+  out(
+    `blocks confirmed ${totals.blocksConfirmed}, orphaned ${totals.blocksOrphaned}; network fees paid by the pool ${formatAtomic(totals.poolNetworkFees)}`,
+  );
+
+  out('== redis durability ==');
+  const durability = report.durability;
+  if (durability.kind === 'none' || durability.kind === 'unreadable') {
+    out(
+      `NOT DURABLE: ${durability.detail} (payouts wait unless payments.payouts.requireDurableRedis is false)`,
+    );
+    healthy = false;
+  } else {
+    out(
+      durability.kind === 'replicas'
+        ? `each payout batch waits for ${durability.replicas} replica(s) (WAIT)`
+        : durability.kind === 'aof-waitaof'
+          ? 'each payout batch waits for the AOF fsync (WAITAOF)'
+          : 'the AOF is fsynced before every reply (appendfsync always)',
+    );
+  }
+
+  out('== unknown payments (tagged wallet transactions Redis has no batch for) ==');
+  const unresolved = report.unknownPayments.filter((p) => p.status === 'unresolved');
+  if (report.unknownPayments.length === 0) out('(none)');
+  for (const payment of report.unknownPayments) {
+    const amount = payment.transfers.reduce((sum, t) => sum + t.amountAtomic, 0n);
+    const state =
+      payment.status === 'unresolved'
+        ? 'UNRESOLVED'
+        : `${payment.status}${payment.resolvedNote ? ` (${payment.resolvedNote})` : ''}`;
+    out(
+      `${payment.txHash}  batch ${payment.batchId}  ${payment.transfers.length} recipients  ${formatAtomic(amount)} XFG  ${state}`,
+    );
+    if (payment.status === 'unresolved') {
+      for (const transfer of payment.transfers)
+        out(`    ${transfer.address}  ${formatAtomic(transfer.amountAtomic)} XFG`);
+    }
+  }
+  if (unresolved.length > 0) {
+    healthy = false;
+    out(
+      'resolve each: fuego-pool payout resolve TXHASH --paid (the wallet paid it: debit the miners) or --dismiss (already accounted)',
+    );
+  }
+
+  out('== held payouts (due but not paid in the last pass) ==');
+  if (report.held.length === 0) out('(none)');
+  for (const held of report.held) {
+    out(
+      `${held.address}  ${formatAtomic(held.amountAtomic)} XFG  since ${new Date(held.sinceMs).toISOString()}  ${held.reason}`,
+    );
+  }
+  if (report.backoff !== null && report.backoff.untilMs > nowMs) {
+    out(
+      `payouts paused until ${new Date(report.backoff.untilMs).toISOString()} (refusal ${report.backoff.attempt}: ${report.backoff.reason})`,
+    );
+  }
+
+  out('== open batches ==');
+  if (report.openBatches.length === 0) out('(none)');
+  for (const batch of report.openBatches) {
+    out(
+      `${batch.id}  ${batch.state}  ${batch.transfers.length} miners  ${formatAtomic(batch.totalAmountAtomic)} XFG  since ${new Date(batch.sendingAtMs ?? batch.createdAtMs).toISOString()}  ${batch.lastError ?? ''}`.trimEnd(),
+    );
+  }
+  out(`== failed batches (last ${report.failedBatches.length}) ==`);
+  if (report.failedBatches.length === 0) out('(none)');
+  for (const batch of report.failedBatches) {
+    out(
+      `${batch.id}  ${batch.transfers.length} miners  ${formatAtomic(batch.totalAmountAtomic)} XFG  ${batch.failReason ?? ''}`.trimEnd(),
+    );
+  }
+  return { lines, healthy };
+}

@@ -1,5 +1,6 @@
 import { type Block, serializeBlock } from '../../fuego/block.js';
 import { auxHeaderHash, blockId } from '../../fuego/block-hash.js';
+import { FUEGO_COINBASE_MATURITY_BLOCKS } from '../../fuego/coinbase-maturity.js';
 import { CodecError } from '../../fuego/errors.js';
 import { bytesToHex, hexToBytes } from '../../fuego/hex.js';
 import { cnFastHash } from '../../fuego/keccak.js';
@@ -15,7 +16,7 @@ import { type BlockRejectionCode, type ValidationContext, validateBlock } from '
 import { depositInterestAtomic } from './deposit-interest.js';
 import { type AddressKeysHex, deriveTxPublicKey, OutputOwners } from './output-keys.js';
 import { baseRewardAtomic } from './reward-schedule.js';
-import { type BuiltTemplate, buildTemplate, FUEGO_COINBASE_MATURITY_BLOCKS } from './template-builder.js';
+import { type BuiltTemplate, buildTemplate } from './template-builder.js';
 
 /**
  * Fuego's testnet genesis (spec §9): v1, timestamp 0, zero prev id, nonce 71, and the coinbase below

@@ -6,11 +6,6 @@ import { type AddressKeysHex, deriveOutputKey } from './output-keys.js';
 import { decomposeAmount } from './reward-schedule.js';
 
 export const TEMPLATE_MAJOR_VERSION = 9;
-/**
- * Fuego's coinbase maturity (CRYPTONOTE_MINED_MONEY_UNLOCK_WINDOW): a coinbase unlocks this many
- * blocks after its block's height. The devnet's default; a devnet may be configured shorter.
- */
-export const FUEGO_COINBASE_MATURITY_BLOCKS = 60;
 const ZERO_HASH = new Uint8Array(32);
 
 export interface TemplateInput {

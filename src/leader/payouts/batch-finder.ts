@@ -1,6 +1,6 @@
-import { findBatchIds } from '../../pool/payouts/batch-tag.js';
+import { findBatchTags } from '../../pool/payouts/batch-tag.js';
 import type { PayoutWallet } from '../../pool/payouts/payout-wallet.js';
-import { UNCONFIRMED_BLOCK_INDEX } from '../../rpc/wallet-client.js';
+import { UNCONFIRMED_BLOCK_INDEX, WALLET_TRANSACTION_STATE } from '../../rpc/wallet-client.js';
 import type { WalletTransaction } from '../../rpc/wallet-schemas.js';
 
 /** The wallet calls a scan needs. */
@@ -9,23 +9,26 @@ export type WalletReader = Pick<
   'getStatus' | 'getTransactions' | 'getTransaction' | 'getUnconfirmedTransactionHashes'
 >;
 
-/**
- * walletd's WalletTransactionState (include/IWallet.h): SUCCEEDED 0, FAILED 1 (the relay failed),
- * CANCELLED 2, CREATED 3 (built, not relayed: a delayed transaction), DELETED 4.
- */
-const SUCCEEDED = 0;
-const NEVER_SENT_STATES: ReadonlySet<number> = new Set([1, 2, 4]);
+/** FAILED (the relay failed), CANCELLED (dropped from the daemon's pool unmined), DELETED. */
+const NOT_SENT_STATES: ReadonlySet<number> = new Set([
+  WALLET_TRANSACTION_STATE.FAILED,
+  WALLET_TRANSACTION_STATE.CANCELLED,
+  WALLET_TRANSACTION_STATE.DELETED,
+]);
 
 /**
  * What a tagged transaction says about its batch's money:
  * - 'sent': the wallet relayed it (state SUCCEEDED; confirmed or in the mempool);
- * - 'not-sent': FAILED, CANCELLED or DELETED: it never left, and never will;
+ * - 'not-sent': FAILED, CANCELLED or DELETED: not relayed, or dropped from the daemon's pool
+ *   unmined (walletd lists only SUCCEEDED records in getTransactions; getTransaction shows the rest);
  * - 'unsettled': built but not relayed (CREATED), or a state this code does not know.
  */
 export type WalletOutcome = 'sent' | 'not-sent' | 'unsettled';
 
 export interface TaggedTransaction {
   readonly batchId: string;
+  /** The paying pool's id (see poolIdOf); null for a tag written before pools had one. */
+  readonly poolId: string | null;
   readonly txHash: string;
   /** From the wallet's record: what walletd really paid, whatever was asked. */
   readonly feeAtomic: bigint;
@@ -56,8 +59,8 @@ export interface ScanLimits {
 export const DEFAULT_SCAN_LIMITS: ScanLimits = { pageBlocks: 500, maxBlocks: 20_000, maxUnconfirmed: 500 };
 
 export function walletOutcomeOf(state: number): WalletOutcome {
-  if (state === SUCCEEDED) return 'sent';
-  return NEVER_SENT_STATES.has(state) ? 'not-sent' : 'unsettled';
+  if (state === WALLET_TRANSACTION_STATE.SUCCEEDED) return 'sent';
+  return NOT_SENT_STATES.has(state) ? 'not-sent' : 'unsettled';
 }
 
 /** Which of two records of one batch tells more: a relayed one, then a confirmed one. */
@@ -80,10 +83,11 @@ export async function scanTaggedTransactions(
   const found = new Map<string, TaggedTransaction>();
   const consider = (record: WalletTransaction): void => {
     if (record.isBase) return;
-    for (const batchId of findBatchIds(record.extra)) {
+    for (const { batchId, poolId } of findBatchTags(record.extra)) {
       const confirmed = record.blockIndex !== UNCONFIRMED_BLOCK_INDEX;
       const tagged: TaggedTransaction = {
         batchId,
+        poolId,
         txHash: record.transactionHash,
         feeAtomic: BigInt(record.fee),
         blockIndex: confirmed ? record.blockIndex : null,

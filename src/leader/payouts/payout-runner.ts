@@ -10,11 +10,13 @@ import { type FeePaidBy, type PlannedBatch, planPayouts } from '../../pool/payou
 import type { PayoutWallet } from '../../pool/payouts/payout-wallet.js';
 import type { HeldPayout, PayoutWatch, UnknownPayment } from '../../pool/payouts/payout-watch.js';
 import type { DaemonClient } from '../../rpc/daemon-client.js';
+import { UNCONFIRMED_BLOCK_INDEX } from '../../rpc/wallet-client.js';
 import {
   DEFAULT_SCAN_LIMITS,
   type ScanResult,
   scanTaggedTransactions,
   type TaggedTransaction,
+  walletOutcomeOf,
 } from './batch-finder.js';
 import { type Settlement, settleOpenBatch } from './batch-settlement.js';
 import { trackHeldPayouts } from './held-payouts.js';
@@ -26,6 +28,10 @@ import { addressesHeldByUnknownPayments, unknownPaymentsIn } from './unknown-pay
 const SCAN_MARGIN_BLOCKS = 20;
 /** Miners considered per run (largest balances first). */
 const MAX_PAYABLE_PER_RUN = 2_000;
+/** Sent batches whose transaction is read per run (oldest first). */
+const MAX_WATCHED_PER_RUN = 200;
+/** Confirmations after which a sent transaction is no longer watched (walletd's spendable age). */
+const SENT_CONFIRMED_DEPTH = 10;
 
 /**
  * The steps of one batch, in order; fault tests kill the process after each. `sending-marked`
@@ -35,6 +41,8 @@ export type PayoutStep = 'intent-written' | 'sending-marked' | 'wallet-called' |
 
 /** The runner's rules, mapped from `payments.payouts` in src/app (defaults live in the config schema). */
 export interface PayoutRunnerOptions {
+  /** This pool's id in the batch tags it writes (poolIdOf its key prefix). */
+  readonly poolId: string;
   readonly minPayoutAtomic: bigint;
   readonly maxTransfersPerTransaction: number;
   readonly networkFeeAtomic: bigint;
@@ -178,6 +186,7 @@ export class PayoutRunner {
       return holdAll('wallet-unhealthy', detail, {});
     }
     const { recovered, stillOpen } = await this.#settleOpenBatches(writer, walletView);
+    recovered.push(...(await this.#watchSentBatches(writer)));
     const unknown = await this.#checkUnknownPayments(writer, walletView);
 
     const guarantee = await this.#modules.durability.describe();
@@ -319,6 +328,57 @@ export class PayoutRunner {
   }
 
   /**
+   * Sent batches until their transaction is deep in the chain: walletd marks a transaction the
+   * daemon dropped from its pool unmined CANCELLED (and lists it no more). Such a batch reached
+   * nobody; once it has stayed dropped past unresolvedRollbackAfterMs (another node could still
+   * mine it until its mempool lets it go), its debits go back to the balances.
+   */
+  async #watchSentBatches(writer: PayoutWriter): Promise<BatchReport[]> {
+    const reverted: BatchReport[] = [];
+    for (const batch of (await this.#journal.listUnconfirmedSent()).slice(0, MAX_WATCHED_PER_RUN)) {
+      if (batch.txHash === null) continue;
+      let record: Awaited<ReturnType<PayoutWallet['getTransaction']>>;
+      try {
+        record = await this.#modules.wallet.getTransaction(batch.txHash);
+      } catch (error) {
+        // Unknown to the wallet (restored from a backup?) or unreadable: nothing is decided on it.
+        this.#logger.warn(
+          { batchId: batch.id, txHash: batch.txHash, err: error },
+          'sent payout transaction not readable in the wallet',
+        );
+        continue;
+      }
+      const outcome = walletOutcomeOf(record.state);
+      if (outcome === 'sent') {
+        if (record.blockIndex !== UNCONFIRMED_BLOCK_INDEX && record.confirmations >= SENT_CONFIRMED_DEPTH) {
+          await this.#journal.confirmSent(writer, batch.id, record.blockIndex);
+        }
+        continue;
+      }
+      if (outcome !== 'not-sent') continue;
+      const sentAtMs = batch.resolvedAtMs ?? batch.updatedAtMs;
+      const revertAtMs = sentAtMs + this.#opts.unresolvedRollbackAfterMs;
+      if (this.#clock() < revertAtMs) {
+        this.#logger.warn(
+          {
+            batchId: batch.id,
+            txHash: batch.txHash,
+            state: record.state,
+            revertAt: new Date(revertAtMs).toISOString(),
+          },
+          'the wallet dropped a sent payout transaction unmined: its miners are credited back then unless it is mined',
+        );
+        continue;
+      }
+      const reason = `the wallet dropped transaction ${batch.txHash} unmined (state ${record.state})`;
+      await this.#journal.revertSent(writer, batch, reason);
+      this.#logger.error({ batchId: batch.id, txHash: batch.txHash }, `payout reverted: ${reason}`);
+      reverted.push(report(batch, 'failed', null, `reverted: ${reason}`));
+    }
+    return reverted;
+  }
+
+  /**
    * The relayed tagged transactions of the scan that are not open batches: a batch rolled back
    * that went out after all is recorded as sent (late); one Redis does not know at all is an
    * unknown payment. The scan cursor moves on only once they are recorded.
@@ -328,8 +388,10 @@ export class PayoutRunner {
     view: WalletView,
   ): Promise<{ found: UnknownPayment[]; heldDestinations: Map<string, string> }> {
     const openIds = new Set(view.open.map((b) => b.id));
+    // Another pool paying from the same wallet tags its batches with its own id.
+    const ours = (tx: TaggedTransaction) => tx.poolId === null || tx.poolId === this.#opts.poolId;
     const others = [...view.scan.found.values()].filter(
-      (tx) => !openIds.has(tx.batchId) && tx.outcome === 'sent',
+      (tx) => ours(tx) && !openIds.has(tx.batchId) && tx.outcome === 'sent',
     );
     const known = await this.#journal.knownBatchIds(others.map((tx) => tx.batchId));
     for (const tx of others) {
@@ -534,7 +596,7 @@ export class PayoutRunner {
         changeAddress,
         feeAtomic: this.#opts.networkFeeAtomic,
         anonymity: this.#opts.anonymity,
-        extraHex: buildPayoutExtra(batchId, planned.paymentId),
+        extraHex: buildPayoutExtra(batchId, planned.paymentId, this.#opts.poolId),
       }));
     } catch (error) {
       return this.#afterSendError(writer, batchId, error, plannedReport);

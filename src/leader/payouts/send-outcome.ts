@@ -30,6 +30,8 @@ const REFUSED_BEFORE_BROADCAST: ReadonlySet<WalletErrorKind> = new Set<WalletErr
   'WALLET_NOT_FOUND',
   'CHANGE_ADDRESS_REQUIRED',
   'CHANGE_ADDRESS_NOT_FOUND',
+  // The daemon answered "not OK" to the relay: walletd keeps the record as FAILED.
+  'NODE_REFUSED',
 ]);
 
 /** Refusals about the wallet's outputs rather than this batch: they repeat for every batch. */

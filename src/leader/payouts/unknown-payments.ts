@@ -1,3 +1,4 @@
+import { decodeAddress, encodeIntegratedAddress } from '../../fuego/address.js';
 import type { UnknownPayment } from '../../pool/payouts/payout-watch.js';
 import type { TaggedTransaction } from './batch-finder.js';
 
@@ -42,4 +43,17 @@ export function addressesHeldByUnknownPayments(payments: readonly UnknownPayment
     for (const transfer of payment.transfers) held.set(transfer.address, payment.txHash);
   }
   return held;
+}
+
+/**
+ * The miner account each transfer of an unknown payment paid: the destination itself, or, when the
+ * transaction carried a payment id, the integrated address made of the destination and that id
+ * (the pool pays an integrated account to its standard address with the id in extra).
+ */
+export function accountsPaidBy(payment: UnknownPayment): string[] {
+  return payment.transfers.map((transfer) => {
+    if (payment.paymentId === '') return transfer.address;
+    const decoded = decodeAddress(transfer.address);
+    return encodeIntegratedAddress({ ...decoded, paymentId: payment.paymentId });
+  });
 }

@@ -30,6 +30,16 @@ export interface PayoutJournal {
     requiredState: 'prepared' | 'sending',
   ): Promise<void>;
 
+  /**
+   * A sent batch whose transaction the wallet dropped unmined: what it debited goes back to the
+   * balances and the batch becomes failed (a later sighting of the transaction debits again).
+   */
+  revertSent(writer: PayoutWriter, batch: PayoutBatch, reason: string): Promise<void>;
+  /** A sent batch's transaction is deep in the chain: no longer watched. */
+  confirmSent(writer: PayoutWriter, batchId: string, blockIndex: number): Promise<void>;
+  /** Sent batches still watched until their transaction is deep in the chain, oldest first. */
+  listUnconfirmedSent(): Promise<PayoutBatch[]>;
+
   getBatch(batchId: string): Promise<PayoutBatch | null>;
   /** Which of these batch ids the journal has a batch for (any state). */
   knownBatchIds(batchIds: readonly string[]): Promise<Set<string>>;

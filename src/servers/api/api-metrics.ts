@@ -18,8 +18,21 @@ export interface MetricsSources {
   readonly shareLedger?: () => ShareLedgerMetrics;
   readonly templateAgeMs?: () => number | undefined;
   readonly liveFeedClients?: () => number;
+  /** What the payout runner holds back (read from Redis at each scrape, so any API node has it). */
+  readonly payoutWatch?: () => Promise<PayoutWatchSnapshot>;
   /** The stratum child processes (`stratum.processes` > 1): their states and restarts. */
   readonly stratumProcesses?: () => ReadonlyArray<{ readonly state: string; readonly restarts: number }>;
+}
+
+/** Payouts held back and why, for alerting: nothing here may stay non-zero unnoticed. */
+export interface PayoutWatchSnapshot {
+  /** Miners due but not paid in the last pass, and what they are owed. */
+  readonly heldMiners: number;
+  readonly heldAtomic: bigint;
+  /** Tagged wallet transactions Redis had no batch for, not resolved by the operator yet. */
+  readonly unknownPayments: number;
+  /** The wallet refused to build a transaction; payouts pause until this time (ms), or null. */
+  readonly backoffUntilMs: number | null;
 }
 
 const RPC_LATENCY_BUCKETS_S = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
@@ -142,6 +155,38 @@ export function createPoolMetrics(sources: MetricsSources, events?: PoolEventBus
     registers: [registry],
   });
   const processRestartsFrom = counterFrom(processRestarts);
+  const heldMiners = new Gauge({
+    name: 'fuego_pool_payouts_held_miners',
+    help: 'Miners due a payout but not paid in the last pass (fuego-pool report says why)',
+    registers: [registry],
+  });
+  const heldAtomic = new Gauge({
+    name: 'fuego_pool_payouts_held_atomic',
+    help: 'Atomic units owed to the miners held in the last payout pass',
+    registers: [registry],
+  });
+  const unknownPayments = new Gauge({
+    name: 'fuego_pool_payout_unknown_transactions',
+    help: 'Wallet transactions with the pool batch tag that Redis has no batch for, unresolved (see fuego-pool payout resolve)',
+    registers: [registry],
+  });
+  const payoutBackoff = new Gauge({
+    name: 'fuego_pool_payout_backoff',
+    help: '1 while payouts pause after the wallet refused to build a transaction',
+    registers: [registry],
+  });
+  const readPayoutWatch = async (): Promise<void> => {
+    if (sources.payoutWatch === undefined) return;
+    try {
+      const watch = await sources.payoutWatch();
+      heldMiners.set(watch.heldMiners);
+      heldAtomic.set(Number(watch.heldAtomic));
+      unknownPayments.set(watch.unknownPayments);
+      payoutBackoff.set(watch.backoffUntilMs !== null && watch.backoffUntilMs > Date.now() ? 1 : 0);
+    } catch {
+      // Redis away: the gauges keep their last values; /health says Redis fails.
+    }
+  };
   // Each source is read once per scrape, before the registry serialises (render()).
   const syncSnapshots = (): void => {
     let available = 0;
@@ -237,8 +282,9 @@ export function createPoolMetrics(sources: MetricsSources, events?: PoolEventBus
       rpcLatency.observe({ service, method }, durationMs / 1000);
       if (errorCode !== undefined) rpcErrors.inc({ service, method, code: errorCode });
     },
-    render: () => {
+    render: async () => {
       syncSnapshots();
+      await readPayoutWatch();
       return registry.metrics();
     },
   };

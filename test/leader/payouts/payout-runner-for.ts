@@ -23,7 +23,7 @@ export function payoutRunnerFor(
   durability: { readonly replicas: number; readonly timeoutMs: number } = { replicas: 0, timeoutMs: 1_000 },
 ): PayoutRunner {
   return new PayoutRunner(
-    { ...payoutRunnerOptionsFrom(parseConfig({}).payments), ...overrides },
+    { ...payoutRunnerOptionsFrom(parseConfig({}).payments, keyPrefix), ...overrides },
     {
       ...modules,
       ...payoutStoresOn(redis, keyPrefix, durability, modules.clock),

@@ -1,22 +1,37 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { buildPayoutExtra, findBatchIds } from '../../../src/pool/payouts/batch-tag.js';
+import {
+  buildPayoutExtra,
+  findBatchIds,
+  findBatchTags,
+  poolIdOf,
+} from '../../../src/pool/payouts/batch-tag.js';
 import { planPayouts } from '../../../src/pool/payouts/payout-planner.js';
 import { integratedMinerAddress, minerAddress } from '../../leader/payouts/payout-test-kit.js';
 
 const MINERS = Array.from({ length: 12 }, (_, i) => minerAddress(`plan-${i}`));
 
 describe('batch tag in the transaction extra', () => {
-  it('round-trips the batch id, after the payment id nonce, behind walletd tx public key', () => {
-    const id = '0123456789abcdef0123456789abcdef';
+  const id = '0123456789abcdef0123456789abcdef';
+  const pool = poolIdOf('fuego');
+
+  it('round-trips the batch id and the pool id, after the payment id nonce, behind walletd tx public key', () => {
     const pid = 'cd'.repeat(32);
-    const extra = buildPayoutExtra(id, pid);
+    const extra = buildPayoutExtra(id, pid, pool);
     expect(extra.startsWith(`022100${pid}`)).toBe(true);
     const asRecorded = `01${'11'.repeat(32)}${extra}`;
+    expect(findBatchTags(asRecorded)).toEqual([{ batchId: id, poolId: pool }]);
     expect(findBatchIds(asRecorded)).toEqual([id]);
     expect(findBatchIds(`01${'11'.repeat(32)}`)).toEqual([]);
     // An extra that does not parse still gives up its tag.
-    expect(findBatchIds(`04ff${buildPayoutExtra(id)}`)).toEqual([id]);
+    expect(findBatchIds(`04ff${buildPayoutExtra(id, '', pool)}`)).toEqual([id]);
+  });
+
+  it('tells pools apart by their key prefix and still reads the tags written before pool ids (v1)', () => {
+    expect(poolIdOf('fuego')).toMatch(/^[0-9a-f]{8}$/);
+    expect(poolIdOf('fuego')).not.toBe(poolIdOf('fuego-b'));
+    const v1 = `021346500${1}${id}`;
+    expect(findBatchTags(`01${'11'.repeat(32)}${v1}`)).toEqual([{ batchId: id, poolId: null }]);
   });
 });
 

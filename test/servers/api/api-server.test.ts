@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { createApiStores } from '../../../src/app/api-stores.js';
+import { readPayoutWatchSnapshot } from '../../../src/app/money-report.js';
 import type { AcceptedShare } from '../../../src/pool/share-ledger.js';
 import { API_ERROR_CODES, API_ERRORS } from '../../../src/servers/api/api-errors.js';
 import {
@@ -23,6 +24,7 @@ import type { MinerAccountsReader } from '../../../src/servers/api/miner-account
 import { createPaymentKeys } from '../../../src/store/balances-keys.js';
 import { HashrateBucketWriter } from '../../../src/store/hashrate-buckets.js';
 import { createStoreKeys } from '../../../src/store/keys.js';
+import { PayoutWatchStore } from '../../../src/store/payout-watch-store.js';
 import { createRedisClient } from '../../../src/store/redis-client.js';
 import { RedisShareLedger } from '../../../src/store/redis-share-ledger.js';
 import { startTestRedis, type TestRedis } from '../../helpers/redis-server.js';
@@ -386,6 +388,32 @@ describe('HTTP API', () => {
     expect(reply.payload).toMatch(/^fuego_pool_template_age_seconds 1\.5$/m);
     expect(reply.payload).toContain('fuego_pool_rpc_duration_seconds');
     expect(reply.payload).not.toContain('203.0.113.7');
+    await other.close();
+  });
+
+  it('GET /metrics: held payouts, unknown tagged transactions and the send backoff, read from Redis', async () => {
+    const prefix = `${keyPrefix}-watch`;
+    const watch = new PayoutWatchStore({ keyPrefix: prefix }, { redis });
+    await watch.replaceHeld([
+      { address: 'A', amountAtomic: 3_000_000n, reason: 'wallet balance too low for this batch', sinceMs: 1 },
+      { address: 'B', amountAtomic: 2_000_000n, reason: 'wallet balance too low for this batch', sinceMs: 1 },
+    ]);
+    await watch.setBackoff({
+      untilMs: Date.now() + 60_000,
+      attempt: 1,
+      reason: 'MixIn count is too big',
+      sinceMs: 1,
+    });
+    const { app: other } = await buildTestApi({
+      redis,
+      keyPrefix: prefix,
+      modules: { metricsSources: { payoutWatch: () => readPayoutWatchSnapshot(prefix, redis) } },
+    });
+    const reply = await other.inject({ url: '/metrics' });
+    expect(reply.payload).toMatch(/^fuego_pool_payouts_held_miners 2$/m);
+    expect(reply.payload).toMatch(/^fuego_pool_payouts_held_atomic 5000000$/m);
+    expect(reply.payload).toMatch(/^fuego_pool_payout_unknown_transactions 0$/m);
+    expect(reply.payload).toMatch(/^fuego_pool_payout_backoff 1$/m);
     await other.close();
   });
 

@@ -1,0 +1,105 @@
+import type { Redis } from 'ioredis';
+import type { DurabilityGuarantee } from '../pool/payouts/durability-barrier.js';
+import type { PayoutBatch } from '../pool/payouts/payout-batch.js';
+import type { HeldPayout, SendBackoff, UnknownPayment } from '../pool/payouts/payout-watch.js';
+import type { WalletClient } from '../rpc/wallet-client.js';
+import type { PayoutWatchSnapshot } from '../servers/api/api-metrics.js';
+import { type PoolTotals, RedisBalances } from '../store/balances-store.js';
+import { PayoutStore } from '../store/payout-store.js';
+import { PayoutWatchStore } from '../store/payout-watch-store.js';
+import { RedisDurability } from '../store/redis-durability.js';
+
+const FAILED_SHOWN = 20;
+
+/** Everything `fuego-pool report` says about the money, read once. */
+export interface MoneyReport {
+  readonly totals: PoolTotals;
+  /** What the pool owes: balances + in payout. */
+  readonly owedAtomic: bigint;
+  /** null when the wallet could not be read (with the reason). */
+  readonly wallet:
+    | { readonly availableAtomic: bigint; readonly lockedAtomic: bigint }
+    | { readonly error: string };
+  readonly ledgerConsistent: { readonly credited: boolean; readonly rewards: boolean };
+  readonly openBatches: readonly PayoutBatch[];
+  readonly failedBatches: readonly PayoutBatch[];
+  readonly held: readonly HeldPayout[];
+  readonly unknownPayments: readonly UnknownPayment[];
+  readonly backoff: SendBackoff | null;
+  readonly durability: DurabilityGuarantee | { readonly kind: 'unreadable'; readonly detail: string };
+}
+
+/** Reads the report of one pool (Redis and, for solvency, the wallet). */
+export async function readMoneyReport(
+  keyPrefix: string,
+  modules: {
+    readonly redis: Redis;
+    readonly wallet: Pick<WalletClient, 'getBalance'>;
+    readonly durability: { readonly replicas: number; readonly timeoutMs: number };
+  },
+): Promise<MoneyReport> {
+  const { redis } = modules;
+  const balances = new RedisBalances({ keyPrefix }, { redis });
+  const journal = new PayoutStore({ keyPrefix }, { redis });
+  const watch = new PayoutWatchStore({ keyPrefix }, { redis });
+  const durability = new RedisDurability(
+    { ...modules.durability, anchorKey: journal.keys.payoutLock },
+    { redis },
+  );
+  const totals = await balances.getTotals();
+  let wallet: MoneyReport['wallet'];
+  try {
+    const balance = await modules.wallet.getBalance();
+    wallet = {
+      availableAtomic: BigInt(balance.availableBalance),
+      lockedAtomic: BigInt(balance.lockedAmount),
+    };
+  } catch (error) {
+    wallet = { error: error instanceof Error ? error.message : String(error) };
+  }
+  const accounted = totals.balance + totals.inPayout + totals.paid + totals.networkFees;
+  const [openBatches, failedBatches, held, unknownPayments, backoff] = await Promise.all([
+    journal.listOpenBatches(),
+    journal.listFailedBatches(FAILED_SHOWN),
+    watch.listHeld(),
+    watch.listUnknownPayments(),
+    watch.getBackoff(),
+  ]);
+  let guarantee: MoneyReport['durability'];
+  try {
+    guarantee = await durability.describe();
+  } catch (error) {
+    guarantee = { kind: 'unreadable', detail: error instanceof Error ? error.message : String(error) };
+  }
+  return {
+    totals,
+    owedAtomic: totals.balance + totals.inPayout,
+    wallet,
+    ledgerConsistent: {
+      credited: totals.credited === accounted,
+      rewards: totals.rewards + totals.adjustments === totals.credited + totals.poolFees,
+    },
+    openBatches,
+    failedBatches,
+    held,
+    unknownPayments,
+    backoff,
+    durability: guarantee,
+  };
+}
+
+/** The figures /metrics exposes about held payouts, from the same keys. */
+export async function readPayoutWatchSnapshot(keyPrefix: string, redis: Redis): Promise<PayoutWatchSnapshot> {
+  const watch = new PayoutWatchStore({ keyPrefix }, { redis });
+  const [held, unknown, backoff] = await Promise.all([
+    watch.listHeld(),
+    watch.listUnknownPayments(),
+    watch.getBackoff(),
+  ]);
+  return {
+    heldMiners: held.length,
+    heldAtomic: held.reduce((sum, h) => sum + h.amountAtomic, 0n),
+    unknownPayments: unknown.filter((p) => p.status === 'unresolved').length,
+    backoffUntilMs: backoff?.untilMs ?? null,
+  };
+}

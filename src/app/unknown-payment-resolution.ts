@@ -1,0 +1,44 @@
+import { randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import { accountsPaidBy } from '../leader/payouts/unknown-payments.js';
+import type { UnknownPayment } from '../pool/payouts/payout-watch.js';
+import { PaymentStoreError } from '../store/balances-error.js';
+import { PayoutStore } from '../store/payout-store.js';
+import { PayoutWatchStore } from '../store/payout-watch-store.js';
+
+/** How long the operator's resolve may hold the payout lock. */
+const RESOLVE_LOCK_TTL_MS = 30_000;
+
+/**
+ * The operator's decision about an unknown payment, under the payout lock so that no payout pass
+ * runs meanwhile: `paid` debits each recipient account what the transaction paid it (it reached
+ * them; Redis only lost the record), `dismiss` changes no balance (accounted for otherwise).
+ * Refuses (PaymentStoreError) an unknown transaction hash, one already resolved, or a held lock.
+ */
+export async function resolveUnknownPayment(
+  keyPrefix: string,
+  redis: Redis,
+  request: { readonly txHash: string; readonly mode: 'paid' | 'dismiss'; readonly note: string },
+): Promise<UnknownPayment> {
+  const journal = new PayoutStore({ keyPrefix }, { redis });
+  const watch = new PayoutWatchStore({ keyPrefix }, { redis });
+  const payment = (await watch.listUnknownPayments()).find((p) => p.txHash === request.txHash);
+  if (payment === undefined) {
+    throw new PaymentStoreError('BATCH_NOT_FOUND', `no unknown payment with transaction ${request.txHash}`, {
+      txHash: request.txHash,
+    });
+  }
+  const lockToken = randomUUID();
+  if (!(await journal.acquireLock(lockToken, RESOLVE_LOCK_TTL_MS))) {
+    throw new PaymentStoreError('LOCK_LOST', 'a payout pass holds the payout lock: try again in a moment');
+  }
+  try {
+    await watch.resolveUnknownPayment(
+      { fencingToken: '', lockToken },
+      { payment, mode: request.mode, note: request.note, accounts: accountsPaidBy(payment) },
+    );
+  } finally {
+    await journal.releaseLock(lockToken);
+  }
+  return payment;
+}

@@ -56,7 +56,8 @@ export interface ScanLimits {
   readonly maxUnconfirmed: number;
 }
 
-export const DEFAULT_SCAN_LIMITS: ScanLimits = { pageBlocks: 500, maxBlocks: 20_000, maxUnconfirmed: 500 };
+/** How a scan pages through the wallet; how far back it reads is the config's recoveryScanBlocks. */
+export const SCAN_PAGING: Omit<ScanLimits, 'maxBlocks'> = { pageBlocks: 500, maxUnconfirmed: 500 };
 
 export function walletOutcomeOf(state: number): WalletOutcome {
   if (state === WALLET_TRANSACTION_STATE.SUCCEEDED) return 'sent';
@@ -78,7 +79,7 @@ function tellsMore(candidate: TaggedTransaction, previous: TaggedTransaction): b
 export async function scanTaggedTransactions(
   wallet: WalletReader,
   fromBlockIndex: number,
-  limits: ScanLimits = DEFAULT_SCAN_LIMITS,
+  limits: ScanLimits,
 ): Promise<ScanResult> {
   const found = new Map<string, TaggedTransaction>();
   const consider = (record: WalletTransaction): void => {

@@ -12,7 +12,7 @@ import type { HeldPayout, PayoutWatch, UnknownPayment } from '../../pool/payouts
 import type { DaemonClient } from '../../rpc/daemon-client.js';
 import { UNCONFIRMED_BLOCK_INDEX } from '../../rpc/wallet-client.js';
 import {
-  DEFAULT_SCAN_LIMITS,
+  SCAN_PAGING,
   type ScanResult,
   scanTaggedTransactions,
   type TaggedTransaction,
@@ -274,7 +274,7 @@ export class PayoutRunner {
     starts.push(cursor ?? status.blockCount - this.#opts.recoveryScanBlocks);
     const from = Math.max(0, Math.min(...starts) - SCAN_MARGIN_BLOCKS);
     const scan = await scanTaggedTransactions(this.#modules.wallet, from, {
-      ...DEFAULT_SCAN_LIMITS,
+      ...SCAN_PAGING,
       maxBlocks: this.#opts.recoveryScanBlocks,
     });
     const synced = status.knownBlockCount - status.blockCount <= this.#opts.maxWalletLagBlocks;
@@ -675,7 +675,7 @@ export class PayoutRunner {
       const scan = await scanTaggedTransactions(
         this.#modules.wallet,
         Math.max(0, batch.walletBlockCount - SCAN_MARGIN_BLOCKS),
-        { ...DEFAULT_SCAN_LIMITS, maxBlocks: this.#opts.recoveryScanBlocks },
+        { ...SCAN_PAGING, maxBlocks: this.#opts.recoveryScanBlocks },
       );
       const found = scan.found.get(batchId);
       if (found !== undefined) {

@@ -4,7 +4,7 @@ export { type FeeAmounts, feeAmounts } from './fee-amounts.js';
 export { type OrphanedRoundRule, orphanedRoundRule } from './orphaned-round-rule.js';
 export { isPaymentSchemeName, PAYMENT_SCHEME_NAMES, type PaymentSchemeName } from './payment-scheme-name.js';
 export { type PplnsSplitInput, pplnsSplit } from './pplns.js';
-export { DEFAULT_PPLNS_WINDOW_FACTOR, pplnsWindowDifficulty } from './pplns-window.js';
+export { pplnsWindowDifficulty } from './pplns-window.js';
 export { type PplnsWindowWeights, pplnsWindowWeights } from './pplns-window-weights.js';
 export { type PropSplitInput, propSplit } from './prop.js';
 export { SCHEME_ERROR_CODES, SchemeError, type SchemeErrorCode } from './scheme-error.js';

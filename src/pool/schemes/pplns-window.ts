@@ -1,21 +1,15 @@
 import { SchemeError } from './scheme-error.js';
 
-/** N in "pay per last N × network difficulty" when the operator sets nothing. */
-export const DEFAULT_PPLNS_WINDOW_FACTOR = 2;
-
 const PERMILLE = 1000n;
 
 /**
- * The PPLNS window, `windowFactor` × network difficulty, as an exact bigint. The factor is a config
+ * The PPLNS window, `windowFactor` × network difficulty, as an exact bigint. The factor is the config's
  * number (2, 1.5, 0.5 ...) and is taken to a thousandth: round(factor × 1000) / 1000, a step that
  * gives the same integer on every node. The window is at least 1.
  *
  * @throws SchemeError INVALID_WINDOW: difficulty ≤ 0, or a factor that is not finite or rounds to 0.
  */
-export function pplnsWindowDifficulty(
-  networkDifficulty: bigint,
-  windowFactor: number = DEFAULT_PPLNS_WINDOW_FACTOR,
-): bigint {
+export function pplnsWindowDifficulty(networkDifficulty: bigint, windowFactor: number): bigint {
   if (typeof networkDifficulty !== 'bigint' || networkDifficulty <= 0n) {
     throw new SchemeError('INVALID_WINDOW', 'network difficulty must be a bigint > 0', {
       networkDifficulty: String(networkDifficulty),

@@ -380,7 +380,7 @@ describe('pplnsSplit: properties', () => {
 
 describe('pplnsWindowDifficulty', () => {
   it('multiplies exactly, to a thousandth of the factor', () => {
-    expect(pplnsWindowDifficulty(1_000n)).toBe(2_000n);
+    expect(pplnsWindowDifficulty(1_000n, 2)).toBe(2_000n);
     expect(pplnsWindowDifficulty(1_000n, 1.5)).toBe(1_500n);
     expect(pplnsWindowDifficulty(3n, 0.5)).toBe(1n);
     expect(pplnsWindowDifficulty(1n, 0.001)).toBe(1n);
@@ -388,8 +388,8 @@ describe('pplnsWindowDifficulty', () => {
   });
 
   it('rejects windows it cannot make', () => {
-    expect(schemeErrorCode(() => pplnsWindowDifficulty(0n))).toBe('INVALID_WINDOW');
-    expect(schemeErrorCode(() => pplnsWindowDifficulty(-1n))).toBe('INVALID_WINDOW');
+    expect(schemeErrorCode(() => pplnsWindowDifficulty(0n, 2))).toBe('INVALID_WINDOW');
+    expect(schemeErrorCode(() => pplnsWindowDifficulty(-1n, 2))).toBe('INVALID_WINDOW');
     expect(schemeErrorCode(() => pplnsWindowDifficulty(10n, 0))).toBe('INVALID_WINDOW');
     expect(schemeErrorCode(() => pplnsWindowDifficulty(10n, -2))).toBe('INVALID_WINDOW');
     expect(schemeErrorCode(() => pplnsWindowDifficulty(10n, Number.POSITIVE_INFINITY))).toBe(

@@ -1,4 +1,3 @@
-import type { Redis } from 'ioredis';
 import { connectRedis } from '../../app/redis-connection.js';
 import { loadConfigFile } from '../../config/load-config.js';
 import { type Block, parseBlock } from '../../fuego/block.js';
@@ -122,7 +121,7 @@ async function readBlockRecord(
 ): Promise<StoredBlockCandidate | undefined> {
   const config = loadConfigFile(configPath);
   const logger = createLogger({ level: config.log.level });
-  const redis: Redis = await connectRedis(config.redis, io.env, logger);
+  const redis = await connectRedis(config.redis, io.env, logger);
   try {
     const reader = new RedisLedgerReader({ keyPrefix: config.redis.keyPrefix }, { redis });
     const record = await reader.getBlockCandidate(blockHash);

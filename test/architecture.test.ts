@@ -1,0 +1,52 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * The layering the code relies on, checked on the source text: the Redis client only where Redis
+ * is implemented or wired, and the money path's services (src/leader) and rules (src/pool) behind
+ * their ports, never reaching into the store.
+ */
+const SRC = fileURLToPath(new URL('../src/', import.meta.url));
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return sourceFiles(path);
+    return path.endsWith('.ts') ? [path] : [];
+  });
+}
+
+function importsOf(path: string): string[] {
+  const text = readFileSync(path, 'utf8');
+  return [...text.matchAll(/^import[^'"]*from '([^']+)';/gm)].map((m) => m[1]!);
+}
+
+const files = sourceFiles(SRC).map((path) => ({ path: relative(SRC, path), imports: importsOf(path) }));
+
+describe('layering', () => {
+  it('imports ioredis only in store/, app/, cluster/ and tools/', () => {
+    const offenders = files
+      .filter((f) => f.imports.includes('ioredis'))
+      .map((f) => f.path)
+      .filter((path) => !/^(store|app|cluster|tools)\//.test(path));
+    expect(offenders).toEqual([]);
+  });
+
+  it('keeps pool/ and leader/ off the store (they work through the ports in pool/)', () => {
+    const offenders = files
+      .filter((f) => /^(pool|leader)\//.test(f.path))
+      .filter((f) => f.imports.some((spec) => /\/store\//.test(spec) || spec.startsWith('../store')))
+      .map((f) => f.path);
+    expect(offenders).toEqual([]);
+  });
+
+  it('keeps pool/ free of the config, the leader and the edges', () => {
+    const offenders = files
+      .filter((f) => f.path.startsWith('pool/'))
+      .filter((f) => f.imports.some((spec) => /\/(config|leader|servers|app|cluster|cli)\//.test(spec)))
+      .map((f) => f.path);
+    expect(offenders).toEqual([]);
+  });
+});

@@ -1,10 +1,14 @@
 import type { Logger } from '../../log/logger.js';
 import type { HeldPayout } from '../../pool/payouts/payout-watch.js';
 
+/** Above this many miners newly held for one reason, one line says how many instead of one each. */
+const LINES_PER_REASON = 10;
+
 /**
  * The held list of this pass, each miner keeping its `sinceMs` while its reason stays the same,
- * and one warn line per miner newly held or held for another reason (an info line when released):
- * a held payout is never silent, and an unchanged one is not repeated every pass.
+ * and a warn line for each miner newly held or held for another reason (an info line when
+ * released): a held payout is never silent, and an unchanged one is not repeated every pass.
+ * When a whole pass is held (many miners, one reason), one line gives the count and the amount.
  */
 export function trackHeldPayouts(
   previous: readonly HeldPayout[],
@@ -14,6 +18,7 @@ export function trackHeldPayouts(
 ): HeldPayout[] {
   const before = new Map(previous.map((h) => [h.address, h]));
   const held: HeldPayout[] = [];
+  const newlyHeld = new Map<string, HeldPayout[]>();
   for (const entry of current) {
     const old = before.get(entry.address);
     before.delete(entry.address);
@@ -21,14 +26,35 @@ export function trackHeldPayouts(
       held.push({ ...entry, sinceMs: old.sinceMs });
       continue;
     }
-    held.push({ ...entry, sinceMs: nowMs });
+    const fresh = { ...entry, sinceMs: nowMs };
+    held.push(fresh);
+    newlyHeld.set(entry.reason, [...(newlyHeld.get(entry.reason) ?? []), fresh]);
+  }
+  for (const [reason, entries] of newlyHeld) {
+    if (entries.length <= LINES_PER_REASON) {
+      for (const entry of entries) {
+        logger.warn({ address: entry.address, amount: entry.amountAtomic.toString(), reason }, 'payout held');
+      }
+      continue;
+    }
+    const amount = entries.reduce((sum, e) => sum + e.amountAtomic, 0n);
     logger.warn(
-      { address: entry.address, amount: entry.amountAtomic.toString(), reason: entry.reason },
-      'payout held',
+      {
+        miners: entries.length,
+        amount: amount.toString(),
+        reason,
+        first: entries.slice(0, 3).map((e) => e.address),
+      },
+      'payouts held (fuego-pool report lists every miner)',
     );
   }
-  for (const released of before.values()) {
-    logger.info({ address: released.address, reason: released.reason }, 'payout no longer held');
+  const released = [...before.values()];
+  if (released.length > LINES_PER_REASON) {
+    logger.info({ miners: released.length }, 'payouts no longer held');
+  } else {
+    for (const entry of released) {
+      logger.info({ address: entry.address, reason: entry.reason }, 'payout no longer held');
+    }
   }
   return held;
 }

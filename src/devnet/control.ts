@@ -108,6 +108,14 @@ export class DevnetControl {
     this.#parts.daemon.refuseValidBlocks(count);
   }
 
+  /**
+   * The next `count` valid blocks are added to the chain but answered with -7, as fuegod answers a
+   * block it already has (a duplicate submit).
+   */
+  refuseButAccept(count: number): void {
+    this.#parts.daemon.refuseButAccept(count);
+  }
+
   setDifficulty(difficulty: number | bigint): void {
     this.#parts.chain.setDifficulty(BigInt(difficulty));
   }

@@ -65,6 +65,16 @@ describe('submitblock validation (brute-forced blocks)', () => {
       })
     )['result'] as Template;
   const rejected = { error: { code: -7, message: 'Block not accepted' }, id: '1', jsonrpc: '2.0' };
+  /** submitblock's reply as the bytes on the wire, and the real daemon's -7 reply to compare with. */
+  const submitRaw = async (blob: Uint8Array) =>
+    (
+      await send(
+        `${devnet.daemonUrl}/json_rpc`,
+        'POST',
+        JSON.stringify({ jsonrpc: '2.0', id: '1', method: 'submitblock', params: [bytesToHex(blob)] }),
+      )
+    ).text;
+  const realRefusal = readFixture('fuegod-rpc/54-submitblock-stale-template-h10.response.body').trim();
 
   test('a solved block is accepted; each mutation, a duplicate and a stale template are rejected with -7', async () => {
     const staleTemplate = await getTemplate();
@@ -117,15 +127,6 @@ describe('submitblock validation (brute-forced blocks)', () => {
     const good = serializeBlock(solved);
     const lowNonce = solve({ ...solved, nonce: solved.nonce + 1 }, DIFFICULTY, false).nonce;
     const invalid = serializeBlock({ ...solved, nonce: lowNonce });
-    const realRefusal = readFixture('fuegod-rpc/54-submitblock-stale-template-h10.response.body').trim();
-    const submitRaw = async (blob: Uint8Array) =>
-      (
-        await send(
-          `${devnet.daemonUrl}/json_rpc`,
-          'POST',
-          JSON.stringify({ jsonrpc: '2.0', id: '1', method: 'submitblock', params: [bytesToHex(blob)] }),
-        )
-      ).text;
     const tipBefore = devnet.chain.tip.id;
 
     devnet.control.refuseValidBlocks(2);
@@ -135,6 +136,25 @@ describe('submitblock validation (brute-forced blocks)', () => {
     expect(devnet.chain.tip.id).toBe(tipBefore);
     expect(await submit(good)).toEqual({ id: '1', jsonrpc: '2.0', result: { status: 'OK' } });
     expect(devnet.chain.tip.block.nonce).toBe(solved.nonce);
+  });
+
+  test('refuseButAccept(n): the next n valid blocks join the chain but get the real -7 reply, as a duplicate submit does', async () => {
+    const template = await getTemplate();
+    const solved = solve(blockFromTemplate(template, 0x22).block, DIFFICULTY);
+    const good = serializeBlock(solved);
+    const lowNonce = solve({ ...solved, nonce: solved.nonce + 1 }, DIFFICULTY, false).nonce;
+    const invalid = serializeBlock({ ...solved, nonce: lowNonce });
+    const heightBefore = devnet.chain.height;
+
+    devnet.control.refuseButAccept(1);
+    expect(await submitRaw(invalid)).toBe(realRefusal);
+    expect(devnet.chain.height).toBe(heightBefore);
+    expect(await submitRaw(good)).toBe(realRefusal);
+    expect(devnet.chain.height).toBe(heightBefore + 1);
+    expect(devnet.chain.tip.block.nonce).toBe(solved.nonce);
+    // The fault is over: the next block is answered OK.
+    const next = solve(blockFromTemplate(await getTemplate(), 0x23).block, DIFFICULTY);
+    expect(await submit(serializeBlock(next))).toEqual({ id: '1', jsonrpc: '2.0', result: { status: 'OK' } });
   });
 
   test('bad hex is -6, garbage is -7', async () => {

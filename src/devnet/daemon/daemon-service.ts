@@ -42,6 +42,8 @@ export class DaemonService {
   busy = false;
   /** Fault: this many more valid blocks are refused (see refuseValidBlocks). */
   #validBlocksToRefuse = 0;
+  /** Fault: this many more valid blocks are added but answered -7 (see refuseButAccept). */
+  #acceptedBlocksToDeny = 0;
 
   /** The extension endpoints, when served (control API registers aliases through them). */
   get extensions(): ExtensionEndpoints | undefined {
@@ -78,6 +80,17 @@ export class DaemonService {
   refuseValidBlocks(count: number): void {
     if (!Number.isSafeInteger(count) || count < 0) throw new RangeError('count must be a whole number >= 0');
     this.#validBlocksToRefuse = count;
+  }
+
+  /**
+   * Fault: the next `count` blocks that are accepted are added to the chain but answered with
+   * `-7 Block not accepted`, as a real fuegod answers a block it already has (a duplicate submit
+   * from a second stratum node, a resubmit): the pool hears "refused" for a block that is on the
+   * chain. Invalid blocks are refused as always and do not count. 0 ends the fault.
+   */
+  refuseButAccept(count: number): void {
+    if (!Number.isSafeInteger(count) || count < 0) throw new RangeError('count must be a whole number >= 0');
+    this.#acceptedBlocksToDeny = count;
   }
 
   handle(request: HttpRequestView): HttpOutcome {
@@ -210,6 +223,10 @@ export class DaemonService {
     }
     const result = this.#chain.submitBlock(blob);
     if (!result.accepted) throw new DaemonRpcError(DaemonErrorCode.BLOCK_NOT_ACCEPTED, 'Block not accepted');
+    if (this.#acceptedBlocksToDeny > 0) {
+      this.#acceptedBlocksToDeny--;
+      throw new DaemonRpcError(DaemonErrorCode.BLOCK_NOT_ACCEPTED, 'Block not accepted');
+    }
     return { status: 'OK' };
   }
 

@@ -6,7 +6,8 @@
 
 /**
  * - `stale-tip`: the chain tip is no longer the block the template built on.
- * - `already-on-chain`: the block is on the chain at its height after all (a duplicate submit).
+ * - `already-on-chain`: the block is on the chain at its height after all (a duplicate submit, or
+ *   a daemon answering -7 for a block it took): recorded as found and credited like any block.
  * - `pow-disagreement`: same tip, block not on the chain: the daemon's cn/upx2 most likely
  *   disagrees with the pool's (and XMRig's), as with a fuegod built with GCC -O3.
  * - `unknown`: the daemon could not be asked.
@@ -62,8 +63,9 @@ const LIKELY_CAUSES: Readonly<Record<BlockRefusalReason, string>> = Object.freez
     'stale tip: another block reached the daemon between the template and the submit (normal now ' +
     'and then; often means the daemon is behind its peers or template polling is slow)',
   'already-on-chain':
-    'the daemon already had this block (it is on the chain at its height): a duplicate submit; the ' +
-    'pool recorded it as rejected, so check it by hand',
+    'the daemon already had this block (it is on the chain at its height): a duplicate submit (two ' +
+    'stratum nodes, a resubmit) or a daemon answering -7 for a block it took; nothing is lost: the ' +
+    'pool records it as found (pending, closing the round) and credits it at unlock like any block',
   'pow-disagreement':
     'the tip did not move and the block is not on the chain although its proof of work meets the ' +
     `target by XMRig's cn/upx2: the daemon most likely computes a different cn/upx2; ${REBUILD_ADVICE}`,

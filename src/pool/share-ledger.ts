@@ -36,13 +36,22 @@ export interface BlockCandidate {
   readonly timestampMs: number;
 }
 
+/**
+ * What recording a refusal did: 'recorded' the reason; 'promoted' the block, found on the chain
+ * after all (`already-on-chain`), to a pending candidate like an accepted one; 'unchanged' when the
+ * record was not a rejected one (accepted earlier, promoted already, or missing).
+ */
+export type RefusalRecordOutcome = 'recorded' | 'promoted' | 'unchanged';
+
 export interface ShareLedger {
   recordShare(share: AcceptedShare): Promise<void>;
   /** Records the share and the candidate together, atomically, and closes the round it ends. */
   recordBlockCandidate(candidate: BlockCandidate): Promise<void>;
   /**
    * Adds why the daemon refused a recorded candidate (a record whose submitResult is not
-   * 'rejected' is left as it is).
+   * 'rejected' is left as it is). A block that is on the chain after all (`already-on-chain`) is
+   * real, so it becomes a pending candidate and closes the round, as if submitblock had said yes;
+   * doing so again changes nothing.
    */
-  recordBlockRefusal(blockHash: string, reason: BlockRefusalReason): Promise<void>;
+  recordBlockRefusal(candidate: BlockCandidate, reason: BlockRefusalReason): Promise<RefusalRecordOutcome>;
 }

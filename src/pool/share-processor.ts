@@ -212,14 +212,16 @@ export class ShareProcessor {
   }
 
   /**
-   * The one error line of a refused block: what the pool checked (PoW hash, target, network
-   * difficulty), what the chain says now (tip moved? block on the chain?), the reason and its
-   * likely cause. Then the reason goes to the block record and the counters. Never throws.
+   * The one line of a refused block: what the pool checked (PoW hash, target, network difficulty),
+   * what the chain says now (tip moved? block on the chain?), the reason and its likely cause; at
+   * error level, but warn for a block on the chain after all (nothing is lost: it is recorded as
+   * found). Then the reason goes to the block record and the counters. Never throws.
    */
   async #explainRefusal(candidate: BlockCandidate, powHash: Uint8Array, recorded: boolean): Promise<void> {
     const { logger, daemon, ledger } = this.#modules;
     const diagnosis = await diagnoseBlockRefusal(daemon, candidate, REFUSAL_DIAGNOSIS_TIMEOUT_MS);
-    logger.error(
+    const onChain = diagnosis.reason === 'already-on-chain';
+    logger[onChain ? 'warn' : 'error'](
       {
         blockId: candidate.hash,
         height: candidate.height,
@@ -245,9 +247,17 @@ export class ShareProcessor {
     this.#modules.onBlockRefused?.(diagnosis.reason);
     if (!recorded) return;
     try {
-      await ledger.recordBlockRefusal(candidate.hash, diagnosis.reason);
+      await ledger.recordBlockRefusal(candidate, diagnosis.reason);
     } catch (error) {
-      logger.warn({ err: error, blockId: candidate.hash }, 'refusal reason not recorded: ledger failed');
+      if (onChain) {
+        // The block is real but stays recorded as rejected: the unlocker would never credit it.
+        logger.error(
+          { err: error, blockId: candidate.hash, height: candidate.height },
+          'block on the chain NOT recorded as found: ledger failed; it stays rejected and is never credited',
+        );
+      } else {
+        logger.warn({ err: error, blockId: candidate.hash }, 'refusal reason not recorded: ledger failed');
+      }
     }
   }
 }

@@ -17,25 +17,30 @@ import { StoreError } from './store-error.js';
  * - `<p>:round:current:meta` - HASH - startedAtMs, totalDifficulty, shareCount of the open round
  *   - both scripts - reset when the round closes.
  * - `<p>:round:<height>:<hash>` - HASH - address -> difficulty of a closed round (PROP's weights)
- *   - record_block_candidate (RENAME) - deleted by credit_block / orphan_block.
+ *   - record_block_candidate, or record_block_refusal for a refused block found on the chain
+ *   (RENAME) - deleted by credit_block / orphan_block.
  * - `<p>:blocks:candidates` - ZSET - score height, member block hash: blocks the unlocker must
- *   decide - record_block_candidate - credit_block / orphan_block move members out.
+ *   decide - record_block_candidate, record_block_refusal (a promoted block) - credit_block /
+ *   orphan_block move members out.
  * - `<p>:blocks:window-pending` - ZSET - score height, member block hash: pool candidates (not
- *   solo, not rejected) whose PPLNS window is not fixed yet; while it is not empty the stream is
- *   not trimmed - record_block_candidate adds, fix_block_window (or the block's decision) removes.
+ *   solo, not rejected unless promoted) whose PPLNS window is not fixed yet; while it is not empty
+ *   the stream is not trimmed - record_block_candidate and record_block_refusal add,
+ *   fix_block_window (or the block's decision) removes.
  * - `<p>:block:<hash>:window` - HASH - address -> counted difficulty of the block's PPLNS window
  *   (PPLNS's weights, fixed soon after the find) - fix_block_window - deleted by credit_block /
  *   orphan_block (the credits hash is the record).
  * - `<p>:blocks:rejected` - ZSET - score height, member block hash: submitblock said no, so no
- *   round was closed - record_block_candidate - kept (audit, small).
+ *   round was closed - record_block_candidate - kept (audit, small), except a block found on the
+ *   chain after all, which record_block_refusal moves to the candidates.
  * - `<p>:block:<hash>` - HASH - height, hash, prevHash, networkDifficulty, finderAddress,
  *   finderWorker, shareEntryId (stream id of the solving share), shareDifficulty, solo ("1"/"0"),
  *   submitResult, submitError (only if any), timestampMs, status (pending | rejected, later
  *   confirmed | orphaned), blob (the block as submitted, hex; absent in records written before it
  *   was kept), and for a block that closed the pool round roundStartedAtMs, roundTotalDifficulty,
  *   roundShareCount - record_block_candidate; refusalReason (stale-tip | already-on-chain |
- *   pow-disagreement | unknown) of a rejected block - record_block_refusal; once its window is
- *   fixed windowDifficulty, windowCountedDifficulty, windowShareCount, windowEndReason,
+ *   pow-disagreement | unknown) of a rejected block - record_block_refusal, which also promotes
+ *   an already-on-chain one (status pending and the round fields; submitResult kept); once its
+ *   window is fixed windowDifficulty, windowCountedDifficulty, windowShareCount, windowEndReason,
  *   windowFixedAtMs - fix_block_window; status, confirmations, unlockNote and the decision's
  *   fields by the unlocker - kept.
  * - `<p>:miner:<address>` - HASH - lastShareMs, sharesValid, difficultyTotal (solo and pool) -
@@ -53,7 +58,9 @@ import { StoreError } from './store-error.js';
  *   once per listpack node when an entry repeats the node's master fields, so uniform entries are
  *   the smallest.
  * - A rejected candidate gets its own ZSET and closes no round: the block is not on the chain, so
- *   the work of its round must stay in the open round instead of being paid by an orphan. A
+ *   the work of its round must stay in the open round instead of being paid by an orphan. When the
+ *   chain shows it after all (a -7 for a duplicate submit), it is promoted then, closing the round
+ *   as it has run on meanwhile. A
  *   submitblock `error` (timeout, connection) is ambiguous, so it is treated as a candidate and the
  *   unlocker decides.
  * - An address never contains ':' (base58), so `worker:<address>:<worker>` is unambiguous even

@@ -2,7 +2,12 @@ import type { Redis } from 'ioredis';
 import type { Logger } from '../log/logger.js';
 import { type BlockRefusalReason, isBlockRefusalReason } from '../pool/block-refusal.js';
 import type { StoredBlockCandidate, StoredBlockStatus } from '../pool/blocks/stored-block.js';
-import type { AcceptedShare, BlockCandidate, ShareLedger } from '../pool/share-ledger.js';
+import type {
+  AcceptedShare,
+  BlockCandidate,
+  RefusalRecordOutcome,
+  ShareLedger,
+} from '../pool/share-ledger.js';
 import { createStoreKeys, type StoreKeys } from './keys.js';
 import { type ReadSharesOptions, RedisLedgerReader, type ShareWindow } from './ledger-reader.js';
 import { defineScript, type ScriptRunner } from './scripts/define-script.js';
@@ -28,8 +33,9 @@ const DEFAULT_STREAM_MAX_LENGTH = 2_000_000;
 /** Shares queued or in flight beyond which recordShare refuses (memory bound while Redis is down). */
 const DEFAULT_MAX_PENDING_SHARES = 50_000;
 /**
- * A block candidate is retried this long while Redis is unavailable (the write is idempotent per
- * block hash, so a retry after a lost reply is harmless; losing the record would lose the block).
+ * A block candidate (or a refused block's promotion) is retried this long while Redis is
+ * unavailable (both writes are idempotent per block hash, so a retry after a lost reply is
+ * harmless; losing the write would lose the block).
  */
 const DEFAULT_CANDIDATE_RETRY_MS = 30_000;
 const CANDIDATE_RETRY_FIRST_DELAY_MS = 100;
@@ -64,6 +70,8 @@ export interface RedisShareLedgerModules {
    * there exactly once. It must not throw, and nothing waits for what it starts.
    */
   readonly onBatchRecorded?: (shares: readonly AcceptedShare[]) => void;
+  /** Now in ms (a promoted block's next round starts then); Date.now by default. */
+  readonly clock?: () => number;
 }
 
 export interface CandidateWriteResult {
@@ -140,6 +148,7 @@ export class RedisShareLedger implements ShareLedger {
   readonly #recordShares: ScriptRunner;
   readonly #redis: Redis;
   readonly #replicaAcks: RedisShareLedgerOptions['replicaAcks'];
+  readonly #clock: () => number;
 
   readonly #recordBlockCandidate: ScriptRunner;
   readonly #recordBlockRefusal: ScriptRunner;
@@ -161,6 +170,7 @@ export class RedisShareLedger implements ShareLedger {
     this.#replicaAcks = opts.replicaAcks;
     this.#logger = modules.logger;
     this.#onBatchRecorded = modules.onBatchRecorded;
+    this.#clock = modules.clock ?? Date.now;
 
     this.#maxBatchSize = positiveInteger(opts.maxBatchSize, DEFAULT_MAX_BATCH_SIZE, 'maxBatchSize');
     this.#maxBatchDelayMs = positiveInteger(
@@ -252,24 +262,42 @@ export class RedisShareLedger implements ShareLedger {
   }
 
   /**
-   * Adds the refusal reason to a rejected candidate's record (one attempt: the reason is also in
-   * the log line, and the record itself is already durable).
+   * Adds the refusal reason to a rejected candidate's record, and promotes a block found on the
+   * chain after all (`already-on-chain`) to a pending candidate that closes the pool round, in one
+   * script (see record_block_refusal). Retried like a candidate write while Redis is unavailable:
+   * a lost promotion would lose the block.
    */
-  async recordBlockRefusal(blockHash: string, reason: BlockRefusalReason): Promise<void> {
+  async recordBlockRefusal(
+    candidate: BlockCandidate,
+    reason: BlockRefusalReason,
+  ): Promise<RefusalRecordOutcome> {
     if (this.#closed) throw new StoreError('STORE_CLOSED', 'the share ledger is closed');
-    if (!BLOCK_HASH_PATTERN.test(blockHash)) {
-      throw new StoreError('INVALID_RECORD', 'block refusal has an invalid hash', { field: 'hash' });
-    }
-    if (!isBlockRefusalReason(reason)) {
-      throw new StoreError('INVALID_RECORD', 'block refusal has an invalid reason', { field: 'reason' });
-    }
-    const write = this.#recordBlockRefusal(buildRecordBlockRefusalCall(this.#keys, blockHash, reason));
+    const bad = (field: string): never => {
+      throw new StoreError('INVALID_RECORD', `block refusal has an invalid ${field}`, { field });
+    };
+    if (!BLOCK_HASH_PATTERN.test(candidate.hash)) bad('hash');
+    if (!Number.isSafeInteger(candidate.height) || candidate.height < 0) bad('height');
+    if (!isBlockRefusalReason(reason)) bad('reason');
+    const call = buildRecordBlockRefusalCall(this.#keys, candidate, reason, this.#clock());
+    const write = this.#retryingBlockWrite('record_block_refusal', candidate, async () => {
+      const reply = await this.#recordBlockRefusal(call);
+      if (reply !== 0 && reply !== 1 && reply !== 2) {
+        throw new StoreError('STORE_WRITE_FAILED', 'record_block_refusal gave an unexpected reply', {
+          hash: candidate.hash,
+        });
+      }
+      return reply;
+    });
     this.#track(write);
-    try {
-      await write;
-    } catch (error) {
-      throw toStoreError(error, 'record_block_refusal', { hash: blockHash });
+    const reply = await write;
+    if (reply === 2) {
+      this.#logger.info(
+        { height: candidate.height, hash: candidate.hash, solo: candidate.share.solo },
+        'refused block on the chain promoted to a pending candidate',
+      );
+      return 'promoted';
     }
+    return reply === 1 ? 'recorded' : 'unchanged';
   }
 
   getRoundContributions(round?: { height: number; hash: string }): Promise<Map<string, bigint>> {
@@ -406,25 +434,36 @@ export class RedisShareLedger implements ShareLedger {
     for (const pending of batch) pending.reject(error);
   }
 
-  async #writeCandidateWithRetry(candidate: BlockCandidate): Promise<CandidateWriteResult> {
+  #writeCandidateWithRetry(candidate: BlockCandidate): Promise<CandidateWriteResult> {
     const call = buildRecordBlockCandidateCall(this.#keys, candidate, this.#streamMaxLength);
+    return this.#retryingBlockWrite('record_block_candidate', candidate, async () =>
+      this.#parseCandidateReply(await this.#recordBlockCandidate(call), candidate),
+    );
+  }
+
+  /**
+   * Runs an idempotent write about `candidate`, retried with backoff for candidateRetryMs while
+   * Redis is unavailable. Any other error, or the last one, is logged with everything needed to
+   * re-insert the block by hand (no secrets in a candidate) and thrown as a StoreError.
+   */
+  async #retryingBlockWrite<T>(
+    operation: string,
+    candidate: BlockCandidate,
+    attempt: () => Promise<T>,
+  ): Promise<T> {
     const deadline = Date.now() + this.#candidateRetryMs;
     let delayMs = CANDIDATE_RETRY_FIRST_DELAY_MS;
     for (;;) {
       try {
-        const reply = await this.#recordBlockCandidate(call);
-        return this.#parseCandidateReply(reply, candidate);
+        return await attempt();
       } catch (caught) {
-        const error = toStoreError(caught, 'record_block_candidate', {
-          height: candidate.height,
-          hash: candidate.hash,
-        });
+        const error = toStoreError(caught, operation, { height: candidate.height, hash: candidate.hash });
         const remainingMs = deadline - Date.now();
         if (error.code !== 'STORE_UNAVAILABLE' || remainingMs <= 0) {
-          // Everything needed to re-insert the block by hand; no secrets in a candidate.
           this.#logger.error(
             {
               err: error,
+              operation,
               height: candidate.height,
               hash: candidate.hash,
               prevHash: candidate.prevHash,
@@ -434,14 +473,14 @@ export class RedisShareLedger implements ShareLedger {
               submitResult: candidate.submitResult,
               timestampMs: candidate.timestampMs,
             },
-            'block candidate could not be recorded',
+            'block write failed',
           );
           throw error;
         }
         const waitMs = Math.min(delayMs, remainingMs);
         this.#logger.warn(
-          { err: error, hash: candidate.hash, retryInMs: waitMs },
-          'retrying block candidate write',
+          { err: error, operation, hash: candidate.hash, retryInMs: waitMs },
+          'retrying block write',
         );
         await new Promise((resolve) => setTimeout(resolve, waitMs));
         delayMs = Math.min(delayMs * 2, CANDIDATE_RETRY_MAX_DELAY_MS);

@@ -11,9 +11,11 @@ import { createLogger } from '../../src/log/logger.js';
 import { DEFAULT_BAN_POLICY_OPTIONS } from '../../src/pool/ban-policy.js';
 import type { StoredBlockCandidate } from '../../src/pool/blocks/stored-block.js';
 import { DEFAULT_POOL_BACKEND_OPTIONS, PoolBackend } from '../../src/pool/pool-backend.js';
+import { pplnsSplit } from '../../src/pool/schemes/pplns.js';
 import type { StratumJob } from '../../src/pool/stratum-backend.js';
 import { DaemonClient } from '../../src/rpc/daemon-client.js';
 import { createPoolMetrics } from '../../src/servers/api/api-metrics.js';
+import { RedisBalances } from '../../src/store/balances-store.js';
 import { createStoreKeys } from '../../src/store/keys.js';
 import { createRedisClient } from '../../src/store/redis-client.js';
 import { RedisShareLedger } from '../../src/store/redis-share-ledger.js';
@@ -21,8 +23,10 @@ import { startTestDevnet, testHasher } from '../devnet/devnet-test-helpers.js';
 import { runCliForTest } from '../helpers/cli.js';
 import { startTestRedis, type TestRedis } from '../helpers/redis-server.js';
 import { until } from '../helpers/until.js';
+import { expectLedgerConsistent } from '../leader/payouts/money-invariants.js';
+import { FEE, unlockerOn } from '../leader/unlocker/unlocker-kit.js';
 import { silentLogger, uniquePrefix } from '../store/store-fixtures.js';
-import { ADDRESS, connection, FakeSink, FakeTemplateSource } from './pool-fakes.js';
+import { ADDRESS, ADDRESS_2, connection, FakeSink, FakeTemplateSource } from './pool-fakes.js';
 
 /** Low enough to find a block in a few dozen hashes, high enough that "meets the target" means something. */
 const NETWORK_DIFFICULTY = 40;
@@ -33,7 +37,8 @@ const RESERVE_SIZE = 8;
  * The pool core, the Redis ledger and the devnet daemon together, when submitblock refuses a block
  * whose proof of work the pool verified: the miner is answered, the block is recorded as rejected
  * with its blob, the reason is found on the chain, counted in /metrics and logged once at error
- * level, and `fuego-pool block inspect` shows the kept blob meets its target.
+ * level, and `fuego-pool block inspect` shows the kept blob meets its target. A refused block that
+ * is on the chain after all is recorded as found and credited by the unlocker.
  */
 describe('a block the daemon refuses, against the devnet', () => {
   let server: TestRedis;
@@ -227,6 +232,80 @@ describe('a block the daemon refuses, against the devnet', () => {
     // The kept blob is the whole block: with the fault over, the daemon takes it as it is.
     await daemon.submitBlock(record.blobHex!);
     expect(devnet.chain.tip.id).toBe(record.hash);
+  });
+
+  it('a block the daemon answers -7 but takes (a duplicate submit): already-on-chain, recorded as found, credited at depth by the unlocker', async () => {
+    const pool = await startPool('refused-on-chain');
+    // Another miner's work in the open round: the block pays it too.
+    await pool.ledger.recordShare({
+      address: ADDRESS_2,
+      worker: 'other',
+      difficulty: 30,
+      height: pool.job.height,
+      timestampMs: Date.now(),
+      solo: false,
+      stale: false,
+    });
+    const heightBefore = devnet.chain.height;
+    devnet.control.refuseButAccept(1);
+
+    await submitABlock(pool.backend, pool.sessionId, pool.job);
+    expect(devnet.chain.height).toBe(heightBefore + 1);
+    const block = devnet.chain.tip;
+    const record = await until(
+      async () => {
+        const stored = await pool.ledger.getBlockCandidate(block.id);
+        return stored?.status === 'pending' ? stored : undefined;
+      },
+      5_000,
+      'the refused block recorded as found',
+    );
+    // The miner logged in at +1: the solving share is credited at 1.
+    expect(record).toMatchObject({
+      height: heightBefore,
+      submitResult: 'rejected',
+      refusalReason: 'already-on-chain',
+      round: { totalDifficulty: 31n, shareCount: 2 },
+    });
+    expect(await redis.zrange(pool.keys.blocksRejected, 0, -1)).toEqual([]);
+    expect(await pool.metrics.render()).toMatch(
+      /^fuego_pool_blocks_refused_total\{reason="already-on-chain"\} 1$/m,
+    );
+    // Nothing lost, nothing to do: a warning that says so, no error.
+    expect(refusalLogLines(pool.logLines)).toEqual([]);
+    expect(pool.logLines.filter((line) => line['reason'] === 'already-on-chain')).toEqual([
+      expect.objectContaining({ level: 40, onChain: true, likelyCause: expect.stringMatching(/credit/) }),
+    ]);
+
+    const unlocker = unlockerOn(
+      redis,
+      pool.keyPrefix,
+      { scheme: 'pplns', confirmDepth: 3, pplnsWindowFactor: 2 },
+      { daemon, logger: silentLogger },
+    );
+    expect((await unlocker.runOnce()).decisions).toEqual([
+      expect.objectContaining({ hash: block.id, outcome: 'pending' }),
+    ]);
+    devnet.control.mineBlocks(3);
+    expect((await unlocker.runOnce()).decisions).toEqual([
+      expect.objectContaining({ hash: block.id, outcome: 'confirmed', rewardAtomic: block.rewardAtomic }),
+    ]);
+    const expected = pplnsSplit({
+      reward: block.rewardAtomic,
+      sharesNewestFirst: [
+        { address: ADDRESS, difficulty: 1n, timestampMs: 0 },
+        { address: ADDRESS_2, difficulty: 30n, timestampMs: 0 },
+      ],
+      windowDifficulty: 2n * BigInt(NETWORK_DIFFICULTY),
+      finder: ADDRESS,
+      fee: FEE.pool,
+    });
+    const balances = new RedisBalances({ keyPrefix: pool.keyPrefix }, { redis });
+    for (const address of [ADDRESS, ADDRESS_2]) {
+      expect((await balances.getBalance(address)).credited).toBe(expected.credits.get(address));
+    }
+    expect((await pool.ledger.getBlockCandidate(block.id))?.status).toBe('confirmed');
+    await expectLedgerConsistent(redis, pool.keyPrefix, [ADDRESS, ADDRESS_2]);
   });
 
   it('a block refused because the tip moved after the template: stale-tip', async () => {

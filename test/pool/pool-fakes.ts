@@ -2,7 +2,12 @@ import { type BlockTemplate, parseBlockTemplate } from '../../src/fuego/block-te
 import { bytesToHex, hexToBytes } from '../../src/fuego/hex.js';
 import { createLogger, type Logger } from '../../src/log/logger.js';
 import type { BlockRefusalReason } from '../../src/pool/block-refusal.js';
-import type { AcceptedShare, BlockCandidate, ShareLedger } from '../../src/pool/share-ledger.js';
+import type {
+  AcceptedShare,
+  BlockCandidate,
+  RefusalRecordOutcome,
+  ShareLedger,
+} from '../../src/pool/share-ledger.js';
 import type { ShareVerifier } from '../../src/pool/share-verifier.js';
 import type { ConnectionInfo, MinerSessionSink, StratumJob } from '../../src/pool/stratum-backend.js';
 import type { ActiveTemplate, TemplateChange, TemplateSource } from '../../src/pool/template-source.js';
@@ -137,9 +142,13 @@ export class FakeLedger implements ShareLedger {
     this.candidates.push(candidate);
   }
 
-  async recordBlockRefusal(blockHash: string, reason: BlockRefusalReason): Promise<void> {
+  async recordBlockRefusal(
+    candidate: BlockCandidate,
+    reason: BlockRefusalReason,
+  ): Promise<RefusalRecordOutcome> {
     if (this.fail) throw new Error('redis down');
-    this.refusals.push({ blockHash, reason });
+    this.refusals.push({ blockHash: candidate.hash, reason });
+    return reason === 'already-on-chain' ? 'promoted' : 'recorded';
   }
 }
 

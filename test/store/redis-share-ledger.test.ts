@@ -385,10 +385,12 @@ describe('RedisShareLedger on a real Redis', () => {
       refusalReason: null,
     });
 
-    await ledger.recordBlockRefusal(refused.hash, 'pow-disagreement');
+    expect(await ledger.recordBlockRefusal(refused, 'pow-disagreement')).toBe('recorded');
     // An accepted block (a second, refused submit of it) and an unknown hash are left alone.
-    await ledger.recordBlockRefusal(accepted.hash, 'already-on-chain');
-    await ledger.recordBlockRefusal(blockHash(0x99), 'unknown');
+    expect(await ledger.recordBlockRefusal(accepted, 'already-on-chain')).toBe('unchanged');
+    expect(await ledger.recordBlockRefusal(makeCandidate({ hash: blockHash(0x99) }), 'unknown')).toBe(
+      'unchanged',
+    );
     expect(await ledger.getBlockCandidate(refused.hash)).toMatchObject({
       status: 'rejected',
       blobHex: '09009df2912eb208',
@@ -396,14 +398,82 @@ describe('RedisShareLedger on a real Redis', () => {
     });
     expect((await ledger.getBlockCandidate(accepted.hash))?.refusalReason).toBeNull();
     expect(await ledger.getBlockCandidate(blockHash(0x99))).toBeNull();
-    await expect(
-      ledger.recordBlockRefusal(refused.hash, 'bad' as unknown as 'unknown'),
-    ).rejects.toMatchObject({ code: 'INVALID_RECORD' });
+    await expect(ledger.recordBlockRefusal(refused, 'bad' as unknown as 'unknown')).rejects.toMatchObject({
+      code: 'INVALID_RECORD',
+    });
     await expect(ledger.writeBlockCandidate({ ...refused, blobHex: 'xyz' })).rejects.toMatchObject({
       code: 'INVALID_RECORD',
     });
     await observer.hset(keys.block(refused.hash), 'refusalReason', 'nonsense');
     await expect(ledger.getBlockCandidate(refused.hash)).rejects.toMatchObject({ code: 'CORRUPT_RECORD' });
+  });
+
+  it('promotes a refused block found on the chain after all, once, to what an accepted block gets: pending, its round closed, its window waiting', async () => {
+    const nowMs = 1_700_000_200_000;
+    const keyPrefix = uniquePrefix('promote');
+    const ledger = new RedisShareLedger({ keyPrefix }, { redis, logger: silentLogger, clock: () => nowMs });
+    const keys = createStoreKeys(keyPrefix);
+    await ledger.recordShare(makeShare({ address: ADDRESSES[1], difficulty: 800, timestampMs: 1_000 }));
+    const refused = makeCandidate({
+      hash: blockHash(0xd0b),
+      submitResult: 'rejected',
+      submitError: 'rpc -7: Block not accepted',
+      share: makeShare({ address: ADDRESSES[0], difficulty: 300, timestampMs: 2_000 }),
+    });
+    await ledger.writeBlockCandidate(refused);
+    expect((await ledger.getBlockCandidate(refused.hash))?.status).toBe('rejected');
+
+    expect(await ledger.recordBlockRefusal(refused, 'already-on-chain')).toBe('promoted');
+    expect(await ledger.getBlockCandidate(refused.hash)).toMatchObject({
+      status: 'pending',
+      submitResult: 'rejected',
+      refusalReason: 'already-on-chain',
+      round: { startedAtMs: 1_000, totalDifficulty: 1_100n, shareCount: 2 },
+    });
+    expect((await ledger.listBlockCandidates({ offset: 0, limit: 10 })).map((b) => b.hash)).toEqual([
+      refused.hash,
+    ]);
+    expect(await observer.zscore(keys.blocksRejected, refused.hash)).toBeNull();
+    expect(await observer.zscore(keys.blocksWindowPending, refused.hash)).toBe(String(refused.height));
+    // The round it ended is closed (PROP's weights) and a new one starts now.
+    expect(await ledger.getRoundContributions({ height: refused.height, hash: refused.hash })).toEqual(
+      new Map([
+        [ADDRESSES[1], 800n],
+        [ADDRESSES[0], 300n],
+      ]),
+    );
+    expect(await ledger.getRoundContributions()).toEqual(new Map());
+    expect(await ledger.reader.getCurrentRoundSummary()).toEqual({
+      startedAtMs: nowMs,
+      totalDifficulty: 0n,
+      shareCount: 0,
+    });
+
+    // Again (a retry, a second diagnosis): nothing changes, the new round stays open.
+    await ledger.recordShare(makeShare({ address: ADDRESSES[2], difficulty: 50 }));
+    const before = await observer.hgetall(keys.block(refused.hash));
+    expect(await ledger.recordBlockRefusal(refused, 'already-on-chain')).toBe('unchanged');
+    expect(await observer.hgetall(keys.block(refused.hash))).toEqual(before);
+    expect(await ledger.getRoundContributions()).toEqual(new Map([[ADDRESSES[2], 50n]]));
+    expect(await observer.zcard(keys.blocksWindowPending)).toBe(1);
+  });
+
+  it('promotes a refused solo block found on the chain without touching the pool round', async () => {
+    const { ledger, keys } = newLedger('promote-solo');
+    await ledger.recordShare(makeShare({ address: ADDRESSES[1], difficulty: 800 }));
+    const refused = makeCandidate({
+      hash: blockHash(0x501),
+      submitResult: 'rejected',
+      share: makeShare({ address: ADDRESSES[0], solo: true }),
+    });
+    await ledger.writeBlockCandidate(refused);
+    expect(await ledger.recordBlockRefusal(refused, 'already-on-chain')).toBe('promoted');
+    expect(await ledger.getBlockCandidate(refused.hash)).toMatchObject({ status: 'pending', round: null });
+    expect(await observer.zscore(keys.blockCandidates, refused.hash)).toBe(String(refused.height));
+    expect(await observer.zscore(keys.blocksRejected, refused.hash)).toBeNull();
+    expect(await observer.zcard(keys.blocksWindowPending)).toBe(0);
+    expect(await observer.exists(keys.closedRound(refused.height, refused.hash))).toBe(0);
+    expect(await ledger.getRoundContributions()).toEqual(new Map([[ADDRESSES[1], 800n]]));
   });
 
   it('lists candidates highest first, in pages', async () => {

@@ -94,7 +94,9 @@ export interface UnlockerRunSummary {
  *   the real daemon does not report it reliably.
  * - the daemon answers "To big height" (the chain is shorter than the height, after a reorg to a
  *   shorter chain or while the daemon resyncs) -> stays pending: nothing holds the height yet.
- * - submitblock said 'rejected' -> orphaned at once (it never entered the chain; it closed no round).
+ * - submitblock said 'rejected' -> orphaned at once (it never entered the chain; it closed no round),
+ *   unless the pool found it on the chain afterwards (refusalReason `already-on-chain`: promoted
+ *   to pending, it closed its round then): such a block is decided by the chain like any other.
  *
  * Every scheme credits by weights fixed when the block was found: PPLNS by the window the
  * WindowFixer stored (run first in each run), PROP by the round the block closed, SOLO the finder.
@@ -173,7 +175,7 @@ export class BlockUnlocker {
   async #decide(candidate: StoredBlockCandidate, token: string): Promise<CandidateDecision> {
     const { hash, height } = candidate;
     const base = { hash, height };
-    if (candidate.submitResult === 'rejected') {
+    if (candidate.submitResult === 'rejected' && candidate.refusalReason !== 'already-on-chain') {
       const orphaned = await this.#ledger.orphanBlock({
         hash,
         height,

@@ -2,6 +2,7 @@ import type { StoredBlockStatus } from '../../pool/blocks/stored-block.js';
 import type { BlockCandidate } from '../../pool/share-ledger.js';
 import type { StoreKeys } from '../keys.js';
 import { shareEntryValues } from '../share-entry.js';
+import { CLOSE_POOL_ROUND_LUA } from './close-pool-round-lua.js';
 import type { ScriptCall } from './record-shares.js';
 
 /**
@@ -22,14 +23,13 @@ import type { ScriptCall } from './record-shares.js';
  *       19 the submitted block (hex).
  * Returns {created 1|0, share entry id, status}.
  *
- * A pool round hash is never empty when the block closes it (the solving share was just credited
- * to it), but RENAME is still guarded: RENAME of a missing key is an error in Redis.
+ * The round close is close_pool_round (close-pool-round-lua.ts).
  *
  * The stream is trimmed only while window-pending is empty (as in record_shares), so the entries
  * a pool block's window is read from stay until the leader has fixed it: each block is credited
  * whatever the share rate and `streamMaxLength`.
  */
-export const RECORD_BLOCK_CANDIDATE_LUA = `
+export const RECORD_BLOCK_CANDIDATE_LUA = `${CLOSE_POOL_ROUND_LUA}
 if redis.call('EXISTS', KEYS[5]) == 1 then
   local stored = redis.call('HMGET', KEYS[5], 'shareEntryId', 'status')
   return {0, stored[1] or '', stored[2] or ''}
@@ -57,15 +57,7 @@ if ARGV[17] ~= '' then
   redis.call('HSET', KEYS[5], 'submitError', ARGV[17])
 end
 if ARGV[3] == '1' then
-  local meta = redis.call('HMGET', KEYS[3], 'startedAtMs', 'totalDifficulty', 'shareCount')
-  redis.call('HSET', KEYS[5], 'roundStartedAtMs', meta[1] or t, 'roundTotalDifficulty', meta[2] or '0',
-    'roundShareCount', meta[3] or '0')
-  if redis.call('EXISTS', KEYS[2]) == 1 then
-    redis.call('RENAME', KEYS[2], KEYS[6])
-  end
-  redis.call('DEL', KEYS[3])
-  redis.call('HSET', KEYS[3], 'startedAtMs', ARGV[18], 'totalDifficulty', '0', 'shareCount', '0')
-  redis.call('ZADD', KEYS[9], ARGV[12], ARGV[13])
+  close_pool_round(KEYS[5], KEYS[2], KEYS[3], KEYS[6], KEYS[9], ARGV[12], ARGV[13], t, ARGV[18])
 end
 redis.call('ZADD', KEYS[4], ARGV[12], ARGV[13])
 if redis.call('ZCARD', KEYS[9]) == 0 then

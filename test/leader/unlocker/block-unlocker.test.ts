@@ -3,12 +3,6 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ChainBlock } from '../../../src/devnet/chain/chain-state.js';
 import type { Devnet } from '../../../src/devnet/devnet.js';
 import { LeaderLoop } from '../../../src/leader/leader-loop.js';
-import {
-  BlockUnlocker,
-  type BlockUnlockerModules,
-  type BlockUnlockerOptions,
-} from '../../../src/leader/unlocker/block-unlocker.js';
-import { WindowFixer } from '../../../src/leader/unlocker/window-fixer.js';
 import { createPoolEventBus } from '../../../src/pool/events.js';
 import { pplnsSplit } from '../../../src/pool/schemes/pplns.js';
 import { propSplit } from '../../../src/pool/schemes/prop.js';
@@ -17,10 +11,8 @@ import type { AcceptedShare } from '../../../src/pool/share-ledger.js';
 import { DaemonClient } from '../../../src/rpc/daemon-client.js';
 import { RedisBalances } from '../../../src/store/balances-store.js';
 import { createStoreKeys } from '../../../src/store/keys.js';
-import { PendingCredits } from '../../../src/store/pending-credits.js';
 import { createRedisClient } from '../../../src/store/redis-client.js';
 import { RedisShareLedger } from '../../../src/store/redis-share-ledger.js';
-import { UnlockerStore } from '../../../src/store/unlocker-store.js';
 import { startTestDevnet } from '../../devnet/devnet-test-helpers.js';
 import { startTestRedis, type TestRedis } from '../../helpers/redis-server.js';
 import {
@@ -32,40 +24,13 @@ import {
   uniquePrefix,
 } from '../../store/store-fixtures.js';
 import { expectLedgerConsistent } from '../payouts/money-invariants.js';
+import { FEE, unlockerOn } from './unlocker-kit.js';
 
 const [A, B, C] = ADDRESSES;
 
 /** Records `count` copies of `share` through the ledger's batches. */
 async function recordMany(ledger: RedisShareLedger, count: number, share: AcceptedShare): Promise<void> {
   await Promise.all(Array.from({ length: count }, () => ledger.recordShare(share)));
-}
-const FEE = {
-  pool: { poolFeeBasisPoints: 100, finderBonusBasisPoints: 0 },
-  solo: { poolFeeBasisPoints: 50, finderBonusBasisPoints: 0 },
-};
-
-/** An unlocker whose ledger and pending estimates are on `redis` under `keyPrefix`. */
-function unlockerOn(
-  redis: Redis,
-  keyPrefix: string,
-  options: Partial<BlockUnlockerOptions>,
-  modules: Pick<BlockUnlockerModules, 'daemon' | 'logger' | 'fencingToken'>,
-): BlockUnlocker {
-  const opts: BlockUnlockerOptions = {
-    scheme: 'pplns',
-    fee: FEE,
-    confirmDepth: 60,
-    pplnsWindowFactor: 2,
-    emptyRound: 'credit-finder',
-    ...options,
-  };
-  const ledger = new UnlockerStore({ keyPrefix }, { redis });
-  return new BlockUnlocker(opts, {
-    ...modules,
-    ledger,
-    windows: new WindowFixer({ pplnsWindowFactor: opts.pplnsWindowFactor }, { ...modules, ledger }),
-    pendingEstimates: new PendingCredits({ keyPrefix }, { redis }),
-  });
 }
 
 describe('BlockUnlocker against the devnet daemon', () => {

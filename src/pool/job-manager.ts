@@ -42,13 +42,17 @@ export function unusableTemplateReason(active: ActiveTemplate): string | undefin
 export type JobFreshness =
   /** On the current tip: the share may be a block. */
   | 'current'
-  /** Tip moved less than staleGraceMs ago: credit the share, never submit it as a block. */
+  /**
+   * Tip moved less than staleGraceMs ago, or the pool's own block on this tip was accepted and the
+   * next tip's template has not come yet: credit the share, never submit it as a block.
+   */
   | 'stale'
   /** Tip moved longer ago: "Block expired". */
   | 'expired';
 
 class TrackedTemplate implements TrackedTemplateRef {
   supersededAtMs: number | undefined = undefined;
+  solved = false;
   /**
    * No job on this template asks more than this: the largest difficulty at or below the network's
    * that a target expresses exactly. Undefined when the network difficulty is not a safe integer
@@ -82,6 +86,8 @@ export class JobManager {
   #current: TrackedTemplate | undefined;
   /** Templates on the current tip (a refresh keeps the older ones valid). */
   #onTip: TrackedTemplate[] = [];
+  /** The tip the pool's last accepted block was built on (see markSolved). */
+  #solvedTip: { readonly height: number; readonly prevHash: string } | undefined;
   /** The last difficulty's target: a broadcast asks for the same one thousands of times. */
   #lastTarget = { difficulty: Number.NaN, hex: '' };
 
@@ -114,9 +120,26 @@ export class JobManager {
       for (const old of this.#onTip) old.supersededAtMs ??= now;
       this.#onTip = [];
     }
+    // A template fetched before the pool's block landed, delivered after it.
+    if (this.#solvedTip !== undefined && onTip(active, this.#solvedTip)) tracked.solved = true;
     this.#onTip.push(tracked);
     this.#current = tracked;
     return tracked;
+  }
+
+  /**
+   * The daemon accepted the pool's block built on `template`: jobs on every template of that tip
+   * (same height and previous block, refreshes and late deliveries included) can no longer be
+   * blocks, so they turn stale now instead of when the template source sees the new tip (~100 ms
+   * later, in which time a miner at network difficulty submits more blocks the daemon can only
+   * refuse). Their shares are credited as stale, never submitted. The stale grace starts when the
+   * next tip's template is tracked, the moment miners get new jobs, as after any block; until
+   * then there is no better job to give them.
+   */
+  markSolved(template: TrackedTemplateRef): void {
+    const tip = { height: template.active.height, prevHash: template.active.prevHash };
+    this.#solvedTip = tip;
+    for (const tracked of this.#onTip) if (onTip(tracked.active, tip)) tracked.solved = true;
   }
 
   /** The template new jobs are built on (also picks up one the source has but no listener delivered yet). */
@@ -185,8 +208,12 @@ export class JobManager {
 
   /** Whether a share on `job` arriving at `nowMs` is current, stale (credited) or expired. */
   freshness(job: IssuedJob, nowMs: number): JobFreshness {
-    const supersededAtMs = job.template.supersededAtMs;
-    if (supersededAtMs === undefined) return 'current';
+    const { supersededAtMs, solved } = job.template;
+    if (supersededAtMs === undefined) return solved ? 'stale' : 'current';
     return nowMs - supersededAtMs <= this.#options.staleGraceMs ? 'stale' : 'expired';
   }
+}
+
+function onTip(active: ActiveTemplate, tip: { readonly height: number; readonly prevHash: string }): boolean {
+  return active.height === tip.height && active.prevHash === tip.prevHash;
 }

@@ -7,6 +7,8 @@ export interface TrackedTemplateRef {
   readonly active: ActiveTemplate;
   /** When a new block made this template stale; undefined while it is on the current tip. */
   readonly supersededAtMs: number | undefined;
+  /** The pool's own block on this template's tip was accepted: no share on it can be a block. */
+  readonly solved: boolean;
 }
 
 /** One job handed to a session. The extra nonce makes its blob unique in the whole pool. */

@@ -11,11 +11,12 @@ import {
   likelyCauseOf,
 } from './block-refusal.js';
 import type { JobFreshness, JobManager } from './job-manager.js';
-import type { IssuedJob, MinerSession } from './miner-session.js';
+import type { IssuedJob, MinerSession, TrackedTemplateRef } from './miner-session.js';
 import type { AcceptedShare, BlockCandidate, ShareLedger } from './share-ledger.js';
 import type { ShareVerifier } from './share-verifier.js';
 import type { SubmitRequest } from './stratum-backend.js';
 import { StratumError } from './stratum-errors.js';
+import type { ActiveTemplate } from './template-source.js';
 
 /**
  * The daemon as the share pipeline needs it: submitblock, which throws an RpcError when refused,
@@ -42,11 +43,27 @@ export interface ShareProcessorModules {
  */
 const REFUSAL_DIAGNOSIS_TIMEOUT_MS = 10_000;
 
+/**
+ * How long a block waits for the daemon's answer to the block before it on the same tip. A daemon
+ * answers submitblock in milliseconds; one that hangs (up to daemon.timeoutMs) must not hold every
+ * later block of the tip behind it, so after this the block is submitted anyway.
+ */
+const BLOCK_TURN_MAX_WAIT_MS = 1_000;
+
 /** What became of an accepted share. */
 export interface ShareOutcome {
   readonly share: AcceptedShare;
   /** Present when the share met the network difficulty on a current job. */
   readonly block?: { readonly hash: string; readonly submitResult: BlockCandidate['submitResult'] };
+}
+
+/** A block as submitted, with the daemon's answer. */
+interface SubmittedBlock {
+  readonly blobHex: string;
+  /** Block id (hex). */
+  readonly hash: string;
+  readonly submitResult: BlockCandidate['submitResult'];
+  readonly submitError: string | undefined;
 }
 
 const NONCE_PATTERN = /^[0-9a-f]{8}$/i;
@@ -63,13 +80,16 @@ const RESULT_PATTERN = /^[0-9a-f]{64}$/i;
  *      submits in flight cannot both pass
  *   6. cn/upx2 in the verifier workers (SERVER_BUSY when saturated) equals `result` (INVALID_RESULT)
  *   7. hash difficulty ≥ job difficulty (LOW_DIFFICULTY)
- *   8. meets the network difficulty on a current job: submitblock at once, then record the block
- *      candidate (with its blob) whatever the daemon said, and explain a refusal once the miner
- *      is answered; otherwise record the share (stale ones flagged)
+ *   8. meets the network difficulty on a current job: submitblock at once (after any other block
+ *      on the same tip is answered: once one is accepted the rest are stale), then record the
+ *      block candidate (with its blob) whatever the daemon said, and explain a refusal once the
+ *      miner is answered; otherwise record the share (stale ones flagged)
  * It resolves only once the ledger says the share is durable (INTERNAL when it cannot).
  */
 export class ShareProcessor {
   readonly #modules: ShareProcessorModules;
+  /** Per tip (height and previous block): settles when the last block submitted on it is answered. */
+  readonly #blockTurns = new Map<string, Promise<void>>();
 
   constructor(modules: ShareProcessorModules) {
     this.#modules = modules;
@@ -115,7 +135,17 @@ export class ShareProcessor {
 
     // Re-read the tip: a block may have arrived while the hash was computed. Such a share is still
     // credited (it was valid when it came) but is no longer worth submitting.
-    const freshness: JobFreshness = freshnessAtReceipt === 'current' ? jobs.freshness(job, clock()) : 'stale';
+    let freshness: JobFreshness = freshnessAtReceipt === 'current' ? jobs.freshness(job, clock()) : 'stale';
+    let endTurn: (() => void) | undefined;
+    if (freshness === 'current' && checkHash(hash, job.template.active.networkDifficulty)) {
+      endTurn = await this.#blockTurn(job.template.active);
+      // The block before this one on the same tip may have been accepted meanwhile.
+      freshness = jobs.freshness(job, clock());
+      if (freshness !== 'current') {
+        endTurn();
+        endTurn = undefined;
+      }
+    }
     const share: AcceptedShare = {
       address: session.address,
       worker: session.worker,
@@ -126,9 +156,9 @@ export class ShareProcessor {
       stale: freshness !== 'current',
     };
 
-    if (freshness === 'current' && checkHash(hash, job.template.active.networkDifficulty)) {
+    if (endTurn !== undefined) {
       const nonceValue = input.readUInt32LE(job.nonceOffset);
-      const block = await this.#submitBlock(session, job, nonceValue, hash, share);
+      const block = await this.#submitBlock(session, job, nonceValue, hash, share, endTurn);
       return { share, block };
     }
     try {
@@ -154,9 +184,34 @@ export class ShareProcessor {
   }
 
   /**
+   * Waits until no other block on the same tip (height and previous block) is at the daemon (at
+   * most BLOCK_TURN_MAX_WAIT_MS), then takes the turn; the function returned ends it. Two blocks on
+   * one tip can never both be taken, so the second waits for the first's answer: accepted, and the
+   * second is stale (markSolved) rather than refused; refused, and the second is submitted. It
+   * costs the second block one submitblock round trip, and only a pool at network difficulty finds
+   * two on one tip.
+   */
+  async #blockTurn(active: ActiveTemplate): Promise<() => void> {
+    const key = `${active.height}:${active.prevHash}`;
+    const previous = this.#blockTurns.get(key);
+    let end!: () => void;
+    const turn = new Promise<void>((resolve) => {
+      end = resolve;
+    });
+    const queued = previous === undefined ? turn : previous.then(() => turn);
+    this.#blockTurns.set(key, queued);
+    if (previous !== undefined) await settledOrAfter(previous, BLOCK_TURN_MAX_WAIT_MS);
+    return () => {
+      end();
+      if (this.#blockTurns.get(key) === queued) this.#blockTurns.delete(key);
+    };
+  }
+
+  /**
    * submitblock first (every millisecond counts against a competing block), then the candidate is
    * recorded with the daemon's answer and the blob, so that even a refused block is kept for the
-   * operator. A refusal is explained after that (see #explainRefusal), without holding the miner.
+   * operator. An accepted block makes its template's other jobs stale before the turn ends. A
+   * refusal is explained after that (see #explainRefusal), without holding the miner.
    */
   async #submitBlock(
     session: MinerSession,
@@ -164,17 +219,11 @@ export class ShareProcessor {
     nonce: number,
     powHash: Uint8Array,
     share: AcceptedShare,
+    endTurn: () => void,
   ): Promise<NonNullable<ShareOutcome['block']>> {
     const { active } = job.template;
     const { logger, clock } = this.#modules;
-    const blob = active.template.buildSubmitBlob(job.extraNonce, nonce);
-    const blobHex = bytesToHex(blob);
-    const submission = this.#modules.daemon.submitBlock(blobHex).then(
-      () => ({ submitResult: 'accepted' as const, submitError: undefined }),
-      (error: unknown) => classifySubmitError(error),
-    );
-    const hash = bytesToHex(blockId(parseBlock(blob)));
-    const { submitResult, submitError } = await submission;
+    const { blobHex, hash, submitResult, submitError } = await this.#submitInTurn(job, nonce, endTurn);
     const context = { height: active.height, hash, address: session.address, worker: session.worker };
     if (submitResult === 'accepted') logger.info(context, 'block found and accepted by the daemon');
     else if (submitResult === 'error')
@@ -206,21 +255,51 @@ export class ShareProcessor {
       throw new StratumError('INTERNAL', { reason: 'LEDGER' });
     } finally {
       // A copy: the hash is a view of the verifier's batch buffer, and the diagnosis outlives the share.
-      if (submitResult === 'rejected') void this.#explainRefusal(candidate, powHash.slice(), recorded);
+      if (submitResult === 'rejected')
+        void this.#explainRefusal(candidate, job.template, powHash.slice(), recorded);
     }
     return { hash, submitResult };
+  }
+
+  /**
+   * Builds the block and submits it; the turn ends with the daemon's answer, an accepted block
+   * having made its tip's jobs stale first.
+   */
+  async #submitInTurn(job: IssuedJob, nonce: number, endTurn: () => void): Promise<SubmittedBlock> {
+    try {
+      const blob = job.template.active.template.buildSubmitBlob(job.extraNonce, nonce);
+      const blobHex = bytesToHex(blob);
+      const answer = this.#modules.daemon.submitBlock(blobHex).then(
+        () => ({ submitResult: 'accepted' as const, submitError: undefined }),
+        (error: unknown) => classifySubmitError(error),
+      );
+      // Computed while the daemon works.
+      const hash = bytesToHex(blockId(parseBlock(blob)));
+      const { submitResult, submitError } = await answer;
+      if (submitResult === 'accepted') this.#modules.jobs.markSolved(job.template);
+      return { blobHex, hash, submitResult, submitError };
+    } finally {
+      endTurn();
+    }
   }
 
   /**
    * The one line of a refused block: what the pool checked (PoW hash, target, network difficulty),
    * what the chain says now (tip moved? block on the chain?), the reason and its likely cause; at
    * error level, but warn for a block on the chain after all (nothing is lost: it is recorded as
-   * found). Then the reason goes to the block record and the counters. Never throws.
+   * found, and its tip's jobs turn stale). Then the reason goes to the block record and the
+   * counters. Never throws.
    */
-  async #explainRefusal(candidate: BlockCandidate, powHash: Uint8Array, recorded: boolean): Promise<void> {
-    const { logger, daemon, ledger } = this.#modules;
+  async #explainRefusal(
+    candidate: BlockCandidate,
+    template: TrackedTemplateRef,
+    powHash: Uint8Array,
+    recorded: boolean,
+  ): Promise<void> {
+    const { logger, daemon, ledger, jobs } = this.#modules;
     const diagnosis = await diagnoseBlockRefusal(daemon, candidate, REFUSAL_DIAGNOSIS_TIMEOUT_MS);
     const onChain = diagnosis.reason === 'already-on-chain';
+    if (onChain) jobs.markSolved(template);
     logger[onChain ? 'warn' : 'error'](
       {
         blockId: candidate.hash,
@@ -259,6 +338,20 @@ export class ShareProcessor {
         logger.warn({ err: error, blockId: candidate.hash }, 'refusal reason not recorded: ledger failed');
       }
     }
+  }
+}
+
+/** Resolves when `promise` settles or `ms` have passed, whichever is first. */
+async function settledOrAfter(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const elapsed = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+    timer.unref();
+  });
+  try {
+    await Promise.race([promise.then(() => undefined), elapsed]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 

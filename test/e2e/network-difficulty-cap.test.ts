@@ -13,8 +13,9 @@ import { until } from '../helpers/until.js';
 /**
  * A miner whose own difficulty is above the network's must not lose blocks to it: on a devnet at
  * network difficulty 1,000, a `+5000` login gets jobs at 1,000, and a hash that meets 1,000 (not
- * 5,000) is a block on the chain and counts in the miner's hashrate like any share. The real
- * pieces: the devnet, a private Redis, the pool node with its stratum server.
+ * 5,000) is a block on the chain and counts in the miner's hashrate like any share; and as many
+ * shares are blocks then, a second block on a solved tip is credited as a share, never refused.
+ * The real pieces: the devnet, a private Redis, the pool node with its stratum server.
  */
 const NETWORK_DIFFICULTY = 1_000;
 const MINER_DIFFICULTY = 5_000;
@@ -51,17 +52,33 @@ interface Job {
   readonly target: string;
 }
 
-/** The first nonce whose cn/upx2 hash meets the network difficulty but not the miner's own. */
-function blockBelowMinerDifficulty(job: Job): { nonce: string; result: string } {
+/** The first `count` nonces whose cn/upx2 hash meets the network difficulty but not the miner's own. */
+function blocksBelowMinerDifficulty(job: Job, count: number): { nonce: string; result: string }[] {
   const blob = hexToBytes(job.blob);
   const hasher = testHasher();
-  for (let nonce = 0; ; nonce++) {
+  const found = [];
+  for (let nonce = 0; found.length < count; nonce++) {
     Buffer.from(blob.buffer, blob.byteOffset, blob.length).writeUInt32LE(nonce, 39);
     const hash = hasher.hash(blob);
     if (checkHash(hash, NETWORK_DIFFICULTY) && !checkHash(hash, MINER_DIFFICULTY)) {
-      return { nonce: bytesToHex(blob.subarray(39, 43)), result: bytesToHex(hash) };
+      found.push({ nonce: bytesToHex(blob.subarray(39, 43)), result: bytesToHex(hash) });
     }
   }
+  return found;
+}
+
+/** Logs a +MINER_DIFFICULTY miner in as `rigid`: its session id and first job. */
+async function loginCapped(client: StratumLineClient, rigid: string): Promise<{ id: string; job: Job }> {
+  const login = await client.request('login', {
+    login: `${stack.minerAddress}+${MINER_DIFFICULTY}`,
+    pass: 'x',
+    rigid,
+    agent: 'cap-test/1.0',
+    algo: ['cn/upx2'],
+  });
+  const result = login?.['result'] as { id: string; job: Job } | undefined;
+  if (result === undefined) throw new Error(`login refused: ${JSON.stringify(login?.['error'])}`);
+  return result;
 }
 
 /** The miner's difficulty summed over the hashrate minute buckets between two times. */
@@ -82,22 +99,13 @@ describe('job difficulty capped at the network difficulty', () => {
     const address = stack.minerAddress;
     const client = await StratumLineClient.open(stack.stratumPort);
     try {
-      const login = await client.request('login', {
-        login: `${address}+${MINER_DIFFICULTY}`,
-        pass: 'x',
-        rigid: 'capped',
-        agent: 'cap-test/1.0',
-        algo: ['cn/upx2'],
-      });
-      const result = login?.['result'] as { id: string; job: Job } | undefined;
-      if (result === undefined) throw new Error(`login refused: ${JSON.stringify(login?.['error'])}`);
-      const { id, job } = result;
+      const { id, job } = await loginCapped(client, 'capped');
       expect(difficultyFromTargetHex(job.target)).toBe(BigInt(NETWORK_DIFFICULTY));
 
       const { chain } = stack.devnet;
       const heightBefore = chain.height;
       const startedMs = Date.now();
-      const share = blockBelowMinerDifficulty(job);
+      const [share] = blocksBelowMinerDifficulty(job, 1);
       const reply = await client.request('submit', { id, job_id: job.job_id, ...share, algo: 'cn/upx2' });
       expect(reply?.['error']).toBeNull();
       expect(reply?.['result']).toEqual({ status: 'OK' });
@@ -127,6 +135,45 @@ describe('job difficulty capped at the network difficulty', () => {
         'the block-solving share in the hashrate buckets',
       );
       expect(counted).toBe(NETWORK_DIFFICULTY);
+    } finally {
+      client.close();
+    }
+  }, 60_000);
+
+  it('two blocks on one job sent together: one joins the chain, the other is credited as a stale share, none is refused', async () => {
+    const { chain } = stack.devnet;
+    const client = await StratumLineClient.open(stack.stratumPort);
+    try {
+      const session = await loginCapped(client, 'pair');
+      // A job on the chain's tip (the block of the test before moved it).
+      const job = await until(
+        async () => {
+          const reply = await client.request('getjob', { id: session.id });
+          const next = reply?.['result'] as (Job & { height: number }) | undefined;
+          return next?.height === chain.height ? next : undefined;
+        },
+        5_000,
+        'a job on the current tip',
+      );
+      const heightBefore = chain.height;
+      const [first, second] = blocksBelowMinerDifficulty(job, 2);
+      // Sent in one go: the pool handles both at once, as it would two shares of a fast miner.
+      const replies = await Promise.all(
+        [first!, second!].map((share) =>
+          client.request('submit', { id: session.id, job_id: job.job_id, ...share, algo: 'cn/upx2' }),
+        ),
+      );
+      expect(replies.map((reply) => reply?.['result'])).toEqual([{ status: 'OK' }, { status: 'OK' }]);
+
+      expect(chain.height).toBe(heightBefore + 1);
+      expect(await redis.hget(keys.block(chain.tip.id), 'submitResult')).toBe('accepted');
+      // The other one never reached the daemon: nothing refused (a refused block is recorded before
+      // its miner hears OK), and it counts as work.
+      expect(await redis.zcard(keys.blocksRejected)).toBe(0);
+      expect(await redis.hget(keys.worker(stack.minerAddress, 'pair'), 'sharesValid')).toBe('2');
+      const entries = await redis.xrevrange(keys.shares, '+', '-', 'COUNT', 2);
+      const staleFlags = entries.map(([, fields]) => fields[fields.indexOf('x') + 1]).sort();
+      expect(staleFlags).toEqual(['0', '1']);
     } finally {
       client.close();
     }

@@ -46,7 +46,7 @@ function setup(networkDifficulty: bigint) {
     if (job === undefined) throw new Error('no job');
     return { target: difficultyFromTargetHex(job.target), credited: miner.lastJob?.difficulty };
   }
-  return { templates, session, issued };
+  return { clock, templates, jobs, session, issued };
 }
 
 describe('JobManager job difficulty', () => {
@@ -76,5 +76,52 @@ describe('JobManager job difficulty', () => {
   it('keeps the miner’s difficulty when the network difficulty is beyond a safe integer', () => {
     const { session, issued } = setup(1n << 60n);
     expect(issued(session(5_000, 'fixed'))).toEqual({ target: 5_000n, credited: 5_000 });
+  });
+});
+
+describe('JobManager after the pool’s own block is accepted', () => {
+  it('turns jobs on the solved tip stale at once (refreshes and late templates too); the grace starts with the next tip', () => {
+    const { clock, templates, jobs, session } = setup(1_000n);
+    const miner = session(1_000, 'fixed');
+    jobs.issue(miner);
+    const solvedJob = miner.lastJob!;
+    templates.emit({ ...templates.current()!, id: 2 }, 'refresh');
+    jobs.issue(miner);
+    const refreshJob = miner.lastJob!;
+    expect(jobs.freshness(solvedJob, clock.nowMs)).toBe('current');
+
+    jobs.markSolved(solvedJob.template);
+    expect(jobs.freshness(solvedJob, clock.nowMs)).toBe('stale');
+    expect(jobs.freshness(refreshJob, clock.nowMs)).toBe('stale');
+    // A template fetched before the block landed and delivered after it: its jobs are stale too.
+    templates.emit({ ...templates.current()!, id: 3 }, 'refresh');
+    jobs.issue(miner);
+    const lateJob = miner.lastJob!;
+    expect(lateJob.template.active.id).toBe(3);
+    expect(jobs.freshness(lateJob, clock.nowMs)).toBe('stale');
+    // However long the next template takes, its miners have no better job meanwhile.
+    clock.advance(10_000);
+    expect(jobs.freshness(solvedJob, clock.nowMs)).toBe('stale');
+
+    templates.emit(activeTemplate(4, 11, 1_000n), 'new-block');
+    jobs.issue(miner);
+    expect(jobs.freshness(miner.lastJob!, clock.nowMs)).toBe('current');
+    clock.advance(2_000);
+    expect(jobs.freshness(solvedJob, clock.nowMs)).toBe('stale');
+    clock.advance(1);
+    expect(jobs.freshness(solvedJob, clock.nowMs)).toBe('expired');
+    expect(jobs.freshness(lateJob, clock.nowMs)).toBe('expired');
+  });
+
+  it('leaves jobs on another tip current', () => {
+    const { clock, templates, jobs, session } = setup(1_000n);
+    const miner = session(1_000, 'fixed');
+    jobs.issue(miner);
+    const solvedJob = miner.lastJob!;
+    templates.emit(activeTemplate(2, 11, 1_000n), 'new-block');
+    jobs.issue(miner);
+    // A late answer for the old tip's block: the current tip is not touched.
+    jobs.markSolved(solvedJob.template);
+    expect(jobs.freshness(miner.lastJob!, clock.nowMs)).toBe('current');
   });
 });

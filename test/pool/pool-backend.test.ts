@@ -26,6 +26,7 @@ import {
   hashUpx2,
   INTEGRATED_ADDRESS,
   mine,
+  type SubmitBehaviour,
   silentLogger,
   TestClock,
 } from './pool-fakes.js';
@@ -382,6 +383,8 @@ describe('PoolBackend block candidates', () => {
 
   it('only shares meeting the network difficulty become candidates', async () => {
     const { login, daemon, ledger, backend } = setup({ networkDifficulty: 2n });
+    // Refused, so that the template stays current (an accepted block turns its other blocks stale).
+    daemon.submitBehaviour = 'reject';
     const { sessionId, job } = await login();
     let blocks = 0;
     let shares = 0;
@@ -423,6 +426,82 @@ describe('PoolBackend block candidates', () => {
       submitError: expect.stringContaining('-7'),
     });
     expect(backend.metrics.blocksRejected).toBe(1);
+  });
+
+  it('after an accepted block, another block on its template is credited as a stale share and never submitted', async () => {
+    // Network difficulty 1: every valid share is a block.
+    const { login, submitMined, daemon, ledger, backend, templates, clock } = setup({
+      networkDifficulty: 1n,
+    });
+    const { sessionId, job, sink } = await login();
+    await submitMined(sessionId, job, 1);
+    expect(daemon.submitted).toHaveLength(1);
+
+    // Before the template source sees the new tip: the same job, and a job given out meanwhile.
+    clock.advance(50);
+    await submitMined(sessionId, job, 2);
+    const meanwhile = backend.getJob(sessionId);
+    await submitMined(sessionId, meanwhile, 1);
+    expect(daemon.submitted).toHaveLength(1);
+    expect(ledger.candidates).toHaveLength(1);
+    expect(ledger.shares).toEqual([
+      expect.objectContaining({ stale: true, height: 10 }),
+      expect.objectContaining({ stale: true, height: 10 }),
+    ]);
+    expect(backend.metrics).toMatchObject({ blocksFound: 1, sharesAccepted: 3, sharesStale: 2 });
+
+    // The next tip's jobs can be blocks again.
+    templates.emit(activeTemplate(2, 11, 1n), 'new-block');
+    const next = sink.jobs.at(-1)!;
+    await submitMined(sessionId, next, 1);
+    expect(daemon.submitted).toHaveLength(2);
+    expect(ledger.candidates.at(-1)).toMatchObject({ height: 11, submitResult: 'accepted' });
+  });
+
+  /** Two blocks on one job (network difficulty 1) hashed at once, so both reach the freshness check together. */
+  async function twoBlocksInFlight(submitBehaviour: SubmitBehaviour) {
+    const kit = setup({ networkDifficulty: 1n });
+    kit.daemon.submitBehaviour = submitBehaviour;
+    const { sessionId, job } = await kit.login();
+    kit.verifier.pause();
+    const inFlight = [1, 2].map((n) => kit.backend.submit(sessionId, { jobId: job.job_id, ...mine(job, n) }));
+    await flushImmediates();
+    kit.verifier.resume();
+    await Promise.all(inFlight);
+    return kit;
+  }
+
+  it('two blocks on one template in flight together: the second waits for the first’s answer and is credited as stale', async () => {
+    const { daemon, ledger } = await twoBlocksInFlight('accept');
+    expect(daemon.submitted).toHaveLength(1);
+    expect(ledger.candidates).toEqual([expect.objectContaining({ submitResult: 'accepted' })]);
+    expect(ledger.shares).toEqual([expect.objectContaining({ stale: true })]);
+  });
+
+  it('a refused block leaves its template current: the next block on it is submitted', async () => {
+    const { daemon, ledger } = await twoBlocksInFlight('reject');
+    expect(daemon.submitted).toHaveLength(2);
+    expect(ledger.candidates.map((c) => c.submitResult)).toEqual(['rejected', 'rejected']);
+  });
+
+  it('a daemon that hangs on a block holds the next block on its tip back for a second at most', async () => {
+    const { login, daemon, backend, submitMined } = setup({ networkDifficulty: 1n });
+    const { sessionId, job } = await login();
+    let answerFirst: (() => void) | undefined;
+    const submitBlock = daemon.submitBlock.bind(daemon);
+    daemon.submitBlock = async (blockHex) => {
+      if (answerFirst === undefined) await new Promise<void>((resolve) => (answerFirst = resolve));
+      return submitBlock(blockHex);
+    };
+    const first = submitMined(sessionId, job, 1);
+    await vi.waitFor(() => expect(answerFirst).toBeDefined());
+    const startedMs = Date.now();
+    await backend.submit(sessionId, { jobId: job.job_id, ...mine(job, 2) });
+    expect(Date.now() - startedMs).toBeGreaterThanOrEqual(900);
+    expect(daemon.submitted).toHaveLength(1);
+    answerFirst!();
+    await first;
+    expect(daemon.submitted).toHaveLength(2);
   });
 
   it('a submitblock without an answer is recorded as error (the block may still have landed)', async () => {
@@ -503,6 +582,10 @@ describe('PoolBackend explains a block the daemon refuses', () => {
     await vi.waitFor(() =>
       expect(kit.ledger.refusals).toEqual([{ blockHash: id, reason: 'already-on-chain' }]),
     );
+    // The block is the pool's: its template's other blocks are stale now, not submitted.
+    await kit.submitMined(sessionId, job, 5);
+    expect(kit.daemon.submitted).toHaveLength(1);
+    expect(kit.ledger.shares).toEqual([expect.objectContaining({ stale: true })]);
   });
 
   it('a daemon that cannot be asked: unknown, and the miner was answered without waiting for it', async () => {

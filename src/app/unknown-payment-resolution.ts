@@ -42,3 +42,12 @@ export async function resolveUnknownPayment(
   }
   return payment;
 }
+
+/** The transaction hashes of the unknown payments not resolved yet, oldest first. */
+export async function unresolvedPaymentHashes(keyPrefix: string, redis: Redis): Promise<string[]> {
+  const payments = await new PayoutWatchStore({ keyPrefix }, { redis }).listUnknownPayments();
+  return payments
+    .filter((p) => p.status === 'unresolved')
+    .reverse()
+    .map((p) => p.txHash);
+}

@@ -152,6 +152,12 @@ describe('fuego-pool payout / report', () => {
     await expect(run(payoutResolveCommand, [txHash, '--dismiss', '--config', config])).rejects.toMatchObject({
       code: 'BATCH_STATE',
     });
+    await expect(
+      run(payoutResolveCommand, [txHash, '--all', '--dismiss', '--config', config]),
+    ).rejects.toThrow(/one TXHASH or --all/);
+    expect((await run(payoutResolveCommand, ['--all', '--dismiss', '--config', config])).out).toContain(
+      'no unresolved unknown payment',
+    );
   });
 
   it('fails at start on a bad payments section, naming the key', async () => {

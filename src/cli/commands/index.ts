@@ -46,7 +46,7 @@ export const commands: readonly CommandEntry[] = [
   {
     path: ['payout', 'resolve'],
     summary:
-      'settle a tagged wallet transaction Redis has no batch for: --paid debits its recipients, --dismiss changes nothing',
+      'settle a tagged wallet transaction Redis has no batch for (or --all): --paid debits its recipients, --dismiss changes nothing',
     load: async () => (await import('./payout-resolve.js')).payoutResolveCommand,
   },
   {

@@ -170,7 +170,8 @@ beforeAll(async () => {
   xmrigPath = await ensureXmrig();
   if (!existsSync(CLI)) throw new Error('dist/cli.js is missing: run `npm run build` first');
   dir = await mkdtemp(join(tmpdir(), 'fuego-multi-node-'));
-  redisServer = await startPrivateRedis();
+  // AOF fsynced before each reply: payouts refuse a Redis that may lose the last writes.
+  redisServer = await startPrivateRedis({ appendOnly: true });
   redis = new Redis(redisServer.url);
   const logger = pino({ level: 'warn' });
   devnet = await Devnet.start(

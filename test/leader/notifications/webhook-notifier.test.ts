@@ -222,7 +222,9 @@ describe('webhook notifier', () => {
 
   it('does not retry a 4xx refusal, but retries a timeout', async () => {
     const refusing = await receiver([404]);
-    const slowRelease = new Promise<void>((resolve) => setTimeout(resolve, 400));
+    // Long enough for two timed-out attempts; the 404 has a whole timeout to arrive even on a
+    // loaded machine (a 404 answered after the timeout would be retried as a timeout).
+    const slowRelease = new Promise<void>((resolve) => setTimeout(resolve, 2_000));
     const slow = await receiver([200], slowRelease);
     closeReceiver = async () => {
       await refusing.close();
@@ -230,7 +232,7 @@ describe('webhook notifier', () => {
     };
     start({
       ...FAST,
-      timeoutMs: 100,
+      timeoutMs: 500,
       maxRetries: 1,
       webhooks: [
         { url: refusing.url, events: ['block-orphaned'] },
@@ -238,7 +240,7 @@ describe('webhook notifier', () => {
       ],
     });
     bus.publish('block-orphaned', { height: 9, hash: 'cc'.repeat(32) });
-    await expect.poll(() => notifier!.metrics().givenUp).toBe(2);
+    await expect.poll(() => notifier!.metrics().givenUp, { timeout: 5_000 }).toBe(2);
     expect(refusing.received).toHaveLength(1);
     expect(slow.received).toHaveLength(2);
   });

@@ -30,12 +30,19 @@ const REFUSED_BEFORE_BROADCAST: ReadonlySet<WalletErrorKind> = new Set<WalletErr
   'WALLET_NOT_FOUND',
   'CHANGE_ADDRESS_REQUIRED',
   'CHANGE_ADDRESS_NOT_FOUND',
+  'TRANSACTION_TOO_BIG',
   // The daemon answered "not OK" to the relay: walletd keeps the record as FAILED.
   'NODE_REFUSED',
 ]);
 
-/** Refusals about the wallet's outputs rather than this batch: they repeat for every batch. */
-const REPEATING_REFUSALS: ReadonlySet<WalletErrorKind> = new Set<WalletErrorKind>(['MIXIN_TOO_BIG']);
+/**
+ * Refusals about the wallet's outputs rather than this batch: they repeat for every batch until
+ * the outputs change (the chain grows decoys, or the wallet's upkeep joins its small outputs).
+ */
+const REPEATING_REFUSALS: ReadonlySet<WalletErrorKind> = new Set<WalletErrorKind>([
+  'MIXIN_TOO_BIG',
+  'TRANSACTION_TOO_BIG',
+]);
 
 /** JSON-RPC envelope errors: the request was rejected before any method ran. */
 const ENVELOPE_ERRORS: ReadonlySet<number> = new Set([-32700, -32600, -32601, -32602]);

@@ -17,4 +17,16 @@ describe('send error classification', () => {
     );
     expect(classifySendError(new Error('?')).kind).toBe('unknown');
   });
+
+  it("treats the wallet's refusals about its own outputs as repeating: too few decoys (6), too big (13)", () => {
+    const mixin = classifySendError(walletError(6, 'MixIn count is too big'));
+    const tooBig = classifySendError(
+      walletError(13, 'Transaction size is too big, please optimize your wallet.'),
+    );
+    expect([mixin.kind, mixin.repeats]).toEqual(['not-sent', true]);
+    expect([tooBig.kind, tooBig.repeats]).toEqual(['not-sent', true]);
+    expect(classifySendError(walletError(14, 'Insufficient funds')).repeats).toBe(false);
+    // Code 13 with another message is not walletd's size refusal: nothing is assumed.
+    expect(classifySendError(walletError(13, 'something else')).kind).toBe('unknown');
+  });
 });

@@ -2,6 +2,7 @@ import type { PaymentsConfig, PayoutConfig, UnlockerConfig } from '../config/pay
 import { percentToBasisPoints } from '../config/payments-schema.js';
 import { parseCoins } from '../fuego/money.js';
 import type { PayoutRunnerOptions } from '../leader/payouts/payout-runner.js';
+import type { WalletUpkeepOptions } from '../leader/payouts/wallet-upkeep.js';
 import type { BlockUnlockerOptions } from '../leader/unlocker/block-unlocker.js';
 import { poolIdOf } from '../pool/payouts/batch-tag.js';
 import type { FeePolicy } from '../pool/schemes/types.js';
@@ -71,5 +72,18 @@ export function payoutRunnerOptionsFrom(payments: PaymentsConfig, keyPrefix: str
       firstDelayMs: payouts.refusalBackoffSec * 1000,
       maxDelayMs: payouts.refusalBackoffMaxSec * 1000,
     },
+  };
+}
+
+export function walletUpkeepOptionsFrom(payouts: PayoutConfig): WalletUpkeepOptions {
+  const upkeep = payouts.walletUpkeep;
+  return {
+    enabled: upkeep.enabled,
+    thresholdAtomic: parseCoins(upkeep.thresholdCoins),
+    readyShare: upkeep.readyShare,
+    maxFusionsPerRun: upkeep.maxFusionsPerRun,
+    // The joined outputs go where the payouts' change goes.
+    walletChangeAddress: payouts.changeAddress,
+    lockTtlMs: payouts.lockTtlSec * 1000,
   };
 }

@@ -95,6 +95,34 @@ const coins = z.string().refine(
   { message: 'must be a non-negative coin amount such as "0.5" (at most 7 decimals)' },
 );
 
+/** walletd refuses a fusion threshold at or below its dust threshold (application code 10). */
+const FUSION_MIN_THRESHOLD_ATOMIC = 20_000n;
+
+/**
+ * `payments.payouts.walletUpkeep`: when the leader joins the pool wallet's small outputs (a
+ * wallet of coinbase outputs makes large payouts too big, or short of decoys) with walletd's
+ * zero-fee fusion transactions. `fuego-pool wallet optimize` does it on demand either way.
+ */
+export const walletUpkeepConfigSchema = z.strictObject({
+  /**
+   * Consolidate by itself: after the wallet refused a payout for a reason that repeats ("MixIn
+   * count is too big", "transaction too big"), or when readyShare of its outputs could be fused.
+   */
+  enabled: z.boolean().default(true),
+  /** Only outputs below this many coins are joined (walletd's fusion `threshold`). */
+  thresholdCoins: coins
+    .refine(
+      // An amount that does not parse is already reported by `coins`.
+      (text) => (safeCoins(text) ?? Number.POSITIVE_INFINITY) > FUSION_MIN_THRESHOLD_ATOMIC,
+      { message: 'must be above 0.002 (walletd refuses a fusion threshold at or below its dust threshold)' },
+    )
+    .default('100'),
+  /** Consolidate when estimateFusion's fusionReadyCount / totalOutputCount reaches this. */
+  readyShare: z.number().gt(0).max(1).default(0.5),
+  /** Fusion transactions sent per run at most (each joins one power of ten, up to ~2000 outputs). */
+  maxFusionsPerRun: z.number().int().min(1).max(100).default(10),
+});
+
 /** `payments.payouts`: how and when balances are paid. */
 export const payoutConfigSchema = z.strictObject({
   /** The leader's payout interval; false leaves payouts to `fuego-pool payout` (cron). */
@@ -163,6 +191,8 @@ export const payoutConfigSchema = z.strictObject({
   allowEarlyUnresolvedRollback: z.boolean().default(false),
   /** The payout lock's expiry; renewed before every wallet call. */
   lockTtlSec: z.number().int().min(1).max(3_600).default(300),
+  /** Fusion transactions that join the wallet's small outputs (src/leader/payouts/wallet-upkeep.ts). */
+  walletUpkeep: walletUpkeepConfigSchema.prefault({}),
 });
 
 export const paymentsConfigSchema = z

@@ -46,6 +46,12 @@ import { createStoreKeys } from './keys.js';
  *   the runner, replaced each pass.
  * - `<p>:payout:backoff` - STRING - JSON of the pause after the wallet refused to build a
  *   transaction - the runner.
+ * - `<p>:payout:upkeep-request` - STRING - JSON {reason, atMs}: the wallet refused a payout for a
+ *   reason that repeats, so its outputs need consolidating - the runner's onRepeatingRefusal sets
+ *   it, the wallet upkeep clears it once it has tried (wallet-upkeep-store.ts).
+ * - `<p>:payout:fusions` - HASH - tx hash -> JSON {sentAtMs, trigger} of each fusion transaction
+ *   the wallet upkeep sent whose joined outputs are not spendable yet: payouts wait while one is
+ *   listed - the upkeep adds after each send and removes once spendable or dropped.
  * - `<p>:payout:thresholds` - HASH - miners' own payout thresholds and the timestamp of their last
  *   signed setting - miner-thresholds.ts (its own module; no money script touches it) - kept.
  * - `<p>:payout:lock` - STRING - random token of the process running payouts, PX expiry - SET NX;
@@ -76,6 +82,8 @@ export interface PaymentKeys {
   readonly payoutScanCursor: string;
   readonly payoutHeld: string;
   readonly payoutBackoff: string;
+  readonly payoutUpkeepRequest: string;
+  readonly payoutFusions: string;
   readonly payoutLock: string;
   readonly leaderToken: string;
 }
@@ -104,6 +112,8 @@ export function createPaymentKeys(prefix: string): PaymentKeys {
     payoutScanCursor: `${tag}:payout:scan-cursor`,
     payoutHeld: `${tag}:payout:held`,
     payoutBackoff: `${tag}:payout:backoff`,
+    payoutUpkeepRequest: `${tag}:payout:upkeep-request`,
+    payoutFusions: `${tag}:payout:fusions`,
     payoutLock: `${tag}:payout:lock`,
     leaderToken: `${tag}:leader:token`,
   });

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { confirmDepthWarning } from '../../src/app/leader-role.js';
-import { feePoliciesFrom, maxThresholdAtomicOf } from '../../src/app/money-options.js';
+import {
+  feePoliciesFrom,
+  maxThresholdAtomicOf,
+  walletUpkeepOptionsFrom,
+} from '../../src/app/money-options.js';
 import { parseConfig } from '../../src/config/load-config.js';
 import { percentToBasisPoints } from '../../src/config/payments-schema.js';
 import { integratedMinerAddress, minerAddress } from '../leader/payouts/payout-test-kit.js';
@@ -49,6 +53,21 @@ describe('payments config', () => {
       { payouts: { refusalBackoffSec: 600, refusalBackoffMaxSec: 60 } },
       'payments.payouts.refusalBackoffMaxSec:',
     ],
+    [
+      { payouts: { walletUpkeep: { thresholdCoins: '0.002' } } },
+      'payments.payouts.walletUpkeep.thresholdCoins:',
+    ],
+    [
+      { payouts: { walletUpkeep: { thresholdCoins: 'lots' } } },
+      'payments.payouts.walletUpkeep.thresholdCoins:',
+    ],
+    [{ payouts: { walletUpkeep: { readyShare: 0 } } }, 'payments.payouts.walletUpkeep.readyShare:'],
+    [{ payouts: { walletUpkeep: { readyShare: 1.5 } } }, 'payments.payouts.walletUpkeep.readyShare:'],
+    [
+      { payouts: { walletUpkeep: { maxFusionsPerRun: 0 } } },
+      'payments.payouts.walletUpkeep.maxFusionsPerRun:',
+    ],
+    [{ payouts: { walletUpkeep: { every: 1 } } }, 'payments.payouts.walletUpkeep.every: unknown key'],
     [{ typo: 1 }, 'payments.typo: unknown key'],
   ])('rejects %j naming the key', (input, key) => {
     expect(() => parsePaymentsConfig(input)).toThrow(
@@ -84,5 +103,29 @@ describe('payments config', () => {
     );
     expect(confirmDepthWarning(60)).toBeNull();
     expect(confirmDepthWarning(120)).toBeNull();
+  });
+
+  it('maps the wallet upkeep: on by default, fusions under 100 XFG at half the outputs ready, to the change address', () => {
+    expect(walletUpkeepOptionsFrom(parsePaymentsConfig({}).payouts)).toEqual({
+      enabled: true,
+      thresholdAtomic: 1_000_000_000n,
+      readyShare: 0.5,
+      maxFusionsPerRun: 10,
+      walletChangeAddress: undefined,
+      lockTtlMs: 300_000,
+    });
+    const payouts = parsePaymentsConfig({
+      payouts: {
+        changeAddress: MINERS[0],
+        walletUpkeep: { enabled: false, thresholdCoins: '0.5', readyShare: 0.8, maxFusionsPerRun: 3 },
+      },
+    }).payouts;
+    expect(walletUpkeepOptionsFrom(payouts)).toMatchObject({
+      enabled: false,
+      thresholdAtomic: 5_000_000n,
+      readyShare: 0.8,
+      maxFusionsPerRun: 3,
+      walletChangeAddress: MINERS[0],
+    });
   });
 });

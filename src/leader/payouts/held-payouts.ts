@@ -1,5 +1,9 @@
 import type { Logger } from '../../log/logger.js';
-import type { HeldPayout } from '../../pool/payouts/payout-watch.js';
+import type { PayableBalances } from '../../pool/payouts/payable-balances.js';
+import type { HeldPayout, PayoutWatch } from '../../pool/payouts/payout-watch.js';
+
+/** Miners considered when a whole pass is held (the payout runner considers as many per pass). */
+const MAX_HELD_PER_PASS = 2_000;
 
 /** Above this many miners newly held for one reason, one line says how many instead of one each. */
 const LINES_PER_REASON = 10;
@@ -56,5 +60,36 @@ export function trackHeldPayouts(
       logger.info({ address: entry.address, reason: entry.reason }, 'payout no longer held');
     }
   }
+  return held;
+}
+
+/** What holding a whole payout pass needs: the payable balances and the runner's held list. */
+export interface PassHold {
+  readonly balances: PayableBalances;
+  readonly watch: Pick<PayoutWatch, 'listHeld' | 'replaceHeld'>;
+  readonly minPayoutAtomic: bigint;
+  /** Miners' own thresholds: a miner below theirs is not due, so not held. */
+  readonly thresholdOf?: (address: string) => Promise<bigint | undefined>;
+  readonly logger: Logger;
+  readonly clock?: () => number;
+}
+
+/**
+ * Records every miner a payout pass would have paid as held for `reason`, for a pass that does
+ * not run (the wallet is consolidating its outputs): the same held list and log lines as a pass
+ * that held them. Returns the list.
+ */
+export async function holdPass(hold: PassHold, reason: string): Promise<HeldPayout[]> {
+  const due: Array<Omit<HeldPayout, 'sinceMs'>> = [];
+  for (const { address, balance } of await hold.balances.listPayable(
+    hold.minPayoutAtomic,
+    MAX_HELD_PER_PASS,
+  )) {
+    const threshold = await hold.thresholdOf?.(address);
+    if (threshold !== undefined && balance.balance < threshold) continue;
+    due.push({ address, amountAtomic: balance.balance, reason });
+  }
+  const held = trackHeldPayouts(await hold.watch.listHeld(), due, (hold.clock ?? Date.now)(), hold.logger);
+  await hold.watch.replaceHeld(held);
   return held;
 }

@@ -96,7 +96,14 @@ export interface BatchReport {
   readonly note: string;
 }
 
-export type PayoutSkipReason = 'locked' | 'not-leader' | 'wallet-unhealthy' | 'redis-not-durable' | 'backoff';
+/** `wallet-upkeep`: the pass did not run while fusion transactions are pending (payout-pass.ts). */
+export type PayoutSkipReason =
+  | 'locked'
+  | 'not-leader'
+  | 'wallet-unhealthy'
+  | 'redis-not-durable'
+  | 'backoff'
+  | 'wallet-upkeep';
 
 export interface PayoutRunSummary {
   /** Why no new batch was paid, if so (recovery may still have run). */

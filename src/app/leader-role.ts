@@ -9,7 +9,7 @@ import { DaemonTemplateSource, TemplateSourceError } from '../leader/templates/d
 import type { PoolEventBus } from '../pool/events.js';
 import type { DaemonClient } from '../rpc/daemon-client.js';
 import type { WalletClient } from '../rpc/wallet-client.js';
-import { createBlockUnlocker, createPayoutRunner } from './money-services.js';
+import { createBlockUnlocker, createPayoutPass } from './money-services.js';
 import { expectedCurrencyId } from './network.js';
 
 export interface LeaderRoleModules {
@@ -65,7 +65,7 @@ class LeaderTerm {
       },
       {
         unlocker: createBlockUnlocker(config, { redis, daemon, logger, fencingToken }),
-        payouts: createPayoutRunner(config, { redis, wallet, daemon, logger, fencingToken }),
+        ...createPayoutPass(config, { redis, wallet, daemon, logger, fencingToken }),
         events,
         logger,
       },

@@ -1,7 +1,10 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { PoolConfig } from '../config/schema.js';
+import { holdPass } from '../leader/payouts/held-payouts.js';
+import type { PayoutPassModules } from '../leader/payouts/payout-pass.js';
 import { PayoutRunner, type PayoutRunnerModules } from '../leader/payouts/payout-runner.js';
+import { type UpkeepWallet, WalletUpkeep } from '../leader/payouts/wallet-upkeep.js';
 import { BlockUnlocker, type UnlockerChain } from '../leader/unlocker/block-unlocker.js';
 import { WindowFixer } from '../leader/unlocker/window-fixer.js';
 import type { PayoutWallet } from '../pool/payouts/payout-wallet.js';
@@ -12,7 +15,14 @@ import { PayoutWatchStore } from '../store/payout-watch-store.js';
 import { PendingCredits } from '../store/pending-credits.js';
 import { RedisDurability } from '../store/redis-durability.js';
 import { UnlockerStore } from '../store/unlocker-store.js';
-import { maxThresholdAtomicOf, payoutRunnerOptionsFrom, unlockerOptionsFrom } from './money-options.js';
+import { WalletUpkeepStore } from '../store/wallet-upkeep-store.js';
+import {
+  maxThresholdAtomicOf,
+  minPayoutAtomicOf,
+  payoutRunnerOptionsFrom,
+  unlockerOptionsFrom,
+  walletUpkeepOptionsFrom,
+} from './money-options.js';
 import { replicaAcksOf } from './redis-connection.js';
 
 /**
@@ -69,6 +79,27 @@ export function payoutStoresOn(
   };
 }
 
+/** The payout stores of the config's Redis (replica acknowledgements as configured). */
+function configuredPayoutStores(config: Readonly<PoolConfig>, redis: Redis, clock?: () => number) {
+  const durability = {
+    replicas: replicaAcksOf(config.redis)?.replicas ?? 0,
+    timeoutMs: config.redis.replicaAckTimeoutMs,
+  };
+  return payoutStoresOn(redis, config.redis.keyPrefix, durability, clock);
+}
+
+/** Miners' own thresholds, capped by the config (what the runner pays by). */
+function thresholdsOf(
+  config: Readonly<PoolConfig>,
+  redis: Redis,
+): (address: string) => Promise<bigint | undefined> {
+  const thresholds = new RedisMinerThresholds(
+    { keyPrefix: config.redis.keyPrefix, maxThresholdAtomic: maxThresholdAtomicOf(config.payments.payouts) },
+    { redis },
+  );
+  return (address) => thresholds.thresholdOf(address);
+}
+
 export function createPayoutRunner(
   config: Readonly<PoolConfig>,
   modules: MoneyServiceModules &
@@ -77,18 +108,54 @@ export function createPayoutRunner(
     },
 ): PayoutRunner {
   const { redis, clock, ...rest } = modules;
-  const durability = {
-    replicas: replicaAcksOf(config.redis)?.replicas ?? 0,
-    timeoutMs: config.redis.replicaAckTimeoutMs,
-  };
-  const thresholds = new RedisMinerThresholds(
-    { keyPrefix: config.redis.keyPrefix, maxThresholdAtomic: maxThresholdAtomicOf(config.payments.payouts) },
-    { redis },
-  );
   return new PayoutRunner(payoutRunnerOptionsFrom(config.payments, config.redis.keyPrefix), {
-    thresholdOf: (address) => thresholds.thresholdOf(address),
+    thresholdOf: thresholdsOf(config, redis),
     ...rest,
     ...(clock ? { clock } : {}),
-    ...payoutStoresOn(redis, config.redis.keyPrefix, durability, clock),
+    ...configuredPayoutStores(config, redis, clock),
   });
+}
+
+export function createWalletUpkeep(
+  config: Readonly<PoolConfig>,
+  modules: MoneyServiceModules & { readonly wallet: UpkeepWallet },
+): WalletUpkeep {
+  const { redis, clock, fencingToken } = modules;
+  const { journal, watch } = configuredPayoutStores(config, redis, clock);
+  return new WalletUpkeep(walletUpkeepOptionsFrom(config.payments.payouts), {
+    wallet: modules.wallet,
+    journal,
+    watch,
+    record: new WalletUpkeepStore({ keyPrefix: config.redis.keyPrefix }, { redis }),
+    logger: modules.logger.child({ module: 'wallet-upkeep' }),
+    ...(clock ? { clock } : {}),
+    ...(fencingToken ? { fencingToken } : {}),
+  });
+}
+
+/**
+ * A payout pass as the leader and `fuego-pool payout` run it (payout-pass.ts): the runner, whose
+ * repeating refusals ask the wallet upkeep to consolidate, the upkeep, and the hold of a pass that
+ * waits for it.
+ */
+export function createPayoutPass(
+  config: Readonly<PoolConfig>,
+  modules: MoneyServiceModules &
+    Pick<PayoutRunnerModules, 'daemon' | 'afterStep'> & { readonly wallet: PayoutWallet & UpkeepWallet },
+): Omit<PayoutPassModules, 'logger'> & { readonly payouts: PayoutRunner; readonly upkeep: WalletUpkeep } {
+  const upkeep = createWalletUpkeep(config, modules);
+  const payouts = createPayoutRunner(config, {
+    ...modules,
+    onRepeatingRefusal: (reason) => upkeep.request(reason),
+  });
+  const { balances, watch } = configuredPayoutStores(config, modules.redis, modules.clock);
+  const hold = {
+    balances,
+    watch,
+    minPayoutAtomic: minPayoutAtomicOf(config.payments.payouts),
+    thresholdOf: thresholdsOf(config, modules.redis),
+    logger: modules.logger,
+    ...(modules.clock ? { clock: modules.clock } : {}),
+  };
+  return { payouts, upkeep, holdPass: (reason) => holdPass(hold, reason) };
 }

@@ -1,6 +1,9 @@
 import type { Logger } from 'pino';
 import type { PoolEventBus } from '../pool/events.js';
+import type { HeldPayout } from '../pool/payouts/payout-watch.js';
+import { runPayoutPass } from './payouts/payout-pass.js';
 import type { PayoutRunner, PayoutRunSummary } from './payouts/payout-runner.js';
+import type { UpkeepReport, WalletUpkeep } from './payouts/wallet-upkeep.js';
 import type { BlockUnlocker } from './unlocker/block-unlocker.js';
 
 export interface LeaderLoopOptions {
@@ -11,7 +14,8 @@ export interface LeaderLoopOptions {
 
 /**
  * The leader's periodic money work: the unlocker (confirm or orphan candidates, credit balances)
- * and the payout runner, each on its own interval, never overlapping itself; and, on every
+ * and the payout pass (the wallet's upkeep, then the payout runner: payout-pass.ts), each on its
+ * own interval, never overlapping itself; and, on every
  * `block-found` of a pool block, the unlocker's window fixer, so the block's PPLNS window is fixed
  * (and the share stream may be trimmed again) within moments of the find rather than at the next
  * unlock tick. Publishes what it decided on the event bus. Errors are logged and retried on the
@@ -22,12 +26,18 @@ export class LeaderLoop {
   private readonly running = new Set<Promise<unknown>>();
   private unsubscribe: (() => void) | null = null;
   private stopped = false;
+  /** The last payout pass waited for the wallet's fusions: look again every unlock interval. */
+  private waitingForUpkeep = false;
 
   constructor(
     private readonly options: LeaderLoopOptions,
     private readonly modules: {
       readonly unlocker: BlockUnlocker;
-      readonly payouts: PayoutRunner;
+      readonly payouts: Pick<PayoutRunner, 'runOnce'>;
+      /** The wallet's fusion upkeep around each pass; absent: passes are the runner's alone. */
+      readonly upkeep?: Pick<WalletUpkeep, 'runOnce' | 'hasRequest'>;
+      /** Holds the due miners of a pass that waits for the upkeep. */
+      readonly holdPass?: (reason: string) => Promise<readonly HeldPayout[]>;
       readonly events: PoolEventBus;
       readonly logger: Logger;
     },
@@ -36,9 +46,15 @@ export class LeaderLoop {
   start(): void {
     this.every(this.options.unlockIntervalMs, 'unlocker', () => this.unlockOnce());
     if (this.options.payoutIntervalMs !== null) {
-      this.every(this.options.payoutIntervalMs, 'payouts', async () => {
+      const payTick = this.every(this.options.payoutIntervalMs, 'payouts', async () => {
         await this.payOnce();
       });
+      // Pays within an unlock interval of the fusions becoming spendable, not a payout interval later.
+      const recheck = setInterval(() => {
+        if (this.waitingForUpkeep) payTick();
+      }, this.options.unlockIntervalMs);
+      recheck.unref?.();
+      this.timers.push(recheck);
     }
     this.unsubscribe = this.modules.events.subscribe('block-found', (found) => {
       if (!found.solo) this.fixWindowsNow();
@@ -82,7 +98,14 @@ export class LeaderLoop {
 
   /** One payout pass; publishes what it sent or rolled back and returns the runner's summary. */
   async payOnce(): Promise<PayoutRunSummary> {
-    const summary = await this.modules.payouts.runOnce();
+    const { payouts, upkeep, holdPass, logger } = this.modules;
+    const summary = await runPayoutPass({
+      payouts,
+      logger,
+      ...(upkeep ? { upkeep } : {}),
+      ...(holdPass ? { holdPass } : {}),
+    });
+    this.waitingForUpkeep = summary.skipped === 'wallet-upkeep';
     for (const batch of [...summary.recovered, ...summary.batches]) {
       if (batch.state === 'sent' && batch.txHash !== null) {
         this.modules.events.publish('payment-sent', {
@@ -103,13 +126,24 @@ export class LeaderLoop {
         });
       }
     }
-    if (summary.skipped !== null) {
+    // Waiting for fusions is rechecked every unlock interval: the upkeep and the held list log
+    // what changes, so this line stays quiet.
+    if (summary.skipped === 'wallet-upkeep') {
+      this.modules.logger.debug({ skipped: summary.skipped, detail: summary.detail }, 'payouts skipped');
+    } else if (summary.skipped !== null) {
       this.modules.logger.warn({ skipped: summary.skipped, detail: summary.detail }, 'payouts skipped');
     }
     return summary;
   }
 
-  private every(intervalMs: number, name: string, run: () => Promise<void>): void {
+  /** The operator's `fuego-pool wallet optimize`: joins whatever the wallet has ready now. */
+  async optimizeWallet(): Promise<UpkeepReport> {
+    if (this.modules.upkeep === undefined) throw new Error('this leader has no wallet upkeep');
+    return this.modules.upkeep.runOnce({ operator: true });
+  }
+
+  /** Runs `run` every `intervalMs` and at once, never overlapping itself; returns the guarded tick. */
+  private every(intervalMs: number, name: string, run: () => Promise<void>): () => void {
     let busy = false;
     const tick = () => {
       if (busy || this.stopped) return;
@@ -128,5 +162,6 @@ export class LeaderLoop {
     timer.unref?.();
     this.timers.push(timer);
     setImmediate(tick);
+    return tick;
   }
 }

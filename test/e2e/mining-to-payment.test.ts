@@ -39,7 +39,8 @@ beforeAll(async () => {
           confirmDepth: 10,
           unlockIntervalSec: 1,
           poolFeePercent: 1,
-          payouts: { intervalSec: 10, minPayoutCoins: '0.01' },
+          // Fusions would hold the payout for 11 blocks that nobody mines once XMRig stops.
+          payouts: { intervalSec: 10, minPayoutCoins: '0.01', walletUpkeep: { enabled: false } },
         },
       },
     },

@@ -69,7 +69,13 @@ function configFor(name: string, stratumPort: number): unknown {
       confirmDepth: 10,
       unlockIntervalSec: 1,
       poolFeePercent: 1,
-      payouts: { intervalSec: 10, minPayoutCoins: '0.01', lockTtlSec: 10 },
+      payouts: {
+        intervalSec: 10,
+        minPayoutCoins: '0.01',
+        lockTtlSec: 10,
+        // Fusions would hold the payout for 11 blocks that nobody mines once the test stops mining.
+        walletUpkeep: { enabled: false },
+      },
     },
     api: { port: apiPort },
     cluster: { leaderLockTtlMs: LEASE_MS, renewIntervalMs: 500 },

@@ -1,7 +1,8 @@
-import { createPayoutRunner } from '../../app/money-services.js';
+import { createPayoutPass } from '../../app/money-services.js';
 import { connectRedis } from '../../app/redis-connection.js';
 import { loadConfigFile } from '../../config/load-config.js';
 import { formatAtomic } from '../../fuego/money.js';
+import { runPayoutPass } from '../../leader/payouts/payout-pass.js';
 import type { BatchReport, PayoutRunSummary } from '../../leader/payouts/payout-runner.js';
 import { createLogger } from '../../log/logger.js';
 import { DaemonClient } from '../../rpc/daemon-client.js';
@@ -109,12 +110,9 @@ export const payoutCommand: CliCommand = {
     const wallet = new WalletClient({ ...pool.wallet, retries: 2 });
     const daemon = new DaemonClient({ ...pool.daemon });
     try {
-      const runner = createPayoutRunner(pool, {
-        redis,
-        wallet,
-        daemon,
-        logger: logger.child({ module: 'payouts' }),
-      });
+      const payoutLogger = logger.child({ module: 'payouts' });
+      const pass = createPayoutPass(pool, { redis, wallet, daemon, logger: payoutLogger });
+      const runner = pass.payouts;
       if (!options.now && !options.dryRun) {
         const last = await runner.lastRunAtMs();
         const dueAtMs = last === null ? 0 : last + pool.payments.payouts.intervalSec * 1000;
@@ -123,7 +121,10 @@ export const payoutCommand: CliCommand = {
           return 0;
         }
       }
-      const summary = await runner.runOnce({ dryRun: options.dryRun });
+      // A real pass has the wallet's upkeep around it, as the leader's does.
+      const summary = options.dryRun
+        ? await runner.runOnce({ dryRun: true })
+        : await runPayoutPass({ ...pass, logger: payoutLogger });
       for (const line of formatPayoutSummary(printableSummary(summary))) writeLine(io.stdout, line);
       return summary.skipped === null ? 0 : 1;
     } finally {

@@ -50,6 +50,12 @@ export const commands: readonly CommandEntry[] = [
     load: async () => (await import('./payout-resolve.js')).payoutResolveCommand,
   },
   {
+    path: ['wallet', 'optimize'],
+    summary:
+      "join the pool wallet's small outputs with fusion transactions now (through the running leader when its control socket is up)",
+    load: async () => (await import('./wallet-optimize.js')).walletOptimizeCommand,
+  },
+  {
     path: ['report'],
     summary:
       'solvency and payout report: balances vs wallet, durability, unknown payments, held miners, open and failed batches',

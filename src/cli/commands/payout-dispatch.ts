@@ -1,6 +1,4 @@
-import { lstat } from 'node:fs/promises';
 import type { BatchReport } from '../../leader/payouts/payout-runner.js';
-import { ControlError } from '../../servers/control/control-errors.js';
 import type {
   PayoutBatchView,
   PayoutNowView,
@@ -8,7 +6,8 @@ import type {
 } from '../../servers/control/control-protocol.js';
 import { type CliCommand, type CliIo, UsageError, writeLine } from '../command.js';
 import { parseFlags } from '../control-args.js';
-import { ControlClient, controlSectionOf } from '../control-client.js';
+import { ControlClient } from '../control-client.js';
+import { runOnPoolOrStandalone } from '../pool-or-standalone.js';
 import { ProgressBar } from '../progress-bar.js';
 import { formatPayoutSummary, type PrintableSummary, payoutCommand } from './payout.js';
 
@@ -60,22 +59,12 @@ export const payoutDispatchCommand: CliCommand = {
     ) {
       return payoutCommand.run(standaloneArgs, io);
     }
-    const control = controlSectionOf(config);
-    const present =
-      control.enabled && (await lstat(control.socketPath).catch(() => null))?.isSocket() === true;
-    if (!present) return payoutCommand.run(standaloneArgs, io);
-    try {
-      return await payViaSocket(control.socketPath, io);
-    } catch (error) {
-      if (error instanceof ControlError && error.code === 'SOCKET_STALE') {
-        writeLine(
-          io.stderr,
-          `control socket ${control.socketPath} is stale (pool not running): paying from this process`,
-        );
-        return payoutCommand.run(standaloneArgs, io);
-      }
-      throw error;
-    }
+    return runOnPoolOrStandalone(
+      config,
+      io,
+      (socketPath) => payViaSocket(socketPath, io),
+      () => payoutCommand.run(standaloneArgs, io),
+    );
   },
 };
 

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { formatAtomic } from '../../fuego/money.js';
 import type { BatchReport, PayoutRunSummary } from '../../leader/payouts/payout-runner.js';
+import type { UpkeepReport } from '../../leader/payouts/wallet-upkeep.js';
 import type { BanEntry } from '../../pool/ban-policy.js';
 import type { PoolEventBus } from '../../pool/events.js';
 import type { PoolBackendMetrics } from '../../pool/pool-backend.js';
@@ -18,6 +19,7 @@ import type {
   StatusView,
   StratumProcessView,
   TopMinerView,
+  WalletOptimizeView,
 } from './control-protocol.js';
 
 /** The ban list and counters of the pool core (PoolBackend). */
@@ -71,6 +73,8 @@ export interface ControlTemplates {
 /** The leader's payout pass (LeaderLoop.payOnce); its summary is printed as the batch table. */
 export interface ControlPayouts {
   payOnce(): Promise<PayoutRunSummary | undefined>;
+  /** The wallet upkeep on demand (LeaderLoop.optimizeWallet); absent: wallet-optimize is unavailable. */
+  optimizeWallet?(): Promise<UpkeepReport>;
 }
 
 /** Hashrates from the statistics store (see createControlStats). */
@@ -176,6 +180,8 @@ export class ControlRequestHandler {
       }
       case 'payout-now':
         return this.#payoutNow(progress);
+      case 'wallet-optimize':
+        return this.#walletOptimize(progress);
     }
   }
 
@@ -237,60 +243,111 @@ export class ControlRequestHandler {
   }
 
   /**
-   * One pass of the leader's payout runner, now. Single flight per process; a pass the leader's
-   * own timer is running holds the Redis payout lock, so this one reports `skipped: locked`
-   * rather than paying twice. The pass is never aborted once started (not even when the client
-   * goes away): the runner must finish recording what it sent.
+   * One pass of the leader's payout runner, now. Single flight per process (with wallet-optimize);
+   * a pass the leader's own timer is running holds the Redis payout lock, so this one reports
+   * `skipped: locked` rather than paying twice. The pass is never aborted once started (not even
+   * when the client goes away): the runner must finish recording what it sent.
    */
   async #payoutNow(progress: ProgressSink): Promise<PayoutNowView> {
     const { events, logger } = this.#modules;
-    if (this.#modules.leader === null) throw new ControlError('PAYOUTS_UNAVAILABLE', 'it has no leader role');
-    const leader = this.#modules.leader();
-    if (leader === null) {
-      throw new ControlError('PAYOUTS_UNAVAILABLE', 'it stands by; ask the process holding the leader lease');
-    }
-    if (this.#payout !== undefined) throw new ControlError('PAYOUT_IN_PROGRESS');
+    const leader = this.#leader();
     const startedAtMs = this.#clock();
-    const elapsed = () => this.#clock() - startedAtMs;
     let sent = 0;
-    progress({ stage: 'started', elapsedMs: 0, done: 0, total: null, detail: 'payout pass started' });
     const unsubscribe = events?.subscribe('payment-sent', (payment) => {
       sent += 1;
       progress({
         stage: 'batch-sent',
-        elapsedMs: elapsed(),
+        elapsedMs: this.#clock() - startedAtMs,
         done: sent,
         total: null,
         detail: `batch ${payment.batchId}: ${payment.recipients} miners, ${formatAtomic(payment.amountAtomic)} XFG`,
       });
     });
-    const heartbeat = setInterval(() => {
-      progress({
-        stage: 'running',
-        elapsedMs: elapsed(),
-        done: sent,
-        total: null,
-        detail: 'payout pass running',
-      });
-    }, this.#options.heartbeatMs);
     logger.info('operator requested a payout pass');
-    const run = leader.payOnce();
-    this.#payout = run;
     try {
-      const summary = await run;
+      const summary = await this.#singleFlight(
+        progress,
+        'payout pass',
+        () => leader.payOnce(),
+        () => sent,
+      );
       const view = {
-        elapsedMs: elapsed(),
+        elapsedMs: this.#clock() - startedAtMs,
         batchesSent: sent,
         summary: summary ? summaryView(summary) : null,
       };
       logger.info({ elapsedMs: view.elapsedMs, batchesSent: sent }, 'operator payout pass finished');
       return view;
     } catch (error) {
+      if (error instanceof ControlError) throw error;
       logger.error({ err: error }, 'operator payout pass failed');
       throw new ControlError('PAYOUT_FAILED', errorText(error), {}, { cause: error });
     } finally {
-      clearInterval(heartbeat);
       unsubscribe?.();
+    }
+  }
+
+  /** The leader's wallet upkeep, now (`fuego-pool wallet optimize`); single flight with payout-now. */
+  async #walletOptimize(progress: ProgressSink): Promise<WalletOptimizeView> {
+    const { logger } = this.#modules;
+    const leader = this.#leader();
+    if (leader.optimizeWallet === undefined) {
+      throw new ControlError('PAYOUTS_UNAVAILABLE', 'its leader has no wallet upkeep');
+    }
+    const optimize = leader.optimizeWallet.bind(leader);
+    const startedAtMs = this.#clock();
+    logger.info('operator requested a wallet optimization');
+    try {
+      const report = await this.#singleFlight(progress, 'wallet optimization', optimize);
+      logger.info({ state: report.state, sent: report.sent }, 'operator wallet optimization finished');
+      return { ...report, elapsedMs: this.#clock() - startedAtMs };
+    } catch (error) {
+      if (error instanceof ControlError) throw error;
+      logger.error({ err: error }, 'operator wallet optimization failed');
+      throw new ControlError('WALLET_OPTIMIZE_FAILED', errorText(error), {}, { cause: error });
+    }
+  }
+
+  /** The current term's loop, or why there is none. */
+  #leader(): ControlPayouts {
+    if (this.#modules.leader === null) throw new ControlError('PAYOUTS_UNAVAILABLE', 'it has no leader role');
+    const leader = this.#modules.leader();
+    if (leader === null) {
+      throw new ControlError('PAYOUTS_UNAVAILABLE', 'it stands by; ask the process holding the leader lease');
+    }
+    return leader;
+  }
+
+  /**
+   * Runs one money task requested over the socket, one at a time per process, with `started` and
+   * a `running` heartbeat every heartbeatMs (which also keeps the client's idle timer alive);
+   * `done` counts the task's units so far for the heartbeat.
+   */
+  async #singleFlight<R>(
+    progress: ProgressSink,
+    name: string,
+    run: () => Promise<R>,
+    done: () => number = () => 0,
+  ): Promise<R> {
+    if (this.#payout !== undefined) throw new ControlError('PAYOUT_IN_PROGRESS');
+    const startedAtMs = this.#clock();
+    const elapsed = () => this.#clock() - startedAtMs;
+    progress({ stage: 'started', elapsedMs: 0, done: 0, total: null, detail: `${name} started` });
+    const heartbeat = setInterval(() => {
+      progress({
+        stage: 'running',
+        elapsedMs: elapsed(),
+        done: done(),
+        total: null,
+        detail: `${name} running`,
+      });
+    }, this.#options.heartbeatMs);
+    const task = run();
+    this.#payout = task;
+    try {
+      return await task;
+    } finally {
+      clearInterval(heartbeat);
       this.#payout = undefined;
     }
   }

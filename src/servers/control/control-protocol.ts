@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { PayoutSkipReason } from '../../leader/payouts/payout-runner.js';
+import type { UpkeepReport } from '../../leader/payouts/wallet-upkeep.js';
 import type { ControlWireCode } from './control-errors.js';
 
 /**
@@ -8,7 +9,7 @@ import type { ControlWireCode } from './control-errors.js';
  * - client -> server, net-ipc request: ControlRequest `{ v: 1, id, type, ...arguments }`;
  * - server -> client, the request's response: ControlReply `{ v: 1, id, ok: true, result }` or
  *   `{ v: 1, id, ok: false, error: { code, message, data } }`;
- * - server -> client, net-ipc message, only while a long request runs (payout-now):
+ * - server -> client, net-ipc message, only while a long request runs (payout-now, wallet-optimize):
  *   ControlProgressMessage `{ v: 1, kind: 'progress', id, progress }`, in order, all before the
  *   response. `id` is the client's request id, so progress finds its request.
  *
@@ -49,6 +50,7 @@ export const controlRequestSchema = z.discriminatedUnion('type', [
     limit: z.number().int().min(1).max(MAX_MINERS_LIMIT),
   }),
   z.strictObject({ ...header, type: z.literal('payout-now') }),
+  z.strictObject({ ...header, type: z.literal('wallet-optimize') }),
 ]);
 
 export type ControlRequest = z.infer<typeof controlRequestSchema>;
@@ -171,6 +173,12 @@ export interface PayoutNowView {
   readonly summary: PayoutSummaryView | null;
 }
 
+/**
+ * The leader's wallet upkeep run on demand (`fuego-pool wallet optimize`): what it sent, what is
+ * still pending, or why it did nothing (UpkeepReport; only numbers and strings).
+ */
+export type WalletOptimizeView = UpkeepReport & { readonly elapsedMs: number };
+
 export interface ControlResultMap {
   readonly status: StatusView;
   readonly bans: { readonly bans: readonly BanView[] };
@@ -178,6 +186,7 @@ export interface ControlResultMap {
   readonly unban: { readonly ip: string; readonly wasBanned: boolean };
   readonly miners: MinersView;
   readonly 'payout-now': PayoutNowView;
+  readonly 'wallet-optimize': WalletOptimizeView;
 }
 
 export interface ControlProgress {

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import type { PayoutRunSummary } from '../../../src/leader/payouts/payout-runner.js';
+import type { UpkeepReport } from '../../../src/leader/payouts/wallet-upkeep.js';
 import type { BanEntry } from '../../../src/pool/ban-policy.js';
 import { createPoolEventBus, type PoolEventBus } from '../../../src/pool/events.js';
 import type {
@@ -114,10 +115,33 @@ export const SUMMARY: PayoutRunSummary = {
   skippedMiners: [],
 };
 
-/** A leader whose pass publishes payment-sent for each batch (as LeaderLoop does) after `delayMs`. */
-export function fakeLeader(events: PoolEventBus, delayMs = 30): ControlPayouts & { calls: number } {
+export const UPKEEP_REPORT: UpkeepReport = {
+  state: 'pending',
+  detail: '2 fusion transaction(s) sent (operator: 261 of 336 outputs ready to join)',
+  trigger: 'operator',
+  estimate: { fusionReadyCount: 0, totalOutputCount: 77 },
+  sent: ['f1'.repeat(32), 'f2'.repeat(32)],
+  confirmed: [],
+  pending: ['f1'.repeat(32), 'f2'.repeat(32)],
+};
+
+/**
+ * A leader whose pass publishes payment-sent for each batch (as LeaderLoop does) after `delayMs`,
+ * and whose wallet optimization answers `upkeepReport` after `delayMs`.
+ */
+export function fakeLeader(
+  events: PoolEventBus,
+  delayMs = 30,
+): ControlPayouts & { calls: number; optimizeCalls: number; upkeepReport: UpkeepReport } {
   const leader = {
     calls: 0,
+    optimizeCalls: 0,
+    upkeepReport: UPKEEP_REPORT,
+    async optimizeWallet(): Promise<UpkeepReport> {
+      leader.optimizeCalls += 1;
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
+      return leader.upkeepReport;
+    },
     async payOnce(): Promise<PayoutRunSummary> {
       leader.calls += 1;
       await new Promise((resolve) => setTimeout(resolve, delayMs));

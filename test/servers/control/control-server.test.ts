@@ -8,7 +8,15 @@ import type { ControlError } from '../../../src/servers/control/control-errors.j
 import type { ControlBans } from '../../../src/servers/control/control-handler.js';
 import type { ControlProgress } from '../../../src/servers/control/control-protocol.js';
 import { type ControlServer, startControlServer } from '../../../src/servers/control/control-server.js';
-import { controlModules, fakeLeader, MINER_A, SUMMARY, type TempDir, tempDir } from './control-fakes.js';
+import {
+  controlModules,
+  fakeLeader,
+  MINER_A,
+  SUMMARY,
+  type TempDir,
+  tempDir,
+  UPKEEP_REPORT,
+} from './control-fakes.js';
 
 async function codeOf(promise: Promise<unknown>): Promise<string> {
   try {
@@ -228,16 +236,22 @@ describe('control server', () => {
     raw.destroy();
   });
 
-  it('sends progress events for payout-now, then the summary; one pass at a time', async () => {
+  /** A server whose leader takes 60 ms per task, a client, and a second client to ask meanwhile. */
+  async function leadingServer() {
     const modules = controlModules();
     const leader = fakeLeader(modules.events, 60);
     server = await startControlServer({ socketPath, heartbeatMs: 25 }, { ...modules, leader: () => leader });
     client = await ControlClient.connect({ socketPath });
-    const second = await ControlClient.connect({ socketPath });
+    return { leader, first: client, second: await ControlClient.connect({ socketPath }) };
+  }
+
+  it('sends progress events for payout-now, then the summary; one money task at a time', async () => {
+    const { leader, first, second } = await leadingServer();
     const progress: ControlProgress[] = [];
-    const pass = client.request({ type: 'payout-now' }, { onProgress: (p) => progress.push(p) });
+    const pass = first.request({ type: 'payout-now' }, { onProgress: (p) => progress.push(p) });
     await expect.poll(() => progress.length).toBeGreaterThan(0);
     expect(await codeOf(second.request({ type: 'payout-now' }))).toBe('PAYOUT_IN_PROGRESS');
+    expect(await codeOf(second.request({ type: 'wallet-optimize' }))).toBe('PAYOUT_IN_PROGRESS');
     expect((await second.request({ type: 'status' })).payouts).toEqual({ role: 'leading', running: true });
     await second.close();
     const result = await pass;
@@ -269,6 +283,39 @@ describe('control server', () => {
     const error = await client.request({ type: 'payout-now' }).catch((e: unknown) => e as ControlError);
     expect((error as ControlError).code).toBe('PAYOUT_FAILED');
     expect((error as ControlError).message).toContain('wallet exploded');
+  });
+
+  it('runs the wallet upkeep on wallet-optimize, one money task at a time, with its typed refusals', async () => {
+    const { leader, first, second } = await leadingServer();
+    const progress: ControlProgress[] = [];
+    const run = first.request({ type: 'wallet-optimize' }, { onProgress: (p) => progress.push(p) });
+    await expect.poll(() => progress.length).toBeGreaterThan(0);
+    expect(await codeOf(second.request({ type: 'payout-now' }))).toBe('PAYOUT_IN_PROGRESS');
+    await second.close();
+    const result = await run;
+    expect(leader.optimizeCalls).toBe(1);
+    expect(leader.calls).toBe(0);
+    expect(result).toMatchObject({ ...UPKEEP_REPORT, elapsedMs: expect.any(Number) });
+    expect(progress[0]).toMatchObject({ stage: 'started' });
+    expect(progress.some((p) => p.stage === 'running')).toBe(true);
+    await first.close();
+    await server!.close();
+
+    const withoutUpkeep = { payOnce: async () => SUMMARY };
+    const failing = { ...withoutUpkeep, optimizeWallet: () => Promise.reject(new Error('walletd gone')) };
+    for (const [leaderPart, code] of [
+      [withoutUpkeep, 'PAYOUTS_UNAVAILABLE'],
+      [failing, 'WALLET_OPTIMIZE_FAILED'],
+    ] as const) {
+      server = await startControlServer({ socketPath }, controlModules({ leader: () => leaderPart }));
+      client = await ControlClient.connect({ socketPath });
+      expect(await codeOf(client.request({ type: 'wallet-optimize' }))).toBe(code);
+      await client.close();
+      await server.close();
+    }
+    server = await startControlServer({ socketPath }, controlModules({ leader: () => null }));
+    client = await ControlClient.connect({ socketPath });
+    expect(await codeOf(client.request({ type: 'wallet-optimize' }))).toBe('PAYOUTS_UNAVAILABLE');
   });
 
   it('serves what a process of fewer roles has: standby leader, no stratum role', async () => {

@@ -46,7 +46,11 @@ describe('fuego-pool payout / report', () => {
     await Promise.all([server?.stop(), devnet?.stop()]);
   });
 
-  function writeConfig(keyPrefix: string, payments: unknown): string {
+  /**
+   * `payments` as given; the wallet upkeep off unless asked for: half of this devnet wallet's
+   * outputs soon become ready to join, and fusions would hold these payouts for 11 blocks.
+   */
+  function writeConfig(keyPrefix: string, payments: { payouts?: object } & Record<string, unknown>): string {
     const dir = mkdtempSync(join(tmpdir(), 'fuego-payout-cli-'));
     const path = join(dir, 'config.json');
     const wallet = new URL(devnet.walletUrl);
@@ -58,7 +62,7 @@ describe('fuego-pool payout / report', () => {
         redis: { url: server.url, keyPrefix },
         wallet: { host: '127.0.0.1', port: Number(wallet.port), timeoutMs: 2000 },
         daemon: { host: '127.0.0.1', port: Number(daemon.port), timeoutMs: 2000, retries: 0 },
-        payments,
+        payments: { ...payments, payouts: { walletUpkeep: { enabled: false }, ...payments.payouts } },
       }),
     );
     return path;
@@ -158,6 +162,20 @@ describe('fuego-pool payout / report', () => {
     expect((await run(payoutResolveCommand, ['--all', '--dismiss', '--config', config])).out).toContain(
       'no unresolved unknown payment',
     );
+
+  it('a standalone pass consolidates the wallet first, shows the miners held for it, and pays once the fusions are spendable', async () => {
+    const keyPrefix = uniquePrefix('cli-upkeep');
+    const miner = minerAddress('cli-upkeep-1');
+    await fundMiners(redis, keyPrefix, [[miner, 30_000_000n]]);
+    const config = writeConfig(keyPrefix, { payouts: { walletUpkeep: { readyShare: 0.01 } } });
+    const held = await run(payoutCommand, ['--config', config, '--now']);
+    expect(held.code).toBe(1);
+    expect(held.out).toContain('skipped: wallet-upkeep');
+    expect(held.out).toContain(`not paid: ${miner} - wallet consolidating its outputs (fusion tx`);
+    devnet.control.mineBlocks(11);
+    const paid = await run(payoutCommand, ['--config', config, '--now']);
+    expect(paid.code).toBe(0);
+    expect((await new RedisBalances({ keyPrefix }, { redis }).getBalance(miner)).paid).toBe(30_000_000n);
   });
 
   it('fails at start on a bad payments section, naming the key', async () => {

@@ -162,6 +162,7 @@ describe('fuego-pool payout / report', () => {
     expect((await run(payoutResolveCommand, ['--all', '--dismiss', '--config', config])).out).toContain(
       'no unresolved unknown payment',
     );
+  });
 
   it('a standalone pass consolidates the wallet first, shows the miners held for it, and pays once the fusions are spendable', async () => {
     const keyPrefix = uniquePrefix('cli-upkeep');

@@ -219,7 +219,9 @@ describe('payouts through the devnet wallet', () => {
           KEY_PREFIX: keyPrefix,
           WALLET_PORT: new URL(devnet.walletUrl).port,
           MIN_PAYOUT_ATOMIC: String(COIN),
-          LOCK_TTL_MS: '800',
+          // Long enough for the child's pass to reach its kill point on a loaded machine (it renews
+          // the lock before each batch); short enough to wait out here.
+          LOCK_TTL_MS: '3000',
         });
         expect(child.signal).toBe('SIGKILL');
         const store = new PayoutStore({ keyPrefix }, { redis });
@@ -235,7 +237,7 @@ describe('payouts through the devnet wallet', () => {
         }
         // The dead runner's lock expires by itself; until then a new run is refused.
         let summary = await recovering().runOnce();
-        for (let tries = 0; summary.skipped === 'locked' && tries < 20; tries++) {
+        for (let tries = 0; summary.skipped === 'locked' && tries < 50; tries++) {
           await new Promise((resolve) => setTimeout(resolve, 100));
           summary = await recovering().runOnce();
         }

@@ -1,11 +1,4 @@
-import {
-  AddressError,
-  type DecodedAddress,
-  decodeAddress,
-  encodeAddress,
-  encodeIntegratedAddress,
-} from '../../fuego/address.js';
-import { isCanonicalScalar, reduceScalar } from '../../fuego/ed25519-scalar.js';
+import { reduceScalar } from '../../fuego/ed25519-scalar.js';
 import { bytesToHex, hexToBytes } from '../../fuego/hex.js';
 import { cnFastHash } from '../../fuego/keccak.js';
 import { parseTransaction, type Transaction } from '../../fuego/transaction.js';
@@ -17,8 +10,8 @@ import {
   depositInterestAtomic,
 } from '../chain/deposit-interest.js';
 import { deriveTxPublicKey } from '../chain/output-keys.js';
+import { decodeStandardAddress, decodeWalletAddress, HASH_PATTERN } from './address-checks.js';
 import { decoySupply, hasEnoughDecoys } from './decoy-supply.js';
-import { keyPairFromSeed, publicKeyOf } from './ed25519-keys.js';
 import {
   estimateFusion,
   FUSION_TX_MAX_SIZE_BYTES,
@@ -35,7 +28,8 @@ import {
   type PlannedOutput,
   type TransactionSpec,
 } from './transaction-builder.js';
-import { type WalletAppErrorName, WalletInvalidRequest, WalletRpcError } from './wallet-errors.js';
+import { WalletContainer } from './wallet-container.js';
+import { WalletInvalidRequest, WalletRpcError } from './wallet-errors.js';
 import { WalletParams } from './wallet-params.js';
 
 /** The fee 1.9.3's sendTransaction always pays, whatever `fee` says. */
@@ -70,14 +64,6 @@ const WalletTransactionState = {
   /** its last transfer went with a deleted address (not modelled by the devnet) */
   DELETED: 4,
 } as const;
-const HASH_PATTERN = /^[0-9a-fA-F]{64}$/;
-
-interface WalletAddress {
-  readonly address: string;
-  readonly spendPublicKey: string;
-  /** Absent for a view-only (tracking) address. */
-  readonly spendSecretKey: string | undefined;
-}
 
 interface TransferRecord {
   readonly type: number;
@@ -163,16 +149,13 @@ export type FailAfterBroadcastMode = 'error' | 'timeout' | 'drop';
  */
 export class WalletService {
   readonly #chain: ChainState;
-  readonly #viewSecretKey: string;
-  readonly #viewPublicKey: string;
-  readonly #addresses: WalletAddress[] = [];
+  readonly #container: WalletContainer;
   readonly #sent = new Map<string, SentTransaction>();
   readonly #deposits: WalletDeposit[] = [];
   readonly #seed: string;
   readonly #requireDecoys: boolean;
   /** Refusals and relay failures tests arm on the next sends. */
   readonly sendFaults = new SendFaults();
-  #keySerial = 0;
   #txSerial = 0n;
   /** Wallet creation height: getTransactions with an address filter lists blocks from here. */
   readonly #startHeight = 1;
@@ -181,20 +164,17 @@ export class WalletService {
     this.#chain = options.chain;
     this.#seed = options.seed;
     this.#requireDecoys = options.requireDecoys ?? false;
-    const view = keyPairFromSeed(new TextEncoder().encode(`${options.seed}/view`));
-    this.#viewSecretKey = view.secretKey;
-    this.#viewPublicKey = view.publicKey;
-    for (let i = 0; i < Math.max(1, options.addressCount); i++) this.#addNewAddress();
+    this.#container = new WalletContainer(options.seed, options.addressCount);
   }
 
   /** Standard addresses of the container, in creation order. */
   get addresses(): string[] {
-    return this.#addresses.map((a) => a.address);
+    return this.#container.addresses;
   }
 
   /** Decoded keys of one of this wallet's addresses (for the devnet's own miner). */
   keysOf(address: string): { spendPublicKey: string; viewPublicKey: string } {
-    return { spendPublicKey: decodeAddress(address).spendPublicKey, viewPublicKey: this.#viewPublicKey };
+    return this.#container.keysOf(address);
   }
 
   /**
@@ -210,7 +190,7 @@ export class WalletService {
   getStatus(): unknown {
     const tip = this.#chain.tip;
     return {
-      addressCount: this.#addresses.length,
+      addressCount: this.#container.addressCount,
       blockCount: this.#chain.height,
       depositCount: this.#deposits.length,
       knownBlockCount: this.#chain.height,
@@ -221,58 +201,35 @@ export class WalletService {
   }
 
   getAddresses(): unknown {
-    return { addresses: this.addresses };
+    return this.#container.getAddresses();
   }
 
   createAddress(params: unknown): unknown {
-    const p = new WalletParams(params);
-    const secret = p.optionalString('spendSecretKey');
-    const publicKey = p.optionalString('spendPublicKey');
-    if (secret !== undefined && publicKey !== undefined) throw new WalletRpcError('WRONG_PARAMETERS');
-    if (secret !== undefined) return { address: this.#importSecret(secret) };
-    if (publicKey !== undefined) return { address: this.#importPublic(publicKey) };
-    return { address: this.#addNewAddress() };
+    return this.#container.createAddress(params);
   }
 
   createAddressList(params: unknown): unknown {
-    const p = new WalletParams(params);
-    const secrets = p.optionalStringArray('spendSecretKeys');
-    if (secrets === undefined) throw new WalletInvalidRequest('missing spendSecretKeys');
-    p.optionalBoolean('reset');
-    return { addresses: secrets.map((secret) => this.#importSecret(secret)) };
+    return this.#container.createAddressList(params);
   }
 
   deleteAddress(params: unknown): unknown {
-    const address = new WalletParams(params).string('address');
-    const index = this.#indexOfAddress(address);
-    this.#addresses.splice(index, 1);
-    return {};
+    return this.#container.deleteAddress(params);
   }
 
   getSpendKeys(params: unknown): unknown {
-    const address = new WalletParams(params).string('address');
-    const entry = this.#addresses[this.#indexOfAddress(address)]!;
-    return { spendPublicKey: entry.spendPublicKey, spendSecretKey: entry.spendSecretKey ?? '0'.repeat(64) };
+    return this.#container.getSpendKeys(params);
   }
 
   getViewKey(): unknown {
-    return { privateViewKey: this.#viewSecretKey };
+    return this.#container.getViewKey();
   }
 
   createIntegrated(params: unknown): unknown {
-    const p = new WalletParams(params);
-    const address = p.string('address');
-    const paymentId = p.string('payment_id');
-    const decoded = this.#decode(address);
-    if (decoded.type !== 'standard') throw new WalletRpcError('BAD_ADDRESS');
-    if (!HASH_PATTERN.test(paymentId)) throw new WalletRpcError('WRONG_PAYMENT_ID_FORMAT');
-    return { integrated_address: encodeIntegratedAddress({ ...decoded, paymentId }) };
+    return this.#container.createIntegrated(params);
   }
 
   splitIntegrated(params: unknown): unknown {
-    const decoded = this.#decode(new WalletParams(params).string('integrated_address'));
-    if (decoded.type !== 'integrated') throw new WalletRpcError('BAD_ADDRESS');
-    return { address: encodeAddress(decoded), payment_id: decoded.paymentId };
+    return this.#container.splitIntegrated(params);
   }
 
   getBalance(params: unknown): unknown {
@@ -281,8 +238,8 @@ export class WalletService {
     if (address === undefined) {
       owners = new Set(this.addresses);
     } else {
-      this.#decode(address);
-      if (!this.addresses.includes(address)) throw new WalletRpcError('WALLET_NOT_FOUND');
+      decodeWalletAddress(address);
+      if (!this.#container.has(address)) throw new WalletRpcError('WALLET_NOT_FOUND');
       owners = new Set([address]);
     }
     const balance = this.#balance(owners);
@@ -330,7 +287,7 @@ export class WalletService {
 
   getUnconfirmedTransactionHashes(params: unknown): unknown {
     const filter = new WalletParams(params).optionalStringArray('addresses');
-    if (filter) for (const address of filter) this.#decode(address);
+    if (filter) for (const address of filter) decodeWalletAddress(address);
     const hashes = [...this.#sent.values()]
       .filter((tx) => tx.phase === 'relayed' && this.#isInMempool(tx.hash))
       .filter((tx) => !filter || tx.transfers.some((t) => filter.includes(t.address)))
@@ -393,10 +350,10 @@ export class WalletService {
     p.uint('anonymity');
     const requested = p.optionalStringArray('addresses') ?? [];
     const destinationAddress = p.optionalString('destinationAddress') ?? '';
-    for (const address of requested) this.#decodeStandard(address);
-    if (destinationAddress !== '') this.#decodeStandard(destinationAddress);
+    for (const address of requested) decodeStandardAddress(address);
+    if (destinationAddress !== '') decodeStandardAddress(destinationAddress);
     const sources = this.#fusionSources(requested);
-    const destination = this.#changeAddress(destinationAddress, requested, {
+    const destination = this.#container.changeAddressFor(destinationAddress, requested, {
       required: 'DESTINATION_ADDRESS_REQUIRED',
       notFound: 'DESTINATION_ADDRESS_NOT_FOUND',
     });
@@ -444,7 +401,7 @@ export class WalletService {
   sendDeposit(params: unknown): unknown {
     const p = new WalletParams(params);
     const destination = p.string('destinationAddress');
-    this.#decodeOr(destination, 'BAD_ADDRESS');
+    decodeWalletAddress(destination);
     return this.#deposit(p, destination);
   }
 
@@ -457,7 +414,7 @@ export class WalletService {
       throw new WalletRpcError('DEPOSIT_LOCKED');
     }
     const interest = depositInterestAtomic(deposit.amount, deposit.term);
-    const keys = this.#decode(deposit.address);
+    const keys = decodeWalletAddress(deposit.address);
     const sent = this.#buildAndRecord({
       sources: [],
       outputs: [
@@ -517,93 +474,11 @@ export class WalletService {
     return {};
   }
 
-  // ---- internals: addresses ------------------------------------------------------------------
-
-  #addNewAddress(): string {
-    const pair = keyPairFromSeed(new TextEncoder().encode(`${this.#seed}/spend/${this.#keySerial++}`));
-    return this.#register(pair.publicKey, pair.secretKey);
-  }
-
-  #importSecret(secretHex: string): string {
-    if (!HASH_PATTERN.test(secretHex) || !isCanonicalScalar(hexToBytes(secretHex))) {
-      throw new WalletRpcError('WRONG_KEY_FORMAT');
-    }
-    const secret = reduceScalar(hexToBytes(secretHex));
-    return this.#register(bytesToHex(publicKeyOf(secret)), bytesToHex(secret));
-  }
-
-  #importPublic(publicHex: string): string {
-    if (!HASH_PATTERN.test(publicHex)) throw new WalletRpcError('WRONG_KEY_FORMAT');
-    try {
-      return this.#register(publicHex.toLowerCase(), undefined);
-    } catch (error) {
-      if (error instanceof AddressError) throw new WalletRpcError('WRONG_KEY_FORMAT');
-      throw error;
-    }
-  }
-
-  #register(spendPublicKey: string, spendSecretKey: string | undefined): string {
-    const address = encodeAddress({ spendPublicKey, viewPublicKey: this.#viewPublicKey });
-    if (this.addresses.includes(address)) throw new WalletRpcError('ADDRESS_ALREADY_EXISTS');
-    this.#addresses.push({ address, spendPublicKey, spendSecretKey });
-    return address;
-  }
-
-  #indexOfAddress(address: string): number {
-    this.#decode(address);
-    const index = this.addresses.indexOf(address);
-    if (index < 0) throw new WalletRpcError('WALLET_NOT_FOUND');
-    return index;
-  }
-
-  #decode(address: string): DecodedAddress {
-    return this.#decodeOr(address, 'BAD_ADDRESS');
-  }
-
-  #decodeOr(address: string, error: 'BAD_ADDRESS'): DecodedAddress {
-    try {
-      return decodeAddress(address);
-    } catch (cause) {
-      if (cause instanceof AddressError) throw new WalletRpcError(error);
-      throw cause;
-    }
-  }
-
-  /** A standard address (an integrated one is "Invalid address" to walletd's address checks). */
-  #decodeStandard(address: string): DecodedAddress {
-    const decoded = this.#decode(address);
-    if (decoded.type !== 'standard') throw new WalletRpcError('BAD_ADDRESS');
-    return decoded;
-  }
-
-  /**
-   * walletd's rules for where change (or a fusion's sum) goes: required with several candidate
-   * sources, and must be a wallet address; by default the only address, or the only source.
-   */
-  #changeAddress(
-    changeAddress: string,
-    sources: readonly string[],
-    errors: { required: WalletAppErrorName; notFound: WalletAppErrorName } = {
-      required: 'CHANGE_ADDRESS_REQUIRED',
-      notFound: 'CHANGE_ADDRESS_NOT_FOUND',
-    },
-  ): string {
-    if (changeAddress === '') {
-      if (sources.length > 1 || (sources.length === 0 && this.#addresses.length > 1)) {
-        throw new WalletRpcError(errors.required);
-      }
-      return sources[0] ?? this.#addresses[0]!.address;
-    }
-    if (!this.addresses.includes(changeAddress)) throw new WalletRpcError(errors.notFound);
-    return changeAddress;
-  }
+  // ---- internals: sending -------------------------------------------------------------------
 
   /** The source addresses of a fusion (each must be the wallet's), or every address when none given. */
   #fusionSources(requested: readonly string[]): Set<string> {
-    for (const address of requested) {
-      this.#decodeStandard(address);
-      if (!this.addresses.includes(address)) throw new WalletRpcError('BAD_ADDRESS');
-    }
+    for (const address of requested) this.#container.requireOwnSource(address);
     return new Set(requested.length > 0 ? requested : this.addresses);
   }
 
@@ -634,14 +509,11 @@ export class WalletService {
     // walletd's request serializer refuses the two together.
     if (p.has('extra') && p.has('paymentId')) throw new WalletInvalidRequest('extra and paymentId');
 
-    for (const source of sources) {
-      this.#decodeStandard(source);
-      if (!this.addresses.includes(source)) throw new WalletRpcError('BAD_ADDRESS');
-    }
+    for (const source of sources) this.#container.requireOwnSource(source);
     // Like walletd 1.9.3, whose address check needs exactly two keys: an integrated address is
     // "Invalid address" here (the payment id goes in `paymentId` or in `extra`).
-    const destinations = transfers.map((t) => ({ ...t, decoded: this.#decodeStandard(t.address) }));
-    if (changeAddress !== '') this.#decode(changeAddress);
+    const destinations = transfers.map((t) => ({ ...t, decoded: decodeStandardAddress(t.address) }));
+    if (changeAddress !== '') decodeWalletAddress(changeAddress);
     if (paymentId !== '' && !HASH_PATTERN.test(paymentId)) throw new WalletRpcError('INTERNAL_WALLET_ERROR');
     let extra: Uint8Array;
     try {
@@ -651,7 +523,7 @@ export class WalletService {
       throw new WalletRpcError('INTERNAL_WALLET_ERROR');
     }
     if (destinations.length === 0) throw new WalletRpcError('ZERO_DESTINATION');
-    const change = this.#changeAddress(changeAddress, sources);
+    const change = this.#container.changeAddressFor(changeAddress, sources);
     if (destinations.some((d) => d.amount === 0n)) throw new WalletRpcError('ZERO_DESTINATION');
 
     return this.#buildAndRecord({
@@ -845,7 +717,7 @@ export class WalletService {
       for (const output of transaction.outputs) {
         if (output.kind !== 'key') continue;
         const owner = this.#chain.outputOwners.ownerOf(bytesToHex(output.key));
-        if (owner !== undefined && this.addresses.includes(owner)) {
+        if (owner !== undefined && this.#container.has(owner)) {
           incoming.set(owner, (incoming.get(owner) ?? 0n) + output.amount);
         }
       }
@@ -893,7 +765,7 @@ export class WalletService {
     const paymentId = p.optionalString('paymentId');
     if ((blockHash === undefined) === (firstIndex === undefined))
       throw new WalletInvalidRequest('blockHash xor firstBlockIndex');
-    if (addresses) for (const address of addresses) this.#decode(address);
+    if (addresses) for (const address of addresses) decodeWalletAddress(address);
     if (paymentId !== undefined && !HASH_PATTERN.test(paymentId))
       throw new WalletRpcError('WRONG_PAYMENT_ID_FORMAT');
     let start: number;
@@ -928,13 +800,13 @@ export class WalletService {
     const amount = BigInt(p.uint('amount'));
     const term = p.uint('term');
     const source = p.string('sourceAddress');
-    this.#decodeOr(source, 'BAD_ADDRESS');
-    if (!this.addresses.includes(source)) throw new WalletRpcError('WALLET_NOT_FOUND');
+    decodeWalletAddress(source);
+    if (!this.#container.has(source)) throw new WalletRpcError('WALLET_NOT_FOUND');
     if (term < DEPOSIT_TERM_BLOCKS) throw new WalletRpcError('DEPOSIT_TERM_TOO_SMALL');
     if (term > DEPOSIT_TERM_BLOCKS) throw new WalletRpcError('DEPOSIT_TERM_TOO_BIG');
     if (amount < DEPOSIT_MIN_AMOUNT_ATOMIC) throw new WalletRpcError('DEPOSIT_AMOUNT_TOO_SMALL');
     const id = this.#deposits.length;
-    const keys = this.#decode(source);
+    const keys = decodeWalletAddress(source);
     const sent = this.#buildAndRecord({
       sources: [source],
       outputs: [{ address: creditAddress, keys, amount, kind: 'multisignature', term }],

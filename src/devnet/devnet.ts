@@ -11,7 +11,8 @@ import { ExtensionEndpoints } from './extensions/extension-endpoints.js';
 import { RpcHttpServer } from './http/rpc-http-server.js';
 import { keyPairFromSeed } from './wallet/ed25519-keys.js';
 import { WalletJsonRpc } from './wallet/wallet-json-rpc.js';
-import { SPENDABLE_CONFIRMATIONS, WalletService } from './wallet/wallet-service.js';
+import { SPENDABLE_CONFIRMATIONS } from './wallet/wallet-outputs.js';
+import { WalletService } from './wallet/wallet-service.js';
 
 export const DEVNET_HOST = '127.0.0.1';
 

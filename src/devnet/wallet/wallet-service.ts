@@ -1,7 +1,7 @@
 import { reduceScalar } from '../../fuego/ed25519-scalar.js';
 import { bytesToHex, hexToBytes } from '../../fuego/hex.js';
 import { cnFastHash } from '../../fuego/keccak.js';
-import { parseTransaction, type Transaction } from '../../fuego/transaction.js';
+import type { Transaction } from '../../fuego/transaction.js';
 import { parseTxExtra } from '../../fuego/tx-extra.js';
 import type { ChainBlock, ChainState } from '../chain/chain-state.js';
 import {
@@ -22,20 +22,24 @@ import {
 import { DUST_THRESHOLD_ATOMIC, selectInputs } from './input-selection.js';
 import { type RelayFailureMode, SendFaults } from './send-faults.js';
 import {
+  parseSent,
+  type SentTransaction,
+  SentTransactions,
+  type TransferRecord,
+} from './sent-transactions.js';
+import {
   type BuiltTransaction,
   buildTransaction,
-  keyImageOf,
   type PlannedOutput,
   type TransactionSpec,
 } from './transaction-builder.js';
 import { WalletContainer } from './wallet-container.js';
 import { WalletInvalidRequest, WalletRpcError } from './wallet-errors.js';
+import { type OwnedOutput, WalletOutputs } from './wallet-outputs.js';
 import { WalletParams } from './wallet-params.js';
 
 /** The fee 1.9.3's sendTransaction always pays, whatever `fee` says. */
 export const WALLET_FEE_ATOMIC = 80_000n;
-/** Outputs are spendable this many blocks after the one that created them (coinbase: its unlock time too). */
-export const SPENDABLE_CONFIRMATIONS = 10;
 /** Decoys per input of sendTransaction: 1.9.3 ignores `anonymity` and always uses MINIMUM_MIXIN (rings of 3). */
 const SEND_MIXIN = 2;
 /** A fusion transaction has no decoys: walletd passes mixin 0 whatever `anonymity` says. */
@@ -65,31 +69,6 @@ const WalletTransactionState = {
   DELETED: 4,
 } as const;
 
-interface TransferRecord {
-  readonly type: number;
-  readonly address: string;
-  readonly amount: bigint;
-  readonly message: string;
-}
-
-/**
- * Where a transaction the wallet built stands: 'delayed' (createDelayedTransaction, not sent),
- * 'relayed' (the daemon took it), 'relay-failed' (the daemon did not), 'discarded' (a delayed one
- * deleted).
- */
-type SentPhase = 'delayed' | 'relayed' | 'relay-failed' | 'discarded';
-
-/** What the wallet remembers of a transaction it built (the chain holds the bytes once broadcast). */
-interface SentTransaction {
-  readonly hash: string;
-  readonly bytes: Uint8Array;
-  readonly feeAtomic: bigint;
-  readonly transfers: readonly TransferRecord[];
-  readonly netAtomic: bigint;
-  readonly depositId: number | undefined;
-  phase: SentPhase;
-}
-
 interface WalletDeposit {
   readonly id: number;
   readonly amount: bigint;
@@ -98,15 +77,6 @@ interface WalletDeposit {
   spendingTransactionHash: string;
   /** Credited here on withdrawal. */
   readonly address: string;
-}
-
-interface OwnedOutput {
-  readonly keyHex: string;
-  readonly amount: bigint;
-  readonly address: string;
-  /** undefined while the creating transaction is in the mempool. */
-  readonly height: number | undefined;
-  readonly unlockTime: bigint;
 }
 
 /** A transfer, deposit or withdrawal to build. */
@@ -150,7 +120,8 @@ export type FailAfterBroadcastMode = 'error' | 'timeout' | 'drop';
 export class WalletService {
   readonly #chain: ChainState;
   readonly #container: WalletContainer;
-  readonly #sent = new Map<string, SentTransaction>();
+  readonly #sent = new SentTransactions();
+  readonly #outputs: WalletOutputs;
   readonly #deposits: WalletDeposit[] = [];
   readonly #seed: string;
   readonly #requireDecoys: boolean;
@@ -165,6 +136,7 @@ export class WalletService {
     this.#seed = options.seed;
     this.#requireDecoys = options.requireDecoys ?? false;
     this.#container = new WalletContainer(options.seed, options.addressCount);
+    this.#outputs = new WalletOutputs(this.#chain, this.#container, this.#sent);
   }
 
   /** Standard addresses of the container, in creation order. */
@@ -182,7 +154,7 @@ export class WalletService {
    * tests: walletd lists failed and cancelled ones nowhere, getTransaction finds them by hash).
    */
   builtTransactionHashes(): string[] {
-    return [...this.#sent.keys()];
+    return this.#sent.hashes();
   }
 
   // ---- methods (params in, result out) -------------------------------------------------------
@@ -288,7 +260,8 @@ export class WalletService {
   getUnconfirmedTransactionHashes(params: unknown): unknown {
     const filter = new WalletParams(params).optionalStringArray('addresses');
     if (filter) for (const address of filter) decodeWalletAddress(address);
-    const hashes = [...this.#sent.values()]
+    const hashes = this.#sent
+      .all()
       .filter((tx) => tx.phase === 'relayed' && this.#isInMempool(tx.hash))
       .filter((tx) => !filter || tx.transfers.some((t) => filter.includes(t.address)))
       .map((tx) => tx.hash);
@@ -308,7 +281,7 @@ export class WalletService {
 
   getDelayedTransactionHashes(): unknown {
     return {
-      transactionHashes: [...this.#sent.values()].filter((tx) => tx.phase === 'delayed').map((tx) => tx.hash),
+      transactionHashes: this.#sent.inPhase('delayed').map((tx) => tx.hash),
     };
   }
 
@@ -334,7 +307,7 @@ export class WalletService {
     const p = new WalletParams(params);
     const threshold = BigInt(p.uint('threshold'));
     const sources = this.#fusionSources(p.optionalStringArray('addresses') ?? []);
-    return estimateFusion(this.#unlockedOutputs(sources), threshold, this.#chain.height - 1);
+    return estimateFusion(this.#outputs.unlocked(sources), threshold, this.#chain.height - 1);
   }
 
   /**
@@ -360,7 +333,7 @@ export class WalletService {
     if (threshold <= DUST_THRESHOLD_ATOMIC) throw new WalletRpcError('THRESHOLD_TOO_LOW');
 
     const inputs = pickFusionInputs(
-      this.#unlockedOutputs(sources),
+      this.#outputs.unlocked(sources),
       threshold,
       this.#chain.height - 1,
       maxFusionInputCount(FUSION_MIXIN),
@@ -548,66 +521,7 @@ export class WalletService {
     });
   }
 
-  // ---- internals: outputs, balances, records -------------------------------------------------
-
-  /** Every output paying one of this wallet's addresses, on the main chain or in the mempool. */
-  #ownedOutputs(): OwnedOutput[] {
-    const mine = new Set(this.addresses);
-    const found: OwnedOutput[] = [];
-    const scan = (tx: Transaction, height: number | undefined) => {
-      for (const output of tx.outputs) {
-        if (output.kind !== 'key') continue;
-        const keyHex = bytesToHex(output.key);
-        const address = this.#chain.outputOwners.ownerOf(keyHex);
-        if (address !== undefined && mine.has(address)) {
-          found.push({ keyHex, amount: output.amount, address, height, unlockTime: tx.unlockTime });
-        }
-      }
-    };
-    for (const block of this.#chain.mainChain()) {
-      scan(block.block.baseTransaction, block.height);
-      for (const tx of block.transactions) scan(tx.tx, block.height);
-    }
-    for (const tx of this.#chain.mempool()) scan(tx.tx, undefined);
-    return found;
-  }
-
-  /**
-   * Output keys already consumed: an output is spent when its (deterministic) key image appears in a
-   * main-chain or mempool transaction, or in one of the wallet's delayed (not yet sent) transactions.
-   */
-  #spentKeys(): Set<string> {
-    const images = new Set<string>();
-    const collect = (tx: Transaction) => {
-      for (const input of tx.inputs) if (input.kind === 'key') images.add(bytesToHex(input.keyImage));
-    };
-    for (const block of this.#chain.mainChain()) for (const tx of block.transactions) collect(tx.tx);
-    for (const tx of this.#chain.mempool()) collect(tx.tx);
-    for (const sent of this.#sent.values()) {
-      if (sent.phase === 'delayed') {
-        const parsed = parseSent(sent);
-        if (parsed) collect(parsed);
-      }
-    }
-    const spent = new Set<string>();
-    for (const output of this.#ownedOutputs())
-      if (images.has(bytesToHex(keyImageOf(output.keyHex)))) spent.add(output.keyHex);
-    return spent;
-  }
-
-  #isSpendable(output: OwnedOutput): boolean {
-    if (output.height === undefined) return false;
-    const blockCount = this.#chain.height;
-    return blockCount - output.height >= SPENDABLE_CONFIRMATIONS && output.unlockTime <= BigInt(blockCount);
-  }
-
-  /** The unspent, spendable outputs of `owners`, oldest first (what walletd calls unlocked). */
-  #unlockedOutputs(owners: ReadonlySet<string>): OwnedOutput[] {
-    const spent = this.#spentKeys();
-    return this.#ownedOutputs().filter(
-      (o) => owners.has(o.address) && !spent.has(o.keyHex) && this.#isSpendable(o),
-    );
-  }
+  // ---- internals: balances, records ---------------------------------------------------------
 
   #isInMempool(hash: string): boolean {
     const found = this.#chain.findTransaction(hash);
@@ -637,14 +551,7 @@ export class WalletService {
     lockedDeposits: bigint;
     unlockedDeposits: bigint;
   } {
-    const spent = this.#spentKeys();
-    let available = 0n;
-    let locked = 0n;
-    for (const output of this.#ownedOutputs()) {
-      if (!owners.has(output.address) || spent.has(output.keyHex)) continue;
-      if (this.#isSpendable(output)) available += output.amount;
-      else locked += output.amount;
-    }
+    const { available, locked } = this.#outputs.balance(owners);
     let lockedDeposits = 0n;
     let unlockedDeposits = 0n;
     for (const deposit of this.#deposits) {
@@ -677,7 +584,7 @@ export class WalletService {
       const record = this.#record(tx.hash, tx.tx, undefined, tx.feeAtomic, false);
       if (record) records.push(record);
     }
-    for (const tx of this.#sent.values()) {
+    for (const tx of this.#sent.all()) {
       if (this.#chain.findTransaction(tx.hash) === undefined)
         records.push(this.#record(tx.hash, undefined, undefined, tx.feeAtomic, false)!);
     }
@@ -849,7 +756,7 @@ export class WalletService {
           : 0n),
       0n,
     );
-    const candidates = this.#unlockedOutputs(new Set(plan.sources));
+    const candidates = this.#outputs.unlocked(new Set(plan.sources));
     const { chosen, totalAtomic } = selectInputs(candidates, needed - fromExtraInputs);
     const gathered = totalAtomic + fromExtraInputs;
     if (gathered < needed) throw new WalletRpcError('INSUFFICIENT_FUNDS');
@@ -945,7 +852,7 @@ export class WalletService {
       depositId: notes.depositId,
       phase: dispatch === 'delayed' ? 'delayed' : 'relay-failed',
     };
-    this.#sent.set(record.hash, record);
+    this.#sent.add(record);
     if (dispatch === 'delayed') return record;
     const failure: RelayFailureMode | undefined = faultable ? this.sendFaults.takeRelayFailure() : undefined;
     if (failure === undefined && this.#chain.addTransaction(built.bytes).ok) {
@@ -966,14 +873,6 @@ function amountsByAddress(outputs: readonly OwnedOutput[]): Map<string, bigint> 
   for (const output of outputs)
     totals.set(output.address, (totals.get(output.address) ?? 0n) + output.amount);
   return totals;
-}
-
-function parseSent(sent: SentTransaction): Transaction | undefined {
-  try {
-    return parseTransaction(sent.bytes);
-  } catch {
-    return undefined;
-  }
 }
 
 /** The 32-byte payment id carried in an extra nonce (`02 21 00 <id>`), or ''. */

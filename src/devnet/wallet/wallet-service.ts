@@ -2,8 +2,7 @@ import { reduceScalar } from '../../fuego/ed25519-scalar.js';
 import { bytesToHex, hexToBytes } from '../../fuego/hex.js';
 import { cnFastHash } from '../../fuego/keccak.js';
 import type { Transaction } from '../../fuego/transaction.js';
-import { parseTxExtra } from '../../fuego/tx-extra.js';
-import type { ChainBlock, ChainState } from '../chain/chain-state.js';
+import type { ChainState } from '../chain/chain-state.js';
 import {
   DEPOSIT_MIN_AMOUNT_ATOMIC,
   DEPOSIT_TERM_BLOCKS,
@@ -21,12 +20,7 @@ import {
 } from './fusion-rules.js';
 import { DUST_THRESHOLD_ATOMIC, selectInputs } from './input-selection.js';
 import { type RelayFailureMode, SendFaults } from './send-faults.js';
-import {
-  parseSent,
-  type SentTransaction,
-  SentTransactions,
-  type TransferRecord,
-} from './sent-transactions.js';
+import { type SentTransaction, SentTransactions, type TransferRecord } from './sent-transactions.js';
 import {
   type BuiltTransaction,
   buildTransaction,
@@ -37,6 +31,7 @@ import { WalletContainer } from './wallet-container.js';
 import { WalletInvalidRequest, WalletRpcError } from './wallet-errors.js';
 import { type OwnedOutput, WalletOutputs } from './wallet-outputs.js';
 import { WalletParams } from './wallet-params.js';
+import { WalletRecords } from './wallet-records.js';
 
 /** The fee 1.9.3's sendTransaction always pays, whatever `fee` says. */
 export const WALLET_FEE_ATOMIC = 80_000n;
@@ -51,24 +46,6 @@ const FUSION_MIXIN = 0;
 const MAX_ANONYMITY = 20;
 /** CRYPTONOTE_MAX_TX_SIZE_LIMIT: the 800000-byte full-reward zone less 600 kept for the coinbase. */
 const MAX_TRANSACTION_SIZE_BYTES = 799_400;
-/** blockIndex of a transaction not yet in a block. */
-export const UNCONFIRMED_BLOCK_INDEX = 4294967295;
-/**
- * A record's `state` (WalletTransactionState). walletd lists only SUCCEEDED transactions in
- * getTransactions and getUnconfirmedTransactionHashes; getTransaction finds every one but DELETED.
- */
-const WalletTransactionState = {
-  SUCCEEDED: 0,
-  /** built and recorded, but the daemon did not take it */
-  FAILED: 1,
-  /** sent, then gone from the daemon's pool without a block; or a deleted delayed transaction */
-  CANCELLED: 2,
-  /** a delayed transaction not sent yet */
-  CREATED: 3,
-  /** its last transfer went with a deleted address (not modelled by the devnet) */
-  DELETED: 4,
-} as const;
-
 interface WalletDeposit {
   readonly id: number;
   readonly amount: bigint;
@@ -122,14 +99,13 @@ export class WalletService {
   readonly #container: WalletContainer;
   readonly #sent = new SentTransactions();
   readonly #outputs: WalletOutputs;
+  readonly #records: WalletRecords;
   readonly #deposits: WalletDeposit[] = [];
   readonly #seed: string;
   readonly #requireDecoys: boolean;
   /** Refusals and relay failures tests arm on the next sends. */
   readonly sendFaults = new SendFaults();
   #txSerial = 0n;
-  /** Wallet creation height: getTransactions with an address filter lists blocks from here. */
-  readonly #startHeight = 1;
 
   constructor(options: WalletServiceOptions) {
     this.#chain = options.chain;
@@ -137,6 +113,7 @@ export class WalletService {
     this.#requireDecoys = options.requireDecoys ?? false;
     this.#container = new WalletContainer(options.seed, options.addressCount);
     this.#outputs = new WalletOutputs(this.#chain, this.#container, this.#sent);
+    this.#records = new WalletRecords(this.#chain, this.#container, this.#sent);
   }
 
   /** Standard addresses of the container, in creation order. */
@@ -168,7 +145,7 @@ export class WalletService {
       knownBlockCount: this.#chain.height,
       lastBlockHash: tip.id,
       peerCount: 0,
-      transactionCount: this.#records().length,
+      transactionCount: this.#records.count(),
     };
   }
 
@@ -235,37 +212,19 @@ export class WalletService {
   }
 
   getTransactionHashes(params: unknown): unknown {
-    const items = this.#transactionItems(params);
-    return {
-      items: items.map((item) => ({
-        blockHash: item.blockHash,
-        transactionHashes: item.records.map((r) => r['transactionHash']),
-      })),
-    };
+    return this.#records.getTransactionHashes(params);
   }
 
   getTransactions(params: unknown): unknown {
-    const items = this.#transactionItems(params);
-    return { items: items.map((item) => ({ blockHash: item.blockHash, transactions: item.records })) };
+    return this.#records.getTransactions(params);
   }
 
   getTransaction(params: unknown): unknown {
-    const hash = new WalletParams(params).string('transactionHash');
-    if (!HASH_PATTERN.test(hash)) throw new WalletRpcError('WRONG_HASH_FORMAT');
-    const record = this.#records().find((r) => r['transactionHash'] === hash.toLowerCase());
-    if (!record) throw new WalletRpcError('OBJECT_NOT_FOUND');
-    return { transaction: record };
+    return this.#records.getTransaction(params);
   }
 
   getUnconfirmedTransactionHashes(params: unknown): unknown {
-    const filter = new WalletParams(params).optionalStringArray('addresses');
-    if (filter) for (const address of filter) decodeWalletAddress(address);
-    const hashes = this.#sent
-      .all()
-      .filter((tx) => tx.phase === 'relayed' && this.#isInMempool(tx.hash))
-      .filter((tx) => !filter || tx.transfers.some((t) => filter.includes(t.address)))
-      .map((tx) => tx.hash);
-    return { transactionHashes: hashes };
+    return this.#records.getUnconfirmedTransactionHashes(params);
   }
 
   /** Builds, records and relays a transfer (its `fee` and `anonymity` are required and ignored). */
@@ -521,29 +480,7 @@ export class WalletService {
     });
   }
 
-  // ---- internals: balances, records ---------------------------------------------------------
-
-  #isInMempool(hash: string): boolean {
-    const found = this.#chain.findTransaction(hash);
-    return found !== undefined && found.block === undefined;
-  }
-
-  /** The record state of a transaction this wallet built (see WalletTransactionState). */
-  #stateOf(sent: SentTransaction): number {
-    switch (sent.phase) {
-      case 'delayed':
-        return WalletTransactionState.CREATED;
-      case 'relay-failed':
-        return WalletTransactionState.FAILED;
-      case 'discarded':
-        return WalletTransactionState.CANCELLED;
-      case 'relayed':
-        // Gone from both the chain and the pool (e.g. expired from the daemon's mempool).
-        return this.#chain.findTransaction(sent.hash) !== undefined
-          ? WalletTransactionState.SUCCEEDED
-          : WalletTransactionState.CANCELLED;
-    }
-  }
+  // ---- internals: balances, deposits --------------------------------------------------------
 
   #balance(owners: Set<string>): {
     available: bigint;
@@ -569,136 +506,6 @@ export class WalletService {
     const height = found?.block?.height;
     if (height === undefined) return { height: undefined, locked: true };
     return { height, locked: this.#chain.height < height + deposit.term };
-  }
-
-  /**
-   * 2.4 records of every transaction touching the wallet, oldest first (mempool next), then those
-   * of the wallet's own that are in neither (delayed, failed, cancelled).
-   */
-  #records(): Record<string, unknown>[] {
-    const records: Record<string, unknown>[] = [];
-    for (const block of this.#chain.mainChain()) {
-      records.push(...this.#blockRecords(block));
-    }
-    for (const tx of this.#chain.mempool()) {
-      const record = this.#record(tx.hash, tx.tx, undefined, tx.feeAtomic, false);
-      if (record) records.push(record);
-    }
-    for (const tx of this.#sent.all()) {
-      if (this.#chain.findTransaction(tx.hash) === undefined)
-        records.push(this.#record(tx.hash, undefined, undefined, tx.feeAtomic, false)!);
-    }
-    return records;
-  }
-
-  #blockRecords(block: ChainBlock, filter?: ReadonlySet<string>): Record<string, unknown>[] {
-    const records: Record<string, unknown>[] = [];
-    const coinbase = this.#record(block.coinbaseHash, block.block.baseTransaction, block, 0n, true, filter);
-    if (coinbase) records.push(coinbase);
-    for (const tx of block.transactions) {
-      const record = this.#record(tx.hash, tx.tx, block, tx.feeAtomic, false, filter);
-      if (record) records.push(record);
-    }
-    return records;
-  }
-
-  /** One 2.4 record, or undefined when the transaction does not touch the wallet (or the filter). */
-  #record(
-    hash: string,
-    tx: Transaction | undefined,
-    block: ChainBlock | undefined,
-    feeAtomic: bigint,
-    isBase: boolean,
-    filter?: ReadonlySet<string>,
-  ): Record<string, unknown> | undefined {
-    const sent = this.#sent.get(hash);
-    const transaction = tx ?? (sent ? parseSent(sent) : undefined);
-    if (!transaction) return undefined;
-    let transfers: readonly TransferRecord[];
-    let amount: bigint;
-    if (sent) {
-      transfers = sent.transfers;
-      amount = sent.netAtomic;
-    } else {
-      const incoming = new Map<string, bigint>();
-      for (const output of transaction.outputs) {
-        if (output.kind !== 'key') continue;
-        const owner = this.#chain.outputOwners.ownerOf(bytesToHex(output.key));
-        if (owner !== undefined && this.#container.has(owner)) {
-          incoming.set(owner, (incoming.get(owner) ?? 0n) + output.amount);
-        }
-      }
-      if (incoming.size === 0) return undefined;
-      transfers = [...incoming].map(([address, value]) => ({ type: 0, address, amount: value, message: '' }));
-      amount = [...incoming.values()].reduce((s, v) => s + v, 0n);
-    }
-    if (filter && !transfers.some((t) => filter.has(t.address))) return undefined;
-    const blockCount = this.#chain.height;
-    return {
-      amount,
-      blockIndex: block ? block.height : UNCONFIRMED_BLOCK_INDEX,
-      confirmations: block ? blockCount - block.height : 0,
-      depositCount: sent?.depositId !== undefined ? 1 : 0,
-      extra: bytesToHex(transaction.extra),
-      fee: feeAtomic,
-      firstDepositId: sent?.depositId ?? -1,
-      isBase,
-      paymentId: paymentIdOf(transaction.extra),
-      // walletd reports 0 ("succeeded") for sent-but-unconfirmed transactions too; blockIndex tells them apart.
-      state: sent ? this.#stateOf(sent) : WalletTransactionState.SUCCEEDED,
-      timestamp: block ? block.block.timestamp : 0n,
-      transactionHash: hash,
-      transfers: transfers.map((t) => ({
-        address: t.address,
-        amount: t.amount,
-        message: t.message,
-        type: t.type,
-      })),
-      unlockTime: transaction.unlockTime,
-    };
-  }
-
-  /**
-   * getTransactions / getTransactionHashes: exactly one of blockHash / firstBlockIndex, blockCount
-   * required. With an `addresses` filter walletd lists every block of the range from the wallet's
-   * start height (empty lists included); without one only blocks with wallet transactions.
-   */
-  #transactionItems(params: unknown): { blockHash: string; records: Record<string, unknown>[] }[] {
-    const p = new WalletParams(params);
-    const blockHash = p.optionalString('blockHash');
-    const firstIndex = p.optionalUint('firstBlockIndex');
-    const blockCount = p.uint('blockCount');
-    const addresses = p.optionalStringArray('addresses');
-    const paymentId = p.optionalString('paymentId');
-    if ((blockHash === undefined) === (firstIndex === undefined))
-      throw new WalletInvalidRequest('blockHash xor firstBlockIndex');
-    if (addresses) for (const address of addresses) decodeWalletAddress(address);
-    if (paymentId !== undefined && !HASH_PATTERN.test(paymentId))
-      throw new WalletRpcError('WRONG_PAYMENT_ID_FORMAT');
-    let start: number;
-    if (blockHash !== undefined) {
-      if (!HASH_PATTERN.test(blockHash)) throw new WalletRpcError('WRONG_HASH_FORMAT');
-      const block = this.#chain.blockById(blockHash);
-      if (!block || block.orphaned) throw new WalletRpcError('OBJECT_NOT_FOUND');
-      start = block.height;
-    } else {
-      start = firstIndex!;
-    }
-    const filter = addresses ? new Set(addresses) : undefined;
-    const items: { blockHash: string; records: Record<string, unknown>[] }[] = [];
-    const chain = this.#chain.mainChain();
-    for (
-      let height = Math.max(start, this.#startHeight);
-      height < Math.min(chain.length, start + blockCount);
-      height++
-    ) {
-      const block = chain[height]!;
-      let records = this.#blockRecords(block, filter);
-      if (paymentId !== undefined)
-        records = records.filter((r) => r['paymentId'] === paymentId.toLowerCase());
-      if (records.length > 0 || filter) items.push({ blockHash: block.id, records });
-    }
-    return items;
   }
 
   // ---- internals: building transactions ------------------------------------------------------
@@ -873,18 +680,4 @@ function amountsByAddress(outputs: readonly OwnedOutput[]): Map<string, bigint> 
   for (const output of outputs)
     totals.set(output.address, (totals.get(output.address) ?? 0n) + output.amount);
   return totals;
-}
-
-/** The 32-byte payment id carried in an extra nonce (`02 21 00 <id>`), or ''. */
-function paymentIdOf(extra: Uint8Array): string {
-  try {
-    for (const field of parseTxExtra(extra)) {
-      if (field.kind === 'nonce' && field.nonce.length === 33 && field.nonce[0] === 0) {
-        return bytesToHex(field.nonce.subarray(1));
-      }
-    }
-  } catch {
-    // An extra the parser rejects (e.g. caller bytes) simply has no readable payment id.
-  }
-  return '';
 }

@@ -3,8 +3,7 @@ import type { ChainBlock, ChainState } from './chain/chain-state.js';
 import type { DaemonService } from './daemon/daemon-service.js';
 import type { Availability, RpcHttpServer } from './http/rpc-http-server.js';
 import type { RelayFailureMode } from './wallet/send-faults.js';
-import type { WalletJsonRpc } from './wallet/wallet-json-rpc.js';
-import type { FailAfterBroadcastMode } from './wallet/wallet-service.js';
+import type { FailAfterBroadcastMode, WalletJsonRpc } from './wallet/wallet-json-rpc.js';
 
 export interface DevnetControlParts {
   readonly chain: ChainState;

@@ -1,7 +1,10 @@
 import { canonicalJson, parseJsonOrUndefined } from '../http/canonical-json.js';
 import type { HttpOutcome, HttpRequestView } from '../http/rpc-http-server.js';
 import { WalletInvalidRequest, WalletRpcError } from './wallet-errors.js';
-import type { FailAfterBroadcastMode, WalletService } from './wallet-service.js';
+import type { WalletService } from './wallet-service.js';
+
+/** How a sendTransaction fails after broadcasting (see WalletJsonRpc.failAfterBroadcast). */
+export type FailAfterBroadcastMode = 'error' | 'timeout' | 'drop';
 
 const WALLET_HEADERS: [string, string][] = [
   ['Access-Control-Allow-Origin', '*'],

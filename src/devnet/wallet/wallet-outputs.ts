@@ -17,6 +17,12 @@ export interface OwnedOutput {
   readonly unlockTime: bigint;
 }
 
+export interface WalletOutputsModules {
+  readonly chain: ChainState;
+  readonly container: WalletContainer;
+  readonly sent: SentTransactions;
+}
+
 /**
  * The wallet's outputs as the chain shows them now (so reorgs need no bookkeeping): owned, spent,
  * spendable. Outputs are found through the chain's record of output owners (see output-keys.ts),
@@ -27,10 +33,10 @@ export class WalletOutputs {
   readonly #container: WalletContainer;
   readonly #sent: SentTransactions;
 
-  constructor(chain: ChainState, container: WalletContainer, sent: SentTransactions) {
-    this.#chain = chain;
-    this.#container = container;
-    this.#sent = sent;
+  constructor(modules: WalletOutputsModules) {
+    this.#chain = modules.chain;
+    this.#container = modules.container;
+    this.#sent = modules.sent;
   }
 
   /** The unspent, spendable outputs of `owners`, oldest first (what walletd calls unlocked). */

@@ -65,6 +65,12 @@ interface BlockItem {
   readonly records: TransactionRecord[];
 }
 
+export interface WalletRecordsModules {
+  readonly chain: ChainState;
+  readonly container: WalletContainer;
+  readonly sent: SentTransactions;
+}
+
 /**
  * walletd's transaction history, derived from the chain on every call: a record for every
  * transaction paying the wallet, with the wallet's own (built, possibly never broadcast) ones
@@ -75,10 +81,10 @@ export class WalletRecords {
   readonly #container: WalletContainer;
   readonly #sent: SentTransactions;
 
-  constructor(chain: ChainState, container: WalletContainer, sent: SentTransactions) {
-    this.#chain = chain;
-    this.#container = container;
-    this.#sent = sent;
+  constructor(modules: WalletRecordsModules) {
+    this.#chain = modules.chain;
+    this.#container = modules.container;
+    this.#sent = modules.sent;
   }
 
   /** getStatus's transactionCount. */

@@ -1,30 +1,16 @@
 import type { ChainState } from '../chain/chain-state.js';
-import {
-  DEPOSIT_MIN_AMOUNT_ATOMIC,
-  DEPOSIT_TERM_BLOCKS,
-  depositInterestAtomic,
-} from '../chain/deposit-interest.js';
 import { decodeWalletAddress } from './address-checks.js';
 import type { SendFaults } from './send-faults.js';
 import { SentTransactions } from './sent-transactions.js';
 import { WalletContainer } from './wallet-container.js';
+import { WalletDeposits } from './wallet-deposits.js';
 import { WalletRpcError } from './wallet-errors.js';
 import { WalletFusion } from './wallet-fusion.js';
 import { WalletOutputs } from './wallet-outputs.js';
 import { WalletParams } from './wallet-params.js';
 import { WalletRecords } from './wallet-records.js';
-import { SEND_MIXIN, WALLET_FEE_ATOMIC, WalletSender } from './wallet-sender.js';
+import { WalletSender } from './wallet-sender.js';
 import { WalletTransfers } from './wallet-transfers.js';
-
-interface WalletDeposit {
-  readonly id: number;
-  readonly amount: bigint;
-  readonly term: number;
-  readonly creatingTransactionHash: string;
-  spendingTransactionHash: string;
-  /** Credited here on withdrawal. */
-  readonly address: string;
-}
 
 export interface WalletServiceOptions {
   readonly chain: ChainState;
@@ -35,13 +21,11 @@ export interface WalletServiceOptions {
   readonly requireDecoys?: boolean;
 }
 
-export type FailAfterBroadcastMode = 'error' | 'timeout' | 'drop';
-
 /**
  * The simulated walletd: one container (one view key, N spend key pairs) whose balances and history
  * are derived from the devnet chain on every call, so reorgs are reflected without bookkeeping.
- * Outputs are found through the chain's record of output owners (see output-keys.ts), not by
- * stealth-address scanning. Each method takes walletd's raw `params` and returns its `result`.
+ * Each method takes walletd's raw `params` and returns its `result`; this class only wires the
+ * parts and hands each method to the one that answers it, as walletd's PaymentGate does.
  */
 export class WalletService {
   readonly #chain: ChainState;
@@ -49,27 +33,29 @@ export class WalletService {
   readonly #sent = new SentTransactions();
   readonly #outputs: WalletOutputs;
   readonly #records: WalletRecords;
-  readonly #sender: WalletSender;
   readonly #transfers: WalletTransfers;
   readonly #fusion: WalletFusion;
-  readonly #deposits: WalletDeposit[] = [];
+  readonly #deposits: WalletDeposits;
   /** Refusals and relay failures tests arm on the next sends. */
   readonly sendFaults: SendFaults;
 
   constructor(options: WalletServiceOptions) {
-    this.#chain = options.chain;
-    this.#container = new WalletContainer(options.seed, options.addressCount);
-    this.#outputs = new WalletOutputs(this.#chain, this.#container, this.#sent);
-    this.#records = new WalletRecords(this.#chain, this.#container, this.#sent);
-    const chain = this.#chain;
-    const container = this.#container;
-    this.#sender = new WalletSender(
+    const chain = options.chain;
+    const container = new WalletContainer(options.seed, options.addressCount);
+    const sent = this.#sent;
+    const outputs = new WalletOutputs({ chain, container, sent });
+    const sender = new WalletSender(
       { seed: options.seed, requireDecoys: options.requireDecoys ?? false },
-      { chain, container, outputs: this.#outputs, sent: this.#sent },
+      { chain, container, outputs, sent },
     );
-    this.sendFaults = this.#sender.sendFaults;
-    this.#transfers = new WalletTransfers({ chain, container, sent: this.#sent, sender: this.#sender });
-    this.#fusion = new WalletFusion({ chain, container, outputs: this.#outputs, sender: this.#sender });
+    this.#chain = chain;
+    this.#container = container;
+    this.#outputs = outputs;
+    this.#records = new WalletRecords({ chain, container, sent });
+    this.#transfers = new WalletTransfers({ chain, container, sent, sender });
+    this.#fusion = new WalletFusion({ chain, container, outputs, sender });
+    this.#deposits = new WalletDeposits({ chain, container, sender });
+    this.sendFaults = sender.sendFaults;
   }
 
   /** Standard addresses of the container, in creation order. */
@@ -90,20 +76,59 @@ export class WalletService {
     return this.#sent.hashes();
   }
 
-  // ---- methods (params in, result out) -------------------------------------------------------
+  // ---- status and sync -----------------------------------------------------------------------
 
   getStatus(): unknown {
     const tip = this.#chain.tip;
     return {
       addressCount: this.#container.addressCount,
       blockCount: this.#chain.height,
-      depositCount: this.#deposits.length,
+      depositCount: this.#deposits.count(),
       knownBlockCount: this.#chain.height,
       lastBlockHash: tip.id,
       peerCount: 0,
       transactionCount: this.#records.count(),
     };
   }
+
+  getBlockHashes(params: unknown): unknown {
+    const p = new WalletParams(params);
+    const first = p.uint('firstBlockIndex');
+    const count = p.uint('blockCount');
+    const hashes = this.#chain
+      .mainChain()
+      .slice(first, first + count)
+      .map((b) => b.id);
+    return { blockHashes: hashes };
+  }
+
+  /** The balance of `address`, or of the whole container: its outputs, then its deposits. */
+  getBalance(params: unknown): unknown {
+    const address = new WalletParams(params).optionalString('address');
+    let owners: Set<string>;
+    if (address === undefined) {
+      owners = new Set(this.addresses);
+    } else {
+      decodeWalletAddress(address);
+      if (!this.#container.has(address)) throw new WalletRpcError('WALLET_NOT_FOUND');
+      owners = new Set([address]);
+    }
+    const { available, locked } = this.#outputs.balance(owners);
+    const { lockedDeposits, unlockedDeposits } = this.#deposits.balance(owners);
+    return {
+      availableBalance: available,
+      lockedAmount: locked,
+      lockedDepositBalance: lockedDeposits,
+      unlockedDepositBalance: unlockedDeposits,
+    };
+  }
+
+  /** save / reset / exportWallet: nothing to do for an in-memory container. */
+  noop(): unknown {
+    return {};
+  }
+
+  // ---- addresses and keys (wallet-container.ts) ----------------------------------------------
 
   getAddresses(): unknown {
     return this.#container.getAddresses();
@@ -137,35 +162,7 @@ export class WalletService {
     return this.#container.splitIntegrated(params);
   }
 
-  getBalance(params: unknown): unknown {
-    const address = new WalletParams(params).optionalString('address');
-    let owners: Set<string>;
-    if (address === undefined) {
-      owners = new Set(this.addresses);
-    } else {
-      decodeWalletAddress(address);
-      if (!this.#container.has(address)) throw new WalletRpcError('WALLET_NOT_FOUND');
-      owners = new Set([address]);
-    }
-    const balance = this.#balance(owners);
-    return {
-      availableBalance: balance.available,
-      lockedAmount: balance.locked,
-      lockedDepositBalance: balance.lockedDeposits,
-      unlockedDepositBalance: balance.unlockedDeposits,
-    };
-  }
-
-  getBlockHashes(params: unknown): unknown {
-    const p = new WalletParams(params);
-    const first = p.uint('firstBlockIndex');
-    const count = p.uint('blockCount');
-    const hashes = this.#chain
-      .mainChain()
-      .slice(first, first + count)
-      .map((b) => b.id);
-    return { blockHashes: hashes };
-  }
+  // ---- transaction history (wallet-records.ts) -----------------------------------------------
 
   getTransactionHashes(params: unknown): unknown {
     return this.#records.getTransactionHashes(params);
@@ -183,7 +180,8 @@ export class WalletService {
     return this.#records.getUnconfirmedTransactionHashes(params);
   }
 
-  /** Builds, records and relays a transfer (its `fee` and `anonymity` are required and ignored). */
+  // ---- transfers (wallet-transfers.ts) and fusion (wallet-fusion.ts) -------------------------
+
   sendTransaction(params: unknown): { transactionHash: string; transactionSecretKey: string } {
     return this.#transfers.sendTransaction(params);
   }
@@ -212,151 +210,21 @@ export class WalletService {
     return this.#fusion.sendFusionTransaction(params);
   }
 
+  // ---- deposits (wallet-deposits.ts) ---------------------------------------------------------
+
   createDeposit(params: unknown): unknown {
-    const p = new WalletParams(params);
-    return this.#deposit(p, p.string('sourceAddress'));
+    return this.#deposits.createDeposit(params);
   }
 
   sendDeposit(params: unknown): unknown {
-    const p = new WalletParams(params);
-    const destination = p.string('destinationAddress');
-    decodeWalletAddress(destination);
-    return this.#deposit(p, destination);
+    return this.#deposits.sendDeposit(params);
   }
 
   withdrawDeposit(params: unknown): unknown {
-    const id = new WalletParams(params).uint('depositId');
-    const deposit = this.#deposits.find((d) => d.id === id);
-    if (!deposit) throw new WalletRpcError('DEPOSIT_DOES_NOT_EXIST');
-    const state = this.#depositState(deposit);
-    if (state.height === undefined || state.locked || deposit.spendingTransactionHash !== '') {
-      throw new WalletRpcError('DEPOSIT_LOCKED');
-    }
-    const interest = depositInterestAtomic(deposit.amount, deposit.term);
-    const keys = decodeWalletAddress(deposit.address);
-    const sent = this.#sender.buildAndRecord({
-      sources: [],
-      outputs: [
-        {
-          address: deposit.address,
-          keys,
-          amount: deposit.amount + interest - WALLET_FEE_ATOMIC,
-          kind: 'key',
-        },
-      ],
-      change: deposit.address,
-      fee: WALLET_FEE_ATOMIC,
-      unlockTime: 0n,
-      paymentId: '',
-      extra: new Uint8Array(0),
-      depositId: deposit.id,
-      version: 2,
-      mixin: SEND_MIXIN,
-      dispatch: 'relay',
-      faultable: false,
-      extraInputs: [
-        {
-          kind: 'multisignature',
-          amount: deposit.amount,
-          signatureCount: 1,
-          outputIndex: deposit.id,
-          term: deposit.term,
-        },
-      ],
-    });
-    deposit.spendingTransactionHash = sent.hash;
-    return { transactionHash: sent.hash };
+    return this.#deposits.withdrawDeposit(params);
   }
 
   getDeposit(params: unknown): unknown {
-    const id = new WalletParams(params).uint('depositId');
-    const deposit = this.#deposits.find((d) => d.id === id);
-    if (!deposit) throw new WalletRpcError('DEPOSIT_DOES_NOT_EXIST');
-    const state = this.#depositState(deposit);
-    return {
-      deposit: {
-        address: deposit.address,
-        amount: deposit.amount,
-        creatingTransactionHash: deposit.creatingTransactionHash,
-        height: state.height ?? 0,
-        interest: depositInterestAtomic(deposit.amount, deposit.term),
-        locked: state.locked,
-        spendingTransactionHash: deposit.spendingTransactionHash,
-        term: deposit.term,
-        unlockHeight: (state.height ?? 0) + deposit.term,
-      },
-    };
-  }
-
-  /** save / reset / exportWallet: nothing to do for an in-memory container. */
-  noop(): unknown {
-    return {};
-  }
-
-  // ---- internals: balances, deposits --------------------------------------------------------
-
-  #balance(owners: Set<string>): {
-    available: bigint;
-    locked: bigint;
-    lockedDeposits: bigint;
-    unlockedDeposits: bigint;
-  } {
-    const { available, locked } = this.#outputs.balance(owners);
-    let lockedDeposits = 0n;
-    let unlockedDeposits = 0n;
-    for (const deposit of this.#deposits) {
-      if (!owners.has(deposit.address) || deposit.spendingTransactionHash !== '') continue;
-      const state = this.#depositState(deposit);
-      if (state.height === undefined) continue;
-      if (state.locked) lockedDeposits += deposit.amount;
-      else unlockedDeposits += deposit.amount + depositInterestAtomic(deposit.amount, deposit.term);
-    }
-    return { available, locked, lockedDeposits, unlockedDeposits };
-  }
-
-  #depositState(deposit: WalletDeposit): { height: number | undefined; locked: boolean } {
-    const found = this.#chain.findTransaction(deposit.creatingTransactionHash);
-    const height = found?.block?.height;
-    if (height === undefined) return { height: undefined, locked: true };
-    return { height, locked: this.#chain.height < height + deposit.term };
-  }
-
-  // ---- internals: building transactions ------------------------------------------------------
-
-  #deposit(p: WalletParams, creditAddress: string): unknown {
-    const amount = BigInt(p.uint('amount'));
-    const term = p.uint('term');
-    const source = p.string('sourceAddress');
-    decodeWalletAddress(source);
-    if (!this.#container.has(source)) throw new WalletRpcError('WALLET_NOT_FOUND');
-    if (term < DEPOSIT_TERM_BLOCKS) throw new WalletRpcError('DEPOSIT_TERM_TOO_SMALL');
-    if (term > DEPOSIT_TERM_BLOCKS) throw new WalletRpcError('DEPOSIT_TERM_TOO_BIG');
-    if (amount < DEPOSIT_MIN_AMOUNT_ATOMIC) throw new WalletRpcError('DEPOSIT_AMOUNT_TOO_SMALL');
-    const id = this.#deposits.length;
-    const keys = decodeWalletAddress(source);
-    const sent = this.#sender.buildAndRecord({
-      sources: [source],
-      outputs: [{ address: creditAddress, keys, amount, kind: 'multisignature', term }],
-      change: source,
-      fee: WALLET_FEE_ATOMIC,
-      unlockTime: 0n,
-      paymentId: '',
-      extra: new Uint8Array(0),
-      depositId: id,
-      version: 2,
-      mixin: SEND_MIXIN,
-      dispatch: 'relay',
-      faultable: false,
-      extraInputs: [],
-    });
-    this.#deposits.push({
-      id,
-      amount,
-      term,
-      creatingTransactionHash: sent.hash,
-      spendingTransactionHash: '',
-      address: creditAddress,
-    });
-    return { transactionHash: sent.hash };
+    return this.#deposits.getDeposit(params);
   }
 }

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { PoolConfigInput } from '../../src/config/schema.js';
-import { findPackageRoot } from '../../src/pow/native.js';
+import { findPackageRoot } from '../../src/package-root.js';
 
 /** One pino line of the pool (level, time in epoch ms, msg and the logged fields). */
 export interface PoolLogLine {

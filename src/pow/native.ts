@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { FuegoPoolError } from '../errors.js';
+import { findPackageRoot } from '../package-root.js';
 import type { PowHasher } from './types.js';
 
 /** File name node-gyp gives the addon (binding.gyp target `fuego_cn_upx2`). */
@@ -45,20 +45,6 @@ export interface NativeCnAddon {
   fastHashInto(input: Uint8Array, output: Uint8Array, offset: number): void;
   /** The CPU has AES-NI and this build contains the AES-NI path. */
   hasAesNi(): boolean;
-}
-
-/**
- * Directory holding package.json, walking up from `fromUrl`: works from src/pow under vitest
- * and from dist/src/pow after `tsc`.
- */
-export function findPackageRoot(fromUrl: string = import.meta.url): string {
-  let dir = dirname(fileURLToPath(fromUrl));
-  for (;;) {
-    if (existsSync(join(dir, 'package.json'))) return dir;
-    const parent = dirname(dir);
-    if (parent === dir) throw new Error(`no package.json above ${fileURLToPath(fromUrl)}`);
-    dir = parent;
-  }
 }
 
 /** Absolute path of the built addon (it may not exist). */

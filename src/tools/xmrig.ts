@@ -4,10 +4,10 @@ import { existsSync } from 'node:fs';
 import { chmod, copyFile, mkdir, mkdtemp, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { FuegoPoolError } from '../errors.js';
+import { findPackageRoot } from '../package-root.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -28,19 +28,8 @@ export type XmrigErrorCode = 'XMRIG_FETCH_FAILED' | 'XMRIG_CHECKSUM_MISMATCH' | 
 
 export class XmrigError extends FuegoPoolError<XmrigErrorCode> {}
 
-/** The directory holding package.json, found by walking up from this module (src/, dist/, build/bench/src/). */
-function projectRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(dir, 'package.json'))) {
-    const parent = dirname(dir);
-    if (parent === dir) throw new Error('package.json not found above src/tools/xmrig');
-    dir = parent;
-  }
-  return dir;
-}
-
 export function defaultXmrigCacheDir(): string {
-  return join(projectRoot(), '.cache', 'xmrig');
+  return join(findPackageRoot(), '.cache', 'xmrig');
 }
 
 async function sha256OfFile(path: string): Promise<string> {

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { afterAll, describe, expect, it } from 'vitest';
 import { bytesToHex, hexToBytes } from '../../src/fuego/hex.js';
+import { findPackageRoot } from '../../src/package-root.js';
 import {
-  findPackageRoot,
   loadNativeAddon,
   loadNativeHasher,
   type NativeCnAddon,

@@ -10,9 +10,9 @@ import Fastify, {
 } from 'fastify';
 import { z } from 'zod';
 import type { Logger } from '../../log/logger.js';
+import { findPackageRoot } from '../../package-root.js';
 import type { RoundSummary } from '../../pool/blocks/stored-block.js';
 import type { PoolEventBus } from '../../pool/events.js';
-import { findPackageRoot } from '../../pow/native.js';
 import type { HashrateReader } from '../../store/hashrate-reader.js';
 import type { RedisMinerThresholds } from '../../store/miner-thresholds.js';
 import type { PoolBlocksReader } from '../../store/pool-blocks-reader.js';

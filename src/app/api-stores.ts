@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { ApiStores } from '../servers/api/build-api-server.js';
+import type { ApiStores } from '../servers/api/api-context.js';
 import { RedisMinerAccounts } from '../servers/api/miner-accounts.js';
 import { RedisBalances } from '../store/balances-store.js';
 import { HashrateReader } from '../store/hashrate-reader.js';

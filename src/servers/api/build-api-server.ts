@@ -11,13 +11,10 @@ import Fastify, {
 import { z } from 'zod';
 import type { Logger } from '../../log/logger.js';
 import { findPackageRoot } from '../../package-root.js';
-import type { RoundSummary } from '../../pool/blocks/stored-block.js';
 import type { PoolEventBus } from '../../pool/events.js';
-import type { HashrateReader } from '../../store/hashrate-reader.js';
-import type { RedisMinerThresholds } from '../../store/miner-thresholds.js';
-import type { PoolBlocksReader } from '../../store/pool-blocks-reader.js';
 import { StoreError } from '../../store/store-error.js';
 import { assertAdmin } from './admin-auth.js';
+import type { ApiServices, ApiStores } from './api-context.js';
 import { ApiError, errorReply } from './api-errors.js';
 import { createPoolMetrics, type MetricsSources, type PoolMetrics } from './api-metrics.js';
 import { type ApiOptionsInput, parseApiOptions } from './api-options.js';
@@ -37,7 +34,6 @@ import {
 import { registerClassicRoutes } from './classic-routes.js';
 import { HealthMonitor } from './health-monitor.js';
 import { LiveFeed } from './live-feed.js';
-import type { MinerAccountsReader } from './miner-accounts.js';
 import { parseMinerAddress } from './miner-address.js';
 import { registerMinerThresholdRoute } from './miner-threshold-route.js';
 import { type NetworkDaemon, NetworkInfoCache } from './network-info.js';
@@ -57,17 +53,6 @@ function uplotBrowserDir(): string {
 /** Requests are GETs, or a small signed JSON body: a body this large is already abuse. */
 const BODY_LIMIT_BYTES = 16 * 1024;
 const MAX_PAGE_LIMIT = 100;
-
-/** The store readers the API reads through. */
-export interface ApiStores {
-  readonly ledger: { getCurrentRoundSummary(): Promise<RoundSummary | null> };
-  readonly hashrate: HashrateReader;
-  readonly blocks: PoolBlocksReader;
-  /** null: the balances store is not available to this process (balances show as null). */
-  readonly accounts: MinerAccountsReader | null;
-  /** Miners' own payout thresholds: read for the miner view, written by the signed POST. */
-  readonly thresholds: Pick<RedisMinerThresholds, 'read' | 'write'>;
-}
 
 export interface ApiServerModules {
   /** Pings Redis for /health (e.g. () => redis.ping()). */
@@ -90,21 +75,6 @@ export interface ApiServerModules {
   readonly activeBans?: () => number | Promise<number>;
   /** Extra counters for /api/admin/overview (e.g. PoolBackend.metrics() numbers). */
   readonly adminCounters?: () => Record<string, number>;
-}
-
-/** What buildApiServer adds to the fastify instance. */
-export interface ApiServerParts {
-  readonly stats: StatsService;
-  readonly network: NetworkInfoCache;
-  readonly health: HealthMonitor;
-  readonly liveFeed: LiveFeed;
-  readonly metrics: PoolMetrics;
-}
-
-declare module 'fastify' {
-  interface FastifyInstance {
-    readonly pool: ApiServerParts;
-  }
 }
 
 const pageQuery = z.strictObject({
@@ -192,7 +162,7 @@ export async function buildApiServer(
     trustProxy: false,
     return503OnClosing: true,
   });
-  app.decorate('pool', { stats, network, health, liveFeed, metrics } satisfies ApiServerParts);
+  app.decorate('pool', { stats, network, health, liveFeed, metrics } satisfies ApiServices);
   liveFeed.attach(app.server);
 
   app.setErrorHandler((error: FastifyError, _request, reply) => {

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { PoolBlock } from '../../store/pool-blocks-reader.js';
+import type { ApiStores } from './api-context.js';
 import { ApiError } from './api-errors.js';
 import type { ApiOptions } from './api-options.js';
 import {
@@ -10,7 +11,6 @@ import {
   errorReplySchema,
   jsonSchema,
 } from './api-schemas.js';
-import type { ApiStores } from './build-api-server.js';
 import type { LiveFeed } from './live-feed.js';
 import { MAX_ACCOUNT_ROWS } from './miner-accounts.js';
 import type { NetworkInfoCache } from './network-info.js';

@@ -6,7 +6,7 @@ import { parseConfig } from '../config/load-config.js';
 import type { PoolConfigInput } from '../config/schema.js';
 import { Devnet } from '../devnet/devnet.js';
 import { loadHasher } from '../pow/load-hasher.js';
-import { dashboardDir } from '../servers/api/build-api-server.js';
+import { dashboardDir } from '../servers/api/dashboard-files.js';
 import { certificateFingerprintSha256, generateSelfSignedCertificate } from '../servers/tls-certificate.js';
 import { type PrivateRedis, startPrivateRedis } from '../tools/redis-server.js';
 import { PoolNode } from './pool-node.js';

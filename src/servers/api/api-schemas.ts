@@ -187,6 +187,16 @@ export const workerSchema = z.strictObject({
   lastShareMs: ms,
 });
 
+/** The deepest page size of a paged route (`?limit`). */
+const MAX_PAGE_LIMIT = 100;
+
+/** `?page&limit` of a paged route. */
+export const pageQuerySchema = z.strictObject({
+  page: z.number().int().min(1).max(10_000).default(1),
+  limit: z.number().int().min(1).max(MAX_PAGE_LIMIT).default(20),
+});
+export type PageQuery = z.infer<typeof pageQuerySchema>;
+
 /** `:address` in a miner route (decoded by parseMinerAddress). */
 export const addressParamsSchema = z.strictObject({ address: z.string().min(1).max(256) });
 
@@ -339,4 +349,10 @@ export function jsonSchema(schema: z.ZodType, io: 'input' | 'output' = 'output')
     unknown
   >;
   return rest;
+}
+
+/** A route's `schema.response`: `ok` for 200, the error reply for every 4xx and 5xx. */
+export function replySchemas(ok: z.ZodType): Record<string, unknown> {
+  const error = jsonSchema(errorReplySchema);
+  return { 200: jsonSchema(ok), '4xx': error, '5xx': error };
 }

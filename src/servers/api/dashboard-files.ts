@@ -1,0 +1,26 @@
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import fastifyStatic from '@fastify/static';
+import type { FastifyInstance } from 'fastify';
+import { findPackageRoot } from '../../package-root.js';
+
+/** The web dashboard shipped with the package (`dashboard/` beside package.json): the default `staticDir`. */
+export function dashboardDir(): string {
+  return join(findPackageRoot(import.meta.url), 'dashboard');
+}
+
+/** uPlot's browser build (ESM + CSS), which the dashboard loads from `/vendor/uplot/`. */
+function uplotBrowserDir(): string {
+  return dirname(createRequire(import.meta.url).resolve('uplot'));
+}
+
+/** Serves `staticDir` at `/` (index.html for a folder) and uPlot's browser build at `/vendor/uplot/`. */
+export async function registerDashboardFiles(app: FastifyInstance, staticDir: string): Promise<void> {
+  await app.register(fastifyStatic, { root: staticDir, prefix: '/', index: 'index.html' });
+  // The dashboard's charting library, served from node_modules (never a CDN): a second root.
+  await app.register(fastifyStatic, {
+    root: uplotBrowserDir(),
+    prefix: '/vendor/uplot/',
+    decorateReply: false,
+  });
+}

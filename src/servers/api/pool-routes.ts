@@ -1,0 +1,51 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import {
+  blocksPageSchema,
+  chartSchema,
+  jsonSchema,
+  type PageQuery,
+  pageQuerySchema,
+  paymentsPageSchema,
+  poolStatsSchema,
+  replySchemas,
+} from './api-schemas.js';
+import type { StatsService } from './stats-service.js';
+
+export interface PoolRouteModules {
+  readonly stats: StatsService;
+}
+
+const chartQuerySchema = z.strictObject({ days: z.number().int().min(1).max(7).default(1) });
+
+/** The pool-wide reads: /api/stats, /api/stats/chart, /api/blocks, /api/payments (API.md "Routes"). */
+export function registerPoolRoutes(app: FastifyInstance, modules: PoolRouteModules): void {
+  const { stats } = modules;
+
+  app.get('/api/stats', { schema: { response: replySchemas(poolStatsSchema) } }, () => stats.poolStats());
+
+  app.get<{ Querystring: { days: number } }>(
+    '/api/stats/chart',
+    { schema: { querystring: jsonSchema(chartQuerySchema, 'input'), response: replySchemas(chartSchema) } },
+    (request) => stats.poolChart(request.query.days * 86_400_000),
+  );
+
+  app.get<{ Querystring: PageQuery }>(
+    '/api/blocks',
+    {
+      schema: { querystring: jsonSchema(pageQuerySchema, 'input'), response: replySchemas(blocksPageSchema) },
+    },
+    (request) => stats.blocksPage(request.query.page, request.query.limit),
+  );
+
+  app.get<{ Querystring: PageQuery }>(
+    '/api/payments',
+    {
+      schema: {
+        querystring: jsonSchema(pageQuerySchema, 'input'),
+        response: replySchemas(paymentsPageSchema),
+      },
+    },
+    (request) => stats.paymentsPage(request.query.page, request.query.limit),
+  );
+}

@@ -16,8 +16,8 @@ import type { RedisMinerThresholds } from '../../store/miner-thresholds.js';
 import { ApiError, type ApiErrorCode } from './api-errors.js';
 import {
   addressParamsSchema,
-  errorReplySchema,
   jsonSchema,
+  replySchemas,
   setThresholdBodySchema,
   setThresholdReplySchema,
 } from './api-schemas.js';
@@ -53,7 +53,6 @@ const SIGNATURE_TEXT_CODES: Record<SignatureTextError['code'], ApiErrorCode> = {
 export function registerMinerThresholdRoute(app: FastifyInstance, modules: MinerThresholdRouteModules): void {
   const limits = thresholdLimitsOf(modules.poolInfo);
   const budget = new PerSecondBudget(modules.maxSignatureChecksPerSecond, modules.clock);
-  const error = jsonSchema(errorReplySchema);
 
   app.post<{ Params: { address: string }; Body: SetThresholdBody }>(
     '/api/miners/:address/threshold',
@@ -61,7 +60,7 @@ export function registerMinerThresholdRoute(app: FastifyInstance, modules: Miner
       schema: {
         params: jsonSchema(addressParamsSchema, 'input'),
         body: jsonSchema(setThresholdBodySchema, 'input'),
-        response: { 200: jsonSchema(setThresholdReplySchema), '4xx': error, '5xx': error },
+        response: replySchemas(setThresholdReplySchema),
       },
     },
     async (request) => {

@@ -1,0 +1,221 @@
+import type { z } from 'zod';
+import type { PoolBlock } from '../../store/pool-blocks-reader.js';
+import type { ApiStores } from './api-context.js';
+import type { ApiOptions } from './api-options.js';
+import type { classicStatsAddressSchema, classicStatsSchema } from './api-schemas.js';
+import type { MinerPaymentView, PaymentBatchView } from './miner-accounts.js';
+import { MAX_ACCOUNT_ROWS } from './miner-accounts.js';
+import type { NetworkInfoCache } from './network-info.js';
+import type { PoolInfo } from './pool-info.js';
+import type { ChartView, StatsService } from './stats-service.js';
+
+/**
+ * The replies of the classic cryptonote-nodejs-pool API (classic-routes.ts), built from the same
+ * services as the native routes. Shapes follow that API: flat [member, score, ...] lists of
+ * colon-joined members, numbers rather than strings, times in seconds, `{"error":"Not found"}` for
+ * an unknown miner; API.md documents them field by field.
+ */
+
+/** Rows per classic list (the classic default of `api.blocks` / `api.payments`). */
+const CLASSIC_ROWS = 30;
+
+export interface ClassicViewModules {
+  readonly options: ApiOptions;
+  readonly stats: StatsService;
+  readonly stores: ApiStores;
+  readonly network: NetworkInfoCache;
+  readonly poolInfo: PoolInfo;
+  readonly clock: () => number;
+}
+
+export type ClassicStats = z.infer<typeof classicStatsSchema>;
+export type ClassicStatsAddress = z.infer<typeof classicStatsAddressSchema>;
+/** `[member, score, member, score, ...]`, as the classic API sent its Redis sorted sets. */
+export type ClassicZset = (string | number)[];
+
+function seconds(ms: number): number {
+  return Math.floor(ms / 1000);
+}
+
+/** `type:login:hash:time:difficulty:shares:score` (pending) or `...:shares:orphaned:reward`. */
+function classicBlockMember(block: PoolBlock): string {
+  const type = block.solo ? 'solo' : 'prop';
+  const shares =
+    block.round === null ? String(block.shareDifficulty) : block.round.totalDifficulty.toString();
+  const head = [
+    type,
+    block.finderAddress,
+    block.hash,
+    seconds(block.timestampMs),
+    block.networkDifficulty,
+    shares,
+  ];
+  if (block.status === 'pending') return [...head, shares].join(':');
+  const orphaned = block.status === 'orphaned' ? 1 : 0;
+  return [...head, orphaned, (block.rewardAtomic ?? 0n).toString()].join(':');
+}
+
+function classicChart(chart: ChartView): number[][] {
+  return chart.points.map((point) => [seconds(point.startMs), Math.round(point.hashrate), 1]);
+}
+
+function zset(entries: readonly { member: string; score: number }[]): ClassicZset {
+  return entries.flatMap((entry) => [entry.member, entry.score]);
+}
+
+function blocksZset(blocks: readonly PoolBlock[]): ClassicZset {
+  return zset(blocks.map((block) => ({ member: classicBlockMember(block), score: block.height })));
+}
+
+/** A payout batch: `tx:amount:fee:mixin(0):recipients`. */
+function batchesZset(batches: readonly PaymentBatchView[]): ClassicZset {
+  return zset(
+    batches.map((batch) => ({
+      member: [batch.transactionHash, batch.amountAtomic, batch.feeAtomic, 0, batch.recipients].join(':'),
+      score: seconds(batch.timestampMs),
+    })),
+  );
+}
+
+/** One miner's payment: `tx:amount:fee:mixin(0)`. */
+function minerPaymentsZset(payments: readonly MinerPaymentView[]): ClassicZset {
+  return zset(
+    payments.map((payment) => ({
+      member: [payment.transactionHash, payment.amountAtomic, payment.networkFeeAtomic, 0].join(':'),
+      score: seconds(payment.timestampMs),
+    })),
+  );
+}
+
+function classicConfig(options: ApiOptions, poolInfo: PoolInfo): ClassicStats['config'] {
+  return {
+    ports: poolInfo.ports.map((port) => ({
+      port: port.port,
+      difficulty: port.difficulty,
+      desc: port.description,
+      ssl: port.tls,
+    })),
+    hashrateWindow: seconds(options.hashrateWindowMs),
+    fee: poolInfo.payments.feePercent,
+    coin: poolInfo.name,
+    coinUnits: 10 ** poolInfo.coin.decimals,
+    coinDecimalPlaces: poolInfo.coin.decimals,
+    coinDifficultyTarget: poolInfo.coin.blockTargetSeconds,
+    symbol: poolInfo.coin.symbol,
+    depth: poolInfo.payments.unlockDepth,
+    version: poolInfo.version,
+    paymentsInterval: poolInfo.payments.intervalSeconds,
+    minPaymentThreshold: Number(poolInfo.payments.minPaymentAtomic),
+    transferFee: Number(poolInfo.payments.transferFeeAtomic),
+    slushMiningEnabled: false,
+  };
+}
+
+/** `/stats` and `/live_stats`: the pool, the network, the last block, the chart; `miner` for `address`. */
+export async function classicStats(
+  modules: ClassicViewModules,
+  address: string | undefined,
+): Promise<ClassicStats> {
+  const { options, stats, stores, network, poolInfo } = modules;
+  const [pool, blocks, batches, chart] = await Promise.all([
+    stats.poolStats(),
+    stores.blocks.list({ offset: 0, limit: CLASSIC_ROWS }),
+    stores.accounts === null ? [] : stores.accounts.listBatches({ offset: 0, limit: CLASSIC_ROWS }),
+    stats.poolChart(),
+  ]);
+  const info = network.info();
+  const lastBlockFound = pool.pool.lastBlock === null ? '0' : String(pool.pool.lastBlock.timestampMs);
+  const miner: Record<string, number> = {};
+  if (address !== undefined) {
+    miner['hashrate'] = Math.round(
+      await stores.hashrate.minerHashrate(address, modules.clock(), options.hashrateWindowMs),
+    );
+  }
+  return {
+    config: classicConfig(options, poolInfo),
+    pool: {
+      stats: { lastBlockFound },
+      blocks: blocksZset(blocks),
+      totalBlocks: pool.pool.blocksFound,
+      payments: batchesZset(batches),
+      totalPayments: batches.length,
+      totalMinersPaid: batches.reduce((sum, batch) => sum + batch.recipients, 0),
+      miners: pool.pool.miners,
+      workers: pool.pool.workers,
+      hashrate: Math.round(pool.pool.hashrate),
+      roundHashes: Number(pool.pool.round.totalDifficulty),
+      roundScore: Number(pool.pool.round.totalDifficulty),
+      lastBlockFound,
+    },
+    network: { difficulty: info?.difficulty ?? 0, height: info?.height ?? 0 },
+    lastblock: {
+      difficulty: info?.last_block_difficulty ?? 0,
+      height: info === null ? 0 : info.height - 1,
+      timestamp: info?.last_block_timestamp ?? 0,
+      reward: info?.last_block_reward ?? 0,
+      hash: info?.top_block_hash ?? '',
+    },
+    charts: { hashrate: classicChart(chart) },
+    miner,
+  };
+}
+
+/** `/stats_address`: one miner's balance, payments, chart and workers, or `{ error: 'Not found' }`. */
+export async function classicStatsAddress(
+  modules: ClassicViewModules,
+  address: string | undefined,
+): Promise<ClassicStatsAddress> {
+  if (address === undefined) return { error: 'Not found' };
+  const miner = await modules.stats.miner(address);
+  if (miner === null) return { error: 'Not found' };
+  const accounts = modules.stores.accounts;
+  const payments =
+    accounts === null ? [] : await accounts.listPayments(address, { offset: 0, limit: CLASSIC_ROWS });
+  return {
+    stats: {
+      hashes: '0',
+      lastShare: String(seconds(miner.lastShareMs ?? 0)),
+      balance: miner.balance?.unlockedAtomic ?? '0',
+      paid: miner.balance?.paidAtomic ?? '0',
+      hashrate: Math.round(miner.hashrate),
+      roundHashes: 0,
+    },
+    payments: minerPaymentsZset(payments),
+    charts: {
+      hashrate: classicChart(miner.chart),
+    },
+    workers: miner.workers.map((worker) => ({
+      name: worker.name,
+      hashrate: Math.round(worker.hashrate),
+      lastShare: seconds(worker.lastShareMs),
+      hashes: 0,
+    })),
+  };
+}
+
+/**
+ * `/get_payments`: the pool's payout batches, or `address`'s payments, sent before `beforeSec`
+ * (newest first, at most one classic list); empty without the balances store.
+ */
+export async function classicPayments(
+  stores: ApiStores,
+  beforeSec: number,
+  address: string | undefined,
+): Promise<ClassicZset> {
+  const accounts = stores.accounts;
+  if (accounts === null) return [];
+  const page = { offset: 0, limit: MAX_ACCOUNT_ROWS };
+  const before = (row: { timestampMs: number }) => seconds(row.timestampMs) < beforeSec;
+  if (address !== undefined) {
+    const rows = await accounts.listPayments(address, page);
+    return minerPaymentsZset(rows.filter(before).slice(0, CLASSIC_ROWS));
+  }
+  const batches = await accounts.listBatches(page);
+  return batchesZset(batches.filter(before).slice(0, CLASSIC_ROWS));
+}
+
+/** `/get_blocks`: the pool's blocks, highest first, below `height` when given. */
+export async function classicBlocks(stores: ApiStores, height: number | undefined): Promise<ClassicZset> {
+  const blocks = await stores.blocks.list({ offset: 0, limit: CLASSIC_ROWS }, height);
+  return blocksZset(blocks);
+}

@@ -21,7 +21,13 @@ export interface MetricsSources {
   /** What the payout runner holds back (read from Redis at each scrape, so any API node has it). */
   readonly payoutWatch?: () => Promise<PayoutWatchSnapshot>;
   /** The stratum child processes (`stratum.processes` > 1): their states and restarts. */
-  readonly stratumProcesses?: () => ReadonlyArray<{ readonly state: string; readonly restarts: number }>;
+  readonly stratumProcesses?: () => readonly StratumChildSnapshot[];
+}
+
+/** One stratum child process, as the process group reports it. */
+export interface StratumChildSnapshot {
+  readonly state: string;
+  readonly restarts: number;
 }
 
 /** Payouts held back and why, for alerting: nothing here may stay non-zero unnoticed. */
@@ -59,6 +65,187 @@ function counterFrom(counter: Counter<string>) {
   };
 }
 
+/** A metric's name, help and labels; every metric lives in the pool's own registry. */
+interface MetricSpec {
+  readonly name: string;
+  readonly help: string;
+  readonly labelNames?: readonly string[];
+}
+
+function gauge(registry: Registry, spec: MetricSpec): Gauge<string> {
+  return new Gauge({ ...spec, labelNames: spec.labelNames ?? [], registers: [registry] });
+}
+
+function counter(registry: Registry, spec: MetricSpec): Counter<string> {
+  return new Counter({ ...spec, labelNames: spec.labelNames ?? [], registers: [registry] });
+}
+
+/*
+ * Each group below registers its metrics and returns what updates them from one snapshot. The
+ * groups are registered in a fixed order: it is the order of the /metrics text.
+ */
+
+function stratumMetrics(registry: Registry) {
+  const connections = gauge(registry, {
+    name: 'fuego_pool_stratum_connections',
+    help: 'Open stratum connections',
+  });
+  const refusedFrom = counterFrom(
+    counter(registry, {
+      name: 'fuego_pool_stratum_connections_refused_total',
+      help: 'Stratum connections closed at once: per-ip-limit, max-connections, shutting-down, admission-timeout',
+      labelNames: ['reason'],
+    }),
+  );
+  const sessions = gauge(registry, {
+    name: 'fuego_pool_stratum_sessions',
+    help: 'Logged-in stratum sessions',
+  });
+  return (stratum: StratumMetricsSnapshot): void => {
+    connections.set(stratum.connections.current);
+    for (const [reason, total] of Object.entries(stratum.connections.refused))
+      refusedFrom({ reason }, total ?? 0);
+    sessions.set(stratum.sessions);
+  };
+}
+
+/** Shares and blocks from the pool core; `blocks` also counts the unlocker's outcomes (events). */
+function backendMetrics(registry: Registry) {
+  const sharesFrom = counterFrom(
+    counter(registry, {
+      name: 'fuego_pool_shares_total',
+      help: 'Submitted shares by result (accepted, stale = accepted in grace, else the refusal code)',
+      labelNames: ['result'],
+    }),
+  );
+  const blocks = counter(registry, {
+    name: 'fuego_pool_blocks_total',
+    help: 'Blocks by outcome (found, accepted, rejected, submit_error by the pool; confirmed, orphaned by the unlocker)',
+    labelNames: ['outcome'],
+  });
+  const blocksFrom = counterFrom(blocks);
+  const refusedBlocksFrom = counterFrom(
+    counter(registry, {
+      name: 'fuego_pool_blocks_refused_total',
+      help: 'Blocks submitblock refused although the pool verified their proof of work, by the reason found afterwards (stale-tip, already-on-chain, pow-disagreement, unknown)',
+      labelNames: ['reason'],
+    }),
+  );
+  const sync = (backend: PoolBackendMetrics): void => {
+    sharesFrom({ result: 'accepted' }, backend.sharesAccepted - backend.sharesStale);
+    sharesFrom({ result: 'stale' }, backend.sharesStale);
+    for (const [code, total] of Object.entries(backend.sharesRejected))
+      sharesFrom({ result: code }, total ?? 0);
+    blocksFrom({ outcome: 'found' }, backend.blocksFound);
+    blocksFrom({ outcome: 'accepted' }, backend.blocksAccepted);
+    blocksFrom({ outcome: 'rejected' }, backend.blocksRejected);
+    blocksFrom({ outcome: 'submit_error' }, backend.blockSubmitErrors);
+    for (const [reason, total] of Object.entries(backend.blocksRefused))
+      refusedBlocksFrom({ reason }, total ?? 0);
+  };
+  return { sync, blocks };
+}
+
+function verifierMetrics(registry: Registry) {
+  const hashTime = gauge(registry, {
+    name: 'fuego_pool_hash_time_avg_seconds',
+    help: 'Average cn/upx2 verification time per share',
+  });
+  const hashesFrom = counterFrom(
+    counter(registry, {
+      name: 'fuego_pool_hashes_verified_total',
+      help: 'Shares hashed by the verifier pool',
+    }),
+  );
+  const queueDepth = gauge(registry, {
+    name: 'fuego_pool_verifier_queue_depth',
+    help: 'Shares waiting for a verifier worker',
+  });
+  return (verifier: ShareVerifierPoolMetrics): void => {
+    queueDepth.set(verifier.queueDepth);
+    hashTime.set(verifier.hashTimeMsAvg / 1000);
+    hashesFrom({}, verifier.hashesTotal);
+  };
+}
+
+function stratumProcessMetrics(registry: Registry) {
+  const states = gauge(registry, {
+    name: 'fuego_pool_stratum_processes',
+    help: 'Stratum child processes by state (serving, starting, waiting-to-restart, stopped)',
+    labelNames: ['state'],
+  });
+  const restartsFrom = counterFrom(
+    counter(registry, {
+      name: 'fuego_pool_stratum_process_restarts_total',
+      help: 'Stratum child processes started again after they died',
+    }),
+  );
+  return (children: readonly StratumChildSnapshot[]): void => {
+    states.reset();
+    for (const state of ['serving', 'starting', 'waiting-to-restart', 'stopped']) states.set({ state }, 0);
+    for (const child of children) states.inc({ state: child.state });
+    restartsFrom(
+      {},
+      children.reduce((sum, child) => sum + child.restarts, 0),
+    );
+  };
+}
+
+function payoutWatchMetrics(registry: Registry) {
+  const heldMiners = gauge(registry, {
+    name: 'fuego_pool_payouts_held_miners',
+    help: 'Miners due a payout but not paid in the last pass (fuego-pool report says why)',
+  });
+  const heldAtomic = gauge(registry, {
+    name: 'fuego_pool_payouts_held_atomic',
+    help: 'Atomic units owed to the miners held in the last payout pass',
+  });
+  const unknownPayments = gauge(registry, {
+    name: 'fuego_pool_payout_unknown_transactions',
+    help: 'Wallet transactions with the pool batch tag that Redis has no batch for, unresolved (see fuego-pool payout resolve)',
+  });
+  const backoff = gauge(registry, {
+    name: 'fuego_pool_payout_backoff',
+    help: '1 while payouts pause after the wallet refused to build a transaction',
+  });
+  return (watch: PayoutWatchSnapshot): void => {
+    heldMiners.set(watch.heldMiners);
+    heldAtomic.set(Number(watch.heldAtomic));
+    unknownPayments.set(watch.unknownPayments);
+    backoff.set(watch.backoffUntilMs !== null && watch.backoffUntilMs > Date.now() ? 1 : 0);
+  };
+}
+
+/** RPC latency and errors (observeRpc), payouts sent (events). */
+function rpcAndPaymentMetrics(registry: Registry) {
+  const rpcLatency = new Histogram({
+    name: 'fuego_pool_rpc_duration_seconds',
+    help: 'Daemon and wallet RPC call duration',
+    labelNames: ['service', 'method'],
+    buckets: RPC_LATENCY_BUCKETS_S,
+    registers: [registry],
+  });
+  const rpcErrors = counter(registry, {
+    name: 'fuego_pool_rpc_errors_total',
+    help: 'Failed daemon and wallet RPC calls by error code',
+    labelNames: ['service', 'method', 'code'],
+  });
+  const payouts = counter(registry, { name: 'fuego_pool_payouts_total', help: 'Payout transactions sent' });
+  const paidAtomic = counter(registry, {
+    name: 'fuego_pool_paid_atomic_total',
+    help: 'Atomic units paid to miners',
+  });
+  const observeRpc: PoolMetrics['observeRpc'] = (service, method, durationMs, errorCode) => {
+    rpcLatency.observe({ service, method }, durationMs / 1000);
+    if (errorCode !== undefined) rpcErrors.inc({ service, method, code: errorCode });
+  };
+  const paymentSent = (amountAtomic: bigint): void => {
+    payouts.inc();
+    paidAtomic.inc(Number(amountAtomic));
+  };
+  return { observeRpc, paymentSent };
+}
+
 /**
  * A dedicated registry (never prom-client's global one) with the pool's metrics: connections,
  * shares by result, hash time, verifier queue, template age, RPC latency and errors, blocks,
@@ -67,221 +254,68 @@ function counterFrom(counter: Counter<string>) {
 export function createPoolMetrics(sources: MetricsSources, events?: PoolEventBus): PoolMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'fuego_pool_' });
-
-  const connections = new Gauge({
-    name: 'fuego_pool_stratum_connections',
-    help: 'Open stratum connections',
-    registers: [registry],
-  });
-  const refused = new Counter({
-    name: 'fuego_pool_stratum_connections_refused_total',
-    help: 'Stratum connections closed at once: per-ip-limit, max-connections, shutting-down, admission-timeout',
-    labelNames: ['reason'],
-    registers: [registry],
-  });
-  const refusedFrom = counterFrom(refused);
-  const sessions = new Gauge({
-    name: 'fuego_pool_stratum_sessions',
-    help: 'Logged-in stratum sessions',
-    registers: [registry],
-  });
-
-  const shares = new Counter({
-    name: 'fuego_pool_shares_total',
-    help: 'Submitted shares by result (accepted, stale = accepted in grace, else the refusal code)',
-    labelNames: ['result'],
-    registers: [registry],
-  });
-  const sharesFrom = counterFrom(shares);
-  const blocks = new Counter({
-    name: 'fuego_pool_blocks_total',
-    help: 'Blocks by outcome (found, accepted, rejected, submit_error by the pool; confirmed, orphaned by the unlocker)',
-    labelNames: ['outcome'],
-    registers: [registry],
-  });
-  const blocksFrom = counterFrom(blocks);
-  const refusedBlocks = new Counter({
-    name: 'fuego_pool_blocks_refused_total',
-    help: 'Blocks submitblock refused although the pool verified their proof of work, by the reason found afterwards (stale-tip, already-on-chain, pow-disagreement, unknown)',
-    labelNames: ['reason'],
-    registers: [registry],
-  });
-  const refusedBlocksFrom = counterFrom(refusedBlocks);
-  const hashTime = new Gauge({
-    name: 'fuego_pool_hash_time_avg_seconds',
-    help: 'Average cn/upx2 verification time per share',
-    registers: [registry],
-  });
-  const hashes = new Counter({
-    name: 'fuego_pool_hashes_verified_total',
-    help: 'Shares hashed by the verifier pool',
-    registers: [registry],
-  });
-  const hashesFrom = counterFrom(hashes);
-  const queueDepth = new Gauge({
-    name: 'fuego_pool_verifier_queue_depth',
-    help: 'Shares waiting for a verifier worker',
-    registers: [registry],
-  });
-  const ledgerQueue = new Gauge({
+  const syncStratum = stratumMetrics(registry);
+  const backend = backendMetrics(registry);
+  const syncVerifier = verifierMetrics(registry);
+  const ledgerQueue = gauge(registry, {
     name: 'fuego_pool_share_ledger_pending',
     help: 'Shares queued or in flight to Redis',
-    registers: [registry],
   });
-  const templateAge = new Gauge({
+  const templateAge = gauge(registry, {
     name: 'fuego_pool_template_age_seconds',
     help: 'Age of the block template being mined',
-    registers: [registry],
   });
-  const liveClients = new Gauge({
+  const liveClients = gauge(registry, {
     name: 'fuego_pool_live_feed_clients',
     help: 'Open WebSocket live feed connections',
-    registers: [registry],
   });
-  const sourcesAvailable = new Gauge({
+  const sourcesAvailable = gauge(registry, {
     name: 'fuego_pool_scrape_sources',
     help: 'Snapshot sources available to this process',
-    registers: [registry],
   });
-  const processStates = new Gauge({
-    name: 'fuego_pool_stratum_processes',
-    help: 'Stratum child processes by state (serving, starting, waiting-to-restart, stopped)',
-    labelNames: ['state'],
-    registers: [registry],
-  });
-  const processRestarts = new Counter({
-    name: 'fuego_pool_stratum_process_restarts_total',
-    help: 'Stratum child processes started again after they died',
-    registers: [registry],
-  });
-  const processRestartsFrom = counterFrom(processRestarts);
-  const heldMiners = new Gauge({
-    name: 'fuego_pool_payouts_held_miners',
-    help: 'Miners due a payout but not paid in the last pass (fuego-pool report says why)',
-    registers: [registry],
-  });
-  const heldAtomic = new Gauge({
-    name: 'fuego_pool_payouts_held_atomic',
-    help: 'Atomic units owed to the miners held in the last payout pass',
-    registers: [registry],
-  });
-  const unknownPayments = new Gauge({
-    name: 'fuego_pool_payout_unknown_transactions',
-    help: 'Wallet transactions with the pool batch tag that Redis has no batch for, unresolved (see fuego-pool payout resolve)',
-    registers: [registry],
-  });
-  const payoutBackoff = new Gauge({
-    name: 'fuego_pool_payout_backoff',
-    help: '1 while payouts pause after the wallet refused to build a transaction',
-    registers: [registry],
-  });
-  const readPayoutWatch = async (): Promise<void> => {
-    if (sources.payoutWatch === undefined) return;
-    try {
-      const watch = await sources.payoutWatch();
-      heldMiners.set(watch.heldMiners);
-      heldAtomic.set(Number(watch.heldAtomic));
-      unknownPayments.set(watch.unknownPayments);
-      payoutBackoff.set(watch.backoffUntilMs !== null && watch.backoffUntilMs > Date.now() ? 1 : 0);
-    } catch {
-      // Redis away: the gauges keep their last values; /health says Redis fails.
-    }
-  };
+  const syncProcesses = stratumProcessMetrics(registry);
+  const setPayoutWatch = payoutWatchMetrics(registry);
+  const { observeRpc, paymentSent } = rpcAndPaymentMetrics(registry);
+
   // Each source is read once per scrape, before the registry serialises (render()).
   const syncSnapshots = (): void => {
     let available = 0;
-    const backend = sources.backend?.();
-    if (backend !== undefined) {
+    const read = <T>(source: (() => T) | undefined, sync: (snapshot: T) => void): void => {
+      const snapshot = source?.();
+      if (snapshot === undefined) return;
       available += 1;
-      sharesFrom({ result: 'accepted' }, backend.sharesAccepted - backend.sharesStale);
-      sharesFrom({ result: 'stale' }, backend.sharesStale);
-      for (const [code, total] of Object.entries(backend.sharesRejected))
-        sharesFrom({ result: code }, total ?? 0);
-      blocksFrom({ outcome: 'found' }, backend.blocksFound);
-      blocksFrom({ outcome: 'accepted' }, backend.blocksAccepted);
-      blocksFrom({ outcome: 'rejected' }, backend.blocksRejected);
-      blocksFrom({ outcome: 'submit_error' }, backend.blockSubmitErrors);
-      for (const [reason, total] of Object.entries(backend.blocksRefused))
-        refusedBlocksFrom({ reason }, total ?? 0);
-    }
-    const verifier = sources.verifier?.();
-    if (verifier !== undefined) {
-      available += 1;
-      queueDepth.set(verifier.queueDepth);
-      hashTime.set(verifier.hashTimeMsAvg / 1000);
-      hashesFrom({}, verifier.hashesTotal);
-    }
-    const ledger = sources.shareLedger?.();
-    if (ledger !== undefined) {
-      available += 1;
-      ledgerQueue.set(ledger.queuedShares + ledger.inFlightShares);
-    }
+      sync(snapshot);
+    };
+    read(sources.backend, backend.sync);
+    read(sources.verifier, syncVerifier);
+    read(sources.shareLedger, (ledger) => ledgerQueue.set(ledger.queuedShares + ledger.inFlightShares));
     if (sources.templateAgeMs !== undefined) {
+      // Counted while the process has a template source, even before its first template.
       available += 1;
       const age = sources.templateAgeMs();
       if (age !== undefined) templateAge.set(age / 1000);
     }
-    const stratum = sources.stratum?.();
-    if (stratum !== undefined) {
-      available += 1;
-      connections.set(stratum.connections.current);
-      for (const [reason, total] of Object.entries(stratum.connections.refused))
-        refusedFrom({ reason }, total ?? 0);
-      sessions.set(stratum.sessions);
-    }
+    read(sources.stratum, syncStratum);
     if (sources.liveFeedClients !== undefined) liveClients.set(sources.liveFeedClients());
-    const children = sources.stratumProcesses?.();
-    if (children !== undefined) {
-      available += 1;
-      processStates.reset();
-      for (const state of ['serving', 'starting', 'waiting-to-restart', 'stopped'])
-        processStates.set({ state }, 0);
-      for (const child of children) processStates.inc({ state: child.state });
-      processRestartsFrom(
-        {},
-        children.reduce((sum, child) => sum + child.restarts, 0),
-      );
-    }
+    read(sources.stratumProcesses, syncProcesses);
     sourcesAvailable.set(available);
   };
-
-  const rpcLatency = new Histogram({
-    name: 'fuego_pool_rpc_duration_seconds',
-    help: 'Daemon and wallet RPC call duration',
-    labelNames: ['service', 'method'],
-    buckets: RPC_LATENCY_BUCKETS_S,
-    registers: [registry],
-  });
-  const rpcErrors = new Counter({
-    name: 'fuego_pool_rpc_errors_total',
-    help: 'Failed daemon and wallet RPC calls by error code',
-    labelNames: ['service', 'method', 'code'],
-    registers: [registry],
-  });
-  const payouts = new Counter({
-    name: 'fuego_pool_payouts_total',
-    help: 'Payout transactions sent',
-    registers: [registry],
-  });
-  const paidAtomic = new Counter({
-    name: 'fuego_pool_paid_atomic_total',
-    help: 'Atomic units paid to miners',
-    registers: [registry],
-  });
-  events?.subscribe('payment-sent', (payment) => {
-    payouts.inc();
-    paidAtomic.inc(Number(payment.amountAtomic));
-  });
-  events?.subscribe('block-confirmed', () => blocks.inc({ outcome: 'confirmed' }));
-  events?.subscribe('block-orphaned', () => blocks.inc({ outcome: 'orphaned' }));
+  const readPayoutWatch = async (): Promise<void> => {
+    if (sources.payoutWatch === undefined) return;
+    try {
+      setPayoutWatch(await sources.payoutWatch());
+    } catch {
+      // Redis away: the gauges keep their last values; /health says Redis fails.
+    }
+  };
+  events?.subscribe('payment-sent', (payment) => paymentSent(payment.amountAtomic));
+  events?.subscribe('block-confirmed', () => backend.blocks.inc({ outcome: 'confirmed' }));
+  events?.subscribe('block-orphaned', () => backend.blocks.inc({ outcome: 'orphaned' }));
 
   return {
     registry,
     contentType: registry.contentType,
-    observeRpc(service, method, durationMs, errorCode) {
-      rpcLatency.observe({ service, method }, durationMs / 1000);
-      if (errorCode !== undefined) rpcErrors.inc({ service, method, code: errorCode });
-    },
+    observeRpc,
     render: async () => {
       syncSnapshots();
       await readPayoutWatch();

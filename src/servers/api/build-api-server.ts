@@ -178,6 +178,7 @@ function toApiError(error: FastifyError | Error, logger: Logger): ApiError {
   return new ApiError('INTERNAL');
 }
 
+/** The route plugins, each given the services and modules it uses; classic ones only if configured. */
 function registerRoutes(
   app: FastifyInstance,
   context: {

@@ -2,7 +2,8 @@ import type { Logger } from 'pino';
 import type { PoolEventBus } from '../pool/events.js';
 import type { HeldPayout } from '../pool/payouts/payout-watch.js';
 import { runPayoutPass } from './payouts/payout-pass.js';
-import type { PayoutRunner, PayoutRunSummary } from './payouts/payout-runner.js';
+import type { PayoutRunner } from './payouts/payout-runner.js';
+import type { PayoutRunSummary } from './payouts/payout-summary.js';
 import type { UpkeepReport, WalletUpkeep } from './payouts/wallet-upkeep.js';
 import type { BlockUnlocker } from './unlocker/block-unlocker.js';
 

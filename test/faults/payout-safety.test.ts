@@ -6,7 +6,8 @@ import { readMoneyReport, readPayoutWatchSnapshot } from '../../src/app/money-re
 import { resolveUnknownPayment } from '../../src/app/unknown-payment-resolution.js';
 import { formatMoneyReport } from '../../src/cli/commands/report.js';
 import type { Devnet } from '../../src/devnet/devnet.js';
-import type { PayoutRunnerOptions, PayoutStep } from '../../src/leader/payouts/payout-runner.js';
+import type { PayoutStep } from '../../src/leader/payouts/batch-sender.js';
+import type { PayoutRunnerOptions } from '../../src/leader/payouts/payout-runner.js';
 import type { Logger } from '../../src/log/logger.js';
 import type { WalletClient } from '../../src/rpc/wallet-client.js';
 import { RedisBalances } from '../../src/store/balances-store.js';

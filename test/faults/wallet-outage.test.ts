@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Devnet } from '../../src/devnet/devnet.js';
-import type { PayoutStep } from '../../src/leader/payouts/payout-runner.js';
+import type { PayoutStep } from '../../src/leader/payouts/batch-sender.js';
 import type { WalletClient } from '../../src/rpc/wallet-client.js';
 import { createRedisClient } from '../../src/store/redis-client.js';
 import { startTestDevnet } from '../devnet/devnet-test-helpers.js';

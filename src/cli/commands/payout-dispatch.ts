@@ -1,4 +1,4 @@
-import type { BatchReport } from '../../leader/payouts/payout-runner.js';
+import type { BatchReport } from '../../leader/payouts/payout-summary.js';
 import type {
   PayoutBatchView,
   PayoutNowView,

@@ -3,7 +3,7 @@ import { connectRedis } from '../../app/redis-connection.js';
 import { loadConfigFile } from '../../config/load-config.js';
 import { formatAtomic } from '../../fuego/money.js';
 import { runPayoutPass } from '../../leader/payouts/payout-pass.js';
-import type { BatchReport, PayoutRunSummary } from '../../leader/payouts/payout-runner.js';
+import type { BatchReport, PayoutRunSummary } from '../../leader/payouts/payout-summary.js';
 import { createLogger } from '../../log/logger.js';
 import { DaemonClient } from '../../rpc/daemon-client.js';
 import { WalletClient } from '../../rpc/wallet-client.js';

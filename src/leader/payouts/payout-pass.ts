@@ -1,6 +1,7 @@
 import type { Logger } from '../../log/logger.js';
 import type { HeldPayout } from '../../pool/payouts/payout-watch.js';
-import type { PayoutRunner, PayoutRunSummary } from './payout-runner.js';
+import type { PayoutRunner } from './payout-runner.js';
+import type { PayoutRunSummary } from './payout-summary.js';
 import { FUSION_SPENDABLE_BLOCKS, type UpkeepReport, type WalletUpkeep } from './wallet-upkeep.js';
 
 export interface PayoutPassModules {

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { formatAtomic } from '../../fuego/money.js';
-import type { BatchReport, PayoutRunSummary } from '../../leader/payouts/payout-runner.js';
+import type { BatchReport, PayoutRunSummary } from '../../leader/payouts/payout-summary.js';
 import type { UpkeepReport } from '../../leader/payouts/wallet-upkeep.js';
 import type { BanEntry } from '../../pool/ban-policy.js';
 import type { PoolEventBus } from '../../pool/events.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { runPayoutPass } from '../../../src/leader/payouts/payout-pass.js';
-import type { PayoutRunSummary } from '../../../src/leader/payouts/payout-runner.js';
+import type { PayoutRunSummary } from '../../../src/leader/payouts/payout-summary.js';
 import {
   FUSION_SPENDABLE_BLOCKS,
   type UpkeepWallet,

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import type { PayoutRunSummary } from '../../../src/leader/payouts/payout-runner.js';
+import type { PayoutRunSummary } from '../../../src/leader/payouts/payout-summary.js';
 import type { UpkeepReport } from '../../../src/leader/payouts/wallet-upkeep.js';
 import type { BanEntry } from '../../../src/pool/ban-policy.js';
 import { createPoolEventBus, type PoolEventBus } from '../../../src/pool/events.js';

@@ -239,7 +239,8 @@ describe('control server', () => {
   /** A server whose leader takes 60 ms per task, a client, and a second client to ask meanwhile. */
   async function leadingServer() {
     const modules = controlModules();
-    const leader = fakeLeader(modules.events, 60);
+    // Long enough that a second request arrives while the first task runs, on a loaded machine too.
+    const leader = fakeLeader(modules.events, 300);
     server = await startControlServer({ socketPath, heartbeatMs: 25 }, { ...modules, leader: () => leader });
     client = await ControlClient.connect({ socketPath });
     return { leader, first: client, second: await ControlClient.connect({ socketPath }) };

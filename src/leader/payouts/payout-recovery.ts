@@ -1,0 +1,277 @@
+import type { Logger } from '../../log/logger.js';
+import type { PayoutBatch, PayoutWriter } from '../../pool/payouts/payout-batch.js';
+import type { PayoutJournal } from '../../pool/payouts/payout-journal.js';
+import type { PayoutWallet } from '../../pool/payouts/payout-wallet.js';
+import type { PayoutWatch, UnknownPayment } from '../../pool/payouts/payout-watch.js';
+import { UNCONFIRMED_BLOCK_INDEX } from '../../rpc/wallet-client.js';
+import {
+  SCAN_PAGING,
+  type ScanResult,
+  scanTaggedTransactions,
+  type TaggedTransaction,
+  walletOutcomeOf,
+} from './batch-finder.js';
+import { type Settlement, settleOpenBatch } from './batch-settlement.js';
+import { type BatchReport, batchReport } from './payout-summary.js';
+import { addressesHeldByUnknownPayments, unknownPaymentsIn } from './unknown-payments.js';
+
+/** Blocks before a batch's recorded wallet height (or the scan cursor) that a scan also reads. */
+const SCAN_MARGIN_BLOCKS = 20;
+/** Sent batches whose transaction is read per run (oldest first). */
+const MAX_WATCHED_PER_RUN = 200;
+/** Confirmations after which a sent transaction is no longer watched (walletd's spendable age). */
+const SENT_CONFIRMED_DEPTH = 10;
+
+export interface PayoutRecoveryOptions {
+  /** This pool's id in its batch tags: another pool's batches on the same wallet are not ours. */
+  readonly poolId: string;
+  readonly maxWalletLagBlocks: number;
+  readonly unresolvedRollbackAfterMs: number;
+  readonly recoveryScanBlocks: number;
+}
+
+export interface PayoutRecoveryModules {
+  readonly journal: PayoutJournal;
+  readonly watch: PayoutWatch;
+  readonly wallet: PayoutWallet;
+  readonly logger: Logger;
+  readonly clock: () => number;
+}
+
+/** What one read of the wallet showed: the open batches, the tagged transactions, its addresses. */
+export interface WalletView {
+  readonly open: readonly PayoutBatch[];
+  readonly scan: ScanResult;
+  readonly synced: boolean;
+  readonly addresses: readonly string[];
+}
+
+/** The unknown payments of a pass: those first seen now, and the addresses all unresolved ones hold. */
+export interface UnknownPaymentCheck {
+  readonly found: UnknownPayment[];
+  readonly heldDestinations: Map<string, string>;
+}
+
+/**
+ * Everything a payout pass learns from the wallet before it pays anything new, in this order:
+ * 1. one read of the wallet's tagged transactions since the last pass and since the oldest open
+ *    batch (`read`);
+ * 2. each open batch settled by what the wallet shows (`settleOpenBatches`, batch-settlement.ts);
+ * 3. sent batches watched until their transaction is deep in the chain (`watchSentBatches`);
+ * 4. tagged transactions Redis has no batch for recorded as unknown payments, and a rolled-back
+ *    batch found relayed after all recorded as sent late (`checkUnknownPayments`).
+ */
+export class PayoutRecovery {
+  readonly #opts: PayoutRecoveryOptions;
+  readonly #modules: PayoutRecoveryModules;
+
+  constructor(opts: PayoutRecoveryOptions, modules: PayoutRecoveryModules) {
+    this.#opts = opts;
+    this.#modules = modules;
+  }
+
+  /**
+   * One read of the wallet's tagged transactions for the whole pass: from the oldest open batch's
+   * wallet height and from the scan cursor (each less a margin for wallet reorgs) to the tip.
+   */
+  async read(): Promise<WalletView> {
+    const { journal, watch, wallet } = this.#modules;
+    const [open, cursor, addresses, status] = await Promise.all([
+      journal.listOpenBatches(),
+      watch.getScanCursor(),
+      wallet.getAddresses(),
+      wallet.getStatus(),
+    ]);
+    const starts = open.map((b) => b.walletBlockCount);
+    starts.push(cursor ?? status.blockCount - this.#opts.recoveryScanBlocks);
+    const scan = await this.#scan(Math.min(...starts));
+    const synced = status.knownBlockCount - status.blockCount <= this.#opts.maxWalletLagBlocks;
+    return { open, scan, synced, addresses };
+  }
+
+  async settleOpenBatches(
+    writer: PayoutWriter,
+    view: WalletView,
+  ): Promise<{ recovered: BatchReport[]; stillOpen: BatchReport[] }> {
+    const recovered: BatchReport[] = [];
+    const stillOpen: BatchReport[] = [];
+    for (const batch of view.open) {
+      const settlement = settleOpenBatch(batch, view.scan.found.get(batch.id), this.#settlementContext(view));
+      const result = await this.#apply(writer, batch, settlement);
+      (result.state === 'sent' || result.state === 'failed' ? recovered : stillOpen).push(result);
+    }
+    return { recovered, stillOpen };
+  }
+
+  /**
+   * A batch whose send just failed in a way that says nothing about the money: the wallet is asked
+   * at once (it usually did send, and has it in its mempool). Null when it shows nothing yet.
+   */
+  async settleAfterAmbiguousSend(writer: PayoutWriter, batch: PayoutBatch): Promise<BatchReport | null> {
+    const scan = await this.#scan(batch.walletBlockCount);
+    const found = scan.found.get(batch.id);
+    if (found === undefined) return null;
+    const settlement = settleOpenBatch(batch, found, this.#settlementContext({ scan, synced: true }));
+    return this.#apply(writer, batch, settlement);
+  }
+
+  /**
+   * Sent batches until their transaction is deep in the chain: walletd marks a transaction the
+   * daemon dropped from its pool unmined CANCELLED (and lists it no more). Such a batch reached
+   * nobody; once it has stayed dropped past unresolvedRollbackAfterMs (another node could still
+   * mine it until its mempool lets it go), its debits go back to the balances.
+   */
+  async watchSentBatches(writer: PayoutWriter): Promise<BatchReport[]> {
+    const { journal, wallet, logger, clock } = this.#modules;
+    const reverted: BatchReport[] = [];
+    for (const batch of (await journal.listUnconfirmedSent()).slice(0, MAX_WATCHED_PER_RUN)) {
+      if (batch.txHash === null) continue;
+      let record: Awaited<ReturnType<PayoutWallet['getTransaction']>>;
+      try {
+        record = await wallet.getTransaction(batch.txHash);
+      } catch (error) {
+        // Unknown to the wallet (restored from a backup?) or unreadable: nothing is decided on it.
+        logger.warn(
+          { batchId: batch.id, txHash: batch.txHash, err: error },
+          'sent payout transaction not readable in the wallet',
+        );
+        continue;
+      }
+      const outcome = walletOutcomeOf(record.state);
+      if (outcome === 'sent') {
+        if (record.blockIndex !== UNCONFIRMED_BLOCK_INDEX && record.confirmations >= SENT_CONFIRMED_DEPTH) {
+          await journal.confirmSent(writer, batch.id, record.blockIndex);
+        }
+        continue;
+      }
+      if (outcome !== 'not-sent') continue;
+      const revertAtMs = (batch.resolvedAtMs ?? batch.updatedAtMs) + this.#opts.unresolvedRollbackAfterMs;
+      if (clock() < revertAtMs) {
+        logger.warn(
+          {
+            batchId: batch.id,
+            txHash: batch.txHash,
+            state: record.state,
+            revertAt: new Date(revertAtMs).toISOString(),
+          },
+          'the wallet dropped a sent payout transaction unmined: its miners are credited back then unless it is mined',
+        );
+        continue;
+      }
+      const reason = `the wallet dropped transaction ${batch.txHash} unmined (state ${record.state})`;
+      await journal.revertSent(writer, batch, reason);
+      logger.error({ batchId: batch.id, txHash: batch.txHash }, `payout reverted: ${reason}`);
+      reverted.push(batchReport(batch, 'failed', null, `reverted: ${reason}`));
+    }
+    return reverted;
+  }
+
+  /**
+   * The relayed tagged transactions of the scan that are not open batches: a batch rolled back
+   * that went out after all is recorded as sent (late); one Redis does not know at all is an
+   * unknown payment. The scan cursor moves on only once they are recorded.
+   */
+  async checkUnknownPayments(writer: PayoutWriter, view: WalletView): Promise<UnknownPaymentCheck> {
+    const { journal, watch, logger, clock } = this.#modules;
+    const openIds = new Set(view.open.map((b) => b.id));
+    // Another pool paying from the same wallet tags its batches with its own id.
+    const ours = (tx: TaggedTransaction) => tx.poolId === null || tx.poolId === this.#opts.poolId;
+    const others = [...view.scan.found.values()].filter(
+      (tx) => ours(tx) && !openIds.has(tx.batchId) && tx.outcome === 'sent',
+    );
+    const known = await journal.knownBatchIds(others.map((tx) => tx.batchId));
+    for (const tx of others) {
+      if (known.has(tx.batchId)) await this.#settleLateFound(writer, tx);
+    }
+    const recorded = await watch.recordUnknownPayments(
+      unknownPaymentsIn(others, known, new Set(view.addresses), clock()),
+    );
+    for (const payment of recorded) {
+      logger.error(
+        {
+          txHash: payment.txHash,
+          batchId: payment.batchId,
+          recipients: payment.transfers.map((t) => t.address),
+          amount: payment.transfers.reduce((sum, t) => sum + t.amountAtomic, 0n).toString(),
+        },
+        'the wallet paid a tagged transaction Redis has no batch for (Redis lost writes?): its recipients are held until you run `fuego-pool payout resolve`',
+      );
+    }
+    await watch.setScanCursor(view.scan.scannedToBlockIndex);
+    const unresolved = (await watch.listUnknownPayments()).filter((p) => p.status === 'unresolved');
+    return { found: recorded, heldDestinations: addressesHeldByUnknownPayments(unresolved) };
+  }
+
+  #scan(fromBlockCount: number): Promise<ScanResult> {
+    return scanTaggedTransactions(this.#modules.wallet, Math.max(0, fromBlockCount - SCAN_MARGIN_BLOCKS), {
+      ...SCAN_PAGING,
+      maxBlocks: this.#opts.recoveryScanBlocks,
+    });
+  }
+
+  #settlementContext(view: Pick<WalletView, 'scan' | 'synced'>) {
+    return {
+      nowMs: this.#modules.clock(),
+      synced: view.synced,
+      scannedFromBlockIndex: view.scan.scannedFromBlockIndex,
+      scanMarginBlocks: SCAN_MARGIN_BLOCKS,
+      unresolvedRollbackAfterMs: this.#opts.unresolvedRollbackAfterMs,
+    };
+  }
+
+  async #apply(writer: PayoutWriter, batch: PayoutBatch, settlement: Settlement): Promise<BatchReport> {
+    const { journal, logger } = this.#modules;
+    switch (settlement.kind) {
+      case 'sent': {
+        const { tx } = settlement;
+        this.#checkTransfers(batch, tx.txHash, tx.transfers);
+        await journal.markSent(writer, batch, {
+          txHash: tx.txHash,
+          actualFeeAtomic: tx.feeAtomic,
+          resolution: 'found-in-wallet',
+        });
+        logger.info({ batchId: batch.id, txHash: tx.txHash }, 'payout batch found in the wallet: sent');
+        return batchReport(batch, 'sent', tx.txHash, 'found in the wallet by its batch id');
+      }
+      case 'rollback':
+        await journal.rollback(writer, batch, settlement.reason, settlement.fromState);
+        logger.warn({ batchId: batch.id, reason: settlement.reason }, 'payout batch rolled back');
+        return batchReport(batch, 'failed', null, `rolled back: ${settlement.reason}`);
+      case 'wait':
+        return batchReport(batch, batch.state, null, settlement.note);
+    }
+  }
+
+  /** A batch rolled back as dead that the wallet relayed after all: recorded as sent (late). */
+  async #settleLateFound(writer: PayoutWriter, tx: TaggedTransaction): Promise<void> {
+    const batch = await this.#modules.journal.getBatch(tx.batchId);
+    if (batch?.state !== 'failed') return;
+    await this.#modules.journal.markSent(writer, batch, {
+      txHash: tx.txHash,
+      actualFeeAtomic: tx.feeAtomic,
+      resolution: 'found-in-wallet after rollback',
+    });
+    this.#modules.logger.error(
+      { batchId: batch.id, txHash: tx.txHash },
+      'a payout batch rolled back as dead was relayed after all: its miners are debited again (their balances may go below zero until later credits)',
+    );
+  }
+
+  #checkTransfers(
+    batch: PayoutBatch,
+    txHash: string,
+    transfers: ReadonlyArray<{ address: string; amount: number }>,
+  ): void {
+    for (const transfer of batch.transfers) {
+      const match = transfers.some(
+        (t) => t.address === transfer.destination && BigInt(t.amount) === transfer.amountAtomic,
+      );
+      if (!match) {
+        this.#modules.logger.error(
+          { batchId: batch.id, txHash, address: transfer.address },
+          'wallet transaction of a batch lacks an expected transfer (recorded as sent anyway: the money left)',
+        );
+      }
+    }
+  }
+}

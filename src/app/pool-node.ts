@@ -24,6 +24,7 @@ import type { StratumPortOptions } from '../servers/stratum/stratum-options.js';
 import type { ListeningPort, StratumServer } from '../servers/stratum/stratum-server.js';
 import { HashrateReader } from '../store/hashrate-reader.js';
 import { startApiRole } from './api-role.js';
+import { checkConfigAddresses } from './config-addresses.js';
 import { LeaderRole } from './leader-role.js';
 import { type Part, stopParts } from './parts.js';
 import { redisBanAdmin } from './redis-ban-admin.js';
@@ -90,6 +91,7 @@ export class PoolNode {
     const { logger } = modules;
     const roles = resolveRoles(config.roles);
     // Configuration problems fail here, before anything runs.
+    checkConfigAddresses(config);
     const poolAddress = roles.has('leader') ? requireStandardAddress(config.pool.address) : null;
     const tlsPem = roles.has('stratum') ? await readTlsPem(config, modules.tls) : undefined;
     const ports = roles.has('stratum') ? stratumPorts(config, tlsPem) : [];

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { lstat } from 'node:fs/promises';
 import { Client } from 'net-ipc';
-import { controlConfigSchema, defaultControlSocketPath } from '../servers/control/control-config.js';
+import { controlConfigSchema, defaultControlSocketPath } from '../config/control-schema.js';
 import { ControlError, isWireCode } from '../servers/control/control-errors.js';
 import {
   CONTROL_PROTOCOL_VERSION,

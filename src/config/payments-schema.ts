@@ -1,7 +1,10 @@
 import { z } from 'zod';
-import { AddressError, decodeAddress } from '../fuego/address.js';
-import { MINIMUM_FEE_ATOMIC, MoneyError, parseCoins } from '../fuego/money.js';
-import { PAYMENT_SCHEME_NAMES } from '../pool/schemes/payment-scheme-name.js';
+import { coinAmountAtomic } from './coin-amount.js';
+
+/** The payment schemes the pool knows, as they are spelled in config and in the ledger. */
+export const PAYMENT_SCHEME_NAMES = ['pplns', 'prop', 'solo'] as const;
+/** The network's minimum transaction fee (0.008 XFG), what walletd 1.9.3 always pays. */
+const MINIMUM_FEE_ATOMIC = 80_000;
 
 /**
  * The `payments` section: how confirmed blocks are shared (scheme, fees, unlock depth) and how
@@ -23,27 +26,6 @@ export function percentToBasisPoints(value: number | string): number | null {
   return basisPoints <= 10_000 ? basisPoints : null;
 }
 
-/** Why `text` is not a Fuego address of the wanted kind, or null when it is one. */
-function addressProblem(text: string, standardOnly: boolean): string | null {
-  try {
-    const decoded = decodeAddress(text);
-    if (standardOnly && decoded.type !== 'standard')
-      return 'must be a standard Fuego address (not integrated)';
-    return null;
-  } catch (error) {
-    if (error instanceof AddressError) return `is not a valid Fuego address (${error.code})`;
-    throw error;
-  }
-}
-
-/** A Fuego address checked at start (standard or integrated unless `standardOnly`). */
-function fuegoAddress(standardOnly: boolean) {
-  return z.string().superRefine((text, ctx) => {
-    const problem = addressProblem(text, standardOnly);
-    if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
-  });
-}
-
 /** The daemon keeps a transaction in its mempool this long; an unresolved send can be mined until then. */
 export const MEMPOOL_LIFETIME_SEC = 24 * 3_600;
 
@@ -63,7 +45,7 @@ export const unlockerConfigFields = {
   soloFeePercent: percent.optional(),
   finderBonusPercent: percent.default(0),
   /** Where the pool fee is credited (and later paid); without one it stays in the pool wallet. */
-  feeAddress: fuegoAddress(false).optional(),
+  feeAddress: z.string().min(1).optional(),
   pplnsWindowFactor: z.number().min(0.001).max(100).default(2),
   /**
    * A block no share counts towards (its round's records lost): "credit-finder" gives the miners'
@@ -82,18 +64,9 @@ export const unlockerConfigFields = {
 
 export const unlockerConfigSchema = z.strictObject(unlockerConfigFields);
 
-const coins = z.string().refine(
-  (text) => {
-    try {
-      parseCoins(text);
-      return true;
-    } catch (error) {
-      if (error instanceof MoneyError) return false;
-      throw error;
-    }
-  },
-  { message: 'must be a non-negative coin amount such as "0.5" (at most 7 decimals)' },
-);
+const coins = z.string().refine((text) => coinAmountAtomic(text) !== null, {
+  message: 'must be a non-negative coin amount such as "0.5" (at most 7 decimals)',
+});
 
 /** walletd refuses a fusion threshold at or below its dust threshold (application code 10). */
 const FUSION_MIN_THRESHOLD_ATOMIC = 20_000n;
@@ -144,10 +117,10 @@ export const payoutConfigSchema = z.strictObject({
   /** Transfers per sendTransaction; a transaction must stay under the network's size limit. */
   maxTransfersPerTransaction: z.number().int().min(1).max(100).default(15),
   /** walletd 1.9.3 always pays 80000 whatever it is asked; the record's fee is what counts. */
-  networkFeeAtomic: z.number().int().min(Number(MINIMUM_FEE_ATOMIC)).max(1e12).default(80_000),
+  networkFeeAtomic: z.number().int().min(MINIMUM_FEE_ATOMIC).max(1e12).default(80_000),
   feePaidBy: z.enum(['pool', 'miners']).default('pool'),
   /** A wallet address for the change; default: the wallet's first address. */
-  changeAddress: fuegoAddress(true).optional(),
+  changeAddress: z.string().min(1).optional(),
   /** Ring size sent to walletd (1.9.3 ignores it and uses 2, but requires it). */
   anonymity: z.number().int().min(2).max(20).default(2),
   /** The wallet must be within this many blocks of the daemon (walletd itself refuses beyond 2). */
@@ -240,11 +213,7 @@ export type PayoutConfig = PaymentsConfig['payouts'];
 export type UnlockerConfig = z.infer<typeof unlockerConfigSchema>;
 
 function safeCoins(text: string): bigint | null {
-  try {
-    return parseCoins(text);
-  } catch {
-    return null;
-  }
+  return coinAmountAtomic(text);
 }
 
 /** Validates the `payments` section; the error names the key (`payments.poolFeePercent: ...`). */

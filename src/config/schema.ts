@@ -1,13 +1,13 @@
 import { z } from 'zod';
-import { apiOptionsSchema } from '../servers/api/api-options.js';
-import { controlConfigSchema } from '../servers/control/control-config.js';
+import { apiOptionsSchema } from './api-schema.js';
+import { controlConfigSchema } from './control-schema.js';
 import { notificationConfigSchema } from './notifications-schema.js';
 import { paymentsConfigSchema } from './payments-schema.js';
 
 /**
  * The one configuration schema of fuego-pool. Every object is strict so that a misspelt key
- * fails at start instead of silently falling back to a default. Defaults live here and only here
- * (module defaults such as DEFAULT_STRATUM_LIMITS are the same values, for callers without config).
+ * fails at start instead of silently falling back to a default. Defaults live here and only here:
+ * src/app maps the validated config to the options of each class, which have no defaults of their own.
  */
 
 const host = z.string().min(1);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { checkConfigAddresses } from '../../src/app/config-addresses.js';
 import { confirmDepthWarning } from '../../src/app/leader-role.js';
 import {
   feePoliciesFrom,
@@ -43,8 +44,6 @@ describe('payments config', () => {
     [{ payouts: { feePaidBy: 'miners', minPayoutCoins: '0.001' } }, 'payments.payouts.minPayoutCoins:'],
     [{ payouts: { minPayoutCoins: '10', maxThresholdCoins: '9.9' } }, 'payments.payouts.maxThresholdCoins:'],
     [{ payouts: { maxThresholdCoins: '1e3' } }, 'payments.payouts.maxThresholdCoins:'],
-    [{ feeAddress: 'fire-not-an-address' }, 'payments.feeAddress: is not a valid Fuego address'],
-    [{ payouts: { changeAddress: 'nope' } }, 'payments.payouts.changeAddress: is not a valid Fuego address'],
     [
       { payouts: { unresolvedRollbackAfterSec: 3_600 } },
       'payments.payouts.unresolvedRollbackAfterSec: must be at least 86400',
@@ -87,9 +86,16 @@ describe('payments config', () => {
         .payouts.unresolvedRollbackAfterSec,
     ).toBe(60);
     const integrated = integratedMinerAddress('options-fee', 'ab'.repeat(32));
-    expect(parsePaymentsConfig({ feeAddress: integrated }).feeAddress).toBe(integrated);
-    expect(() => parsePaymentsConfig({ payouts: { changeAddress: integrated } })).toThrow(
-      /payments\.payouts\.changeAddress: must be a standard Fuego address/,
+    expect(() => checkConfigAddresses(parseConfig({ payments: { feeAddress: integrated } }))).not.toThrow();
+    expect(() =>
+      checkConfigAddresses(parseConfig({ payments: { payouts: { changeAddress: integrated } } })),
+    ).toThrow(/payments\.payouts\.changeAddress: must be a standard Fuego address/);
+    expect(() =>
+      checkConfigAddresses(
+        parseConfig({ payments: { feeAddress: 'fire-not-an-address', payouts: { changeAddress: 'nope' } } }),
+      ),
+    ).toThrow(
+      /payments\.feeAddress: is not a valid Fuego address[\s\S]*payments\.payouts\.changeAddress: is not a valid Fuego address/,
     );
     expect(parsePaymentsConfig({}).payouts).toMatchObject({
       requireDurableRedis: true,

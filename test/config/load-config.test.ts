@@ -2,7 +2,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { coinAmountAtomic } from '../../src/config/coin-amount.js';
 import { ConfigError, loadConfigFile, parseConfig } from '../../src/config/load-config.js';
+import { parseCoins } from '../../src/fuego/money.js';
 
 function configErrorOf(fn: () => unknown): ConfigError {
   try {
@@ -136,5 +138,17 @@ describe('redis section', () => {
   it('asks for nodes in cluster mode', () => {
     const error = configErrorOf(() => parseConfig({ redis: { mode: 'cluster' } }));
     expect(error.message).toContain('redis.nodes');
+  });
+});
+
+describe('coin amounts in the config', () => {
+  it('accepts exactly the texts parseCoins converts, and gives the same atomic units', () => {
+    for (const text of ['0', '1', '0.5', '12.3456789', '0.0000001', '1844674407370.9551615']) {
+      expect(coinAmountAtomic(text)).toBe(parseCoins(text));
+    }
+    for (const text of ['', '-1', '+1', '1e3', '.5', '1.', '0.12345678', ' 1', '1844674407370.9551616']) {
+      expect(coinAmountAtomic(text)).toBeNull();
+      expect(() => parseCoins(text)).toThrow();
+    }
   });
 });

@@ -1,5 +1,5 @@
+import { loadPoolConfig } from '../../app/config-addresses.js';
 import { connectRedis } from '../../app/redis-connection.js';
-import { loadConfigFile } from '../../config/load-config.js';
 import { type Block, parseBlock } from '../../fuego/block.js';
 import { auxHeaderHash, blockId, checkMergeMiningTag, parentHashingBlob } from '../../fuego/block-hash.js';
 import { blockTargetHex, checkHash, hashDifficulty } from '../../fuego/difficulty.js';
@@ -119,7 +119,7 @@ async function readBlockRecord(
   blockHash: string,
   io: CliIo,
 ): Promise<StoredBlockCandidate | undefined> {
-  const config = loadConfigFile(configPath);
+  const config = loadPoolConfig(configPath);
   const logger = createLogger({ level: config.log.level });
   const redis = await connectRedis(config.redis, io.env, logger);
   try {

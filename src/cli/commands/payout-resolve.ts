@@ -1,6 +1,6 @@
+import { loadPoolConfig } from '../../app/config-addresses.js';
 import { connectRedis } from '../../app/redis-connection.js';
 import { resolveUnknownPayment, unresolvedPaymentHashes } from '../../app/unknown-payment-resolution.js';
-import { loadConfigFile } from '../../config/load-config.js';
 import { formatAtomic } from '../../fuego/money.js';
 import { createLogger } from '../../log/logger.js';
 import { type CliCommand, type CliIo, UsageError, writeLine } from '../command.js';
@@ -53,7 +53,7 @@ export const payoutResolveCommand: CliCommand = {
     }
     if (mode === undefined) throw new UsageError('give --paid or --dismiss');
     if (configPath === undefined) throw new UsageError('missing --config FILE');
-    const pool = loadConfigFile(configPath);
+    const pool = loadPoolConfig(configPath);
     const logger = createLogger({ level: pool.log.level });
     const redis = await connectRedis(pool.redis, process.env, logger);
     try {

@@ -1,6 +1,6 @@
+import { loadPoolConfig } from '../../app/config-addresses.js';
 import { createPayoutPass } from '../../app/money-services.js';
 import { connectRedis } from '../../app/redis-connection.js';
-import { loadConfigFile } from '../../config/load-config.js';
 import { formatAtomic } from '../../fuego/money.js';
 import { runPayoutPass } from '../../leader/payouts/payout-pass.js';
 import type { BatchReport, PayoutRunSummary } from '../../leader/payouts/payout-summary.js';
@@ -104,7 +104,7 @@ export const payoutCommand: CliCommand = {
   summary: 'settle unresolved payout batches, then pay balances above the minimum',
   async run(args: string[], io: CliIo): Promise<number> {
     const options = parsePayoutArgs(args, new Set(['--config', '--now', '--dry-run']));
-    const pool = loadConfigFile(options.configPath);
+    const pool = loadPoolConfig(options.configPath);
     const logger = createLogger({ level: pool.log.level });
     const redis = await connectRedis(pool.redis, process.env, logger);
     const wallet = new WalletClient({ ...pool.wallet, retries: 2 });

@@ -1,6 +1,6 @@
+import { loadPoolConfig } from '../../app/config-addresses.js';
 import { type MoneyReport, readMoneyReport } from '../../app/money-report.js';
 import { connectRedis, replicaAcksOf } from '../../app/redis-connection.js';
-import { loadConfigFile } from '../../config/load-config.js';
 import { formatAtomic } from '../../fuego/money.js';
 import { createLogger } from '../../log/logger.js';
 import { WalletClient } from '../../rpc/wallet-client.js';
@@ -19,7 +19,7 @@ export const reportCommand: CliCommand = {
   summary: 'solvency, held payouts, unknown payments, pending and failed payout batches',
   async run(args: string[], io: CliIo): Promise<number> {
     const { configPath } = parsePayoutArgs(args, new Set(['--config']));
-    const pool = loadConfigFile(configPath);
+    const pool = loadPoolConfig(configPath);
     const logger = createLogger({ level: pool.log.level });
     const redis = await connectRedis(pool.redis, process.env, logger);
     const wallet = new WalletClient({ ...pool.wallet, retries: 1 });

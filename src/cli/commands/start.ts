@@ -1,6 +1,6 @@
+import { loadPoolConfig } from '../../app/config-addresses.js';
 import { PoolNode } from '../../app/pool-node.js';
 import { resolveRoles } from '../../app/roles.js';
-import { loadConfigFile } from '../../config/load-config.js';
 import type { PoolConfig } from '../../config/schema.js';
 import { createLogger } from '../../log/logger.js';
 import { type CliCommand, type CliIo, UsageError } from '../command.js';
@@ -79,7 +79,7 @@ export const startCommand: CliCommand = {
   summary: 'run the pool (stratum, leader, API roles; all by default) until SIGINT/SIGTERM',
   async run(args: string[], _io: CliIo): Promise<number> {
     const parsed = parseArgs(args);
-    const config = withOverrides(loadConfigFile(parsed.configFile), parsed);
+    const config = withOverrides(loadPoolConfig(parsed.configFile), parsed);
     const logger = createLogger(config.log);
     const node = await PoolNode.start(config, { logger });
     const outcome = await Promise.race([

@@ -1,6 +1,6 @@
+import { loadPoolConfig } from '../../app/config-addresses.js';
 import { createWalletUpkeep } from '../../app/money-services.js';
 import { connectRedis } from '../../app/redis-connection.js';
-import { loadConfigFile } from '../../config/load-config.js';
 import { FUSION_SPENDABLE_BLOCKS, type UpkeepReport } from '../../leader/payouts/wallet-upkeep.js';
 import { createLogger } from '../../log/logger.js';
 import { WalletClient } from '../../rpc/wallet-client.js';
@@ -85,7 +85,7 @@ async function optimizeViaSocket(socketPath: string, io: CliIo): Promise<WalletO
 
 /** The upkeep in this process, on the config's Redis and wallet, under the same payout lock. */
 async function optimizeHere(configPath: string): Promise<UpkeepReport> {
-  const pool = loadConfigFile(configPath);
+  const pool = loadPoolConfig(configPath);
   const logger = createLogger({ level: pool.log.level });
   const redis = await connectRedis(pool.redis, process.env, logger);
   const wallet = new WalletClient({ ...pool.wallet, retries: 2 });

@@ -1,8 +1,10 @@
 /** Payment schemes: pure functions from shares and a confirmed block reward to exact credits. */
+
+export { PAYMENT_SCHEME_NAMES } from '../../config/payments-schema.js';
 export { computeSplit, type SplitInput } from './compute-split.js';
 export { type FeeAmounts, feeAmounts } from './fee-amounts.js';
 export { type OrphanedRoundRule, orphanedRoundRule } from './orphaned-round-rule.js';
-export { isPaymentSchemeName, PAYMENT_SCHEME_NAMES, type PaymentSchemeName } from './payment-scheme-name.js';
+export { isPaymentSchemeName, type PaymentSchemeName } from './payment-scheme-name.js';
 export { type PplnsSplitInput, pplnsSplit } from './pplns.js';
 export { pplnsWindowDifficulty } from './pplns-window.js';
 export { type PplnsWindowWeights, pplnsWindowWeights } from './pplns-window-weights.js';

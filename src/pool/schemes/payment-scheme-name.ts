@@ -1,6 +1,6 @@
-/** The payment schemes the pool knows, as they are spelled in config and in the ledger. */
-export const PAYMENT_SCHEME_NAMES = ['pplns', 'prop', 'solo'] as const;
+import { PAYMENT_SCHEME_NAMES } from '../../config/payments-schema.js';
 
+/** A payment scheme as the config and the ledger spell it (the list lives with the config). */
 export type PaymentSchemeName = (typeof PAYMENT_SCHEME_NAMES)[number];
 
 export function isPaymentSchemeName(value: unknown): value is PaymentSchemeName {

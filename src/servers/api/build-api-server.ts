@@ -5,6 +5,7 @@ import Fastify, {
   type FastifyInstance,
   LogController,
 } from 'fastify';
+import type { ApiOptions, ApiOptionsInput } from '../../config/api-schema.js';
 import type { Logger } from '../../log/logger.js';
 import type { PoolEventBus } from '../../pool/events.js';
 import { StoreError } from '../../store/store-error.js';
@@ -12,7 +13,7 @@ import { registerAdminRoutes } from './admin-routes.js';
 import type { ApiServices, ApiStores } from './api-context.js';
 import { ApiError, errorReply } from './api-errors.js';
 import { createPoolMetrics, type MetricsSources, type PoolMetrics } from './api-metrics.js';
-import { type ApiOptions, type ApiOptionsInput, parseApiOptions } from './api-options.js';
+import { parseApiOptions } from './api-options.js';
 import { registerClassicRoutes } from './classic-routes.js';
 import { registerDashboardFiles } from './dashboard-files.js';
 import { HealthMonitor } from './health-monitor.js';

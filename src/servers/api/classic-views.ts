@@ -1,7 +1,7 @@
 import type { z } from 'zod';
+import type { ApiOptions } from '../../config/api-schema.js';
 import type { PoolBlock } from '../../store/pool-blocks-reader.js';
 import type { ApiStores } from './api-context.js';
-import type { ApiOptions } from './api-options.js';
 import type { classicStatsAddressSchema, classicStatsSchema } from './api-schemas.js';
 import type { MinerPaymentView, PaymentBatchView } from './miner-accounts.js';
 import { MAX_ACCOUNT_ROWS } from './miner-accounts.js';

@@ -1,11 +1,11 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { type RawData, type WebSocket, WebSocketServer } from 'ws';
+import type { ApiOptions } from '../../config/api-schema.js';
 import { decodeAddress } from '../../fuego/address.js';
 import type { Logger } from '../../log/logger.js';
 import type { PoolEventBus, PoolEventMap, PoolEventName } from '../../pool/events.js';
 import type { HashrateReader } from '../../store/hashrate-reader.js';
-import type { ApiOptions } from './api-options.js';
 
 /** Where the feed is served (a WebSocket upgrade of a plain GET). */
 export const LIVE_FEED_PATH = '/api/live';

@@ -2,7 +2,7 @@ import { chmod, lstat, stat, unlink } from 'node:fs/promises';
 import { connect, type Socket } from 'node:net';
 import { dirname } from 'node:path';
 import { type Connection, Server } from 'net-ipc';
-import { MAX_SOCKET_PATH_BYTES } from './control-config.js';
+import { MAX_SOCKET_PATH_BYTES } from '../../config/control-schema.js';
 import { ControlError, isWireCode } from './control-errors.js';
 import {
   type ControlHandlerModules,

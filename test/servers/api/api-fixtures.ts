@@ -1,12 +1,12 @@
 import type { Redis } from 'ioredis';
 import { createApiStores } from '../../../src/app/api-stores.js';
+import type { ApiOptionsInput } from '../../../src/config/api-schema.js';
 import { keyPairFromSeed } from '../../../src/devnet/wallet/ed25519-keys.js';
 import { encodeAddress } from '../../../src/fuego/address.js';
 import { createLogger } from '../../../src/log/logger.js';
 import { createPoolEventBus, type PoolEventBus } from '../../../src/pool/events.js';
 import type { DaemonInfo, FeePoolInfo, HeatDeposit } from '../../../src/rpc/daemon-schemas.js';
 import { RpcError } from '../../../src/rpc/rpc-error.js';
-import type { ApiOptionsInput } from '../../../src/servers/api/api-options.js';
 import { type ApiServerModules, buildApiServer } from '../../../src/servers/api/build-api-server.js';
 import type { NetworkDaemon } from '../../../src/servers/api/network-info.js';
 import type { PoolInfo } from '../../../src/servers/api/pool-info.js';

@@ -2,16 +2,13 @@ import { describe, expect, it } from 'vitest';
 import type { LeaderRole } from '../../../src/app/leader-role.js';
 import type { StratumRole } from '../../../src/app/stratum-role.js';
 import type { RedisTemplateSource } from '../../../src/cluster/redis-template-source.js';
+import { controlConfigSchema, defaultControlSocketPath } from '../../../src/config/control-schema.js';
 import { notificationConfigSchema } from '../../../src/config/notifications-schema.js';
 import type { LeaderLoop } from '../../../src/leader/leader-loop.js';
 import type { WebhookNotifierOptions } from '../../../src/leader/notifications/webhook-notifier.js';
 import type { DaemonTemplateSource } from '../../../src/leader/templates/daemon-template-source.js';
 import type { PoolEventBus } from '../../../src/pool/events.js';
 import type { PoolBackend } from '../../../src/pool/pool-backend.js';
-import {
-  controlConfigSchema,
-  defaultControlSocketPath,
-} from '../../../src/servers/control/control-config.js';
 import type {
   ControlBackend,
   ControlPayouts,

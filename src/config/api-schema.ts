@@ -1,0 +1,63 @@
+import { z } from 'zod';
+
+/** The `api` config section: the HTTP API, the dashboard's static files and the WebSocket live feed. */
+const liveFeedSchema = z.strictObject({
+  /** Connections beyond this are refused at the upgrade (HTTP 503). */
+  maxClients: z.number().int().min(1).max(100_000).default(2_000),
+  /** A client whose unsent data passes this is dropped (it does not read fast enough). */
+  maxBufferedBytes: z
+    .number()
+    .int()
+    .min(1_024)
+    .max(64 * 1024 * 1024)
+    .default(256 * 1024),
+  /** Addresses one client may follow. */
+  maxSubscriptionsPerClient: z.number().int().min(0).max(100).default(10),
+  /** Distinct addresses followed by all clients together (bounds the per-tick Redis reads). */
+  maxSubscribedAddresses: z.number().int().min(0).max(100_000).default(5_000),
+  /** Largest message a client may send (subscribe requests are tiny). */
+  maxIncomingBytes: z.number().int().min(256).max(65_536).default(4_096),
+  /** Ping interval; a client that did not answer the previous ping is dropped. */
+  pingIntervalMs: z.number().int().min(1_000).max(300_000).default(30_000),
+});
+
+export const apiOptionsSchema = z.strictObject({
+  host: z.string().min(1).default('127.0.0.1'),
+  port: z.number().int().min(0).max(65535).default(8117),
+  /** Folder of the dashboard's static files, served at `/`; none: `/` answers 404. */
+  staticDir: z.string().min(1).nullable().default(null),
+  /** Allowed CORS origins; [] disables CORS headers, ["*"] allows any origin. */
+  corsOrigins: z.array(z.string().min(1)).default([]),
+  /** Window of the "current" hashrates. */
+  hashrateWindowMs: z.number().int().min(60_000).max(3_600_000).default(600_000),
+  /** A miner/worker with a share within this counts as active. */
+  activeWindowMs: z.number().int().min(60_000).max(86_400_000).default(600_000),
+  /** Miner chart: span and resolution (whole minutes). */
+  minerChartSpanMs: z.number().int().min(3_600_000).max(86_400_000).default(86_400_000),
+  minerChartResolutionMs: z.number().int().min(60_000).max(3_600_000).default(600_000),
+  /** Pool chart span (10-minute points) of /api/stats/chart and the classic /stats charts. */
+  poolChartSpanMs: z.number().int().min(3_600_000).max(604_800_000).default(86_400_000),
+  /** getinfo poll interval. */
+  networkRefreshMs: z.number().int().min(1_000).max(300_000).default(5_000),
+  /** fee pool / HEAT deposits poll interval (optional, heavier endpoints). */
+  networkExtrasRefreshMs: z.number().int().min(5_000).max(3_600_000).default(60_000),
+  /** Wallet probe interval for /health. */
+  healthRefreshMs: z.number().int().min(1_000).max(300_000).default(10_000),
+  /** /health reports the template as failing when older than this. */
+  maxTemplateAgeMs: z.number().int().min(1_000).max(3_600_000).default(120_000),
+  /** Live feed hashrate tick. */
+  feedIntervalMs: z.number().int().min(500).max(600_000).default(5_000),
+  /** Classic long-poll `/live_stats` requests waiting at once. */
+  maxLongPollWaiters: z.number().int().min(0).max(100_000).default(1_000),
+  /**
+   * Signatures checked per second by `POST /api/miners/:address/threshold`, for the whole process
+   * (about 5 ms of CPU each, on the event loop); requests beyond it answer TOO_MANY_REQUESTS.
+   */
+  maxSignatureChecksPerSecond: z.number().int().min(1).max(1_000).default(20),
+  /** Serve the classic cryptonote-nodejs-pool read endpoints (/stats, /get_blocks, ...). */
+  classicApi: z.boolean().default(true),
+  liveFeed: liveFeedSchema.default(() => liveFeedSchema.parse({})),
+});
+
+export type ApiOptions = z.infer<typeof apiOptionsSchema>;
+export type ApiOptionsInput = z.input<typeof apiOptionsSchema>;

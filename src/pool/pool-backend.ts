@@ -21,7 +21,7 @@ import type {
   StratumJob,
   SubmitRequest,
 } from './stratum-backend.js';
-import { StratumError, type StratumErrorCode } from './stratum-errors.js';
+import { StratumError, type StratumErrorCode, toStratumError } from './stratum-errors.js';
 import type { ActiveTemplate, TemplateChange, TemplateSource } from './template-source.js';
 import { Vardiff, type VardiffConfig } from './vardiff.js';
 
@@ -218,7 +218,7 @@ export class PoolBackend implements StratumBackend {
     try {
       return await this.#login(request, connection, sink);
     } catch (error) {
-      const refusal = toStratumError(error, this.#logger);
+      const refusal = toStratumError(error, this.#logger, 'login');
       this.#loginsRefused[refusal.code] = (this.#loginsRefused[refusal.code] ?? 0) + 1;
       throw refusal;
     }
@@ -302,7 +302,7 @@ export class PoolBackend implements StratumBackend {
     try {
       outcome = await this.#shares.process(session, request);
     } catch (error) {
-      const refusal = toStratumError(error, this.#logger);
+      const refusal = toStratumError(error, this.#logger, 'submit');
       this.#countRejected(refusal.code);
       const ban = this.#bans.record(ip, refusal.code);
       if (ban !== undefined) {
@@ -508,11 +508,4 @@ export class PoolBackend implements StratumBackend {
   #countRejected(code: StratumErrorCode): void {
     this.#sharesRejected[code] = (this.#sharesRejected[code] ?? 0) + 1;
   }
-}
-
-/** Anything unexpected becomes INTERNAL (logged here); the server only ever sees StratumErrors. */
-function toStratumError(error: unknown, logger: Logger): StratumError {
-  if (error instanceof StratumError) return error;
-  logger.error({ err: error }, 'unexpected error in the pool core');
-  return new StratumError('INTERNAL');
 }

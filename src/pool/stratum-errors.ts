@@ -1,4 +1,5 @@
 import { FuegoPoolError } from '../errors.js';
+import type { Logger } from '../log/logger.js';
 
 /**
  * Every reason the pool refuses a stratum request, and the one place that maps a reason to the
@@ -48,4 +49,31 @@ export class StratumError extends FuegoPoolError<StratumErrorCode> {
   get closeConnection(): boolean {
     return STRATUM_ERRORS[this.code].closeConnection;
   }
+}
+
+/** The connection a request came on, named in the log line of an unexpected error. */
+export interface RequestOrigin {
+  readonly id: number;
+  readonly info: { readonly remoteAddress: string };
+}
+
+/**
+ * What a miner is told about any failure of a request: a StratumError as it is; anything else is a
+ * pool bug, INTERNAL on the wire and logged here with its stack. Only primitives and objects the
+ * caller already holds are passed, so the usual path (a StratumError) allocates nothing.
+ */
+export function toStratumError(
+  error: unknown,
+  logger: Logger,
+  method: string,
+  origin?: RequestOrigin,
+): StratumError {
+  if (error instanceof StratumError) return error;
+  logger.error(
+    origin === undefined
+      ? { err: error, method }
+      : { err: error, method, connection: origin.id, ip: origin.info.remoteAddress },
+    'stratum request failed unexpectedly',
+  );
+  return new StratumError('INTERNAL', { method });
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { STRATUM_ERRORS, StratumError } from '../../src/pool/stratum-errors.js';
+import { STRATUM_ERRORS, StratumError, toStratumError } from '../../src/pool/stratum-errors.js';
+import { captureLogs } from '../helpers/log-capture.js';
 
 /** XMRig 6.16 reconnects on these message prefixes (Client::isCriticalError). */
 const XMRIG_CRITICAL_PREFIXES = [
@@ -36,5 +37,33 @@ describe('stratum error catalogue', () => {
   it('has a distinct message for every code', () => {
     const messages = Object.values(STRATUM_ERRORS).map((e) => e.message);
     expect(new Set(messages).size).toBe(messages.length);
+  });
+});
+
+describe('toStratumError', () => {
+  it('passes a StratumError through as it is, without a log line', () => {
+    const { logger, records } = captureLogs();
+    const refusal = new StratumError('LOW_DIFFICULTY');
+    expect(toStratumError(refusal, logger, 'submit')).toBe(refusal);
+    expect(records).toHaveLength(0);
+  });
+
+  it('turns anything else into INTERNAL and logs it with its stack and where it came from', () => {
+    const { logger, records } = captureLogs();
+    const origin = { id: 7, info: { remoteAddress: '10.0.0.9' } };
+    const refusal = toStratumError(new TypeError('redis went away'), logger, 'submit', origin);
+    expect(refusal).toBeInstanceOf(StratumError);
+    expect(refusal.code).toBe('INTERNAL');
+    expect(refusal.closeConnection).toBe(false);
+    expect(records).toHaveLength(1);
+    expect(records[0]).toMatchObject({ level: 50, method: 'submit', connection: 7, ip: '10.0.0.9' });
+    expect((records[0]!['err'] as Record<string, unknown>)['stack']).toContain('redis went away');
+  });
+
+  it('logs a thrown non-Error too, without an origin when there is none', () => {
+    const { logger, records } = captureLogs();
+    expect(toStratumError('just a string', logger, 'login').code).toBe('INTERNAL');
+    expect(records[0]).toMatchObject({ level: 50, method: 'login' });
+    expect(records[0]).not.toHaveProperty('connection');
   });
 });

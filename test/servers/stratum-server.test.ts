@@ -1,10 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { connect as netConnect, type Socket } from 'node:net';
-import { Writable } from 'node:stream';
 import { connect as tlsConnect } from 'node:tls';
 import fc from 'fast-check';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createLogger, type Logger } from '../../src/log/logger.js';
 import type {
   ConnectionInfo,
   LoginRequest,
@@ -27,6 +25,7 @@ import {
   generateSelfSignedCertificate,
   type PemPair,
 } from '../../src/servers/tls-certificate.js';
+import { captureLogs, type LogCapture } from '../helpers/log-capture.js';
 
 // ---- fake backend --------------------------------------------------------------------------
 
@@ -191,22 +190,6 @@ class LineClient {
 
 // ---- harness -------------------------------------------------------------------------------
 
-interface LogCapture {
-  logger: Logger;
-  records: Json[];
-}
-
-function captureLogger(): LogCapture {
-  const records: Json[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      for (const line of chunk.toString().split('\n')) if (line) records.push(JSON.parse(line) as Json);
-      done();
-    },
-  });
-  return { logger: createLogger({ level: 'debug' }, sink), records };
-}
-
 const running: StratumServer[] = [];
 const clients: LineClient[] = [];
 
@@ -219,7 +202,7 @@ async function startServer(
   backend: FakeBackend,
   limits: Partial<StratumLimits> = {},
   ports: StratumPortOptions[] = [{ port: 0, difficulty: 1000 }],
-  log: LogCapture = captureLogger(),
+  log: LogCapture = captureLogs(),
   admission?: ConnectionAdmission,
 ): Promise<{ server: StratumServer; port: number; ports: number[]; log: LogCapture }> {
   const server = new StratumServer(
@@ -568,7 +551,7 @@ describe('StratumServer: limits and protections', () => {
       { ports: [{ port: 0, difficulty: 1 }] },
       {
         backend,
-        logger: captureLogger().logger,
+        logger: captureLogs().logger,
         onProtocolViolation: (ip, code) => violations.push(`${ip} ${code}`),
       },
     );
@@ -704,7 +687,7 @@ describe('StratumServer: limits and protections', () => {
     const { port } = await startServer(new FakeBackend());
     const second = new StratumServer(
       { ports: [{ port, difficulty: 1 }] },
-      { backend: new FakeBackend(), logger: captureLogger().logger },
+      { backend: new FakeBackend(), logger: captureLogs().logger },
     );
     await expect(second.start()).rejects.toMatchObject({
       code: 'PORT_IN_USE',
@@ -866,7 +849,7 @@ describe('StratumServer: connection caps decided by another process', () => {
         ],
         ipv6PrefixLength: 64,
       },
-      { backend, logger: captureLogger().logger, admission },
+      { backend, logger: captureLogs().logger, admission },
     );
     await server.start();
     running.push(server);
@@ -881,7 +864,7 @@ describe('StratumServer: connection caps decided by another process', () => {
       () =>
         new StratumServer(
           { ports: [{ port: 0, difficulty: 1 }], ipv6PrefixLength: 129 },
-          { backend, logger: captureLogger().logger },
+          { backend, logger: captureLogs().logger },
         ),
     ).toThrow(expect.objectContaining({ code: 'BAD_OPTIONS' }));
   });
@@ -890,7 +873,7 @@ describe('StratumServer: connection caps decided by another process', () => {
     const backend = new FakeBackend();
     const admission = new GatedAdmission();
     admission.override = () => Promise.reject(new Error('parent gone'));
-    const log = captureLogger();
+    const log = captureLogs();
     const { port, server } = await startServer(backend, {}, undefined, log, admission);
     const c = await client(port);
     expect(await c.waitClosed()).toBe(true);
@@ -1009,7 +992,7 @@ describe.skipIf(!haveOpenssl)('StratumServer: TLS', () => {
       () =>
         new StratumServer(
           { ports: [{ port: 0, difficulty: 1, tls: { cert: 'nope', key: 'nope' } }] },
-          { backend: new FakeBackend(), logger: captureLogger().logger },
+          { backend: new FakeBackend(), logger: captureLogs().logger },
         ),
     ).toThrow(expect.objectContaining({ code: 'BAD_TLS_MATERIAL' }));
   });

@@ -7,7 +7,7 @@ import type {
   StratumBackend,
   StratumJob,
 } from '../../pool/stratum-backend.js';
-import { StratumError } from '../../pool/stratum-errors.js';
+import { StratumError, toStratumError } from '../../pool/stratum-errors.js';
 import { LineSplitter } from './line-splitter.js';
 import {
   encodeError,
@@ -260,7 +260,9 @@ export class StratumConnection {
         if (held && held.job_id !== result.job.job_id) this.send(encodeJobNotification(held));
       });
     } catch (error) {
-      this.fail(slot, request.id, this.toStratumError(error, 'login'), () => this.finish('login-failed'));
+      this.fail(slot, request.id, toStratumError(error, this.ctx.logger, 'login', this), () =>
+        this.finish('login-failed'),
+      );
     } finally {
       this.loginInFlight = false;
       this.pump();
@@ -274,7 +276,7 @@ export class StratumConnection {
       await this.ctx.backend.submit(sessionId, submit);
       this.complete(slot, encodeResult(request.id, SUBMIT_OK));
     } catch (error) {
-      const stratumError = this.toStratumError(error, 'submit');
+      const stratumError = toStratumError(error, this.ctx.logger, 'submit', this);
       this.fail(slot, request.id, stratumError, this.closeIfFatal(stratumError));
     }
   }
@@ -283,7 +285,7 @@ export class StratumConnection {
     try {
       this.complete(slot, encodeResult(request.id, run(this.requireSession(request))));
     } catch (error) {
-      const stratumError = this.toStratumError(error, request.method);
+      const stratumError = toStratumError(error, this.ctx.logger, request.method, this);
       this.fail(slot, request.id, stratumError, this.closeIfFatal(stratumError));
     }
   }
@@ -299,16 +301,6 @@ export class StratumConnection {
 
   private closeIfFatal(error: StratumError): (() => void) | undefined {
     return error.closeConnection ? () => this.finish('fatal-error') : undefined;
-  }
-
-  /** Known refusals keep their code; anything else is a pool bug: INTERNAL on the wire, stack in the log. */
-  private toStratumError(error: unknown, method: string): StratumError {
-    if (error instanceof StratumError) return error;
-    this.ctx.logger.error(
-      { err: error, connection: this.id, ip: this.info.remoteAddress, method },
-      'stratum request failed unexpectedly',
-    );
-    return new StratumError('INTERNAL', { method });
   }
 
   private createSink(generation: number): MinerSessionSink {

@@ -9,6 +9,7 @@ import type {
 } from '../../pool/stratum-backend.js';
 import { StratumError, toStratumError } from '../../pool/stratum-errors.js';
 import { LineSplitter } from './line-splitter.js';
+import { type PeerWriter, SocketLineWriter } from './line-writer.js';
 import {
   encodeError,
   encodeJobNotification,
@@ -24,6 +25,7 @@ import {
   type StratumRequest,
   SUBMIT_OK,
 } from './protocol.js';
+import { ReplyQueue, type ReplySlot } from './reply-queue.js';
 import type { CloseReason, StratumMetrics } from './stratum-metrics.js';
 import type { StratumLimits } from './stratum-options.js';
 import type { SubmitGate } from './submit-gate.js';
@@ -44,13 +46,6 @@ export interface StratumConnectionContext {
   readonly logger: Logger;
   readonly onProtocolViolation: (ip: string, code: ProtocolViolationCode) => void;
   readonly onClosed: (connection: StratumConnection, reason: CloseReason) => void;
-}
-
-/** A reply position: replies leave in request order even when submits finish out of order. */
-interface ReplySlot {
-  /** undefined: still being handled; null: finished without a reply (connection closing). */
-  line: string | null | undefined;
-  after: (() => void) | undefined;
 }
 
 type State = 'open' | 'closing' | 'closed';
@@ -81,11 +76,10 @@ export class StratumConnection {
   private closeReason: CloseReason = 'peer';
   private readonly splitter: LineSplitter;
   private readonly backlog: Array<string | StratumRequest> = [];
-  private readonly replies: ReplySlot[] = [];
+  private readonly writer: PeerWriter;
+  private readonly replies: ReplyQueue;
   private pumping = false;
   private paused = false;
-  /** Replies are being collected in a corked socket until the next tick (see flushReplies). */
-  private corked = false;
   private waitingForGate = false;
   private loginInFlight = false;
   private sawFirstChunk = false;
@@ -100,8 +94,6 @@ export class StratumConnection {
   /** Login deadline before login, idle deadline after. */
   private activityTimer: NodeJS.Timeout;
   private loggedIn = false;
-  private writeTimer: NodeJS.Timeout | undefined;
-  private outstandingWrites = 0;
   private closeTimer: NodeJS.Timeout | undefined;
   private ended = false;
   private closed = false;
@@ -111,6 +103,8 @@ export class StratumConnection {
     this.info = ctx.info;
     this.splitter = new LineSplitter(ctx.limits.maxLineBytes);
     const { raw, transport } = ctx;
+    this.writer = new SocketLineWriter(transport, ctx.limits, (fault) => this.destroy(fault));
+    this.replies = new ReplyQueue(this.writer);
     raw.setNoDelay(true);
     raw.setKeepAlive(true, 60_000);
     this.activityTimer = setTimeout(() => this.onActivityTimeout(), ctx.limits.loginTimeoutMs);
@@ -210,8 +204,7 @@ export class StratumConnection {
   // ---- requests -----------------------------------------------------------------------------
 
   private dispatch(request: StratumRequest): void {
-    const slot: ReplySlot = { line: undefined, after: undefined };
-    this.replies.push(slot);
+    const slot = this.replies.reserve();
     if (this.ctx.banned) {
       this.fail(slot, request.id, new StratumError('BANNED'), () => this.finish('banned'));
       return;
@@ -257,7 +250,7 @@ export class StratumConnection {
         this.enterIdleMode();
         const held = this.heldJob;
         this.heldJob = undefined;
-        if (held && held.job_id !== result.job.job_id) this.send(encodeJobNotification(held));
+        if (held && held.job_id !== result.job.job_id) this.writer.send(encodeJobNotification(held));
       });
     } catch (error) {
       this.fail(slot, request.id, toStratumError(error, this.ctx.logger, 'login', this), () =>
@@ -309,7 +302,7 @@ export class StratumConnection {
         if (generation !== this.generation || this.state !== 'open') return;
         // Never push a job before the login reply (spec §3.4); only the newest held job matters.
         if (!this.established) this.heldJob = job;
-        else this.send(encodeJobNotification(job));
+        else this.writer.send(encodeJobNotification(job));
       },
       close: (reason) => {
         if (generation !== this.generation) return;
@@ -349,66 +342,14 @@ export class StratumConnection {
     this.complete(slot, encodeError(id, error), after);
   }
 
+  /** Replies that complete in the same turn leave in one write (batchUntilNextTick). */
   private complete(slot: ReplySlot, line: string | null, after?: () => void): void {
-    slot.line = line;
-    slot.after = after;
-    this.flushReplies();
-  }
-
-  private flushReplies(): void {
-    // Replies that complete in the same turn (a verifier batch, a ledger batch) leave together:
-    // the socket stays corked until the turn's microtasks are done, so they cost one writev, not
-    // one syscall each (~15 µs of kernel time per loopback send).
-    const { transport } = this.ctx;
-    if (!this.corked && !transport.destroyed) {
-      this.corked = true;
-      transport.cork();
-      process.nextTick(this.uncork);
-    }
-    while (this.replies.length > 0 && this.replies[0]!.line !== undefined) {
-      const slot = this.replies.shift()!;
-      if (typeof slot.line === 'string') this.send(slot.line);
-      slot.after?.();
-    }
-
+    this.replies.fill(slot, line, after);
+    this.writer.batchUntilNextTick();
+    this.replies.drain();
     if (this.state === 'closing' && this.replies.length === 0) this.endTransport();
     else if (this.state === 'open') this.pump();
   }
-
-  private send(text: string): void {
-    const { transport } = this.ctx;
-    if (this.state === 'closed' || transport.destroyed || !transport.writable) return;
-    this.outstandingWrites++;
-    transport.write(text, this.onWriteDone);
-    const queuedBytes = transport.writableLength;
-    if (queuedBytes > this.ctx.limits.maxSendQueueBytes) {
-      this.destroy('slow-consumer');
-      return;
-    }
-    // Nothing queued: the kernel took every byte already (the usual case, and every miner's on
-    // each new template), so there is nothing to time out. The callback still comes, one tick later.
-    if (queuedBytes === 0) return;
-    if (this.writeTimer === undefined) {
-      this.writeTimer = setTimeout(() => this.destroy('write-timeout'), this.ctx.limits.writeTimeoutMs);
-    }
-  }
-
-  private readonly uncork = (): void => {
-    this.corked = false;
-    if (!this.ctx.transport.destroyed) this.ctx.transport.uncork();
-  };
-
-  /** Every flushed write is progress: the write deadline restarts, and ends when nothing is queued. */
-  private readonly onWriteDone = (): void => {
-    this.outstandingWrites--;
-    if (this.writeTimer === undefined) return;
-    if (this.outstandingWrites <= 0) {
-      clearTimeout(this.writeTimer);
-      this.writeTimer = undefined;
-    } else {
-      this.writeTimer.refresh();
-    }
-  };
 
   // ---- timers and closing -------------------------------------------------------------------
 
@@ -471,6 +412,7 @@ export class StratumConnection {
     if (this.state === 'closed') return;
     if (this.state === 'open') this.closeReason = reason;
     this.state = 'closed';
+    this.writer.stop();
     this.ctx.transport.destroy();
     this.ctx.raw.destroy();
   }
@@ -488,7 +430,7 @@ export class StratumConnection {
     this.closed = true;
     this.state = 'closed';
     clearTimeout(this.activityTimer);
-    if (this.writeTimer) clearTimeout(this.writeTimer);
+    this.writer.stop();
     if (this.closeTimer) clearTimeout(this.closeTimer);
     this.ctx.gate.cancel(this.onGateOpen);
     this.backlog.length = 0;

@@ -52,6 +52,8 @@ class FakeBackend implements StratumBackend {
   submitImpl: ((sessionId: string, request: SubmitRequest) => Promise<void>) | undefined;
   /** Called with the sink before login resolves. */
   duringLogin: ((sink: MinerSessionSink) => void) | undefined;
+  /** Awaited by login after the session is made, before it resolves. */
+  loginDelay: (() => Promise<void>) | undefined;
   accepting = true;
   private sessions = 0;
   private jobs = 1;
@@ -66,6 +68,7 @@ class FakeBackend implements StratumBackend {
     const sessionId = `session-${++this.sessions}`;
     this.sinks.set(sessionId, sink);
     this.duringLogin?.(sink);
+    await this.loginDelay?.();
     return { sessionId, job: makeJob(this.jobs++), extensions: ['algo', 'keepalive'] };
   }
 
@@ -386,6 +389,58 @@ describe('StratumServer: login and jobs', () => {
     c.send({ id: 4, method: 'keepalived', params: { id: second.sessionId } });
     expect((await c.next())['result']).toEqual({ status: 'KEEPALIVED' });
     expect(server.metrics().sessions).toBe(1);
+  });
+
+  it('a job held during login that is the login job itself is not sent again', async () => {
+    const backend = new FakeBackend();
+    backend.duringLogin = (sink) => sink.sendJob(makeJob(1)); // the job the login reply carries
+    const { port } = await startServer(backend);
+    const c = await client(port);
+    const { sessionId, reply } = await c.login();
+    expect((reply['result'] as Json)['job']).toEqual(makeJob(1));
+    c.send({ id: 2, method: 'keepalived', params: { id: sessionId } });
+    expect(await c.next()).toMatchObject({ id: 2, result: { status: 'KEEPALIVED' } });
+  });
+
+  it('a miner that leaves while its login is in flight: the new session is disconnected, none counted', async () => {
+    const backend = new FakeBackend();
+    let release = (): void => {};
+    backend.loginDelay = () => new Promise<void>((resolve) => (release = resolve));
+    const { port, server } = await startServer(backend);
+    const c = await client(port);
+    c.send({ id: 1, method: 'login', params: { login: 'x' } });
+    await until(() => backend.logins.length === 1);
+    c.end();
+    await until(() => server.metrics().connections.current === 0);
+    release();
+    await until(() => backend.disconnects.length === 1);
+    expect(backend.disconnects).toEqual(['session-1']);
+    expect(server.metrics()).toMatchObject({ sessions: 0, closes: { peer: 1 } });
+  });
+
+  it('the backend closing a session during its login: no login reply, closed as backend', async () => {
+    const backend = new FakeBackend();
+    backend.duringLogin = (sink) => sink.close('banned');
+    const { port, server } = await startServer(backend);
+    const c = await client(port);
+    c.send({ id: 1, method: 'login', params: { login: 'x' } });
+    expect(await c.waitClosed()).toBe(true);
+    expect(c.raw).toEqual([]);
+    expect(backend.disconnects).toEqual(['session-1']);
+    await until(() => server.metrics().connections.current === 0);
+    expect(server.metrics()).toMatchObject({ sessions: 0, closes: { backend: 1 } });
+  });
+
+  it('a re-login that outlasts the idle deadline closes as idle, not as a login timeout', async () => {
+    const backend = new FakeBackend();
+    const { port, server } = await startServer(backend, { idleTimeoutMs: 150 });
+    const c = await client(port);
+    await c.login();
+    backend.loginDelay = () => sleep(1_000);
+    c.send({ id: 2, method: 'login', params: { login: 'x' } });
+    expect(await c.waitClosed(2_000)).toBe(true);
+    await until(() => server.metrics().connections.current === 0);
+    expect(server.metrics().closes).toEqual({ 'idle-timeout': 1 });
   });
 
   it('getjob returns a fresh job object', async () => {

@@ -8,6 +8,19 @@ import type {
   StratumJob,
 } from '../../pool/stratum-backend.js';
 import { StratumError, toStratumError } from '../../pool/stratum-errors.js';
+import {
+  type Announcing,
+  announcing,
+  CLOSED,
+  type ConnectionPhase,
+  closeReasonOf,
+  destroyedFrom,
+  established,
+  loggingIn,
+  NO_SESSION,
+  OPEN,
+  type SessionState,
+} from './connection-state.js';
 import { LineSplitter } from './line-splitter.js';
 import { type PeerWriter, SocketLineWriter } from './line-writer.js';
 import {
@@ -48,8 +61,6 @@ export interface StratumConnectionContext {
   readonly onClosed: (connection: StratumConnection, reason: CloseReason) => void;
 }
 
-type State = 'open' | 'closing' | 'closed';
-
 /**
  * One miner connection: framing, request dispatch, reply ordering and every per-connection bound.
  *
@@ -72,8 +83,10 @@ type State = 'open' | 'closing' | 'closed';
 export class StratumConnection {
   readonly id: number;
   readonly info: ConnectionInfo;
-  private state: State = 'open';
-  private closeReason: CloseReason = 'peer';
+  /** The socket's side: open, closing, destroyed, closed (connection-state.ts). */
+  private phase: ConnectionPhase = OPEN;
+  /** The login session: none, logging-in, announcing, established (connection-state.ts). */
+  private session: SessionState = NO_SESSION;
   private readonly splitter: LineSplitter;
   private readonly backlog: Array<string | StratumRequest> = [];
   private readonly writer: PeerWriter;
@@ -81,22 +94,13 @@ export class StratumConnection {
   private pumping = false;
   private paused = false;
   private waitingForGate = false;
-  private loginInFlight = false;
   private sawFirstChunk = false;
-
-  /** Bumped whenever a session ends, so sinks handed out earlier fall silent. */
-  private generation = 0;
-  private sessionId: string | undefined;
-  /** True once the login reply of `sessionId` is written: before that, job pushes are held. */
-  private established = false;
-  private heldJob: StratumJob | undefined;
-
-  /** Login deadline before login, idle deadline after. */
   private activityTimer: NodeJS.Timeout;
-  private loggedIn = false;
-  private closeTimer: NodeJS.Timeout | undefined;
-  private ended = false;
-  private closed = false;
+  /**
+   * What activityTimer counts down: the login deadline from accept until a session is first
+   * established, then the idle deadline for good (a re-login does not bring the login one back).
+   */
+  private deadline: 'login' | 'idle' = 'login';
 
   constructor(private readonly ctx: StratumConnectionContext) {
     this.id = ctx.id;
@@ -123,7 +127,7 @@ export class StratumConnection {
   // ---- reading ------------------------------------------------------------------------------
 
   private onData(chunk: Buffer): void {
-    if (this.state !== 'open') return;
+    if (this.phase.kind !== 'open') return;
     if (!this.sawFirstChunk) {
       this.sawFirstChunk = true;
       // A TLS ClientHello (record type 0x16) on a plain port: XMRig with --tls would otherwise
@@ -139,7 +143,7 @@ export class StratumConnection {
       return;
     }
     if (lines.length === 0) return;
-    if (this.loggedIn) this.activityTimer.refresh();
+    if (this.deadline === 'idle') this.activityTimer.refresh();
     for (const line of lines) this.backlog.push(line);
     this.pump();
   }
@@ -149,7 +153,7 @@ export class StratumConnection {
     if (this.pumping) return; // the outer loop re-checks its conditions after each dispatch
     this.pumping = true;
     try {
-      while (this.state === 'open' && this.backlog.length > 0 && !this.loginInFlight) {
+      while (this.phase.kind === 'open' && this.backlog.length > 0 && this.session.kind !== 'logging-in') {
         if (this.replies.length >= this.ctx.limits.maxPendingRequests) break;
         const head = this.backlog[0]!;
         let request: StratumRequest;
@@ -191,7 +195,7 @@ export class StratumConnection {
   private updateReading(): void {
     const unanswered = this.backlog.length + this.replies.length;
     const shouldPause =
-      this.state !== 'open' || this.waitingForGate || unanswered >= this.ctx.limits.maxPendingRequests;
+      this.phase.kind !== 'open' || this.waitingForGate || unanswered >= this.ctx.limits.maxPendingRequests;
     if (shouldPause && !this.paused) {
       this.paused = true;
       this.ctx.transport.pause();
@@ -230,36 +234,42 @@ export class StratumConnection {
     }
   }
 
+  /** Ends the current session, then logs in; a barrier: nothing else is dispatched meanwhile. */
   private async handleLogin(request: StratumRequest, slot: ReplySlot): Promise<void> {
-    this.loginInFlight = true;
     this.endSession();
-    const generation = this.generation;
+    const attempt = loggingIn(this.createSink());
+    this.session = attempt;
     try {
       const loginRequest = readLoginParams(request.params);
-      const result = await this.ctx.backend.login(loginRequest, this.info, this.createSink(generation));
-      if (this.state !== 'open' || generation !== this.generation) {
+      const result = await this.ctx.backend.login(loginRequest, this.info, attempt.sink);
+      if (this.phase.kind !== 'open' || this.session !== attempt) {
         // The connection went away (or was told to) while the backend was logging in.
         this.disconnectInBackend(result.sessionId);
         this.complete(slot, null);
         return;
       }
-      this.sessionId = result.sessionId;
+      const accepted = announcing(attempt, result.sessionId);
+      this.session = accepted;
       this.ctx.metrics.sessionOpened();
-      this.complete(slot, encodeResult(request.id, loginResultBody(result)), () => {
-        this.established = true;
-        this.enterIdleMode();
-        const held = this.heldJob;
-        this.heldJob = undefined;
-        if (held && held.job_id !== result.job.job_id) this.writer.send(encodeJobNotification(held));
-      });
+      const reply = encodeResult(request.id, loginResultBody(result));
+      this.complete(slot, reply, () => this.establish(accepted, result.job));
     } catch (error) {
+      if (this.session === attempt) this.session = NO_SESSION;
       this.fail(slot, request.id, toStratumError(error, this.ctx.logger, 'login', this), () =>
         this.finish('login-failed'),
       );
     } finally {
-      this.loginInFlight = false;
       this.pump();
     }
+  }
+
+  /** The login reply is written: the session may be named, jobs go out, the idle deadline runs. */
+  private establish(accepted: Announcing, loginJob: StratumJob): void {
+    if (this.session !== accepted) return;
+    this.session = established(accepted);
+    this.startIdleDeadline();
+    const held = accepted.heldJob;
+    if (held && held.job_id !== loginJob.job_id) this.writer.send(encodeJobNotification(held));
   }
 
   private async handleSubmit(request: StratumRequest, slot: ReplySlot): Promise<void> {
@@ -285,46 +295,42 @@ export class StratumConnection {
 
   /** The request must name this connection's own, announced session (xmrig-proxy does the same). */
   private requireSession(request: StratumRequest): string {
-    const sessionId = this.sessionId;
-    if (sessionId === undefined || !this.established || readSessionId(request.params) !== sessionId) {
+    const session = this.session;
+    if (session.kind !== 'established' || readSessionId(request.params) !== session.sessionId) {
       throw new StratumError('UNAUTHENTICATED');
     }
-    return sessionId;
+    return session.sessionId;
   }
 
   private closeIfFatal(error: StratumError): (() => void) | undefined {
     return error.closeConnection ? () => this.finish('fatal-error') : undefined;
   }
 
-  private createSink(generation: number): MinerSessionSink {
-    return {
+  /** The sink of one login; it falls silent once the session state holding it is replaced. */
+  private createSink(): MinerSessionSink {
+    const sink: MinerSessionSink = {
       sendJob: (job) => {
-        if (generation !== this.generation || this.state !== 'open') return;
-        // Never push a job before the login reply (spec §3.4); only the newest held job matters.
-        if (!this.established) this.heldJob = job;
-        else this.writer.send(encodeJobNotification(job));
+        const session = this.session;
+        if (session.kind === 'none' || session.sink !== sink || this.phase.kind !== 'open') return;
+        if (session.kind === 'established') this.writer.send(encodeJobNotification(job));
+        else session.heldJob = job; // sent after the login reply (connection-state.ts)
       },
       close: (reason) => {
-        if (generation !== this.generation) return;
-        this.ctx.logger.debug(
-          { connection: this.id, ip: this.info.remoteAddress, reason },
-          'backend closes miner',
-        );
+        if (this.session.sink !== sink) return;
+        this.logDebug('backend closes miner', 'reason', reason);
         this.finish('backend');
       },
     };
+    return sink;
   }
 
-  /** Forgets the current session (re-login or close) and silences its sink. */
+  /** Forgets the current session (re-login or close): its sink falls silent, the backend is told. */
   private endSession(): void {
-    this.generation++;
-    this.established = false;
-    this.heldJob = undefined;
-    const sessionId = this.sessionId;
-    if (sessionId === undefined) return;
-    this.sessionId = undefined;
+    const session = this.session;
+    this.session = NO_SESSION;
+    if (session.kind !== 'announcing' && session.kind !== 'established') return;
     this.ctx.metrics.sessionClosed();
-    this.disconnectInBackend(sessionId);
+    this.disconnectInBackend(session.sessionId);
   }
 
   private disconnectInBackend(sessionId: string): void {
@@ -347,21 +353,21 @@ export class StratumConnection {
     this.replies.fill(slot, line, after);
     this.writer.batchUntilNextTick();
     this.replies.drain();
-    if (this.state === 'closing' && this.replies.length === 0) this.endTransport();
-    else if (this.state === 'open') this.pump();
+    if (this.phase.kind === 'closing' && this.replies.length === 0) this.endTransport();
+    else if (this.phase.kind === 'open') this.pump();
   }
 
   // ---- timers and closing -------------------------------------------------------------------
 
-  private enterIdleMode(): void {
-    this.loggedIn = true;
+  private startIdleDeadline(): void {
+    this.deadline = 'idle';
     clearTimeout(this.activityTimer);
     this.activityTimer = setTimeout(() => this.onActivityTimeout(), this.ctx.limits.idleTimeoutMs);
   }
 
   private onActivityTimeout(): void {
-    if (this.state !== 'open') return;
-    if (!this.loggedIn) {
+    if (this.phase.kind !== 'open') return;
+    if (this.deadline === 'login') {
       this.finish('login-timeout');
       return;
     }
@@ -375,10 +381,7 @@ export class StratumConnection {
 
   private violation(code: ProtocolViolationCode): void {
     this.ctx.onProtocolViolation(this.info.remoteAddress, code);
-    this.ctx.logger.debug(
-      { connection: this.id, ip: this.info.remoteAddress, violation: code },
-      'stratum protocol violation',
-    );
+    this.logDebug('stratum protocol violation', 'violation', code);
     // Nothing useful can follow a TLS hello or an unbounded line; a bad JSON line still lets
     // earlier requests get their replies.
     if (code === 'TLS_ON_PLAIN_PORT' || code === 'LINE_TOO_LONG') this.destroy('protocol-violation');
@@ -390,53 +393,55 @@ export class StratumConnection {
    * out, then end. A peer or backend that does not finish within closeGraceMs is destroyed.
    */
   private finish(reason: CloseReason): void {
-    if (this.state !== 'open') return;
-    this.state = 'closing';
-    this.closeReason = reason;
+    if (this.phase.kind !== 'open') return;
+    const graceTimer = setTimeout(() => this.destroy('close-timeout'), this.ctx.limits.closeGraceMs);
+    this.phase = { kind: 'closing', reason, graceTimer, ended: false };
     this.backlog.length = 0;
     this.ctx.gate.cancel(this.onGateOpen);
     this.waitingForGate = false;
     this.updateReading();
-    this.closeTimer = setTimeout(() => this.destroy('close-timeout'), this.ctx.limits.closeGraceMs);
     if (this.replies.length === 0) this.endTransport();
   }
 
   private endTransport(): void {
-    if (this.ended) return;
-    this.ended = true;
+    const phase = this.phase;
+    if (phase.kind !== 'closing' || phase.ended) return;
+    phase.ended = true;
     this.ctx.transport.end();
   }
 
   /** Immediate close. The reason of an earlier graceful close is kept for the metrics. */
   private destroy(reason: CloseReason): void {
-    if (this.state === 'closed') return;
-    if (this.state === 'open') this.closeReason = reason;
-    this.state = 'closed';
+    const phase = this.phase;
+    if (phase.kind === 'destroyed' || phase.kind === 'closed') return;
+    if (phase.kind === 'closing') clearTimeout(phase.graceTimer);
+    this.phase = destroyedFrom(phase, reason);
     this.writer.stop();
     this.ctx.transport.destroy();
     this.ctx.raw.destroy();
   }
 
   private onSocketError(error: Error): void {
-    this.ctx.logger.debug(
-      { connection: this.id, ip: this.info.remoteAddress, err: error.message },
-      'stratum socket error',
-    );
+    this.logDebug('stratum socket error', 'err', error.message);
     this.destroy('socket-error');
   }
 
+  private logDebug(msg: string, key: 'reason' | 'violation' | 'err', value: string): void {
+    this.ctx.logger.debug({ connection: this.id, ip: this.info.remoteAddress, [key]: value }, msg);
+  }
+
   private onClose(): void {
-    if (this.closed) return;
-    this.closed = true;
-    this.state = 'closed';
+    const phase = this.phase;
+    if (phase.kind === 'closed') return;
+    if (phase.kind === 'closing') clearTimeout(phase.graceTimer);
+    this.phase = CLOSED;
     clearTimeout(this.activityTimer);
     this.writer.stop();
-    if (this.closeTimer) clearTimeout(this.closeTimer);
     this.ctx.gate.cancel(this.onGateOpen);
     this.backlog.length = 0;
     this.endSession();
     this.ctx.transport.destroy();
     this.ctx.raw.destroy();
-    this.ctx.onClosed(this, this.closeReason);
+    this.ctx.onClosed(this, closeReasonOf(phase));
   }
 }

@@ -1,23 +1,14 @@
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
 import { compiledSiblingUrl } from '../compiled-module-url.js';
-import { FuegoPoolError } from '../errors.js';
 import type { Logger } from '../log/logger.js';
 import type { PowImplementationChoice } from './load-hasher.js';
-import { NativePowUnavailableError } from './native.js';
-import { PowSelfTestError } from './self-test.js';
 import type { PowImplementationName } from './types.js';
-import {
-  HASH_BYTES,
-  type HashResultsMessage,
-  type MainToWorkerMessage,
-  packInputs,
-  type SerializedError,
-  type VerifierWorkerData,
-  type WorkerToMainMessage,
-} from './verifier-messages.js';
+import { VerifierPoolError } from './verifier-pool-error.js';
+import { type SlotExit, type VerifyJob, WorkerSlot, type WorkerSlotEvents } from './verifier-worker-slot.js';
+
+export { VerifierPoolError, type VerifierPoolErrorCode } from './verifier-pool-error.js';
 
 // Tuning constants (2-core machines to 32-core servers; one native hash takes ~0.2 ms).
 /** Jobs per postMessage once work piles up: one message per ~3 ms of native hashing. */
@@ -40,17 +31,6 @@ const DEFAULT_CLOSE_TIMEOUT_MS = 10_000;
 const MAX_JOB_RETRIES = 1;
 /** Upper bounds (ms) of the hash-time histogram buckets; the last bucket is open. */
 const HASH_TIME_BUCKETS_MS = [0.5, 1, 2, 5, 10, 50, 100] as const;
-
-export type VerifierPoolErrorCode =
-  | 'POOL_CLOSED'
-  | 'POOL_NOT_STARTED'
-  | 'QUEUE_FULL'
-  | 'WORKER_CRASHED'
-  | 'NO_WORKERS'
-  | 'HASH_FAILED'
-  | 'WORKER_ENTRY_MISSING';
-
-export class VerifierPoolError extends FuegoPoolError<VerifierPoolErrorCode> {}
 
 export interface ShareVerifierPoolOptions {
   /** Worker threads; 0 means os.availableParallelism(). */
@@ -86,44 +66,9 @@ export interface ShareVerifierPoolMetrics {
   readonly jobsRetried: number;
 }
 
-interface Job {
-  readonly id: number;
-  readonly input: Uint8Array;
-  readonly resolve: (hash: Uint8Array) => void;
-  readonly reject: (error: Error) => void;
-  retries: number;
-}
-
-interface WorkerSlot {
-  readonly index: number;
-  readonly worker: Worker;
-  state: 'starting' | 'ready' | 'closing' | 'dead';
-  implementation: PowImplementationName | null;
-  readonly inFlight: Map<number, Job>;
-  batchesInFlight: number;
-  /** Settles once: fulfilled by the worker's `ready`, rejected by its first failure. */
-  readonly ready: Promise<void>;
-  settleReady(error?: Error): void;
-  /** The first reason the worker could not start (init-failed, an uncaught error, an exit). */
-  startError: Error | null;
-  readonly exited: Promise<void>;
-}
-
 /** Where the compiled worker entry is (see compiledSiblingUrl: under vitest, the dist/ twin). */
 export function resolveVerifierWorkerUrl(moduleUrl: string = import.meta.url): URL {
   return compiledSiblingUrl('verifier.worker.js', moduleUrl);
-}
-
-/** Gives a worker's error back its type where the pool's callers test for one. */
-function reviveWorkerError(error: SerializedError): Error {
-  if (error.code === 'POW_SELF_TEST_FAILED' && error.data) {
-    return new PowSelfTestError(error.data as ConstructorParameters<typeof PowSelfTestError>[0]);
-  }
-  if (error.code === 'NATIVE_POW_UNAVAILABLE') {
-    return new NativePowUnavailableError(error.message, { path: String(error.data?.['path'] ?? '') });
-  }
-  if (error.code) return new FuegoPoolError(error.code, error.message, { ...error.data });
-  return new Error(error.message);
 }
 
 /**
@@ -151,7 +96,7 @@ export class ShareVerifierPool {
   private readonly abort = new AbortController();
   private readonly workerUrl: URL;
   private readonly slots: WorkerSlot[] = [];
-  private readonly queue: Job[] = [];
+  private readonly queue: VerifyJob[] = [];
   private readonly loggedWorkerWarnings = new Set<string>();
   private started = false;
   /** Set once start() has succeeded: from then on a worker that fails is replaced, not fatal. */
@@ -210,7 +155,7 @@ export class ShareVerifierPool {
     const failure = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
     if (failure) {
       this.abort.abort();
-      await Promise.all(this.slots.map((slot) => this.stopWorker(slot, 0)));
+      await Promise.all(this.slots.map((slot) => slot.stop(0)));
       throw failure.reason;
     }
     this.startupDone = true;
@@ -253,8 +198,8 @@ export class ShareVerifierPool {
     let inFlight = 0;
     let workers = 0;
     for (const slot of this.slots) {
-      inFlight += slot.inFlight.size;
-      if (slot.state === 'ready') workers++;
+      inFlight += slot.inFlight;
+      if (slot.state.kind === 'running') workers++;
     }
     const { hashesTotal, hashTimeMsTotal, histogram } = this.stats;
     return {
@@ -284,13 +229,6 @@ export class ShareVerifierPool {
     return this.closing;
   }
 
-  /** Test hook: kills one running worker as a crash would (its jobs must not be lost). */
-  async terminateWorkerForTest(index: number): Promise<void> {
-    const slot = this.slots.find((s) => s.index === index && s.state === 'ready');
-    if (!slot) throw new Error(`no running worker ${index}`);
-    await slot.worker.terminate();
-  }
-
   private async shutdown(): Promise<void> {
     this.abort.abort();
     this.clearBatchTimer();
@@ -307,151 +245,54 @@ export class ShareVerifierPool {
       });
       this.drained = null;
     }
-    for (const slot of this.slots) {
-      for (const job of slot.inFlight.values()) job.reject(closed());
-      slot.inFlight.clear();
-    }
-    await Promise.all(this.slots.map((slot) => this.stopWorker(slot, this.opts.closeTimeoutMs)));
+    for (const slot of this.slots) slot.rejectInFlight(closed);
+    await Promise.all(this.slots.map((slot) => slot.stop(this.opts.closeTimeoutMs)));
     this.logger.info('share verifier pool closed');
   }
 
-  /** Asks a worker to exit (terminating it if it is still starting or does not exit in time). */
-  private async stopWorker(slot: WorkerSlot, graceMs: number): Promise<void> {
-    if (slot.state === 'dead') return;
-    const wasReady = slot.state === 'ready';
-    slot.state = 'closing';
-    if (wasReady && graceMs > 0) {
-      this.post(slot, { type: 'close' });
-      const timer = setTimeout(() => void slot.worker.terminate(), graceMs);
-      await slot.exited;
-      clearTimeout(timer);
-    } else {
-      await slot.worker.terminate();
-      await slot.exited;
-    }
-  }
-
   private spawn(index: number): WorkerSlot {
-    const workerData: VerifierWorkerData = { implementation: this.opts.implementation, workerIndex: index };
-    const worker = new Worker(this.workerUrl, { workerData });
-    let resolveReady!: () => void;
-    let rejectReady!: (error: Error) => void;
-    let markExited!: () => void;
-    const ready = new Promise<void>((resolve, reject) => {
-      resolveReady = resolve;
-      rejectReady = reject;
-    });
-    // start() reports a first-generation failure; onExit logs a replacement's. Never unhandled.
-    ready.catch(() => {});
-    const slot: WorkerSlot = {
-      index,
-      worker,
-      state: 'starting',
-      implementation: null,
-      inFlight: new Map(),
-      batchesInFlight: 0,
-      ready,
-      settleReady: (error) => (error ? rejectReady(error) : resolveReady()),
-      startError: null,
-      exited: new Promise<void>((resolve) => {
-        markExited = resolve;
-      }),
-    };
-    worker.on('message', (message: WorkerToMainMessage) => {
-      switch (message.type) {
-        case 'ready':
-          if (slot.state !== 'starting') return;
-          slot.state = 'ready';
-          slot.implementation = message.implementation;
-          slot.settleReady();
-          this.dispatch();
-          break;
-        case 'init-failed':
-          slot.startError ??= reviveWorkerError(message.error);
-          slot.settleReady(slot.startError);
-          break;
-        case 'log':
-          if (this.loggedWorkerWarnings.has(message.msg)) return;
-          this.loggedWorkerWarnings.add(message.msg);
-          this.logger.warn({ ...message.obj, workerIndex: index }, message.msg);
-          break;
-        case 'results':
-          this.onResults(slot, message);
-          break;
-      }
-    });
-    worker.on('error', (error) => {
-      this.logger.error({ err: error, workerIndex: index }, 'share verifier worker threw');
-      if (slot.state === 'starting') {
-        slot.startError ??= error;
-        slot.settleReady(slot.startError);
-      }
-    });
-    worker.on('exit', (exitCode) => {
-      this.onExit(slot, exitCode);
-      markExited();
-    });
-    return slot;
+    return new WorkerSlot(index, this.workerUrl, this.opts.implementation, this.slotEvents, this.logger);
   }
 
-  private onResults(slot: WorkerSlot, message: HashResultsMessage): void {
-    slot.batchesInFlight--;
-    const hashes = new Uint8Array(message.hashes);
-    const failed = new Map(message.failures.map((f) => [f.jobId, f.error]));
-    message.jobIds.forEach((jobId, i) => {
-      const job = slot.inFlight.get(jobId);
-      if (!job) return; // already rejected by close() after its timeout
-      slot.inFlight.delete(jobId);
-      const failure = failed.get(jobId);
-      if (failure) {
-        job.reject(
-          new VerifierPoolError('HASH_FAILED', `hashing failed: ${failure.message}`, { error: failure }),
-        );
+  private readonly slotEvents: WorkerSlotEvents = {
+    ready: () => this.dispatch(),
+    batchDone: () => {
+      if (this.drained && this.inFlightCount() === 0) this.drained();
+      this.dispatch();
+    },
+    hashed: (ms) => this.recordHashTime(ms),
+    warning: (slot, obj, msg) => {
+      if (this.loggedWorkerWarnings.has(msg)) return;
+      this.loggedWorkerWarnings.add(msg);
+      this.logger.warn({ ...obj, workerIndex: slot.index }, msg);
+    },
+    exited: (slot, exit) => this.onExited(slot, exit),
+  };
+
+  private onExited(slot: WorkerSlot, exit: SlotExit): void {
+    switch (exit.kind) {
+      case 'stopped':
         return;
-      }
-      this.recordHashTime(message.hashTimeMs[i] ?? 0);
-      // A view into the batch's buffer, not a copy: one allocation less per share.
-      job.resolve(hashes.subarray(i * HASH_BYTES, (i + 1) * HASH_BYTES));
-    });
-    if (this.drained && this.inFlightCount() === 0) this.drained();
-    this.dispatch();
+      case 'start-failed':
+        // Before start() has succeeded it reports the failure itself.
+        if (!this.startupDone) return;
+        this.removeSlot(slot);
+        this.logger.error({ err: exit.error, workerIndex: slot.index }, 'replacement worker could not start');
+        this.rejectQueueIfNoWorkers();
+        return;
+      case 'crashed':
+        this.replaceCrashed(slot, exit.exitCode, exit.orphans);
+        return;
+    }
   }
 
-  private onExit(slot: WorkerSlot, exitCode: number): void {
-    const previous = slot.state;
-    slot.state = 'dead';
-    if (previous === 'closing') return;
-    if (previous === 'starting') {
-      // After init-failed the worker closes its port and exits; otherwise it crashed while loading.
-      slot.startError ??= new VerifierPoolError(
-        'WORKER_CRASHED',
-        'share verifier worker exited while starting',
-        {
-          workerIndex: slot.index,
-          exitCode,
-        },
-      );
-      slot.settleReady(slot.startError);
-      if (this.startupDone) {
-        const position = this.slots.indexOf(slot);
-        if (position >= 0) this.slots.splice(position, 1);
-        this.logger.error(
-          { err: slot.startError, workerIndex: slot.index },
-          'replacement worker could not start',
-        );
-        this.rejectQueueIfNoWorkers();
-      }
-      return;
-    }
-    // A running worker died: retry its jobs elsewhere, then replace it.
+  /** A running worker died: its jobs are retried elsewhere (once), then it is replaced. */
+  private replaceCrashed(slot: WorkerSlot, exitCode: number, orphans: VerifyJob[]): void {
     this.logger.error(
-      { workerIndex: slot.index, exitCode, inFlight: slot.inFlight.size },
+      { workerIndex: slot.index, exitCode, inFlight: orphans.length },
       'share verifier worker died; replacing it',
     );
-    const orphans = [...slot.inFlight.values()];
-    slot.inFlight.clear();
-    slot.batchesInFlight = 0;
-    const retry: Job[] = [];
+    const retry: VerifyJob[] = [];
     for (const job of orphans) {
       if (job.retries < MAX_JOB_RETRIES) {
         job.retries++;
@@ -467,8 +308,7 @@ export class ShareVerifierPool {
       }
     }
     this.queue.unshift(...retry.sort((a, b) => a.id - b.id));
-    const position = this.slots.indexOf(slot);
-    if (position >= 0) this.slots.splice(position, 1);
+    this.removeSlot(slot);
     if (this.drained && this.inFlightCount() === 0) this.drained();
     if (this.abort.signal.aborted) {
       for (const job of this.queue.splice(0)) {
@@ -481,15 +321,21 @@ export class ShareVerifierPool {
     this.dispatch();
   }
 
+  private removeSlot(slot: WorkerSlot): void {
+    const position = this.slots.indexOf(slot);
+    if (position >= 0) this.slots.splice(position, 1);
+  }
+
   private rejectQueueIfNoWorkers(): void {
-    if (this.slots.some((s) => s.state === 'ready' || s.state === 'starting')) return;
+    // A failed worker counts until its exit is handled, which calls this again.
+    if (this.slots.some((s) => s.state.kind !== 'stopping' && s.state.kind !== 'exited')) return;
     for (const job of this.queue.splice(0)) {
       job.reject(new VerifierPoolError('NO_WORKERS', 'no share verifier worker is running'));
     }
   }
 
   private inFlightCount(): number {
-    return this.slots.reduce((sum, slot) => sum + slot.inFlight.size, 0);
+    return this.slots.reduce((sum, slot) => sum + slot.inFlight, 0);
   }
 
   private recordHashTime(ms: number): void {
@@ -504,22 +350,28 @@ export class ShareVerifierPool {
   private dispatch(): void {
     while (this.queue.length > 0) {
       let target: WorkerSlot | undefined;
+      let targetBatches = 0;
       let acceptors = 0;
       for (const slot of this.slots) {
-        if (slot.state !== 'ready' || slot.batchesInFlight >= MAX_BATCHES_PER_WORKER) continue;
+        const batches = slot.batches;
+        if (batches === undefined || batches >= MAX_BATCHES_PER_WORKER) continue;
         acceptors++;
-        if (!target || slot.batchesInFlight < target.batchesInFlight) target = slot;
+        if (!target || batches < targetBatches) {
+          target = slot;
+          targetBatches = batches;
+        }
       }
       if (!target) break;
       const batchFull = this.queue.length >= this.opts.maxBatchSize;
-      if (target.batchesInFlight > 0 && !batchFull && !this.batchDelayElapsed) {
+      if (targetBatches > 0 && !batchFull && !this.batchDelayElapsed) {
         this.armBatchTimer();
         return;
       }
       // Share a short queue among the workers that can take it, so a slow (TypeScript) hasher
       // does not leave one worker with every job while another idles.
       const size = Math.min(this.opts.maxBatchSize, Math.ceil(this.queue.length / acceptors));
-      this.sendBatch(target, this.queue.splice(0, size));
+      this.stats.batchesSent++;
+      target.send(this.queue.splice(0, size), this.nextBatchId++);
     }
     this.batchDelayElapsed = false;
     if (this.queue.length === 0) this.clearBatchTimer();
@@ -538,27 +390,5 @@ export class ShareVerifierPool {
     if (!this.batchTimer) return;
     clearTimeout(this.batchTimer);
     this.batchTimer = null;
-  }
-
-  private sendBatch(slot: WorkerSlot, jobs: Job[]): void {
-    const { buffer, lengths } = packInputs(jobs.map((job) => job.input));
-    for (const job of jobs) slot.inFlight.set(job.id, job);
-    slot.batchesInFlight++;
-    this.stats.batchesSent++;
-    this.post(
-      slot,
-      {
-        type: 'hash',
-        batchId: this.nextBatchId++,
-        jobIds: jobs.map((job) => job.id),
-        inputLengths: lengths,
-        inputs: buffer,
-      },
-      [buffer],
-    );
-  }
-
-  private post(slot: WorkerSlot, message: MainToWorkerMessage, transfer: ArrayBuffer[] = []): void {
-    slot.worker.postMessage(message, transfer);
   }
 }

@@ -1,7 +1,5 @@
-import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { bytesToHex, hexToBytes } from '../../src/fuego/hex.js';
-import { createLogger } from '../../src/log/logger.js';
 import { PowSelfTestError } from '../../src/pow/self-test.js';
 import {
   ShareVerifierPool,
@@ -9,6 +7,7 @@ import {
   VerifierPoolError,
 } from '../../src/pow/verifier-pool.js';
 import { readJsonFixture } from '../helpers/fixtures.js';
+import { captureLogs } from '../helpers/log-capture.js';
 
 // Workers run the compiled dist/pow/verifier.worker.js: `npm run build` must have run (npm test does).
 // Native-backed cases need the addon (built by `npm ci`) unless FUEGO_POW_SKIP_NATIVE=1 opted out.
@@ -40,22 +39,11 @@ function loadVectors(): Vector[] {
 
 const vectors = loadVectors();
 
-function captureLogger() {
-  const lines: Record<string, unknown>[] = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _encoding, callback) {
-      lines.push(JSON.parse(chunk.toString('utf8')) as Record<string, unknown>);
-      callback();
-    },
-  });
-  return { logger: createLogger({ level: 'info' }, stream), lines };
-}
-
 const pools: ShareVerifierPool[] = [];
 async function startPool(opts: Partial<ShareVerifierPoolOptions> = {}): Promise<ShareVerifierPool> {
   const pool = new ShareVerifierPool(
     { workers: 2, implementation: 'native', maxQueuedJobs: 64, ...opts },
-    { logger: captureLogger().logger },
+    { logger: captureLogs('info').logger },
   );
   pools.push(pool);
   await pool.start();
@@ -196,12 +184,16 @@ describe('ShareVerifierPool failures and shutdown', () => {
   );
 
   itNative(
-    'a worker killed mid-flight: its jobs are retried elsewhere, it is replaced, nothing is lost',
+    'a worker that dies mid-flight: its jobs are retried elsewhere, it is replaced, nothing is lost',
     async () => {
-      const pool = await startPool({ workers: 2, maxQueuedJobs: 1000, maxBatchSize: 8 });
+      const pool = await startPool({
+        workers: 2,
+        maxQueuedJobs: 1000,
+        maxBatchSize: 8,
+        workerUrl: new URL('./workers/exits-on-first-batch.worker.mjs', import.meta.url),
+      });
       const pending = vectors.map((v) => pool.verify(v.input));
       expect(pool.metrics().inFlight).toBeGreaterThan(0);
-      await pool.terminateWorkerForTest(0);
       const hashes = (await Promise.all(pending)).map(bytesToHex);
       expect(hashes).toEqual(vectors.map((v) => v.hashHex));
       const metrics = pool.metrics();
@@ -222,7 +214,7 @@ describe('ShareVerifierPool failures and shutdown', () => {
         maxQueuedJobs: 8,
         workerUrl: new URL('./workers/bad-hasher.worker.mjs', import.meta.url),
       },
-      { logger: captureLogger().logger },
+      { logger: captureLogs('info').logger },
     );
     const error = await pool.start().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PowSelfTestError);
@@ -236,7 +228,7 @@ describe('ShareVerifierPool failures and shutdown', () => {
   });
 
   it("forwards workers' warnings to the pool logger once, not once per worker", async () => {
-    const { logger, lines } = captureLogger();
+    const { logger, records } = captureLogs('info');
     const pool = new ShareVerifierPool(
       {
         workers: 2,
@@ -248,7 +240,7 @@ describe('ShareVerifierPool failures and shutdown', () => {
     );
     pools.push(pool);
     await pool.start();
-    const warnings = lines.filter((line) => line['level'] === 40);
+    const warnings = records.filter((line) => line['level'] === 40);
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatchObject({ msg: 'fallback warning', code: 'NATIVE_POW_UNAVAILABLE' });
     expect(pool.metrics()).toMatchObject({ workers: 2, implementation: 'typescript' });
@@ -262,7 +254,7 @@ describe('ShareVerifierPool failures and shutdown', () => {
         maxQueuedJobs: 8,
         workerUrl: new URL('./workers/crash-on-start.worker.mjs', import.meta.url),
       },
-      { logger: captureLogger().logger },
+      { logger: captureLogs('info').logger },
     );
     await expect(pool.start()).rejects.toThrow('worker crashed while loading');
   });
@@ -270,7 +262,7 @@ describe('ShareVerifierPool failures and shutdown', () => {
   it('verify() before start() rejects with POOL_NOT_STARTED', async () => {
     const pool = new ShareVerifierPool(
       { workers: 1, implementation: 'native', maxQueuedJobs: 8 },
-      { logger: captureLogger().logger },
+      { logger: captureLogs('info').logger },
     );
     const error = await pool.verify(vectors[0]!.input).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(VerifierPoolError);

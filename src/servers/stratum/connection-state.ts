@@ -50,8 +50,9 @@ export function closeReasonOf(phase: Open | Closing | Destroyed): CloseReason {
  * The login session of a connection:
  *
  *   none ──login──> logging-in ──backend accepted──> announcing ──login reply written──> established
- *                       └──backend refused──> none (the error reply then closes the connection)
- *   any ──login (the current session is ended first) or socket 'close'──> none, then logging-in
+ *   logging-in ──backend refused──> none (the error reply then closes the connection)
+ *   any ──socket 'close'──> none
+ *   any ──login──> logging-in (a current session is ended first: disconnected in the backend)
  *
  * - logging-in: backend.login is in flight. It is a barrier: nothing else is dispatched.
  * - announcing: the backend accepted; the login reply is queued but not yet written.

@@ -1,25 +1,10 @@
-import { BinaryWriter } from './binary-writer.js';
-import { type Block, parseBlockWithLayout } from './block.js';
+import { type Block, type BlockLayout, parseBlockWithLayout } from './block.js';
 import { CodecError } from './errors.js';
+import { auxInputOf, majorOneWork, mergeMinedWork, type ParentStyle } from './job-work.js';
 import { cnFastHash, type FastHash } from './keccak.js';
-import { serializeTransaction, signatureCountOf, type Transaction } from './transaction.js';
+import { signatureCountOf, type Transaction } from './transaction.js';
 import { treeBranch, treeHashFromBranch } from './tree-hash.js';
-import { encodeMergeMiningTag, parseTxExtra } from './tx-extra.js';
-import { encodeVarint } from './varint.js';
-
-/**
- * How the parent block of a v ≥ 2 job is filled in (spec §5.6).
- *
- * 'pool' (the default): parent major 1, minor 0, parent prevId = the block's prevId, parent coinbase
- * version 1 with only the mm tag in its extra. This is what cryptoforknote-util (blob type 2, used by
- * the public XFG pools) builds, so our blocks are byte-identical to what XMRig-era pools submit, and the
- * daemon's own serializer and checkProofOfWork accept it (vector `block_v9_pool_flow`).
- *
- * 'daemon-miner': keep the template's parent fields (major 0, prevId zero, coinbase version 0) and only
- * write the mm-tag root, as the daemon's built-in miner does. Equally valid, but a different PoW input
- * and block id (vector `block_v9_daemon_miner_flow`, and the block fuegod accepted at height 15).
- */
-export type ParentStyle = 'pool' | 'daemon-miner';
+import { parseTxExtra } from './tx-extra.js';
 
 export interface BlockTemplateInput {
   /** `blocktemplate_blob`, decoded. */
@@ -115,29 +100,17 @@ export class BlockTemplate {
     }
     const blob = input.blob.slice();
     const { block, layout } = parseBlockWithLayout(blob);
-    const coinbase = block.baseTransaction;
-    const baseInput = coinbase.inputs[0];
-    if (coinbase.inputs.length !== 1 || baseInput?.kind !== 'base') {
-      throw new CodecError('INVALID_VALUE', 'template coinbase must have exactly one base input', {
-        offset: layout.coinbaseStart,
-      });
-    }
-    if (input.height !== undefined && input.height !== baseInput.blockIndex) {
-      throw new CodecError('INVALID_VALUE', 'template height differs from its coinbase height', {
-        height: input.height,
-        coinbaseHeight: baseInput.blockIndex,
-      });
-    }
+    const height = checkedCoinbaseHeight(block, layout, input.height);
     // The daemon's reserved_offset is one byte past the start of the nonce data, so only
     // reserve_size − 1 bytes from it are ours (spec §5.6 step 2).
     const capacity = reserveSize - 1;
-    checkExtraNonceArea(coinbase, layout.coinbaseEnd, reservedOffset, capacity);
+    checkExtraNonceArea(block.baseTransaction, layout.coinbaseEnd, reservedOffset, capacity);
 
     this.block = block;
     this.blob = blob;
     this.prevId = block.prevId;
     this.majorVersion = block.majorVersion;
-    this.height = baseInput.blockIndex;
+    this.height = height;
     this.timestamp = block.timestamp;
     this.difficulty = input.difficulty;
     this.parentStyle = input.parentStyle ?? 'pool';
@@ -154,68 +127,25 @@ export class BlockTemplate {
     this.#coinbase = blob.slice(layout.coinbaseStart, layout.coinbaseEnd);
     this.#extraNonceInCoinbase = reservedOffset - layout.coinbaseStart;
 
-    // Block hashing blob = header ‖ root ‖ varint(count); the header is the blob's first bytes.
-    const headerLength = block.majorVersion === 1 ? layout.nonceOffset + 4 : 34;
-    const countBytes = encodeVarint(1 + block.transactionHashes.length);
-    const bhbLength = headerLength + 32 + countBytes.length;
-    const lengthPrefix = encodeVarint(bhbLength);
-    this.#bhbOffset = lengthPrefix.length;
-    this.#auxRootOffset = this.#bhbOffset + headerLength;
-    this.#auxInput = new Uint8Array(this.#bhbOffset + bhbLength);
-    this.#auxInput.set(lengthPrefix, 0);
-    this.#auxInput.set(blob.subarray(0, headerLength), this.#bhbOffset);
-    this.#auxInput.set(countBytes, this.#auxRootOffset + 32);
+    const aux = auxInputOf(block, blob, layout);
+    this.#auxInput = aux.input;
+    this.#bhbOffset = aux.bhbOffset;
+    this.#auxRootOffset = aux.rootOffset;
 
-    if (block.majorVersion === 1) {
-      // v1: the PoW input is the block hashing blob itself, nonce in the header.
-      this.nonceOffset = layout.nonceOffset;
-      this.#auxInput.fill(0, this.#bhbOffset + layout.nonceOffset, this.#bhbOffset + layout.nonceOffset + 4);
-      this.#powInput = new Uint8Array(0);
-      this.#powRootOffset = -1;
-      this.#parentCoinbase = null;
-      this.#parentCoinbaseRootOffset = -1;
-      this.#parentBranch = [];
-      this.#submit = blob.slice();
-      this.#submitNonceOffset = layout.nonceOffset;
-      this.#submitRootOffset = -1;
-      this.#submitExtraNonceOffset = reservedOffset;
-      return;
-    }
-
-    const parts = parentParts(block, this.parentStyle);
-    this.#parentBranch = parts.baseTransactionBranch;
-    this.#parentCoinbase = serializeTransaction(parts.coinbase);
-    const coinbaseSignatureBytes = parts.coinbase.inputs.reduce((n, i) => n + 64 * signatureCountOf(i), 0);
-    // The extra is exactly the mm tag, so its root is the last 32 bytes before the signatures.
-    this.#parentCoinbaseRootOffset = this.#parentCoinbase.length - coinbaseSignatureBytes - 32;
-
-    // Parent header fields, shared by the PoW input and the submitted blob.
-    const head = new BinaryWriter(80)
-      .writeVarint(parts.majorVersion, 8)
-      .writeVarint(parts.minorVersion, 8)
-      .writeVarint(block.timestamp, 64)
-      .writeHash32(parts.prevId)
-      .writeU32LE(0)
-      .toBytes();
-    const txCount = encodeVarint(parts.transactionCount);
-    this.nonceOffset = head.length - 4;
-    this.#powRootOffset = head.length;
-    this.#powInput = new BinaryWriter(128)
-      .writeBytes(head)
-      .writeHash32(new Uint8Array(32))
-      .writeBytes(txCount)
-      .toBytes();
-
-    const submit = new BinaryWriter(blob.length + 64).writeBytes(blob.subarray(0, layout.parentStart));
-    this.#submitNonceOffset = submit.length + this.nonceOffset;
-    submit.writeBytes(head).writeBytes(txCount);
-    for (const hash of parts.baseTransactionBranch) submit.writeHash32(hash);
-    this.#submitRootOffset = submit.length + this.#parentCoinbaseRootOffset;
-    submit.writeBytes(this.#parentCoinbase);
-    // Depth 0: no blockchain branch.
-    this.#submitExtraNonceOffset = submit.length + this.#extraNonceInCoinbase;
-    submit.writeBytes(blob.subarray(layout.coinbaseStart));
-    this.#submit = submit.toBytes();
+    const work =
+      block.majorVersion === 1
+        ? majorOneWork(blob, layout, reservedOffset)
+        : mergeMinedWork(block, blob, layout, this.parentStyle, this.#extraNonceInCoinbase);
+    this.nonceOffset = work.nonceOffset;
+    this.#powInput = work.powInput;
+    this.#powRootOffset = work.powRootOffset;
+    this.#parentCoinbase = work.parentCoinbase;
+    this.#parentCoinbaseRootOffset = work.parentCoinbaseRootOffset;
+    this.#parentBranch = work.parentBranch;
+    this.#submit = work.submit;
+    this.#submitNonceOffset = work.submitNonceOffset;
+    this.#submitRootOffset = work.submitRootOffset;
+    this.#submitExtraNonceOffset = work.submitExtraNonceOffset;
   }
 
   /** See `buildJobHashingBlob`. */
@@ -354,45 +284,22 @@ export function buildSubmitBlob(template: BlockTemplate, extraNonce: Uint8Array,
   return template.buildSubmitBlob(extraNonce, nonce);
 }
 
-interface ParentParts {
-  readonly majorVersion: number;
-  readonly minorVersion: number;
-  readonly prevId: Uint8Array;
-  readonly transactionCount: number;
-  readonly baseTransactionBranch: readonly Uint8Array[];
-  /** The parent coinbase with its extra set to an mm tag of depth 0 and a zero root. */
-  readonly coinbase: Transaction;
-}
-
-function parentParts(block: Block, style: ParentStyle): ParentParts {
-  const mmTagWithZeroRoot = encodeMergeMiningTag(0, new Uint8Array(32));
-  if (style === 'pool') {
-    return {
-      majorVersion: 1,
-      minorVersion: 0,
-      prevId: block.prevId,
-      transactionCount: 1,
-      baseTransactionBranch: [],
-      coinbase: {
-        version: 1,
-        unlockTime: 0n,
-        inputs: [],
-        outputs: [],
-        extra: mmTagWithZeroRoot,
-        signatures: [],
-      },
-    };
+/** The coinbase's height, once the coinbase has its one base input and agrees with `height`. */
+function checkedCoinbaseHeight(block: Block, layout: BlockLayout, height: number | undefined): number {
+  const coinbase = block.baseTransaction;
+  const baseInput = coinbase.inputs[0];
+  if (coinbase.inputs.length !== 1 || baseInput?.kind !== 'base') {
+    throw new CodecError('INVALID_VALUE', 'template coinbase must have exactly one base input', {
+      offset: layout.coinbaseStart,
+    });
   }
-  const parent = block.parentBlock!;
-  return {
-    majorVersion: parent.majorVersion,
-    minorVersion: parent.minorVersion,
-    prevId: parent.prevId,
-    transactionCount: parent.transactionCount,
-    baseTransactionBranch: parent.baseTransactionBranch,
-    // The daemon's miner (adjustMergeMiningTag) replaces the whole extra by the tag.
-    coinbase: { ...parent.baseTransaction, extra: mmTagWithZeroRoot },
-  };
+  if (height !== undefined && height !== baseInput.blockIndex) {
+    throw new CodecError('INVALID_VALUE', 'template height differs from its coinbase height', {
+      height,
+      coinbaseHeight: baseInput.blockIndex,
+    });
+  }
+  return baseInput.blockIndex;
 }
 
 /**

@@ -39,6 +39,8 @@ export interface BlockUnlockerOptions {
 /** The chain as the unlocker reads it: the main chain's block at a height. */
 export type UnlockerChain = Pick<DaemonClient, 'getBlockHeaderByHeight'>;
 
+type ChainHeader = Awaited<ReturnType<UnlockerChain['getBlockHeaderByHeight']>>;
+
 export interface BlockUnlockerModules {
   readonly ledger: UnlockLedger;
   /** Fixes found blocks' PPLNS windows; run first in each unlock run. */
@@ -172,79 +174,116 @@ export class BlockUnlocker {
     return pending.sort((a, b) => a.height - b.height);
   }
 
+  /**
+   * One pending block against the chain: refused at submit (not on the chain) is orphaned; above
+   * the tip or replaced while shallower than confirmDepth it stays pending with a note; at
+   * confirmDepth it is credited if the chain holds it and orphaned if another block holds its height.
+   */
   async #decide(candidate: StoredBlockCandidate, token: string): Promise<CandidateDecision> {
     const { hash, height } = candidate;
-    const base = { hash, height };
     if (candidate.submitResult === 'rejected' && candidate.refusalReason !== 'already-on-chain') {
-      const orphaned = await this.#ledger.orphanBlock({
-        hash,
-        height,
-        mergeRound: false,
-        reason: 'rejected by the daemon at submitblock',
-        observedHash: '',
-        fencingToken: token,
-      });
-      return {
-        ...base,
-        outcome: orphaned.applied ? 'orphaned' : 'already-decided',
-        detail: 'submitblock rejected',
-      };
+      return this.#orphanRefused(candidate, token);
     }
+    const header = await this.#headerAt(height);
+    if (header === null) {
+      await this.#offMainChain(candidate, token, 'height above the chain tip');
+      return { hash, height, outcome: 'above-tip', detail: 'the chain is shorter than this height' };
+    }
+    if (header.depth < this.#opts.confirmDepth) return this.#observeShallow(candidate, header, token);
+    if (header.hash !== hash) return this.#orphanReplaced(candidate, header, token);
+    return this.#credit(candidate, header, token);
+  }
 
-    let header: Awaited<ReturnType<BlockUnlockerModules['daemon']['getBlockHeaderByHeight']>>;
+  /** The main chain's block at `height`, or null while the chain is shorter. */
+  async #headerAt(height: number): Promise<ChainHeader | null> {
     try {
-      header = await this.#daemon.getBlockHeaderByHeight(height);
+      return await this.#daemon.getBlockHeaderByHeight(height);
     } catch (error) {
-      if (error instanceof RpcError && error.rpcCode === TOO_BIG_HEIGHT) {
-        await this.#offMainChain(candidate, token, 'height above the chain tip');
-        return { ...base, outcome: 'above-tip', detail: 'the chain is shorter than this height' };
-      }
+      if (error instanceof RpcError && error.rpcCode === TOO_BIG_HEIGHT) return null;
       throw error;
     }
+  }
 
-    const depth = header.depth;
-    const atDepth = `${depth}/${this.#opts.confirmDepth}`;
-    if (depth < this.#opts.confirmDepth) {
-      if (header.hash !== hash) {
-        await this.#offMainChain(
-          candidate,
-          token,
-          `not on the main chain at depth ${atDepth}: another block at this height`,
-        );
-        return { ...base, outcome: 'not-on-main-chain', detail: `main chain has ${header.hash} for now` };
-      }
-      await this.#previewPendingCredits(candidate, BigInt(header.reward));
-      await this.#ledger.observeBlock({
-        hash,
-        confirmations: depth,
-        note: `${atDepth} confirmations`,
-        fencingToken: token,
-      });
-      return { ...base, outcome: 'pending', detail: `${atDepth} confirmations` };
-    }
+  async #orphanRefused(candidate: StoredBlockCandidate, token: string): Promise<CandidateDecision> {
+    const { hash, height } = candidate;
+    const orphaned = await this.#ledger.orphanBlock({
+      hash,
+      height,
+      mergeRound: false,
+      reason: 'rejected by the daemon at submitblock',
+      observedHash: '',
+      fencingToken: token,
+    });
+    return {
+      hash,
+      height,
+      outcome: orphaned.applied ? 'orphaned' : 'already-decided',
+      detail: 'submitblock rejected',
+    };
+  }
 
+  /** Shallower than confirmDepth: nothing is decided; the API and the pending estimate are told. */
+  async #observeShallow(
+    candidate: StoredBlockCandidate,
+    header: ChainHeader,
+    token: string,
+  ): Promise<CandidateDecision> {
+    const { hash, height } = candidate;
+    const atDepth = `${header.depth}/${this.#opts.confirmDepth}`;
     if (header.hash !== hash) {
-      const scheme = candidate.solo ? 'solo' : this.#opts.scheme;
-      const rule = orphanedRoundRule(scheme);
-      const orphaned = await this.#ledger.orphanBlock({
-        hash,
-        height,
-        mergeRound: rule.roundShares === 'merge-into-current-round' && candidate.round !== null,
-        reason: `another block at height ${height}, ${depth} deep`,
-        observedHash: header.hash,
-        fencingToken: token,
-      });
-      this.#logger.warn(
-        { hash, height, depth, mainChainHash: header.hash, rule: rule.roundShares },
-        'block orphaned',
+      await this.#offMainChain(
+        candidate,
+        token,
+        `not on the main chain at depth ${atDepth}: another block at this height`,
       );
-      return {
-        ...base,
-        outcome: orphaned.applied ? 'orphaned' : 'already-decided',
-        detail: `main chain has ${header.hash}`,
-      };
+      return { hash, height, outcome: 'not-on-main-chain', detail: `main chain has ${header.hash} for now` };
     }
+    await this.#previewPendingCredits(candidate, BigInt(header.reward));
+    await this.#ledger.observeBlock({
+      hash,
+      confirmations: header.depth,
+      note: `${atDepth} confirmations`,
+      fencingToken: token,
+    });
+    return { hash, height, outcome: 'pending', detail: `${atDepth} confirmations` };
+  }
 
+  /** Another block holds the height at confirmDepth: orphaned, its round shares by the scheme's rule. */
+  async #orphanReplaced(
+    candidate: StoredBlockCandidate,
+    header: ChainHeader,
+    token: string,
+  ): Promise<CandidateDecision> {
+    const { hash, height } = candidate;
+    const scheme = candidate.solo ? 'solo' : this.#opts.scheme;
+    const rule = orphanedRoundRule(scheme);
+    const orphaned = await this.#ledger.orphanBlock({
+      hash,
+      height,
+      mergeRound: rule.roundShares === 'merge-into-current-round' && candidate.round !== null,
+      reason: `another block at height ${height}, ${header.depth} deep`,
+      observedHash: header.hash,
+      fencingToken: token,
+    });
+    this.#logger.warn(
+      { hash, height, depth: header.depth, mainChainHash: header.hash, rule: rule.roundShares },
+      'block orphaned',
+    );
+    return {
+      hash,
+      height,
+      outcome: orphaned.applied ? 'orphaned' : 'already-decided',
+      detail: `main chain has ${header.hash}`,
+    };
+  }
+
+  /** On the chain at confirmDepth: the reward split by the weights fixed at find time, credited once. */
+  async #credit(
+    candidate: StoredBlockCandidate,
+    header: ChainHeader,
+    token: string,
+  ): Promise<CandidateDecision> {
+    const { hash, height } = candidate;
     const rewardAtomic = BigInt(header.reward);
     const { split, scheme } = await this.#split(candidate, rewardAtomic);
     const fee = candidate.solo || this.#opts.scheme === 'solo' ? this.#opts.fee.solo : this.#opts.fee.pool;
@@ -266,7 +305,7 @@ export class BlockUnlocker {
       poolFeeKeptAtomic,
       finderBonusAtomic: split.finderBonus,
       scheme,
-      depth,
+      depth: header.depth,
       credits,
       fencingToken: token,
     });
@@ -277,7 +316,8 @@ export class BlockUnlocker {
       );
     }
     return {
-      ...base,
+      hash,
+      height,
       outcome: outcome.applied ? 'confirmed' : 'already-decided',
       detail: outcome.applied
         ? `credited ${split.credits.size} miners (${scheme})`

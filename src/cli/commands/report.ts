@@ -42,36 +42,54 @@ export const reportCommand: CliCommand = {
   },
 };
 
+/** Writes one report section; says whether the section is healthy (needs nothing of the operator). */
+type ReportSection = (report: MoneyReport, out: (line: string) => void, nowMs: number) => boolean;
+
 /** The report as text, and whether anything in it needs the operator. */
 export function formatMoneyReport(report: MoneyReport, nowMs: number): { lines: string[]; healthy: boolean } {
   const lines: string[] = [];
   const out = (line: string): void => {
     lines.push(line);
   };
-  const { totals } = report;
+  const sections: ReportSection[] = [
+    solvencySection,
+    ledgerSection,
+    durabilitySection,
+    unknownPaymentsSection,
+    heldPayoutsSection,
+    batchesSection,
+  ];
   let healthy = true;
+  for (const section of sections) {
+    if (!section(report, out, nowMs)) healthy = false;
+  }
+  return { lines, healthy };
+}
 
+function solvencySection(report: MoneyReport, out: (line: string) => void): boolean {
+  const { totals } = report;
   out('== solvency ==');
   out(
     `owed to miners     ${formatAtomic(report.owedAtomic)} XFG (balances ${formatAtomic(totals.balance)}, in payout ${formatAtomic(totals.inPayout)})`,
   );
   if ('error' in report.wallet) {
     out(`wallet holds       unknown: ${report.wallet.error}`);
-    healthy = false;
-  } else {
-    const { availableAtomic, lockedAtomic } = report.wallet;
-    const held = availableAtomic + lockedAtomic;
-    out(
-      `wallet holds       ${formatAtomic(held)} XFG (available ${formatAtomic(availableAtomic)}, locked ${formatAtomic(lockedAtomic)})`,
-    );
-    const margin = held - report.owedAtomic;
-    out(`margin             ${formatAtomic(margin)} XFG ${margin >= 0n ? '(solvent)' : '(INSOLVENT)'}`);
-    if (margin < 0n) healthy = false;
+    return false;
   }
+  const { availableAtomic, lockedAtomic } = report.wallet;
+  const held = availableAtomic + lockedAtomic;
+  out(
+    `wallet holds       ${formatAtomic(held)} XFG (available ${formatAtomic(availableAtomic)}, locked ${formatAtomic(lockedAtomic)})`,
+  );
+  const margin = held - report.owedAtomic;
+  out(`margin             ${formatAtomic(margin)} XFG ${margin >= 0n ? '(solvent)' : '(INSOLVENT)'}`);
+  return margin >= 0n;
+}
 
-  out('== ledger ==');
+function ledgerSection(report: MoneyReport, out: (line: string) => void): boolean {
+  const { totals } = report;
   const { credited, rewards } = report.ledgerConsistent;
-  if (!credited || !rewards) healthy = false;
+  out('== ledger ==');
   out(
     `credited ${formatAtomic(totals.credited)} = balances + in payout + paid ${formatAtomic(totals.paid)} + fees ${formatAtomic(totals.networkFees)}: ${credited ? 'ok' : 'MISMATCH'}`,
   );
@@ -81,26 +99,30 @@ export function formatMoneyReport(report: MoneyReport, nowMs: number): { lines: 
   out(
     `blocks confirmed ${totals.blocksConfirmed}, orphaned ${totals.blocksOrphaned}; network fees paid by the pool ${formatAtomic(totals.poolNetworkFees)}`,
   );
+  return credited && rewards;
+}
 
-  out('== redis durability ==');
+function durabilitySection(report: MoneyReport, out: (line: string) => void): boolean {
   const durability = report.durability;
+  out('== redis durability ==');
   if (durability.kind === 'none' || durability.kind === 'unreadable') {
     out(
       `NOT DURABLE: ${durability.detail} (payouts wait unless payments.payouts.requireDurableRedis is false)`,
     );
-    healthy = false;
-  } else {
-    out(
-      durability.kind === 'replicas'
-        ? `each payout batch waits for ${durability.replicas} replica(s) (WAIT)`
-        : durability.kind === 'aof-waitaof'
-          ? 'each payout batch waits for the AOF fsync (WAITAOF)'
-          : 'the AOF is fsynced before every reply (appendfsync always)',
-    );
+    return false;
   }
+  out(
+    durability.kind === 'replicas'
+      ? `each payout batch waits for ${durability.replicas} replica(s) (WAIT)`
+      : durability.kind === 'aof-waitaof'
+        ? 'each payout batch waits for the AOF fsync (WAITAOF)'
+        : 'the AOF is fsynced before every reply (appendfsync always)',
+  );
+  return true;
+}
 
+function unknownPaymentsSection(report: MoneyReport, out: (line: string) => void): boolean {
   out('== unknown payments (tagged wallet transactions Redis has no batch for) ==');
-  const unresolved = report.unknownPayments.filter((p) => p.status === 'unresolved');
   if (report.unknownPayments.length === 0) out('(none)');
   for (const payment of report.unknownPayments) {
     const amount = payment.transfers.reduce((sum, t) => sum + t.amountAtomic, 0n);
@@ -116,13 +138,15 @@ export function formatMoneyReport(report: MoneyReport, nowMs: number): { lines: 
         out(`    ${transfer.address}  ${formatAtomic(transfer.amountAtomic)} XFG`);
     }
   }
-  if (unresolved.length > 0) {
-    healthy = false;
-    out(
-      'resolve each: fuego-pool payout resolve TXHASH --paid (the wallet paid it: debit the miners) or --dismiss (already accounted)',
-    );
-  }
+  if (!report.unknownPayments.some((p) => p.status === 'unresolved')) return true;
+  out(
+    'resolve each: fuego-pool payout resolve TXHASH --paid (the wallet paid it: debit the miners) or --dismiss (already accounted)',
+  );
+  return false;
+}
 
+/** Held miners are the normal state of a small balance's wait, so they never make the report unhealthy. */
+function heldPayoutsSection(report: MoneyReport, out: (line: string) => void, nowMs: number): boolean {
   out('== held payouts (due but not paid in the last pass) ==');
   if (report.held.length === 0) out('(none)');
   for (const held of report.held) {
@@ -135,7 +159,10 @@ export function formatMoneyReport(report: MoneyReport, nowMs: number): { lines: 
       `payouts paused until ${new Date(report.backoff.untilMs).toISOString()} (refusal ${report.backoff.attempt}: ${report.backoff.reason})`,
     );
   }
+  return true;
+}
 
+function batchesSection(report: MoneyReport, out: (line: string) => void): boolean {
   out('== open batches ==');
   if (report.openBatches.length === 0) out('(none)');
   for (const batch of report.openBatches) {
@@ -150,5 +177,5 @@ export function formatMoneyReport(report: MoneyReport, nowMs: number): { lines: 
       `${batch.id}  ${batch.transfers.length} miners  ${formatAtomic(batch.totalAmountAtomic)} XFG  ${batch.failReason ?? ''}`.trimEnd(),
     );
   }
-  return { lines, healthy };
+  return true;
 }

@@ -11,7 +11,7 @@ import type { PoolConfig } from '../config/schema.js';
 import { AddressError, decodeAddress } from '../fuego/address.js';
 import { notificationEventsOf } from '../leader/notifications/notification-events.js';
 import { createWebhookNotifier } from '../leader/notifications/webhook-notifier.js';
-import type { BanEntry } from '../pool/ban-policy.js';
+import type { BanEntry } from '../pool/ban-registry.js';
 import { createPoolEventBus, type PoolEventBus } from '../pool/events.js';
 import { peerKey } from '../pool/peer-key.js';
 import { DaemonClient } from '../rpc/daemon-client.js';

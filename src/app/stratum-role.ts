@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { NodeIdClaim } from '../cluster/node-id-claim.js';
 import { RedisTemplateSource } from '../cluster/redis-template-source.js';
 import type { PoolConfig } from '../config/schema.js';
-import type { BanEntry } from '../pool/ban-policy.js';
+import type { BanEntry } from '../pool/ban-registry.js';
 import type { PoolEventBus } from '../pool/events.js';
 import { DEFAULT_POOL_BACKEND_OPTIONS, PoolBackend } from '../pool/pool-backend.js';
 import type { BlockCandidate, ShareLedger } from '../pool/share-ledger.js';

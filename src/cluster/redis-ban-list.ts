@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import type { BanEntry } from '../pool/ban-policy.js';
+import type { BanEntry } from '../pool/ban-registry.js';
 import { type ClusterKeys, createClusterKeys } from './cluster-keys.js';
 import { openSubscriber } from './redis-subscriber.js';
 

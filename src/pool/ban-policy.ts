@@ -1,3 +1,4 @@
+import { type BanEntry, banEntry } from './ban-registry.js';
 import { DEFAULT_IPV6_PREFIX_LENGTH, peerKey } from './peer-key.js';
 import type { StratumErrorCode } from './stratum-errors.js';
 
@@ -55,19 +56,6 @@ export const DEFAULT_BAN_POLICY_OPTIONS: BanPolicyOptions = Object.freeze({
   exemptIps: [],
   ipv6PrefixLength: DEFAULT_IPV6_PREFIX_LENGTH,
 });
-
-/** One ban as the operator sees it. */
-export interface BanEntry {
-  /** An IPv4 address, or an IPv6 network such as "2001:db8:1:2::/64" (see peerKey). */
-  readonly ip: string;
-  readonly bannedAtMs: number;
-  readonly untilMs: number;
-  readonly remainingSeconds: number;
-  /** Automatic bans of this IP in memory (the one shown included); 0 for a manual ban. */
-  readonly offences: number;
-  readonly manual: boolean;
-  readonly reason: string;
-}
 
 /** An operator's ban of `ip` (a ban key, see BanPolicy.keyOf) for `seconds` from `now`. */
 export function manualBanEntry(ip: string, seconds: number, reason: string, now: number): BanEntry {
@@ -293,14 +281,6 @@ export class BanPolicy {
   }
 
   #entry(ip: string, ban: NonNullable<IpRecord['ban']>, now: number): BanEntry {
-    return {
-      ip,
-      bannedAtMs: ban.bannedAtMs,
-      untilMs: ban.untilMs,
-      remainingSeconds: Math.max(0, Math.ceil((ban.untilMs - now) / 1000)),
-      offences: ban.offences,
-      manual: ban.manual,
-      reason: ban.reason,
-    };
+    return banEntry({ ip, ...ban }, now);
   }
 }

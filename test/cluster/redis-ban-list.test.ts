@@ -8,7 +8,7 @@ import {
   parseStoredBan,
   RedisBanList,
 } from '../../src/cluster/redis-ban-list.js';
-import type { BanEntry } from '../../src/pool/ban-policy.js';
+import type { BanEntry } from '../../src/pool/ban-registry.js';
 import { keyPrefixes } from '../helpers/key-prefixes.js';
 import { useTestRedisClient } from '../helpers/redis-server.js';
 import { until } from '../helpers/until.js';

@@ -4,7 +4,8 @@ import { blockId, checkMergeMiningTag, parentHashingBlob } from '../../src/fuego
 import { checkHash, difficultyFromTargetHex } from '../../src/fuego/difficulty.js';
 import { bytesToHex, hexToBytes } from '../../src/fuego/hex.js';
 import { createLogger, type Logger } from '../../src/log/logger.js';
-import { type BanEntry, DEFAULT_BAN_POLICY_OPTIONS } from '../../src/pool/ban-policy.js';
+import { DEFAULT_BAN_POLICY_OPTIONS } from '../../src/pool/ban-policy.js';
+import type { BanEntry } from '../../src/pool/ban-registry.js';
 import {
   DEFAULT_POOL_BACKEND_OPTIONS,
   PoolBackend,

@@ -1,5 +1,5 @@
 import type { PoolConfig } from '../../config/schema.js';
-import type { BanEntry } from '../../pool/ban-policy.js';
+import type { BanEntry } from '../../pool/ban-registry.js';
 import type { PoolBackendMetrics } from '../../pool/pool-backend.js';
 import type { ShareVerifierPoolMetrics } from '../../pow/verifier-pool.js';
 import type { AdmissionVerdict } from '../../servers/stratum/connection-admission.js';

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { formatAtomic } from '../../fuego/money.js';
 import type { BatchReport, PayoutRunSummary } from '../../leader/payouts/payout-summary.js';
 import type { UpkeepReport } from '../../leader/payouts/wallet-upkeep.js';
-import type { BanEntry } from '../../pool/ban-policy.js';
+import type { BanEntry } from '../../pool/ban-registry.js';
 import type { PoolEventBus } from '../../pool/events.js';
 import type { PoolBackendMetrics } from '../../pool/pool-backend.js';
 import type { StratumMetricsSnapshot } from '../stratum/stratum-metrics.js';

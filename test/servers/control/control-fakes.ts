@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import type { PayoutRunSummary } from '../../../src/leader/payouts/payout-summary.js';
 import type { UpkeepReport } from '../../../src/leader/payouts/wallet-upkeep.js';
-import type { BanEntry } from '../../../src/pool/ban-policy.js';
+import type { BanEntry } from '../../../src/pool/ban-registry.js';
 import { createPoolEventBus, type PoolEventBus } from '../../../src/pool/events.js';
 import type {
   ControlBackend,

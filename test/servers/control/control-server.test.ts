@@ -3,7 +3,7 @@ import { connect, createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ControlClient, connectError } from '../../../src/cli/control-client.js';
-import type { BanEntry } from '../../../src/pool/ban-policy.js';
+import type { BanEntry } from '../../../src/pool/ban-registry.js';
 import type { ControlError } from '../../../src/servers/control/control-errors.js';
 import type { ControlBans } from '../../../src/servers/control/control-handler.js';
 import type { ControlProgress } from '../../../src/servers/control/control-protocol.js';

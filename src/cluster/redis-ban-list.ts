@@ -150,13 +150,20 @@ export class RedisBanList {
     );
   }
 
-  /** publishUnban, resolving once the unban is stored and announced (rejecting if Redis failed). */
-  async storeUnban(ip: string): Promise<void> {
-    await this.#redis.hdel(this.keys.bans, ip);
+  /**
+   * publishUnban, resolving once the unban is stored and announced (rejecting if Redis failed)
+   * with whether a ban of `ip` was still running in Redis.
+   */
+  async storeUnban(ip: string): Promise<boolean> {
+    const replies = await this.#redis.multi().hget(this.keys.bans, ip).hdel(this.keys.bans, ip).exec();
+    const [error, text] = replies?.[0] ?? [null, null];
+    if (error) throw error;
     await this.#redis.publish(
       this.keys.banChannel,
       JSON.stringify({ origin: this.#origin, op: 'unban', ip }),
     );
+    const stored = typeof text === 'string' ? parseStoredBan(safeJson(text)) : null;
+    return stored !== null && stored.untilMs > this.#clock();
   }
 
   /** The bans still running in Redis, longest remaining first. */

@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { countActiveBans } from '../cluster/redis-ban-list.js';
 import type { PoolConfig } from '../config/schema.js';
 import { COIN_DECIMALS } from '../fuego/money.js';
+import type { BanRegistry } from '../pool/ban-registry.js';
 import type { PoolEventBus } from '../pool/events.js';
 import type { DaemonClient } from '../rpc/daemon-client.js';
 import type { WalletClient } from '../rpc/wallet-client.js';
@@ -25,16 +25,18 @@ export interface ApiRoleModules {
   readonly events: PoolEventBus;
   readonly logger: Logger;
   readonly adminToken: string | null;
-  /** The stratum role of this process or of its stratum children (metrics, bans, listening ports). */
+  /** The stratum role of this process or of its stratum children (metrics, listening ports). */
   readonly stratum: StratumSurface | null;
+  /** The pool's bans (the API shows only how many are in force). */
+  readonly bans: Pick<BanRegistry, 'list'>;
   /** Age of the template this process serves or polls; absent on an API-only node. */
   readonly templateAgeMs?: () => number | undefined;
 }
 
 /**
  * The HTTP API + dashboard + live feed. Everything it shows comes from Redis and the daemon, so
- * it runs on any node; the process-local numbers (stratum connections, verifier queue, bans)
- * are those of this process's stratum role and absent on an API-only node.
+ * it runs on any node; the process-local numbers (stratum connections, verifier queue) are those
+ * of this process's stratum role and absent on an API-only node.
  */
 export async function startApiRole(
   config: Readonly<PoolConfig>,
@@ -63,10 +65,8 @@ export async function startApiRole(
     aliasOf: cachedAliasByAddress(modules.daemon, { ttlMs: 10 * 60_000, maxEntries: 10_000 }),
 
     ...(templateAgeMs === undefined ? {} : { templateStatus: () => ({ templateAgeMs: templateAgeMs() }) }),
-    // An API-only node counts the pool's bans in Redis (every stratum host writes its bans there).
-    ...(stratum === null
-      ? { activeBans: () => countActiveBans(redis, config.redis.keyPrefix) }
-      : { activeBans: () => stratum.activeBans(), adminCounters: () => adminCountersOf(stratum) }),
+    activeBans: async () => (await modules.bans.list()).length,
+    ...(stratum === null ? {} : { adminCounters: () => adminCountersOf(stratum) }),
   });
   await api.listen({ host: apiOptions.host, port: apiOptions.port });
   parts.push({ name: 'api', stop: () => api.close() });

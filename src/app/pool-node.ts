@@ -4,16 +4,15 @@ import { hostname } from 'node:os';
 import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { RedisBanList } from '../cluster/redis-ban-list.js';
+import { RedisBanRegistry } from '../cluster/redis-ban-registry.js';
 import { RedisEventRelay } from '../cluster/redis-event-relay.js';
 import { ConfigError } from '../config/load-config.js';
 import type { PoolConfig } from '../config/schema.js';
 import { AddressError, decodeAddress } from '../fuego/address.js';
 import { notificationEventsOf } from '../leader/notifications/notification-events.js';
 import { createWebhookNotifier } from '../leader/notifications/webhook-notifier.js';
-import type { BanEntry } from '../pool/ban-registry.js';
+import type { BanRegistry } from '../pool/ban-registry.js';
 import { createPoolEventBus, type PoolEventBus } from '../pool/events.js';
-import { peerKey } from '../pool/peer-key.js';
 import { DaemonClient } from '../rpc/daemon-client.js';
 import { WalletClient } from '../rpc/wallet-client.js';
 import { adminTokenFromEnv, parseApiOptions } from '../servers/api/api-options.js';
@@ -27,13 +26,12 @@ import { startApiRole } from './api-role.js';
 import { checkConfigAddresses } from './config-addresses.js';
 import { LeaderRole } from './leader-role.js';
 import { type Part, stopParts } from './parts.js';
-import { redisBanAdmin } from './redis-ban-admin.js';
 import { connectRedis } from './redis-connection.js';
 import { type PoolRole, resolveRoles } from './roles.js';
 import { stratumProcessCount } from './stratum-processes/process-count.js';
 import { StratumProcessGroup } from './stratum-processes/stratum-process-group.js';
 import { type StratumRole, startStratumRole } from './stratum-role.js';
-import { type StratumSurface, sharingUnbans, surfaceOfRole } from './stratum-surface.js';
+import { type StratumSurface, surfaceOfRole } from './stratum-surface.js';
 
 export interface PoolNodeModules {
   readonly logger: Logger;
@@ -41,15 +39,13 @@ export interface PoolNodeModules {
   readonly tls?: { readonly cert: string; readonly key: string };
   /** Environment for secrets (FUEGO_POOL_ADMIN_TOKEN); defaults to process.env. */
   readonly env?: Readonly<Record<string, string | undefined>>;
-  /** Told of every ban the stratum role decides (a stratum child process passes it on). */
-  readonly onBanIssued?: (entry: BanEntry) => void;
+  /**
+   * The pool's bans; by default this process's own RedisBanRegistry. A stratum child process
+   * passes its parent's (ParentBanRegistry).
+   */
+  readonly bans?: BanRegistry;
   /** Applies the stratum connection caps (a stratum child process asks its parent). */
   readonly connectionAdmission?: ConnectionAdmission;
-  /**
-   * Whether this process shares its bans with the other stratum hosts through Redis (default
-   * true). A stratum child process says false: its parent does that for the whole host.
-   */
-  readonly shareBans?: boolean;
 }
 
 /**
@@ -60,6 +56,7 @@ export interface PoolNodeModules {
  * Roles share only Redis: the leader (one at a time, by lease) polls the daemon and publishes
  * templates, stratum nodes take them from Redis (also in an all-in-one process, so that a standby
  * process serves the elected leader's templates), and pool events are relayed between processes.
+ * Every process holds the pool's ban registry (its control socket bans and unbans through it).
  * With `stratum.processes` > 1 the stratum role runs in that many child processes instead
  * (StratumProcessGroup, each child a stratum-only PoolNode); this process reads them through
  * `stratumSurface`.
@@ -75,6 +72,8 @@ export class PoolNode {
     readonly redis: Redis,
     /** The process's event bus (relayed to and from the other processes). */
     readonly events: PoolEventBus,
+    /** The pool's bans, as this process sees them. */
+    readonly bans: BanRegistry,
     readonly stratumRole: StratumRole | null,
     /** `stratum.processes` > 1: the stratum role runs in these child processes instead. */
     readonly stratumProcesses: StratumProcessGroup | null,
@@ -137,6 +136,24 @@ export class PoolNode {
       parts.push({ name: 'event relay', stop: () => relay.stop() });
       const events = relay.bus;
 
+      let bans = modules.bans;
+      if (bans === undefined) {
+        const registry = new RedisBanRegistry(
+          {
+            keyPrefix: config.redis.keyPrefix,
+            origin,
+            ipv6PrefixLength: config.stratum.ipv6PrefixLength,
+            exemptIps: config.stratum.bans.exemptIps,
+          },
+          { redis, logger: logger.child({ module: 'ban-list' }) },
+        );
+        // Pushed before its start, so that a start that fails half-way is still stopped.
+        parts.push({ name: 'ban list', stop: () => registry.stop() });
+        // Before any stratum port opens.
+        await registry.start();
+        bans = registry;
+      }
+
       let leader: LeaderRole | null = null;
       if (poolAddress !== null) {
         const leaderRole = new LeaderRole(config, {
@@ -164,30 +181,14 @@ export class PoolNode {
         const abandon = fatal.then((error) => Promise.reject(error));
         abandon.catch(() => undefined);
         const processes = stratumProcessCount(config);
-        const banList =
-          modules.shareBans === false
-            ? null
-            : new RedisBanList(
-                { keyPrefix: config.redis.keyPrefix, origin },
-                { redis, logger: logger.child({ module: 'ban-list' }) },
-              );
-        // Pushed before its start, so that a start that fails half-way is still stopped.
-        if (banList !== null) parts.push({ name: 'ban list', stop: () => banList.stop() });
-        const onBanIssued = (entry: BanEntry): void => {
-          banList?.publishBan(entry);
-          modules.onBanIssued?.(entry);
-        };
         if (processes > 1) {
           const group = await StratumProcessGroup.start(
             { config, processes, ...(tlsPem ? { tls: tlsPem } : {}) },
-            { logger: logger.child({ module: 'stratum-processes' }), abandon, onBanIssued },
+            { logger: logger.child({ module: 'stratum-processes' }), abandon, bans },
           );
           parts.push({ name: 'stratum processes', stop: () => group.stop() });
           stratumProcesses = group;
           surface = group.surface();
-          if (banList !== null) {
-            await banList.start({ adopt: (entry) => group.adoptBan(entry), lift: (ip) => group.unban(ip) });
-          }
         } else {
           stratum = await startStratumRole(
             config,
@@ -198,23 +199,12 @@ export class PoolNode {
               logger,
               ports,
               abandon,
-              onBanIssued,
+              bans,
               ...(modules.connectionAdmission ? { connectionAdmission: modules.connectionAdmission } : {}),
             },
             parts,
           );
           surface = surfaceOfRole(stratum);
-          const { backend } = stratum;
-          if (banList !== null) {
-            await banList.start({
-              adopt: (entry) => backend.adoptBan(entry),
-              lift: (ip) => backend.unban(ip),
-            });
-          }
-        }
-        if (banList !== null) {
-          const prefix = config.stratum.ipv6PrefixLength;
-          surface = sharingUnbans(surface, banList, (ip) => peerKey(ip, prefix));
         }
       }
 
@@ -232,6 +222,7 @@ export class PoolNode {
             logger,
             adminToken,
             stratum: surface,
+            bans,
             ...(served !== null
               ? { templateAgeMs: () => served.templates.status().templateAgeMs }
               : polled !== null
@@ -260,17 +251,8 @@ export class PoolNode {
           {
             backend: surface?.control.backend ?? null,
             stratum: surface?.control.stratum ?? null,
-            // Without the stratum role, ban commands go to the pool's ban list in Redis.
-            bans:
-              surface === null
-                ? redisBanAdmin(
-                    new RedisBanList(
-                      { keyPrefix: config.redis.keyPrefix, origin },
-                      { redis, logger: logger.child({ module: 'ban-list' }) },
-                    ),
-                    { ipv6PrefixLength: config.stratum.ipv6PrefixLength },
-                  )
-                : null,
+            // Whatever the roles of this process: the pool's bans.
+            bans,
             templates: () => served?.templates ?? polled?.templates() ?? null,
             leader: polled === null ? null : () => polled.loop(),
             events,
@@ -291,6 +273,7 @@ export class PoolNode {
         roles,
         redis,
         events,
+        bans,
         stratum,
         stratumProcesses,
         surface,

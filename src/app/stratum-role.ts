@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { NodeIdClaim } from '../cluster/node-id-claim.js';
 import { RedisTemplateSource } from '../cluster/redis-template-source.js';
 import type { PoolConfig } from '../config/schema.js';
-import type { BanEntry } from '../pool/ban-registry.js';
+import type { BanRegistry } from '../pool/ban-registry.js';
 import type { PoolEventBus } from '../pool/events.js';
 import { DEFAULT_POOL_BACKEND_OPTIONS, PoolBackend } from '../pool/pool-backend.js';
 import type { BlockCandidate, ShareLedger } from '../pool/share-ledger.js';
@@ -29,8 +29,8 @@ export interface StratumRoleModules {
   readonly ports: StratumPortOptions[];
   /** Resolves if the process must give up waiting for a first template (a fatal leader error). */
   readonly abandon?: Promise<never>;
-  /** Told of every ban the pool core decides (a stratum child passes it to its siblings). */
-  readonly onBanIssued?: (entry: BanEntry) => void;
+  /** The pool's bans (in a stratum child: its parent's, over IPC). */
+  readonly bans: BanRegistry;
   /** Applies the connection caps; by default the stratum server counts its own connections. */
   readonly connectionAdmission?: ConnectionAdmission;
 }
@@ -137,7 +137,7 @@ export async function startStratumRole(
       ledger: announcingBlocks(ledger, events),
       daemon: modules.daemon,
       logger: logger.child({ module: 'pool' }),
-      ...(modules.onBanIssued ? { onBanIssued: modules.onBanIssued } : {}),
+      bans: modules.bans,
     },
   );
   backend.start();

@@ -15,14 +15,14 @@ import { createStoreKeys } from '../store/keys.js';
  *   the leader's fenced publish - kept, so that a starting stratum node has a job at once.
  * - `<p>:node:<id>` - STRING - `<holder name> <random>` of the stratum process using node id
  *   `<id>`, PX = the lease - NodeIdClaim (SET NX, compare-and-extend) - expires unless renewed.
- * - `<p>:bans` - HASH - IP -> ban (JSON, see redis-ban-list.ts) - every stratum host on a ban or
- *   unban - a field is removed once its ban has run out (every stratum host prunes at start and
- *   every 10 minutes, deleting only fields unchanged since it read them).
+ * - `<p>:bans` - HASH - IP -> ban (JSON, see redis-ban-list.ts) - every pool process on a ban or
+ *   unban (RedisBanRegistry) - a field is removed once its ban has run out (every pool process
+ *   prunes at start and every 10 minutes, deleting only fields unchanged since it read them).
  *
  * Channels (pub/sub is not key-slotted; the hash tag only keeps pools apart):
  * - `<p>:templates` - template messages, leader -> stratum nodes.
  * - `<p>:events` - pool events (events.ts), any node -> every other node.
- * - `<p>:bans` - bans and unbans, any stratum host -> every other one (the channel shares the
+ * - `<p>:bans` - bans and unbans, any pool process -> every other one (the channel shares the
  *   hash's name; channels and keys do not collide).
  */
 export interface ClusterKeys {

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import type { BanEntry } from '../pool/ban-registry.js';
+import type { Ban } from '../pool/ban-registry.js';
 import { type ClusterKeys, createClusterKeys } from './cluster-keys.js';
 import { openSubscriber } from './redis-subscriber.js';
 
@@ -12,23 +12,20 @@ end
 return 0
 `;
 
-/** Where bans heard from other hosts, or found in Redis at start, are applied. */
+/** Where bans heard from other processes, or found in Redis at start, are applied. */
 export interface BanListSink {
-  /** A ban decided elsewhere: refuse the IP and close its sessions, without announcing it again. */
-  adopt(entry: BanEntry): void;
+  /** A ban decided elsewhere, without announcing it again. */
+  adopt(ban: Ban): void;
   /** Lifted elsewhere (by an operator). */
   lift(ip: string): void;
 }
 
 type BanMessage =
-  | { readonly origin: string; readonly op: 'ban'; readonly entry: BanEntry }
+  | { readonly origin: string; readonly op: 'ban'; readonly entry: Ban }
   | { readonly origin: string; readonly op: 'unban'; readonly ip: string };
 
-/** A ban as stored and sent: remainingSeconds is left out (it is stale by the time it is read). */
-type StoredBan = Omit<BanEntry, 'remainingSeconds'>;
-
-/** The entry if `value` is a well-formed stored ban, else null (a bad field is skipped, never trusted). */
-export function parseStoredBan(value: unknown): BanEntry | null {
+/** The ban if `value` is a well-formed stored ban, else null (a bad field is skipped, never trusted). */
+export function parseStoredBan(value: unknown): Ban | null {
   if (value === null || typeof value !== 'object') return null;
   const v = value as Record<string, unknown>;
   if (
@@ -49,24 +46,23 @@ export function parseStoredBan(value: unknown): BanEntry | null {
     ip: v['ip'],
     bannedAtMs: v['bannedAtMs'],
     untilMs: v['untilMs'],
-    remainingSeconds: 0,
     offences: v['offences'],
     manual: v['manual'],
     reason: v['reason'].slice(0, 200),
   };
 }
 
-function stored(entry: BanEntry): StoredBan {
-  const { remainingSeconds: _remaining, ...rest } = entry;
-  return rest;
+/** A ban as stored and sent: nothing but its fields (a BanEntry's remainingSeconds is stale once read). */
+function stored(ban: Ban): Ban {
+  const { ip, bannedAtMs, untilMs, offences, manual, reason } = ban;
+  return { ip, bannedAtMs, untilMs, offences, manual, reason };
 }
 
 /**
- * One ban list for every stratum host of a pool: each ban (automatic or the operator's) and each
- * unban is written to `<p>:bans` and announced on the channel of that name; every other host
- * applies it, so a miner banned on one node is refused by all of them, and a pool process that
- * starts (or restarts) takes over the bans still running. Best effort like the event relay: if
- * Redis is down, bans still hold on the host that decided them.
+ * The pool's ban list in Redis, under RedisBanRegistry: each ban (automatic or the operator's) and
+ * each unban is written to `<p>:bans` and announced on the channel of that name; every other
+ * process applies it, so a miner banned on one node is refused by all of them, and a pool process
+ * that starts (or restarts) takes over the bans still running.
  *
  * The stored IPs are the pool's own data in its own Redis; the API shows only their count.
  */
@@ -123,27 +119,17 @@ export class RedisBanList {
   }
 
   /** Removes the fields of bans that ran out (and malformed ones); returns the running bans. */
-  async #prune(): Promise<BanEntry[]> {
+  async #prune(): Promise<Ban[]> {
     const { running, gone } = readBans(await this.#redis.hgetall(this.keys.bans), this.#clock());
     // Only fields still holding what was read: a host may have banned the IP anew meanwhile.
     if (gone.length > 0) await this.#redis.eval(DELETE_UNCHANGED_LUA, 1, this.keys.bans, ...gone);
     return running;
   }
 
-  /** A ban decided on this host (by its ban policy or its operator); a Redis failure is logged. */
-  publishBan(entry: BanEntry): void {
-    this.#write('ban', this.storeBan(entry));
-  }
-
-  /** An unban by this host's operator; a Redis failure is logged. */
-  publishUnban(ip: string): void {
-    this.#write('unban', this.storeUnban(ip));
-  }
-
-  /** publishBan, resolving once the ban is stored and announced (rejecting if Redis failed). */
-  async storeBan(entry: BanEntry): Promise<void> {
-    const value = stored(entry);
-    await this.#redis.hset(this.keys.bans, entry.ip, JSON.stringify(value));
+  /** A ban made in this process, resolving once it is stored and announced (rejecting if Redis failed). */
+  async storeBan(ban: Ban): Promise<void> {
+    const value = stored(ban);
+    await this.#redis.hset(this.keys.bans, ban.ip, JSON.stringify(value));
     await this.#redis.publish(
       this.keys.banChannel,
       JSON.stringify({ origin: this.#origin, op: 'ban', entry: value }),
@@ -151,8 +137,8 @@ export class RedisBanList {
   }
 
   /**
-   * publishUnban, resolving once the unban is stored and announced (rejecting if Redis failed)
-   * with whether a ban of `ip` was still running in Redis.
+   * An unban made in this process, resolving once it is stored and announced (rejecting if Redis
+   * failed) with whether a ban of `ip` was still running in Redis.
    */
   async storeUnban(ip: string): Promise<boolean> {
     const replies = await this.#redis.multi().hget(this.keys.bans, ip).hdel(this.keys.bans, ip).exec();
@@ -166,22 +152,10 @@ export class RedisBanList {
     return stored !== null && stored.untilMs > this.#clock();
   }
 
-  /** The bans still running in Redis, longest remaining first. */
-  async runningBans(): Promise<BanEntry[]> {
-    const { running } = readBans(await this.#redis.hgetall(this.keys.bans), this.#clock());
-    return running.sort((a, b) => b.untilMs - a.untilMs);
-  }
-
   stop(): void {
     clearInterval(this.#pruneTimer);
     this.#subscriber?.disconnect();
     this.#subscriber = undefined;
-  }
-
-  #write(op: string, done: Promise<unknown>): void {
-    done.catch((error: unknown) =>
-      this.#logger.warn({ err: error, op }, 'ban not shared with the other stratum hosts (Redis)'),
-    );
   }
 
   #onMessage(text: string, sink: BanListSink): void {
@@ -203,22 +177,17 @@ export class RedisBanList {
   }
 }
 
-/** Bans of the pool still running, as stored in `<p>:bans` (for a node without the stratum role). */
-export async function countActiveBans(redis: Redis, keyPrefix: string, now = Date.now()): Promise<number> {
-  return readBans(await redis.hgetall(createClusterKeys(keyPrefix).bans), now).running.length;
-}
-
 /**
- * The fields of `<p>:bans` sorted out: the bans still running (remainingSeconds as of `now`),
- * and, as field/value pairs, those that ran out or are not well-formed.
+ * The fields of `<p>:bans` sorted out: the bans still running, and, as field/value pairs, those
+ * that ran out or are not well-formed.
  */
-function readBans(fields: Record<string, string>, now: number): { running: BanEntry[]; gone: string[] } {
-  const running: BanEntry[] = [];
+function readBans(fields: Record<string, string>, now: number): { running: Ban[]; gone: string[] } {
+  const running: Ban[] = [];
   const gone: string[] = [];
   for (const [ip, text] of Object.entries(fields)) {
-    const entry = parseStoredBan(safeJson(text));
-    if (entry === null || entry.ip !== ip || entry.untilMs <= now) gone.push(ip, text);
-    else running.push({ ...entry, remainingSeconds: Math.ceil((entry.untilMs - now) / 1000) });
+    const ban = parseStoredBan(safeJson(text));
+    if (ban === null || ban.ip !== ip || ban.untilMs <= now) gone.push(ip, text);
+    else running.push(ban);
   }
   return { running, gone };
 }

@@ -1,4 +1,4 @@
-import { type BanEntry, banEntry } from './ban-registry.js';
+import type { Ban } from './ban-registry.js';
 import { DEFAULT_IPV6_PREFIX_LENGTH, peerKey } from './peer-key.js';
 import type { StratumErrorCode } from './stratum-errors.js';
 
@@ -57,20 +57,6 @@ export const DEFAULT_BAN_POLICY_OPTIONS: BanPolicyOptions = Object.freeze({
   ipv6PrefixLength: DEFAULT_IPV6_PREFIX_LENGTH,
 });
 
-/** An operator's ban of `ip` (a ban key, see BanPolicy.keyOf) for `seconds` from `now`. */
-export function manualBanEntry(ip: string, seconds: number, reason: string, now: number): BanEntry {
-  const kept = Math.max(0, seconds);
-  return {
-    ip,
-    bannedAtMs: now,
-    untilMs: now + kept * 1000,
-    remainingSeconds: kept,
-    offences: 0,
-    manual: true,
-    reason,
-  };
-}
-
 const MAX_MEMOISED_IPV6_KEYS = 10_000;
 
 /** The window is kept as this many buckets: memory per IP stays constant however fast it submits. */
@@ -86,14 +72,16 @@ interface IpRecord {
   buckets: Bucket[];
   offences: number;
   lastBanAtMs: number;
-  ban: { bannedAtMs: number; untilMs: number; manual: boolean; reason: string; offences: number } | undefined;
+  /** The end of the ban in force (see noteBan): submits are not counted before. */
+  bannedUntilMs: number;
 }
 
 /**
- * Graduated per-IP bans. Every submit outcome of an IP goes into a sliding window; once the IP
- * has made `minShares` submits in it and the weighted share of bad ones reaches
- * `maxInvalidRatio`, it is banned for firstBanSeconds, doubling with each repeat offence up to
- * maxBanSeconds. Clock-injected; the operator reads and edits the list with listBans/ban/unban.
+ * Graduated per-IP bans, scored. Every submit outcome of an IP goes into a sliding window; once
+ * the IP has made `minShares` submits in it and the weighted share of bad ones reaches
+ * `maxInvalidRatio`, it is to be banned for firstBanSeconds, doubling with each repeat offence up
+ * to maxBanSeconds. The caller hands that decision to the ban registry, and tells this policy of
+ * the bans in force and lifted (noteBan, forget). Clock-injected.
  */
 export class BanPolicy {
   readonly #options: BanPolicyOptions;
@@ -124,26 +112,18 @@ export class BanPolicy {
     return key;
   }
 
-  isBanned(ip: string): boolean {
-    const record = this.#records.get(this.keyOf(ip));
-    if (record?.ban === undefined) return false;
-    if (record.ban.untilMs > this.#clock()) return true;
-    record.ban = undefined;
-    return false;
-  }
-
   /**
    * Records one submit outcome ('OK' for an accepted share, else the refusal code). Returns the
-   * new ban when this outcome triggered one.
+   * ban this outcome calls for (its IP's key, for so long), if any.
    */
-  record(address: string, outcome: 'OK' | StratumErrorCode): BanEntry | undefined {
+  record(address: string, outcome: 'OK' | StratumErrorCode): Ban | undefined {
     if (!this.#options.enabled || this.#exempt.has(address)) return undefined;
     const ip = this.keyOf(address);
     if (this.#exempt.has(ip)) return undefined;
     const weight = outcome === 'OK' ? 0 : (this.#options.weights[outcome] ?? 0);
     const now = this.#clock();
     const record = this.#record(ip);
-    if (record.ban !== undefined && record.ban.untilMs > now) return undefined;
+    if (record.bannedUntilMs > now) return undefined;
     const bucket = this.#currentBucket(record, now);
     bucket.shares += 1;
     bucket.badWeight += weight;
@@ -164,75 +144,38 @@ export class BanPolicy {
       this.#options.maxBanSeconds,
       this.#options.firstBanSeconds * 2 ** Math.min(record.offences - 1, 30),
     );
-    const reason = `invalid ratio ${(bad / shares).toFixed(2)} over ${shares} submits`;
-    record.ban = {
-      bannedAtMs: now,
-      untilMs: now + seconds * 1000,
-      manual: false,
-      reason,
-      offences: record.offences,
-    };
+    record.bannedUntilMs = now + seconds * 1000;
     // A fresh window after the ban: the old evidence has been acted on.
     record.buckets = [];
-    return this.#entry(ip, record.ban, now);
-  }
-
-  /** Manual ban by the operator; replaces any current ban of the IP. */
-  ban(address: string, seconds: number, reason = 'manual'): BanEntry {
-    const ip = this.keyOf(address);
-    const now = this.#clock();
-    const record = this.#record(ip);
-    record.ban = {
+    return {
+      ip,
       bannedAtMs: now,
-      untilMs: now + Math.max(0, seconds) * 1000,
-      manual: true,
-      reason,
-      offences: 0,
+      untilMs: record.bannedUntilMs,
+      offences: record.offences,
+      manual: false,
+      reason: `invalid ratio ${(bad / shares).toFixed(2)} over ${shares} submits`,
     };
-    return this.#entry(ip, record.ban, now);
   }
 
   /**
-   * Takes over a ban decided elsewhere (another stratum process or host) as it is: same end,
-   * reason and offence count, so a repeat offence here is punished as the next one.
+   * A ban now in force (this policy's, the operator's, or decided elsewhere; see
+   * BanRegistry.onChange): the IP's submits are not counted until it ends, and the offence count
+   * of an automatic one carries over, so a repeat offence here is punished as the next one.
    */
-  adopt(entry: BanEntry): void {
-    const now = this.#clock();
-    if (entry.untilMs <= now) return;
-    const ip = this.keyOf(entry.ip);
-    // An automatic ban decided where this IP is not exempt (another host's config) stays there.
-    if (!entry.manual && (this.#exempt.has(entry.ip) || this.#exempt.has(ip))) return;
-    const record = this.#record(ip);
-    if (record.ban !== undefined && record.ban.untilMs >= entry.untilMs) return;
-    record.ban = {
-      bannedAtMs: entry.bannedAtMs,
-      untilMs: entry.untilMs,
-      manual: entry.manual,
-      reason: entry.reason,
-      offences: entry.offences,
-    };
-    if (!entry.manual && entry.offences > record.offences) {
-      record.offences = entry.offences;
-      record.lastBanAtMs = entry.bannedAtMs;
+  noteBan(ban: Ban): void {
+    if (ban.untilMs <= this.#clock()) return;
+    const record = this.#record(this.keyOf(ban.ip));
+    record.bannedUntilMs = ban.untilMs;
+    if (!ban.manual && ban.offences > record.offences) {
+      record.offences = ban.offences;
+      record.lastBanAtMs = ban.bannedAtMs;
     }
     record.buckets = [];
   }
 
-  /** Lifts a ban and forgets the IP's history. Returns whether it was banned. */
-  unban(address: string): boolean {
-    const wasBanned = this.isBanned(address);
+  /** The IP was unbanned: its history is forgotten. */
+  forget(address: string): void {
     this.#records.delete(this.keyOf(address));
-    return wasBanned;
-  }
-
-  /** Current bans, longest remaining first. */
-  listBans(): BanEntry[] {
-    const now = this.#clock();
-    const out: BanEntry[] = [];
-    for (const [ip, record] of this.#records) {
-      if (record.ban !== undefined && record.ban.untilMs > now) out.push(this.#entry(ip, record.ban, now));
-    }
-    return out.sort((a, b) => b.untilMs - a.untilMs);
   }
 
   /** Forgets IPs with nothing left to remember. Call it periodically. */
@@ -240,10 +183,9 @@ export class BanPolicy {
     const now = this.#clock();
     for (const [ip, record] of this.#records) {
       this.#dropOldBuckets(record, now);
-      if (record.ban !== undefined && record.ban.untilMs <= now) record.ban = undefined;
       const remembersOffences =
         record.offences > 0 && now - record.lastBanAtMs <= this.#options.offenceMemoryMs;
-      if (record.ban === undefined && record.buckets.length === 0 && !remembersOffences)
+      if (record.bannedUntilMs <= now && record.buckets.length === 0 && !remembersOffences)
         this.#records.delete(ip);
     }
   }
@@ -256,7 +198,12 @@ export class BanPolicy {
   #record(ip: string): IpRecord {
     let record = this.#records.get(ip);
     if (record === undefined) {
-      record = { buckets: [], offences: 0, lastBanAtMs: Number.NEGATIVE_INFINITY, ban: undefined };
+      record = {
+        buckets: [],
+        offences: 0,
+        lastBanAtMs: Number.NEGATIVE_INFINITY,
+        bannedUntilMs: Number.NEGATIVE_INFINITY,
+      };
       this.#records.set(ip, record);
     }
     return record;
@@ -278,9 +225,5 @@ export class BanPolicy {
     while (drop < record.buckets.length && record.buckets[drop]!.startMs + this.#bucketMs <= oldestKeptStart)
       drop++;
     if (drop > 0) record.buckets.splice(0, drop);
-  }
-
-  #entry(ip: string, ban: NonNullable<IpRecord['ban']>, now: number): BanEntry {
-    return banEntry({ ip, ...ban }, now);
   }
 }

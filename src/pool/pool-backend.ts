@@ -4,7 +4,7 @@ import { AddressCache } from './address-cache.js';
 import { canMineUpx2 } from './algo-names.js';
 import { type AliasDaemon, AliasResolver } from './alias-resolver.js';
 import { BanPolicy, type BanPolicyOptions, DEFAULT_BAN_POLICY_OPTIONS } from './ban-policy.js';
-import type { BanEntry } from './ban-registry.js';
+import type { Ban, BanChange, BanRegistry } from './ban-registry.js';
 import type { BlockRefusalReason } from './block-refusal.js';
 import { ExtraNonceAllocator, ExtraNonceError } from './extra-nonce.js';
 import { JobManager, unusableTemplateReason } from './job-manager.js';
@@ -91,8 +91,11 @@ export interface PoolBackendModules {
   readonly daemon: BlockSubmitter & AliasDaemon;
   readonly logger: Logger;
   readonly clock?: () => number;
-  /** Told of every ban this core decides (not adopted ones): sibling processes adopt it. */
-  readonly onBanIssued?: (entry: BanEntry) => void;
+  /**
+   * The pool's bans: the ban policy's decisions go there, logins and submits ask it, and the
+   * sessions of an IP it bans (whoever decided it) are closed.
+   */
+  readonly bans: BanRegistry;
 }
 
 /** Counters for the metrics endpoint; a snapshot, safe to serialise. */
@@ -130,7 +133,10 @@ export class PoolBackend implements StratumBackend {
   readonly #sessions = new Map<string, MinerSession>();
   readonly #jobs: JobManager;
   readonly #shares: ShareProcessor;
-  readonly #bans: BanPolicy;
+  readonly #banPolicy: BanPolicy;
+  /** Sessions a ban is answered to in their own reply, which closes them: not closed again. */
+  readonly #closedByReply = new Set<string>();
+  readonly #unsubscribeBans: () => void;
   readonly #aliases: AliasResolver;
   readonly #addresses: AddressCache;
   readonly #unsubscribe: () => void;
@@ -178,7 +184,7 @@ export class PoolBackend implements StratumBackend {
         this.#blocksRefused[reason] = (this.#blocksRefused[reason] ?? 0) + 1;
       },
     });
-    this.#bans = new BanPolicy(options.ban, this.#clock);
+    this.#banPolicy = new BanPolicy(options.ban, this.#clock);
     this.#aliases = new AliasResolver(
       {
         ttlMs: options.aliasCacheTtlMs,
@@ -193,6 +199,7 @@ export class PoolBackend implements StratumBackend {
     this.#unsubscribe = modules.templates.onTemplate((template, change) =>
       this.#onTemplate(template, change),
     );
+    this.#unsubscribeBans = modules.bans.onChange((change) => this.#onBanChange(change));
   }
 
   /** Starts the housekeeping timer (the constructor starts nothing, so tests drive `tick()`). */
@@ -202,13 +209,14 @@ export class PoolBackend implements StratumBackend {
     this.#tickTimer.unref();
   }
 
-  /** Stops the timer, the template subscription and any broadcast in progress. */
+  /** Stops the timer, the template and ban subscriptions and any broadcast in progress. */
   close(): void {
     this.#closed = true;
     this.#broadcastGeneration++;
     if (this.#tickTimer !== undefined) clearInterval(this.#tickTimer);
     this.#tickTimer = undefined;
     this.#unsubscribe();
+    this.#unsubscribeBans();
   }
 
   async login(
@@ -231,7 +239,7 @@ export class PoolBackend implements StratumBackend {
     sink: MinerSessionSink,
   ): Promise<LoginResult> {
     const ip = connection.remoteAddress;
-    if (this.#bans.isBanned(ip)) throw new StratumError('BANNED');
+    if (this.isBanned(ip)) throw new StratumError('BANNED');
     if (!canMineUpx2(request.algo)) throw new StratumError('NO_COMPATIBLE_ALGO');
     const { vardiff: vardiffConfig } = this.#options;
     const parsed = parseLogin(request, {
@@ -294,7 +302,7 @@ export class PoolBackend implements StratumBackend {
       throw new StratumError('UNAUTHENTICATED');
     }
     const ip = session.ip;
-    if (this.#bans.isBanned(ip)) {
+    if (this.isBanned(ip)) {
       this.#countRejected('BANNED');
       throw new StratumError('BANNED');
     }
@@ -305,14 +313,14 @@ export class PoolBackend implements StratumBackend {
     } catch (error) {
       const refusal = toStratumError(error, this.#logger, 'submit');
       this.#countRejected(refusal.code);
-      const ban = this.#bans.record(ip, refusal.code);
+      const ban = this.#banPolicy.record(ip, refusal.code);
       if (ban !== undefined) {
-        this.#onBan(ban, session.id);
+        this.#issueBan(ban, session.id);
         throw new StratumError('BANNED', { cause: refusal.code });
       }
       throw refusal;
     }
-    this.#bans.record(ip, 'OK');
+    this.#banPolicy.record(ip, 'OK');
     this.#counters.sharesAccepted++;
     if (outcome.share.stale) this.#counters.sharesStale++;
     if (outcome.block !== undefined) {
@@ -337,6 +345,7 @@ export class PoolBackend implements StratumBackend {
 
   disconnect(sessionId: string): void {
     this.#sessions.delete(sessionId);
+    this.#closedByReply.delete(sessionId);
   }
 
   canAcceptSubmits(): boolean {
@@ -344,30 +353,7 @@ export class PoolBackend implements StratumBackend {
   }
 
   isBanned(ip: string): boolean {
-    return this.#bans.isBanned(ip);
-  }
-
-  /** Operator: current bans. */
-  listBans(): BanEntry[] {
-    return this.#bans.listBans();
-  }
-
-  /** Operator: bans an IP and closes its sessions. */
-  ban(ip: string, seconds: number, reason?: string): BanEntry {
-    const entry = this.#bans.ban(ip, seconds, reason);
-    this.#onBan(entry, undefined);
-    return entry;
-  }
-
-  /** A ban decided by a sibling process: applied here too, its sessions closed, not counted. */
-  adoptBan(entry: BanEntry): void {
-    this.#bans.adopt(entry);
-    if (this.#bans.isBanned(entry.ip)) this.#closeSessionsOf(this.#bans.keyOf(entry.ip), undefined);
-  }
-
-  /** Operator: lifts a ban. Returns whether the IP was banned. */
-  unban(ip: string): boolean {
-    return this.#bans.unban(ip);
+    return this.#modules.bans.isBanned(this.#banPolicy.keyOf(ip));
   }
 
   get metrics(): PoolBackendMetrics {
@@ -393,7 +379,7 @@ export class PoolBackend implements StratumBackend {
         session.isProxy && now - (session.lastJob?.issuedAtMs ?? now) >= this.#options.proxyJobRefreshMs;
       if ((retarget !== undefined && this.#jobDifficultyChanged(session)) || proxyDue) this.#push(session);
     }
-    this.#bans.prune();
+    this.#banPolicy.prune();
   }
 
   #session(sessionId: string): MinerSession {
@@ -482,21 +468,43 @@ export class PoolBackend implements StratumBackend {
     step();
   }
 
-  /** Closes every other session of a banned IP (the current one is closed by its error reply). */
-  #onBan(entry: BanEntry, exceptSessionId: string | undefined): void {
-    if (!entry.manual) this.#counters.bansIssued++;
+  /**
+   * The ban policy's decision, handed to the registry (which puts it in force here at once: its
+   * change closes the IP's other sessions; this one is closed by its error reply).
+   */
+  #issueBan(ban: Ban, sessionId: string): void {
+    this.#counters.bansIssued++;
     this.#logger.warn(
-      { ip: entry.ip, seconds: entry.remainingSeconds, offences: entry.offences, reason: entry.reason },
+      {
+        ip: ban.ip,
+        seconds: (ban.untilMs - ban.bannedAtMs) / 1000,
+        offences: ban.offences,
+        reason: ban.reason,
+      },
       'IP banned',
     );
-    this.#closeSessionsOf(entry.ip, exceptSessionId);
-    this.#modules.onBanIssued?.(entry);
+    this.#closedByReply.add(sessionId);
+    this.#modules.bans
+      .ban(ban)
+      .catch((error: unknown) =>
+        this.#logger.warn({ err: error, ip: ban.ip }, 'ban not shared with the other stratum processes'),
+      );
+  }
+
+  /** Whoever decided a ban, the IP's sessions close; the policy learns of it and of unbans. */
+  #onBanChange(change: BanChange): void {
+    if (change.kind === 'unbanned') {
+      this.#banPolicy.forget(change.ip);
+      return;
+    }
+    this.#banPolicy.noteBan(change.entry);
+    this.#closeSessionsOf(change.entry.ip);
   }
 
   /** `key` as the ban policy counts peers (an IPv6 ban covers its network). */
-  #closeSessionsOf(key: string, exceptSessionId: string | undefined): void {
+  #closeSessionsOf(key: string): void {
     for (const session of [...this.#sessions.values()]) {
-      if (session.id === exceptSessionId || this.#bans.keyOf(session.ip) !== key) continue;
+      if (this.#closedByReply.has(session.id) || this.#banPolicy.keyOf(session.ip) !== key) continue;
       this.#sessions.delete(session.id);
       try {
         session.sink.close('banned');

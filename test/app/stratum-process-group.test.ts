@@ -2,8 +2,10 @@ import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { StratumProcessGroup } from '../../src/app/stratum-processes/stratum-process-group.js';
 import { parseConfig } from '../../src/config/load-config.js';
+import { manualBan } from '../../src/pool/ban-registry.js';
 import { isRunning } from '../helpers/processes.js';
 import { until } from '../helpers/until.js';
+import { FakeBanRegistry } from '../pool/pool-fakes.js';
 
 /**
  * The process group's own rules, with a fake child (test/fixtures/stratum-processes) instead of a
@@ -23,7 +25,10 @@ afterEach(async () => {
 describe('stratum process group', () => {
   it('starts every child with its node id and stops them all', async () => {
     process.env['FAKE_STRATUM_CHILD'] = 'serve';
-    const group = await StratumProcessGroup.start({ config, processes: 2 }, { logger, entry: FAKE_CHILD });
+    const group = await StratumProcessGroup.start(
+      { config, processes: 2 },
+      { logger, entry: FAKE_CHILD, bans: new FakeBanRegistry() },
+    );
     groups.push(group);
     const children = group.children();
     expect(children.map((c) => [c.index, c.nodeId, c.state])).toEqual([
@@ -44,6 +49,7 @@ describe('stratum process group', () => {
       {
         logger: pino({ level: 'info' }, { write: (line: string) => collectPid(line, pids) }),
         entry: FAKE_CHILD,
+        bans: new FakeBanRegistry(),
       },
     );
     await expect(start).rejects.toMatchObject({
@@ -66,6 +72,7 @@ describe('stratum process group', () => {
       {
         logger: pino({ level: 'info' }, { write: (line: string) => collectDelay(line, delays) }),
         entry: FAKE_CHILD,
+        bans: new FakeBanRegistry(),
       },
     );
     groups.push(group);
@@ -94,36 +101,32 @@ describe('stratum process group', () => {
     expect(after.sharesAccepted).toBeGreaterThanOrEqual(stats.backend.sharesAccepted);
   });
 
-  it("adopts other hosts' bans under its own keys, but no automatic ban of an IP exempt here", async () => {
-    process.env['FAKE_STRATUM_CHILD'] = 'serve';
-    const exempting = parseConfig({
-      pool: { nodeId: 3 },
-      stratum: { processes: 2, bans: { exemptIps: ['10.0.0.1'] } },
-    });
+  it("gives a child that starts the bans in force and every child each new one, and the registry a child's ban", async () => {
+    process.env['FAKE_STRATUM_CHILD'] = 'ban';
+    const bans = new FakeBanRegistry();
+    await bans.ban(manualBan('203.0.113.1', 60, 'operator', Date.now()));
     const group = await StratumProcessGroup.start(
-      { config: exempting, processes: 2 },
-      { logger, entry: FAKE_CHILD },
+      { config, processes: 2 },
+      { logger, entry: FAKE_CHILD, bans },
     );
     groups.push(group);
-    const now = Date.now();
-    const heard = {
-      bannedAtMs: now,
-      untilMs: now + 60_000,
-      remainingSeconds: 60,
-      offences: 1,
-      manual: false,
-      reason: 'invalid ratio 1.00 over 40 submits',
-    };
-    group.adoptBan({ ...heard, ip: '10.0.0.1' });
-    group.adoptBan({ ...heard, ip: '2001:db8:4:4::9' });
-    expect(group.listBans().map((b) => b.ip)).toEqual(['2001:db8:4:4::/64']);
-    group.adoptBan({ ...heard, ip: '10.0.0.1', manual: true, reason: 'operator' });
+    // Each child decided a ban: the registry has it, and every child hears of it.
+    await until(() => (bans.banned.length === 3 ? true : undefined), 5_000, "the children's bans");
     expect(
-      group
-        .listBans()
+      bans.banned
+        .slice(1)
         .map((b) => b.ip)
         .sort(),
-    ).toEqual(['10.0.0.1', '2001:db8:4:4::/64']);
+    ).toEqual(['10.9.9.0', '10.9.9.1']);
+    // Three IPs banned in each of the two children (added up as bansIssued by the fake).
+    await until(
+      () => (group.stats().backend.bansIssued === 6 ? true : undefined),
+      5_000,
+      'every ban everywhere',
+    );
+    await bans.ban(manualBan('2001:db8:4:4::9', 60, 'operator', Date.now()));
+    await until(() => (group.stats().backend.bansIssued === 8 ? true : undefined), 5_000, 'the new ban');
+    expect((await bans.list()).map((b) => b.ip)).toContain('2001:db8:4:4::/64');
   });
 });
 

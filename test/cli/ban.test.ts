@@ -27,7 +27,7 @@ describe('fuego-pool ban / unban / bans', () => {
     expect(ban.stdout).toBe(
       `banned 203.0.113.9 for 10m 00s (until ${new Date(1_700_000_600_000).toISOString()}): share flood\n`,
     );
-    expect(fixture.modules.backend.bans.get('203.0.113.9')).toMatchObject({ reason: 'share flood' });
+    expect(fixture.modules.bans.entries.get('203.0.113.9')).toMatchObject({ reason: 'share flood' });
 
     const v6 = await runCliForTest(['ban', '2001:DB8::0:1', ...socket]);
     expect(v6.stdout).toContain('banned 2001:db8::1 for 1h 00m 00s');
@@ -44,7 +44,7 @@ describe('fuego-pool ban / unban / bans', () => {
     expect(unban.stdout).toBe('unbanned 203.0.113.9\n');
     const again = await runCliForTest(['unban', '203.0.113.9', ...socket]);
     expect(again).toMatchObject({ code: 0, stdout: '203.0.113.9 was not banned\n' });
-    expect([...fixture.modules.backend.bans.keys()]).toEqual(['2001:db8::1']);
+    expect([...fixture.modules.bans.entries.keys()]).toEqual(['2001:db8::1']);
 
     const json = await runCliForTest(['bans', '--json', ...socket]);
     expect(JSON.parse(json.stdout)).toEqual([expect.objectContaining({ ip: '2001:db8::1', manual: true })]);

@@ -1,14 +1,8 @@
 import type { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { redisBanAdmin } from '../../src/app/redis-ban-admin.js';
-import {
-  type BanListSink,
-  countActiveBans,
-  parseStoredBan,
-  RedisBanList,
-} from '../../src/cluster/redis-ban-list.js';
-import type { BanEntry } from '../../src/pool/ban-registry.js';
+import { type BanListSink, parseStoredBan, RedisBanList } from '../../src/cluster/redis-ban-list.js';
+import type { Ban, BanEntry } from '../../src/pool/ban-registry.js';
 import { keyPrefixes } from '../helpers/key-prefixes.js';
 import { useTestRedisClient } from '../helpers/redis-server.js';
 import { until } from '../helpers/until.js';
@@ -28,22 +22,21 @@ afterEach(() => {
 });
 
 class RecordingSink implements BanListSink {
-  readonly adopted: BanEntry[] = [];
+  readonly adopted: Ban[] = [];
   readonly lifted: string[] = [];
-  adopt(entry: BanEntry): void {
-    this.adopted.push(entry);
+  adopt(ban: Ban): void {
+    this.adopted.push(ban);
   }
   lift(ip: string): void {
     this.lifted.push(ip);
   }
 }
 
-function ban(ip: string, untilMs: number, overrides: Partial<BanEntry> = {}): BanEntry {
+function ban(ip: string, untilMs: number, overrides: Partial<Ban> = {}): Ban {
   return {
     ip,
     bannedAtMs: untilMs - 60_000,
     untilMs,
-    remainingSeconds: 60,
     offences: 2,
     manual: false,
     reason: 'invalid ratio 0.60 over 40 submits',
@@ -71,14 +64,16 @@ describe('one ban list for every stratum host', () => {
     const b = await startList(prefix, 'host-b');
     const c = await startList(prefix, 'host-c');
     const entry = ban('203.0.113.9', Date.now() + 60_000);
-    a.list.publishBan(entry);
+    const sent: BanEntry = { ...entry, remainingSeconds: 60 };
+    await a.list.storeBan(sent);
     await until(
       () => (b.sink.adopted.length === 1 && c.sink.adopted.length === 1 ? true : undefined),
       5_000,
       'the ban',
     );
-    expect(b.sink.adopted[0]).toEqual({ ...entry, remainingSeconds: 0 });
-    b.list.publishUnban('203.0.113.9');
+    // As stored: without the (stale by then) remaining seconds of an entry.
+    expect(b.sink.adopted[0]).toEqual(entry);
+    expect(await b.list.storeUnban('203.0.113.9')).toBe(true);
     await until(
       () => (a.sink.lifted.length === 1 && c.sink.lifted.length === 1 ? true : undefined),
       5_000,
@@ -93,13 +88,14 @@ describe('one ban list for every stratum host', () => {
     const prefix = freshPrefix();
     const a = await startList(prefix, 'host-a');
     const now = Date.now();
-    a.list.publishBan(ban('203.0.113.1', now + 60_000));
-    a.list.publishBan(ban('203.0.113.2', now + 300, { manual: true, offences: 0, reason: 'manual' }));
-    await until(async () => ((await redis.hlen(a.list.keys.bans)) === 2 ? true : undefined), 5_000, 'stored');
+    await a.list.storeBan(ban('203.0.113.1', now + 60_000));
+    await a.list.storeBan(ban('203.0.113.2', now + 300, { manual: true, offences: 0, reason: 'manual' }));
     await redis.hset(a.list.keys.bans, '203.0.113.3', 'not json', '203.0.113.4', JSON.stringify({ ip: 'x' }));
     await new Promise((resolve) => setTimeout(resolve, 400));
+    // Ran out meanwhile: no longer a ban to lift.
+    expect(await a.list.storeUnban('203.0.113.2')).toBe(false);
+    await a.list.storeBan(ban('203.0.113.2', now + 300, { manual: true, offences: 0, reason: 'manual' }));
 
-    expect(await countActiveBans(redis, prefix)).toBe(1);
     const restarted = await startList(prefix, 'host-a-restarted');
     expect(restarted.sink.adopted.map((e) => e.ip)).toEqual(['203.0.113.1']);
     expect(await redis.hkeys(a.list.keys.bans)).toEqual(['203.0.113.1']);
@@ -114,51 +110,16 @@ describe('one ban list for every stratum host', () => {
     await list.start(new RecordingSink());
     lists.push(list);
     const now = Date.now();
-    list.publishBan(ban('203.0.113.5', now + 150));
-    list.publishBan(ban('203.0.113.6', now + 60_000));
+    await list.storeBan(ban('203.0.113.5', now + 150));
+    await list.storeBan(ban('203.0.113.6', now + 60_000));
     await until(
       async () => ((await redis.hkeys(list.keys.bans)).join() === '203.0.113.6' ? true : undefined),
       5_000,
       'the ban that ran out removed',
     );
-    list.publishBan(ban('203.0.113.5', Date.now() + 60_000));
+    await list.storeBan(ban('203.0.113.5', Date.now() + 60_000));
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect((await redis.hkeys(list.keys.bans)).sort()).toEqual(['203.0.113.5', '203.0.113.6']);
-  });
-
-  it('an admin without the stratum role stores and announces bans as the stratum hosts key them', async () => {
-    const prefix = freshPrefix();
-    const host = await startList(prefix, 'stratum-host');
-    const admin = redisBanAdmin(
-      new RedisBanList({ keyPrefix: prefix, origin: 'leader' }, { redis, logger }),
-      {
-        ipv6PrefixLength: 64,
-      },
-    );
-    const entry = await admin.ban('2001:db8:7:7::1', 120, 'from the leader');
-    expect(entry).toMatchObject({
-      ip: '2001:db8:7:7::/64',
-      manual: true,
-      offences: 0,
-      reason: 'from the leader',
-    });
-    await until(
-      () => (host.sink.adopted.length === 1 ? true : undefined),
-      5_000,
-      'the stratum host to adopt it',
-    );
-    expect(host.sink.adopted[0]?.ip).toBe('2001:db8:7:7::/64');
-    const listed = await admin.listBans();
-    expect(listed.map((b) => [b.ip, b.remainingSeconds])).toEqual([['2001:db8:7:7::/64', 120]]);
-    expect(await admin.unban('2001:db8:7:7::99')).toBe(true);
-    await until(
-      () => (host.sink.lifted.length === 1 ? true : undefined),
-      5_000,
-      'the stratum host to lift it',
-    );
-    expect(host.sink.lifted).toEqual(['2001:db8:7:7::/64']);
-    expect(await admin.unban('2001:db8:7:7::99')).toBe(false);
-    expect(await admin.listBans()).toEqual([]);
   });
 
   it('ignores malformed messages on the channel, with a warning', async () => {
@@ -185,7 +146,7 @@ describe('one ban list for every stratum host', () => {
 
   it('reads a stored ban only when every field is sound', () => {
     const good = { ip: '::1', bannedAtMs: 1, untilMs: 2, offences: 0, manual: true, reason: 'manual' };
-    expect(parseStoredBan(good)).toEqual({ ...good, remainingSeconds: 0 });
+    expect(parseStoredBan(good)).toEqual(good);
     expect(parseStoredBan({ ...good, untilMs: '2' })).toBeNull();
     expect(parseStoredBan({ ...good, offences: 1.5 })).toBeNull();
     expect(parseStoredBan({ ...good, ip: '' })).toBeNull();

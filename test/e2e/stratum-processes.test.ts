@@ -6,6 +6,7 @@ import { type DemoStack, startDemoStack } from '../../src/app/demo-stack.js';
 import { PoolNode } from '../../src/app/pool-node.js';
 import type { StratumProcessGroup } from '../../src/app/stratum-processes/stratum-process-group.js';
 import { withControlClient } from '../../src/cli/control-client.js';
+import { manualBan } from '../../src/pool/ban-registry.js';
 import { createStoreKeys } from '../../src/store/keys.js';
 import { ensureXmrig } from '../../src/tools/xmrig.js';
 import { childPids, isRunning } from '../helpers/processes.js';
@@ -233,8 +234,12 @@ describe('stratum in two child processes', () => {
       banned = answer === undefined || errorMessageOf(answer) === 'Your IP is banned' || cheat.closed;
     }
     expect(banned).toBe(true);
-    await until(() => (group.listBans().length === 1 ? true : undefined), 5_000, 'the ban at the parent');
-    expect(group.listBans()[0]).toMatchObject({ ip: '127.0.0.1', manual: false, offences: 1 });
+    await until(
+      async () => ((await stack.pool.bans.list()).length === 1 ? true : undefined),
+      5_000,
+      'the ban at the parent',
+    );
+    expect((await stack.pool.bans.list())[0]).toMatchObject({ ip: '127.0.0.1', manual: false, offences: 1 });
     await new Promise((resolve) => setTimeout(resolve, 200));
     for (let i = 0; i < 2; i++) {
       expect(errorMessageOf(await login(await openClient(), `after-cheat-${i}`))).toBe('Your IP is banned');
@@ -244,7 +249,7 @@ describe('stratum in two child processes', () => {
       5_000,
       'the ban counted once in the sum',
     );
-    group.unban('127.0.0.1');
+    await stack.pool.bans.unban('127.0.0.1');
     closeAll();
   }, 30_000);
 
@@ -293,7 +298,7 @@ describe('stratum in two child processes', () => {
       expect((await login(await openClient(), `during-restart-${i}`))?.['error']).toBeNull();
     }
     closeAll();
-    group.ban('127.0.0.1', 120);
+    await stack.pool.bans.ban(manualBan('127.0.0.1', 120, 'manual', Date.now()));
     await until(
       () => {
         const child = group.children()[1]!;
@@ -310,7 +315,7 @@ describe('stratum in two child processes', () => {
     for (let i = 0; i < 2; i++) {
       expect(errorMessageOf(await login(await openClient(), `restarted-${i}`))).toBe('Your IP is banned');
     }
-    group.unban('127.0.0.1');
+    await stack.pool.bans.unban('127.0.0.1');
     await new Promise((resolve) => setTimeout(resolve, 200));
     for (let i = 0; i < 2; i++) {
       expect((await login(await openClient(), `after-restart-${i}`))?.['error']).toBeNull();

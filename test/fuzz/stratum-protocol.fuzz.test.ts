@@ -11,6 +11,7 @@ import { SubmitGate } from '../../src/servers/stratum/submit-gate.js';
 import {
   ADDRESS,
   activeTemplate,
+  FakeBanRegistry,
   FakeDaemon,
   FakeLedger,
   FakeTemplateSource,
@@ -58,6 +59,7 @@ function createBackend(): PoolBackend {
       ledger: new FakeLedger(),
       daemon: new FakeDaemon(),
       logger: silentLogger,
+      bans: new FakeBanRegistry(),
     },
   );
 }

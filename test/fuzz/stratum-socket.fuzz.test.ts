@@ -8,6 +8,7 @@ import { StratumServer } from '../../src/servers/stratum/stratum-server.js';
 import {
   ADDRESS,
   activeTemplate,
+  FakeBanRegistry,
   FakeDaemon,
   FakeLedger,
   FakeTemplateSource,
@@ -94,6 +95,7 @@ describe('stratum socket fuzz (real server, real backend)', () => {
         ledger: new FakeLedger(),
         daemon: new FakeDaemon(),
         logger: silentLogger,
+        bans: new FakeBanRegistry(),
       },
     );
     server = new StratumServer(

@@ -26,7 +26,14 @@ import { until } from '../helpers/until.js';
 import { expectLedgerConsistent } from '../leader/payouts/money-invariants.js';
 import { FEE, unlockerOn } from '../leader/unlocker/unlocker-kit.js';
 import { silentLogger, uniquePrefix } from '../store/store-fixtures.js';
-import { ADDRESS, ADDRESS_2, connection, FakeSink, FakeTemplateSource } from './pool-fakes.js';
+import {
+  ADDRESS,
+  ADDRESS_2,
+  connection,
+  FakeBanRegistry,
+  FakeSink,
+  FakeTemplateSource,
+} from './pool-fakes.js';
 
 /** Low enough to find a block in a few dozen hashes, high enough that "meets the target" means something. */
 const NETWORK_DIFFICULTY = 40;
@@ -107,6 +114,7 @@ describe('a block the daemon refuses, against the devnet', () => {
         ledger,
         daemon,
         logger,
+        bans: new FakeBanRegistry(),
       },
     );
     const { sessionId, job } = await backend.login(

@@ -5,7 +5,7 @@ import { checkHash, difficultyFromTargetHex } from '../../src/fuego/difficulty.j
 import { bytesToHex, hexToBytes } from '../../src/fuego/hex.js';
 import { createLogger, type Logger } from '../../src/log/logger.js';
 import { DEFAULT_BAN_POLICY_OPTIONS } from '../../src/pool/ban-policy.js';
-import type { BanEntry } from '../../src/pool/ban-registry.js';
+import { manualBan } from '../../src/pool/ban-registry.js';
 import {
   DEFAULT_POOL_BACKEND_OPTIONS,
   PoolBackend,
@@ -18,6 +18,7 @@ import {
   ADDRESS_2,
   activeTemplate,
   connection,
+  FakeBanRegistry,
   FakeDaemon,
   FakeLedger,
   FakeSink,
@@ -39,7 +40,6 @@ interface SetupOptions {
   networkDifficulty?: bigint;
   noTemplate?: boolean;
   options?: Partial<PoolBackendOptions>;
-  onBanIssued?: (entry: BanEntry) => void;
   logger?: Logger;
 }
 
@@ -54,6 +54,7 @@ function setup(setupOptions: SetupOptions = {}) {
   const ledger = new FakeLedger();
   const daemon = new FakeDaemon();
   daemon.aliases.set('alice', ADDRESS_2);
+  const bans = new FakeBanRegistry({ clock: clock.now });
   const options: PoolBackendOptions = {
     ...DEFAULT_POOL_BACKEND_OPTIONS,
     vardiff: { ...DEFAULT_POOL_BACKEND_OPTIONS.vardiff, minDifficulty: 1 },
@@ -69,7 +70,7 @@ function setup(setupOptions: SetupOptions = {}) {
     daemon,
     logger: setupOptions.logger ?? silentLogger,
     clock: clock.now,
-    ...(setupOptions.onBanIssued ? { onBanIssued: setupOptions.onBanIssued } : {}),
+    bans,
   });
 
   /** Logs in with XMRig-like defaults; `withoutAlgo` leaves the algo list out (an old miner). */
@@ -97,7 +98,7 @@ function setup(setupOptions: SetupOptions = {}) {
     return backend.submit(sessionId, { jobId: job.job_id, nonce, result });
   }
 
-  return { clock, templates, verifier, ledger, daemon, backend, login, submitMined };
+  return { clock, templates, verifier, ledger, daemon, bans, backend, login, submitMined };
 }
 
 /** The first nonce value from `from` on whose hash `accept` holds. */
@@ -125,11 +126,11 @@ describe('PoolBackend login', () => {
   });
 
   it('refuses with the right codes', async () => {
-    const { backend, login } = setup();
+    const { backend, bans, clock, login } = setup();
     await expect(login({ algo: ['rx/0', 'cn/2'] })).rejects.toMatchObject({ code: 'NO_COMPATIBLE_ALGO' });
     await expect(login({ login: 'not-an-address' })).rejects.toMatchObject({ code: 'INVALID_LOGIN' });
     await expect(login({ login: '@nobody' })).rejects.toMatchObject({ code: 'ALIAS_NOT_FOUND' });
-    backend.ban('10.0.0.1', 60);
+    await bans.ban(manualBan('10.0.0.1', 60, 'manual', clock.now()));
     await expect(login()).rejects.toMatchObject({ code: 'BANNED' });
     expect(backend.metrics.loginsRefused).toMatchObject({
       NO_COMPATIBLE_ALGO: 1,
@@ -810,7 +811,7 @@ describe('PoolBackend bans', () => {
   const ban = { ...DEFAULT_BAN_POLICY_OPTIONS, minShares: 3, maxInvalidRatio: 0.5 };
 
   it('bans an IP that sends bad shares, closes its other sessions and refuses it', async () => {
-    const { backend, login } = setup({ options: { ban } });
+    const { backend, bans, login } = setup({ options: { ban } });
     const a = await login();
     const b = await login();
     const other = await login({}, { remoteAddress: '10.0.0.2' });
@@ -824,9 +825,9 @@ describe('PoolBackend bans', () => {
     expect(other.sink.closedWith).toBeUndefined();
     await expect(backend.submit(a.sessionId, bad)).rejects.toMatchObject({ code: 'BANNED' });
     await expect(login()).rejects.toMatchObject({ code: 'BANNED' });
-    expect(backend.listBans()).toEqual([expect.objectContaining({ ip: '10.0.0.1', remainingSeconds: 60 })]);
+    expect(await bans.list()).toEqual([expect.objectContaining({ ip: '10.0.0.1', remainingSeconds: 60 })]);
     expect(backend.metrics.bansIssued).toBe(1);
-    expect(backend.unban('10.0.0.1')).toBe(true);
+    expect(await bans.unban('10.0.0.1')).toBe(true);
     await expect(login()).resolves.toBeDefined();
   });
 
@@ -838,9 +839,9 @@ describe('PoolBackend bans', () => {
     expect(backend.isBanned('10.0.0.1')).toBe(false);
   });
 
-  it('reports the bans it decides, and adopts a sibling process ban without counting it', async () => {
-    const issued: BanEntry[] = [];
-    const { backend, login } = setup({ options: { ban }, onBanIssued: (entry) => issued.push(entry) });
+  it('hands the bans it decides to the registry, and obeys one decided elsewhere without counting it', async () => {
+    const { backend, bans, login } = setup({ options: { ban } });
+    const issued = bans.banned;
     const a = await login();
     const bad = { jobId: a.job.job_id, nonce: 'xx', result: '0'.repeat(64) };
     for (let i = 0; i < 3; i++) await backend.submit(a.sessionId, bad).catch(() => undefined);
@@ -848,7 +849,7 @@ describe('PoolBackend bans', () => {
 
     // Another process banned 10.0.0.2: its sessions here close and it is refused, not counted.
     const b = await login({}, { remoteAddress: '10.0.0.2' });
-    backend.adoptBan({ ...issued[0]!, ip: '10.0.0.2' });
+    bans.local.adopt({ ...issued[0]!, ip: '10.0.0.2' });
     expect(b.sink.closedWith).toBe('banned');
     await expect(login({}, { remoteAddress: '10.0.0.2' })).rejects.toMatchObject({ code: 'BANNED' });
     expect(backend.metrics.bansIssued).toBe(1);
@@ -856,11 +857,13 @@ describe('PoolBackend bans', () => {
   });
 
   it('a ban of an IPv6 peer closes the sessions of every address in its /64, and no other', async () => {
-    const { backend, login } = setup();
+    const { bans, clock, login } = setup();
     const a = await login({}, { remoteAddress: '2001:db8:1:2::1' });
     const b = await login({}, { remoteAddress: '2001:db8:1:2::2' });
     const c = await login({}, { remoteAddress: '2001:db8:1:3::1' });
-    expect(backend.ban('2001:db8:1:2::99', 600, 'operator').ip).toBe('2001:db8:1:2::/64');
+    expect((await bans.ban(manualBan('2001:db8:1:2::99', 600, 'operator', clock.now()))).ip).toBe(
+      '2001:db8:1:2::/64',
+    );
     expect(a.sink.closedWith).toBe('banned');
     expect(b.sink.closedWith).toBe('banned');
     expect(c.sink.closedWith).toBeUndefined();
@@ -868,9 +871,9 @@ describe('PoolBackend bans', () => {
   });
 
   it('a manual ban closes every session of the IP', async () => {
-    const { backend, login } = setup();
+    const { backend, bans, clock, login } = setup();
     const a = await login();
-    backend.ban('10.0.0.1', 600, 'operator');
+    await bans.ban(manualBan('10.0.0.1', 600, 'operator', clock.now()));
     expect(a.sink.closedWith).toBe('banned');
     await expect(
       backend.submit(a.sessionId, { jobId: a.job.job_id, nonce: '00000000', result: '0'.repeat(64) }),

@@ -1,7 +1,9 @@
 import { type BlockTemplate, parseBlockTemplate } from '../../src/fuego/block-template.js';
 import { bytesToHex, hexToBytes } from '../../src/fuego/hex.js';
 import { createLogger, type Logger } from '../../src/log/logger.js';
+import type { Ban, BanChange, BanEntry, BanRegistry } from '../../src/pool/ban-registry.js';
 import type { BlockRefusalReason } from '../../src/pool/block-refusal.js';
+import { LocalBans } from '../../src/pool/local-bans.js';
 import type {
   AcceptedShare,
   BlockCandidate,
@@ -219,6 +221,49 @@ export function connection(overrides: Partial<ConnectionInfo> = {}): ConnectionI
     solo: false,
     ...overrides,
   };
+}
+
+/**
+ * The pool's bans held in this process only (what a BanRegistry keeps in its view), recording
+ * the bans handed to it; `adopt` and `lift` stand for changes made elsewhere.
+ */
+export class FakeBanRegistry implements BanRegistry {
+  readonly local: LocalBans;
+  /** Every ban handed to ban(), in order. */
+  readonly banned: Ban[] = [];
+
+  constructor(options: { clock?: () => number; exemptIps?: readonly string[] } = {}) {
+    this.local = new LocalBans(
+      { ipv6PrefixLength: 64, exemptIps: options.exemptIps ?? [] },
+      {
+        ...(options.clock ? { clock: options.clock } : {}),
+        onListenerError: (error) => {
+          throw error;
+        },
+      },
+    );
+  }
+
+  async list(): Promise<BanEntry[]> {
+    return this.local.list();
+  }
+
+  async ban(ban: Ban): Promise<BanEntry> {
+    this.banned.push(ban);
+    return this.local.put(ban);
+  }
+
+  async unban(ip: string): Promise<boolean> {
+    return this.local.remove(ip);
+  }
+
+  isBanned(peerKey: string): boolean {
+    return this.local.isBanned(peerKey);
+  }
+
+  onChange(listener: (change: BanChange) => void): () => void {
+    return this.local.onChange(listener);
+  }
 }
 
 /** A manual clock. */

@@ -31,7 +31,9 @@ export type ParentMessage =
       /** The parent logger's level (callers may log quieter than config.log says). */
       readonly logLevel: string;
     }
+  /** A ban in force at the parent (each one after `start` and at `ready`, then every new one). */
   | { readonly kind: 'adopt-ban'; readonly entry: BanEntry }
+  /** A ban lifted at the parent. */
   | { readonly kind: 'unban'; readonly ip: string }
   /** The answer to the child's `admit` (the host-wide connection caps). */
   | {
@@ -47,7 +49,10 @@ export type ChildMessage =
   | { readonly kind: 'waiting' }
   | { readonly kind: 'ready'; readonly listening: ListeningPort[]; readonly stats: ChildStats }
   | { readonly kind: 'stats'; readonly stats: ChildStats }
+  /** A ban this child decided: the parent puts it in force everywhere. */
   | { readonly kind: 'banned'; readonly entry: BanEntry }
+  /** An unban made in this child (its registry's; the operator's go to the parent). */
+  | { readonly kind: 'unban'; readonly ip: string }
   | { readonly kind: 'start-failed'; readonly message: string }
   /** May a new connection from `ip` open? Answered by `admission` with the same requestId. */
   | { readonly kind: 'admit'; readonly requestId: number; readonly ip: string }
@@ -60,6 +65,7 @@ const CHILD_KINDS: ReadonlySet<string> = new Set([
   'ready',
   'stats',
   'banned',
+  'unban',
   'start-failed',
   'admit',
   'release',

@@ -4,19 +4,21 @@ import { PoolNode } from '../pool-node.js';
 import type { StratumRole } from '../stratum-role.js';
 import { type ChildMessage, type ChildStats, isParentMessage, type ParentMessage } from './child-messages.js';
 import { ParentConnectionAdmission } from './parent-admission.js';
+import { ParentBanRegistry } from './parent-ban-registry.js';
 
 /**
  * Entry of a stratum child process (StratumProcessGroup forks it with Node cluster; the stratum
  * ports are shared through the parent). It says it is waiting, takes its config from the parent's
- * `start`, runs a stratum-only PoolNode and reports its numbers and the bans it decides; the parent
- * decides whether a new connection may open (the caps are per host). It stops
- * on the parent's `stop`, on SIGINT/SIGTERM, or when the parent is gone.
+ * `start`, runs a stratum-only PoolNode and reports its numbers; its ban registry is the parent's
+ * (ParentBanRegistry), and the parent decides whether a new connection may open (the caps are per
+ * host). It stops on the parent's `stop`, on SIGINT/SIGTERM, or when the parent is gone.
  */
 
 let node: PoolNode | null = null;
 let logger: Logger | null = null;
 let stopping: Promise<void> | null = null;
 let statsTimer: NodeJS.Timeout | undefined;
+let bans: ParentBanRegistry | null = null;
 /** The host-wide connection caps, counted by the parent. */
 const admission = new ParentConnectionAdmission((message) => {
   if (!process.connected || process.send === undefined) return false;
@@ -47,13 +49,19 @@ async function start(message: Extract<ParentMessage, { kind: 'start' }>): Promis
     const config = parseConfig(message.config);
     logger = createLogger(config.log).child({ stratumProcess: message.index, nodeId: config.pool.nodeId });
     logger.level = message.logLevel;
+    const banLogger = logger;
+    bans = new ParentBanRegistry(
+      { ipv6PrefixLength: config.stratum.ipv6PrefixLength, exemptIps: config.stratum.bans.exemptIps },
+      {
+        send: (banMessage) => void send(banMessage),
+        onListenerError: (error) => banLogger.error({ err: error }, 'a ban change listener failed'),
+      },
+    );
     node = await PoolNode.start(config, {
       logger,
       ...(message.tls ? { tls: message.tls } : {}),
-      onBanIssued: (entry) => void send({ kind: 'banned', entry }),
+      bans,
       connectionAdmission: admission,
-      // The parent shares the host's bans with the other hosts.
-      shareBans: false,
     });
   } catch (error) {
     logger?.error({ err: error }, 'stratum process could not start');
@@ -95,10 +103,10 @@ process.on('message', (message: unknown) => {
       if (node === null && stopping === null) void start(message);
       return;
     case 'adopt-ban':
-      node?.stratumRole?.backend.adoptBan(message.entry);
+      bans?.adopt(message.entry);
       return;
     case 'unban':
-      node?.stratumRole?.backend.unban(message.ip);
+      bans?.lift(message.ip);
       return;
     case 'admission':
       admission.answer(message.requestId, message.ip, message.verdict);

@@ -4,9 +4,7 @@ import type { Logger } from 'pino';
 import { compiledSiblingUrl } from '../../compiled-module-url.js';
 import type { PoolConfig } from '../../config/schema.js';
 import { FuegoPoolError } from '../../errors.js';
-import { manualBanEntry } from '../../pool/ban-policy.js';
-import type { BanEntry } from '../../pool/ban-registry.js';
-import { peerKey } from '../../pool/peer-key.js';
+import type { BanChange, BanRegistry } from '../../pool/ban-registry.js';
 import type { StratumProcessView } from '../../servers/control/control-protocol.js';
 import type { ListeningPort } from '../../servers/stratum/stratum-server.js';
 import type { StratumSurface } from '../stratum-surface.js';
@@ -44,8 +42,8 @@ export interface StratumProcessGroupModules {
   readonly clock?: () => number;
   /** Rejects if the pool must give up starting (a fatal leader error): the children are stopped. */
   readonly abandon?: Promise<never>;
-  /** Told of every ban decided on this host (by a child or the operator), not of adopted ones. */
-  readonly onBanIssued?: (entry: BanEntry) => void;
+  /** The pool's bans: the children's decisions go there, and every ban in force reaches every child. */
+  readonly bans: BanRegistry;
 }
 
 type ChildState = StratumProcessView['state'];
@@ -75,8 +73,9 @@ const STABLE_RUN_MS = 60_000;
  * any stratum node. The parent:
  * - starts the children and fails its own start if one cannot serve;
  * - restarts a child that dies, with a growing delay;
- * - keeps one ban list: a ban decided by one child or by the operator reaches every child, since
- *   a banned miner's next connection may land on any of them;
+ * - passes the bans of the pool's registry on to every child (all of them to a child that starts,
+ *   before it opens the ports), and a child's ban to the registry, since a banned miner's next
+ *   connection may land on any child;
  * - counts the connections of all children, so that stratum.limits.maxConnections and
  *   maxConnectionsPerIp are caps for the host (each child asks before it opens a connection);
  * - adds the children's numbers up, so the API, metrics and `status` show one pool.
@@ -85,11 +84,11 @@ export class StratumProcessGroup {
   readonly #options: Required<Omit<StratumProcessGroupOptions, 'tls'>> &
     Pick<StratumProcessGroupOptions, 'tls'>;
   readonly #logger: Logger;
-  readonly #onBanIssued: ((entry: BanEntry) => void) | undefined;
+  readonly #bans: BanRegistry;
+  readonly #unsubscribeBans: () => void;
   readonly #clock: () => number;
   readonly #entry: URL;
   readonly #slots: ChildSlot[];
-  readonly #bans = new Map<string, BanEntry>();
   readonly #connections: HostConnectionCounts;
   #listening: ListeningPort[] = [];
   #stopping = false;
@@ -106,7 +105,7 @@ export class StratumProcessGroup {
       ...options,
     };
     this.#logger = modules.logger;
-    this.#onBanIssued = modules.onBanIssued;
+    this.#bans = modules.bans;
     this.#clock = modules.clock ?? Date.now;
     this.#entry = modules.entry ?? compiledSiblingUrl('stratum-child-main.js', import.meta.url);
     this.#connections = new HostConnectionCounts(options.config.stratum.limits);
@@ -124,6 +123,7 @@ export class StratumProcessGroup {
       onStarted: undefined,
       exited: Promise.resolve(),
     }));
+    this.#unsubscribeBans = this.#bans.onChange((change) => this.#broadcast(banMessageOf(change)));
   }
 
   /** Starts every child and resolves once all of them serve; on any failure stops them and throws. */
@@ -185,55 +185,10 @@ export class StratumProcessGroup {
     return this.#connections.total;
   }
 
-  /** Active bans, longest remaining first. */
-  listBans(): BanEntry[] {
-    const now = this.#clock();
-    const out: BanEntry[] = [];
-    for (const [ip, entry] of this.#bans) {
-      if (entry.untilMs <= now) this.#bans.delete(ip);
-      else out.push({ ...entry, remainingSeconds: Math.ceil((entry.untilMs - now) / 1000) });
-    }
-    return out.sort((a, b) => b.untilMs - a.untilMs);
-  }
-
-  /** Operator ban: every child refuses the IP (an IPv6 one: its network) and closes its sessions. */
-  ban(address: string, seconds: number, reason = 'manual'): BanEntry {
-    const entry = manualBanEntry(this.#peerKey(address), seconds, reason, this.#clock());
-    this.#bans.set(entry.ip, entry);
-    this.#broadcast({ kind: 'adopt-ban', entry });
-    this.#onBanIssued?.(entry);
-    return entry;
-  }
-
-  /** A ban decided on another host: every child refuses the IP and closes its sessions. */
-  adoptBan(heard: BanEntry): void {
-    const entry = { ...heard, ip: this.#peerKey(heard.ip) };
-    if (entry.untilMs <= this.#clock()) return;
-    // As the children's BanPolicy.adopt: another host's automatic ban skips an IP exempt here.
-    const exempt = this.#options.config.stratum.bans.exemptIps;
-    if (!entry.manual && (exempt.includes(heard.ip) || exempt.includes(entry.ip))) return;
-    const known = this.#bans.get(entry.ip);
-    if (known !== undefined && known.untilMs >= entry.untilMs) return;
-    this.#bans.set(entry.ip, entry);
-    this.#broadcast({ kind: 'adopt-ban', entry });
-  }
-
-  /** Operator unban, in every child. Returns whether the IP was banned. */
-  unban(address: string): boolean {
-    const ip = this.#peerKey(address);
-    const wasBanned = this.listBans().some((entry) => entry.ip === ip);
-    this.#bans.delete(ip);
-    this.#broadcast({ kind: 'unban', ip });
-    return wasBanned;
-  }
-
   /** What the API, metrics and control socket read: the children as one stratum role. */
   surface(): StratumSurface {
     const stats = () => this.stats();
     const backend = {
-      listBans: () => this.listBans(),
-      ban: (ip: string, seconds: number, reason?: string) => this.ban(ip, seconds, reason),
-      unban: (ip: string) => this.unban(ip),
       get metrics() {
         return stats().backend;
       },
@@ -251,13 +206,13 @@ export class StratumProcessGroup {
         stratumProcesses: () => this.children(),
       },
       listening: () => this.listening(),
-      activeBans: () => this.listBans().length,
     };
   }
 
   /** Asks every child to close its miners and flush its shares; SIGKILL after stopTimeoutMs. */
   async stop(): Promise<void> {
     this.#stopping = true;
+    this.#unsubscribeBans();
     await Promise.all(
       this.#slots.map(async (slot) => {
         clearTimeout(slot.restartTimer);
@@ -342,26 +297,27 @@ export class StratumProcessGroup {
           snapshotIntervalMs: this.#options.snapshotIntervalMs,
           logLevel: this.#logger.level,
         });
+        // Before it opens the ports (it holds its ban registry once it has `start`)...
+        this.#sendBans(slot);
         return;
       case 'ready':
         slot.state = 'serving';
         slot.stats = message.stats;
         if (this.#listening.length === 0) this.#listening = message.listening;
-        // A restarted child learns the bans its siblings hold.
-        for (const entry of this.listBans()) this.#send(slot, { kind: 'adopt-ban', entry });
+        // ...and again for the bans made while it started (changes reach serving children).
+        this.#sendBans(slot);
         slot.onStarted?.();
         return;
       case 'stats':
         slot.stats = message.stats;
         return;
-      case 'banned': {
-        const known = this.#bans.get(message.entry.ip);
-        if (known === undefined || known.untilMs < message.entry.untilMs)
-          this.#bans.set(message.entry.ip, message.entry);
-        this.#broadcast({ kind: 'adopt-ban', entry: message.entry }, slot);
-        this.#onBanIssued?.(message.entry);
+      case 'banned':
+        // In force here and in the other children at once (its change), then in Redis.
+        this.#sharing('ban', this.#bans.ban(message.entry));
         return;
-      }
+      case 'unban':
+        this.#sharing('unban', this.#bans.unban(message.ip));
+        return;
       case 'admit': {
         const verdict = this.#connections.admit(slot.index, message.ip);
         this.#send(slot, { kind: 'admission', requestId: message.requestId, ip: message.ip, verdict });
@@ -429,14 +385,26 @@ export class StratumProcessGroup {
     }, delayMs);
   }
 
-  /** The children's ban key for an IP (their BanPolicy's keyOf, from the same config). */
-  #peerKey(ip: string): string {
-    return peerKey(ip, this.#options.config.stratum.ipv6PrefixLength);
+  /** A child's ban or unban, in force on this host already: a Redis failure only keeps it from the others. */
+  #sharing(op: 'ban' | 'unban', stored: Promise<unknown>): void {
+    stored.catch((error: unknown) =>
+      this.#logger.warn({ err: error, op }, 'ban not shared with the other stratum hosts (Redis)'),
+    );
   }
 
-  #broadcast(message: ParentMessage, except?: ChildSlot): void {
-    for (const slot of this.#slots)
-      if (slot !== except && slot.state === 'serving') this.#send(slot, message);
+  /** Every ban in force, to a child that starts (taking one it holds again changes nothing). */
+  #sendBans(slot: ChildSlot): void {
+    this.#bans.list().then(
+      (entries) => {
+        for (const entry of entries) this.#send(slot, { kind: 'adopt-ban', entry });
+      },
+      (error: unknown) =>
+        this.#logger.warn({ err: error, child: slot.index }, 'bans not readable for a child'),
+    );
+  }
+
+  #broadcast(message: ParentMessage): void {
+    for (const slot of this.#slots) if (slot.state === 'serving') this.#send(slot, message);
   }
 
   #send(slot: ChildSlot, message: ParentMessage): void {
@@ -450,4 +418,11 @@ export class StratumProcessGroup {
         );
     });
   }
+}
+
+/** A change of the pool's bans as the children hear it. */
+function banMessageOf(change: BanChange): ParentMessage {
+  return change.kind === 'banned'
+    ? { kind: 'adopt-ban', entry: change.entry }
+    : { kind: 'unban', ip: change.ip };
 }

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { formatAtomic } from '../../fuego/money.js';
 import type { BatchReport, PayoutRunSummary } from '../../leader/payouts/payout-summary.js';
 import type { UpkeepReport } from '../../leader/payouts/wallet-upkeep.js';
-import type { BanEntry } from '../../pool/ban-registry.js';
+import { type BanEntry, type BanRegistry, manualBan } from '../../pool/ban-registry.js';
 import type { PoolEventBus } from '../../pool/events.js';
 import type { PoolBackendMetrics } from '../../pool/pool-backend.js';
 import type { StratumMetricsSnapshot } from '../stratum/stratum-metrics.js';
@@ -22,11 +22,8 @@ import type {
   WalletOptimizeView,
 } from './control-protocol.js';
 
-/** The ban list and counters of the pool core (PoolBackend). */
+/** The counters of the pool core (PoolBackend, or the stratum children's added up). */
 export interface ControlBackend {
-  listBans(): readonly BanEntry[];
-  ban(ip: string, seconds: number, reason?: string): BanEntry;
-  unban(ip: string): boolean;
   readonly metrics: Pick<
     PoolBackendMetrics,
     | 'sharesAccepted'
@@ -38,16 +35,6 @@ export interface ControlBackend {
     | 'blockSubmitErrors'
     | 'bansIssued'
   >;
-}
-
-/**
- * The pool's bans as a node without the stratum role reaches them: stored in Redis and announced
- * to every stratum host (see RedisBanList), so `fuego-pool ban` works on any node.
- */
-export interface ControlBans {
-  listBans(): Promise<readonly BanEntry[]>;
-  ban(ip: string, seconds: number, reason?: string): Promise<BanEntry>;
-  unban(ip: string): Promise<boolean>;
 }
 
 export interface ControlStratum {
@@ -92,14 +79,15 @@ export interface ControlHandlerOptions {
 
 /**
  * What the control socket reaches in this process. Roles decide what exists: without the stratum
- * role there is no ban list or connection count; without the leader role no payouts; a leader
- * standing by (another process holds the lease) has no payout loop until it wins.
+ * role there are no share counters or connection count; without the leader role no payouts; a
+ * leader standing by (another process holds the lease) has no payout loop until it wins. The ban
+ * commands go to the pool's ban registry, which every pool process has.
  */
 export interface ControlHandlerModules {
-  /** The stratum role's pool core (its ban list is shared with the other hosts); null without that role. */
+  /** The stratum role's pool core; null without that role. */
   readonly backend: ControlBackend | null;
-  /** Without the stratum role: the pool's bans in Redis (absent: ban commands are unavailable). */
-  readonly bans?: ControlBans | null;
+  /** The pool's bans (see BanRegistry); absent: ban commands are unavailable. */
+  readonly bans?: Pick<BanRegistry, 'list' | 'ban' | 'unban'> | null;
   /** The stratum role's server; null without that role. */
   readonly stratum: ControlStratum | null;
   /** The templates served or polled now; null when there are none (API-only, or standing by). */
@@ -154,12 +142,14 @@ export class ControlRequestHandler {
       case 'status':
         return this.#status();
       case 'bans':
-        return { bans: (await this.#banStore(() => this.#bans().listBans())).map(banView) };
+        return { bans: (await this.#banStore(() => this.#bans().list())).map(banView) };
       case 'ban': {
         const bans = this.#bans();
         const ip = requireIp(request.ip);
         const reason = request.reason ?? 'manual (control socket)';
-        const entry = await this.#banStore(() => bans.ban(ip, request.seconds, reason));
+        const entry = await this.#banStore(() =>
+          bans.ban(manualBan(ip, request.seconds, reason, this.#clock())),
+        );
         this.#modules.logger.info(
           { ip, seconds: request.seconds, reason: entry.reason },
           'operator banned an IP',
@@ -185,22 +175,36 @@ export class ControlRequestHandler {
     }
   }
 
-  /** Runs a ban command; a failure of the Redis ban list is named as such. */
-  async #banStore<R>(run: () => R | Promise<R>): Promise<R> {
+  /**
+   * Runs a ban command; a failure of the Redis ban list is named as such (a ban or unban made
+   * here still holds in this process, see BanRegistry).
+   */
+  async #banStore<R>(run: () => Promise<R>): Promise<R> {
     try {
       return await run();
     } catch (error) {
-      if (error instanceof ControlError || this.#modules.backend !== null) throw error;
+      if (error instanceof ControlError) throw error;
       this.#modules.logger.warn({ err: error }, 'control: the ban list in Redis is not reachable');
       throw new ControlError('BANS_STORE_UNAVAILABLE', undefined, {}, { cause: error });
     }
   }
 
-  /** The stratum role's bans, else the pool's bans in Redis. */
-  #bans(): Pick<ControlBackend, 'listBans' | 'ban' | 'unban'> | ControlBans {
-    const bans = this.#modules.backend ?? this.#modules.bans ?? null;
+  #bans(): Pick<BanRegistry, 'list' | 'ban' | 'unban'> {
+    const bans = this.#modules.bans ?? null;
     if (bans === null) throw new ControlError('BANS_UNAVAILABLE');
     return bans;
+  }
+
+  /** Bans in force, for `status`; 0 (logged) when they cannot be read. */
+  async #activeBans(): Promise<number> {
+    const { bans, logger } = this.#modules;
+    if (!bans) return 0;
+    try {
+      return (await bans.list()).length;
+    } catch (error) {
+      logger.warn({ err: error }, 'status: bans not readable');
+      return 0;
+    }
   }
 
   async #status(): Promise<StatusView> {
@@ -224,7 +228,8 @@ export class ControlRequestHandler {
               consecutiveFailures: template.consecutiveFailures ?? null,
               lastError: template.lastError ?? null,
             },
-      stratum: backend === null || stratum === null ? null : stratumView(backend, stratum),
+      stratum:
+        backend === null || stratum === null ? null : stratumView(backend, stratum, await this.#activeBans()),
       pool: pool === null ? null : { ...pool, windowSeconds: windowMs / 1000 },
       payouts: {
         role: leader === null ? 'none' : leader() === null ? 'standby' : 'leading',
@@ -353,7 +358,11 @@ export class ControlRequestHandler {
   }
 }
 
-function stratumView(backend: ControlBackend, stratum: ControlStratum): NonNullable<StatusView['stratum']> {
+function stratumView(
+  backend: ControlBackend,
+  stratum: ControlStratum,
+  activeBans: number,
+): NonNullable<StatusView['stratum']> {
   const network = stratum.metrics();
   const counters = backend.metrics;
   const ports: Record<string, number> = {};
@@ -373,7 +382,7 @@ function stratumView(backend: ControlBackend, stratum: ControlStratum): NonNulla
       rejected: counters.blocksRejected,
       submitErrors: counters.blockSubmitErrors,
     },
-    bans: { active: backend.listBans().length, issued: counters.bansIssued },
+    bans: { active: activeBans, issued: counters.bansIssued },
     processes: stratum.processes?.() ?? null,
   };
 }

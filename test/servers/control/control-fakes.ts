@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import type { PayoutRunSummary } from '../../../src/leader/payouts/payout-summary.js';
 import type { UpkeepReport } from '../../../src/leader/payouts/wallet-upkeep.js';
-import type { BanEntry } from '../../../src/pool/ban-registry.js';
+import { type Ban, type BanEntry, type BanRegistry, banEntry } from '../../../src/pool/ban-registry.js';
 import { createPoolEventBus, type PoolEventBus } from '../../../src/pool/events.js';
 import type {
   ControlBackend,
@@ -18,33 +18,36 @@ import type { ControlServerModules } from '../../../src/servers/control/control-
 export const MINER_A = `fire${'A'.repeat(94)}`;
 export const MINER_B = `fire${'B'.repeat(94)}`;
 
-/** A ban list with PoolBackend's behaviour, on a fixed clock. */
-export class FakeBackend implements ControlBackend {
-  readonly bans = new Map<string, BanEntry>();
+/** The pool's bans by IP, on a fixed clock; `failing` makes every call reject (Redis away). */
+export class FakeBans implements Pick<BanRegistry, 'list' | 'ban' | 'unban'> {
+  readonly entries = new Map<string, BanEntry>();
+  failing = false;
   constructor(private readonly nowMs: number) {}
 
-  listBans(): BanEntry[] {
-    return [...this.bans.values()];
+  async list(): Promise<BanEntry[]> {
+    this.#check();
+    return [...this.entries.values()];
   }
 
-  ban(ip: string, seconds: number, reason = 'manual'): BanEntry {
-    const entry: BanEntry = {
-      ip,
-      bannedAtMs: this.nowMs,
-      untilMs: this.nowMs + seconds * 1000,
-      remainingSeconds: seconds,
-      offences: 0,
-      manual: true,
-      reason,
-    };
-    this.bans.set(ip, entry);
+  async ban(ban: Ban): Promise<BanEntry> {
+    this.#check();
+    const entry = banEntry(ban, this.nowMs);
+    this.entries.set(ban.ip, entry);
     return entry;
   }
 
-  unban(ip: string): boolean {
-    return this.bans.delete(ip);
+  async unban(ip: string): Promise<boolean> {
+    this.#check();
+    return this.entries.delete(ip);
   }
 
+  #check(): void {
+    if (this.failing) throw new Error('Connection is closed.');
+  }
+}
+
+/** The pool core's counters. */
+export class FakeBackend implements ControlBackend {
   get metrics(): ControlBackend['metrics'] {
     return {
       sharesAccepted: 1200,
@@ -166,6 +169,7 @@ export const silentLogger = pino({ level: 'silent' });
 
 export type ControlTestModules = ControlServerModules & {
   backend: FakeBackend;
+  bans: FakeBans;
   events: PoolEventBus;
   /** The leader behind `leader()` (unless overridden). */
   leaderFake: ReturnType<typeof fakeLeader>;
@@ -176,7 +180,8 @@ export function controlModules(overrides: Partial<ControlServerModules> = {}): C
   const events = createPoolEventBus(() => undefined);
   const leaderFake = fakeLeader(events);
   return {
-    backend: new FakeBackend(1_700_000_000_000),
+    backend: new FakeBackend(),
+    bans: new FakeBans(1_700_000_000_000),
     stratum: fakeStratum,
     templates: () => fakeTemplates,
     leader: () => leaderFake,

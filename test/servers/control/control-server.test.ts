@@ -3,9 +3,7 @@ import { connect, createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ControlClient, connectError } from '../../../src/cli/control-client.js';
-import type { BanEntry } from '../../../src/pool/ban-registry.js';
 import type { ControlError } from '../../../src/servers/control/control-errors.js';
-import type { ControlBans } from '../../../src/servers/control/control-handler.js';
 import type { ControlProgress } from '../../../src/servers/control/control-protocol.js';
 import { type ControlServer, startControlServer } from '../../../src/servers/control/control-server.js';
 import {
@@ -135,7 +133,7 @@ describe('control server', () => {
       manual: true,
     });
     await client.request({ type: 'ban', ip: '2001:DB8:0:0::1', seconds: 60 });
-    expect([...modules.backend.bans.keys()]).toEqual(['203.0.113.9', '2001:db8::1']);
+    expect([...modules.bans.entries.keys()]).toEqual(['203.0.113.9', '2001:db8::1']);
     expect((await client.request({ type: 'bans' })).bans.map((b) => b.ip)).toEqual([
       '203.0.113.9',
       '2001:db8::1',
@@ -322,7 +320,7 @@ describe('control server', () => {
   it('serves what a process of fewer roles has: standby leader, no stratum role', async () => {
     server = await startControlServer(
       { socketPath },
-      controlModules({ backend: null, stratum: null, templates: () => null, leader: () => null }),
+      controlModules({ backend: null, bans: null, stratum: null, templates: () => null, leader: () => null }),
     );
     client = await ControlClient.connect({ socketPath });
     const status = await client.request({ type: 'status' });
@@ -339,55 +337,27 @@ describe('control server', () => {
     expect((await client.request({ type: 'miners', limit: 5 })).miners).toHaveLength(2);
   });
 
-  it("without the stratum role, ban commands reach the pool's ban list in Redis; its failure is named", async () => {
-    const stored = new Map<string, BanEntry>();
-    let failing = false;
-    const check = () => {
-      if (failing) throw new Error('connection is closed');
-    };
-    const bans: ControlBans = {
-      listBans: async () => {
-        check();
-        return [...stored.values()];
-      },
-      ban: async (ip, seconds, reason = 'manual') => {
-        check();
-        const entry = {
-          ip,
-          bannedAtMs: 1,
-          untilMs: 1 + seconds * 1000,
-          remainingSeconds: seconds,
-          offences: 0,
-          manual: true,
-          reason,
-        };
-        stored.set(ip, entry);
-        return entry;
-      },
-      unban: async (ip) => {
-        check();
-        return stored.delete(ip);
-      },
-    };
-    server = await startControlServer(
-      { socketPath },
-      { ...controlModules({ backend: null, stratum: null, templates: () => null, leader: null }), bans },
-    );
+  it("ban commands reach the pool's ban registry whatever the roles; its failure is named", async () => {
+    const modules = controlModules({ backend: null, stratum: null, templates: () => null, leader: null });
+    server = await startControlServer({ socketPath }, modules);
     client = await ControlClient.connect({ socketPath });
     expect((await client.request({ type: 'ban', ip: '203.0.113.4', seconds: 60 })).ban).toMatchObject({
       ip: '203.0.113.4',
       reason: 'manual (control socket)',
+      manual: true,
+      remainingSeconds: 60,
     });
     expect((await client.request({ type: 'bans' })).bans.map((b) => b.ip)).toEqual(['203.0.113.4']);
     expect(await client.request({ type: 'unban', ip: '203.0.113.4' })).toEqual({
       ip: '203.0.113.4',
       wasBanned: true,
     });
-    failing = true;
+    modules.bans.failing = true;
     expect(await codeOf(client.request({ type: 'bans' }))).toBe('BANS_STORE_UNAVAILABLE');
     expect(await codeOf(client.request({ type: 'ban', ip: '203.0.113.4', seconds: 60 }))).toBe(
       'BANS_STORE_UNAVAILABLE',
     );
+    expect(await codeOf(client.request({ type: 'unban', ip: '203.0.113.4' }))).toBe('BANS_STORE_UNAVAILABLE');
   });
 
   it('waits for a payout pass in flight before closing', async () => {

@@ -1,33 +1,28 @@
 import { randomUUID } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { RedisBanRegistry } from '../cluster/redis-ban-registry.js';
 import { RedisEventRelay } from '../cluster/redis-event-relay.js';
-import { ConfigError } from '../config/load-config.js';
 import type { PoolConfig } from '../config/schema.js';
-import { AddressError, decodeAddress } from '../fuego/address.js';
 import { notificationEventsOf } from '../leader/notifications/notification-events.js';
 import { createWebhookNotifier } from '../leader/notifications/webhook-notifier.js';
 import type { BanRegistry } from '../pool/ban-registry.js';
 import { createPoolEventBus, type PoolEventBus } from '../pool/events.js';
 import { DaemonClient } from '../rpc/daemon-client.js';
 import { WalletClient } from '../rpc/wallet-client.js';
-import { adminTokenFromEnv, parseApiOptions } from '../servers/api/api-options.js';
 import { startControlServer } from '../servers/control/control-server.js';
 import { createControlStats } from '../servers/control/control-stats.js';
 import type { ConnectionAdmission } from '../servers/stratum/connection-admission.js';
-import type { StratumPortOptions } from '../servers/stratum/stratum-options.js';
 import type { ListeningPort, StratumServer } from '../servers/stratum/stratum-server.js';
 import { HashrateReader } from '../store/hashrate-reader.js';
 import { startApiRole } from './api-role.js';
-import { checkConfigAddresses } from './config-addresses.js';
 import { LeaderRole } from './leader-role.js';
 import { type Part, stopParts } from './parts.js';
 import { connectRedis } from './redis-connection.js';
-import { type PoolRole, resolveRoles } from './roles.js';
+import type { PoolRole } from './roles.js';
+import { planStart, type StartPlan, type TlsPem } from './start-checks.js';
 import { stratumProcessCount } from './stratum-processes/process-count.js';
 import { StratumProcessGroup } from './stratum-processes/stratum-process-group.js';
 import { type StratumRole, startStratumRole } from './stratum-role.js';
@@ -36,7 +31,7 @@ import { type StratumSurface, surfaceOfRole } from './stratum-surface.js';
 export interface PoolNodeModules {
   readonly logger: Logger;
   /** PEM certificate and key for TLS ports, when not read from stratum.tls files. */
-  readonly tls?: { readonly cert: string; readonly key: string };
+  readonly tls?: TlsPem;
   /** Environment for secrets (FUEGO_POOL_ADMIN_TOKEN); defaults to process.env. */
   readonly env?: Readonly<Record<string, string | undefined>>;
   /**
@@ -46,6 +41,48 @@ export interface PoolNodeModules {
   readonly bans?: BanRegistry;
   /** Applies the stratum connection caps (a stratum child process asks its parent). */
   readonly connectionAdmission?: ConnectionAdmission;
+}
+
+/** The stratum role as PoolNode runs it: in this process, in child processes, or not at all. */
+interface StratumParts {
+  readonly role: StratumRole | null;
+  readonly processes: StratumProcessGroup | null;
+  readonly surface: StratumSurface | null;
+}
+
+/** What every role of a process uses: the RPC clients, Redis, and the relayed event bus. */
+interface SharedParts {
+  readonly daemon: DaemonClient;
+  readonly wallet: WalletClient;
+  readonly redis: Redis;
+  readonly events: PoolEventBus;
+  /** This process's id on the Redis channels it publishes on. */
+  readonly origin: string;
+}
+
+/** What PoolNode.start built (see the fields of PoolNode). */
+interface BuiltNode {
+  readonly roles: ReadonlySet<PoolRole>;
+  readonly shared: SharedParts;
+  readonly bans: BanRegistry;
+  readonly stratum: StratumParts;
+  readonly leader: LeaderRole | null;
+  readonly api: FastifyInstance | null;
+}
+
+/** What the API and the control socket of a process reach. */
+interface EdgeContext {
+  readonly shared: SharedParts;
+  readonly bans: BanRegistry;
+  readonly stratum: StratumParts;
+  readonly leader: LeaderRole | null;
+  readonly logger: Logger;
+}
+
+/** Resolves with the first fatal error a part reports. */
+interface FatalSignal {
+  readonly failed: Promise<Error>;
+  readonly report: (error: Error) => void;
 }
 
 /**
@@ -63,224 +100,65 @@ export interface PoolNodeModules {
  */
 export class PoolNode {
   readonly #fatal: Promise<Error>;
+  readonly roles: ReadonlySet<PoolRole>;
+  readonly redis: Redis;
+  /** The process's event bus (relayed to and from the other processes). */
+  readonly events: PoolEventBus;
+  /** The pool's bans, as this process sees them. */
+  readonly bans: BanRegistry;
+  readonly stratumRole: StratumRole | null;
+  /** `stratum.processes` > 1: the stratum role runs in these child processes instead. */
+  readonly stratumProcesses: StratumProcessGroup | null;
+  /** The stratum role as the API and control socket see it, in-process or in children. */
+  readonly stratumSurface: StratumSurface | null;
+  readonly leader: LeaderRole | null;
+  readonly api: FastifyInstance | null;
 
   private constructor(
     readonly config: Readonly<PoolConfig>,
     private readonly logger: Logger,
     private readonly parts: Part[],
-    readonly roles: ReadonlySet<PoolRole>,
-    readonly redis: Redis,
-    /** The process's event bus (relayed to and from the other processes). */
-    readonly events: PoolEventBus,
-    /** The pool's bans, as this process sees them. */
-    readonly bans: BanRegistry,
-    readonly stratumRole: StratumRole | null,
-    /** `stratum.processes` > 1: the stratum role runs in these child processes instead. */
-    readonly stratumProcesses: StratumProcessGroup | null,
-    /** The stratum role as the API and control socket see it, in-process or in children. */
-    readonly stratumSurface: StratumSurface | null,
-    readonly leader: LeaderRole | null,
-    readonly api: FastifyInstance | null,
+    built: BuiltNode,
     fatal: Promise<Error>,
   ) {
     this.#fatal = fatal;
+    this.roles = built.roles;
+    this.redis = built.shared.redis;
+    this.events = built.shared.events;
+    this.bans = built.bans;
+    this.stratumRole = built.stratum.role;
+    this.stratumProcesses = built.stratum.processes;
+    this.stratumSurface = built.stratum.surface;
+    this.leader = built.leader;
+    this.api = built.api;
   }
 
   static async start(config: Readonly<PoolConfig>, modules: PoolNodeModules): Promise<PoolNode> {
     const { logger } = modules;
-    const roles = resolveRoles(config.roles);
+    const env = modules.env ?? process.env;
     // Configuration problems fail here, before anything runs.
-    checkConfigAddresses(config);
-    const poolAddress = roles.has('leader') ? requireStandardAddress(config.pool.address) : null;
-    const tlsPem = roles.has('stratum') ? await readTlsPem(config, modules.tls) : undefined;
-    const ports = roles.has('stratum') ? stratumPorts(config, tlsPem) : [];
-    const adminToken = adminTokenFromEnv(modules.env ?? process.env);
-    const runApi = roles.has('api') && config.api.enabled;
-    if (runApi) {
-      const { enabled: _enabled, ...apiInput } = config.api;
-      parseApiOptions(apiInput);
-    }
-    let reportFatal: (error: Error) => void = () => undefined;
-    const fatal = new Promise<Error>((resolve) => {
-      reportFatal = resolve;
-    });
+    const plan = await planStart(config, modules.tls, env);
+    const fatal = fatalSignal();
     const parts: Part[] = [];
     try {
-      logger.info({ roles: [...roles], nodeId: config.pool.nodeId }, 'starting pool node');
-      const daemon = new DaemonClient({ ...config.daemon });
-      const wallet = new WalletClient({ ...config.wallet, retries: 2 });
-      parts.push({
-        name: 'rpc clients',
-        stop: () => {
-          daemon.close();
-          wallet.close();
-        },
-      });
-
-      const redis = await connectRedis(
-        config.redis,
-        modules.env ?? process.env,
-        logger.child({ module: 'redis' }),
-      );
-      parts.push({ name: 'redis', stop: () => void redis.disconnect() });
-
-      const localEvents = createPoolEventBus((error, name) =>
-        logger.warn({ err: error, event: name }, 'event listener failed'),
-      );
-      const origin = randomUUID();
-      const relay = new RedisEventRelay(
-        { keyPrefix: config.redis.keyPrefix, origin },
-        { redis, local: localEvents, logger: logger.child({ module: 'event-relay' }) },
-      );
-      await relay.start();
-      parts.push({ name: 'event relay', stop: () => relay.stop() });
-      const events = relay.bus;
-
-      let bans = modules.bans;
-      if (bans === undefined) {
-        const registry = new RedisBanRegistry(
-          {
-            keyPrefix: config.redis.keyPrefix,
-            origin,
-            ipv6PrefixLength: config.stratum.ipv6PrefixLength,
-            exemptIps: config.stratum.bans.exemptIps,
-          },
-          { redis, logger: logger.child({ module: 'ban-list' }) },
-        );
-        // Pushed before its start, so that a start that fails half-way is still stopped.
-        parts.push({ name: 'ban list', stop: () => registry.stop() });
-        // Before any stratum port opens.
-        await registry.start();
-        bans = registry;
-      }
-
-      let leader: LeaderRole | null = null;
-      if (poolAddress !== null) {
-        const leaderRole = new LeaderRole(config, {
-          redis,
-          daemon,
-          wallet,
-          events,
-          logger: logger.child({ module: 'leader' }),
-          poolAddress,
-          nodeName: `${hostname()}:${process.pid}:node${config.pool.nodeId}`,
-          onFatal: (error) => {
-            logger.fatal({ err: error }, 'leader cannot work; stopping');
-            reportFatal(error);
-          },
-        });
-        leaderRole.start();
-        parts.push({ name: 'leader', stop: () => leaderRole.stop() });
-        leader = leaderRole;
-      }
-
-      let stratum: StratumRole | null = null;
-      let stratumProcesses: StratumProcessGroup | null = null;
-      let surface: StratumSurface | null = null;
-      if (roles.has('stratum')) {
-        const abandon = fatal.then((error) => Promise.reject(error));
-        abandon.catch(() => undefined);
-        const processes = stratumProcessCount(config);
-        if (processes > 1) {
-          const group = await StratumProcessGroup.start(
-            { config, processes, ...(tlsPem ? { tls: tlsPem } : {}) },
-            { logger: logger.child({ module: 'stratum-processes' }), abandon, bans },
-          );
-          parts.push({ name: 'stratum processes', stop: () => group.stop() });
-          stratumProcesses = group;
-          surface = group.surface();
-        } else {
-          stratum = await startStratumRole(
-            config,
-            {
-              redis,
-              daemon,
-              events,
-              logger,
-              ports,
-              abandon,
-              bans,
-              ...(modules.connectionAdmission ? { connectionAdmission: modules.connectionAdmission } : {}),
-            },
-            parts,
-          );
-          surface = surfaceOfRole(stratum);
-        }
-      }
-
-      let api: FastifyInstance | null = null;
-      if (runApi) {
-        const served = stratum;
-        const polled = leader;
-        api = await startApiRole(
-          config,
-          {
-            redis,
-            daemon,
-            wallet,
-            events,
-            logger,
-            adminToken,
-            stratum: surface,
-            bans,
-            ...(served !== null
-              ? { templateAgeMs: () => served.templates.status().templateAgeMs }
-              : polled !== null
-                ? { templateAgeMs: () => polled.templates()?.status().templateAgeMs }
-                : {}),
-          },
-          parts,
-        );
-      }
+      logger.info({ roles: [...plan.roles], nodeId: config.pool.nodeId }, 'starting pool node');
+      const shared = await startShared(config, logger, env, parts);
+      const bans = modules.bans ?? (await startBanRegistry(config, shared, logger, parts));
+      const leader =
+        plan.poolAddress === null
+          ? null
+          : startLeader(config, { shared, logger, poolAddress: plan.poolAddress, fatal }, parts);
+      const stratum = plan.roles.has('stratum')
+        ? await startStratum(config, { plan, shared, bans, logger, fatal, modules }, parts)
+        : { role: null, processes: null, surface: null };
+      const edges: EdgeContext = { shared, bans, stratum, leader, logger };
+      const api = plan.runApi ? await startApi(config, edges, plan.adminToken, parts) : null;
       if (leader !== null && config.notifications.webhooks.length > 0) {
-        const leading = leader;
-        const notifier = createWebhookNotifier(config.notifications, {
-          events: notificationEventsOf(events),
-          logger: logger.child({ module: 'webhooks' }),
-          env: modules.env ?? process.env,
-          // Every process sees every event through the relay: only the acting leader sends.
-          isActive: () => leading.loop() !== null,
-        });
-        parts.push({ name: 'webhooks', stop: () => notifier.close() });
+        startWebhooks(config, { leader, events: shared.events, logger, env }, parts);
       }
-      if (config.control.enabled) {
-        const served = stratum;
-        const polled = leader;
-        const control = await startControlServer(
-          { socketPath: config.control.socketPath, hashrateWindowMs: config.control.hashrateWindowMs },
-          {
-            backend: surface?.control.backend ?? null,
-            stratum: surface?.control.stratum ?? null,
-            // Whatever the roles of this process: the pool's bans.
-            bans,
-            templates: () => served?.templates ?? polled?.templates() ?? null,
-            leader: polled === null ? null : () => polled.loop(),
-            events,
-            stats: createControlStats(
-              {},
-              { reader: new HashrateReader({ keyPrefix: config.redis.keyPrefix }, { redis }) },
-            ),
-            logger: logger.child({ module: 'control' }),
-          },
-        );
-        // Stopped first (parts stop in reverse), so no command arrives while the rest shuts down.
-        parts.push({ name: 'control socket', stop: () => control.close() });
-      }
-      return new PoolNode(
-        config,
-        logger,
-        parts,
-        roles,
-        redis,
-        events,
-        bans,
-        stratum,
-        stratumProcesses,
-        surface,
-        leader,
-        api,
-        fatal,
-      );
+      if (config.control.enabled) await startControl(config, edges, parts);
+      const built = { roles: plan.roles, shared, bans, stratum, leader, api };
+      return new PoolNode(config, logger, parts, built, fatal.failed);
     } catch (error) {
       await stopParts(parts, logger);
       throw error;
@@ -308,57 +186,207 @@ export class PoolNode {
   }
 }
 
-function requireStandardAddress(address: string | undefined): string {
-  if (address === undefined) {
-    throw new ConfigError(
-      'CONFIG_INVALID',
-      'invalid configuration:\n  pool.address: required to run the pool',
-      {
-        issues: ['pool.address: required'],
-      },
-    );
-  }
-  try {
-    if (decodeAddress(address).type === 'standard') return address;
-    throw new ConfigError(
-      'CONFIG_INVALID',
-      'invalid configuration:\n  pool.address: must be a standard address (the daemon refuses integrated ones)',
-    );
-  } catch (error) {
-    if (!(error instanceof AddressError)) throw error;
-    throw new ConfigError('CONFIG_INVALID', `invalid configuration:\n  pool.address: ${error.message}`, {
-      issues: [`pool.address: ${error.message}`],
-    });
-  }
-}
-
-/** The PEM for TLS ports: given by the caller, or read from stratum.tls when a port has TLS. */
-async function readTlsPem(
-  config: Readonly<PoolConfig>,
-  pem: PoolNodeModules['tls'],
-): Promise<PoolNodeModules['tls']> {
-  if (pem || !config.stratum.tls || !config.stratum.ports.some((p) => p.tls)) return pem;
-  const [cert, key] = await Promise.all([
-    readFile(config.stratum.tls.certFile, 'utf8'),
-    readFile(config.stratum.tls.keyFile, 'utf8'),
-  ]).catch((cause: unknown) => {
-    throw new ConfigError(
-      'CONFIG_UNREADABLE',
-      `stratum.tls: cannot read certificate or key (${(cause as Error).message})`,
-      {},
-      { cause },
-    );
+function fatalSignal(): FatalSignal {
+  let report: (error: Error) => void = () => undefined;
+  const failed = new Promise<Error>((resolve) => {
+    report = resolve;
   });
-  return { cert, key };
+  return { failed, report: (error) => report(error) };
 }
 
-function stratumPorts(config: Readonly<PoolConfig>, tls: PoolNodeModules['tls']): StratumPortOptions[] {
-  return config.stratum.ports.map((p) => ({
-    port: p.port,
-    host: p.host,
-    difficulty: p.difficulty,
-    fixedDifficulty: p.fixedDifficulty,
-    solo: p.solo,
-    ...(p.tls && tls ? { tls } : {}),
-  }));
+async function startShared(
+  config: Readonly<PoolConfig>,
+  logger: Logger,
+  env: Readonly<Record<string, string | undefined>>,
+  parts: Part[],
+): Promise<SharedParts> {
+  const daemon = new DaemonClient({ ...config.daemon });
+  const wallet = new WalletClient({ ...config.wallet, retries: 2 });
+  parts.push({
+    name: 'rpc clients',
+    stop: () => {
+      daemon.close();
+      wallet.close();
+    },
+  });
+
+  const redis = await connectRedis(config.redis, env, logger.child({ module: 'redis' }));
+  parts.push({ name: 'redis', stop: () => void redis.disconnect() });
+
+  const localEvents = createPoolEventBus((error, name) =>
+    logger.warn({ err: error, event: name }, 'event listener failed'),
+  );
+  const origin = randomUUID();
+  const relay = new RedisEventRelay(
+    { keyPrefix: config.redis.keyPrefix, origin },
+    { redis, local: localEvents, logger: logger.child({ module: 'event-relay' }) },
+  );
+  await relay.start();
+  parts.push({ name: 'event relay', stop: () => relay.stop() });
+  return { daemon, wallet, redis, events: relay.bus, origin };
+}
+
+/** The pool's bans in Redis, taken over before any stratum port opens. */
+async function startBanRegistry(
+  config: Readonly<PoolConfig>,
+  shared: SharedParts,
+  logger: Logger,
+  parts: Part[],
+): Promise<BanRegistry> {
+  const registry = new RedisBanRegistry(
+    {
+      keyPrefix: config.redis.keyPrefix,
+      origin: shared.origin,
+      ipv6PrefixLength: config.stratum.ipv6PrefixLength,
+      exemptIps: config.stratum.bans.exemptIps,
+    },
+    { redis: shared.redis, logger: logger.child({ module: 'ban-list' }) },
+  );
+  // Pushed before its start, so that a start that fails half-way is still stopped.
+  parts.push({ name: 'ban list', stop: () => registry.stop() });
+  await registry.start();
+  return registry;
+}
+
+function startLeader(
+  config: Readonly<PoolConfig>,
+  modules: { shared: SharedParts; logger: Logger; poolAddress: string; fatal: FatalSignal },
+  parts: Part[],
+): LeaderRole {
+  const { shared, logger, fatal } = modules;
+  const leader = new LeaderRole(config, {
+    redis: shared.redis,
+    daemon: shared.daemon,
+    wallet: shared.wallet,
+    events: shared.events,
+    logger: logger.child({ module: 'leader' }),
+    poolAddress: modules.poolAddress,
+    nodeName: `${hostname()}:${process.pid}:node${config.pool.nodeId}`,
+    onFatal: (error) => {
+      logger.fatal({ err: error }, 'leader cannot work; stopping');
+      fatal.report(error);
+    },
+  });
+  leader.start();
+  parts.push({ name: 'leader', stop: () => leader.stop() });
+  return leader;
+}
+
+async function startStratum(
+  config: Readonly<PoolConfig>,
+  context: {
+    plan: StartPlan;
+    shared: SharedParts;
+    bans: BanRegistry;
+    logger: Logger;
+    fatal: FatalSignal;
+    modules: PoolNodeModules;
+  },
+  parts: Part[],
+): Promise<StratumParts> {
+  const { plan, shared, bans, logger, modules } = context;
+  const abandon = context.fatal.failed.then((error) => Promise.reject(error));
+  abandon.catch(() => undefined);
+  const processes = stratumProcessCount(config);
+  if (processes > 1) {
+    const group = await StratumProcessGroup.start(
+      { config, processes, ...(plan.tlsPem ? { tls: plan.tlsPem } : {}) },
+      { logger: logger.child({ module: 'stratum-processes' }), abandon, bans },
+    );
+    parts.push({ name: 'stratum processes', stop: () => group.stop() });
+    return { role: null, processes: group, surface: group.surface() };
+  }
+  const role = await startStratumRole(
+    config,
+    {
+      redis: shared.redis,
+      daemon: shared.daemon,
+      events: shared.events,
+      logger,
+      ports: plan.ports,
+      abandon,
+      bans,
+      ...(modules.connectionAdmission ? { connectionAdmission: modules.connectionAdmission } : {}),
+    },
+    parts,
+  );
+  return { role, processes: null, surface: surfaceOfRole(role) };
+}
+
+function startApi(
+  config: Readonly<PoolConfig>,
+  context: EdgeContext,
+  adminToken: string | null,
+  parts: Part[],
+): Promise<FastifyInstance> {
+  const { shared, stratum, leader } = context;
+  const served = stratum.role;
+  return startApiRole(
+    config,
+    {
+      redis: shared.redis,
+      daemon: shared.daemon,
+      wallet: shared.wallet,
+      events: shared.events,
+      logger: context.logger,
+      adminToken,
+      stratum: stratum.surface,
+      bans: context.bans,
+      ...(served !== null
+        ? { templateAgeMs: () => served.templates.status().templateAgeMs }
+        : leader !== null
+          ? { templateAgeMs: () => leader.templates()?.status().templateAgeMs }
+          : {}),
+    },
+    parts,
+  );
+}
+
+function startWebhooks(
+  config: Readonly<PoolConfig>,
+  modules: {
+    leader: LeaderRole;
+    events: PoolEventBus;
+    logger: Logger;
+    env: Readonly<Record<string, string | undefined>>;
+  },
+  parts: Part[],
+): void {
+  const { leader } = modules;
+  const notifier = createWebhookNotifier(config.notifications, {
+    events: notificationEventsOf(modules.events),
+    logger: modules.logger.child({ module: 'webhooks' }),
+    env: modules.env,
+    // Every process sees every event through the relay: only the acting leader sends.
+    isActive: () => leader.loop() !== null,
+  });
+  parts.push({ name: 'webhooks', stop: () => notifier.close() });
+}
+
+async function startControl(
+  config: Readonly<PoolConfig>,
+  context: EdgeContext,
+  parts: Part[],
+): Promise<void> {
+  const { shared, stratum, leader } = context;
+  const served = stratum.role;
+  const control = await startControlServer(
+    { socketPath: config.control.socketPath, hashrateWindowMs: config.control.hashrateWindowMs },
+    {
+      backend: stratum.surface?.control.backend ?? null,
+      stratum: stratum.surface?.control.stratum ?? null,
+      // Whatever the roles of this process: the pool's bans.
+      bans: context.bans,
+      templates: () => served?.templates ?? leader?.templates() ?? null,
+      leader: leader === null ? null : () => leader.loop(),
+      events: shared.events,
+      stats: createControlStats(
+        {},
+        { reader: new HashrateReader({ keyPrefix: config.redis.keyPrefix }, { redis: shared.redis }) },
+      ),
+      logger: context.logger.child({ module: 'control' }),
+    },
+  );
+  // Stopped first (parts stop in reverse), so no command arrives while the rest shuts down.
+  parts.push({ name: 'control socket', stop: () => control.close() });
 }

@@ -6,7 +6,7 @@ import { RedisTemplateSource } from '../cluster/redis-template-source.js';
 import type { PoolConfig } from '../config/schema.js';
 import type { BanRegistry } from '../pool/ban-registry.js';
 import type { PoolEventBus } from '../pool/events.js';
-import { DEFAULT_POOL_BACKEND_OPTIONS, PoolBackend } from '../pool/pool-backend.js';
+import { DEFAULT_POOL_BACKEND_OPTIONS, PoolBackend, type PoolBackendOptions } from '../pool/pool-backend.js';
 import type { BlockCandidate, ShareLedger } from '../pool/share-ledger.js';
 import { nativeFastHash } from '../pow/native-fast-hash.js';
 import { ShareVerifierPool } from '../pow/verifier-pool.js';
@@ -82,64 +82,25 @@ export async function startStratumRole(
   const pow = verifier.metrics();
   logger.info({ pow: pow.implementation, workers: pow.workers }, 'share verifier ready');
 
-  const hashrate = new HashrateBucketWriter({ keyPrefix: config.redis.keyPrefix }, { redis });
-  const ledgerLogger = logger.child({ module: 'ledger' });
-  const hashrateBatcher = new HashrateBatcher(
-    {},
-    {
-      record: (shares) => hashrate.record(shares),
-      onError: (error, shares) => ledgerLogger.warn({ err: error, shares }, 'hashrate buckets not updated'),
-    },
-  );
-  // Pushed before the ledger, so it stops after it and writes the ledger's last batches.
-  parts.push({ name: 'hashrate', stop: () => hashrateBatcher.stop() });
-  const ledger = new RedisShareLedger(
-    (() => {
-      const replicaAcks = replicaAcksOf(config.redis);
-      return { keyPrefix: config.redis.keyPrefix, ...config.store, ...(replicaAcks ? { replicaAcks } : {}) };
-    })(),
-
-    {
-      redis,
-      logger: ledgerLogger,
-      onBatchRecorded: (shares) => hashrateBatcher.add(shares),
-    },
-  );
-  parts.push({ name: 'ledger', stop: () => ledger.close() });
+  const ledger = startShareLedger(config, { redis, logger }, parts);
 
   const fastHash = nativeFastHash();
   const templates = new RedisTemplateSource(
     { keyPrefix: config.redis.keyPrefix, ...(fastHash ? { fastHash } : {}) },
-
     { redis, logger: logger.child({ module: 'templates' }) },
   );
   parts.push({ name: 'templates', stop: () => templates.stop() });
   const first = templates.start();
   await (modules.abandon ? Promise.race([first, modules.abandon]) : first);
 
-  const backend = new PoolBackend(
-    {
-      ...DEFAULT_POOL_BACKEND_OPTIONS,
-      nodeId: config.pool.nodeId,
-      jobsPerSession: config.stratum.jobsPerSession,
-      staleGraceMs: config.stratum.staleGraceMs,
-      vardiff: config.stratum.vardiff,
-      minLoginDifficulty: config.stratum.minLoginDifficulty,
-      ban: {
-        ...DEFAULT_POOL_BACKEND_OPTIONS.ban,
-        ...config.stratum.bans,
-        ipv6PrefixLength: config.stratum.ipv6PrefixLength,
-      },
-    },
-    {
-      templates,
-      verifier,
-      ledger: announcingBlocks(ledger, events),
-      daemon: modules.daemon,
-      logger: logger.child({ module: 'pool' }),
-      bans: modules.bans,
-    },
-  );
+  const backend = new PoolBackend(poolBackendOptions(config), {
+    templates,
+    verifier,
+    ledger: announcingBlocks(ledger, events),
+    daemon: modules.daemon,
+    logger: logger.child({ module: 'pool' }),
+    bans: modules.bans,
+  });
   backend.start();
   parts.push({ name: 'pool', stop: () => backend.close() });
 
@@ -159,6 +120,50 @@ export async function startStratumRole(
   parts.push({ name: 'stratum', stop: () => server.close() });
   logger.info({ ports: server.listening(), nodeId: config.pool.nodeId }, 'stratum listening');
   return { verifier, ledger, templates, backend, server };
+}
+
+/** The share ledger, writing the hashrate buckets of each batch it records. */
+function startShareLedger(
+  config: Readonly<PoolConfig>,
+  modules: { readonly redis: Redis; readonly logger: Logger },
+  parts: Part[],
+): RedisShareLedger {
+  const { redis } = modules;
+  const hashrate = new HashrateBucketWriter({ keyPrefix: config.redis.keyPrefix }, { redis });
+  const logger = modules.logger.child({ module: 'ledger' });
+  const hashrateBatcher = new HashrateBatcher(
+    {},
+    {
+      record: (shares) => hashrate.record(shares),
+      onError: (error, shares) => logger.warn({ err: error, shares }, 'hashrate buckets not updated'),
+    },
+  );
+  // Pushed before the ledger, so it stops after it and writes the ledger's last batches.
+  parts.push({ name: 'hashrate', stop: () => hashrateBatcher.stop() });
+  const replicaAcks = replicaAcksOf(config.redis);
+  const ledger = new RedisShareLedger(
+    { keyPrefix: config.redis.keyPrefix, ...config.store, ...(replicaAcks ? { replicaAcks } : {}) },
+    { redis, logger, onBatchRecorded: (shares) => hashrateBatcher.add(shares) },
+  );
+  parts.push({ name: 'ledger', stop: () => ledger.close() });
+  return ledger;
+}
+
+/** The pool core's options: the stratum section over the defaults. */
+function poolBackendOptions(config: Readonly<PoolConfig>): PoolBackendOptions {
+  return {
+    ...DEFAULT_POOL_BACKEND_OPTIONS,
+    nodeId: config.pool.nodeId,
+    jobsPerSession: config.stratum.jobsPerSession,
+    staleGraceMs: config.stratum.staleGraceMs,
+    vardiff: config.stratum.vardiff,
+    minLoginDifficulty: config.stratum.minLoginDifficulty,
+    ban: {
+      ...DEFAULT_POOL_BACKEND_OPTIONS.ban,
+      ...config.stratum.bans,
+      ipv6PrefixLength: config.stratum.ipv6PrefixLength,
+    },
+  };
 }
 
 /**

@@ -216,15 +216,33 @@ export class WalletUpkeep {
       return { ...emptyReport('idle', `nothing to consolidate: ${shareText}`), trigger, estimate };
     }
 
+    const { sent, stop, last } = await this.#sendFusions(lockToken, trigger, estimate);
+    if (sent.length > 0 || stop === null) await this.#handled(request);
+    const pendingText =
+      sent.length === 0 ? '' : `; payouts wait until they are ${FUSION_SPENDABLE_BLOCKS} blocks deep`;
+    const detail = `${sent.length} fusion transaction(s) sent (${trigger}: ${shareText})${pendingText}${stop === null ? '' : `; stopped: ${stop.detail}`}`;
+    const state = sent.length > 0 ? 'pending' : (stop?.state ?? 'idle');
+    if (sent.length > 0)
+      this.#logger.info({ sent, trigger, ...last }, 'wallet upkeep: consolidating the wallet');
+    return { state, detail, trigger, estimate: last, sent, confirmed: [], pending: sent };
+  }
+
+  /**
+   * Fusion transactions, one at a time, while outputs are ready to join (at most maxFusionsPerRun),
+   * each recorded as it is sent; stops when the payout lock is lost or the wallet fails.
+   */
+  async #sendFusions(
+    lockToken: string,
+    trigger: UpkeepTrigger,
+    estimate: FusionEstimate,
+  ): Promise<{ sent: string[]; stop: Pick<UpkeepReport, 'state' | 'detail'> | null; last: FusionEstimate }> {
     const destinationAddress =
       this.#opts.walletChangeAddress ?? (await this.#modules.wallet.getAddresses())[0];
     const sent: string[] = [];
-    let stop: Pick<UpkeepReport, 'state' | 'detail'> | null = null;
     let last = estimate;
     while (sent.length < this.#opts.maxFusionsPerRun && last.fusionReadyCount > 0) {
       if (!(await this.#modules.journal.renewLock(lockToken, this.#opts.lockTtlMs))) {
-        stop = { state: 'deferred', detail: 'payout lock lost' };
-        break;
+        return { sent, stop: { state: 'deferred', detail: 'payout lock lost' }, last };
       }
       try {
         const { transactionHash } = await this.#modules.wallet.sendFusionTransaction({
@@ -247,24 +265,15 @@ export class WalletUpkeep {
         const kind = walletErrorKind(error);
         // No power of ten has 12 outputs ready (any more): the wallet is as joined as it gets.
         if (kind === 'FUSION_NOTHING_TO_OPTIMIZE' || kind === 'FUSION_TOO_FEW_INPUTS') break;
-        stop = this.#walletFailed('sendFusionTransaction', error, true);
-        break;
+        return { sent, stop: this.#walletFailed('sendFusionTransaction', error, true), last };
       }
       try {
         last = await this.#estimate();
       } catch (error) {
-        stop = this.#walletFailed('estimateFusion', error, true);
-        break;
+        return { sent, stop: this.#walletFailed('estimateFusion', error, true), last };
       }
     }
-    if (sent.length > 0 || stop === null) await this.#handled(request);
-    const pendingText =
-      sent.length === 0 ? '' : `; payouts wait until they are ${FUSION_SPENDABLE_BLOCKS} blocks deep`;
-    const detail = `${sent.length} fusion transaction(s) sent (${trigger}: ${shareText})${pendingText}${stop === null ? '' : `; stopped: ${stop.detail}`}`;
-    const state = sent.length > 0 ? 'pending' : (stop?.state ?? 'idle');
-    if (sent.length > 0)
-      this.#logger.info({ sent, trigger, ...last }, 'wallet upkeep: consolidating the wallet');
-    return { state, detail, trigger, estimate: last, sent, confirmed: [], pending: sent };
+    return { sent, stop: null, last };
   }
 
   #estimate(): Promise<FusionEstimate> {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { parseConfig } from '../config/load-config.js';
-import type { PoolConfigInput } from '../config/schema.js';
+import type { PoolConfig, PoolConfigInput } from '../config/schema.js';
 import { Devnet } from '../devnet/devnet.js';
 import { loadHasher } from '../pow/load-hasher.js';
 import { dashboardDir } from '../servers/api/dashboard-files.js';
@@ -76,72 +76,16 @@ export async function startDemoStack(options: DemoStackOptions, logger: Logger):
     // AOF fsynced before each reply: payouts refuse a Redis that may lose the last writes.
     const redis = await startPrivateRedis({ appendOnly: true });
     cleanups.push(() => redis.stop());
-
-    const hasher = loadHasher('auto', logger.child({ module: 'devnet-pow' }));
-    const devnet = await Devnet.start(
-      {
-        daemon: {
-          port: options.daemonPort,
-          difficulty: options.networkDifficulty,
-          coinbaseMaturityBlocks: DEMO_COINBASE_MATURITY_BLOCKS,
-        },
-        wallet: { port: options.walletPort, addressCount: 2 },
-        extensions: { aliases: options.aliases ?? [] },
-      },
-      { hasher, logger: logger.child({ module: 'devnet' }) },
-    );
+    const devnet = await startDemoDevnet(options, logger);
     cleanups.push(() => devnet.stop());
 
     // One private dir for the stack's files: TLS material and the control socket.
     const stackDir = await mkdtemp(join(tmpdir(), 'fuego-pool-demo-'));
     cleanups.push(() => rm(stackDir, { recursive: true, force: true }));
     const controlSocketPath = join(stackDir, 'control.sock');
-    let tlsFingerprint: string | null = null;
-    let tls: { certFile: string; keyFile: string } | undefined;
-    if (options.tlsPort !== null) {
-      const pem = await generateSelfSignedCertificate({ commonName: 'fuego-pool-devnet' });
-      tls = { certFile: join(stackDir, 'cert.pem'), keyFile: join(stackDir, 'key.pem') };
-      await writeFile(tls.certFile, pem.cert);
-      await writeFile(tls.keyFile, pem.key, { mode: 0o600 });
-      tlsFingerprint = certificateFingerprintSha256(pem.cert);
-    }
+    const tls = options.tlsPort === null ? null : await writeDemoTls(stackDir);
 
-    const daemonUrl = new URL(devnet.daemonUrl);
-    const walletUrl = new URL(devnet.walletUrl);
-    const ports: Array<{ port: number; difficulty: number; tls?: boolean }> = [
-      { port: options.stratumPort, difficulty: options.shareDifficulty },
-    ];
-    if (options.tlsPort !== null)
-      ports.push({ port: options.tlsPort, difficulty: options.shareDifficulty, tls: true });
-
-    const config = parseConfig({
-      network: 'devnet',
-      log: { level: 'info' },
-      daemon: { host: daemonUrl.hostname, port: Number(daemonUrl.port), retries: 1 },
-      wallet: { host: walletUrl.hostname, port: Number(walletUrl.port) },
-      redis: { url: redis.url },
-      pool: { address: devnet.walletAddress },
-      templates: { refreshIntervalMs: 5_000, retryDelayMs: 250 },
-      control: { socketPath: controlSocketPath },
-      // Short demo settings: a block unlocks after 10 confirmations (not 60), payouts every 30 s.
-      payments: {
-        confirmDepth: DEMO_COINBASE_MATURITY_BLOCKS,
-        unlockIntervalSec: 5,
-        payouts: { intervalSec: 30, minPayoutCoins: '0.1' },
-      },
-      ...options.poolOverrides,
-      // The dashboard at the API's `/`; tests may tune other API settings through poolOverrides.api.
-      api:
-        options.apiPort === null
-          ? { enabled: false }
-          : { port: options.apiPort, staticDir: dashboardDir(), ...options.poolOverrides?.api },
-      stratum: {
-        ports,
-        ...(tls ? { tls } : {}),
-        vardiff: { targetShareTimeSec: 5, retargetIntervalSec: 20, minDifficulty: 100 },
-        ...options.poolOverrides?.stratum,
-      },
-    });
+    const config = demoPoolConfig(options, { devnet, redis, controlSocketPath, tls });
     const pool = await PoolNode.start(config, { logger: logger.child({ module: 'pool-node' }) });
     cleanups.push(() => pool.stop());
 
@@ -154,7 +98,7 @@ export async function startDemoStack(options: DemoStackOptions, logger: Logger):
       minerAddress,
       stratumPort: listening[0]?.port ?? options.stratumPort,
       tlsPort: options.tlsPort === null ? null : (listening[1]?.port ?? options.tlsPort),
-      tlsFingerprint,
+      tlsFingerprint: tls?.fingerprint ?? null,
       controlSocketPath,
       apiUrl: pool.api ? `http://127.0.0.1:${apiPortOf(pool)}` : null,
       stop: cleanup,
@@ -163,6 +107,86 @@ export async function startDemoStack(options: DemoStackOptions, logger: Logger):
     await cleanup();
     throw error;
   }
+}
+
+function startDemoDevnet(options: DemoStackOptions, logger: Logger): Promise<Devnet> {
+  const hasher = loadHasher('auto', logger.child({ module: 'devnet-pow' }));
+  return Devnet.start(
+    {
+      daemon: {
+        port: options.daemonPort,
+        difficulty: options.networkDifficulty,
+        coinbaseMaturityBlocks: DEMO_COINBASE_MATURITY_BLOCKS,
+      },
+      wallet: { port: options.walletPort, addressCount: 2 },
+      extensions: { aliases: options.aliases ?? [] },
+    },
+    { hasher, logger: logger.child({ module: 'devnet' }) },
+  );
+}
+
+interface DemoTls {
+  readonly certFile: string;
+  readonly keyFile: string;
+  /** SHA-256 of the certificate, for XMRig's --tls-fingerprint. */
+  readonly fingerprint: string;
+}
+
+/** A self-signed certificate and its key in `dir`, for the demo's TLS stratum port. */
+async function writeDemoTls(dir: string): Promise<DemoTls> {
+  const pem = await generateSelfSignedCertificate({ commonName: 'fuego-pool-devnet' });
+  const certFile = join(dir, 'cert.pem');
+  const keyFile = join(dir, 'key.pem');
+  await writeFile(certFile, pem.cert);
+  await writeFile(keyFile, pem.key, { mode: 0o600 });
+  return { certFile, keyFile, fingerprint: certificateFingerprintSha256(pem.cert) };
+}
+
+interface DemoParts {
+  readonly devnet: Devnet;
+  readonly redis: PrivateRedis;
+  readonly controlSocketPath: string;
+  readonly tls: DemoTls | null;
+}
+
+/** The demo's pool config: short unlock and payout times, the options' ports, overrides last. */
+function demoPoolConfig(options: DemoStackOptions, parts: DemoParts): Readonly<PoolConfig> {
+  const daemonUrl = new URL(parts.devnet.daemonUrl);
+  const walletUrl = new URL(parts.devnet.walletUrl);
+  const ports: Array<{ port: number; difficulty: number; tls?: boolean }> = [
+    { port: options.stratumPort, difficulty: options.shareDifficulty },
+  ];
+  if (options.tlsPort !== null)
+    ports.push({ port: options.tlsPort, difficulty: options.shareDifficulty, tls: true });
+  const tls = parts.tls === null ? undefined : { certFile: parts.tls.certFile, keyFile: parts.tls.keyFile };
+  return parseConfig({
+    network: 'devnet',
+    log: { level: 'info' },
+    daemon: { host: daemonUrl.hostname, port: Number(daemonUrl.port), retries: 1 },
+    wallet: { host: walletUrl.hostname, port: Number(walletUrl.port) },
+    redis: { url: parts.redis.url },
+    pool: { address: parts.devnet.walletAddress },
+    templates: { refreshIntervalMs: 5_000, retryDelayMs: 250 },
+    control: { socketPath: parts.controlSocketPath },
+    // Short demo settings: a block unlocks after 10 confirmations (not 60), payouts every 30 s.
+    payments: {
+      confirmDepth: DEMO_COINBASE_MATURITY_BLOCKS,
+      unlockIntervalSec: 5,
+      payouts: { intervalSec: 30, minPayoutCoins: '0.1' },
+    },
+    ...options.poolOverrides,
+    // The dashboard at the API's `/`; tests may tune other API settings through poolOverrides.api.
+    api:
+      options.apiPort === null
+        ? { enabled: false }
+        : { port: options.apiPort, staticDir: dashboardDir(), ...options.poolOverrides?.api },
+    stratum: {
+      ports,
+      ...(tls ? { tls } : {}),
+      vardiff: { targetShareTimeSec: 5, retargetIntervalSec: 20, minDifficulty: 100 },
+      ...options.poolOverrides?.stratum,
+    },
+  });
 }
 
 function apiPortOf(pool: PoolNode): number {

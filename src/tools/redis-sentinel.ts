@@ -77,40 +77,10 @@ export async function startRedisSentinel(
     await rm(dir, { recursive: true, force: true });
   };
   try {
-    for (let i = 0; i < 2; i++) {
-      const port = await freePort();
-      const nodeDir = join(dir, `data-${i}`);
-      await mkdir(nodeDir);
-      const args = dataNodeArgs(port, nodeDir, options.appendOnly ?? false);
-      if (i === 1) args.push('--replicaof', '127.0.0.1', String(dataNodes[0]!.port));
-      dataNodes.push(await spawnRedisProcess(port, args));
-    }
+    await startDataNodes(dir, options.appendOnly ?? false, dataNodes);
     const [master, replica] = dataNodes as [RedisProcess, RedisProcess];
-    await until(
-      async () => (await infoField(replica.port, 'replication', 'master_link_status')) === 'up',
-      REPLICA_SYNC_DEADLINE_MS,
-      'replica in sync',
-    );
     for (let i = 0; i < sentinelCount; i++) {
-      const port = await freePort();
-      const sentinelDir = join(dir, `sentinel-${i}`);
-      await mkdir(sentinelDir);
-      const configFile = join(sentinelDir, 'sentinel.conf');
-      // Sentinel rewrites its config file, so each gets its own writable copy.
-      await writeFile(
-        configFile,
-        [
-          `port ${port}`,
-          'bind 127.0.0.1',
-          `dir ${sentinelDir}`,
-          `sentinel monitor ${masterName} 127.0.0.1 ${master.port} 1`,
-          `sentinel down-after-milliseconds ${masterName} 1000`,
-          `sentinel failover-timeout ${masterName} 10000`,
-          `sentinel parallel-syncs ${masterName} 1`,
-          '',
-        ].join('\n'),
-      );
-      sentinelProcesses.push(await spawnRedisProcess(port, [configFile, '--sentinel']));
+      sentinelProcesses.push(await startSentinel(join(dir, `sentinel-${i}`), masterName, master.port));
     }
     await until(
       async () => {
@@ -125,49 +95,94 @@ export async function startRedisSentinel(
       'sentinels know the replica',
     );
     const sentinelPort = sentinelProcesses[0]!.port;
-    const masterPort = async (): Promise<number> => {
-      const port = await sentinelMasterPort(sentinelPort, masterName);
-      if (port === null) throw new RedisDeploymentError('REDIS_SETUP_FAILED', 'the sentinel names no master');
-      return port;
-    };
     return {
       masterName,
       sentinels: sentinelProcesses.map((s) => ({ host: '127.0.0.1', port: s.port })),
       dataNodes,
       sentinelProcesses,
       dir,
-      masterPort,
-      async failover() {
-        const before = await masterPort();
-        const reply = await rawRedisCommand(sentinelPort, `SENTINEL FAILOVER ${masterName}`);
-        if (!reply.startsWith('+OK')) {
-          throw new RedisDeploymentError('REDIS_SETUP_FAILED', `SENTINEL FAILOVER refused: ${reply.trim()}`);
-        }
-        let after = before;
-        await until(
-          async () => {
-            after = (await sentinelMasterPort(sentinelPort, masterName)) ?? before;
-            if (after === before) return false;
-            return (await infoField(after, 'replication', 'role')) === 'master';
-          },
-          FAILOVER_DEADLINE_MS,
-          'promotion of the replica',
-        );
-        return after;
-      },
-      async waitForReplica(port: number) {
-        await until(
-          async () =>
-            (await infoField(port, 'replication', 'role')) === 'slave' &&
-            (await infoField(port, 'replication', 'master_link_status')) === 'up',
-          FAILOVER_DEADLINE_MS,
-          `node ${port} replicating`,
-        );
-      },
+      masterPort: () => namedMasterPort(sentinelPort, masterName),
+      failover: () => failover(sentinelPort, masterName),
+      waitForReplica,
       stop,
     };
   } catch (error) {
     await stop();
     throw error;
   }
+}
+
+/** A master and its replica under `dir`, pushed to `nodes` as they start; returns once the replica is in sync. */
+async function startDataNodes(dir: string, appendOnly: boolean, nodes: RedisProcess[]): Promise<void> {
+  for (let i = 0; i < 2; i++) {
+    const port = await freePort();
+    const nodeDir = join(dir, `data-${i}`);
+    await mkdir(nodeDir);
+    const args = dataNodeArgs(port, nodeDir, appendOnly);
+    if (i === 1) args.push('--replicaof', '127.0.0.1', String(nodes[0]!.port));
+    nodes.push(await spawnRedisProcess(port, args));
+  }
+  await until(
+    async () => (await infoField(nodes[1]!.port, 'replication', 'master_link_status')) === 'up',
+    REPLICA_SYNC_DEADLINE_MS,
+    'replica in sync',
+  );
+}
+
+async function startSentinel(dir: string, masterName: string, masterPort: number): Promise<RedisProcess> {
+  const port = await freePort();
+  await mkdir(dir);
+  const configFile = join(dir, 'sentinel.conf');
+  // Sentinel rewrites its config file, so each gets its own writable copy.
+  await writeFile(
+    configFile,
+    [
+      `port ${port}`,
+      'bind 127.0.0.1',
+      `dir ${dir}`,
+      `sentinel monitor ${masterName} 127.0.0.1 ${masterPort} 1`,
+      `sentinel down-after-milliseconds ${masterName} 1000`,
+      `sentinel failover-timeout ${masterName} 10000`,
+      `sentinel parallel-syncs ${masterName} 1`,
+      '',
+    ].join('\n'),
+  );
+  return spawnRedisProcess(port, [configFile, '--sentinel']);
+}
+
+async function namedMasterPort(sentinelPort: number, masterName: string): Promise<number> {
+  const port = await sentinelMasterPort(sentinelPort, masterName);
+  if (port === null) throw new RedisDeploymentError('REDIS_SETUP_FAILED', 'the sentinel names no master');
+  return port;
+}
+
+/** See RedisSentinelDeployment.failover. */
+async function failover(sentinelPort: number, masterName: string): Promise<number> {
+  const before = await namedMasterPort(sentinelPort, masterName);
+  const reply = await rawRedisCommand(sentinelPort, `SENTINEL FAILOVER ${masterName}`);
+  if (!reply.startsWith('+OK')) {
+    throw new RedisDeploymentError('REDIS_SETUP_FAILED', `SENTINEL FAILOVER refused: ${reply.trim()}`);
+  }
+  let after = before;
+  await until(
+    async () => {
+      after = (await sentinelMasterPort(sentinelPort, masterName)) ?? before;
+      if (after === before) return false;
+      return (await infoField(after, 'replication', 'role')) === 'master';
+    },
+    FAILOVER_DEADLINE_MS,
+    'promotion of the replica',
+  );
+  return after;
+}
+
+/** See RedisSentinelDeployment.waitForReplica. */
+async function waitForReplica(port: number): Promise<void> {
+  await until(
+    async () =>
+      (await infoField(port, 'replication', 'role')) === 'slave' &&
+      (await infoField(port, 'replication', 'master_link_status')) === 'up',
+    FAILOVER_DEADLINE_MS,
+    `node ${port} replicating`,
+  );
 }

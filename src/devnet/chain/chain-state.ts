@@ -1,19 +1,13 @@
 import { type Block, serializeBlock } from '../../fuego/block.js';
 import { auxHeaderHash, blockId } from '../../fuego/block-hash.js';
 import { FUEGO_COINBASE_MATURITY_BLOCKS } from '../../fuego/coinbase-maturity.js';
-import { CodecError } from '../../fuego/errors.js';
 import { bytesToHex, hexToBytes } from '../../fuego/hex.js';
 import { cnFastHash } from '../../fuego/keccak.js';
-import {
-  parseTransaction,
-  serializeTransaction,
-  type Transaction,
-  transactionHash,
-} from '../../fuego/transaction.js';
+import { parseTransaction, serializeTransaction } from '../../fuego/transaction.js';
 import { encodeMergeMiningTag } from '../../fuego/tx-extra.js';
 import type { PowHasher } from '../../pow/types.js';
 import { type BlockRejectionCode, type ValidationContext, validateBlock } from './block-validator.js';
-import { depositInterestAtomic } from './deposit-interest.js';
+import { addKeyImages, admitTransaction, type ChainTransaction } from './chain-transaction.js';
 import { type AddressKeysHex, deriveTxPublicKey, OutputOwners } from './output-keys.js';
 import { baseRewardAtomic } from './reward-schedule.js';
 import { type BuiltTemplate, buildTemplate } from './template-builder.js';
@@ -27,17 +21,6 @@ const GENESIS_COINBASE_HEX =
 const GENESIS_NONCE = 71;
 /** Median window of block timestamps, as in the daemon. */
 const TIMESTAMP_CHECK_WINDOW = 11;
-
-/** A transaction waiting in the mempool or confirmed in a block. */
-export interface ChainTransaction {
-  readonly hash: string;
-  readonly bytes: Uint8Array;
-  readonly tx: Transaction;
-  readonly feeAtomic: bigint;
-  readonly amountOutAtomic: bigint;
-  /** Total of multisignature (deposit) outputs. */
-  readonly depositsAtomic: bigint;
-}
 
 export interface ChainBlock {
   readonly id: string;
@@ -319,47 +302,14 @@ export class ChainState {
 
   /** Adds a serialized transaction to the mempool; returns a reason when it is refused. */
   addTransaction(bytes: Uint8Array): { ok: true; tx: ChainTransaction } | { ok: false; reason: string } {
-    let tx: Transaction;
-    try {
-      tx = parseTransaction(bytes);
-    } catch (error) {
-      if (error instanceof CodecError) return { ok: false, reason: `parse: ${error.message}` };
-      throw error;
-    }
-    const hash = bytesToHex(transactionHash(bytes));
-    if (this.findTransaction(hash)) return { ok: false, reason: 'already known' };
-    let inputs = 0n;
-    for (const input of tx.inputs) {
-      if (input.kind === 'base') return { ok: false, reason: 'coinbase input outside a block' };
-      // A deposit spend may also pay out the deposit's interest.
-      inputs +=
-        input.amount +
-        (input.kind === 'multisignature' ? depositInterestAtomic(input.amount, input.term) : 0n);
-    }
-    if (tx.inputs.length === 0) return { ok: false, reason: 'no inputs' };
-    const spent = this.#spentKeyImages();
-    for (const input of tx.inputs) {
-      if (input.kind === 'key' && spent.has(bytesToHex(input.keyImage)))
-        return { ok: false, reason: 'double spend' };
-    }
-    let outputs = 0n;
-    let deposits = 0n;
-    for (const output of tx.outputs) {
-      outputs += output.amount;
-      if (output.kind === 'multisignature') deposits += output.amount;
-    }
-    if (outputs > inputs) return { ok: false, reason: 'outputs exceed inputs' };
-    const entry: ChainTransaction = {
-      hash,
-      bytes,
-      tx,
-      feeAtomic: inputs - outputs,
-      amountOutAtomic: outputs,
-      depositsAtomic: deposits,
-    };
-    this.#mempool.set(hash, entry);
+    const admitted = admitTransaction(bytes, {
+      isKnown: (hash) => this.findTransaction(hash) !== undefined,
+      spentKeyImages: () => this.#spentKeyImages(),
+    });
+    if (!admitted.ok) return admitted;
+    this.#mempool.set(admitted.tx.hash, admitted.tx);
     this.#emit({ kind: 'mempool' });
-    return { ok: true, tx: entry };
+    return admitted;
   }
 
   /**
@@ -452,8 +402,4 @@ export class ChainState {
   #emit(event: ChainEvent): void {
     for (const listener of this.#listeners) listener(event);
   }
-}
-
-function addKeyImages(spent: Set<string>, tx: ChainTransaction): void {
-  for (const input of tx.tx.inputs) if (input.kind === 'key') spent.add(bytesToHex(input.keyImage));
 }

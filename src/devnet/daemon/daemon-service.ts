@@ -1,7 +1,8 @@
 import { AddressError, type DecodedAddress, decodeAddress } from '../../fuego/address.js';
 import { CodecError } from '../../fuego/errors.js';
 import { bytesToHex, hexToBytes } from '../../fuego/hex.js';
-import type { ChainBlock, ChainState, ChainTransaction } from '../chain/chain-state.js';
+import type { ChainBlock, ChainState } from '../chain/chain-state.js';
+import type { ChainTransaction } from '../chain/chain-transaction.js';
 import type { ExtensionEndpoints } from '../extensions/extension-endpoints.js';
 import { parseJsonOrUndefined } from '../http/canonical-json.js';
 import type { HttpOutcome, HttpRequestView } from '../http/rpc-http-server.js';

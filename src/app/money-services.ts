@@ -103,7 +103,7 @@ function thresholdsOf(
 export function createPayoutRunner(
   config: Readonly<PoolConfig>,
   modules: MoneyServiceModules &
-    Pick<PayoutRunnerModules, 'daemon' | 'thresholdOf' | 'afterStep' | 'onRepeatingRefusal'> & {
+    Pick<PayoutRunnerModules, 'daemon' | 'thresholdOf' | 'faults' | 'onRepeatingRefusal'> & {
       readonly wallet: PayoutWallet;
     },
 ): PayoutRunner {
@@ -141,7 +141,7 @@ export function createWalletUpkeep(
 export function createPayoutPass(
   config: Readonly<PoolConfig>,
   modules: MoneyServiceModules &
-    Pick<PayoutRunnerModules, 'daemon' | 'afterStep'> & { readonly wallet: PayoutWallet & UpkeepWallet },
+    Pick<PayoutRunnerModules, 'daemon' | 'faults'> & { readonly wallet: PayoutWallet & UpkeepWallet },
 ): Omit<PayoutPassModules, 'logger'> & { readonly payouts: PayoutRunner; readonly upkeep: WalletUpkeep } {
   const upkeep = createWalletUpkeep(config, modules);
   const payouts = createPayoutRunner(config, {

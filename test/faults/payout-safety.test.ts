@@ -6,6 +6,7 @@ import { readMoneyReport, readPayoutWatchSnapshot } from '../../src/app/money-re
 import { resolveUnknownPayment } from '../../src/app/unknown-payment-resolution.js';
 import { formatMoneyReport } from '../../src/cli/commands/report.js';
 import type { Devnet } from '../../src/devnet/devnet.js';
+import type { FaultPoints } from '../../src/fault-points.js';
 import type { PayoutStep } from '../../src/leader/payouts/batch-sender.js';
 import type { PayoutRunnerOptions } from '../../src/leader/payouts/payout-runner.js';
 import type { Logger } from '../../src/log/logger.js';
@@ -111,7 +112,7 @@ describe('payouts when Redis loses writes or the wallet misbehaves', () => {
     options: {
       overrides?: Partial<PayoutRunnerOptions>;
       clockOffsetMs?: number;
-      afterStep?: (step: PayoutStep, batchId: string) => void | Promise<void>;
+      afterStep?: FaultPoints<PayoutStep>['reached'];
       logger?: Logger;
     } = {},
   ) {
@@ -123,7 +124,7 @@ describe('payouts when Redis loses writes or the wallet misbehaves', () => {
         wallet,
         logger: options.logger ?? silentLogger,
         clock: () => Date.now() + offset,
-        ...(options.afterStep ? { afterStep: options.afterStep } : {}),
+        ...(options.afterStep ? { faults: { reached: options.afterStep } } : {}),
       },
       { minPayoutAtomic: COIN, ...options.overrides },
     );

@@ -70,11 +70,13 @@ describe('fault: wallet down during a payout', () => {
           wallet,
           logger: silentLogger,
           clock: () => Date.now() + clockOffsetMs,
-          afterStep: async (step) => {
-            if (withOutage && step === downAfter && !tookDown) {
-              tookDown = true;
-              await devnet.control.setWalletAvailability({ kind: 'unreachable' });
-            }
+          faults: {
+            reached: async (step) => {
+              if (withOutage && step === downAfter && !tookDown) {
+                tookDown = true;
+                await devnet.control.setWalletAvailability({ kind: 'unreachable' });
+              }
+            },
           },
         },
         { minPayoutAtomic: COIN, maxTransfersPerTransaction: 2 },

@@ -84,7 +84,7 @@ describe('wallet upkeep through payout passes on the devnet', () => {
       redis,
       wallet: wallet!,
       logger: silentLogger,
-      ...(afterStep ? { afterStep } : {}),
+      ...(afterStep ? { faults: { reached: afterStep } } : {}),
     });
     return { ...parts, run: () => runPayoutPass({ ...parts, logger: silentLogger }) };
   }

@@ -1,3 +1,4 @@
+import { type FaultPoints, NO_FAULTS } from '../../fault-points.js';
 import type { Logger } from '../../log/logger.js';
 import { buildPayoutExtra } from '../../pool/payouts/batch-tag.js';
 import type { DurabilityBarrier } from '../../pool/payouts/durability-barrier.js';
@@ -39,7 +40,8 @@ export interface BatchSenderModules {
   readonly logger: Logger;
   readonly clock: () => number;
   readonly onRepeatingRefusal?: (reason: string) => void;
-  readonly afterStep?: (step: PayoutStep, batchId: string) => void | Promise<void>;
+  /** Crash and stall points for recovery tests (the steps of one batch); none in production. */
+  readonly faults?: FaultPoints<PayoutStep>;
 }
 
 /** What became of one batch, and whether the pass must stop paying. */
@@ -71,7 +73,8 @@ export class BatchSender {
     walletBlockCount: number,
     changeAddress: string,
   ): Promise<BatchOutcome> {
-    const { journal, logger, afterStep } = this.#modules;
+    const { journal, logger } = this.#modules;
+    const faults: FaultPoints<PayoutStep> = this.#modules.faults ?? NO_FAULTS;
     const { batchId } = planned;
     const plannedReport = (state: BatchReport['state'], txHash: string | null, note: string) =>
       this.#report(planned, state, txHash, note);
@@ -86,12 +89,12 @@ export class BatchSender {
       feePaidBy: this.#opts.feePaidBy,
       walletBlockCount,
     });
-    await afterStep?.('intent-written', batchId);
+    await faults.reached('intent-written', batchId);
     // If this write fails the wallet is not called: the batch stays prepared and is rolled back.
     await journal.markSending(writer, batchId);
     const notDurable = await this.#makeDurable(writer, planned);
     if (notDurable !== null) return notDurable;
-    await afterStep?.('sending-marked', batchId);
+    await faults.reached('sending-marked', batchId);
 
     let txHash: string;
     try {
@@ -105,7 +108,7 @@ export class BatchSender {
     } catch (error) {
       return this.#afterSendError(writer, planned, error);
     }
-    await afterStep?.('wallet-called', batchId);
+    await faults.reached('wallet-called', batchId);
     await this.#modules.watch.clearBackoff();
 
     const actualFeeAtomic = await this.#feeOf(txHash);
@@ -126,7 +129,7 @@ export class BatchSender {
       actualFeeAtomic: actualFeeAtomic ?? this.#opts.networkFeeAtomic,
       resolution: actualFeeAtomic === null ? 'wallet-reply (fee assumed)' : 'wallet-reply',
     });
-    await afterStep?.('result-recorded', batchId);
+    await faults.reached('result-recorded', batchId);
     logger.info(
       { batchId, txHash, recipients: planned.transfers.length, amount: amountOf(planned).toString() },
       'payout batch sent',

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { FaultPoints } from '../../fault-points.js';
 import type { Logger } from '../../log/logger.js';
 import type { DurabilityBarrier } from '../../pool/payouts/durability-barrier.js';
 import type { PayableBalance, PayableBalances } from '../../pool/payouts/payable-balances.js';
@@ -69,7 +70,8 @@ export interface PayoutRunnerModules {
   /** Told when the wallet refused a send for a reason that repeats (its outputs need upkeep). */
   readonly onRepeatingRefusal?: (reason: string) => void;
   /** Told after each step of a batch, once it is written (fault tests crash the process there). */
-  readonly afterStep?: (step: PayoutStep, batchId: string) => void | Promise<void>;
+  /** Crash and stall points for recovery tests (the steps of one batch); none in production. */
+  readonly faults?: FaultPoints<PayoutStep>;
 }
 
 class WalletUnhealthy extends Error {}
@@ -118,7 +120,7 @@ export class PayoutRunner {
       durability: modules.durability,
       recovery: this.#recovery,
       ...(modules.onRepeatingRefusal ? { onRepeatingRefusal: modules.onRepeatingRefusal } : {}),
-      ...(modules.afterStep ? { afterStep: modules.afterStep } : {}),
+      ...(modules.faults ? { faults: modules.faults } : {}),
     });
   }
 

@@ -1,10 +1,10 @@
 import type { Logger } from 'pino';
 import type { PoolEventBus } from '../pool/events.js';
+import type { PayoutRunSummary, UpkeepReport } from '../pool/payouts/payout-reports.js';
 import type { HeldPayout } from '../pool/payouts/payout-watch.js';
 import { runPayoutPass } from './payouts/payout-pass.js';
 import type { PayoutRunner } from './payouts/payout-runner.js';
-import type { PayoutRunSummary } from './payouts/payout-summary.js';
-import type { UpkeepReport, WalletUpkeep } from './payouts/wallet-upkeep.js';
+import type { WalletUpkeep } from './payouts/wallet-upkeep.js';
 import type { BlockUnlocker } from './unlocker/block-unlocker.js';
 
 export interface LeaderLoopOptions {

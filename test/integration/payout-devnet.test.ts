@@ -4,7 +4,7 @@ import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Devnet } from '../../src/devnet/devnet.js';
 import type { PayoutRunnerOptions } from '../../src/leader/payouts/payout-runner.js';
-import type { PayoutRunSummary } from '../../src/leader/payouts/payout-summary.js';
+import type { PayoutRunSummary } from '../../src/pool/payouts/payout-reports.js';
 import type { WalletClient } from '../../src/rpc/wallet-client.js';
 import { RedisBalances } from '../../src/store/balances-store.js';
 import { PayoutStore } from '../../src/store/payout-store.js';

@@ -1,9 +1,8 @@
 import { describe, expect, it, vi } from 'vitest';
 import { LeaderLoop } from '../../src/leader/leader-loop.js';
-import type { PayoutRunSummary } from '../../src/leader/payouts/payout-summary.js';
-import type { UpkeepReport } from '../../src/leader/payouts/wallet-upkeep.js';
 import type { BlockUnlocker } from '../../src/leader/unlocker/block-unlocker.js';
 import { createPoolEventBus } from '../../src/pool/events.js';
+import type { PayoutRunSummary, UpkeepReport } from '../../src/pool/payouts/payout-reports.js';
 import { silentLogger } from '../store/store-fixtures.js';
 
 const SUMMARY: PayoutRunSummary = {

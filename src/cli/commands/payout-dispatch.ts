@@ -1,4 +1,4 @@
-import type { BatchReport } from '../../leader/payouts/payout-summary.js';
+import type { BatchReport } from '../../pool/payouts/payout-reports.js';
 import type {
   PayoutBatchView,
   PayoutNowView,

@@ -1,8 +1,9 @@
 import { loadPoolConfig } from '../../app/config-addresses.js';
 import { createWalletUpkeep } from '../../app/money-services.js';
 import { connectRedis } from '../../app/redis-connection.js';
-import { FUSION_SPENDABLE_BLOCKS, type UpkeepReport } from '../../leader/payouts/wallet-upkeep.js';
+import { FUSION_SPENDABLE_BLOCKS } from '../../leader/payouts/wallet-upkeep.js';
 import { createLogger } from '../../log/logger.js';
+import type { UpkeepReport } from '../../pool/payouts/payout-reports.js';
 import { WalletClient } from '../../rpc/wallet-client.js';
 import type { WalletOptimizeView } from '../../servers/control/control-protocol.js';
 import { type CliCommand, type CliIo, UsageError, writeLine } from '../command.js';

@@ -5,10 +5,11 @@ import type { DurabilityBarrier } from '../../pool/payouts/durability-barrier.js
 import type { PayoutWriter } from '../../pool/payouts/payout-batch.js';
 import type { PayoutJournal } from '../../pool/payouts/payout-journal.js';
 import type { FeePaidBy, PlannedBatch } from '../../pool/payouts/payout-planner.js';
+import type { BatchReport, PassStop } from '../../pool/payouts/payout-reports.js';
 import type { PayoutWallet } from '../../pool/payouts/payout-wallet.js';
 import type { PayoutWatch, UnknownPayment } from '../../pool/payouts/payout-watch.js';
 import type { PayoutRecovery } from './payout-recovery.js';
-import { type BatchReport, errorText, type PassStop } from './payout-summary.js';
+import { errorText } from './payout-summary.js';
 import { type BackoffPolicy, nextSendBackoff } from './send-backoff.js';
 import { classifySendError, type SendOutcome } from './send-outcome.js';
 

@@ -1,8 +1,8 @@
 import type { Logger } from '../../log/logger.js';
+import type { PayoutRunSummary, UpkeepReport } from '../../pool/payouts/payout-reports.js';
 import type { HeldPayout } from '../../pool/payouts/payout-watch.js';
 import type { PayoutRunner } from './payout-runner.js';
-import type { PayoutRunSummary } from './payout-summary.js';
-import { FUSION_SPENDABLE_BLOCKS, type UpkeepReport, type WalletUpkeep } from './wallet-upkeep.js';
+import { FUSION_SPENDABLE_BLOCKS, type WalletUpkeep } from './wallet-upkeep.js';
 
 export interface PayoutPassModules {
   readonly payouts: Pick<PayoutRunner, 'runOnce'>;

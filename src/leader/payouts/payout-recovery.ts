@@ -1,6 +1,7 @@
 import type { Logger } from '../../log/logger.js';
 import type { PayoutBatch, PayoutWriter } from '../../pool/payouts/payout-batch.js';
 import type { PayoutJournal } from '../../pool/payouts/payout-journal.js';
+import type { BatchReport } from '../../pool/payouts/payout-reports.js';
 import type { PayoutWallet } from '../../pool/payouts/payout-wallet.js';
 import type { PayoutWatch, UnknownPayment } from '../../pool/payouts/payout-watch.js';
 import { UNCONFIRMED_BLOCK_INDEX } from '../../rpc/wallet-client.js';
@@ -12,7 +13,7 @@ import {
   walletOutcomeOf,
 } from './batch-finder.js';
 import { type Settlement, settleOpenBatch } from './batch-settlement.js';
-import { type BatchReport, batchReport } from './payout-summary.js';
+import { batchReport } from './payout-summary.js';
 import { addressesHeldByUnknownPayments, unknownPaymentsIn } from './unknown-payments.js';
 
 /** Blocks before a batch's recorded wallet height (or the scan cursor) that a scan also reads. */

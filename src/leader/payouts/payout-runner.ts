@@ -6,6 +6,7 @@ import type { PayableBalance, PayableBalances } from '../../pool/payouts/payable
 import type { PayoutWriter } from '../../pool/payouts/payout-batch.js';
 import type { PayoutJournal } from '../../pool/payouts/payout-journal.js';
 import type { FeePaidBy, PlanOptions } from '../../pool/payouts/payout-planner.js';
+import type { BatchReport, PassStop, PayoutRunSummary } from '../../pool/payouts/payout-reports.js';
 import type { PayoutWallet } from '../../pool/payouts/payout-wallet.js';
 import type { HeldPayout, PayoutWatch } from '../../pool/payouts/payout-watch.js';
 import type { DaemonClient } from '../../rpc/daemon-client.js';
@@ -13,14 +14,7 @@ import { BatchSender, type IdentifiedBatch, type PayoutStep } from './batch-send
 import { trackHeldPayouts } from './held-payouts.js';
 import { type HeldEntry, heldEntry, type PassPlan, planPass } from './pass-plan.js';
 import { PayoutRecovery, type UnknownPaymentCheck } from './payout-recovery.js';
-import {
-  type BatchReport,
-  batchReport,
-  emptySummary,
-  errorText,
-  type PassStop,
-  type PayoutRunSummary,
-} from './payout-summary.js';
+import { batchReport, emptySummary, errorText } from './payout-summary.js';
 import type { BackoffPolicy } from './send-backoff.js';
 import { addressesHeldByUnknownPayments } from './unknown-payments.js';
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../../log/logger.js';
 import type { PayoutJournal } from '../../pool/payouts/payout-journal.js';
+import type { UpkeepReport } from '../../pool/payouts/payout-reports.js';
 import type { PayoutWatch } from '../../pool/payouts/payout-watch.js';
 import type {
   SentFusion,
@@ -59,29 +60,6 @@ export interface WalletUpkeepModules {
   readonly clock?: () => number;
   /** Leader fencing: the token this process holds, or null when it may not act. */
   readonly fencingToken?: () => string | null;
-}
-
-/**
- * What one run found or did:
- * - `pending`: fusion transactions whose joined outputs are not spendable yet (`pending`): payouts
- *   wait, or the wallet would refuse them for lack of funds, or build them from the old outputs;
- * - `idle`: nothing to wait for (and nothing sent, or nothing needed);
- * - `deferred`: consolidation is wanted but not possible now (a payout batch is open, the payout
- *   lock is held, the wallet is not synced or failed): tried again next run.
- */
-export interface UpkeepReport {
-  readonly state: 'idle' | 'pending' | 'deferred';
-  readonly detail: string;
-  /** Why fusions were wanted in this run; null when they were not. */
-  readonly trigger: UpkeepTrigger | null;
-  /** The wallet's last estimateFusion under the threshold in this run, if read. */
-  readonly estimate: FusionEstimate | null;
-  /** Fusion transactions sent in this run. */
-  readonly sent: readonly string[];
-  /** Earlier fusions found spendable in this run. */
-  readonly confirmed: readonly string[];
-  /** Fusions not spendable yet, those sent in this run included. */
-  readonly pending: readonly string[];
 }
 
 /**

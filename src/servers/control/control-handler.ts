@@ -1,9 +1,8 @@
 import type { Logger } from 'pino';
 import { formatAtomic } from '../../fuego/money.js';
-import type { BatchReport, PayoutRunSummary } from '../../leader/payouts/payout-summary.js';
-import type { UpkeepReport } from '../../leader/payouts/wallet-upkeep.js';
 import { type BanEntry, type BanRegistry, manualBan } from '../../pool/ban-registry.js';
 import type { PoolEventBus } from '../../pool/events.js';
+import type { BatchReport, PayoutRunSummary, UpkeepReport } from '../../pool/payouts/payout-reports.js';
 import type { PoolBackendMetrics } from '../../pool/pool-backend.js';
 import type { StratumMetricsSnapshot } from '../stratum/stratum-metrics.js';
 import { canonicalIp } from './canonical-ip.js';

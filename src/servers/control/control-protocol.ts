@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import type { PayoutSkipReason } from '../../leader/payouts/payout-summary.js';
-import type { UpkeepReport } from '../../leader/payouts/wallet-upkeep.js';
+import type { PayoutSkipReason, UpkeepReport } from '../../pool/payouts/payout-reports.js';
 import type { ControlWireCode } from './control-errors.js';
 
 /**

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { runPayoutPass } from '../../../src/leader/payouts/payout-pass.js';
-import type { PayoutRunSummary } from '../../../src/leader/payouts/payout-summary.js';
 import {
   FUSION_SPENDABLE_BLOCKS,
   type UpkeepWallet,
@@ -8,6 +7,7 @@ import {
   type WalletUpkeepOptions,
 } from '../../../src/leader/payouts/wallet-upkeep.js';
 import type { PayoutBatch } from '../../../src/pool/payouts/payout-batch.js';
+import type { PayoutRunSummary } from '../../../src/pool/payouts/payout-reports.js';
 import type {
   SentFusion,
   UpkeepRequest,

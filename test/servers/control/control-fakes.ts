@@ -2,10 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import type { PayoutRunSummary } from '../../../src/leader/payouts/payout-summary.js';
-import type { UpkeepReport } from '../../../src/leader/payouts/wallet-upkeep.js';
 import { type Ban, type BanEntry, type BanRegistry, banEntry } from '../../../src/pool/ban-registry.js';
 import { createPoolEventBus, type PoolEventBus } from '../../../src/pool/events.js';
+import type { PayoutRunSummary, UpkeepReport } from '../../../src/pool/payouts/payout-reports.js';
 import type {
   ControlBackend,
   ControlPayouts,

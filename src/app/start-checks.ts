@@ -6,6 +6,7 @@ import { adminTokenFromEnv, parseApiOptions } from '../servers/api/api-options.j
 import type { StratumPortOptions } from '../servers/stratum/stratum-options.js';
 import { checkConfigAddresses } from './config-addresses.js';
 import { type PoolRole, resolveRoles } from './roles.js';
+import { stratumPortsFrom } from './stratum-options.js';
 
 /** PEM certificate and key for TLS stratum ports. */
 export interface TlsPem {
@@ -39,7 +40,7 @@ export async function planStart(
   const roles = resolveRoles(config.roles);
   const poolAddress = roles.has('leader') ? requireStandardAddress(config.pool.address) : null;
   const tlsPem = roles.has('stratum') ? await readTlsPem(config, tls) : undefined;
-  const ports = roles.has('stratum') ? stratumPorts(config, tlsPem) : [];
+  const ports = roles.has('stratum') ? stratumPortsFrom(config, tlsPem) : [];
   const adminToken = adminTokenFromEnv(env);
   const runApi = roles.has('api') && config.api.enabled;
   if (runApi) {
@@ -91,15 +92,4 @@ async function readTlsPem(
     );
   });
   return { cert, key };
-}
-
-function stratumPorts(config: Readonly<PoolConfig>, tls: TlsPem | undefined): StratumPortOptions[] {
-  return config.stratum.ports.map((p) => ({
-    port: p.port,
-    host: p.host,
-    difficulty: p.difficulty,
-    fixedDifficulty: p.fixedDifficulty,
-    solo: p.solo,
-    ...(p.tls && tls ? { tls } : {}),
-  }));
 }

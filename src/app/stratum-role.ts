@@ -6,7 +6,7 @@ import { RedisTemplateSource } from '../cluster/redis-template-source.js';
 import type { PoolConfig } from '../config/schema.js';
 import type { BanRegistry } from '../pool/ban-registry.js';
 import type { PoolEventBus } from '../pool/events.js';
-import { DEFAULT_POOL_BACKEND_OPTIONS, PoolBackend, type PoolBackendOptions } from '../pool/pool-backend.js';
+import { PoolBackend } from '../pool/pool-backend.js';
 import type { BlockCandidate, ShareLedger } from '../pool/share-ledger.js';
 import { nativeFastHash } from '../pow/native-fast-hash.js';
 import { ShareVerifierPool } from '../pow/verifier-pool.js';
@@ -19,6 +19,7 @@ import { HashrateBucketWriter } from '../store/hashrate-buckets.js';
 import { RedisShareLedger } from '../store/redis-share-ledger.js';
 import type { Part } from './parts.js';
 import { replicaAcksOf } from './redis-connection.js';
+import { poolBackendOptionsFrom, stratumServerOptionsFrom } from './stratum-options.js';
 
 export interface StratumRoleModules {
   readonly redis: Redis;
@@ -93,7 +94,7 @@ export async function startStratumRole(
   const first = templates.start();
   await (modules.abandon ? Promise.race([first, modules.abandon]) : first);
 
-  const backend = new PoolBackend(poolBackendOptions(config), {
+  const backend = new PoolBackend(poolBackendOptionsFrom(config), {
     templates,
     verifier,
     ledger: announcingBlocks(ledger, events),
@@ -104,18 +105,11 @@ export async function startStratumRole(
   backend.start();
   parts.push({ name: 'pool', stop: () => backend.close() });
 
-  const server = new StratumServer(
-    {
-      ports: modules.ports,
-      limits: config.stratum.limits,
-      ipv6PrefixLength: config.stratum.ipv6PrefixLength,
-    },
-    {
-      backend,
-      logger: logger.child({ module: 'stratum' }),
-      ...(modules.connectionAdmission ? { admission: modules.connectionAdmission } : {}),
-    },
-  );
+  const server = new StratumServer(stratumServerOptionsFrom(config, modules.ports), {
+    backend,
+    logger: logger.child({ module: 'stratum' }),
+    ...(modules.connectionAdmission ? { admission: modules.connectionAdmission } : {}),
+  });
   await server.start();
   parts.push({ name: 'stratum', stop: () => server.close() });
   logger.info({ ports: server.listening(), nodeId: config.pool.nodeId }, 'stratum listening');
@@ -147,23 +141,6 @@ function startShareLedger(
   );
   parts.push({ name: 'ledger', stop: () => ledger.close() });
   return ledger;
-}
-
-/** The pool core's options: the stratum section over the defaults. */
-function poolBackendOptions(config: Readonly<PoolConfig>): PoolBackendOptions {
-  return {
-    ...DEFAULT_POOL_BACKEND_OPTIONS,
-    nodeId: config.pool.nodeId,
-    jobsPerSession: config.stratum.jobsPerSession,
-    staleGraceMs: config.stratum.staleGraceMs,
-    vardiff: config.stratum.vardiff,
-    minLoginDifficulty: config.stratum.minLoginDifficulty,
-    ban: {
-      ...DEFAULT_POOL_BACKEND_OPTIONS.ban,
-      ...config.stratum.bans,
-      ipv6PrefixLength: config.stratum.ipv6PrefixLength,
-    },
-  };
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Ban } from './ban-registry.js';
-import { DEFAULT_IPV6_PREFIX_LENGTH, peerKey } from './peer-key.js';
+import { peerKey } from './peer-key.js';
 import type { StratumErrorCode } from './stratum-errors.js';
 
 export interface BanPolicyOptions {
@@ -32,7 +32,7 @@ export interface BanPolicyOptions {
  * Bad hashes weigh most; duplicates and late shares happen to honest miners (reconnects, block
  * changes) and weigh little.
  */
-export const DEFAULT_BAN_WEIGHTS: Readonly<Partial<Record<StratumErrorCode, number>>> = Object.freeze({
+export const BAN_WEIGHTS: Readonly<Partial<Record<StratumErrorCode, number>>> = Object.freeze({
   INVALID_RESULT: 1,
   LOW_DIFFICULTY: 1,
   MALFORMED_NONCE: 1,
@@ -42,19 +42,6 @@ export const DEFAULT_BAN_WEIGHTS: Readonly<Partial<Record<StratumErrorCode, numb
   INVALID_JOB_ID: 0.25,
   DUPLICATE_SHARE: 0.25,
   BLOCK_EXPIRED: 0.1,
-});
-
-export const DEFAULT_BAN_POLICY_OPTIONS: BanPolicyOptions = Object.freeze({
-  enabled: true,
-  windowMs: 10 * 60_000,
-  minShares: 30,
-  maxInvalidRatio: 0.25,
-  firstBanSeconds: 60,
-  maxBanSeconds: 3600,
-  offenceMemoryMs: 24 * 3_600_000,
-  weights: DEFAULT_BAN_WEIGHTS,
-  exemptIps: [],
-  ipv6PrefixLength: DEFAULT_IPV6_PREFIX_LENGTH,
 });
 
 const MAX_MEMOISED_IPV6_KEYS = 10_000;

@@ -3,7 +3,7 @@ import type { Logger } from '../log/logger.js';
 import { AddressCache } from './address-cache.js';
 import { canMineUpx2 } from './algo-names.js';
 import { type AliasDaemon, AliasResolver } from './alias-resolver.js';
-import { BanPolicy, type BanPolicyOptions, DEFAULT_BAN_POLICY_OPTIONS } from './ban-policy.js';
+import { BanPolicy, type BanPolicyOptions } from './ban-policy.js';
 import type { Ban, BanChange, BanRegistry } from './ban-registry.js';
 import type { BlockRefusalReason } from './block-refusal.js';
 import { ExtraNonceAllocator, ExtraNonceError } from './extra-nonce.js';
@@ -57,32 +57,6 @@ export interface PoolBackendOptions {
   /** First extra-nonce counter value; random when absent. */
   readonly extraNonceStart?: number;
 }
-
-export const DEFAULT_POOL_BACKEND_OPTIONS: PoolBackendOptions = Object.freeze({
-  nodeId: 0,
-  jobsPerSession: 4,
-  staleGraceMs: 2000,
-  vardiff: Object.freeze({
-    targetShareTimeSec: 30,
-    retargetIntervalSec: 60,
-    variancePercent: 30,
-    minDifficulty: 100,
-    maxDifficulty: 1e12,
-    maxChangeFactor: 4,
-  }),
-  defaultDifficulty: 5000,
-  minLoginDifficulty: 100,
-  ban: DEFAULT_BAN_POLICY_OPTIONS,
-  aliasCacheTtlMs: 10 * 60_000,
-  aliasNegativeCacheTtlMs: 60_000,
-  aliasUnsupportedRetryMs: 10 * 60_000,
-  aliasCacheMaxEntries: 10_000,
-  broadcastChunkSize: 500,
-  broadcastSliceMs: 15,
-  addressCacheMaxEntries: 20_000,
-  proxyJobRefreshMs: 60_000,
-  tickIntervalMs: 5_000,
-});
 
 export interface PoolBackendModules {
   readonly templates: TemplateSource;

@@ -1,13 +1,17 @@
 import { randomInt } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_BAN_POLICY_OPTIONS } from '../../src/pool/ban-policy.js';
-import { DEFAULT_POOL_BACKEND_OPTIONS, PoolBackend } from '../../src/pool/pool-backend.js';
+import { PoolBackend } from '../../src/pool/pool-backend.js';
 import type { ShareVerifier } from '../../src/pool/share-verifier.js';
 import { parseRequestLine } from '../../src/servers/stratum/protocol.js';
 import { StratumConnection } from '../../src/servers/stratum/stratum-connection.js';
 import { StratumMetrics } from '../../src/servers/stratum/stratum-metrics.js';
-import { resolveLimits } from '../../src/servers/stratum/stratum-options.js';
+import { checkedLimits } from '../../src/servers/stratum/stratum-options.js';
 import { SubmitGate } from '../../src/servers/stratum/submit-gate.js';
+import {
+  DEFAULT_BAN_POLICY_OPTIONS,
+  DEFAULT_POOL_BACKEND_OPTIONS,
+  DEFAULT_STRATUM_LIMITS,
+} from '../helpers/config-defaults.js';
 import {
   ADDRESS,
   activeTemplate,
@@ -64,7 +68,7 @@ function createBackend(): PoolBackend {
   );
 }
 
-const limits = resolveLimits({ closeGraceMs: 1_000 });
+const limits = checkedLimits({ ...DEFAULT_STRATUM_LIMITS, closeGraceMs: 1_000 });
 
 interface Outcome {
   readonly invalid: string[];

@@ -1,10 +1,14 @@
 import { randomInt } from 'node:crypto';
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_BAN_POLICY_OPTIONS } from '../../src/pool/ban-policy.js';
-import { DEFAULT_POOL_BACKEND_OPTIONS, PoolBackend } from '../../src/pool/pool-backend.js';
+import { PoolBackend } from '../../src/pool/pool-backend.js';
 import type { ShareVerifier } from '../../src/pool/share-verifier.js';
 import { StratumServer } from '../../src/servers/stratum/stratum-server.js';
+import {
+  DEFAULT_BAN_POLICY_OPTIONS,
+  DEFAULT_POOL_BACKEND_OPTIONS,
+  stratumServerOptions,
+} from '../helpers/config-defaults.js';
 import {
   ADDRESS,
   activeTemplate,
@@ -99,7 +103,10 @@ describe('stratum socket fuzz (real server, real backend)', () => {
       },
     );
     server = new StratumServer(
-      { ports: [{ port: 0, difficulty: 1000 }], limits: { maxConnectionsPerIp: 10_000, closeGraceMs: 500 } },
+      stratumServerOptions({
+        ports: [{ port: 0, difficulty: 1000 }],
+        limits: { maxConnectionsPerIp: 10_000, closeGraceMs: 500 },
+      }),
       { backend, logger: silentLogger },
     );
     await server.start();

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { BanPolicy, type BanPolicyOptions, DEFAULT_BAN_POLICY_OPTIONS } from '../../src/pool/ban-policy.js';
+import { BanPolicy, type BanPolicyOptions } from '../../src/pool/ban-policy.js';
 import { type Ban, manualBan } from '../../src/pool/ban-registry.js';
 import type { StratumErrorCode } from '../../src/pool/stratum-errors.js';
+import { DEFAULT_BAN_POLICY_OPTIONS } from '../helpers/config-defaults.js';
 import { TestClock } from './pool-fakes.js';
 
 const options: BanPolicyOptions = {

@@ -3,8 +3,8 @@ import { difficultyFromTargetHex } from '../../src/fuego/difficulty.js';
 import { ExtraNonceAllocator } from '../../src/pool/extra-nonce.js';
 import { JobManager } from '../../src/pool/job-manager.js';
 import { MinerSession } from '../../src/pool/miner-session.js';
-import { DEFAULT_POOL_BACKEND_OPTIONS } from '../../src/pool/pool-backend.js';
 import { Vardiff } from '../../src/pool/vardiff.js';
+import { DEFAULT_POOL_BACKEND_OPTIONS } from '../helpers/config-defaults.js';
 import {
   ADDRESS,
   activeTemplate,

@@ -4,15 +4,11 @@ import { blockId, checkMergeMiningTag, parentHashingBlob } from '../../src/fuego
 import { checkHash, difficultyFromTargetHex } from '../../src/fuego/difficulty.js';
 import { bytesToHex, hexToBytes } from '../../src/fuego/hex.js';
 import { createLogger, type Logger } from '../../src/log/logger.js';
-import { DEFAULT_BAN_POLICY_OPTIONS } from '../../src/pool/ban-policy.js';
 import { manualBan } from '../../src/pool/ban-registry.js';
-import {
-  DEFAULT_POOL_BACKEND_OPTIONS,
-  PoolBackend,
-  type PoolBackendOptions,
-} from '../../src/pool/pool-backend.js';
+import { PoolBackend, type PoolBackendOptions } from '../../src/pool/pool-backend.js';
 import type { ConnectionInfo, LoginRequest, StratumJob } from '../../src/pool/stratum-backend.js';
 import { RpcError } from '../../src/rpc/rpc-error.js';
+import { DEFAULT_BAN_POLICY_OPTIONS, DEFAULT_POOL_BACKEND_OPTIONS } from '../helpers/config-defaults.js';
 import {
   ADDRESS,
   ADDRESS_2,

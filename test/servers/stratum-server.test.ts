@@ -18,13 +18,14 @@ import {
   type ConnectionAdmission,
   ConnectionCounter,
 } from '../../src/servers/stratum/connection-admission.js';
-import type { StratumLimits, StratumPortOptions } from '../../src/servers/stratum/stratum-options.js';
+import type { StratumLimits } from '../../src/servers/stratum/stratum-options.js';
 import { StratumServer } from '../../src/servers/stratum/stratum-server.js';
 import {
   certificateFingerprintSha256,
   generateSelfSignedCertificate,
   type PemPair,
 } from '../../src/servers/tls-certificate.js';
+import { type stratumPort, stratumServerOptions } from '../helpers/config-defaults.js';
 import { captureLogs, type LogCapture } from '../helpers/log-capture.js';
 
 // ---- fake backend --------------------------------------------------------------------------
@@ -204,12 +205,12 @@ afterEach(async () => {
 async function startServer(
   backend: FakeBackend,
   limits: Partial<StratumLimits> = {},
-  ports: StratumPortOptions[] = [{ port: 0, difficulty: 1000 }],
+  ports: Array<Parameters<typeof stratumPort>[0]> = [{ port: 0, difficulty: 1000 }],
   log: LogCapture = captureLogs(),
   admission?: ConnectionAdmission,
 ): Promise<{ server: StratumServer; port: number; ports: number[]; log: LogCapture }> {
   const server = new StratumServer(
-    { ports, limits: { closeGraceMs: 500, ...limits } },
+    stratumServerOptions({ ports, limits: { closeGraceMs: 500, ...limits } }),
     { backend, logger: log.logger, ...(admission ? { admission } : {}) },
   );
   await server.start();
@@ -602,14 +603,11 @@ describe('StratumServer: limits and protections', () => {
   it('closes on a non-JSON line after answering what came before, and records the IP', async () => {
     const violations: string[] = [];
     const backend = new FakeBackend();
-    const server = new StratumServer(
-      { ports: [{ port: 0, difficulty: 1 }] },
-      {
-        backend,
-        logger: captureLogs().logger,
-        onProtocolViolation: (ip, code) => violations.push(`${ip} ${code}`),
-      },
-    );
+    const server = new StratumServer(stratumServerOptions({ ports: [{ port: 0, difficulty: 1 }] }), {
+      backend,
+      logger: captureLogs().logger,
+      onProtocolViolation: (ip, code) => violations.push(`${ip} ${code}`),
+    });
     await server.start();
     running.push(server);
     const c = await client(server.listening()[0]!.port);
@@ -740,10 +738,10 @@ describe('StratumServer: limits and protections', () => {
 
   it('rejects start() with PORT_IN_USE naming the port', async () => {
     const { port } = await startServer(new FakeBackend());
-    const second = new StratumServer(
-      { ports: [{ port, difficulty: 1 }] },
-      { backend: new FakeBackend(), logger: captureLogs().logger },
-    );
+    const second = new StratumServer(stratumServerOptions({ ports: [{ port, difficulty: 1 }] }), {
+      backend: new FakeBackend(),
+      logger: captureLogs().logger,
+    });
     await expect(second.start()).rejects.toMatchObject({
       code: 'PORT_IN_USE',
       message: expect.stringContaining(String(port)),
@@ -897,13 +895,13 @@ describe('StratumServer: connection caps decided by another process', () => {
       release: () => undefined,
     };
     const server = new StratumServer(
-      {
+      stratumServerOptions({
         ports: [
           { port: 0, host: '::1', difficulty: 1 },
           { port: 0, difficulty: 1 },
         ],
         ipv6PrefixLength: 64,
-      },
+      }),
       { backend, logger: captureLogs().logger, admission },
     );
     await server.start();
@@ -918,7 +916,7 @@ describe('StratumServer: connection caps decided by another process', () => {
     expect(
       () =>
         new StratumServer(
-          { ports: [{ port: 0, difficulty: 1 }], ipv6PrefixLength: 129 },
+          stratumServerOptions({ ports: [{ port: 0, difficulty: 1 }], ipv6PrefixLength: 129 }),
           { backend, logger: captureLogs().logger },
         ),
     ).toThrow(expect.objectContaining({ code: 'BAD_OPTIONS' }));
@@ -1046,7 +1044,7 @@ describe.skipIf(!haveOpenssl)('StratumServer: TLS', () => {
     expect(
       () =>
         new StratumServer(
-          { ports: [{ port: 0, difficulty: 1, tls: { cert: 'nope', key: 'nope' } }] },
+          stratumServerOptions({ ports: [{ port: 0, difficulty: 1, tls: { cert: 'nope', key: 'nope' } }] }),
           { backend: new FakeBackend(), logger: captureLogs().logger },
         ),
     ).toThrow(expect.objectContaining({ code: 'BAD_TLS_MATERIAL' }));

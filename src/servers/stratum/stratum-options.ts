@@ -4,12 +4,12 @@ import { FuegoPoolError } from '../../errors.js';
 export interface StratumPortOptions {
   /** 0 picks a free port (tests); see StratumServer.listening(). */
   readonly port: number;
-  /** Default 127.0.0.1; set "0.0.0.0" or "::" explicitly to serve the world. */
-  readonly host?: string;
+  /** Listen address: "0.0.0.0" or "::" serves the world. */
+  readonly host: string;
   /** Start difficulty of miners on this port. */
   readonly difficulty: number;
-  readonly fixedDifficulty?: boolean;
-  readonly solo?: boolean;
+  readonly fixedDifficulty: boolean;
+  readonly solo: boolean;
   readonly tls?: { readonly cert: string; readonly key: string };
 }
 
@@ -35,25 +35,11 @@ export interface StratumLimits {
   readonly submitPollMs: number;
 }
 
-export const DEFAULT_STRATUM_LIMITS: StratumLimits = Object.freeze({
-  maxLineBytes: 32 * 1024,
-  maxPendingRequests: 32,
-  maxSendQueueBytes: 1024 * 1024,
-  loginTimeoutMs: 30_000,
-  // cryptonote-nodejs-pool's minerTimeout; Fuego blocks are 480 s apart (spec §3.7).
-  idleTimeoutMs: 900_000,
-  writeTimeoutMs: 30_000,
-  maxConnectionsPerIp: 256,
-  maxConnections: 100_000,
-  closeGraceMs: 5_000,
-  submitPollMs: 20,
-});
-
 export interface StratumServerOptions {
   readonly ports: readonly StratumPortOptions[];
-  readonly limits?: Partial<StratumLimits>;
-  /** The per-IP cap counts an IPv6 peer by its network of this many bits (default 64, see peerKey). */
-  readonly ipv6PrefixLength?: number;
+  readonly limits: StratumLimits;
+  /** The per-IP cap counts an IPv6 peer by its network of this many bits (see peerKey). */
+  readonly ipv6PrefixLength: number;
 }
 
 export type StratumServerErrorCode =
@@ -65,10 +51,10 @@ export type StratumServerErrorCode =
 
 export class StratumServerError extends FuegoPoolError<StratumServerErrorCode> {}
 
-/** Merges limits with the defaults and checks every value; throws BAD_OPTIONS naming the key. */
-export function resolveLimits(limits: Partial<StratumLimits> | undefined): StratumLimits {
-  const merged: StratumLimits = { ...DEFAULT_STRATUM_LIMITS, ...limits };
-  for (const [key, value] of Object.entries(merged)) {
+/** Checks every limit and returns a frozen copy; throws BAD_OPTIONS naming the key. */
+export function checkedLimits(limits: StratumLimits): StratumLimits {
+  const copy: StratumLimits = { ...limits };
+  for (const [key, value] of Object.entries(copy)) {
     if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
       throw new StratumServerError('BAD_OPTIONS', `stratum limits.${key} must be a positive integer`, {
         key,
@@ -76,7 +62,7 @@ export function resolveLimits(limits: Partial<StratumLimits> | undefined): Strat
       });
     }
   }
-  return Object.freeze(merged);
+  return Object.freeze(copy);
 }
 
 export function validatePorts(ports: readonly StratumPortOptions[]): void {

@@ -1,7 +1,7 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { createSecureContext, type SecureContext, TLSSocket } from 'node:tls';
 import type { Logger } from '../../log/logger.js';
-import { DEFAULT_IPV6_PREFIX_LENGTH, peerKey } from '../../pool/peer-key.js';
+import { peerKey } from '../../pool/peer-key.js';
 import type { StratumBackend } from '../../pool/stratum-backend.js';
 import {
   type AdmissionVerdict,
@@ -12,7 +12,7 @@ import type { ProtocolViolationCode } from './protocol.js';
 import { StratumConnection } from './stratum-connection.js';
 import { type CloseReason, StratumMetrics, type StratumMetricsSnapshot } from './stratum-metrics.js';
 import {
-  resolveLimits,
+  checkedLimits,
   type StratumLimits,
   type StratumPortOptions,
   StratumServerError,
@@ -50,8 +50,6 @@ interface PortRuntime {
   boundPort: number;
 }
 
-const DEFAULT_HOST = '127.0.0.1';
-
 /** "::ffff:1.2.3.4" (IPv4 on a dual-stack listener) is the same peer as "1.2.3.4" for bans and caps. */
 function normalizeIp(address: string | undefined): string | undefined {
   if (address === undefined) return undefined;
@@ -83,7 +81,7 @@ export class StratumServer {
   constructor(opts: StratumServerOptions, modules: StratumServerModules) {
     validatePorts(opts.ports);
     const prefix = opts.ipv6PrefixLength;
-    if (prefix !== undefined && !(Number.isInteger(prefix) && prefix >= 0 && prefix <= 128)) {
+    if (!(Number.isInteger(prefix) && prefix >= 0 && prefix <= 128)) {
       throw new StratumServerError(
         'BAD_OPTIONS',
         'stratum ipv6PrefixLength must be an integer from 0 to 128',
@@ -92,15 +90,15 @@ export class StratumServer {
         },
       );
     }
-    this.limits = resolveLimits(opts.limits);
+    this.limits = checkedLimits(opts.limits);
     this.backend = modules.backend;
     this.logger = modules.logger.child({ module: 'stratum' });
     this.onProtocolViolation = modules.onProtocolViolation;
     this.admission = modules.admission ?? new ConnectionCounter(this.limits);
-    this.ipv6PrefixLength = opts.ipv6PrefixLength ?? DEFAULT_IPV6_PREFIX_LENGTH;
+    this.ipv6PrefixLength = prefix;
     this.ports = opts.ports.map((options) => ({
       options,
-      host: options.host ?? DEFAULT_HOST,
+      host: options.host,
       secureContext: options.tls ? this.secureContextFor(options) : undefined,
       server: undefined,
       boundPort: options.port,
@@ -287,8 +285,8 @@ export class StratumServer {
         port: port.boundPort,
         tls: port.secureContext !== undefined,
         startDifficulty: port.options.difficulty,
-        fixedDifficulty: port.options.fixedDifficulty ?? false,
-        solo: port.options.solo ?? false,
+        fixedDifficulty: port.options.fixedDifficulty,
+        solo: port.options.solo,
       },
       banned,
       limits: this.limits,

@@ -15,6 +15,7 @@ import { createApiStores } from './api-stores.js';
 import { maxThresholdAtomicOf, minPayoutAtomicOf } from './money-options.js';
 import { readPayoutWatchSnapshot } from './money-report.js';
 import type { Part } from './parts.js';
+import { POOL_VERSION } from './pool-version.js';
 import type { StratumSurface } from './stratum-surface.js';
 
 export interface ApiRoleModules {
@@ -126,6 +127,6 @@ function poolInfoFrom(config: Readonly<PoolConfig>, stratum: StratumSurface | nu
       decimals: COIN_DECIMALS,
       blockTargetSeconds: 480,
     },
-    version: '0.1.0',
+    version: POOL_VERSION,
   };
 }

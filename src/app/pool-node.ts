@@ -18,6 +18,7 @@ import type { ConnectionAdmission } from '../servers/stratum/connection-admissio
 import type { ListeningPort, StratumServer } from '../servers/stratum/stratum-server.js';
 import { HashrateReader } from '../store/hashrate-reader.js';
 import { startApiRole } from './api-role.js';
+import { controlServerOptionsFrom } from './control-options.js';
 import { LeaderRole } from './leader-role.js';
 import { type Part, stopParts } from './parts.js';
 import { connectRedis } from './redis-connection.js';
@@ -370,23 +371,20 @@ async function startControl(
 ): Promise<void> {
   const { shared, stratum, leader } = context;
   const served = stratum.role;
-  const control = await startControlServer(
-    { socketPath: config.control.socketPath, hashrateWindowMs: config.control.hashrateWindowMs },
-    {
-      backend: stratum.surface?.control.backend ?? null,
-      stratum: stratum.surface?.control.stratum ?? null,
-      // Whatever the roles of this process: the pool's bans.
-      bans: context.bans,
-      templates: () => served?.templates ?? leader?.templates() ?? null,
-      leader: leader === null ? null : () => leader.loop(),
-      events: shared.events,
-      stats: createControlStats(
-        {},
-        { reader: new HashrateReader({ keyPrefix: config.redis.keyPrefix }, { redis: shared.redis }) },
-      ),
-      logger: context.logger.child({ module: 'control' }),
-    },
-  );
+  const control = await startControlServer(controlServerOptionsFrom(config.control), {
+    backend: stratum.surface?.control.backend ?? null,
+    stratum: stratum.surface?.control.stratum ?? null,
+    // Whatever the roles of this process: the pool's bans.
+    bans: context.bans,
+    templates: () => served?.templates ?? leader?.templates() ?? null,
+    leader: leader === null ? null : () => leader.loop(),
+    events: shared.events,
+    stats: createControlStats(
+      {},
+      { reader: new HashrateReader({ keyPrefix: config.redis.keyPrefix }, { redis: shared.redis }) },
+    ),
+    logger: context.logger.child({ module: 'control' }),
+  });
   // Stopped first (parts stop in reverse), so no command arrives while the rest shuts down.
   parts.push({ name: 'control socket', stop: () => control.close() });
 }

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { ControlServerModules } from '../../src/servers/control/control-server.js';
 import { type ControlServer, startControlServer } from '../../src/servers/control/control-server.js';
+import { controlServerOptions } from '../helpers/config-defaults.js';
 import { controlModules, type TempDir, tempDir } from '../servers/control/control-fakes.js';
 
 /** A control server with fake pool parts in a private temp dir, for CLI tests. */
@@ -19,7 +20,7 @@ export async function startControlFixture(
   const modules = controlModules(overrides);
   let server: ControlServer;
   try {
-    server = await startControlServer({ socketPath, ...options }, modules);
+    server = await startControlServer(controlServerOptions({ socketPath, ...options }), modules);
   } catch (error) {
     dir.remove();
     throw error;

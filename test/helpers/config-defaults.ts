@@ -1,3 +1,4 @@
+import { controlServerOptionsFrom } from '../../src/app/control-options.js';
 import {
   poolBackendOptionsFrom,
   stratumPortsFrom,
@@ -6,6 +7,7 @@ import {
 import { configSchema, type PoolConfig } from '../../src/config/schema.js';
 import type { BanPolicyOptions } from '../../src/pool/ban-policy.js';
 import type { PoolBackendOptions } from '../../src/pool/pool-backend.js';
+import type { ControlServerOptions } from '../../src/servers/control/control-server.js';
 import type {
   StratumLimits,
   StratumPortOptions,
@@ -50,4 +52,11 @@ export function stratumServerOptions(
     limits: { ...options.limits, ...overrides.limits },
     ...(overrides.ipv6PrefixLength === undefined ? {} : { ipv6PrefixLength: overrides.ipv6PrefixLength }),
   };
+}
+
+/** Control server options from the config defaults, at this socket path, with these over them. */
+export function controlServerOptions(
+  options: Pick<ControlServerOptions, 'socketPath'> & Partial<ControlServerOptions>,
+): ControlServerOptions {
+  return { ...controlServerOptionsFrom(DEFAULT_CONFIG.control), ...options };
 }

@@ -73,7 +73,7 @@ export interface ControlHandlerOptions {
   readonly hashrateWindowMs: number;
   readonly version: string;
   /** Interval of the `running` progress events during payout-now (they also keep the client's idle timer alive). */
-  readonly heartbeatMs?: number;
+  readonly heartbeatMs: number;
 }
 
 /**
@@ -105,22 +105,20 @@ export interface ControlHandlerModules {
 
 export type ProgressSink = (progress: ControlProgress) => void;
 
-const DEFAULT_HEARTBEAT_MS = 1_000;
-
 /**
  * What each control request does, without any socket: the server validates a request, hands it
  * here, and turns the result or the ControlError into a reply. Reads are snapshots of in-memory
  * counters (and two Redis reads for hashrates); writes are the ban list and the payout trigger.
  */
 export class ControlRequestHandler {
-  readonly #options: Required<ControlHandlerOptions>;
+  readonly #options: ControlHandlerOptions;
   readonly #modules: ControlHandlerModules;
   readonly #clock: () => number;
   readonly #startedAtMs: number;
   #payout: Promise<unknown> | undefined;
 
   constructor(options: ControlHandlerOptions, modules: ControlHandlerModules) {
-    this.#options = { heartbeatMs: DEFAULT_HEARTBEAT_MS, ...options };
+    this.#options = options;
     this.#modules = modules;
     this.#clock = modules.clock ?? Date.now;
     this.#startedAtMs = this.#clock();

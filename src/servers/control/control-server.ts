@@ -3,12 +3,9 @@ import { connect, type Socket } from 'node:net';
 import { dirname } from 'node:path';
 import { type Connection, Server } from 'net-ipc';
 import { MAX_SOCKET_PATH_BYTES } from '../../config/control-schema.js';
+import type { Logger } from '../../log/logger.js';
 import { ControlError, isWireCode } from './control-errors.js';
-import {
-  type ControlHandlerModules,
-  type ControlHandlerOptions,
-  ControlRequestHandler,
-} from './control-handler.js';
+import { type ControlHandlerModules, ControlRequestHandler } from './control-handler.js';
 import {
   CONTROL_PROTOCOL_VERSION,
   type ControlProgress,
@@ -21,13 +18,13 @@ import {
 
 export interface ControlServerOptions {
   readonly socketPath: string;
-  readonly hashrateWindowMs?: number;
-  readonly version?: string;
-  readonly heartbeatMs?: number;
+  readonly hashrateWindowMs: number;
+  readonly version: string;
+  readonly heartbeatMs: number;
   /** Concurrent connections (operators' CLIs); more are refused by the kernel backlog. */
-  readonly maxConnections?: number;
+  readonly maxConnections: number;
   /** Requests one connection may have in flight. */
-  readonly maxInFlightPerConnection?: number;
+  readonly maxInFlightPerConnection: number;
 }
 
 export type ControlServerModules = ControlHandlerModules;
@@ -44,6 +41,18 @@ const OWNER_ONLY_UMASK = 0o177;
 const CLOSE_GRACE_MS = 1_000;
 const PROBE_TIMEOUT_MS = 500;
 
+/** What the parts of one control server share while it runs. */
+interface ServingState {
+  /** False until the socket is owner-only: connections before that are destroyed. */
+  accepting: boolean;
+  closing: boolean;
+  /** Every request being served, so close() lets each reply go out first. */
+  readonly pending: Set<Promise<void>>;
+  readonly sockets: Set<Socket>;
+  /** Set while the socket is being bound: a server error then fails the start. */
+  rejectListen: ((error: unknown) => void) | undefined;
+}
+
 /**
  * Starts the operator control socket (net-ipc over a Unix socket). Access control is the file
  * mode: the socket is bound under umask 0177 and chmod-ed 0600 before any request is served, so
@@ -58,26 +67,44 @@ export async function startControlServer(
   const logger = modules.logger;
   await prepareSocketPath(socketPath);
 
-  const handlerOptions: ControlHandlerOptions = {
-    hashrateWindowMs: options.hashrateWindowMs ?? 600_000,
-    version: options.version ?? '0.1.0',
-    ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
+  const handler = new ControlRequestHandler(
+    {
+      hashrateWindowMs: options.hashrateWindowMs,
+      version: options.version,
+      heartbeatMs: options.heartbeatMs,
+    },
+    modules,
+  );
+  const state: ServingState = {
+    accepting: false,
+    closing: false,
+    pending: new Set(),
+    sockets: new Set(),
+    rejectListen: undefined,
   };
-  const handler = new ControlRequestHandler(handlerOptions, modules);
-  const maxInFlight = options.maxInFlightPerConnection ?? 8;
-  const inFlight = new Map<Connection, number>();
-  /** Every request being served, so close() lets each reply go out first. */
-  const pending = new Set<Promise<void>>();
-  const sockets = new Set<Socket>();
-  let accepting = false;
-  let closing = false;
-
   // retries: 0 - a reply that cannot be written is dropped, not retried for seconds.
-  const ipc = new Server({ path: socketPath, retries: 0, max: options.maxConnections ?? 16 });
-  let rejectListen: ((error: unknown) => void) | undefined;
+  const ipc = new Server({ path: socketPath, retries: 0, max: options.maxConnections });
+  watchConnections(ipc, state, logger);
+  dispatchRequests(ipc, state, {
+    maxInFlight: options.maxInFlightPerConnection,
+    serve: (data, connection) => serveRequest(data, connection, { handler, logger }),
+  });
+  await listenOwnerOnly(ipc, socketPath, state);
+  const { ino } = await stat(socketPath);
+  state.accepting = true;
+  logger.info({ socketPath }, 'control socket listening');
+
+  return {
+    socketPath,
+    close: () => closeControlServer(ipc, state, { socketPath, ino, logger }),
+  };
+}
+
+/** Server errors, and each connection: refused before the socket is ready, frame size bounded. */
+function watchConnections(ipc: Server, state: ServingState, logger: Logger): void {
   ipc.on('error', (error: unknown, connection?: Connection) => {
     if (connection === undefined) {
-      rejectListen?.(error);
+      state.rejectListen?.(error);
       logger.error({ err: error }, 'control socket error');
       return;
     }
@@ -86,7 +113,7 @@ export async function startControlServer(
     connection.destroy();
   });
   ipc.on('connect', (connection: Connection) => {
-    if (!accepting) {
+    if (!state.accepting) {
       connection.destroy();
       return;
     }
@@ -99,13 +126,29 @@ export async function startControlServer(
       }
     });
   });
+}
+
+/**
+ * Hands each request to `serve` and sends its reply, at most `maxInFlight` per connection; once
+ * the server closes, requests are answered SHUTTING_DOWN.
+ */
+function dispatchRequests(
+  ipc: Server,
+  state: ServingState,
+  dispatch: {
+    readonly maxInFlight: number;
+    readonly serve: (data: unknown, connection: Connection) => Promise<ControlReply>;
+  },
+): void {
+  const { maxInFlight } = dispatch;
+  const inFlight = new Map<Connection, number>();
   ipc.on('disconnect', (connection: Connection) => inFlight.delete(connection));
   ipc.on('request', (data: unknown, respond: (reply: unknown) => Promise<void>, connection: Connection) => {
     const send = (reply: ControlReply) => {
       respond(reply).catch(() => undefined);
     };
     const count = inFlight.get(connection) ?? 0;
-    if (!accepting || closing) {
+    if (!state.accepting || state.closing) {
       send(errorReply(idOf(data), new ControlError('SHUTTING_DOWN')));
       return;
     }
@@ -119,49 +162,62 @@ export async function startControlServer(
       return;
     }
     inFlight.set(connection, count + 1);
-    const served = serve(data, connection)
+    const served = dispatch
+      .serve(data, connection)
       .then(send)
       .finally(() => {
         const left = (inFlight.get(connection) ?? 1) - 1;
         if (left > 0) inFlight.set(connection, left);
         else inFlight.delete(connection);
-        pending.delete(served);
+        state.pending.delete(served);
       });
-    pending.add(served);
+    state.pending.add(served);
   });
+}
 
-  async function serve(data: unknown, connection: Connection): Promise<ControlReply> {
-    const parsed = controlRequestSchema.safeParse(data);
-    if (!parsed.success) {
-      const issues = parsed.error.issues.map(
-        (issue) => `${issue.path.map(String).join('.') || '(root)'}: ${issue.message}`,
-      );
-      return errorReply(idOf(data), new ControlError('BAD_REQUEST', issues.join('; '), { issues }));
-    }
-    const request: ControlRequest = parsed.data;
-    const progress = (update: ControlProgress) => {
-      const message: ControlProgressMessage = {
-        v: CONTROL_PROTOCOL_VERSION,
-        kind: 'progress',
-        id: request.id,
-        progress: update,
-      };
-      // The client may have gone: the work goes on, its progress goes nowhere.
-      connection.send(message).catch(() => undefined);
-    };
-    logger.debug({ type: request.type }, 'control request');
-    try {
-      const result = await handler.handle(request, progress);
-      return { v: CONTROL_PROTOCOL_VERSION, id: request.id, ok: true, result } as ControlReply;
-    } catch (error) {
-      if (error instanceof ControlError && isWireCode(error.code)) return errorReply(request.id, error);
-      logger.error({ err: error, type: request.type }, 'control request failed');
-      return errorReply(request.id, new ControlError('INTERNAL'));
-    }
+/** One request: validated, handled (progress sent as it comes), answered with a result or a wire error. */
+async function serveRequest(
+  data: unknown,
+  connection: Connection,
+  modules: { readonly handler: ControlRequestHandler; readonly logger: Logger },
+): Promise<ControlReply> {
+  const { handler, logger } = modules;
+  const parsed = controlRequestSchema.safeParse(data);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map(
+      (issue) => `${issue.path.map(String).join('.') || '(root)'}: ${issue.message}`,
+    );
+    return errorReply(idOf(data), new ControlError('BAD_REQUEST', issues.join('; '), { issues }));
   }
+  const request: ControlRequest = parsed.data;
+  const progress = (update: ControlProgress) => {
+    const message: ControlProgressMessage = {
+      v: CONTROL_PROTOCOL_VERSION,
+      kind: 'progress',
+      id: request.id,
+      progress: update,
+    };
+    // The client may have gone: the work goes on, its progress goes nowhere.
+    connection.send(message).catch(() => undefined);
+  };
+  logger.debug({ type: request.type }, 'control request');
+  try {
+    const result = await handler.handle(request, progress);
+    return { v: CONTROL_PROTOCOL_VERSION, id: request.id, ok: true, result } as ControlReply;
+  } catch (error) {
+    if (error instanceof ControlError && isWireCode(error.code)) return errorReply(request.id, error);
+    logger.error({ err: error, type: request.type }, 'control request failed');
+    return errorReply(request.id, new ControlError('INTERNAL'));
+  }
+}
 
+/**
+ * Binds the socket under an owner-only umask, then makes sure of mode 0600; on failure the server
+ * is closed and the error is a ControlError (SOCKET_PERMISSIONS or SOCKET_IN_USE).
+ */
+async function listenOwnerOnly(ipc: Server, socketPath: string, state: ServingState): Promise<void> {
   const listening = new Promise<void>((resolve, reject) => {
-    rejectListen = reject;
+    state.rejectListen = reject;
     // The bind happens synchronously inside start(), so the umask covers exactly this socket.
     const restoreUmask = narrowUmask();
     try {
@@ -170,13 +226,13 @@ export async function startControlServer(
       restoreUmask();
     }
     ipc.server.on('connection', (socket: Socket) => {
-      sockets.add(socket);
-      socket.once('close', () => sockets.delete(socket));
+      state.sockets.add(socket);
+      socket.once('close', () => state.sockets.delete(socket));
     });
   });
   try {
     await listening;
-    rejectListen = undefined;
+    state.rejectListen = undefined;
     await chmod(socketPath, OWNER_ONLY);
     const mode = (await stat(socketPath)).mode & 0o777;
     if (mode !== OWNER_ONLY)
@@ -188,33 +244,36 @@ export async function startControlServer(
     const code = errno === 'EACCES' || errno === 'EPERM' ? 'SOCKET_PERMISSIONS' : 'SOCKET_IN_USE';
     throw new ControlError(code, errorText(error), { socketPath }, { cause: error });
   }
-  const { ino } = await stat(socketPath);
-  accepting = true;
-  logger.info({ socketPath }, 'control socket listening');
+}
 
-  return {
-    socketPath,
-    async close() {
-      if (closing) return;
-      closing = true;
-      // A payout pass in flight finishes and its reply goes out before the connections close.
-      await Promise.allSettled([...pending]);
-      const closed = new Promise<void>((resolve) => {
-        if (ipc.server === null) resolve();
-        else ipc.once('close', () => resolve());
-      });
-      await ipc.close().catch(() => undefined);
-      const grace = setTimeout(() => {
-        for (const socket of sockets) socket.destroy();
-      }, CLOSE_GRACE_MS);
-      await closed;
-      clearTimeout(grace);
-      // libuv removes the file when the server closes; make sure, but only if it is still ours.
-      const left = await lstat(socketPath).catch(() => null);
-      if (left?.isSocket() && left.ino === ino) await unlink(socketPath).catch(() => undefined);
-      logger.info({ socketPath }, 'control socket closed');
-    },
-  };
+/**
+ * Lets the requests in flight (a payout pass) finish and reply, closes the server (connections
+ * that linger are destroyed after a grace period) and removes the socket file if it is still ours.
+ */
+async function closeControlServer(
+  ipc: Server,
+  state: ServingState,
+  socket: { readonly socketPath: string; readonly ino: number; readonly logger: Logger },
+): Promise<void> {
+  if (state.closing) return;
+  state.closing = true;
+  const { socketPath, logger } = socket;
+  // A payout pass in flight finishes and its reply goes out before the connections close.
+  await Promise.allSettled([...state.pending]);
+  const closed = new Promise<void>((resolve) => {
+    if (ipc.server === null) resolve();
+    else ipc.once('close', () => resolve());
+  });
+  await ipc.close().catch(() => undefined);
+  const grace = setTimeout(() => {
+    for (const open of state.sockets) open.destroy();
+  }, CLOSE_GRACE_MS);
+  await closed;
+  clearTimeout(grace);
+  // libuv removes the file when the server closes; make sure, but only if it is still ours.
+  const left = await lstat(socketPath).catch(() => null);
+  if (left?.isSocket() && left.ino === socket.ino) await unlink(socketPath).catch(() => undefined);
+  logger.info({ socketPath }, 'control socket closed');
 }
 
 /**

@@ -6,6 +6,7 @@ import { ControlClient, connectError } from '../../../src/cli/control-client.js'
 import type { ControlError } from '../../../src/servers/control/control-errors.js';
 import type { ControlProgress } from '../../../src/servers/control/control-protocol.js';
 import { type ControlServer, startControlServer } from '../../../src/servers/control/control-server.js';
+import { controlServerOptions } from '../../helpers/config-defaults.js';
 import {
   controlModules,
   fakeLeader,
@@ -62,7 +63,7 @@ describe('control server', () => {
   });
 
   it('creates the socket with mode 0600 and removes it on close', async () => {
-    server = await startControlServer({ socketPath }, controlModules());
+    server = await startControlServer(controlServerOptions({ socketPath }), controlModules());
     const info = lstatSync(socketPath);
     expect(info.isSocket()).toBe(true);
     expect(info.mode & 0o777).toBe(0o600);
@@ -73,18 +74,25 @@ describe('control server', () => {
 
   it('refuses a missing directory, a non-socket file and a live socket; replaces a stale one', async () => {
     expect(
-      await codeOf(startControlServer({ socketPath: join(dir.path, 'nope', 'c.sock') }, controlModules())),
+      await codeOf(
+        startControlServer(
+          controlServerOptions({ socketPath: join(dir.path, 'nope', 'c.sock') }),
+          controlModules(),
+        ),
+      ),
     ).toBe('SOCKET_DIR_MISSING');
 
     const file = join(dir.path, 'file.sock');
     writeFileSync(file, 'keep me');
-    expect(await codeOf(startControlServer({ socketPath: file }, controlModules()))).toBe(
-      'SOCKET_PATH_NOT_SOCKET',
-    );
+    expect(
+      await codeOf(startControlServer(controlServerOptions({ socketPath: file }), controlModules())),
+    ).toBe('SOCKET_PATH_NOT_SOCKET');
     expect(readFileSync(file, 'utf8')).toBe('keep me');
 
-    server = await startControlServer({ socketPath }, controlModules());
-    expect(await codeOf(startControlServer({ socketPath }, controlModules()))).toBe('SOCKET_IN_USE');
+    server = await startControlServer(controlServerOptions({ socketPath }), controlModules());
+    expect(await codeOf(startControlServer(controlServerOptions({ socketPath }), controlModules()))).toBe(
+      'SOCKET_IN_USE',
+    );
     client = await ControlClient.connect({ socketPath });
     expect((await client.request({ type: 'bans' })).bans).toEqual([]);
 
@@ -97,14 +105,17 @@ describe('control server', () => {
     await new Promise<void>((resolve) => other.close(() => resolve()));
     expect(lstatSync(stale).isSocket()).toBe(true);
     expect(await codeOf(ControlClient.connect({ socketPath: stale }))).toBe('SOCKET_STALE');
-    const second = await startControlServer({ socketPath: stale }, controlModules());
+    const second = await startControlServer(controlServerOptions({ socketPath: stale }), controlModules());
     expect(statSync(stale).mode & 0o777).toBe(0o600);
     await second.close();
   });
 
   it('answers status, bans, ban, unban and miners', async () => {
     const modules = controlModules();
-    server = await startControlServer({ socketPath, hashrateWindowMs: 300_000 }, modules);
+    server = await startControlServer(
+      controlServerOptions({ socketPath, hashrateWindowMs: 300_000 }),
+      modules,
+    );
     client = await ControlClient.connect({ socketPath });
 
     const status = await client.request({ type: 'status' });
@@ -159,7 +170,7 @@ describe('control server', () => {
   });
 
   it('answers malformed requests with typed errors and keeps serving', async () => {
-    server = await startControlServer({ socketPath }, controlModules());
+    server = await startControlServer(controlServerOptions({ socketPath }), controlModules());
     client = await ControlClient.connect({ socketPath, idleTimeoutMs: 2_000 });
     const raw = client as unknown as { request(body: Record<string, unknown>): Promise<unknown> };
     expect(await codeOf(raw.request({ type: 'reboot' }))).toBe('BAD_REQUEST');
@@ -198,7 +209,7 @@ describe('control server', () => {
   });
 
   it('answers a wrong protocol version or a non-object with BAD_REQUEST', async () => {
-    server = await startControlServer({ socketPath }, controlModules());
+    server = await startControlServer(controlServerOptions({ socketPath }), controlModules());
     const raw = connect({ path: socketPath });
     await new Promise<void>((resolve) => raw.once('connect', () => resolve()));
     const replies: unknown[] = [];
@@ -239,7 +250,10 @@ describe('control server', () => {
     const modules = controlModules();
     // Long enough that a second request arrives while the first task runs, on a loaded machine too.
     const leader = fakeLeader(modules.events, 300);
-    server = await startControlServer({ socketPath, heartbeatMs: 25 }, { ...modules, leader: () => leader });
+    server = await startControlServer(controlServerOptions({ socketPath, heartbeatMs: 25 }), {
+      ...modules,
+      leader: () => leader,
+    });
     client = await ControlClient.connect({ socketPath });
     return { leader, first: client, second: await ControlClient.connect({ socketPath }) };
   }
@@ -269,7 +283,7 @@ describe('control server', () => {
   });
 
   it('answers PAYOUTS_UNAVAILABLE without a leader and PAYOUT_FAILED when the pass throws', async () => {
-    server = await startControlServer({ socketPath }, controlModules({ leader: null }));
+    server = await startControlServer(controlServerOptions({ socketPath }), controlModules({ leader: null }));
     client = await ControlClient.connect({ socketPath });
     expect(await codeOf(client.request({ type: 'payout-now' }))).toBe('PAYOUTS_UNAVAILABLE');
     expect((await client.request({ type: 'status' })).payouts.role).toBe('none');
@@ -277,7 +291,10 @@ describe('control server', () => {
     await server.close();
 
     const failing = { payOnce: () => Promise.reject(new Error('wallet exploded')) };
-    server = await startControlServer({ socketPath }, controlModules({ leader: () => failing }));
+    server = await startControlServer(
+      controlServerOptions({ socketPath }),
+      controlModules({ leader: () => failing }),
+    );
     client = await ControlClient.connect({ socketPath });
     const error = await client.request({ type: 'payout-now' }).catch((e: unknown) => e as ControlError);
     expect((error as ControlError).code).toBe('PAYOUT_FAILED');
@@ -306,20 +323,26 @@ describe('control server', () => {
       [withoutUpkeep, 'PAYOUTS_UNAVAILABLE'],
       [failing, 'WALLET_OPTIMIZE_FAILED'],
     ] as const) {
-      server = await startControlServer({ socketPath }, controlModules({ leader: () => leaderPart }));
+      server = await startControlServer(
+        controlServerOptions({ socketPath }),
+        controlModules({ leader: () => leaderPart }),
+      );
       client = await ControlClient.connect({ socketPath });
       expect(await codeOf(client.request({ type: 'wallet-optimize' }))).toBe(code);
       await client.close();
       await server.close();
     }
-    server = await startControlServer({ socketPath }, controlModules({ leader: () => null }));
+    server = await startControlServer(
+      controlServerOptions({ socketPath }),
+      controlModules({ leader: () => null }),
+    );
     client = await ControlClient.connect({ socketPath });
     expect(await codeOf(client.request({ type: 'wallet-optimize' }))).toBe('PAYOUTS_UNAVAILABLE');
   });
 
   it('serves what a process of fewer roles has: standby leader, no stratum role', async () => {
     server = await startControlServer(
-      { socketPath },
+      controlServerOptions({ socketPath }),
       controlModules({ backend: null, bans: null, stratum: null, templates: () => null, leader: () => null }),
     );
     client = await ControlClient.connect({ socketPath });
@@ -339,7 +362,7 @@ describe('control server', () => {
 
   it("ban commands reach the pool's ban registry whatever the roles; its failure is named", async () => {
     const modules = controlModules({ backend: null, stratum: null, templates: () => null, leader: null });
-    server = await startControlServer({ socketPath }, modules);
+    server = await startControlServer(controlServerOptions({ socketPath }), modules);
     client = await ControlClient.connect({ socketPath });
     expect((await client.request({ type: 'ban', ip: '203.0.113.4', seconds: 60 })).ban).toMatchObject({
       ip: '203.0.113.4',
@@ -363,7 +386,10 @@ describe('control server', () => {
   it('waits for a payout pass in flight before closing', async () => {
     const modules = controlModules();
     const leader = fakeLeader(modules.events, 80);
-    server = await startControlServer({ socketPath }, { ...modules, leader: () => leader });
+    server = await startControlServer(controlServerOptions({ socketPath }), {
+      ...modules,
+      leader: () => leader,
+    });
     client = await ControlClient.connect({ socketPath });
     const pass = client.request({ type: 'payout-now' }).catch((error: unknown) => error);
     await new Promise((resolve) => setTimeout(resolve, 20));
@@ -386,7 +412,7 @@ describe('control server', () => {
   });
 
   it.skipIf(process.getuid?.() === 0)('denies a client without permission on the socket', async () => {
-    server = await startControlServer({ socketPath }, controlModules());
+    server = await startControlServer(controlServerOptions({ socketPath }), controlModules());
     const { chmodSync } = await import('node:fs');
     chmodSync(socketPath, 0o000);
     expect(await codeOf(ControlClient.connect({ socketPath }))).toBe('PERMISSION_DENIED');
@@ -398,7 +424,7 @@ describe('control server', () => {
       payOnce: () => new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 400)),
     };
     server = await startControlServer(
-      { socketPath, heartbeatMs: 10_000 },
+      controlServerOptions({ socketPath, heartbeatMs: 10_000 }),
       controlModules({ leader: () => slow }),
     );
     client = await ControlClient.connect({ socketPath, idleTimeoutMs: 200 });

@@ -5,11 +5,11 @@ import { canMineUpx2 } from './algo-names.js';
 import { type AliasDaemon, AliasResolver } from './alias-resolver.js';
 import { BanPolicy, type BanPolicyOptions } from './ban-policy.js';
 import type { Ban, BanChange, BanRegistry } from './ban-registry.js';
-import type { BlockRefusalReason } from './block-refusal.js';
 import { ExtraNonceAllocator, ExtraNonceError } from './extra-nonce.js';
 import { JobManager, unusableTemplateReason } from './job-manager.js';
 import { parseLogin } from './login.js';
 import { MinerSession } from './miner-session.js';
+import { type PoolBackendMetrics, PoolCounters } from './pool-counters.js';
 import type { ShareLedger } from './share-ledger.js';
 import { type BlockSubmitter, ShareProcessor } from './share-processor.js';
 import type { ShareVerifier } from './share-verifier.js';
@@ -22,7 +22,8 @@ import type {
   StratumJob,
   SubmitRequest,
 } from './stratum-backend.js';
-import { StratumError, type StratumErrorCode, toStratumError } from './stratum-errors.js';
+import { StratumError, toStratumError } from './stratum-errors.js';
+import { TemplateBroadcast } from './template-broadcast.js';
 import type { ActiveTemplate, TemplateChange, TemplateSource } from './template-source.js';
 import { Vardiff, type VardiffConfig } from './vardiff.js';
 
@@ -72,26 +73,8 @@ export interface PoolBackendModules {
   readonly bans: BanRegistry;
 }
 
-/** Counters for the metrics endpoint; a snapshot, safe to serialise. */
-export interface PoolBackendMetrics {
-  readonly sessions: number;
-  readonly logins: number;
-  readonly loginsRefused: Readonly<Partial<Record<StratumErrorCode, number>>>;
-  readonly sharesAccepted: number;
-  /** Of sharesAccepted: credited in the grace window after a new block. */
-  readonly sharesStale: number;
-  readonly sharesRejected: Readonly<Partial<Record<StratumErrorCode, number>>>;
-  readonly blocksFound: number;
-  readonly blocksAccepted: number;
-  readonly blocksRejected: number;
-  /** Rejected blocks by the reason found afterwards (counted once the diagnosis is done). */
-  readonly blocksRefused: Readonly<Partial<Record<BlockRefusalReason, number>>>;
-  readonly blockSubmitErrors: number;
-  readonly jobsIssued: number;
-  readonly bansIssued: number;
-  /** Duration of the last template broadcast to all sessions. */
-  readonly lastBroadcastMs: number;
-}
+/** The metrics snapshot's type lives with the counters; callers take it from the pool core. */
+export type { PoolBackendMetrics };
 
 const EXTENSIONS: readonly string[] = Object.freeze(['algo', 'keepalive']);
 
@@ -114,25 +97,11 @@ export class PoolBackend implements StratumBackend {
   readonly #aliases: AliasResolver;
   readonly #addresses: AddressCache;
   readonly #unsubscribe: () => void;
+  readonly #broadcast: TemplateBroadcast;
+  readonly #counters = new PoolCounters();
   #tickTimer: NodeJS.Timeout | undefined;
-  #broadcastGeneration = 0;
   #lastBroadcastTemplateId: number | undefined;
   #closed = false;
-  readonly #counters = {
-    logins: 0,
-    sharesAccepted: 0,
-    sharesStale: 0,
-    blocksFound: 0,
-    blocksAccepted: 0,
-    blocksRejected: 0,
-    blockSubmitErrors: 0,
-    jobsIssued: 0,
-    bansIssued: 0,
-    lastBroadcastMs: 0,
-  };
-  readonly #loginsRefused: Partial<Record<StratumErrorCode, number>> = {};
-  readonly #sharesRejected: Partial<Record<StratumErrorCode, number>> = {};
-  readonly #blocksRefused: Partial<Record<BlockRefusalReason, number>> = {};
 
   constructor(options: PoolBackendOptions, modules: PoolBackendModules) {
     this.#options = options;
@@ -154,9 +123,7 @@ export class PoolBackend implements StratumBackend {
       daemon: modules.daemon,
       logger: this.#logger,
       clock: this.#clock,
-      onBlockRefused: (reason) => {
-        this.#blocksRefused[reason] = (this.#blocksRefused[reason] ?? 0) + 1;
-      },
+      onBlockRefused: (reason) => this.#counters.blockRefused(reason),
     });
     this.#banPolicy = new BanPolicy(options.ban, this.#clock);
     this.#aliases = new AliasResolver(
@@ -169,6 +136,15 @@ export class PoolBackend implements StratumBackend {
       { daemon: modules.daemon, logger: this.#logger, clock: this.#clock },
     );
     this.#addresses = new AddressCache(options.addressCacheMaxEntries);
+    this.#broadcast = new TemplateBroadcast(
+      { chunkSize: options.broadcastChunkSize, sliceMs: options.broadcastSliceMs },
+      {
+        sessions: this.#sessions,
+        push: (session) => this.#push(session),
+        logger: this.#logger,
+        onDone: (ms) => this.#counters.broadcastDone(ms),
+      },
+    );
     this.#lastBroadcastTemplateId = modules.templates.current()?.id;
     this.#unsubscribe = modules.templates.onTemplate((template, change) =>
       this.#onTemplate(template, change),
@@ -186,7 +162,7 @@ export class PoolBackend implements StratumBackend {
   /** Stops the timer, the template and ban subscriptions and any broadcast in progress. */
   close(): void {
     this.#closed = true;
-    this.#broadcastGeneration++;
+    this.#broadcast.cancel();
     if (this.#tickTimer !== undefined) clearInterval(this.#tickTimer);
     this.#tickTimer = undefined;
     this.#unsubscribe();
@@ -202,7 +178,7 @@ export class PoolBackend implements StratumBackend {
       return await this.#login(request, connection, sink);
     } catch (error) {
       const refusal = toStratumError(error, this.#logger, 'login');
-      this.#loginsRefused[refusal.code] = (this.#loginsRefused[refusal.code] ?? 0) + 1;
+      this.#counters.loginRefused(refusal.code);
       throw refusal;
     }
   }
@@ -249,7 +225,7 @@ export class PoolBackend implements StratumBackend {
     });
     const job = this.#issue(session);
     this.#sessions.set(session.id, session);
-    this.#counters.logins++;
+    this.#counters.login();
     this.#logger.debug(
       {
         session: session.id,
@@ -272,12 +248,12 @@ export class PoolBackend implements StratumBackend {
   async submit(sessionId: string, request: SubmitRequest): Promise<void> {
     const session = this.#sessions.get(sessionId);
     if (session === undefined) {
-      this.#countRejected('UNAUTHENTICATED');
+      this.#counters.shareRejected('UNAUTHENTICATED');
       throw new StratumError('UNAUTHENTICATED');
     }
     const ip = session.ip;
     if (this.isBanned(ip)) {
-      this.#countRejected('BANNED');
+      this.#counters.shareRejected('BANNED');
       throw new StratumError('BANNED');
     }
     session.lastActivityMs = this.#clock();
@@ -286,7 +262,7 @@ export class PoolBackend implements StratumBackend {
       outcome = await this.#shares.process(session, request);
     } catch (error) {
       const refusal = toStratumError(error, this.#logger, 'submit');
-      this.#countRejected(refusal.code);
+      this.#counters.shareRejected(refusal.code);
       const ban = this.#banPolicy.record(ip, refusal.code);
       if (ban !== undefined) {
         this.#issueBan(ban, session.id);
@@ -295,14 +271,7 @@ export class PoolBackend implements StratumBackend {
       throw refusal;
     }
     this.#banPolicy.record(ip, 'OK');
-    this.#counters.sharesAccepted++;
-    if (outcome.share.stale) this.#counters.sharesStale++;
-    if (outcome.block !== undefined) {
-      this.#counters.blocksFound++;
-      if (outcome.block.submitResult === 'accepted') this.#counters.blocksAccepted++;
-      else if (outcome.block.submitResult === 'rejected') this.#counters.blocksRejected++;
-      else this.#counters.blockSubmitErrors++;
-    }
+    this.#counters.shareAccepted(outcome);
     const retarget = session.vardiff?.recordShare(this.#clock(), outcome.share.difficulty);
     if (
       retarget !== undefined &&
@@ -331,13 +300,7 @@ export class PoolBackend implements StratumBackend {
   }
 
   get metrics(): PoolBackendMetrics {
-    return {
-      sessions: this.#sessions.size,
-      ...this.#counters,
-      loginsRefused: { ...this.#loginsRefused },
-      sharesRejected: { ...this.#sharesRejected },
-      blocksRefused: { ...this.#blocksRefused },
-    };
+    return this.#counters.snapshot(this.#sessions.size);
   }
 
   /**
@@ -372,7 +335,7 @@ export class PoolBackend implements StratumBackend {
       throw new StratumError('NO_TEMPLATE', { reason: error.code });
     }
     if (job === undefined) throw new StratumError('NO_TEMPLATE');
-    this.#counters.jobsIssued++;
+    this.#counters.jobIssued();
     return job;
   }
 
@@ -402,44 +365,7 @@ export class PoolBackend implements StratumBackend {
     }
     if (tracked.active.id === this.#lastBroadcastTemplateId) return;
     this.#lastBroadcastTemplateId = tracked.active.id;
-    this.#broadcast(tracked.active.id, change);
-  }
-
-  /**
-   * Pushes a job on the new template to every session, at most `broadcastChunkSize` sessions or
-   * `broadcastSliceMs` per event-loop turn, so that submits and socket I/O keep flowing during a
-   * large broadcast (a job costs ~0.1 ms). A newer template abandons the broadcast in progress
-   * (its own broadcast reaches everyone).
-   */
-  #broadcast(templateId: number, change: TemplateChange): void {
-    const generation = ++this.#broadcastGeneration;
-    const startedMs = performance.now();
-    const targets = [...this.#sessions.values()];
-    const chunk = Math.max(1, this.#options.broadcastChunkSize);
-    let index = 0;
-    const sliceMs = this.#options.broadcastSliceMs;
-    const step = (): void => {
-      if (generation !== this.#broadcastGeneration) return;
-      const sliceStart = performance.now();
-      const end = Math.min(targets.length, index + chunk);
-      for (; index < end && performance.now() - sliceStart < sliceMs; index++) {
-        const session = targets[index]!;
-        if (this.#sessions.get(session.id) !== session) continue;
-        // Logged in after the template arrived: it already mines on it.
-        if (session.lastJob?.template.active.id === templateId) continue;
-        this.#push(session);
-      }
-      if (index < targets.length) {
-        setImmediate(step);
-        return;
-      }
-      this.#counters.lastBroadcastMs = performance.now() - startedMs;
-      this.#logger.debug(
-        { templateId, change, sessions: targets.length, ms: this.#counters.lastBroadcastMs },
-        'template broadcast done',
-      );
-    };
-    step();
+    this.#broadcast.start(tracked.active.id, change);
   }
 
   /**
@@ -447,7 +373,7 @@ export class PoolBackend implements StratumBackend {
    * change closes the IP's other sessions; this one is closed by its error reply).
    */
   #issueBan(ban: Ban, sessionId: string): void {
-    this.#counters.bansIssued++;
+    this.#counters.banIssued();
     this.#logger.warn(
       {
         ip: ban.ip,
@@ -486,9 +412,5 @@ export class PoolBackend implements StratumBackend {
         this.#logger.debug({ err: error, session: session.id }, 'closing a banned session failed');
       }
     }
-  }
-
-  #countRejected(code: StratumErrorCode): void {
-    this.#sharesRejected[code] = (this.#sharesRejected[code] ?? 0) + 1;
   }
 }

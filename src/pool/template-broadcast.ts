@@ -1,0 +1,71 @@
+import type { Logger } from '../log/logger.js';
+import type { MinerSession } from './miner-session.js';
+import type { TemplateChange } from './template-source.js';
+
+export interface TemplateBroadcastOptions {
+  /** At most this many sessions get a new job per event-loop turn... */
+  readonly chunkSize: number;
+  /** ...and a turn stops early after this much time. */
+  readonly sliceMs: number;
+}
+
+export interface TemplateBroadcastModules {
+  /** The sessions logged in now, by id. */
+  readonly sessions: ReadonlyMap<string, MinerSession>;
+  /** Sends the session a job on the current template. */
+  readonly push: (session: MinerSession) => void;
+  readonly logger: Logger;
+  /** Told how long a broadcast took, once it reached every session. */
+  readonly onDone: (durationMs: number) => void;
+}
+
+/**
+ * Pushes a job on a new template to every session, at most `chunkSize` sessions or `sliceMs` per
+ * event-loop turn, so that submits and socket I/O keep flowing during a large broadcast (a job
+ * costs ~0.1 ms). A newer broadcast abandons the one in progress (its own reaches everyone).
+ */
+export class TemplateBroadcast {
+  readonly #options: TemplateBroadcastOptions;
+  readonly #modules: TemplateBroadcastModules;
+  #generation = 0;
+
+  constructor(options: TemplateBroadcastOptions, modules: TemplateBroadcastModules) {
+    this.#options = options;
+    this.#modules = modules;
+  }
+
+  start(templateId: number, change: TemplateChange): void {
+    const generation = ++this.#generation;
+    const { sessions, push, logger } = this.#modules;
+    const startedMs = performance.now();
+    const targets = [...sessions.values()];
+    const chunk = Math.max(1, this.#options.chunkSize);
+    let index = 0;
+    const sliceMs = this.#options.sliceMs;
+    const step = (): void => {
+      if (generation !== this.#generation) return;
+      const sliceStart = performance.now();
+      const end = Math.min(targets.length, index + chunk);
+      for (; index < end && performance.now() - sliceStart < sliceMs; index++) {
+        const session = targets[index]!;
+        if (sessions.get(session.id) !== session) continue;
+        // Logged in after the template arrived: it already mines on it.
+        if (session.lastJob?.template.active.id === templateId) continue;
+        push(session);
+      }
+      if (index < targets.length) {
+        setImmediate(step);
+        return;
+      }
+      const ms = performance.now() - startedMs;
+      this.#modules.onDone(ms);
+      logger.debug({ templateId, change, sessions: targets.length, ms }, 'template broadcast done');
+    };
+    step();
+  }
+
+  /** Abandons the broadcast in progress (the pool is closing). */
+  cancel(): void {
+    this.#generation++;
+  }
+}

@@ -1,8 +1,5 @@
 import { isIP, SocketAddress } from 'node:net';
 
-/** The IPv6 network an IPv6 peer is counted and banned by, unless configured otherwise. */
-export const DEFAULT_IPV6_PREFIX_LENGTH = 64;
-
 /** The eight 16-bit groups of an IPv6 address (valid per net.isIP, no zone id). */
 function ipv6Groups(address: string): number[] {
   let text = address;
@@ -30,7 +27,7 @@ function ipv6Groups(address: string): number[] {
  * here ("addr/len"): the result is the same for every address of the network, and a key maps to
  * itself.
  */
-export function peerKey(ip: string, ipv6PrefixLength = DEFAULT_IPV6_PREFIX_LENGTH): string {
+export function peerKey(ip: string, ipv6PrefixLength: number): string {
   if (!ip.includes(':')) return ip; // IPv4 (every submit asks: keep it cheap)
   const slash = ip.indexOf('/');
   const address = slash === -1 ? ip : ip.slice(0, slash);

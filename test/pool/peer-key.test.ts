@@ -6,15 +6,15 @@ import { canonicalIp } from '../../src/servers/control/canonical-ip.js';
 
 describe('the key connection caps and bans count a peer by', () => {
   it('is an IPv4 address itself, and an IPv6 address by its /64', () => {
-    expect(peerKey('203.0.113.7')).toBe('203.0.113.7');
-    expect(peerKey('2001:db8:1:2:aaaa:bbbb:cccc:dddd')).toBe('2001:db8:1:2::/64');
-    expect(peerKey('2001:db8:1:2::1')).toBe('2001:db8:1:2::/64');
-    expect(peerKey('2001:db8:1:3::1')).toBe('2001:db8:1:3::/64');
-    expect(peerKey('::1')).toBe('::/64');
-    expect(peerKey('::')).toBe('::/64');
-    expect(peerKey('fe80::1:2:3:4')).toBe('fe80::/64');
-    expect(peerKey('64:ff9b::c000:221')).toBe('64:ff9b::/64');
-    expect(peerKey('64:ff9b::192.0.2.33')).toBe('64:ff9b::/64');
+    expect(peerKey('203.0.113.7', 64)).toBe('203.0.113.7');
+    expect(peerKey('2001:db8:1:2:aaaa:bbbb:cccc:dddd', 64)).toBe('2001:db8:1:2::/64');
+    expect(peerKey('2001:db8:1:2::1', 64)).toBe('2001:db8:1:2::/64');
+    expect(peerKey('2001:db8:1:3::1', 64)).toBe('2001:db8:1:3::/64');
+    expect(peerKey('::1', 64)).toBe('::/64');
+    expect(peerKey('::', 64)).toBe('::/64');
+    expect(peerKey('fe80::1:2:3:4', 64)).toBe('fe80::/64');
+    expect(peerKey('64:ff9b::c000:221', 64)).toBe('64:ff9b::/64');
+    expect(peerKey('64:ff9b::192.0.2.33', 64)).toBe('64:ff9b::/64');
   });
 
   it('follows the configured prefix length; 128 keeps each address', () => {

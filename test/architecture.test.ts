@@ -18,12 +18,14 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-function importsOf(path: string): string[] {
-  const text = readFileSync(path, 'utf8');
+function importsOf(text: string): string[] {
   return [...text.matchAll(/^import[^'"]*from '([^']+)';/gm)].map((m) => m[1]!);
 }
 
-const files = sourceFiles(SRC).map((path) => ({ path: relative(SRC, path), imports: importsOf(path) }));
+const files = sourceFiles(SRC).map((path) => {
+  const text = readFileSync(path, 'utf8');
+  return { path: relative(SRC, path), text, imports: importsOf(text) };
+});
 
 describe('layering', () => {
   it('imports ioredis only in store/, app/, cluster/ and tools/', () => {
@@ -57,6 +59,16 @@ describe('layering', () => {
         f.imports.some((spec) => spec.startsWith('.') && !spec.startsWith('./') && spec !== '../errors.js'),
       )
       .map((f) => f.path);
+    expect(offenders).toEqual([]);
+  });
+});
+
+describe('consistency', () => {
+  it("imports 'pino' only in log/ (everything else takes the Logger type and loggers from log/)", () => {
+    const offenders = files
+      .filter((f) => /(from|import\(|require\()\s*['"]pino['"]/.test(f.text))
+      .map((f) => f.path)
+      .filter((path) => !path.startsWith('log/'));
     expect(offenders).toEqual([]);
   });
 });

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
-import type { Logger } from 'pino';
 import type { PoolConfig } from '../config/schema.js';
 import { COIN_DECIMALS } from '../fuego/money.js';
+import type { Logger } from '../log/logger.js';
 import type { BanRegistry } from '../pool/ban-registry.js';
 import type { PoolEventBus } from '../pool/events.js';
 import type { DaemonClient } from '../rpc/daemon-client.js';

@@ -1,10 +1,10 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Logger } from 'pino';
 import { parseConfig } from '../config/load-config.js';
 import type { PoolConfig, PoolConfigInput } from '../config/schema.js';
 import { Devnet } from '../devnet/devnet.js';
+import type { Logger } from '../log/logger.js';
 import { loadHasher } from '../pow/load-hasher.js';
 import { dashboardDir } from '../servers/api/dashboard-files.js';
 import { certificateFingerprintSha256, generateSelfSignedCertificate } from '../servers/tls-certificate.js';

@@ -1,11 +1,11 @@
 import type { Redis } from 'ioredis';
-import type { Logger } from 'pino';
 import { LeaderElection, type LeadershipChange } from '../cluster/leader-election.js';
 import { RedisTemplatePublisher } from '../cluster/redis-template-publisher.js';
 import type { PoolConfig } from '../config/schema.js';
 import { FUEGO_COINBASE_MATURITY_BLOCKS } from '../fuego/coinbase-maturity.js';
 import { LeaderLoop } from '../leader/leader-loop.js';
 import { DaemonTemplateSource, TemplateSourceError } from '../leader/templates/daemon-template-source.js';
+import type { Logger } from '../log/logger.js';
 import type { PoolEventBus } from '../pool/events.js';
 import type { DaemonClient } from '../rpc/daemon-client.js';
 import type { WalletClient } from '../rpc/wallet-client.js';

@@ -1,5 +1,4 @@
 import type { Redis } from 'ioredis';
-import type { Logger } from 'pino';
 import type { PoolConfig } from '../config/schema.js';
 import { holdPass } from '../leader/payouts/held-payouts.js';
 import type { PayoutPassModules } from '../leader/payouts/payout-pass.js';
@@ -7,6 +6,7 @@ import { PayoutRunner, type PayoutRunnerModules } from '../leader/payouts/payout
 import { type UpkeepWallet, WalletUpkeep } from '../leader/payouts/wallet-upkeep.js';
 import { BlockUnlocker, type UnlockerChain } from '../leader/unlocker/block-unlocker.js';
 import { WindowFixer } from '../leader/unlocker/window-fixer.js';
+import type { Logger } from '../log/logger.js';
 import type { PayoutWallet } from '../pool/payouts/payout-wallet.js';
 import { RedisBalances } from '../store/balances-store.js';
 import { RedisMinerThresholds } from '../store/miner-thresholds.js';

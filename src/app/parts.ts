@@ -1,4 +1,4 @@
-import type { Logger } from 'pino';
+import type { Logger } from '../log/logger.js';
 
 /** Something the composition root started and must stop. */
 export interface Part {

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
-import type { Logger } from 'pino';
 import type { PoolConfig } from '../config/schema.js';
+import type { Logger } from '../log/logger.js';
 import { createRedisClient, type RedisConnectionOptions } from '../store/redis-client.js';
 
 /** Secrets never live in the config file: these variables carry them. */

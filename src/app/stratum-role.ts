@@ -1,9 +1,9 @@
 import { hostname } from 'node:os';
 import type { Redis } from 'ioredis';
-import type { Logger } from 'pino';
 import { NodeIdClaim } from '../cluster/node-id-claim.js';
 import { RedisTemplateSource } from '../cluster/redis-template-source.js';
 import type { PoolConfig } from '../config/schema.js';
+import type { Logger } from '../log/logger.js';
 import type { BanRegistry } from '../pool/ban-registry.js';
 import type { PoolEventBus } from '../pool/events.js';
 import { PoolBackend } from '../pool/pool-backend.js';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { Logger } from 'pino';
+import type { Logger } from '../log/logger.js';
 import { defineScript, type ScriptRunner } from '../store/scripts/define-script.js';
 import { type ClusterKeys, createClusterKeys } from './cluster-keys.js';
 

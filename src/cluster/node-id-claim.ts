@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { Logger } from 'pino';
 import { FuegoPoolError } from '../errors.js';
+import type { Logger } from '../log/logger.js';
 import { defineScript, type ScriptRunner } from '../store/scripts/define-script.js';
 import { createClusterKeys } from './cluster-keys.js';
 

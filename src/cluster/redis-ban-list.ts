@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { Logger } from 'pino';
+import type { Logger } from '../log/logger.js';
 import type { Ban } from '../pool/ban-registry.js';
 import { type ClusterKeys, createClusterKeys } from './cluster-keys.js';
 import { openSubscriber } from './redis-subscriber.js';

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { Logger } from 'pino';
+import type { Logger } from '../log/logger.js';
 import type { Ban, BanChange, BanEntry, BanRegistry } from '../pool/ban-registry.js';
 import { LocalBans } from '../pool/local-bans.js';
 import { RedisBanList } from './redis-ban-list.js';

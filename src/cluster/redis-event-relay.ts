@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { Logger } from 'pino';
+import type { Logger } from '../log/logger.js';
 import type { PoolEventBus, PoolEventMap, PoolEventName } from '../pool/events.js';
 import { type ClusterKeys, createClusterKeys } from './cluster-keys.js';
 import { openSubscriber } from './redis-subscriber.js';

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { Logger } from 'pino';
+import type { Logger } from '../log/logger.js';
 
 /**
  * A second connection for SUBSCRIBE (a subscribed connection can send nothing else), with the

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { Logger } from 'pino';
+import type { Logger } from '../log/logger.js';
 import type { ActiveTemplate, TemplateChange, TemplateSource } from '../pool/template-source.js';
 import { defineScript, type ScriptRunner } from '../store/scripts/define-script.js';
 import { type ClusterKeys, createClusterKeys } from './cluster-keys.js';

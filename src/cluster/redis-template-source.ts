@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
-import type { Logger } from 'pino';
 import { FuegoPoolError } from '../errors.js';
 import type { FastHash } from '../fuego/keccak.js';
+import type { Logger } from '../log/logger.js';
 import type { ActiveTemplate, TemplateChange, TemplateSource } from '../pool/template-source.js';
 import { type ClusterKeys, createClusterKeys } from './cluster-keys.js';
 import { fencingEpoch } from './leader-election.js';

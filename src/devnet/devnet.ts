@@ -1,6 +1,6 @@
-import type { Logger } from 'pino';
 import { encodeAddress } from '../fuego/address.js';
 import { ATOMIC_UNITS_PER_COIN } from '../fuego/money.js';
+import type { Logger } from '../log/logger.js';
 import type { PowHasher } from '../pow/types.js';
 import { ChainState } from './chain/chain-state.js';
 import { DevnetControl } from './control.js';

@@ -1,4 +1,4 @@
-import type { Logger } from 'pino';
+import type { Logger } from '../log/logger.js';
 import type { PoolEventBus } from '../pool/events.js';
 import type { PayoutRunSummary, UpkeepReport } from '../pool/payouts/payout-reports.js';
 import type { HeldPayout } from '../pool/payouts/payout-watch.js';

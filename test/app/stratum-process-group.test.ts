@@ -1,7 +1,7 @@
-import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { StratumProcessGroup } from '../../src/app/stratum-processes/stratum-process-group.js';
 import { parseConfig } from '../../src/config/load-config.js';
+import { createLogger } from '../../src/log/logger.js';
 import { manualBan } from '../../src/pool/ban-registry.js';
 import { isRunning } from '../helpers/processes.js';
 import { until } from '../helpers/until.js';
@@ -13,7 +13,7 @@ import { FakeBanRegistry } from '../pool/pool-fakes.js';
  * test/e2e/stratum-processes.test.ts.
  */
 const FAKE_CHILD = new URL('../fixtures/stratum-processes/fake-stratum-child.mjs', import.meta.url);
-const logger = pino({ level: 'silent' });
+const logger = createLogger({ level: 'silent' });
 const config = parseConfig({ pool: { nodeId: 3 }, stratum: { processes: 2 } });
 const groups: StratumProcessGroup[] = [];
 
@@ -47,7 +47,7 @@ describe('stratum process group', () => {
     const start = StratumProcessGroup.start(
       { config, processes: 2, startTimeoutMs: 500 },
       {
-        logger: pino({ level: 'info' }, { write: (line: string) => collectPid(line, pids) }),
+        logger: createLogger({ level: 'info' }, { write: (line: string) => collectPid(line, pids) }),
         entry: FAKE_CHILD,
         bans: new FakeBanRegistry(),
       },
@@ -70,7 +70,7 @@ describe('stratum process group', () => {
     const group = await StratumProcessGroup.start(
       { config, processes: 2, restartDelayMs: 100, maxRestartDelayMs: 400 },
       {
-        logger: pino({ level: 'info' }, { write: (line: string) => collectDelay(line, delays) }),
+        logger: createLogger({ level: 'info' }, { write: (line: string) => collectDelay(line, delays) }),
         entry: FAKE_CHILD,
         bans: new FakeBanRegistry(),
       },

@@ -1,11 +1,11 @@
 import type { Redis } from 'ioredis';
-import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { decodeEvent, encodeEvent, RedisEventRelay } from '../../src/cluster/redis-event-relay.js';
+import { createLogger } from '../../src/log/logger.js';
 import { createPoolEventBus, type PoolEventMap } from '../../src/pool/events.js';
 import { useTestRedisClient } from '../helpers/redis-server.js';
 
-const logger = pino({ level: 'silent' });
+const logger = createLogger({ level: 'silent' });
 
 let redis: Redis;
 useTestRedisClient((client) => {

@@ -1,13 +1,13 @@
 import type { Redis } from 'ioredis';
-import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fencingEpoch, LeaderElection, type LeadershipChange } from '../../src/cluster/leader-election.js';
+import { createLogger } from '../../src/log/logger.js';
 import { PayoutStore } from '../../src/store/payout-store.js';
 import { UnlockerStore } from '../../src/store/unlocker-store.js';
 import { keyPrefixes } from '../helpers/key-prefixes.js';
 import { useTestRedisClient } from '../helpers/redis-server.js';
 
-const logger = pino({ level: 'silent' });
+const logger = createLogger({ level: 'silent' });
 const MINER = 'fire-test-miner';
 
 let redis: Redis;

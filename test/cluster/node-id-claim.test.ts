@@ -1,15 +1,15 @@
 import type { Redis } from 'ioredis';
-import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createClusterKeys } from '../../src/cluster/cluster-keys.js';
 import { NodeIdClaim, type NodeIdClaimOptions } from '../../src/cluster/node-id-claim.js';
+import { createLogger } from '../../src/log/logger.js';
 import { keyPrefixes } from '../helpers/key-prefixes.js';
 import { useTestRedisClient } from '../helpers/redis-server.js';
 
 let redis: Redis;
 const held: NodeIdClaim[] = [];
 const logged: Array<{ level: number; msg: string }> = [];
-const logger = pino(
+const logger = createLogger(
   { level: 'info' },
   { write: (line: string) => void logged.push(JSON.parse(line) as { level: number; msg: string }) },
 );

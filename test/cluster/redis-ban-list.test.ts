@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
-import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type BanListSink, parseStoredBan, RedisBanList } from '../../src/cluster/redis-ban-list.js';
+import { createLogger } from '../../src/log/logger.js';
 import type { Ban, BanEntry } from '../../src/pool/ban-registry.js';
 import { keyPrefixes } from '../helpers/key-prefixes.js';
 import { useTestRedisClient } from '../helpers/redis-server.js';
@@ -10,7 +10,7 @@ import { until } from '../helpers/until.js';
 let redis: Redis;
 const lists: RedisBanList[] = [];
 const logged: string[] = [];
-const logger = pino({ level: 'info' }, { write: (line: string) => void logged.push(line) });
+const logger = createLogger({ level: 'info' }, { write: (line: string) => void logged.push(line) });
 
 useTestRedisClient((client) => {
   redis = client;

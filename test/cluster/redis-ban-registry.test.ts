@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
-import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RedisBanRegistry, type RedisBanRegistryOptions } from '../../src/cluster/redis-ban-registry.js';
+import { createLogger } from '../../src/log/logger.js';
 import { type BanChange, manualBan } from '../../src/pool/ban-registry.js';
 import { keyPrefixes } from '../helpers/key-prefixes.js';
 import { useTestRedisClient } from '../helpers/redis-server.js';
@@ -10,7 +10,7 @@ import { until } from '../helpers/until.js';
 let redis: Redis;
 const registries: RedisBanRegistry[] = [];
 const clients: Redis[] = [];
-const logger = pino({ level: 'silent' });
+const logger = createLogger({ level: 'silent' });
 
 useTestRedisClient((client) => {
   redis = client;

@@ -2,20 +2,20 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { LeaderElection } from '../../src/cluster/leader-election.js';
 import { RedisTemplatePublisher } from '../../src/cluster/redis-template-publisher.js';
 import { RedisTemplateSource } from '../../src/cluster/redis-template-source.js';
 import { parseBlockTemplate } from '../../src/fuego/block-template.js';
 import { bytesToHex, hexToBytes } from '../../src/fuego/hex.js';
+import { createLogger } from '../../src/log/logger.js';
 import type { ActiveTemplate, TemplateChange } from '../../src/pool/template-source.js';
 import type { BlockTemplateResponse } from '../../src/rpc/daemon-schemas.js';
 import { type PrivateRedis, startPrivateRedis } from '../../src/tools/redis-server.js';
 import { readJsonFixture } from '../helpers/fixtures.js';
 import { useTestRedisClient } from '../helpers/redis-server.js';
 
-const logger = pino({ level: 'silent' });
+const logger = createLogger({ level: 'silent' });
 const RESERVE_SIZE = 8;
 
 function realTemplate(height: number): BlockTemplateResponse {

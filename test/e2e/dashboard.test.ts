@@ -4,11 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import fc from 'fast-check';
-import { pino } from 'pino';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DemoStack, startDemoStack } from '../../src/app/demo-stack.js';
 import { signMessage } from '../../src/devnet/wallet/message-signer.js';
+import { createLogger } from '../../src/log/logger.js';
 import { findPackageRoot } from '../../src/package-root.js';
 import { thresholdMessage } from '../../src/pool/payouts/miner-threshold.js';
 import { ensureXmrig } from '../../src/tools/xmrig.js';
@@ -165,7 +165,7 @@ describe('dashboard in headless Chromium while XMRig mines on the devnet', () =>
           stratum: { vardiff: { targetShareTimeSec: 2, retargetIntervalSec: 10, minDifficulty: 100 } },
         },
       },
-      pino({ level: 'warn' }),
+      createLogger({ level: 'warn' }),
     );
     miner = await XmrigRun.start({
       xmrigPath,

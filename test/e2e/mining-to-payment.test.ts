@@ -1,6 +1,6 @@
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DemoStack, startDemoStack } from '../../src/app/demo-stack.js';
+import { createLogger } from '../../src/log/logger.js';
 import { ensureXmrig } from '../../src/tools/xmrig.js';
 import { until } from '../helpers/until.js';
 import { E2E_STACK_OPTIONS } from './e2e-stack-options.js';
@@ -44,7 +44,7 @@ beforeAll(async () => {
         },
       },
     },
-    pino({ level: 'warn' }),
+    createLogger({ level: 'warn' }),
   );
 }, 120_000);
 

@@ -6,10 +6,10 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withControlClient } from '../../src/cli/control-client.js';
 import { Devnet } from '../../src/devnet/devnet.js';
+import { createLogger } from '../../src/log/logger.js';
 import { findBatchIds } from '../../src/pool/payouts/batch-tag.js';
 import { loadHasher } from '../../src/pow/load-hasher.js';
 import { freePort, type PrivateRedis, startPrivateRedis } from '../../src/tools/redis-server.js';
@@ -179,7 +179,7 @@ beforeAll(async () => {
   // AOF fsynced before each reply: payouts refuse a Redis that may lose the last writes.
   redisServer = await startPrivateRedis({ appendOnly: true });
   redis = new Redis(redisServer.url);
-  const logger = pino({ level: 'warn' });
+  const logger = createLogger({ level: 'warn' });
   devnet = await Devnet.start(
     { daemon: { port: 0, difficulty: 6_000 }, wallet: { port: 0, addressCount: 2 } },
     { hasher: loadHasher('auto', logger), logger },

@@ -1,9 +1,9 @@
 import { Redis } from 'ioredis';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DemoStack, startDemoStack } from '../../src/app/demo-stack.js';
 import { checkHash, difficultyFromTargetHex } from '../../src/fuego/difficulty.js';
 import { bytesToHex, hexToBytes } from '../../src/fuego/hex.js';
+import { createLogger } from '../../src/log/logger.js';
 import { createHashrateKeys, HOUR_MS, MINUTE_MS } from '../../src/store/hashrate-keys.js';
 import { createStoreKeys } from '../../src/store/keys.js';
 import { testHasher } from '../devnet/devnet-test-helpers.js';
@@ -36,7 +36,7 @@ beforeAll(async () => {
       walletPort: 0,
       apiPort: null,
     },
-    pino({ level: 'warn' }),
+    createLogger({ level: 'warn' }),
   );
   redis = new Redis(stack.redis.url);
 }, 120_000);

@@ -1,11 +1,11 @@
 import { type AddressInfo, createServer } from 'node:net';
 import { Redis } from 'ioredis';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DemoStack, startDemoStack } from '../../src/app/demo-stack.js';
 import { PoolNode } from '../../src/app/pool-node.js';
 import type { StratumProcessGroup } from '../../src/app/stratum-processes/stratum-process-group.js';
 import { withControlClient } from '../../src/cli/control-client.js';
+import { createLogger } from '../../src/log/logger.js';
 import { manualBan } from '../../src/pool/ban-registry.js';
 import { createStoreKeys } from '../../src/store/keys.js';
 import { ensureXmrig } from '../../src/tools/xmrig.js';
@@ -51,7 +51,7 @@ beforeAll(async () => {
         },
       },
     },
-    pino({ level: 'warn' }),
+    createLogger({ level: 'warn' }),
   );
   const processes = stack.pool.stratumProcesses;
   if (processes === null) throw new Error('the pool did not start stratum processes');
@@ -339,7 +339,7 @@ describe('stratum in two child processes', () => {
         api: { ...config.api, enabled: false },
         control: { ...config.control, enabled: false },
       },
-      { logger: pino({ level: 'silent' }) },
+      { logger: createLogger({ level: 'silent' }) },
     );
     await expect(duplicate).rejects.toMatchObject({
       code: 'NODE_ID_IN_USE',
@@ -385,7 +385,7 @@ describe('stratum processes that cannot serve', () => {
           apiPort: null,
           poolOverrides: { pow: { workers: 1 }, stratum: { processes: 2 } },
         },
-        pino({ level: 'silent' }),
+        createLogger({ level: 'silent' }),
       );
       await expect(start).rejects.toMatchObject({
         code: 'CHILD_START_FAILED',

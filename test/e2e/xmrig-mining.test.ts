@@ -1,8 +1,8 @@
 import { Redis } from 'ioredis';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DemoStack, startDemoStack } from '../../src/app/demo-stack.js';
 import { decodeAddress, encodeIntegratedAddress } from '../../src/fuego/address.js';
+import { createLogger } from '../../src/log/logger.js';
 import { DaemonClient } from '../../src/rpc/daemon-client.js';
 import { createStoreKeys } from '../../src/store/keys.js';
 import { ensureXmrig } from '../../src/tools/xmrig.js';
@@ -24,7 +24,7 @@ let daemon: DaemonClient;
 
 beforeAll(async () => {
   xmrigPath = await ensureXmrig();
-  const logger = pino({ level: 'warn' });
+  const logger = createLogger({ level: 'warn' });
   stack = await startDemoStack(
     {
       stratumPort: 0,

@@ -1,8 +1,8 @@
 import { connect, type Socket } from 'node:net';
-import { pino } from 'pino';
 import { type DemoStack, startDemoStack } from '../../src/app/demo-stack.js';
 import type { PoolConfigInput } from '../../src/config/schema.js';
 import { bytesToHex, hexToBytes } from '../../src/fuego/hex.js';
+import { createLogger, type LoggerConfig } from '../../src/log/logger.js';
 import { loadNativeHasher } from '../../src/pow/native.js';
 import type { PowHasher } from '../../src/pow/types.js';
 
@@ -30,7 +30,7 @@ export async function startFaultStack(options: {
         stratum: { minLoginDifficulty: 1, ...options.poolOverrides?.stratum },
       },
     },
-    pino({ level: process.env['FUEGO_FAULT_LOG'] ?? 'silent' }),
+    createLogger({ level: (process.env['FUEGO_FAULT_LOG'] ?? 'silent') as LoggerConfig['level'] }),
   );
 }
 

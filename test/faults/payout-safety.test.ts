@@ -1,6 +1,5 @@
 import { Writable } from 'node:stream';
 import type { Redis } from 'ioredis';
-import { pino } from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { readMoneyReport, readPayoutWatchSnapshot } from '../../src/app/money-report.js';
 import { resolveUnknownPayment } from '../../src/app/unknown-payment-resolution.js';
@@ -10,6 +9,7 @@ import type { FaultPoints } from '../../src/fault-points.js';
 import type { PayoutStep } from '../../src/leader/payouts/batch-sender.js';
 import type { PayoutRunnerOptions } from '../../src/leader/payouts/payout-runner.js';
 import type { Logger } from '../../src/log/logger.js';
+import { createLogger } from '../../src/log/logger.js';
 import type { WalletClient } from '../../src/rpc/wallet-client.js';
 import { RedisBalances } from '../../src/store/balances-store.js';
 import { PayoutStore } from '../../src/store/payout-store.js';
@@ -74,7 +74,7 @@ function capturingLogger(): { logger: Logger; lines: () => Array<Record<string, 
     },
   });
   return {
-    logger: pino({ level: 'info' }, stream),
+    logger: createLogger({ level: 'info' }, stream),
     lines: () =>
       chunks
         .join('')

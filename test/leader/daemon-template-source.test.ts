@@ -1,4 +1,3 @@
-import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import {
   DaemonTemplateSource,
@@ -6,12 +5,13 @@ import {
   type TemplateDaemon,
   TemplateSourceError,
 } from '../../src/leader/templates/daemon-template-source.js';
+import { createLogger } from '../../src/log/logger.js';
 import type { ActiveTemplate, TemplateChange } from '../../src/pool/template-source.js';
 import type { BlockHeader, BlockTemplateResponse, DaemonInfo } from '../../src/rpc/daemon-schemas.js';
 import { RpcError } from '../../src/rpc/rpc-error.js';
 import { readJsonFixture } from '../helpers/fixtures.js';
 
-const logger = pino({ level: 'silent' });
+const logger = createLogger({ level: 'silent' });
 
 /** The real daemon's template at `height` (test/fixtures/fuegod-rpc/templates). */
 function realTemplate(height: number): BlockTemplateResponse {

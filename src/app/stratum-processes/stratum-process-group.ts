@@ -1,9 +1,9 @@
 import cluster, { type Worker } from 'node:cluster';
 import { fileURLToPath } from 'node:url';
-import type { Logger } from 'pino';
 import { compiledSiblingUrl } from '../../compiled-module-url.js';
 import type { PoolConfig } from '../../config/schema.js';
 import { FuegoPoolError } from '../../errors.js';
+import type { Logger } from '../../log/logger.js';
 import type { BanChange, BanRegistry } from '../../pool/ban-registry.js';
 import type { StratumProcessView } from '../../servers/control/control-protocol.js';
 import type { ListeningPort } from '../../servers/stratum/stratum-server.js';

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { Logger } from 'pino';
 import {
   NOTIFICATION_EVENT_NAMES,
   type NotificationConfig,
   type WebhookConfig,
 } from '../../config/notifications-schema.js';
+import type { Logger } from '../../log/logger.js';
 import { NotificationError } from './notification-errors.js';
 import type {
   NotificationEventMap,

@@ -1,9 +1,9 @@
-import type { Logger } from 'pino';
 import { FuegoPoolError } from '../../errors.js';
 import { type BlockTemplate, parseBlockTemplate } from '../../fuego/block-template.js';
 import { bytesToHex, hexToBytes } from '../../fuego/hex.js';
 import type { ParentStyle } from '../../fuego/job-work.js';
 import type { FastHash } from '../../fuego/keccak.js';
+import type { Logger } from '../../log/logger.js';
 import type { ActiveTemplate, TemplateChange, TemplateSource } from '../../pool/template-source.js';
 import type { BlockHeader, BlockTemplateResponse, DaemonInfo } from '../../rpc/daemon-schemas.js';
 import { RpcError } from '../../rpc/rpc-error.js';

@@ -1,5 +1,5 @@
-import type { Logger } from 'pino';
 import { formatAtomic } from '../../fuego/money.js';
+import type { Logger } from '../../log/logger.js';
 import { type BanEntry, type BanRegistry, manualBan } from '../../pool/ban-registry.js';
 import type { PoolEventBus } from '../../pool/events.js';
 import type { BatchReport, PayoutRunSummary, UpkeepReport } from '../../pool/payouts/payout-reports.js';

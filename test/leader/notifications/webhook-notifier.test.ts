@@ -1,7 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
-import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { notificationConfigSchema } from '../../../src/config/notifications-schema.js';
 import type { NotificationError } from '../../../src/leader/notifications/notification-errors.js';
@@ -15,6 +14,7 @@ import {
   verifyWebhookSignature,
   WEBHOOK_HEADERS,
 } from '../../../src/leader/notifications/webhook-signature.js';
+import { createLogger, type Logger } from '../../../src/log/logger.js';
 import { createPoolEventBus, type PoolEventBus } from '../../../src/pool/events.js';
 
 interface Received {
@@ -55,7 +55,7 @@ async function receiver(
   };
 }
 
-function logCapture(): { logger: pino.Logger; lines: () => Array<Record<string, unknown>> } {
+function logCapture(): { logger: Logger; lines: () => Array<Record<string, unknown>> } {
   const lines: string[] = [];
   const stream = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -64,7 +64,7 @@ function logCapture(): { logger: pino.Logger; lines: () => Array<Record<string, 
     },
   });
   return {
-    logger: pino({ level: 'debug' }, stream),
+    logger: createLogger({ level: 'debug' }, stream),
     lines: () => lines.map((line) => JSON.parse(line) as Record<string, unknown>),
   };
 }
@@ -100,14 +100,14 @@ describe('webhook notifier', () => {
 
   function start(
     options: WebhookNotifierOptions,
-    extra: { logger?: pino.Logger; fetch?: typeof fetch; isActive?: () => boolean } = {},
+    extra: { logger?: Logger; fetch?: typeof fetch; isActive?: () => boolean } = {},
   ) {
     bus = createPoolEventBus((error) => {
       throw error;
     });
     notifier = createWebhookNotifier(options, {
       events: notificationEventsOf(bus),
-      logger: extra.logger ?? pino({ level: 'silent' }),
+      logger: extra.logger ?? createLogger({ level: 'silent' }),
       env: { POOL_HOOK_SECRET: 's3cret' },
       ...(extra.fetch ? { fetch: extra.fetch } : {}),
       ...(extra.isActive ? { isActive: extra.isActive } : {}),
@@ -313,7 +313,7 @@ describe('webhook notifier', () => {
 
   it('refuses non-http(s) URLs and missing secrets at creation', () => {
     const events = notificationEventsOf(createPoolEventBus(() => undefined));
-    const logger = pino({ level: 'silent' });
+    const logger = createLogger({ level: 'silent' });
     const make = (url: string, secretEnv?: string) => {
       try {
         createWebhookNotifier(

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
-import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { trackHeldPayouts } from '../../../src/leader/payouts/held-payouts.js';
+import { createLogger } from '../../../src/log/logger.js';
 
 function logCapture() {
   const lines: Array<Record<string, unknown>> = [];
@@ -11,7 +11,7 @@ function logCapture() {
       done();
     },
   });
-  return { logger: pino({ level: 'info' }, stream), lines };
+  return { logger: createLogger({ level: 'info' }, stream), lines };
 }
 
 const entry = (address: string, reason: string, amountAtomic = 5n) => ({ address, reason, amountAtomic });

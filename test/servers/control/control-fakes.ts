@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pino } from 'pino';
+import { createLogger } from '../../../src/log/logger.js';
 import { type Ban, type BanEntry, type BanRegistry, banEntry } from '../../../src/pool/ban-registry.js';
 import { createPoolEventBus, type PoolEventBus } from '../../../src/pool/events.js';
 import type { PayoutRunSummary, UpkeepReport } from '../../../src/pool/payouts/payout-reports.js';
@@ -164,7 +164,7 @@ export function fakeLeader(
   return leader;
 }
 
-export const silentLogger = pino({ level: 'silent' });
+export const silentLogger = createLogger({ level: 'silent' });
 
 export type ControlTestModules = ControlServerModules & {
   backend: FakeBackend;

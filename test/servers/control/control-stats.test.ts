@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../../src/log/logger.js';
 import { createControlStats } from '../../../src/servers/control/control-stats.js';
 import { HashrateBucketWriter } from '../../../src/store/hashrate-buckets.js';
 import { HashrateReader } from '../../../src/store/hashrate-reader.js';
@@ -17,7 +17,7 @@ describe('createControlStats (real Redis)', () => {
 
   beforeAll(async () => {
     server = await startTestRedis();
-    redis = await createRedisClient({ url: server.url }, pino({ level: 'silent' }));
+    redis = await createRedisClient({ url: server.url }, createLogger({ level: 'silent' }));
   });
 
   afterAll(async () => {

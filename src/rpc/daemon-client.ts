@@ -56,47 +56,48 @@ export class DaemonClient extends RpcConnection {
 
   /** Returns the info even while `status` is "BUSY" (core starting): callers wait on it. */
   getInfo(): Promise<DaemonInfo> {
-    return this.read(() =>
-      this.path('GET', '/getinfo', undefined, daemonInfoSchema, { acceptAnyStatus: true }),
+    return this.#read(() =>
+      this.#path('GET', '/getinfo', undefined, daemonInfoSchema, { acceptAnyStatus: true }),
     );
   }
 
   async getHeight(): Promise<number> {
-    return (await this.read(() => this.path('GET', '/getheight', undefined, heightSchema))).height;
+    return (await this.#read(() => this.#path('GET', '/getheight', undefined, heightSchema))).height;
   }
 
   async getBlockCount(): Promise<number> {
-    return (await this.read(() => this.rpc('getblockcount', {}, blockCountSchema))).count;
+    return (await this.#read(() => this.#rpc('getblockcount', {}, blockCountSchema))).count;
   }
 
   async getLastBlockHeader(): Promise<BlockHeader> {
-    return (await this.read(() => this.rpc('getlastblockheader', {}, blockHeaderResultSchema))).block_header;
+    return (await this.#read(() => this.#rpc('getlastblockheader', {}, blockHeaderResultSchema)))
+      .block_header;
   }
 
   /** Heights >= the chain height fail with rpcCode -2 ("To big height"). */
   async getBlockHeaderByHeight(height: number): Promise<BlockHeader> {
-    return (await this.read(() => this.rpc('getblockheaderbyheight', { height }, blockHeaderResultSchema)))
+    return (await this.#read(() => this.#rpc('getblockheaderbyheight', { height }, blockHeaderResultSchema)))
       .block_header;
   }
 
   async getBlockHeaderByHash(hash: string): Promise<BlockHeader> {
-    return (await this.read(() => this.rpc('getblockheaderbyhash', { hash }, blockHeaderResultSchema)))
+    return (await this.#read(() => this.#rpc('getblockheaderbyhash', { hash }, blockHeaderResultSchema)))
       .block_header;
   }
 
   /** `on_getblockhash` answers with the bare hash string. */
   async getBlockHash(height: number): Promise<string> {
-    return this.read(() => this.rpc('on_getblockhash', [height], blockHashSchema));
+    return this.#read(() => this.#rpc('on_getblockhash', [height], blockHashSchema));
   }
 
   async getCurrencyId(): Promise<string> {
-    return (await this.read(() => this.rpc('getcurrencyid', {}, currencyIdSchema))).currency_id_blob;
+    return (await this.#read(() => this.#rpc('getcurrencyid', {}, currencyIdSchema))).currency_id_blob;
   }
 
   /** `walletAddress` must be a standard address: the daemon rejects integrated ones (-4). */
   getBlockTemplate(params: { reserveSize: number; walletAddress: string }): Promise<BlockTemplateResponse> {
-    return this.read(() =>
-      this.rpc(
+    return this.#read(() =>
+      this.#rpc(
         'getblocktemplate',
         { reserve_size: params.reserveSize, wallet_address: params.walletAddress },
         blockTemplateSchema,
@@ -109,24 +110,25 @@ export class DaemonClient extends RpcConnection {
    * "Block not accepted" (duplicate), so the caller checks the chain instead.
    */
   async submitBlock(blockHex: string): Promise<void> {
-    await this.rpc('submitblock', [blockHex], statusSchema);
+    await this.#rpc('submitblock', [blockHex], statusSchema);
   }
 
   async getFeeAddress(): Promise<string> {
-    return (await this.read(() => this.path('GET', '/feeaddress', undefined, feeAddressSchema))).fee_address;
+    return (await this.#read(() => this.#path('GET', '/feeaddress', undefined, feeAddressSchema)))
+      .fee_address;
   }
 
   /** Optional endpoint; throws RPC_NOT_SUPPORTED on a daemon without it. Leading `@` is optional. */
   getAlias(alias: string): Promise<AliasLookup> {
-    return this.read(() =>
-      this.path('POST', '/get_alias', JSON.stringify({ alias }), aliasSchema, { optional: true }),
+    return this.#read(() =>
+      this.#path('POST', '/get_alias', JSON.stringify({ alias }), aliasSchema, { optional: true }),
     );
   }
 
   /** Optional endpoint: the alias registered for an address (`found: false` when none). */
   getAliasByAddress(address: string): Promise<AliasLookup> {
-    return this.read(() =>
-      this.path('POST', '/get_alias_by_address', JSON.stringify({ address }), aliasSchema, {
+    return this.#read(() =>
+      this.#path('POST', '/get_alias_by_address', JSON.stringify({ address }), aliasSchema, {
         optional: true,
       }),
     );
@@ -134,23 +136,23 @@ export class DaemonClient extends RpcConnection {
 
   /** Optional endpoint; throws RPC_NOT_SUPPORTED on a daemon without it. */
   getFeePoolInfo(): Promise<FeePoolInfo> {
-    return this.read(() =>
-      this.path('GET', '/get_fee_pool_info', undefined, feePoolInfoSchema, { optional: true }),
+    return this.#read(() =>
+      this.#path('GET', '/get_fee_pool_info', undefined, feePoolInfoSchema, { optional: true }),
     );
   }
 
   /** Optional endpoint (HEAT CDs); throws RPC_NOT_SUPPORTED on a daemon without it. */
   async getDeposits(): Promise<HeatDeposit[]> {
     return (
-      await this.read(() => this.path('GET', '/getdeposits', undefined, depositsSchema, { optional: true }))
+      await this.#read(() => this.#path('GET', '/getdeposits', undefined, depositsSchema, { optional: true }))
     ).deposits;
   }
 
-  private read<T>(attempt: () => Promise<T>): Promise<T> {
+  #read<T>(attempt: () => Promise<T>): Promise<T> {
     return withRetry(this.retry, attempt);
   }
 
-  private async path<S extends z.ZodType>(
+  async #path<S extends z.ZodType>(
     method: 'GET' | 'POST',
     path: string,
     body: string | undefined,
@@ -175,7 +177,7 @@ export class DaemonClient extends RpcConnection {
     return validateReply(schema, json, path);
   }
 
-  private async rpc<S extends z.ZodType>(
+  async #rpc<S extends z.ZodType>(
     method: string,
     params: Record<string, unknown> | unknown[],
     schema: S,

@@ -21,17 +21,21 @@ const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
  * and a response size cap. Maps transport failures to RpcError codes; never parses JSON itself.
  */
 export class JsonHttpClient {
-  private readonly agent = new Agent({ keepAlive: true, maxSockets: 16 });
+  readonly #agent = new Agent({ keepAlive: true, maxSockets: 16 });
 
-  constructor(private readonly options: JsonHttpOptions) {}
+  readonly #options: JsonHttpOptions;
+
+  constructor(options: JsonHttpOptions) {
+    this.#options = options;
+  }
 
   get endpoint(): string {
-    return `http://${this.options.host}:${this.options.port}`;
+    return `http://${this.#options.host}:${this.#options.port}`;
   }
 
   send(method: 'GET' | 'POST', path: string, body?: string): Promise<JsonHttpResponse> {
-    const { host, port, timeoutMs } = this.options;
-    const maxBytes = this.options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+    const { host, port, timeoutMs } = this.#options;
+    const maxBytes = this.#options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     return new Promise((resolve, reject) => {
       const headers: Record<string, string | number> = { accept: 'application/json' };
       if (body !== undefined) {
@@ -46,7 +50,7 @@ export class JsonHttpClient {
         outcome();
       };
       const fail = (error: Error) => finish(() => reject(toRpcError(error, path, this.endpoint)));
-      const req = request({ host, port, path, method, headers, agent: this.agent }, (res) => {
+      const req = request({ host, port, path, method, headers, agent: this.#agent }, (res) => {
         const chunks: Buffer[] = [];
         let size = 0;
         res.on('data', (chunk: Buffer) => {
@@ -93,7 +97,7 @@ export class JsonHttpClient {
   }
 
   close(): void {
-    this.agent.destroy();
+    this.#agent.destroy();
   }
 }
 

@@ -14,7 +14,7 @@ export interface RpcConnectionOptions {
 export abstract class RpcConnection {
   protected readonly http: JsonHttpClient;
   protected readonly retry: RetryPolicy;
-  private lastId = 0;
+  #lastId = 0;
 
   protected constructor(options: RpcConnectionOptions) {
     this.http = new JsonHttpClient(options);
@@ -34,7 +34,7 @@ export abstract class RpcConnection {
   }
 
   protected nextId(): number {
-    this.lastId += 1;
-    return this.lastId;
+    this.#lastId += 1;
+    return this.#lastId;
   }
 }

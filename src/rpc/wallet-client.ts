@@ -150,16 +150,16 @@ export class WalletClient extends RpcConnection {
   }
 
   getStatus(): Promise<WalletStatus> {
-    return this.read('getStatus', {}, walletStatusSchema);
+    return this.#read('getStatus', {}, walletStatusSchema);
   }
 
   /** Without `address`: the aggregate of every wallet address. */
   getBalance(address?: string): Promise<WalletBalance> {
-    return this.read('getBalance', address === undefined ? {} : { address }, walletBalanceSchema);
+    return this.#read('getBalance', address === undefined ? {} : { address }, walletBalanceSchema);
   }
 
   async getAddresses(): Promise<string[]> {
-    return (await this.read('getAddresses', {}, addressesSchema)).addresses;
+    return (await this.#read('getAddresses', {}, addressesSchema)).addresses;
   }
 
   async getTransactions(
@@ -167,22 +167,22 @@ export class WalletClient extends RpcConnection {
     filter: { addresses?: readonly string[]; paymentId?: string } = {},
   ): Promise<Array<{ blockHash: string; transactions: WalletTransaction[] }>> {
     const params = { ...range, ...filter };
-    return (await this.read('getTransactions', params, transactionsSchema)).items;
+    return (await this.#read('getTransactions', params, transactionsSchema)).items;
   }
 
   async getTransactionHashes(
     range: TransactionRange,
     filter: { addresses?: readonly string[]; paymentId?: string } = {},
   ): Promise<Array<{ blockHash: string; transactionHashes: string[] }>> {
-    return (await this.read('getTransactionHashes', { ...range, ...filter }, transactionHashesSchema)).items;
+    return (await this.#read('getTransactionHashes', { ...range, ...filter }, transactionHashesSchema)).items;
   }
 
   async getTransaction(transactionHash: string): Promise<WalletTransaction> {
-    return (await this.read('getTransaction', { transactionHash }, singleTransactionSchema)).transaction;
+    return (await this.#read('getTransaction', { transactionHash }, singleTransactionSchema)).transaction;
   }
 
   async getUnconfirmedTransactionHashes(): Promise<string[]> {
-    return (await this.read('getUnconfirmedTransactionHashes', {}, unconfirmedHashesSchema))
+    return (await this.#read('getUnconfirmedTransactionHashes', {}, unconfirmedHashesSchema))
       .transactionHashes;
   }
 
@@ -214,7 +214,7 @@ export class WalletClient extends RpcConnection {
   }): Promise<FusionEstimate> {
     const params: Record<string, unknown> = { threshold: toWireAmount(request.thresholdAtomic) };
     if (request.addresses) params['addresses'] = request.addresses;
-    return this.read('estimateFusion', params, estimateFusionSchema);
+    return this.#read('estimateFusion', params, estimateFusionSchema);
   }
 
   /**
@@ -233,7 +233,7 @@ export class WalletClient extends RpcConnection {
     return validateReply(sendFusionTransactionSchema, result, 'sendFusionTransaction');
   }
 
-  private read<S extends z.ZodType>(
+  #read<S extends z.ZodType>(
     method: string,
     params: Record<string, unknown>,
     schema: S,

@@ -91,23 +91,23 @@ export function resolveVerifierWorkerUrl(moduleUrl: string = import.meta.url): U
  * reject with POOL_CLOSED, in-flight jobs finish (up to closeTimeoutMs), then workers exit.
  */
 export class ShareVerifierPool {
-  private readonly opts: Required<Omit<ShareVerifierPoolOptions, 'workerUrl'>>;
-  private readonly logger: Logger;
-  private readonly abort = new AbortController();
-  private readonly workerUrl: URL;
-  private readonly slots: WorkerSlot[] = [];
-  private readonly queue: VerifyJob[] = [];
-  private readonly loggedWorkerWarnings = new Set<string>();
-  private started = false;
+  readonly #opts: Required<Omit<ShareVerifierPoolOptions, 'workerUrl'>>;
+  readonly #logger: Logger;
+  readonly #abort = new AbortController();
+  readonly #workerUrl: URL;
+  readonly #slots: WorkerSlot[] = [];
+  readonly #queue: VerifyJob[] = [];
+  readonly #loggedWorkerWarnings = new Set<string>();
+  #started = false;
   /** Set once start() has succeeded: from then on a worker that fails is replaced, not fatal. */
-  private startupDone = false;
-  private closing: Promise<void> | null = null;
-  private nextJobId = 1;
-  private nextBatchId = 1;
-  private batchTimer: NodeJS.Timeout | null = null;
-  private batchDelayElapsed = false;
-  private drained: (() => void) | null = null;
-  private stats = {
+  #startupDone = false;
+  #closing: Promise<void> | null = null;
+  #nextJobId = 1;
+  #nextBatchId = 1;
+  #batchTimer: NodeJS.Timeout | null = null;
+  #batchDelayElapsed = false;
+  #drained: (() => void) | null = null;
+  #stats = {
     hashesTotal: 0,
     hashTimeMsTotal: 0,
     batchesSent: 0,
@@ -123,7 +123,7 @@ export class ShareVerifierPool {
     if (!Number.isInteger(opts.maxQueuedJobs) || opts.maxQueuedJobs < 1) {
       throw new RangeError(`maxQueuedJobs must be an integer >= 1, got ${opts.maxQueuedJobs}`);
     }
-    this.opts = Object.freeze({
+    this.#opts = Object.freeze({
       workers: opts.workers === 0 ? availableParallelism() : opts.workers,
       implementation: opts.implementation,
       maxQueuedJobs: opts.maxQueuedJobs,
@@ -131,8 +131,8 @@ export class ShareVerifierPool {
       batchDelayMs: Math.max(0, opts.batchDelayMs ?? DEFAULT_BATCH_DELAY_MS),
       closeTimeoutMs: opts.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS,
     });
-    this.workerUrl = opts.workerUrl ?? resolveVerifierWorkerUrl();
-    this.logger = modules.logger;
+    this.#workerUrl = opts.workerUrl ?? resolveVerifierWorkerUrl();
+    this.#logger = modules.logger;
   }
 
   /**
@@ -141,81 +141,81 @@ export class ShareVerifierPool {
    * stopping every worker; the pool must then not be used.
    */
   async start(): Promise<void> {
-    if (this.started) throw new Error('ShareVerifierPool.start() called twice');
-    this.started = true;
-    if (!existsSync(fileURLToPath(this.workerUrl))) {
+    if (this.#started) throw new Error('ShareVerifierPool.start() called twice');
+    this.#started = true;
+    if (!existsSync(fileURLToPath(this.#workerUrl))) {
       throw new VerifierPoolError(
         'WORKER_ENTRY_MISSING',
-        `share verifier worker not found at ${fileURLToPath(this.workerUrl)}; run \`npm run build\``,
-        { path: fileURLToPath(this.workerUrl) },
+        `share verifier worker not found at ${fileURLToPath(this.#workerUrl)}; run \`npm run build\``,
+        { path: fileURLToPath(this.#workerUrl) },
       );
     }
-    for (let i = 0; i < this.opts.workers; i++) this.slots.push(this.spawn(i));
-    const outcomes = await Promise.allSettled(this.slots.map((slot) => slot.ready));
+    for (let i = 0; i < this.#opts.workers; i++) this.#slots.push(this.#spawn(i));
+    const outcomes = await Promise.allSettled(this.#slots.map((slot) => slot.ready));
     const failure = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
     if (failure) {
-      this.abort.abort();
-      await Promise.all(this.slots.map((slot) => slot.stop(0)));
+      this.#abort.abort();
+      await Promise.all(this.#slots.map((slot) => slot.stop(0)));
       throw failure.reason;
     }
-    this.startupDone = true;
-    this.logger.info(
-      { workers: this.slots.length, implementation: this.slots[0]?.implementation },
+    this.#startupDone = true;
+    this.#logger.info(
+      { workers: this.#slots.length, implementation: this.#slots[0]?.implementation },
       'share verifier pool ready',
     );
   }
 
   /** False when the stratum layer should stop reading shares until the queue drains. */
   canAcceptWork(): boolean {
-    return !this.abort.signal.aborted && this.queue.length < this.opts.maxQueuedJobs;
+    return !this.#abort.signal.aborted && this.#queue.length < this.#opts.maxQueuedJobs;
   }
 
   /** The 32-byte cn/upx2 hash of `hashingBlob`, computed on a worker thread. */
   verify(hashingBlob: Uint8Array): Promise<Uint8Array> {
-    if (this.abort.signal.aborted) {
+    if (this.#abort.signal.aborted) {
       return Promise.reject(new VerifierPoolError('POOL_CLOSED', 'share verifier pool is closed'));
     }
-    if (!this.started) {
+    if (!this.#started) {
       return Promise.reject(new VerifierPoolError('POOL_NOT_STARTED', 'share verifier pool not started'));
     }
-    const hardLimit = HARD_QUEUE_LIMIT_FACTOR * this.opts.maxQueuedJobs;
-    if (this.queue.length >= hardLimit) {
+    const hardLimit = HARD_QUEUE_LIMIT_FACTOR * this.#opts.maxQueuedJobs;
+    if (this.#queue.length >= hardLimit) {
       return Promise.reject(
         new VerifierPoolError('QUEUE_FULL', 'share verifier queue is full', {
-          queueDepth: this.queue.length,
+          queueDepth: this.#queue.length,
           hardLimit,
         }),
       );
     }
     return new Promise<Uint8Array>((resolve, reject) => {
       // Copied: the caller may reuse its buffer before a worker gets to this job.
-      this.queue.push({ id: this.nextJobId++, input: hashingBlob.slice(), resolve, reject, retries: 0 });
-      this.dispatch();
+      this.#queue.push({ id: this.#nextJobId++, input: hashingBlob.slice(), resolve, reject, retries: 0 });
+      this.#dispatch();
     });
   }
 
   metrics(): ShareVerifierPoolMetrics {
     let inFlight = 0;
     let workers = 0;
-    for (const slot of this.slots) {
+    for (const slot of this.#slots) {
       inFlight += slot.inFlight;
       if (slot.state.kind === 'running') workers++;
     }
-    const { hashesTotal, hashTimeMsTotal, histogram } = this.stats;
+    const { hashesTotal, hashTimeMsTotal, histogram } = this.#stats;
     return {
-      queueDepth: this.queue.length,
+      queueDepth: this.#queue.length,
       inFlight,
       workers,
-      implementation: this.slots.find((slot) => slot.implementation)?.implementation ?? null,
+      implementation: this.#slots.find((slot) => slot.implementation)?.implementation ?? null,
       hashesTotal,
       hashTimeMsAvg: hashesTotal === 0 ? 0 : hashTimeMsTotal / hashesTotal,
       hashTimeMsHistogram: histogram.map((count, i) => ({
         le: HASH_TIME_BUCKETS_MS[i] ?? Number.POSITIVE_INFINITY,
         count,
       })),
-      batchesSent: this.stats.batchesSent,
-      workerRestarts: this.stats.workerRestarts,
-      jobsRetried: this.stats.jobsRetried,
+      batchesSent: this.#stats.batchesSent,
+      workerRestarts: this.#stats.workerRestarts,
+      jobsRetried: this.#stats.jobsRetried,
     };
   }
 
@@ -225,70 +225,73 @@ export class ShareVerifierPool {
    * then ask each worker to exit and terminate any that does not. Idempotent.
    */
   close(): Promise<void> {
-    this.closing ??= this.shutdown();
-    return this.closing;
+    this.#closing ??= this.#shutdown();
+    return this.#closing;
   }
 
-  private async shutdown(): Promise<void> {
-    this.abort.abort();
-    this.clearBatchTimer();
+  async #shutdown(): Promise<void> {
+    this.#abort.abort();
+    this.#clearBatchTimer();
     const closed = () =>
       new VerifierPoolError('POOL_CLOSED', 'share verifier pool closed before the job ran');
-    for (const job of this.queue.splice(0)) job.reject(closed());
-    if (this.inFlightCount() > 0) {
+    for (const job of this.#queue.splice(0)) job.reject(closed());
+    if (this.#inFlightCount() > 0) {
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, this.opts.closeTimeoutMs);
-        this.drained = () => {
+        const timer = setTimeout(resolve, this.#opts.closeTimeoutMs);
+        this.#drained = () => {
           clearTimeout(timer);
           resolve();
         };
       });
-      this.drained = null;
+      this.#drained = null;
     }
-    for (const slot of this.slots) slot.rejectInFlight(closed);
-    await Promise.all(this.slots.map((slot) => slot.stop(this.opts.closeTimeoutMs)));
-    this.logger.info('share verifier pool closed');
+    for (const slot of this.#slots) slot.rejectInFlight(closed);
+    await Promise.all(this.#slots.map((slot) => slot.stop(this.#opts.closeTimeoutMs)));
+    this.#logger.info('share verifier pool closed');
   }
 
-  private spawn(index: number): WorkerSlot {
-    return new WorkerSlot(index, this.workerUrl, this.opts.implementation, this.slotEvents, this.logger);
+  #spawn(index: number): WorkerSlot {
+    return new WorkerSlot(index, this.#workerUrl, this.#opts.implementation, this.#slotEvents, this.#logger);
   }
 
-  private readonly slotEvents: WorkerSlotEvents = {
-    ready: () => this.dispatch(),
+  readonly #slotEvents: WorkerSlotEvents = {
+    ready: () => this.#dispatch(),
     batchDone: () => {
-      if (this.drained && this.inFlightCount() === 0) this.drained();
-      this.dispatch();
+      if (this.#drained && this.#inFlightCount() === 0) this.#drained();
+      this.#dispatch();
     },
-    hashed: (ms) => this.recordHashTime(ms),
+    hashed: (ms) => this.#recordHashTime(ms),
     warning: (slot, obj, msg) => {
-      if (this.loggedWorkerWarnings.has(msg)) return;
-      this.loggedWorkerWarnings.add(msg);
-      this.logger.warn({ ...obj, workerIndex: slot.index }, msg);
+      if (this.#loggedWorkerWarnings.has(msg)) return;
+      this.#loggedWorkerWarnings.add(msg);
+      this.#logger.warn({ ...obj, workerIndex: slot.index }, msg);
     },
-    exited: (slot, exit) => this.onExited(slot, exit),
+    exited: (slot, exit) => this.#onExited(slot, exit),
   };
 
-  private onExited(slot: WorkerSlot, exit: SlotExit): void {
+  #onExited(slot: WorkerSlot, exit: SlotExit): void {
     switch (exit.kind) {
       case 'stopped':
         return;
       case 'start-failed':
         // Before start() has succeeded it reports the failure itself.
-        if (!this.startupDone) return;
-        this.removeSlot(slot);
-        this.logger.error({ err: exit.error, workerIndex: slot.index }, 'replacement worker could not start');
-        this.rejectQueueIfNoWorkers();
+        if (!this.#startupDone) return;
+        this.#removeSlot(slot);
+        this.#logger.error(
+          { err: exit.error, workerIndex: slot.index },
+          'replacement worker could not start',
+        );
+        this.#rejectQueueIfNoWorkers();
         return;
       case 'crashed':
-        this.replaceCrashed(slot, exit.exitCode, exit.orphans);
+        this.#replaceCrashed(slot, exit.exitCode, exit.orphans);
         return;
     }
   }
 
   /** A running worker died: its jobs are retried elsewhere (once), then it is replaced. */
-  private replaceCrashed(slot: WorkerSlot, exitCode: number, orphans: VerifyJob[]): void {
-    this.logger.error(
+  #replaceCrashed(slot: WorkerSlot, exitCode: number, orphans: VerifyJob[]): void {
+    this.#logger.error(
       { workerIndex: slot.index, exitCode, inFlight: orphans.length },
       'share verifier worker died; replacing it',
     );
@@ -296,7 +299,7 @@ export class ShareVerifierPool {
     for (const job of orphans) {
       if (job.retries < MAX_JOB_RETRIES) {
         job.retries++;
-        this.stats.jobsRetried++;
+        this.#stats.jobsRetried++;
         retry.push(job);
       } else {
         job.reject(
@@ -307,52 +310,52 @@ export class ShareVerifierPool {
         );
       }
     }
-    this.queue.unshift(...retry.sort((a, b) => a.id - b.id));
-    this.removeSlot(slot);
-    if (this.drained && this.inFlightCount() === 0) this.drained();
-    if (this.abort.signal.aborted) {
-      for (const job of this.queue.splice(0)) {
+    this.#queue.unshift(...retry.sort((a, b) => a.id - b.id));
+    this.#removeSlot(slot);
+    if (this.#drained && this.#inFlightCount() === 0) this.#drained();
+    if (this.#abort.signal.aborted) {
+      for (const job of this.#queue.splice(0)) {
         job.reject(new VerifierPoolError('POOL_CLOSED', 'share verifier pool closed before the job ran'));
       }
       return;
     }
-    this.stats.workerRestarts++;
-    this.slots.push(this.spawn(slot.index));
-    this.dispatch();
+    this.#stats.workerRestarts++;
+    this.#slots.push(this.#spawn(slot.index));
+    this.#dispatch();
   }
 
-  private removeSlot(slot: WorkerSlot): void {
-    const position = this.slots.indexOf(slot);
-    if (position >= 0) this.slots.splice(position, 1);
+  #removeSlot(slot: WorkerSlot): void {
+    const position = this.#slots.indexOf(slot);
+    if (position >= 0) this.#slots.splice(position, 1);
   }
 
-  private rejectQueueIfNoWorkers(): void {
+  #rejectQueueIfNoWorkers(): void {
     // A failed worker counts until its exit is handled, which calls this again.
-    if (this.slots.some((s) => s.state.kind !== 'stopping' && s.state.kind !== 'exited')) return;
-    for (const job of this.queue.splice(0)) {
+    if (this.#slots.some((s) => s.state.kind !== 'stopping' && s.state.kind !== 'exited')) return;
+    for (const job of this.#queue.splice(0)) {
       job.reject(new VerifierPoolError('NO_WORKERS', 'no share verifier worker is running'));
     }
   }
 
-  private inFlightCount(): number {
-    return this.slots.reduce((sum, slot) => sum + slot.inFlight, 0);
+  #inFlightCount(): number {
+    return this.#slots.reduce((sum, slot) => sum + slot.inFlight, 0);
   }
 
-  private recordHashTime(ms: number): void {
-    this.stats.hashesTotal++;
-    this.stats.hashTimeMsTotal += ms;
+  #recordHashTime(ms: number): void {
+    this.#stats.hashesTotal++;
+    this.#stats.hashTimeMsTotal += ms;
     let bucket = HASH_TIME_BUCKETS_MS.findIndex((le) => ms <= le);
     if (bucket < 0) bucket = HASH_TIME_BUCKETS_MS.length;
-    this.stats.histogram[bucket] = (this.stats.histogram[bucket] ?? 0) + 1;
+    this.#stats.histogram[bucket] = (this.#stats.histogram[bucket] ?? 0) + 1;
   }
 
   /** Hands queued jobs to workers: idle ones at once, busy ones in full (or overdue) batches. */
-  private dispatch(): void {
-    while (this.queue.length > 0) {
+  #dispatch(): void {
+    while (this.#queue.length > 0) {
       let target: WorkerSlot | undefined;
       let targetBatches = 0;
       let acceptors = 0;
-      for (const slot of this.slots) {
+      for (const slot of this.#slots) {
         const batches = slot.batches;
         if (batches === undefined || batches >= MAX_BATCHES_PER_WORKER) continue;
         acceptors++;
@@ -362,33 +365,33 @@ export class ShareVerifierPool {
         }
       }
       if (!target) break;
-      const batchFull = this.queue.length >= this.opts.maxBatchSize;
-      if (targetBatches > 0 && !batchFull && !this.batchDelayElapsed) {
-        this.armBatchTimer();
+      const batchFull = this.#queue.length >= this.#opts.maxBatchSize;
+      if (targetBatches > 0 && !batchFull && !this.#batchDelayElapsed) {
+        this.#armBatchTimer();
         return;
       }
       // Share a short queue among the workers that can take it, so a slow (TypeScript) hasher
       // does not leave one worker with every job while another idles.
-      const size = Math.min(this.opts.maxBatchSize, Math.ceil(this.queue.length / acceptors));
-      this.stats.batchesSent++;
-      target.send(this.queue.splice(0, size), this.nextBatchId++);
+      const size = Math.min(this.#opts.maxBatchSize, Math.ceil(this.#queue.length / acceptors));
+      this.#stats.batchesSent++;
+      target.send(this.#queue.splice(0, size), this.#nextBatchId++);
     }
-    this.batchDelayElapsed = false;
-    if (this.queue.length === 0) this.clearBatchTimer();
+    this.#batchDelayElapsed = false;
+    if (this.#queue.length === 0) this.#clearBatchTimer();
   }
 
-  private armBatchTimer(): void {
-    if (this.batchTimer) return;
-    this.batchTimer = setTimeout(() => {
-      this.batchTimer = null;
-      this.batchDelayElapsed = true;
-      this.dispatch();
-    }, this.opts.batchDelayMs);
+  #armBatchTimer(): void {
+    if (this.#batchTimer) return;
+    this.#batchTimer = setTimeout(() => {
+      this.#batchTimer = null;
+      this.#batchDelayElapsed = true;
+      this.#dispatch();
+    }, this.#opts.batchDelayMs);
   }
 
-  private clearBatchTimer(): void {
-    if (!this.batchTimer) return;
-    clearTimeout(this.batchTimer);
-    this.batchTimer = null;
+  #clearBatchTimer(): void {
+    if (!this.#batchTimer) return;
+    clearTimeout(this.#batchTimer);
+    this.#batchTimer = null;
   }
 }

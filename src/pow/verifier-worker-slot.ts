@@ -93,33 +93,37 @@ export class WorkerSlot {
   /** Settles once: fulfilled when the worker is ready, rejected with the first reason it cannot be. */
   readonly ready: Promise<void>;
   readonly exited: Promise<void>;
-  private readonly worker: Worker;
-  private settleReady!: (error?: Error) => void;
+  readonly #worker: Worker;
+  #settleReady!: (error?: Error) => void;
+  readonly #events: WorkerSlotEvents;
+  readonly #logger: Logger;
 
   constructor(
     readonly index: number,
     workerUrl: URL,
     implementation: PowImplementationChoice,
-    private readonly events: WorkerSlotEvents,
-    private readonly logger: Logger,
+    events: WorkerSlotEvents,
+    logger: Logger,
   ) {
+    this.#events = events;
+    this.#logger = logger;
     const workerData: VerifierWorkerData = { implementation, workerIndex: index };
-    this.worker = new Worker(workerUrl, { workerData });
+    this.#worker = new Worker(workerUrl, { workerData });
     this.ready = new Promise<void>((resolve, reject) => {
-      this.settleReady = (error) => (error ? reject(error) : resolve());
+      this.#settleReady = (error) => (error ? reject(error) : resolve());
     });
     // start() reports a first-generation failure; the pool logs a replacement's. Never unhandled.
     this.ready.catch(() => {});
     this.exited = new Promise<void>((resolve) => {
-      this.worker.on('exit', (exitCode) => {
-        this.onExit(exitCode);
+      this.#worker.on('exit', (exitCode) => {
+        this.#onExit(exitCode);
         resolve();
       });
     });
-    this.worker.on('message', (message: WorkerToMainMessage) => this.onMessage(message));
-    this.worker.on('error', (error) => {
-      this.logger.error({ err: error, workerIndex: index }, 'share verifier worker threw');
-      this.fail(error);
+    this.#worker.on('message', (message: WorkerToMainMessage) => this.#onMessage(message));
+    this.#worker.on('error', (error) => {
+      this.#logger.error({ err: error, workerIndex: index }, 'share verifier worker threw');
+      this.#fail(error);
     });
   }
 
@@ -145,7 +149,7 @@ export class WorkerSlot {
     const { buffer, lengths } = packInputs(jobs.map((job) => job.input));
     for (const job of jobs) running.inFlight.set(job.id, job);
     running.batches++;
-    this.post(
+    this.#post(
       { type: 'hash', batchId, jobIds: jobs.map((job) => job.id), inputLengths: lengths, inputs: buffer },
       [buffer],
     );
@@ -164,17 +168,17 @@ export class WorkerSlot {
     if (from.kind === 'exited') return;
     this.state = { kind: 'stopping', implementation: this.implementation };
     if (from.kind === 'running' && graceMs > 0) {
-      this.post({ type: 'close' });
-      const timer = setTimeout(() => void this.worker.terminate(), graceMs);
+      this.#post({ type: 'close' });
+      const timer = setTimeout(() => void this.#worker.terminate(), graceMs);
       await this.exited;
       clearTimeout(timer);
     } else {
-      await this.worker.terminate();
+      await this.#worker.terminate();
       await this.exited;
     }
   }
 
-  private onMessage(message: WorkerToMainMessage): void {
+  #onMessage(message: WorkerToMainMessage): void {
     switch (message.type) {
       case 'ready':
         if (this.state.kind !== 'starting') return;
@@ -184,29 +188,29 @@ export class WorkerSlot {
           inFlight: new Map(),
           batches: 0,
         };
-        this.settleReady();
-        this.events.ready(this);
+        this.#settleReady();
+        this.#events.ready(this);
         break;
       case 'init-failed':
-        this.fail(reviveWorkerError(message.error));
+        this.#fail(reviveWorkerError(message.error));
         break;
       case 'log':
-        this.events.warning(this, message.obj, message.msg);
+        this.#events.warning(this, message.obj, message.msg);
         break;
       case 'results':
-        if (this.state.kind === 'running') this.onResults(this.state, message);
+        if (this.state.kind === 'running') this.#onResults(this.state, message);
         break;
     }
   }
 
   /** starting → failed; the first reason is the one start() reports. */
-  private fail(error: Error): void {
+  #fail(error: Error): void {
     if (this.state.kind !== 'starting') return;
     this.state = { kind: 'failed', error };
-    this.settleReady(error);
+    this.#settleReady(error);
   }
 
-  private onResults(running: Running, message: HashResultsMessage): void {
+  #onResults(running: Running, message: HashResultsMessage): void {
     running.batches--;
     const hashes = new Uint8Array(message.hashes);
     const failed = new Map(message.failures.map((f) => [f.jobId, f.error]));
@@ -221,22 +225,22 @@ export class WorkerSlot {
         );
         return;
       }
-      this.events.hashed(message.hashTimeMs[i] ?? 0);
+      this.#events.hashed(message.hashTimeMs[i] ?? 0);
       // A view into the batch's buffer, not a copy: one allocation less per share.
       job.resolve(hashes.subarray(i * HASH_BYTES, (i + 1) * HASH_BYTES));
     });
-    this.events.batchDone(this);
+    this.#events.batchDone(this);
   }
 
-  private onExit(exitCode: number): void {
+  #onExit(exitCode: number): void {
     const from = this.state;
     this.state = { kind: 'exited', implementation: this.implementation };
     switch (from.kind) {
       case 'stopping':
-        this.events.exited(this, { kind: 'stopped' });
+        this.#events.exited(this, { kind: 'stopped' });
         return;
       case 'failed':
-        this.events.exited(this, { kind: 'start-failed', error: from.error });
+        this.#events.exited(this, { kind: 'start-failed', error: from.error });
         return;
       case 'starting': {
         // After init-failed the worker closes its port and exits; otherwise it crashed while loading.
@@ -244,17 +248,17 @@ export class WorkerSlot {
           workerIndex: this.index,
           exitCode,
         });
-        this.settleReady(error);
-        this.events.exited(this, { kind: 'start-failed', error });
+        this.#settleReady(error);
+        this.#events.exited(this, { kind: 'start-failed', error });
         return;
       }
       case 'running':
-        this.events.exited(this, { kind: 'crashed', exitCode, orphans: [...from.inFlight.values()] });
+        this.#events.exited(this, { kind: 'crashed', exitCode, orphans: [...from.inFlight.values()] });
         return;
     }
   }
 
-  private post(message: MainToWorkerMessage, transfer: ArrayBuffer[] = []): void {
-    this.worker.postMessage(message, transfer);
+  #post(message: MainToWorkerMessage, transfer: ArrayBuffer[] = []): void {
+    this.#worker.postMessage(message, transfer);
   }
 }

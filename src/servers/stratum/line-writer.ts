@@ -35,60 +35,63 @@ export type WritableSocket = Pick<
  * fault is reported once through `onFault`; the writer never destroys the socket itself.
  */
 export class SocketLineWriter implements PeerWriter {
-  private corked = false;
-  private stopped = false;
-  private writeTimer: NodeJS.Timeout | undefined;
-  private outstandingWrites = 0;
+  #corked = false;
+  #stopped = false;
+  #writeTimer: NodeJS.Timeout | undefined;
+  #outstandingWrites = 0;
+  readonly #socket: WritableSocket;
+  readonly #limits: PeerWriterLimits;
+  readonly #onFault: (fault: WriteFault) => void;
 
-  constructor(
-    private readonly socket: WritableSocket,
-    private readonly limits: PeerWriterLimits,
-    private readonly onFault: (fault: WriteFault) => void,
-  ) {}
+  constructor(socket: WritableSocket, limits: PeerWriterLimits, onFault: (fault: WriteFault) => void) {
+    this.#socket = socket;
+    this.#limits = limits;
+    this.#onFault = onFault;
+  }
 
   batchUntilNextTick(): void {
-    if (this.corked || this.socket.destroyed) return;
-    this.corked = true;
-    this.socket.cork();
-    process.nextTick(this.uncork);
+    if (this.#corked || this.#socket.destroyed) return;
+    this.#corked = true;
+    this.#socket.cork();
+    process.nextTick(this.#uncork);
   }
 
   send(line: string): void {
-    const { socket } = this;
-    if (this.stopped || socket.destroyed || !socket.writable) return;
-    this.outstandingWrites++;
-    socket.write(line, this.onWriteDone);
+    const socket = this.#socket;
+    if (this.#stopped || socket.destroyed || !socket.writable) return;
+    this.#outstandingWrites++;
+    socket.write(line, this.#onWriteDone);
     const queuedBytes = socket.writableLength;
-    if (queuedBytes > this.limits.maxSendQueueBytes) {
-      this.onFault('slow-consumer');
+    if (queuedBytes > this.#limits.maxSendQueueBytes) {
+      this.#onFault('slow-consumer');
       return;
     }
     // Nothing queued: the kernel took every byte already (the usual case, and every miner's on
     // each new template), so there is nothing to time out. The callback still comes, one tick later.
     if (queuedBytes === 0) return;
-    this.writeTimer ??= setTimeout(this.onFault, this.limits.writeTimeoutMs, 'write-timeout');
+    this.#writeTimer ??= setTimeout(this.#onFault, this.#limits.writeTimeoutMs, 'write-timeout');
   }
 
   stop(): void {
-    this.stopped = true;
-    if (this.writeTimer !== undefined) clearTimeout(this.writeTimer);
-    this.writeTimer = undefined;
+    this.#stopped = true;
+    if (this.#writeTimer !== undefined) clearTimeout(this.#writeTimer);
+    this.#writeTimer = undefined;
   }
 
-  private readonly uncork = (): void => {
-    this.corked = false;
-    if (!this.socket.destroyed) this.socket.uncork();
+  readonly #uncork = (): void => {
+    this.#corked = false;
+    if (!this.#socket.destroyed) this.#socket.uncork();
   };
 
   /** Every flushed write is progress: the write deadline restarts, and ends when nothing is queued. */
-  private readonly onWriteDone = (): void => {
-    this.outstandingWrites--;
-    if (this.writeTimer === undefined) return;
-    if (this.outstandingWrites <= 0) {
-      clearTimeout(this.writeTimer);
-      this.writeTimer = undefined;
+  readonly #onWriteDone = (): void => {
+    this.#outstandingWrites--;
+    if (this.#writeTimer === undefined) return;
+    if (this.#outstandingWrites <= 0) {
+      clearTimeout(this.#writeTimer);
+      this.#writeTimer = undefined;
     } else {
-      this.writeTimer.refresh();
+      this.#writeTimer.refresh();
     }
   };
 }

@@ -19,19 +19,22 @@ export interface ReplyOutput {
  * when it is dispatched; a finished reply waits until every earlier one has been written.
  */
 export class ReplyQueue {
-  private readonly slots: ReplySlot[] = [];
+  readonly #slots: ReplySlot[] = [];
+  readonly #output: ReplyOutput;
 
-  constructor(private readonly output: ReplyOutput) {}
+  constructor(output: ReplyOutput) {
+    this.#output = output;
+  }
 
   /** Positions taken and not yet written. */
   get length(): number {
-    return this.slots.length;
+    return this.#slots.length;
   }
 
   /** The next position: this request's reply leaves after every earlier request's. */
   reserve(): ReplySlot {
     const slot: ReplySlot = { line: undefined, after: undefined };
-    this.slots.push(slot);
+    this.#slots.push(slot);
     return slot;
   }
 
@@ -43,10 +46,10 @@ export class ReplyQueue {
 
   /** Writes every finished reply at the head, in order, each followed by its `after`. */
   drain(): void {
-    const { slots } = this;
+    const slots = this.#slots;
     while (slots.length > 0 && slots[0]!.line !== undefined) {
       const slot = slots.shift()!;
-      if (typeof slot.line === 'string') this.output.send(slot.line);
+      if (typeof slot.line === 'string') this.#output.send(slot.line);
       slot.after?.();
     }
   }

@@ -84,364 +84,368 @@ export class StratumConnection {
   readonly id: number;
   readonly info: ConnectionInfo;
   /** The socket's side: open, closing, destroyed, closed (connection-state.ts). */
-  private phase: ConnectionPhase = OPEN;
+  #phase: ConnectionPhase = OPEN;
   /** The login session: none, logging-in, announcing, established (connection-state.ts). */
-  private session: SessionState = NO_SESSION;
-  private readonly splitter: LineSplitter;
-  private readonly backlog: Array<string | StratumRequest> = [];
-  private readonly writer: PeerWriter;
-  private readonly replies: ReplyQueue;
-  private pumping = false;
-  private paused = false;
-  private waitingForGate = false;
-  private sawFirstChunk = false;
-  private activityTimer: NodeJS.Timeout;
+  #session: SessionState = NO_SESSION;
+  readonly #splitter: LineSplitter;
+  readonly #backlog: Array<string | StratumRequest> = [];
+  readonly #writer: PeerWriter;
+  readonly #replies: ReplyQueue;
+  #pumping = false;
+  #paused = false;
+  #waitingForGate = false;
+  #sawFirstChunk = false;
+  #activityTimer: NodeJS.Timeout;
   /**
    * What activityTimer counts down: the login deadline from accept until a session is first
    * established, then the idle deadline for good (a re-login does not bring the login one back).
    */
-  private deadline: 'login' | 'idle' = 'login';
+  #deadline: 'login' | 'idle' = 'login';
+  readonly #ctx: StratumConnectionContext;
 
-  constructor(private readonly ctx: StratumConnectionContext) {
+  constructor(ctx: StratumConnectionContext) {
+    this.#ctx = ctx;
     this.id = ctx.id;
     this.info = ctx.info;
-    this.splitter = new LineSplitter(ctx.limits.maxLineBytes);
+    this.#splitter = new LineSplitter(ctx.limits.maxLineBytes);
     const { raw, transport } = ctx;
-    this.writer = new SocketLineWriter(transport, ctx.limits, (fault) => this.destroy(fault));
-    this.replies = new ReplyQueue(this.writer);
+    this.#writer = new SocketLineWriter(transport, ctx.limits, (fault) => this.#destroy(fault));
+    this.#replies = new ReplyQueue(this.#writer);
     raw.setNoDelay(true);
     raw.setKeepAlive(true, 60_000);
-    this.activityTimer = setTimeout(() => this.onActivityTimeout(), ctx.limits.loginTimeoutMs);
-    transport.on('data', (chunk: Buffer) => this.onData(chunk));
-    transport.on('error', (error: Error) => this.onSocketError(error));
-    if (transport !== raw) raw.on('error', (error: Error) => this.onSocketError(error));
-    raw.on('close', () => this.onClose());
-    if (transport !== raw) transport.on('close', () => this.onClose());
+    this.#activityTimer = setTimeout(() => this.#onActivityTimeout(), ctx.limits.loginTimeoutMs);
+    transport.on('data', (chunk: Buffer) => this.#onData(chunk));
+    transport.on('error', (error: Error) => this.#onSocketError(error));
+    if (transport !== raw) raw.on('error', (error: Error) => this.#onSocketError(error));
+    raw.on('close', () => this.#onClose());
+    if (transport !== raw) transport.on('close', () => this.#onClose());
   }
 
   /** Ordered end for server shutdown: no new requests, pending replies still go out. */
   shutdown(): void {
-    this.finish('shutdown');
+    this.#finish('shutdown');
   }
 
   // ---- reading ------------------------------------------------------------------------------
 
-  private onData(chunk: Buffer): void {
-    if (this.phase.kind !== 'open') return;
-    if (!this.sawFirstChunk) {
-      this.sawFirstChunk = true;
+  #onData(chunk: Buffer): void {
+    if (this.#phase.kind !== 'open') return;
+    if (!this.#sawFirstChunk) {
+      this.#sawFirstChunk = true;
       // A TLS ClientHello (record type 0x16) on a plain port: XMRig with --tls would otherwise
       // wait 20 s for an answer that never comes. Closing now makes it fail fast and retry.
       if (!this.info.tls && chunk[0] === 0x16) {
-        this.violation('TLS_ON_PLAIN_PORT');
+        this.#violation('TLS_ON_PLAIN_PORT');
         return;
       }
     }
-    const lines = this.splitter.push(chunk);
+    const lines = this.#splitter.push(chunk);
     if (lines === undefined) {
-      this.violation('LINE_TOO_LONG');
+      this.#violation('LINE_TOO_LONG');
       return;
     }
     if (lines.length === 0) return;
-    if (this.deadline === 'idle') this.activityTimer.refresh();
-    for (const line of lines) this.backlog.push(line);
-    this.pump();
+    if (this.#deadline === 'idle') this.#activityTimer.refresh();
+    for (const line of lines) this.#backlog.push(line);
+    this.#pump();
   }
 
   /** Dispatches backlog requests as far as ordering, the login barrier and the gate allow. */
-  private pump(): void {
-    if (this.pumping) return; // the outer loop re-checks its conditions after each dispatch
-    this.pumping = true;
+  #pump(): void {
+    if (this.#pumping) return; // the outer loop re-checks its conditions after each dispatch
+    this.#pumping = true;
     try {
-      while (this.phase.kind === 'open' && this.backlog.length > 0 && this.session.kind !== 'logging-in') {
-        if (this.replies.length >= this.ctx.limits.maxPendingRequests) break;
-        const head = this.backlog[0]!;
+      while (this.#phase.kind === 'open' && this.#backlog.length > 0 && this.#session.kind !== 'logging-in') {
+        if (this.#replies.length >= this.#ctx.limits.maxPendingRequests) break;
+        const head = this.#backlog[0]!;
         let request: StratumRequest;
         if (typeof head === 'string') {
           const parsed = parseRequestLine(head);
           if (parsed.violation) {
-            this.backlog.shift();
-            this.violation(parsed.violation.code);
+            this.#backlog.shift();
+            this.#violation(parsed.violation.code);
             return;
           }
           request = parsed.request;
-          this.backlog[0] = request;
+          this.#backlog[0] = request;
         } else {
           request = head;
         }
-        if (request.method === 'login' && this.replies.length > 0) break;
-        if (request.method === 'submit' && !this.ctx.banned && !this.ctx.gate.isOpen()) {
-          if (!this.waitingForGate) {
-            this.waitingForGate = true;
-            this.ctx.gate.wait(this.onGateOpen);
+        if (request.method === 'login' && this.#replies.length > 0) break;
+        if (request.method === 'submit' && !this.#ctx.banned && !this.#ctx.gate.isOpen()) {
+          if (!this.#waitingForGate) {
+            this.#waitingForGate = true;
+            this.#ctx.gate.wait(this.#onGateOpen);
           }
           break;
         }
-        this.backlog.shift();
-        this.dispatch(request);
+        this.#backlog.shift();
+        this.#dispatch(request);
       }
     } finally {
-      this.pumping = false;
-      this.updateReading();
+      this.#pumping = false;
+      this.#updateReading();
     }
   }
 
-  private readonly onGateOpen = (): void => {
-    this.waitingForGate = false;
-    this.pump();
+  readonly #onGateOpen = (): void => {
+    this.#waitingForGate = false;
+    this.#pump();
   };
 
   /** Reads only while there is room for more unanswered requests and nothing blocks the queue. */
-  private updateReading(): void {
-    const unanswered = this.backlog.length + this.replies.length;
+  #updateReading(): void {
+    const unanswered = this.#backlog.length + this.#replies.length;
     const shouldPause =
-      this.phase.kind !== 'open' || this.waitingForGate || unanswered >= this.ctx.limits.maxPendingRequests;
-    if (shouldPause && !this.paused) {
-      this.paused = true;
-      this.ctx.transport.pause();
-    } else if (!shouldPause && this.paused) {
-      this.paused = false;
-      this.ctx.transport.resume();
+      this.#phase.kind !== 'open' ||
+      this.#waitingForGate ||
+      unanswered >= this.#ctx.limits.maxPendingRequests;
+    if (shouldPause && !this.#paused) {
+      this.#paused = true;
+      this.#ctx.transport.pause();
+    } else if (!shouldPause && this.#paused) {
+      this.#paused = false;
+      this.#ctx.transport.resume();
     }
   }
 
   // ---- requests -----------------------------------------------------------------------------
 
-  private dispatch(request: StratumRequest): void {
-    const slot = this.replies.reserve();
-    if (this.ctx.banned) {
-      this.fail(slot, request.id, new StratumError('BANNED'), () => this.finish('banned'));
+  #dispatch(request: StratumRequest): void {
+    const slot = this.#replies.reserve();
+    if (this.#ctx.banned) {
+      this.#fail(slot, request.id, new StratumError('BANNED'), () => this.#finish('banned'));
       return;
     }
     switch (request.method) {
       case 'login':
-        void this.handleLogin(request, slot);
+        void this.#handleLogin(request, slot);
         return;
       case 'submit':
-        void this.handleSubmit(request, slot);
+        void this.#handleSubmit(request, slot);
         return;
       case 'getjob':
-        this.handleSync(request, slot, (sessionId) => getJobResultBody(this.ctx.backend.getJob(sessionId)));
+        this.#handleSync(request, slot, (sessionId) => getJobResultBody(this.#ctx.backend.getJob(sessionId)));
         return;
       case 'keepalived':
-        this.handleSync(request, slot, (sessionId) => {
-          this.ctx.backend.keepalive(sessionId);
+        this.#handleSync(request, slot, (sessionId) => {
+          this.#ctx.backend.keepalive(sessionId);
           return KEEPALIVED_OK;
         });
         return;
       default:
-        this.fail(slot, request.id, new StratumError('INVALID_METHOD'));
+        this.#fail(slot, request.id, new StratumError('INVALID_METHOD'));
     }
   }
 
   /** Ends the current session, then logs in; a barrier: nothing else is dispatched meanwhile. */
-  private async handleLogin(request: StratumRequest, slot: ReplySlot): Promise<void> {
-    this.endSession();
-    const attempt = loggingIn(this.createSink());
-    this.session = attempt;
+  async #handleLogin(request: StratumRequest, slot: ReplySlot): Promise<void> {
+    this.#endSession();
+    const attempt = loggingIn(this.#createSink());
+    this.#session = attempt;
     try {
       const loginRequest = readLoginParams(request.params);
-      const result = await this.ctx.backend.login(loginRequest, this.info, attempt.sink);
-      if (this.phase.kind !== 'open' || this.session !== attempt) {
+      const result = await this.#ctx.backend.login(loginRequest, this.info, attempt.sink);
+      if (this.#phase.kind !== 'open' || this.#session !== attempt) {
         // The connection went away (or was told to) while the backend was logging in.
-        this.disconnectInBackend(result.sessionId);
-        this.complete(slot, null);
+        this.#disconnectInBackend(result.sessionId);
+        this.#complete(slot, null);
         return;
       }
       const accepted = announcing(attempt, result.sessionId);
-      this.session = accepted;
-      this.ctx.metrics.sessionOpened();
+      this.#session = accepted;
+      this.#ctx.metrics.sessionOpened();
       const reply = encodeResult(request.id, loginResultBody(result));
-      this.complete(slot, reply, () => this.establish(accepted, result.job));
+      this.#complete(slot, reply, () => this.#establish(accepted, result.job));
     } catch (error) {
-      if (this.session === attempt) this.session = NO_SESSION;
-      this.fail(slot, request.id, toStratumError(error, this.ctx.logger, 'login', this), () =>
-        this.finish('login-failed'),
+      if (this.#session === attempt) this.#session = NO_SESSION;
+      this.#fail(slot, request.id, toStratumError(error, this.#ctx.logger, 'login', this), () =>
+        this.#finish('login-failed'),
       );
     } finally {
-      this.pump();
+      this.#pump();
     }
   }
 
   /** The login reply is written: the session may be named, jobs go out, the idle deadline runs. */
-  private establish(accepted: Announcing, loginJob: StratumJob): void {
-    if (this.session !== accepted) return;
-    this.session = established(accepted);
-    this.startIdleDeadline();
+  #establish(accepted: Announcing, loginJob: StratumJob): void {
+    if (this.#session !== accepted) return;
+    this.#session = established(accepted);
+    this.#startIdleDeadline();
     const held = accepted.heldJob;
-    if (held && held.job_id !== loginJob.job_id) this.writer.send(encodeJobNotification(held));
+    if (held && held.job_id !== loginJob.job_id) this.#writer.send(encodeJobNotification(held));
   }
 
-  private async handleSubmit(request: StratumRequest, slot: ReplySlot): Promise<void> {
+  async #handleSubmit(request: StratumRequest, slot: ReplySlot): Promise<void> {
     try {
-      const sessionId = this.requireSession(request);
+      const sessionId = this.#requireSession(request);
       const submit = readSubmitParams(request.params);
-      await this.ctx.backend.submit(sessionId, submit);
-      this.complete(slot, encodeResult(request.id, SUBMIT_OK));
+      await this.#ctx.backend.submit(sessionId, submit);
+      this.#complete(slot, encodeResult(request.id, SUBMIT_OK));
     } catch (error) {
-      const stratumError = toStratumError(error, this.ctx.logger, 'submit', this);
-      this.fail(slot, request.id, stratumError, this.closeIfFatal(stratumError));
+      const stratumError = toStratumError(error, this.#ctx.logger, 'submit', this);
+      this.#fail(slot, request.id, stratumError, this.#closeIfFatal(stratumError));
     }
   }
 
-  private handleSync(request: StratumRequest, slot: ReplySlot, run: (sessionId: string) => object): void {
+  #handleSync(request: StratumRequest, slot: ReplySlot, run: (sessionId: string) => object): void {
     try {
-      this.complete(slot, encodeResult(request.id, run(this.requireSession(request))));
+      this.#complete(slot, encodeResult(request.id, run(this.#requireSession(request))));
     } catch (error) {
-      const stratumError = toStratumError(error, this.ctx.logger, request.method, this);
-      this.fail(slot, request.id, stratumError, this.closeIfFatal(stratumError));
+      const stratumError = toStratumError(error, this.#ctx.logger, request.method, this);
+      this.#fail(slot, request.id, stratumError, this.#closeIfFatal(stratumError));
     }
   }
 
   /** The request must name this connection's own, announced session (xmrig-proxy does the same). */
-  private requireSession(request: StratumRequest): string {
-    const session = this.session;
+  #requireSession(request: StratumRequest): string {
+    const session = this.#session;
     if (session.kind !== 'established' || readSessionId(request.params) !== session.sessionId) {
       throw new StratumError('UNAUTHENTICATED');
     }
     return session.sessionId;
   }
 
-  private closeIfFatal(error: StratumError): (() => void) | undefined {
-    return error.closeConnection ? () => this.finish('fatal-error') : undefined;
+  #closeIfFatal(error: StratumError): (() => void) | undefined {
+    return error.closeConnection ? () => this.#finish('fatal-error') : undefined;
   }
 
   /** The sink of one login; it falls silent once the session state holding it is replaced. */
-  private createSink(): MinerSessionSink {
+  #createSink(): MinerSessionSink {
     const sink: MinerSessionSink = {
       sendJob: (job) => {
-        const session = this.session;
-        if (session.kind === 'none' || session.sink !== sink || this.phase.kind !== 'open') return;
-        if (session.kind === 'established') this.writer.send(encodeJobNotification(job));
+        const session = this.#session;
+        if (session.kind === 'none' || session.sink !== sink || this.#phase.kind !== 'open') return;
+        if (session.kind === 'established') this.#writer.send(encodeJobNotification(job));
         else session.heldJob = job; // sent after the login reply (connection-state.ts)
       },
       close: (reason) => {
-        if (this.session.sink !== sink) return;
-        this.logDebug('backend closes miner', 'reason', reason);
-        this.finish('backend');
+        if (this.#session.sink !== sink) return;
+        this.#logDebug('backend closes miner', 'reason', reason);
+        this.#finish('backend');
       },
     };
     return sink;
   }
 
   /** Forgets the current session (re-login or close): its sink falls silent, the backend is told. */
-  private endSession(): void {
-    const session = this.session;
-    this.session = NO_SESSION;
+  #endSession(): void {
+    const session = this.#session;
+    this.#session = NO_SESSION;
     if (session.kind !== 'announcing' && session.kind !== 'established') return;
-    this.ctx.metrics.sessionClosed();
-    this.disconnectInBackend(session.sessionId);
+    this.#ctx.metrics.sessionClosed();
+    this.#disconnectInBackend(session.sessionId);
   }
 
-  private disconnectInBackend(sessionId: string): void {
+  #disconnectInBackend(sessionId: string): void {
     try {
-      this.ctx.backend.disconnect(sessionId);
+      this.#ctx.backend.disconnect(sessionId);
     } catch (error) {
-      this.ctx.logger.error({ err: error, connection: this.id, sessionId }, 'backend.disconnect failed');
+      this.#ctx.logger.error({ err: error, connection: this.id, sessionId }, 'backend.disconnect failed');
     }
   }
 
   // ---- replies and writing ------------------------------------------------------------------
 
-  private fail(slot: ReplySlot, id: StratumRequest['id'], error: StratumError, after?: () => void): void {
-    this.ctx.metrics.errorReply(error.code);
-    this.complete(slot, encodeError(id, error), after);
+  #fail(slot: ReplySlot, id: StratumRequest['id'], error: StratumError, after?: () => void): void {
+    this.#ctx.metrics.errorReply(error.code);
+    this.#complete(slot, encodeError(id, error), after);
   }
 
   /** Replies that complete in the same turn leave in one write (batchUntilNextTick). */
-  private complete(slot: ReplySlot, line: string | null, after?: () => void): void {
-    this.replies.fill(slot, line, after);
-    this.writer.batchUntilNextTick();
-    this.replies.drain();
-    if (this.phase.kind === 'closing' && this.replies.length === 0) this.endTransport();
-    else if (this.phase.kind === 'open') this.pump();
+  #complete(slot: ReplySlot, line: string | null, after?: () => void): void {
+    this.#replies.fill(slot, line, after);
+    this.#writer.batchUntilNextTick();
+    this.#replies.drain();
+    if (this.#phase.kind === 'closing' && this.#replies.length === 0) this.#endTransport();
+    else if (this.#phase.kind === 'open') this.#pump();
   }
 
   // ---- timers and closing -------------------------------------------------------------------
 
-  private startIdleDeadline(): void {
-    this.deadline = 'idle';
-    clearTimeout(this.activityTimer);
-    this.activityTimer = setTimeout(() => this.onActivityTimeout(), this.ctx.limits.idleTimeoutMs);
+  #startIdleDeadline(): void {
+    this.#deadline = 'idle';
+    clearTimeout(this.#activityTimer);
+    this.#activityTimer = setTimeout(() => this.#onActivityTimeout(), this.#ctx.limits.idleTimeoutMs);
   }
 
-  private onActivityTimeout(): void {
-    if (this.phase.kind !== 'open') return;
-    if (this.deadline === 'login') {
-      this.finish('login-timeout');
+  #onActivityTimeout(): void {
+    if (this.#phase.kind !== 'open') return;
+    if (this.#deadline === 'login') {
+      this.#finish('login-timeout');
       return;
     }
     // Paused by our own back-pressure: the miner is waiting for us, not idle.
-    if (this.paused && this.backlog.length + this.replies.length > 0) {
-      this.activityTimer.refresh();
+    if (this.#paused && this.#backlog.length + this.#replies.length > 0) {
+      this.#activityTimer.refresh();
       return;
     }
-    this.finish('idle-timeout');
+    this.#finish('idle-timeout');
   }
 
-  private violation(code: ProtocolViolationCode): void {
-    this.ctx.onProtocolViolation(this.info.remoteAddress, code);
-    this.logDebug('stratum protocol violation', 'violation', code);
+  #violation(code: ProtocolViolationCode): void {
+    this.#ctx.onProtocolViolation(this.info.remoteAddress, code);
+    this.#logDebug('stratum protocol violation', 'violation', code);
     // Nothing useful can follow a TLS hello or an unbounded line; a bad JSON line still lets
     // earlier requests get their replies.
-    if (code === 'TLS_ON_PLAIN_PORT' || code === 'LINE_TOO_LONG') this.destroy('protocol-violation');
-    else this.finish('protocol-violation');
+    if (code === 'TLS_ON_PLAIN_PORT' || code === 'LINE_TOO_LONG') this.#destroy('protocol-violation');
+    else this.#finish('protocol-violation');
   }
 
   /**
    * Graceful close: stop reading, drop unread requests, let replies already being worked on go
    * out, then end. A peer or backend that does not finish within closeGraceMs is destroyed.
    */
-  private finish(reason: CloseReason): void {
-    if (this.phase.kind !== 'open') return;
-    const graceTimer = setTimeout(() => this.destroy('close-timeout'), this.ctx.limits.closeGraceMs);
-    this.phase = { kind: 'closing', reason, graceTimer, ended: false };
-    this.backlog.length = 0;
-    this.ctx.gate.cancel(this.onGateOpen);
-    this.waitingForGate = false;
-    this.updateReading();
-    if (this.replies.length === 0) this.endTransport();
+  #finish(reason: CloseReason): void {
+    if (this.#phase.kind !== 'open') return;
+    const graceTimer = setTimeout(() => this.#destroy('close-timeout'), this.#ctx.limits.closeGraceMs);
+    this.#phase = { kind: 'closing', reason, graceTimer, ended: false };
+    this.#backlog.length = 0;
+    this.#ctx.gate.cancel(this.#onGateOpen);
+    this.#waitingForGate = false;
+    this.#updateReading();
+    if (this.#replies.length === 0) this.#endTransport();
   }
 
-  private endTransport(): void {
-    const phase = this.phase;
+  #endTransport(): void {
+    const phase = this.#phase;
     if (phase.kind !== 'closing' || phase.ended) return;
     phase.ended = true;
-    this.ctx.transport.end();
+    this.#ctx.transport.end();
   }
 
   /** Immediate close. The reason of an earlier graceful close is kept for the metrics. */
-  private destroy(reason: CloseReason): void {
-    const phase = this.phase;
+  #destroy(reason: CloseReason): void {
+    const phase = this.#phase;
     if (phase.kind === 'destroyed' || phase.kind === 'closed') return;
     if (phase.kind === 'closing') clearTimeout(phase.graceTimer);
-    this.phase = destroyedFrom(phase, reason);
-    this.writer.stop();
-    this.ctx.transport.destroy();
-    this.ctx.raw.destroy();
+    this.#phase = destroyedFrom(phase, reason);
+    this.#writer.stop();
+    this.#ctx.transport.destroy();
+    this.#ctx.raw.destroy();
   }
 
-  private onSocketError(error: Error): void {
-    this.logDebug('stratum socket error', 'err', error.message);
-    this.destroy('socket-error');
+  #onSocketError(error: Error): void {
+    this.#logDebug('stratum socket error', 'err', error.message);
+    this.#destroy('socket-error');
   }
 
-  private logDebug(msg: string, key: 'reason' | 'violation' | 'err', value: string): void {
-    this.ctx.logger.debug({ connection: this.id, ip: this.info.remoteAddress, [key]: value }, msg);
+  #logDebug(msg: string, key: 'reason' | 'violation' | 'err', value: string): void {
+    this.#ctx.logger.debug({ connection: this.id, ip: this.info.remoteAddress, [key]: value }, msg);
   }
 
-  private onClose(): void {
-    const phase = this.phase;
+  #onClose(): void {
+    const phase = this.#phase;
     if (phase.kind === 'closed') return;
     if (phase.kind === 'closing') clearTimeout(phase.graceTimer);
-    this.phase = CLOSED;
-    clearTimeout(this.activityTimer);
-    this.writer.stop();
-    this.ctx.gate.cancel(this.onGateOpen);
-    this.backlog.length = 0;
-    this.endSession();
-    this.ctx.transport.destroy();
-    this.ctx.raw.destroy();
-    this.ctx.onClosed(this, closeReasonOf(phase));
+    this.#phase = CLOSED;
+    clearTimeout(this.#activityTimer);
+    this.#writer.stop();
+    this.#ctx.gate.cancel(this.#onGateOpen);
+    this.#backlog.length = 0;
+    this.#endSession();
+    this.#ctx.transport.destroy();
+    this.#ctx.raw.destroy();
+    this.#ctx.onClosed(this, closeReasonOf(phase));
   }
 }

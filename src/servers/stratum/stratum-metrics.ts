@@ -50,80 +50,80 @@ function bump(map: Map<string, number>, key: string): void {
 
 /** Plain counters of the stratum server. No timers, no I/O; read with snapshot(). */
 export class StratumMetrics {
-  private connectionsCurrent = 0;
-  private connectionsTotal = 0;
-  private sessionsCurrent = 0;
-  private protocolErrorsTotal = 0;
-  private readonly refused = new Map<string, number>();
-  private readonly ports = new Map<string, { current: number; total: number }>();
-  private readonly violationsByKind = new Map<string, number>();
-  private readonly violationsByIp = new Map<string, number>();
-  private readonly errorReplies = new Map<string, number>();
-  private readonly closes = new Map<string, number>();
+  #connectionsCurrent = 0;
+  #connectionsTotal = 0;
+  #sessionsCurrent = 0;
+  #protocolErrorsTotal = 0;
+  readonly #refused = new Map<string, number>();
+  readonly #ports = new Map<string, { current: number; total: number }>();
+  readonly #violationsByKind = new Map<string, number>();
+  readonly #violationsByIp = new Map<string, number>();
+  readonly #errorReplies = new Map<string, number>();
+  readonly #closes = new Map<string, number>();
 
   connectionOpened(port: number): void {
-    this.connectionsCurrent++;
-    this.connectionsTotal++;
-    const entry = this.ports.get(String(port)) ?? { current: 0, total: 0 };
+    this.#connectionsCurrent++;
+    this.#connectionsTotal++;
+    const entry = this.#ports.get(String(port)) ?? { current: 0, total: 0 };
     entry.current++;
     entry.total++;
-    this.ports.set(String(port), entry);
+    this.#ports.set(String(port), entry);
   }
 
   connectionClosed(port: number, reason: CloseReason): void {
-    this.connectionsCurrent--;
-    const entry = this.ports.get(String(port));
+    this.#connectionsCurrent--;
+    const entry = this.#ports.get(String(port));
     if (entry) entry.current--;
-    bump(this.closes, reason);
+    bump(this.#closes, reason);
   }
 
   connectionRefused(reason: RefusalReason): void {
-    bump(this.refused, reason);
+    bump(this.#refused, reason);
   }
 
   sessionOpened(): void {
-    this.sessionsCurrent++;
+    this.#sessionsCurrent++;
   }
 
   sessionClosed(): void {
-    this.sessionsCurrent--;
+    this.#sessionsCurrent--;
   }
 
   protocolViolation(ip: string, kind: string): void {
-    this.protocolErrorsTotal++;
-    bump(this.violationsByKind, kind);
-    const count = (this.violationsByIp.get(ip) ?? 0) + 1;
+    this.#protocolErrorsTotal++;
+    bump(this.#violationsByKind, kind);
+    const count = (this.#violationsByIp.get(ip) ?? 0) + 1;
     // Re-insert so the map's insertion order is recency order.
-    this.violationsByIp.delete(ip);
-    this.violationsByIp.set(ip, count);
-    if (this.violationsByIp.size > MAX_TRACKED_IPS) {
-      const oldest = this.violationsByIp.keys().next().value;
-      if (oldest !== undefined) this.violationsByIp.delete(oldest);
+    this.#violationsByIp.delete(ip);
+    this.#violationsByIp.set(ip, count);
+    if (this.#violationsByIp.size > MAX_TRACKED_IPS) {
+      const oldest = this.#violationsByIp.keys().next().value;
+      if (oldest !== undefined) this.#violationsByIp.delete(oldest);
     }
   }
 
   errorReply(code: string): void {
-    bump(this.errorReplies, code);
+    bump(this.#errorReplies, code);
   }
 
   snapshot(): StratumMetricsSnapshot {
     const byPort: Record<string, { current: number; total: number }> = {};
-    for (const [port, entry] of this.ports) byPort[port] = { ...entry };
+    for (const [port, entry] of this.#ports) byPort[port] = { ...entry };
     return {
       connections: {
-        current: this.connectionsCurrent,
-        total: this.connectionsTotal,
-        refused: Object.fromEntries(this.refused),
+        current: this.#connectionsCurrent,
+        total: this.#connectionsTotal,
+        refused: Object.fromEntries(this.#refused),
       },
       byPort,
-      sessions: this.sessionsCurrent,
+      sessions: this.#sessionsCurrent,
       protocolErrors: {
-        total: this.protocolErrorsTotal,
-        byKind: Object.fromEntries(this.violationsByKind),
-        byIp: Object.fromEntries(this.violationsByIp),
+        total: this.#protocolErrorsTotal,
+        byKind: Object.fromEntries(this.#violationsByKind),
+        byIp: Object.fromEntries(this.#violationsByIp),
       },
-      errorReplies: Object.fromEntries(this.errorReplies),
-      closes: Object.fromEntries(this.closes),
+      errorReplies: Object.fromEntries(this.#errorReplies),
+      closes: Object.fromEntries(this.#closes),
     };
   }
 }

@@ -63,20 +63,20 @@ function normalizeIp(address: string | undefined): string | undefined {
  * and the login deadline (which covers the handshake) apply before any TLS work is done.
  */
 export class StratumServer {
-  private readonly limits: StratumLimits;
-  private readonly ports: PortRuntime[];
-  private readonly backend: StratumBackend;
-  private readonly logger: Logger;
-  private readonly gate: SubmitGate;
-  private readonly stats = new StratumMetrics();
-  private readonly connections = new Set<StratumConnection>();
-  private readonly admission: ConnectionAdmission;
-  private readonly ipv6PrefixLength: number;
-  private readonly onProtocolViolation: ((ip: string, code: ProtocolViolationCode) => void) | undefined;
-  private nextConnectionId = 1;
-  private started = false;
-  private closing: Promise<void> | undefined;
-  private readonly allClosedWaiters: Array<() => void> = [];
+  readonly #limits: StratumLimits;
+  readonly #ports: PortRuntime[];
+  readonly #backend: StratumBackend;
+  readonly #logger: Logger;
+  readonly #gate: SubmitGate;
+  readonly #stats = new StratumMetrics();
+  readonly #connections = new Set<StratumConnection>();
+  readonly #admission: ConnectionAdmission;
+  readonly #ipv6PrefixLength: number;
+  readonly #onProtocolViolation: ((ip: string, code: ProtocolViolationCode) => void) | undefined;
+  #nextConnectionId = 1;
+  #started = false;
+  #closing: Promise<void> | undefined;
+  readonly #allClosedWaiters: Array<() => void> = [];
 
   constructor(opts: StratumServerOptions, modules: StratumServerModules) {
     validatePorts(opts.ports);
@@ -90,34 +90,34 @@ export class StratumServer {
         },
       );
     }
-    this.limits = checkedLimits(opts.limits);
-    this.backend = modules.backend;
-    this.logger = modules.logger.child({ module: 'stratum' });
-    this.onProtocolViolation = modules.onProtocolViolation;
-    this.admission = modules.admission ?? new ConnectionCounter(this.limits);
-    this.ipv6PrefixLength = prefix;
-    this.ports = opts.ports.map((options) => ({
+    this.#limits = checkedLimits(opts.limits);
+    this.#backend = modules.backend;
+    this.#logger = modules.logger.child({ module: 'stratum' });
+    this.#onProtocolViolation = modules.onProtocolViolation;
+    this.#admission = modules.admission ?? new ConnectionCounter(this.#limits);
+    this.#ipv6PrefixLength = prefix;
+    this.#ports = opts.ports.map((options) => ({
       options,
       host: options.host,
-      secureContext: options.tls ? this.secureContextFor(options) : undefined,
+      secureContext: options.tls ? this.#secureContextFor(options) : undefined,
       server: undefined,
       boundPort: options.port,
     }));
-    this.gate = new SubmitGate(() => this.canAcceptSubmits(), this.limits.submitPollMs);
+    this.#gate = new SubmitGate(() => this.#canAcceptSubmits(), this.#limits.submitPollMs);
   }
 
   /** Listens on every port; resolves when all listen. On failure closes the ones already open. */
   async start(): Promise<void> {
-    if (this.started) throw new StratumServerError('ALREADY_STARTED', 'stratum server already started');
-    this.started = true;
+    if (this.#started) throw new StratumServerError('ALREADY_STARTED', 'stratum server already started');
+    this.#started = true;
     try {
-      await Promise.all(this.ports.map((port) => this.listen(port)));
+      await Promise.all(this.#ports.map((port) => this.#listen(port)));
     } catch (error) {
-      await Promise.all(this.ports.map((port) => this.closeListener(port)));
+      await Promise.all(this.#ports.map((port) => this.#closeListener(port)));
       throw error;
     }
-    for (const port of this.ports) {
-      this.logger.info(
+    for (const port of this.#ports) {
+      this.#logger.info(
         { host: port.host, port: port.boundPort, tls: port.secureContext !== undefined },
         'stratum listening',
       );
@@ -125,7 +125,7 @@ export class StratumServer {
   }
 
   listening(): ListeningPort[] {
-    return this.ports
+    return this.#ports
       .filter((p) => p.server?.listening)
       .map((p) => ({
         configuredPort: p.options.port,
@@ -136,7 +136,7 @@ export class StratumServer {
   }
 
   metrics(): StratumMetricsSnapshot {
-    return this.stats.snapshot();
+    return this.#stats.snapshot();
   }
 
   /**
@@ -145,23 +145,23 @@ export class StratumServer {
    * socket is gone. Connections that do not finish within closeGraceMs are destroyed.
    */
   close(): Promise<void> {
-    this.closing ??= this.shutdown();
-    return this.closing;
+    this.#closing ??= this.#shutdown();
+    return this.#closing;
   }
 
-  private async shutdown(): Promise<void> {
-    const listenersClosed = Promise.all(this.ports.map((port) => this.closeListener(port)));
+  async #shutdown(): Promise<void> {
+    const listenersClosed = Promise.all(this.#ports.map((port) => this.#closeListener(port)));
     const connectionsClosed = new Promise<void>((resolve) => {
-      if (this.connections.size === 0) resolve();
-      else this.allClosedWaiters.push(resolve);
+      if (this.#connections.size === 0) resolve();
+      else this.#allClosedWaiters.push(resolve);
     });
-    for (const connection of this.connections) connection.shutdown();
+    for (const connection of this.#connections) connection.shutdown();
     await Promise.all([listenersClosed, connectionsClosed]);
-    this.gate.stop();
-    this.logger.info('stratum server closed');
+    this.#gate.stop();
+    this.#logger.info('stratum server closed');
   }
 
-  private secureContextFor(options: StratumPortOptions): SecureContext {
+  #secureContextFor(options: StratumPortOptions): SecureContext {
     try {
       return createSecureContext({ cert: options.tls!.cert, key: options.tls!.key });
     } catch (error) {
@@ -174,10 +174,10 @@ export class StratumServer {
     }
   }
 
-  private listen(port: PortRuntime): Promise<void> {
+  #listen(port: PortRuntime): Promise<void> {
     const server = createServer({ noDelay: true, keepAlive: true });
     port.server = server;
-    server.on('connection', (socket: Socket) => this.onConnection(socket, port));
+    server.on('connection', (socket: Socket) => this.#onConnection(socket, port));
     return new Promise<void>((resolve, reject) => {
       const onError = (error: NodeJS.ErrnoException): void => {
         const where = `${port.host}:${port.options.port}`;
@@ -198,7 +198,7 @@ export class StratumServer {
       server.listen({ port: port.options.port, host: port.host }, () => {
         server.off('error', onError);
         server.on('error', (error) =>
-          this.logger.error({ err: error, port: port.boundPort }, 'stratum listener error'),
+          this.#logger.error({ err: error, port: port.boundPort }, 'stratum listener error'),
         );
         const address = server.address();
         if (address && typeof address === 'object') port.boundPort = address.port;
@@ -207,77 +207,71 @@ export class StratumServer {
     });
   }
 
-  private closeListener(port: PortRuntime): Promise<void> {
+  #closeListener(port: PortRuntime): Promise<void> {
     const server = port.server;
     if (!server?.listening) return Promise.resolve();
     // net.Server#close waits for open connections; those are ended separately by shutdown().
     return new Promise<void>((resolve) => server.close(() => resolve()));
   }
 
-  private onConnection(socket: Socket, port: PortRuntime): void {
+  #onConnection(socket: Socket, port: PortRuntime): void {
     socket.on('error', () => {}); // errors before and during setup end in the 'close' below
     const ip = normalizeIp(socket.remoteAddress);
-    if (ip === undefined || this.closing) {
-      if (ip !== undefined) this.stats.connectionRefused('shutting-down');
+    if (ip === undefined || this.#closing) {
+      if (ip !== undefined) this.#stats.connectionRefused('shutting-down');
       socket.destroy();
       return;
     }
     // Counted by network for IPv6, so one subscriber's /64 cannot open connections without end.
-    const peer = peerKey(ip, this.ipv6PrefixLength);
+    const peer = peerKey(ip, this.#ipv6PrefixLength);
     let verdict: AdmissionVerdict | Promise<AdmissionVerdict>;
     try {
-      verdict = this.admission.admit(peer);
+      verdict = this.#admission.admit(peer);
     } catch (error) {
-      this.logger.error({ err: error, ip }, 'connection admission failed; refusing the connection');
+      this.#logger.error({ err: error, ip }, 'connection admission failed; refusing the connection');
       verdict = 'shutting-down';
     }
     if (typeof verdict === 'string') {
-      this.onAdmission(socket, port, ip, peer, verdict);
+      this.#onAdmission(socket, port, ip, peer, verdict);
       return;
     }
     // Asked of another process: the socket buffers what the peer sends meanwhile (a TLS wrap
     // later takes the buffered bytes over), and a peer that leaves first is noticed below.
     verdict.then(
-      (answer) => this.onAdmission(socket, port, ip, peer, answer),
+      (answer) => this.#onAdmission(socket, port, ip, peer, answer),
       (error: unknown) => {
-        this.logger.error({ err: error, ip }, 'connection admission failed; refusing the connection');
-        this.onAdmission(socket, port, ip, peer, 'shutting-down');
+        this.#logger.error({ err: error, ip }, 'connection admission failed; refusing the connection');
+        this.#onAdmission(socket, port, ip, peer, 'shutting-down');
       },
     );
   }
 
-  private onAdmission(
-    socket: Socket,
-    port: PortRuntime,
-    ip: string,
-    peer: string,
-    verdict: AdmissionVerdict,
-  ): void {
-    if (verdict === 'admit' && (this.closing || socket.destroyed)) {
-      this.admission.release(peer);
-      if (this.closing) this.stats.connectionRefused('shutting-down');
+  #onAdmission(socket: Socket, port: PortRuntime, ip: string, peer: string, verdict: AdmissionVerdict): void {
+    if (verdict === 'admit' && (this.#closing || socket.destroyed)) {
+      this.#admission.release(peer);
+      if (this.#closing) this.#stats.connectionRefused('shutting-down');
       socket.destroy();
       return;
     }
     if (verdict !== 'admit') {
       // No reply: there is no request to answer yet; XMRig retries after its retry-pause.
-      this.stats.connectionRefused(verdict);
+      this.#stats.connectionRefused(verdict);
       socket.destroy();
       return;
     }
 
     let banned = false;
     try {
-      banned = this.backend.isBanned(ip);
+      banned = this.#backend.isBanned(ip);
     } catch (error) {
-      this.logger.error({ err: error, ip }, 'backend.isBanned failed; letting the connection in');
+      this.#logger.error({ err: error, ip }, 'backend.isBanned failed; letting the connection in');
     }
     const transport = port.secureContext
       ? new TLSSocket(socket, { isServer: true, secureContext: port.secureContext, requestCert: false })
       : socket;
-    this.stats.connectionOpened(port.boundPort);
+    this.#stats.connectionOpened(port.boundPort);
     const connection = new StratumConnection({
-      id: this.nextConnectionId++,
+      id: this.#nextConnectionId++,
       raw: socket,
       transport,
       info: {
@@ -289,42 +283,42 @@ export class StratumServer {
         solo: port.options.solo,
       },
       banned,
-      limits: this.limits,
-      backend: this.backend,
-      gate: this.gate,
-      metrics: this.stats,
-      logger: this.logger,
-      onProtocolViolation: (violationIp, code) => this.protocolViolation(violationIp, code),
-      onClosed: (closed, reason) => this.onConnectionClosed(closed, reason),
+      limits: this.#limits,
+      backend: this.#backend,
+      gate: this.#gate,
+      metrics: this.#stats,
+      logger: this.#logger,
+      onProtocolViolation: (violationIp, code) => this.#protocolViolation(violationIp, code),
+      onClosed: (closed, reason) => this.#onConnectionClosed(closed, reason),
     });
-    this.connections.add(connection);
+    this.#connections.add(connection);
   }
 
-  private protocolViolation(ip: string, code: ProtocolViolationCode): void {
-    this.stats.protocolViolation(ip, code);
+  #protocolViolation(ip: string, code: ProtocolViolationCode): void {
+    this.#stats.protocolViolation(ip, code);
     try {
-      this.onProtocolViolation?.(ip, code);
+      this.#onProtocolViolation?.(ip, code);
     } catch (error) {
-      this.logger.error({ err: error, ip }, 'onProtocolViolation hook failed');
+      this.#logger.error({ err: error, ip }, 'onProtocolViolation hook failed');
     }
   }
 
-  private onConnectionClosed(connection: StratumConnection, reason: CloseReason): void {
-    if (!this.connections.delete(connection)) return;
+  #onConnectionClosed(connection: StratumConnection, reason: CloseReason): void {
+    if (!this.#connections.delete(connection)) return;
     const ip = connection.info.remoteAddress;
-    this.admission.release(peerKey(ip, this.ipv6PrefixLength));
-    this.stats.connectionClosed(connection.info.port, reason);
-    this.logger.debug({ connection: connection.id, ip, reason }, 'stratum connection closed');
-    if (this.connections.size === 0) {
-      for (const resolve of this.allClosedWaiters.splice(0)) resolve();
+    this.#admission.release(peerKey(ip, this.#ipv6PrefixLength));
+    this.#stats.connectionClosed(connection.info.port, reason);
+    this.#logger.debug({ connection: connection.id, ip, reason }, 'stratum connection closed');
+    if (this.#connections.size === 0) {
+      for (const resolve of this.#allClosedWaiters.splice(0)) resolve();
     }
   }
 
-  private canAcceptSubmits(): boolean {
+  #canAcceptSubmits(): boolean {
     try {
-      return this.backend.canAcceptSubmits();
+      return this.#backend.canAcceptSubmits();
     } catch (error) {
-      this.logger.error({ err: error }, 'backend.canAcceptSubmits failed; accepting submits');
+      this.#logger.error({ err: error }, 'backend.canAcceptSubmits failed; accepting submits');
       return true;
     }
   }

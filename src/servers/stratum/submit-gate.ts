@@ -5,38 +5,40 @@
  * has no "ready again" callback, so one shared timer polls it, and only while someone waits.
  */
 export class SubmitGate {
-  private readonly waiters = new Set<() => void>();
-  private timer: NodeJS.Timeout | undefined;
+  readonly #waiters = new Set<() => void>();
+  #timer: NodeJS.Timeout | undefined;
+  readonly #canAccept: () => boolean;
+  readonly #pollMs: number;
 
-  constructor(
-    private readonly canAccept: () => boolean,
-    private readonly pollMs: number,
-  ) {}
+  constructor(canAccept: () => boolean, pollMs: number) {
+    this.#canAccept = canAccept;
+    this.#pollMs = pollMs;
+  }
 
   isOpen(): boolean {
-    return this.canAccept();
+    return this.#canAccept();
   }
 
   /** Calls `resume` once the backend accepts submits again (unless cancelled first). */
   wait(resume: () => void): void {
-    this.waiters.add(resume);
-    if (!this.timer) this.timer = setInterval(() => this.poll(), this.pollMs);
+    this.#waiters.add(resume);
+    if (!this.#timer) this.#timer = setInterval(() => this.#poll(), this.#pollMs);
   }
 
   cancel(resume: () => void): void {
-    this.waiters.delete(resume);
-    if (this.waiters.size === 0) this.stop();
+    this.#waiters.delete(resume);
+    if (this.#waiters.size === 0) this.stop();
   }
 
   stop(): void {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = undefined;
   }
 
-  private poll(): void {
-    if (!this.canAccept()) return;
-    const ready = [...this.waiters];
-    this.waiters.clear();
+  #poll(): void {
+    if (!this.#canAccept()) return;
+    const ready = [...this.#waiters];
+    this.#waiters.clear();
     this.stop();
     // Each connection re-checks per submit and waits again if the gate closes in between.
     for (const resume of ready) resume();

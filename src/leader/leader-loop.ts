@@ -13,6 +13,17 @@ export interface LeaderLoopOptions {
   readonly payoutIntervalMs: number | null;
 }
 
+export interface LeaderLoopModules {
+  readonly unlocker: BlockUnlocker;
+  readonly payouts: Pick<PayoutRunner, 'runOnce'>;
+  /** The wallet's fusion upkeep around each pass; absent: passes are the runner's alone. */
+  readonly upkeep?: Pick<WalletUpkeep, 'runOnce' | 'hasRequest'>;
+  /** Holds the due miners of a pass that waits for the upkeep. */
+  readonly holdPass?: (reason: string) => Promise<readonly HeldPayout[]>;
+  readonly events: PoolEventBus;
+  readonly logger: Logger;
+}
+
 /**
  * The leader's periodic money work: the unlocker (confirm or orphan candidates, credit balances)
  * and the payout pass (the wallet's upkeep, then the payout runner: payout-pass.ts), each on its
@@ -23,93 +34,86 @@ export interface LeaderLoopOptions {
  * next tick: the runners and the fixer are idempotent and recover from their own half-done work.
  */
 export class LeaderLoop {
-  private readonly timers: NodeJS.Timeout[] = [];
-  private readonly running = new Set<Promise<unknown>>();
-  private unsubscribe: (() => void) | null = null;
-  private stopped = false;
+  readonly #timers: NodeJS.Timeout[] = [];
+  readonly #running = new Set<Promise<unknown>>();
+  #unsubscribe: (() => void) | null = null;
+  #stopped = false;
   /** The last payout pass waited for the wallet's fusions: look again every unlock interval. */
-  private waitingForUpkeep = false;
+  #waitingForUpkeep = false;
+  readonly #options: LeaderLoopOptions;
+  readonly #modules: LeaderLoopModules;
 
-  constructor(
-    private readonly options: LeaderLoopOptions,
-    private readonly modules: {
-      readonly unlocker: BlockUnlocker;
-      readonly payouts: Pick<PayoutRunner, 'runOnce'>;
-      /** The wallet's fusion upkeep around each pass; absent: passes are the runner's alone. */
-      readonly upkeep?: Pick<WalletUpkeep, 'runOnce' | 'hasRequest'>;
-      /** Holds the due miners of a pass that waits for the upkeep. */
-      readonly holdPass?: (reason: string) => Promise<readonly HeldPayout[]>;
-      readonly events: PoolEventBus;
-      readonly logger: Logger;
-    },
-  ) {}
+  constructor(options: LeaderLoopOptions, modules: LeaderLoopModules) {
+    this.#options = options;
+    this.#modules = modules;
+  }
 
   start(): void {
-    this.every(this.options.unlockIntervalMs, 'unlocker', () => this.unlockOnce());
-    if (this.options.payoutIntervalMs !== null) {
-      const payTick = this.every(this.options.payoutIntervalMs, 'payouts', async () => {
+    this.#every(this.#options.unlockIntervalMs, 'unlocker', () => this.unlockOnce());
+    if (this.#options.payoutIntervalMs !== null) {
+      const payTick = this.#every(this.#options.payoutIntervalMs, 'payouts', async () => {
         await this.payOnce();
       });
       // Pays within an unlock interval of the fusions becoming spendable, not a payout interval later.
       const recheck = setInterval(() => {
-        if (this.waitingForUpkeep) payTick();
-      }, this.options.unlockIntervalMs);
+        if (this.#waitingForUpkeep) payTick();
+      }, this.#options.unlockIntervalMs);
       recheck.unref?.();
-      this.timers.push(recheck);
+      this.#timers.push(recheck);
     }
-    this.unsubscribe = this.modules.events.subscribe('block-found', (found) => {
+    this.#unsubscribe = this.#modules.events.subscribe('block-found', (found) => {
       if (!found.solo) this.fixWindowsNow();
     });
   }
 
   /** Runs the window fixer now (tracked, so stop() waits for it); failures are logged. */
   fixWindowsNow(): void {
-    if (this.stopped) return;
-    const run = this.modules.unlocker.windows
+    if (this.#stopped) return;
+    const run = this.#modules.unlocker.windows
       .fixPending()
       .catch((error: unknown) =>
-        this.modules.logger.error({ err: error, task: 'window-fixer' }, 'leader task failed'),
+        this.#modules.logger.error({ err: error, task: 'window-fixer' }, 'leader task failed'),
       )
-      .finally(() => this.running.delete(run));
-    this.running.add(run);
+      .finally(() => this.#running.delete(run));
+    this.#running.add(run);
   }
 
   /** Stops the timers and waits for a run in progress (a payout must finish recording its result). */
   async stop(): Promise<void> {
-    this.stopped = true;
-    this.unsubscribe?.();
-    for (const timer of this.timers) clearInterval(timer);
-    await Promise.allSettled([...this.running]);
+    this.#stopped = true;
+    this.#unsubscribe?.();
+    for (const timer of this.#timers) clearInterval(timer);
+    await Promise.allSettled([...this.#running]);
   }
 
   async unlockOnce(): Promise<void> {
-    const result = await this.modules.unlocker.runOnce();
+    const result = await this.#modules.unlocker.runOnce();
     for (const decision of result.decisions) {
       if (decision.outcome === 'confirmed') {
-        this.modules.events.publish('block-confirmed', {
+        this.#modules.events.publish('block-confirmed', {
           height: decision.height,
           hash: decision.hash,
           rewardAtomic: decision.rewardAtomic ?? 0n,
         });
       } else if (decision.outcome === 'orphaned') {
-        this.modules.events.publish('block-orphaned', { height: decision.height, hash: decision.hash });
+        this.#modules.events.publish('block-orphaned', { height: decision.height, hash: decision.hash });
       }
     }
   }
 
   /** One payout pass; publishes what it sent or rolled back and returns the runner's summary. */
   async payOnce(): Promise<PayoutRunSummary> {
-    const { payouts, upkeep, holdPass, logger } = this.modules;
+    const { payouts, upkeep, holdPass, logger } = this.#modules;
     const summary = await runPayoutPass({
       payouts,
       logger,
       ...(upkeep ? { upkeep } : {}),
       ...(holdPass ? { holdPass } : {}),
     });
-    this.waitingForUpkeep = summary.skipped === 'wallet-upkeep';
+    this.#waitingForUpkeep = summary.skipped === 'wallet-upkeep';
     for (const batch of [...summary.recovered, ...summary.batches]) {
       if (batch.state === 'sent' && batch.txHash !== null) {
-        this.modules.events.publish('payment-sent', {
+        this.#modules.events.publish('payment-sent', {
           batchId: batch.batchId,
           transactionHash: batch.txHash,
           recipients: batch.recipients,
@@ -118,7 +122,7 @@ export class LeaderLoop {
           timestampMs: Date.now(),
         });
       } else if (batch.state === 'failed') {
-        this.modules.events.publish('payment-failed', {
+        this.#modules.events.publish('payment-failed', {
           batchId: batch.batchId,
           recipients: batch.recipients,
           amountAtomic: batch.amountAtomic,
@@ -130,38 +134,38 @@ export class LeaderLoop {
     // Waiting for fusions is rechecked every unlock interval: the upkeep and the held list log
     // what changes, so this line stays quiet.
     if (summary.skipped === 'wallet-upkeep') {
-      this.modules.logger.debug({ skipped: summary.skipped, detail: summary.detail }, 'payouts skipped');
+      this.#modules.logger.debug({ skipped: summary.skipped, detail: summary.detail }, 'payouts skipped');
     } else if (summary.skipped !== null) {
-      this.modules.logger.warn({ skipped: summary.skipped, detail: summary.detail }, 'payouts skipped');
+      this.#modules.logger.warn({ skipped: summary.skipped, detail: summary.detail }, 'payouts skipped');
     }
     return summary;
   }
 
   /** The operator's `fuego-pool wallet optimize`: joins whatever the wallet has ready now. */
   async optimizeWallet(): Promise<UpkeepReport> {
-    if (this.modules.upkeep === undefined) throw new Error('this leader has no wallet upkeep');
-    return this.modules.upkeep.runOnce({ operator: true });
+    if (this.#modules.upkeep === undefined) throw new Error('this leader has no wallet upkeep');
+    return this.#modules.upkeep.runOnce({ operator: true });
   }
 
   /** Runs `run` every `intervalMs` and at once, never overlapping itself; returns the guarded tick. */
-  private every(intervalMs: number, name: string, run: () => Promise<void>): () => void {
+  #every(intervalMs: number, name: string, run: () => Promise<void>): () => void {
     let busy = false;
     const tick = () => {
-      if (busy || this.stopped) return;
+      if (busy || this.#stopped) return;
       busy = true;
       const runOnce = run()
         .catch((error: unknown) =>
-          this.modules.logger.error({ err: error, task: name }, 'leader task failed'),
+          this.#modules.logger.error({ err: error, task: name }, 'leader task failed'),
         )
         .finally(() => {
           busy = false;
-          this.running.delete(runOnce);
+          this.#running.delete(runOnce);
         });
-      this.running.add(runOnce);
+      this.#running.add(runOnce);
     };
     const timer = setInterval(tick, intervalMs);
     timer.unref?.();
-    this.timers.push(timer);
+    this.#timers.push(timer);
     setImmediate(tick);
     return tick;
   }

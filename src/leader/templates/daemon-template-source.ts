@@ -43,6 +43,12 @@ export interface DaemonTemplateSourceOptions {
   readonly retryDelayMs: number;
 }
 
+export interface DaemonTemplateSourceModules {
+  readonly daemon: TemplateDaemon;
+  readonly logger: Logger;
+  readonly clock?: () => number;
+}
+
 export type TemplateSourceErrorCode = 'WRONG_NETWORK' | 'TEMPLATE_SOURCE_STOPPED';
 
 export class TemplateSourceError extends FuegoPoolError<TemplateSourceErrorCode> {}
@@ -61,41 +67,43 @@ export interface TemplateSourceStatus {
  * template (miners keep mining; a stale template only costs them if the network moved on).
  */
 export class DaemonTemplateSource implements TemplateSource {
-  private readonly listeners = new Set<(template: ActiveTemplate, change: TemplateChange) => void>();
-  private active: ActiveTemplate | undefined;
-  private nextId = 1;
-  private tipHash: string | undefined;
-  private lastFetchMs = 0;
-  private failures = 0;
-  private lastError: string | undefined;
-  private timer: NodeJS.Timeout | undefined;
-  private tipCheckTimer: NodeJS.Timeout | undefined;
+  readonly #listeners = new Set<(template: ActiveTemplate, change: TemplateChange) => void>();
+  #active: ActiveTemplate | undefined;
+  #nextId = 1;
+  #tipHash: string | undefined;
+  #lastFetchMs = 0;
+  #failures = 0;
+  #lastError: string | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  #tipCheckTimer: NodeJS.Timeout | undefined;
   /** The last `/getheight` answer. */
-  private chainHeight: number | undefined;
-  private stopped = false;
-  private polling: Promise<void> = Promise.resolve();
+  #chainHeight: number | undefined;
+  #stopped = false;
+  #polling: Promise<void> = Promise.resolve();
+  readonly #options: DaemonTemplateSourceOptions;
+  readonly #modules: DaemonTemplateSourceModules;
 
-  constructor(
-    private readonly options: DaemonTemplateSourceOptions,
-    private readonly modules: { daemon: TemplateDaemon; logger: Logger; clock?: () => number },
-  ) {}
+  constructor(options: DaemonTemplateSourceOptions, modules: DaemonTemplateSourceModules) {
+    this.#options = options;
+    this.#modules = modules;
+  }
 
   current(): ActiveTemplate | undefined {
-    return this.active;
+    return this.#active;
   }
 
   onTemplate(listener: (template: ActiveTemplate, change: TemplateChange) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
   }
 
   status(): TemplateSourceStatus {
     return {
-      healthy: this.failures === 0 && this.active !== undefined,
-      consecutiveFailures: this.failures,
-      lastError: this.lastError,
-      templateAgeMs: this.active ? this.now() - this.active.receivedAtMs : undefined,
-      height: this.active?.height,
+      healthy: this.#failures === 0 && this.#active !== undefined,
+      consecutiveFailures: this.#failures,
+      lastError: this.#lastError,
+      templateAgeMs: this.#active ? this.#now() - this.#active.receivedAtMs : undefined,
+      height: this.#active?.height,
     };
   }
 
@@ -104,14 +112,14 @@ export class DaemonTemplateSource implements TemplateSource {
    * template; then keeps polling until `stop()`. A daemon on the wrong network is fatal.
    */
   async start(): Promise<ActiveTemplate> {
-    await this.untilSucceeds('network check', () => this.checkNetwork());
-    const first = await this.untilSucceeds('first template', async () => {
+    await this.#untilSucceeds('network check', () => this.#checkNetwork());
+    const first = await this.#untilSucceeds('first template', async () => {
       await this.pollOnce();
-      if (!this.active) throw new Error('no template yet');
-      return this.active;
+      if (!this.#active) throw new Error('no template yet');
+      return this.#active;
     });
-    this.schedule();
-    this.scheduleTipCheck();
+    this.#schedule();
+    this.#scheduleTipCheck();
     return first;
   }
 
@@ -120,17 +128,17 @@ export class DaemonTemplateSource implements TemplateSource {
    * miners move to the next height without waiting up to a poll interval (and finding stale blocks).
    */
   pollNow(): void {
-    if (this.stopped || this.active === undefined) return;
+    if (this.#stopped || this.#active === undefined) return;
     this.pollOnce().then(
-      () => this.recordSuccess(),
-      (error: unknown) => this.recordFailure(error),
+      () => this.#recordSuccess(),
+      (error: unknown) => this.#recordFailure(error),
     );
   }
 
   stop(): void {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    if (this.tipCheckTimer) clearTimeout(this.tipCheckTimer);
+    this.#stopped = true;
+    if (this.#timer) clearTimeout(this.#timer);
+    if (this.#tipCheckTimer) clearTimeout(this.#tipCheckTimer);
   }
 
   /**
@@ -138,26 +146,26 @@ export class DaemonTemplateSource implements TemplateSource {
    * Polls never overlap (the timer and pollNow may both ask): each waits for the one before.
    */
   pollOnce(): Promise<void> {
-    const next = this.polling.then(() => this.pollStep());
-    this.polling = next.catch(() => undefined);
+    const next = this.#polling.then(() => this.#pollStep());
+    this.#polling = next.catch(() => undefined);
     return next;
   }
 
-  private async pollStep(): Promise<void> {
-    const header = await this.modules.daemon.getLastBlockHeader();
-    if (header.hash !== this.tipHash || !this.active) {
-      await this.fetchTemplate('new-block', header.hash);
-    } else if (this.now() - this.lastFetchMs >= this.options.refreshIntervalMs) {
-      await this.fetchTemplate('refresh', header.hash);
+  async #pollStep(): Promise<void> {
+    const header = await this.#modules.daemon.getLastBlockHeader();
+    if (header.hash !== this.#tipHash || !this.#active) {
+      await this.#fetchTemplate('new-block', header.hash);
+    } else if (this.#now() - this.#lastFetchMs >= this.#options.refreshIntervalMs) {
+      await this.#fetchTemplate('refresh', header.hash);
     }
   }
 
-  private async checkNetwork(): Promise<void> {
-    const info = await this.modules.daemon.getInfo();
+  async #checkNetwork(): Promise<void> {
+    const info = await this.#modules.daemon.getInfo();
     if (info.status !== 'OK') throw new Error(`daemon status is ${info.status}`);
-    const expected = this.options.expectedCurrencyId;
+    const expected = this.#options.expectedCurrencyId;
     if (expected === undefined) return;
-    const actual = await this.modules.daemon.getCurrencyId();
+    const actual = await this.#modules.daemon.getCurrencyId();
     if (actual !== expected) {
       throw new TemplateSourceError(
         'WRONG_NETWORK',
@@ -167,66 +175,66 @@ export class DaemonTemplateSource implements TemplateSource {
     }
   }
 
-  private async fetchTemplate(change: TemplateChange, tipHash: string): Promise<void> {
-    const response = await this.modules.daemon.getBlockTemplate({
-      reserveSize: this.options.reserveSize,
-      walletAddress: this.options.walletAddress,
+  async #fetchTemplate(change: TemplateChange, tipHash: string): Promise<void> {
+    const response = await this.#modules.daemon.getBlockTemplate({
+      reserveSize: this.#options.reserveSize,
+      walletAddress: this.#options.walletAddress,
     });
-    this.lastFetchMs = this.now();
+    this.#lastFetchMs = this.#now();
     const template = parseBlockTemplate({
       blob: hexToBytes(response.blocktemplate_blob),
       reservedOffset: response.reserved_offset,
-      reserveSize: this.options.reserveSize,
+      reserveSize: this.#options.reserveSize,
       height: response.height,
       difficulty: BigInt(response.difficulty),
-      parentStyle: this.options.parentStyle,
-      ...(this.options.fastHash ? { fastHash: this.options.fastHash } : {}),
+      parentStyle: this.#options.parentStyle,
+      ...(this.#options.fastHash ? { fastHash: this.#options.fastHash } : {}),
     });
     const prevHash = bytesToHex(template.prevId);
-    if (change === 'refresh' && this.active && sameTransactions(this.active.template, template)) return;
+    if (change === 'refresh' && this.#active && sameTransactions(this.#active.template, template)) return;
     // The tip may have moved between the header and the template: the template is the authority.
-    const effectiveChange = this.active && prevHash !== this.active.prevHash ? 'new-block' : change;
-    this.tipHash = effectiveChange === 'new-block' ? prevHash : tipHash;
-    this.active = {
-      id: this.nextId++,
+    const effectiveChange = this.#active && prevHash !== this.#active.prevHash ? 'new-block' : change;
+    this.#tipHash = effectiveChange === 'new-block' ? prevHash : tipHash;
+    this.#active = {
+      id: this.#nextId++,
       template,
       height: response.height,
       networkDifficulty: BigInt(response.difficulty),
       prevHash,
-      receivedAtMs: this.now(),
+      receivedAtMs: this.#now(),
     };
-    this.modules.logger.info(
+    this.#modules.logger.info(
       {
         height: response.height,
         difficulty: response.difficulty,
         change: effectiveChange,
-        templateId: this.active.id,
+        templateId: this.#active.id,
       },
       'new block template',
     );
-    for (const listener of this.listeners) listener(this.active, effectiveChange);
+    for (const listener of this.#listeners) listener(this.#active, effectiveChange);
   }
 
-  private schedule(): void {
-    if (this.stopped) return;
-    const delay = this.failures === 0 ? this.options.pollIntervalMs : this.options.retryDelayMs;
-    this.timer = setTimeout(() => {
+  #schedule(): void {
+    if (this.#stopped) return;
+    const delay = this.#failures === 0 ? this.#options.pollIntervalMs : this.#options.retryDelayMs;
+    this.#timer = setTimeout(() => {
       this.pollOnce()
         .then(
-          () => this.recordSuccess(),
-          (error: unknown) => this.recordFailure(error),
+          () => this.#recordSuccess(),
+          (error: unknown) => this.#recordFailure(error),
         )
-        .finally(() => this.schedule());
+        .finally(() => this.#schedule());
     }, delay);
-    this.timer.unref?.();
+    this.#timer.unref?.();
   }
 
-  private scheduleTipCheck(): void {
-    if (this.stopped || this.options.tipCheckIntervalMs <= 0) return;
-    this.tipCheckTimer = setTimeout(() => {
-      this.checkHeight().finally(() => this.scheduleTipCheck());
-    }, this.options.tipCheckIntervalMs);
-    this.tipCheckTimer.unref?.();
+  #scheduleTipCheck(): void {
+    if (this.#stopped || this.#options.tipCheckIntervalMs <= 0) return;
+    this.#tipCheckTimer = setTimeout(() => {
+      this.#checkHeight().finally(() => this.#scheduleTipCheck());
+    }, this.#options.tipCheckIntervalMs);
+    this.#tipCheckTimer.unref?.();
   }
 
   /**
@@ -234,57 +242,57 @@ export class DaemonTemplateSource implements TemplateSource {
    * daemon fails, the regular poll (with its retry delay) probes and reports it, so this check
    * stands aside and its own errors are not counted.
    */
-  private async checkHeight(): Promise<void> {
-    if (this.failures > 0) return;
+  async #checkHeight(): Promise<void> {
+    if (this.#failures > 0) return;
     let height: number;
     try {
-      height = await this.modules.daemon.getHeight();
+      height = await this.#modules.daemon.getHeight();
     } catch {
       return;
     }
-    const previous = this.chainHeight;
-    this.chainHeight = height;
+    const previous = this.#chainHeight;
+    this.#chainHeight = height;
     if (previous !== undefined && height !== previous) this.pollNow();
   }
 
-  private async untilSucceeds<T>(what: string, attempt: () => Promise<T>): Promise<T> {
+  async #untilSucceeds<T>(what: string, attempt: () => Promise<T>): Promise<T> {
     for (;;) {
-      if (this.stopped) throw new TemplateSourceError('TEMPLATE_SOURCE_STOPPED', `stopped during ${what}`);
+      if (this.#stopped) throw new TemplateSourceError('TEMPLATE_SOURCE_STOPPED', `stopped during ${what}`);
       try {
         const result = await attempt();
-        this.recordSuccess();
+        this.#recordSuccess();
         return result;
       } catch (error) {
         if (error instanceof TemplateSourceError) throw error;
-        this.recordFailure(error);
-        await new Promise((resolve) => setTimeout(resolve, this.options.retryDelayMs));
+        this.#recordFailure(error);
+        await new Promise((resolve) => setTimeout(resolve, this.#options.retryDelayMs));
       }
     }
   }
 
-  private recordSuccess(): void {
-    if (this.failures > 0) {
-      this.modules.logger.info({ afterFailures: this.failures }, 'daemon reachable again');
+  #recordSuccess(): void {
+    if (this.#failures > 0) {
+      this.#modules.logger.info({ afterFailures: this.#failures }, 'daemon reachable again');
     }
-    this.failures = 0;
-    this.lastError = undefined;
+    this.#failures = 0;
+    this.#lastError = undefined;
   }
 
-  private recordFailure(error: unknown): void {
-    this.failures += 1;
-    this.lastError = error instanceof Error ? error.message : String(error);
+  #recordFailure(error: unknown): void {
+    this.#failures += 1;
+    this.#lastError = error instanceof Error ? error.message : String(error);
     // Log the first failure and then every 50th, so a long outage does not flood the log.
-    if (this.failures === 1 || this.failures % 50 === 0) {
+    if (this.#failures === 1 || this.#failures % 50 === 0) {
       const code = error instanceof RpcError ? error.code : undefined;
-      this.modules.logger.warn(
-        { failures: this.failures, code, error: this.lastError, servingTemplate: this.active?.id },
+      this.#modules.logger.warn(
+        { failures: this.#failures, code, error: this.#lastError, servingTemplate: this.#active?.id },
         'cannot get a block template from the daemon; still serving the last one',
       );
     }
   }
 
-  private now(): number {
-    return this.modules.clock ? this.modules.clock() : Date.now();
+  #now(): number {
+    return this.#modules.clock ? this.#modules.clock() : Date.now();
   }
 }
 

@@ -114,14 +114,18 @@ export class PoolNode {
   readonly stratumSurface: StratumSurface | null;
   readonly leader: LeaderRole | null;
   readonly api: FastifyInstance | null;
+  readonly #logger: Logger;
+  readonly #parts: Part[];
 
   private constructor(
     readonly config: Readonly<PoolConfig>,
-    private readonly logger: Logger,
-    private readonly parts: Part[],
+    logger: Logger,
+    parts: Part[],
     built: BuiltNode,
     fatal: Promise<Error>,
   ) {
+    this.#logger = logger;
+    this.#parts = parts;
     this.#fatal = fatal;
     this.roles = built.roles;
     this.redis = built.shared.redis;
@@ -183,7 +187,7 @@ export class PoolNode {
 
   /** Ordered shutdown: miners first, then the work in flight, then storage and clients. */
   async stop(): Promise<void> {
-    await stopParts(this.parts, this.logger);
+    await stopParts(this.#parts, this.#logger);
   }
 }
 

@@ -22,23 +22,21 @@ export interface VardiffConfig {
  * and the difficulty would climb to maxDifficulty while the jobs stayed capped.
  */
 export class Vardiff {
-  private difficultyValue: number;
-  private windowStartMs: number;
-  private sharesInWindow = 0;
+  #difficultyValue: number;
+  #windowStartMs: number;
+  #sharesInWindow = 0;
   /** Summed difficulty of the window's shares. */
-  private workInWindow = 0;
+  #workInWindow = 0;
+  readonly #config: VardiffConfig;
 
-  constructor(
-    private readonly config: VardiffConfig,
-    startDifficulty: number,
-    nowMs: number,
-  ) {
-    this.difficultyValue = clamp(startDifficulty, config.minDifficulty, config.maxDifficulty);
-    this.windowStartMs = nowMs;
+  constructor(config: VardiffConfig, startDifficulty: number, nowMs: number) {
+    this.#config = config;
+    this.#difficultyValue = clamp(startDifficulty, config.minDifficulty, config.maxDifficulty);
+    this.#windowStartMs = nowMs;
   }
 
   get difficulty(): number {
-    return this.difficultyValue;
+    return this.#difficultyValue;
   }
 
   /**
@@ -46,8 +44,8 @@ export class Vardiff {
    * retarget is due and needed.
    */
   recordShare(nowMs: number, shareDifficulty: number): number | undefined {
-    this.sharesInWindow += 1;
-    this.workInWindow += shareDifficulty;
+    this.#sharesInWindow += 1;
+    this.#workInWindow += shareDifficulty;
     return this.review(nowMs);
   }
 
@@ -56,26 +54,26 @@ export class Vardiff {
    * whose difficulty is far too high for it, and so sends no shares at all, is brought down.
    */
   review(nowMs: number): number | undefined {
-    const elapsedSec = (nowMs - this.windowStartMs) / 1000;
-    if (elapsedSec < this.config.retargetIntervalSec) return undefined;
+    const elapsedSec = (nowMs - this.#windowStartMs) / 1000;
+    if (elapsedSec < this.#config.retargetIntervalSec) return undefined;
     // With no share in the window, assume one would have arrived right now: a safe lower bound
     // on the miner's speed, so the difficulty only falls as far as the evidence allows.
-    const work = this.sharesInWindow === 0 ? this.difficultyValue : this.workInWindow;
+    const work = this.#sharesInWindow === 0 ? this.#difficultyValue : this.#workInWindow;
     // The time between shares at this difficulty, at the speed the window's work shows.
-    const observedShareTimeSec = (elapsedSec * this.difficultyValue) / work;
-    const { targetShareTimeSec, variancePercent, maxChangeFactor } = this.config;
+    const observedShareTimeSec = (elapsedSec * this.#difficultyValue) / work;
+    const { targetShareTimeSec, variancePercent, maxChangeFactor } = this.#config;
     const deviation = Math.abs(observedShareTimeSec - targetShareTimeSec) / targetShareTimeSec;
-    this.windowStartMs = nowMs;
-    this.sharesInWindow = 0;
-    this.workInWindow = 0;
+    this.#windowStartMs = nowMs;
+    this.#sharesInWindow = 0;
+    this.#workInWindow = 0;
     if (deviation * 100 <= variancePercent) return undefined;
     const factor = clamp(targetShareTimeSec / observedShareTimeSec, 1 / maxChangeFactor, maxChangeFactor);
     // Round towards the current value so that one step never exceeds maxChangeFactor.
-    const scaled = this.difficultyValue * factor;
+    const scaled = this.#difficultyValue * factor;
     const rounded = factor > 1 ? Math.floor(scaled) : Math.ceil(scaled);
-    const next = clamp(rounded, this.config.minDifficulty, this.config.maxDifficulty);
-    if (next === this.difficultyValue) return undefined;
-    this.difficultyValue = next;
+    const next = clamp(rounded, this.#config.minDifficulty, this.#config.maxDifficulty);
+    if (next === this.#difficultyValue) return undefined;
+    this.#difficultyValue = next;
     return next;
   }
 }

@@ -71,4 +71,11 @@ describe('consistency', () => {
       .filter((path) => !path.startsWith('log/'));
     expect(offenders).toEqual([]);
   });
+
+  it('keeps private state in # members (TypeScript `private` only on constructors)', () => {
+    // A member declared `private ...` at the start of a line, or a `private` parameter property.
+    const privateMember = /^\s*private\s+(?!constructor\b)|[(,]\s*private\s+(readonly\s+)?\w+\??\s*:/m;
+    const offenders = files.filter((f) => privateMember.test(f.text)).map((f) => f.path);
+    expect(offenders).toEqual([]);
+  });
 });

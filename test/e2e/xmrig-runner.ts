@@ -26,11 +26,15 @@ export interface XmrigRunOptions {
  * under `timeout`, stopped by the PID we started. XMRig only logs to a file when stdout is not a TTY.
  */
 export class XmrigRun {
-  private constructor(
-    private readonly child: ChildProcess,
-    private readonly logFile: string,
-    private readonly dir: string,
-  ) {}
+  readonly #child: ChildProcess;
+  readonly #logFile: string;
+  readonly #dir: string;
+
+  private constructor(child: ChildProcess, logFile: string, dir: string) {
+    this.#child = child;
+    this.#logFile = logFile;
+    this.#dir = dir;
+  }
 
   static async start(options: XmrigRunOptions): Promise<XmrigRun> {
     const dir = await mkdtemp(join(tmpdir(), 'fuego-xmrig-'));
@@ -61,7 +65,7 @@ export class XmrigRun {
   }
 
   async report(): Promise<XmrigRunReport> {
-    const log = await readFile(this.logFile, 'utf8').catch(() => '');
+    const log = await readFile(this.#logFile, 'utf8').catch(() => '');
     return parseXmrigLog(log);
   }
 
@@ -70,19 +74,19 @@ export class XmrigRun {
     const started = Date.now();
     for (;;) {
       const report = await this.report();
-      if (done(report) || Date.now() - started > timeoutMs || this.child.exitCode !== null) return report;
+      if (done(report) || Date.now() - started > timeoutMs || this.#child.exitCode !== null) return report;
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
   }
 
   async stop(): Promise<XmrigRunReport> {
-    if (this.child.exitCode === null && this.child.signalCode === null) {
-      const exited = new Promise((resolve) => this.child.once('exit', resolve));
-      this.child.kill('SIGTERM');
+    if (this.#child.exitCode === null && this.#child.signalCode === null) {
+      const exited = new Promise((resolve) => this.#child.once('exit', resolve));
+      this.#child.kill('SIGTERM');
       await exited;
     }
     const report = await this.report();
-    await rm(this.dir, { recursive: true, force: true });
+    await rm(this.#dir, { recursive: true, force: true });
     return report;
   }
 }

@@ -64,14 +64,19 @@ export class SyntheticMiner {
   #loop: Promise<void> | undefined;
   #socket: Socket | undefined;
   #nonce = 0;
+  readonly #port: number;
+  /** Pause between shares (keeps two shared cores usable). */
+  readonly #pauseMs: number;
 
   constructor(
-    private readonly port: number,
+    port: number,
     readonly address: string,
     readonly worker: string,
-    /** Pause between shares (keeps two shared cores usable). */
-    private readonly pauseMs = 20,
-  ) {}
+    pauseMs = 20,
+  ) {
+    this.#port = port;
+    this.#pauseMs = pauseMs;
+  }
 
   start(): void {
     this.#running = true;
@@ -102,7 +107,7 @@ export class SyntheticMiner {
   }
 
   async #session(): Promise<void> {
-    const socket = connect({ port: this.port, host: '127.0.0.1' });
+    const socket = connect({ port: this.#port, host: '127.0.0.1' });
     this.#socket = socket;
     socket.setEncoding('utf8');
     const lines: string[] = [];
@@ -198,7 +203,7 @@ export class SyntheticMiner {
         const message = error?.message ?? 'unknown';
         this.counts.errors.set(message, (this.counts.errors.get(message) ?? 0) + 1);
       }
-      if (this.pauseMs > 0) await new Promise((resolve) => setTimeout(resolve, this.pauseMs));
+      if (this.#pauseMs > 0) await new Promise((resolve) => setTimeout(resolve, this.#pauseMs));
     }
     socket.destroy();
   }

@@ -32,29 +32,29 @@ class ScriptedDaemon implements TemplateDaemon {
   heightCalls = 0;
   heightDown = false;
 
-  private check(): void {
+  #check(): void {
     if (this.down) throw new RpcError('RPC_UNREACHABLE', 'connect ECONNREFUSED');
   }
 
   async getInfo(): Promise<DaemonInfo> {
-    this.check();
+    this.#check();
     return { status: this.status } as DaemonInfo;
   }
 
   async getCurrencyId(): Promise<string> {
-    this.check();
+    this.#check();
     return this.currencyId;
   }
 
   async getLastBlockHeader(): Promise<BlockHeader> {
-    this.check();
+    this.#check();
     this.headerCalls += 1;
     // The tip is the block the current template builds on (blob bytes 2..33).
     return { hash: this.template.blocktemplate_blob.slice(4, 68) } as BlockHeader;
   }
 
   async getHeight(): Promise<number> {
-    this.check();
+    this.#check();
     this.heightCalls += 1;
     if (this.heightDown) throw new RpcError('RPC_TIMEOUT', 'timed out');
     // The number of blocks: the template is for the next one, whose index is that number.
@@ -62,7 +62,7 @@ class ScriptedDaemon implements TemplateDaemon {
   }
 
   async getBlockTemplate(): Promise<BlockTemplateResponse> {
-    this.check();
+    this.#check();
     this.templateCalls += 1;
     return this.template;
   }

@@ -8,18 +8,20 @@ import { SocketLineWriter, type WriteFault } from '../../src/servers/stratum/lin
  */
 class PeerSocket extends Writable {
   readonly writes: string[][] = [];
-  private readonly pending: Array<() => void> = [];
+  readonly #pending: Array<() => void> = [];
+  readonly #autoFlush: boolean;
 
-  constructor(private readonly autoFlush: boolean) {
+  constructor(autoFlush: boolean) {
     super({ decodeStrings: false });
+    this.#autoFlush = autoFlush;
   }
 
   override _write(chunk: string, _encoding: BufferEncoding, done: () => void): void {
-    this.record([chunk], done);
+    this.#record([chunk], done);
   }
 
   override _writev(chunks: Array<{ chunk: string }>, done: () => void): void {
-    this.record(
+    this.#record(
       chunks.map((c) => c.chunk),
       done,
     );
@@ -27,13 +29,13 @@ class PeerSocket extends Writable {
 
   /** The peer reads what the socket is writing now. */
   flush(): void {
-    for (const done of this.pending.splice(0)) done();
+    for (const done of this.#pending.splice(0)) done();
   }
 
-  private record(chunks: string[], done: () => void): void {
+  #record(chunks: string[], done: () => void): void {
     this.writes.push(chunks);
-    if (this.autoFlush) done();
-    else this.pending.push(done);
+    if (this.#autoFlush) done();
+    else this.#pending.push(done);
   }
 }
 

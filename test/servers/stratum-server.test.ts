@@ -56,8 +56,8 @@ class FakeBackend implements StratumBackend {
   /** Awaited by login after the session is made, before it resolves. */
   loginDelay: (() => Promise<void>) | undefined;
   accepting = true;
-  private sessions = 0;
-  private jobs = 1;
+  #sessions = 0;
+  #jobs = 1;
 
   async login(
     request: LoginRequest,
@@ -66,16 +66,16 @@ class FakeBackend implements StratumBackend {
   ): Promise<LoginResult> {
     this.logins.push({ request, connection });
     if (this.loginError) throw this.loginError;
-    const sessionId = `session-${++this.sessions}`;
+    const sessionId = `session-${++this.#sessions}`;
     this.sinks.set(sessionId, sink);
     this.duringLogin?.(sink);
     await this.loginDelay?.();
-    return { sessionId, job: makeJob(this.jobs++), extensions: ['algo', 'keepalive'] };
+    return { sessionId, job: makeJob(this.#jobs++), extensions: ['algo', 'keepalive'] };
   }
 
   getJob(sessionId: string): StratumJob {
     if (!this.sinks.has(sessionId)) throw new StratumError('UNAUTHENTICATED');
-    return makeJob(this.jobs++);
+    return makeJob(this.#jobs++);
   }
 
   async submit(sessionId: string, request: SubmitRequest): Promise<void> {
@@ -108,29 +108,29 @@ type Json = Record<string, unknown>;
 
 class LineClient {
   readonly raw: string[] = [];
-  private buffer = '';
-  private readIndex = 0;
-  private wake: (() => void) | undefined;
+  #buffer = '';
+  #readIndex = 0;
+  #wake: (() => void) | undefined;
   closed = false;
   readonly closedPromise: Promise<void>;
 
   constructor(readonly socket: Socket) {
     socket.setEncoding('latin1');
     socket.on('data', (chunk: string) => {
-      this.buffer += chunk;
-      let nl = this.buffer.indexOf('\n');
+      this.#buffer += chunk;
+      let nl = this.#buffer.indexOf('\n');
       while (nl !== -1) {
-        this.raw.push(this.buffer.slice(0, nl + 1));
-        this.buffer = this.buffer.slice(nl + 1);
-        nl = this.buffer.indexOf('\n');
+        this.raw.push(this.#buffer.slice(0, nl + 1));
+        this.#buffer = this.#buffer.slice(nl + 1);
+        nl = this.#buffer.indexOf('\n');
       }
-      this.wake?.();
+      this.#wake?.();
     });
     socket.on('error', () => {});
     this.closedPromise = new Promise((resolve) =>
       socket.on('close', () => {
         this.closed = true;
-        this.wake?.();
+        this.#wake?.();
         resolve();
       }),
     );
@@ -152,20 +152,20 @@ class LineClient {
   /** The next raw line (with its "\n"), or undefined if the socket closed first. */
   async nextRaw(timeoutMs = 2000): Promise<string | undefined> {
     const deadline = Date.now() + timeoutMs;
-    while (this.readIndex >= this.raw.length) {
+    while (this.#readIndex >= this.raw.length) {
       if (this.closed) return undefined;
       const left = deadline - Date.now();
       if (left <= 0) throw new Error('timed out waiting for a line');
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, left);
-        this.wake = () => {
+        this.#wake = () => {
           clearTimeout(timer);
           resolve();
         };
       });
-      this.wake = undefined;
+      this.#wake = undefined;
     }
-    return this.raw[this.readIndex++];
+    return this.raw[this.#readIndex++];
   }
 
   async next(timeoutMs = 2000): Promise<Json> {
@@ -798,13 +798,13 @@ if (!haveOpenssl) console.warn('openssl not on PATH: skipping the stratum TLS te
 class GatedAdmission implements ConnectionAdmission {
   readonly counter = new ConnectionCounter({ maxConnections: 100, maxConnectionsPerIp: 2 });
   readonly released: string[] = [];
-  private readonly waiting: Array<() => void> = [];
+  readonly #waiting: Array<() => void> = [];
   /** Replaces the counter's answer. */
   override: (() => Promise<AdmissionVerdict>) | undefined;
 
   admit(ip: string): Promise<AdmissionVerdict> {
     if (this.override) return this.override();
-    return new Promise((resolve) => this.waiting.push(() => resolve(this.counter.admit(ip))));
+    return new Promise((resolve) => this.#waiting.push(() => resolve(this.counter.admit(ip))));
   }
 
   release(ip: string): void {
@@ -813,11 +813,11 @@ class GatedAdmission implements ConnectionAdmission {
   }
 
   get asked(): number {
-    return this.waiting.length;
+    return this.#waiting.length;
   }
 
   answerAll(): void {
-    for (const answer of this.waiting.splice(0)) answer();
+    for (const answer of this.#waiting.splice(0)) answer();
   }
 }
 

@@ -21,7 +21,11 @@ export const MINER_B = `fire${'B'.repeat(94)}`;
 export class FakeBans implements Pick<BanRegistry, 'list' | 'ban' | 'unban'> {
   readonly entries = new Map<string, BanEntry>();
   failing = false;
-  constructor(private readonly nowMs: number) {}
+  readonly #nowMs: number;
+
+  constructor(nowMs: number) {
+    this.#nowMs = nowMs;
+  }
 
   async list(): Promise<BanEntry[]> {
     this.#check();
@@ -30,7 +34,7 @@ export class FakeBans implements Pick<BanRegistry, 'list' | 'ban' | 'unban'> {
 
   async ban(ban: Ban): Promise<BanEntry> {
     this.#check();
-    const entry = banEntry(ban, this.nowMs);
+    const entry = banEntry(ban, this.#nowMs);
     this.entries.set(ban.ip, entry);
     return entry;
   }

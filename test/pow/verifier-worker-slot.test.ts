@@ -87,7 +87,9 @@ describe('WorkerSlot states', () => {
     const slot = spawn(fakeWorker('bad-hasher.worker.mjs'), events);
     const error = await slot.ready.catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PowSelfTestError);
-    expect(slot.state).toMatchObject({ kind: 'failed', error });
+    // The same error object at exit shows the slot went through 'failed' (a worker that exits while
+    // still 'starting' reports a new WORKER_CRASHED error). Its state is not read here: Node may
+    // deliver the worker's exit before this continuation runs, when 'failed' is already 'exited'.
     expect(await exited).toEqual({ kind: 'start-failed', error });
     expect(slot.state).toEqual({ kind: 'exited', implementation: null });
   });

@@ -17,10 +17,10 @@ import type { AcceptedShare } from '../../src/pool/share-ledger.js';
 import type { DaemonInfo } from '../../src/rpc/daemon-schemas.js';
 import { RpcError } from '../../src/rpc/rpc-error.js';
 import { buildApiServer } from '../../src/servers/api/build-api-server.js';
-import { hashrateBucketCommands } from '../../src/store/hashrate-buckets.js';
-import { createHashrateKeys } from '../../src/store/hashrate-keys.js';
+import { hashrateBucketCommands } from '../../src/store/hashrate/hashrate-buckets.js';
+import { createHashrateKeys } from '../../src/store/hashrate/hashrate-keys.js';
 import { createRedisClient } from '../../src/store/redis-client.js';
-import { RedisShareLedger } from '../../src/store/redis-share-ledger.js';
+import { RedisShareLedger } from '../../src/store/shares/redis-share-ledger.js';
 import { startPrivateRedis } from '../../src/tools/redis-server.js';
 
 const MINERS = 10_000;

@@ -28,8 +28,8 @@ import type { Redis } from 'ioredis';
 import { hexToBytes } from '../../src/fuego/hex.js';
 import { createLogger } from '../../src/log/logger.js';
 import { ShareVerifierPool } from '../../src/pow/verifier-pool.js';
-import { createStoreKeys } from '../../src/store/keys.js';
 import { createRedisClient } from '../../src/store/redis-client.js';
+import { createStoreKeys } from '../../src/store/shares/share-keys.js';
 import { type BenchBackends, benchPoolConfig, startBenchBackends } from '../stratum/bench-stack.js';
 import {
   type JobArrivals,

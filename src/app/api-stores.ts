@@ -1,13 +1,13 @@
 import type { Redis } from 'ioredis';
 import type { ApiStores } from '../servers/api/api-context.js';
 import { RedisMinerAccounts } from '../servers/api/miner-accounts.js';
-import { RedisBalances } from '../store/balances-store.js';
-import { HashrateReader } from '../store/hashrate-reader.js';
-import { RedisLedgerReader } from '../store/ledger-reader.js';
-import { RedisMinerThresholds } from '../store/miner-thresholds.js';
-import { PayoutStore } from '../store/payout-store.js';
-import { PendingCredits } from '../store/pending-credits.js';
-import { PoolBlocksReader } from '../store/pool-blocks-reader.js';
+import { HashrateReader } from '../store/hashrate/hashrate-reader.js';
+import { RedisBalances } from '../store/payments/balances-store.js';
+import { RedisMinerThresholds } from '../store/payments/miner-thresholds.js';
+import { PayoutStore } from '../store/payments/payout-store.js';
+import { RedisLedgerReader } from '../store/shares/ledger-reader.js';
+import { PendingCredits } from '../store/shares/pending-credits.js';
+import { PoolBlocksReader } from '../store/shares/pool-blocks-reader.js';
 
 /** The readers the API reads one pool's keys through, on `redis`; `maxThresholdAtomic` caps miners' thresholds. */
 export function createApiStores(

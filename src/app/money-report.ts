@@ -4,9 +4,9 @@ import type { PayoutBatch } from '../pool/payouts/payout-batch.js';
 import type { HeldPayout, SendBackoff, UnknownPayment } from '../pool/payouts/payout-watch.js';
 import type { WalletClient } from '../rpc/wallet-client.js';
 import type { PayoutWatchSnapshot } from '../servers/api/api-metrics.js';
-import { type PoolTotals, RedisBalances } from '../store/balances-store.js';
-import { PayoutStore } from '../store/payout-store.js';
-import { PayoutWatchStore } from '../store/payout-watch-store.js';
+import { type PoolTotals, RedisBalances } from '../store/payments/balances-store.js';
+import { PayoutStore } from '../store/payments/payout-store.js';
+import { PayoutWatchStore } from '../store/payments/payout-watch-store.js';
 import { RedisDurability } from '../store/redis-durability.js';
 
 const FAILED_SHOWN = 20;

@@ -8,14 +8,14 @@ import { BlockUnlocker, type UnlockerChain } from '../leader/unlocker/block-unlo
 import { WindowFixer } from '../leader/unlocker/window-fixer.js';
 import type { Logger } from '../log/logger.js';
 import type { PayoutWallet } from '../pool/payouts/payout-wallet.js';
-import { RedisBalances } from '../store/balances-store.js';
-import { RedisMinerThresholds } from '../store/miner-thresholds.js';
-import { PayoutStore } from '../store/payout-store.js';
-import { PayoutWatchStore } from '../store/payout-watch-store.js';
-import { PendingCredits } from '../store/pending-credits.js';
+import { RedisBalances } from '../store/payments/balances-store.js';
+import { RedisMinerThresholds } from '../store/payments/miner-thresholds.js';
+import { PayoutStore } from '../store/payments/payout-store.js';
+import { PayoutWatchStore } from '../store/payments/payout-watch-store.js';
+import { UnlockerStore } from '../store/payments/unlocker-store.js';
+import { WalletUpkeepStore } from '../store/payments/wallet-upkeep-store.js';
 import { RedisDurability } from '../store/redis-durability.js';
-import { UnlockerStore } from '../store/unlocker-store.js';
-import { WalletUpkeepStore } from '../store/wallet-upkeep-store.js';
+import { PendingCredits } from '../store/shares/pending-credits.js';
 import {
   maxThresholdAtomicOf,
   minPayoutAtomicOf,

@@ -16,7 +16,7 @@ import { startControlServer } from '../servers/control/control-server.js';
 import { createControlStats } from '../servers/control/control-stats.js';
 import type { ConnectionAdmission } from '../servers/stratum/connection-admission.js';
 import type { ListeningPort, StratumServer } from '../servers/stratum/stratum-server.js';
-import { HashrateReader } from '../store/hashrate-reader.js';
+import { HashrateReader } from '../store/hashrate/hashrate-reader.js';
 import { startApiRole } from './api-role.js';
 import { controlServerOptionsFrom } from './control-options.js';
 import { LeaderRole } from './leader-role.js';

@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { accountsPaidBy } from '../leader/payouts/unknown-payments.js';
 import type { UnknownPayment } from '../pool/payouts/payout-watch.js';
-import { PaymentStoreError } from '../store/balances-error.js';
-import { PayoutStore } from '../store/payout-store.js';
-import { PayoutWatchStore } from '../store/payout-watch-store.js';
+import { PaymentStoreError } from '../store/payments/payment-store-error.js';
+import { PayoutStore } from '../store/payments/payout-store.js';
+import { PayoutWatchStore } from '../store/payments/payout-watch-store.js';
 
 /** How long the operator's resolve may hold the payout lock. */
 const RESOLVE_LOCK_TTL_MS = 30_000;

@@ -1,5 +1,5 @@
-import { createPaymentKeys } from '../store/balances-keys.js';
-import { createStoreKeys } from '../store/keys.js';
+import { createPaymentKeys } from '../store/payments/payment-keys.js';
+import { createStoreKeys } from '../store/shares/share-keys.js';
 
 /**
  * Redis keys and pub/sub channels shared by the nodes of one pool (`<p>` is the pool's hash tag,
@@ -7,7 +7,7 @@ import { createStoreKeys } from '../store/keys.js';
  *
  * - `<p>:leader:token` - STRING - the elected leader's fencing token `<epoch>.<random>`, PX =
  *   the lease - LeaderElection (SET with the INCR in one script) - expires unless renewed. It is
- *   both the lock and what every money script compares its caller's token with (balances-keys.ts).
+ *   both the lock and what every money script compares its caller's token with (store/payments/payment-keys.ts).
  * - `<p>:leader:epoch` - STRING - INCR counter, one step per election won - LeaderElection - kept.
  *   The random part of the token keeps tokens distinct even if the counter is lost with the data.
  * - `<p>:leader:holder` - STRING - name of the node holding the lease (logs, status), same PX.

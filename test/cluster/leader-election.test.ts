@@ -2,8 +2,8 @@ import type { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fencingEpoch, LeaderElection, type LeadershipChange } from '../../src/cluster/leader-election.js';
 import { createLogger } from '../../src/log/logger.js';
-import { PayoutStore } from '../../src/store/payout-store.js';
-import { UnlockerStore } from '../../src/store/unlocker-store.js';
+import { PayoutStore } from '../../src/store/payments/payout-store.js';
+import { UnlockerStore } from '../../src/store/payments/unlocker-store.js';
 import { keyPrefixes } from '../helpers/key-prefixes.js';
 import { useTestRedisClient } from '../helpers/redis-server.js';
 

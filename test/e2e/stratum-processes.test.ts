@@ -7,7 +7,7 @@ import type { StratumProcessGroup } from '../../src/app/stratum-processes/stratu
 import { withControlClient } from '../../src/cli/control-client.js';
 import { createLogger } from '../../src/log/logger.js';
 import { manualBan } from '../../src/pool/ban-registry.js';
-import { createStoreKeys } from '../../src/store/keys.js';
+import { createStoreKeys } from '../../src/store/shares/share-keys.js';
 import { ensureXmrig } from '../../src/tools/xmrig.js';
 import { childPids, isRunning } from '../helpers/processes.js';
 import { StratumLineClient } from '../helpers/stratum-line-client.js';

@@ -11,9 +11,9 @@ import type { PayoutRunnerOptions } from '../../src/leader/payouts/payout-runner
 import type { Logger } from '../../src/log/logger.js';
 import { createLogger } from '../../src/log/logger.js';
 import type { WalletClient } from '../../src/rpc/wallet-client.js';
-import { RedisBalances } from '../../src/store/balances-store.js';
-import { PayoutStore } from '../../src/store/payout-store.js';
-import { PayoutWatchStore } from '../../src/store/payout-watch-store.js';
+import { RedisBalances } from '../../src/store/payments/balances-store.js';
+import { PayoutStore } from '../../src/store/payments/payout-store.js';
+import { PayoutWatchStore } from '../../src/store/payments/payout-watch-store.js';
 import { createRedisClient } from '../../src/store/redis-client.js';
 import { startTestDevnet } from '../devnet/devnet-test-helpers.js';
 import { startTestRedis, type TestRedis } from '../helpers/redis-server.js';

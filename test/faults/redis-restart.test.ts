@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DemoStack } from '../../src/app/demo-stack.js';
-import { createStoreKeys } from '../../src/store/keys.js';
+import { createStoreKeys } from '../../src/store/shares/share-keys.js';
 import { freePort, type PrivateRedis, startPrivateRedis } from '../../src/tools/redis-server.js';
 import { SyntheticMiner, startFaultStack, waitFor } from './fault-kit.js';
 

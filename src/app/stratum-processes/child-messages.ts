@@ -5,7 +5,7 @@ import type { ShareVerifierPoolMetrics } from '../../pow/verifier-pool.js';
 import type { AdmissionVerdict } from '../../servers/stratum/connection-admission.js';
 import type { StratumMetricsSnapshot } from '../../servers/stratum/stratum-metrics.js';
 import type { ListeningPort } from '../../servers/stratum/stratum-server.js';
-import type { ShareLedgerMetrics } from '../../store/redis-share-ledger.js';
+import type { ShareLedgerMetrics } from '../../store/shares/redis-share-ledger.js';
 
 /**
  * The IPC between the pool process and its stratum child processes (Node cluster, `advanced`

@@ -1,7 +1,7 @@
 import type { PoolBackendMetrics } from '../../pool/pool-backend.js';
 import type { ShareVerifierPoolMetrics } from '../../pow/verifier-pool.js';
 import type { StratumMetricsSnapshot } from '../../servers/stratum/stratum-metrics.js';
-import type { ShareLedgerMetrics } from '../../store/redis-share-ledger.js';
+import type { ShareLedgerMetrics } from '../../store/shares/redis-share-ledger.js';
 import type { ChildStats } from './child-messages.js';
 
 /**

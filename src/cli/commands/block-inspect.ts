@@ -15,7 +15,7 @@ import {
   type PowImplementationChoice,
 } from '../../pow/load-hasher.js';
 import type { PowHasher } from '../../pow/types.js';
-import { RedisLedgerReader } from '../../store/ledger-reader.js';
+import { RedisLedgerReader } from '../../store/shares/ledger-reader.js';
 import type { CliCommand, CliIo } from '../command.js';
 import { UsageError, writeLine } from '../command.js';
 import { parseFlags } from '../control-args.js';

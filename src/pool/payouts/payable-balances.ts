@@ -4,7 +4,7 @@ export interface PayableBalance {
   readonly balance: { readonly balance: bigint; readonly inPayout: bigint };
 }
 
-/** The balances the payout runner reads (src/store/balances-store.ts on Redis). */
+/** The balances the payout runner reads (src/store/payments/balances-store.ts on Redis). */
 export interface PayableBalances {
   /** Miners whose balance is at least `minAtomic`, largest first, at most `limit`. */
   listPayable(minAtomic: bigint, limit: number): Promise<PayableBalance[]>;

@@ -1,7 +1,7 @@
 import type { PayoutBatch, PayoutWriter, PrepareBatchRequest } from './payout-batch.js';
 
 /**
- * Where the payout runner keeps its batches and its lock (src/store/payout-store.ts on Redis).
+ * Where the payout runner keeps its batches and its lock (src/store/payments/payout-store.ts on Redis).
  * Every write is refused (a thrown error with `code` FENCED or LOCK_LOST) unless the writer still
  * holds the payout lock and, when it has one, the leader's fencing token.
  */

@@ -1,6 +1,6 @@
 /**
  * What the payout runner remembers beyond its batches, so that money it cannot account for is
- * never paid again and never silent (src/store/payout-watch-store.ts on Redis).
+ * never paid again and never silent (src/store/payments/payout-watch-store.ts on Redis).
  */
 
 /**

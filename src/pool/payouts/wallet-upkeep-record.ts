@@ -1,5 +1,5 @@
 /**
- * What the wallet upkeep remembers across passes and processes (src/store/wallet-upkeep-store.ts
+ * What the wallet upkeep remembers across passes and processes (src/store/payments/wallet-upkeep-store.ts
  * on Redis): why the wallet needs consolidating, and the fusion transactions it sent whose joined
  * outputs are not spendable yet, so payouts wait for them even after a restart or a new leader.
  */

@@ -1,7 +1,7 @@
 import type { RoundSummary } from '../../pool/blocks/stored-block.js';
-import type { HashrateReader } from '../../store/hashrate-reader.js';
-import type { RedisMinerThresholds } from '../../store/miner-thresholds.js';
-import type { PoolBlocksReader } from '../../store/pool-blocks-reader.js';
+import type { HashrateReader } from '../../store/hashrate/hashrate-reader.js';
+import type { RedisMinerThresholds } from '../../store/payments/miner-thresholds.js';
+import type { PoolBlocksReader } from '../../store/shares/pool-blocks-reader.js';
 import type { PoolMetrics } from './api-metrics.js';
 import type { HealthMonitor } from './health-monitor.js';
 import type { LiveFeed } from './live-feed.js';

@@ -2,7 +2,7 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom
 import type { PoolEventBus } from '../../pool/events.js';
 import type { PoolBackendMetrics } from '../../pool/pool-backend.js';
 import type { ShareVerifierPoolMetrics } from '../../pow/verifier-pool.js';
-import type { ShareLedgerMetrics } from '../../store/redis-share-ledger.js';
+import type { ShareLedgerMetrics } from '../../store/shares/redis-share-ledger.js';
 import type { StratumMetricsSnapshot } from '../stratum/stratum-metrics.js';
 
 /**

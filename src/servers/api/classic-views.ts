@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { ApiOptions } from '../../config/api-schema.js';
-import type { PoolBlock } from '../../store/pool-blocks-reader.js';
+import type { PoolBlock } from '../../store/shares/pool-blocks-reader.js';
 import type { ApiStores } from './api-context.js';
 import type { classicStatsAddressSchema, classicStatsSchema } from './api-schemas.js';
 import type { MinerPaymentView, PaymentBatchView } from './miner-accounts.js';

@@ -5,7 +5,7 @@ import type { ApiOptions } from '../../config/api-schema.js';
 import { decodeAddress } from '../../fuego/address.js';
 import type { Logger } from '../../log/logger.js';
 import type { PoolEventBus, PoolEventMap, PoolEventName } from '../../pool/events.js';
-import type { HashrateReader } from '../../store/hashrate-reader.js';
+import type { HashrateReader } from '../../store/hashrate/hashrate-reader.js';
 
 /** Where the feed is served (a WebSocket upgrade of a plain GET). */
 export const LIVE_FEED_PATH = '/api/live';

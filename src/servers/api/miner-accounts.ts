@@ -1,6 +1,6 @@
-import type { RedisBalances } from '../../store/balances-store.js';
-import type { PayoutStore } from '../../store/payout-store.js';
-import type { PendingCredits } from '../../store/pending-credits.js';
+import type { RedisBalances } from '../../store/payments/balances-store.js';
+import type { PayoutStore } from '../../store/payments/payout-store.js';
+import type { PendingCredits } from '../../store/shares/pending-credits.js';
 
 /** Reads and page sizes are bounded: offset + limit never passes this. */
 export const MAX_ACCOUNT_ROWS = 1_000;
@@ -50,7 +50,7 @@ function rowsNeeded(page: Page): number {
 }
 
 /**
- * MinerAccountsReader over the balances and payout stores (src/store/balances-store.ts,
+ * MinerAccountsReader over the balances and payout stores (src/store/payments/balances-store.ts,
  * payout-store.ts). Those read from the newest entry only, so a page is read as its first
  * offset + limit rows and sliced; MAX_ACCOUNT_ROWS bounds that.
  */

@@ -12,7 +12,7 @@ import {
   type ThresholdSetting,
   thresholdMessage,
 } from '../../pool/payouts/miner-threshold.js';
-import type { RedisMinerThresholds } from '../../store/miner-thresholds.js';
+import type { RedisMinerThresholds } from '../../store/payments/miner-thresholds.js';
 import { ApiError, type ApiErrorCode } from './api-errors.js';
 import {
   addressParamsSchema,

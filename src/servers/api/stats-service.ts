@@ -2,9 +2,9 @@ import type { z } from 'zod';
 import type { ApiOptions } from '../../config/api-schema.js';
 import type { RoundSummary } from '../../pool/blocks/stored-block.js';
 import { type ThresholdLimits, thresholdInForce } from '../../pool/payouts/miner-threshold.js';
-import type { HashrateReader } from '../../store/hashrate-reader.js';
-import type { MinerThresholdRecord } from '../../store/miner-thresholds.js';
-import type { PoolBlock, PoolBlocksReader } from '../../store/pool-blocks-reader.js';
+import type { HashrateReader } from '../../store/hashrate/hashrate-reader.js';
+import type { MinerThresholdRecord } from '../../store/payments/miner-thresholds.js';
+import type { PoolBlock, PoolBlocksReader } from '../../store/shares/pool-blocks-reader.js';
 import type {
   blockSummarySchema,
   blocksPageSchema,

@@ -1,4 +1,4 @@
-import type { HashrateReader } from '../../store/hashrate-reader.js';
+import type { HashrateReader } from '../../store/hashrate/hashrate-reader.js';
 import type { ControlStats } from './control-handler.js';
 
 /**

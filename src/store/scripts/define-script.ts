@@ -1,5 +1,10 @@
 import type { Redis } from 'ioredis';
-import type { ScriptCall } from './record-shares.js';
+
+/** KEYS and ARGV of one script call, in the order the script reads them. */
+export interface ScriptCall {
+  readonly keys: string[];
+  readonly args: string[];
+}
 
 /** Runs one Lua script with its KEYS and ARGV; resolves with the script's raw reply. */
 export type ScriptRunner = (call: ScriptCall) => Promise<unknown>;

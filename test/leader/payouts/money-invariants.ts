@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { expect } from 'vitest';
-import { createPaymentKeys } from '../../../src/store/balances-keys.js';
-import { RedisBalances } from '../../../src/store/balances-store.js';
+import { RedisBalances } from '../../../src/store/payments/balances-store.js';
+import { createPaymentKeys } from '../../../src/store/payments/payment-keys.js';
 
 /**
  * Checks the ledger's invariants on a real Redis: per miner and pool-wide

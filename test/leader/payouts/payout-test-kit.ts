@@ -6,9 +6,9 @@ import { encodeAddress, encodeIntegratedAddress } from '../../../src/fuego/addre
 import { bytesToHex } from '../../../src/fuego/hex.js';
 import { findBatchIds } from '../../../src/pool/payouts/batch-tag.js';
 import { WalletClient } from '../../../src/rpc/wallet-client.js';
-import { RedisBalances } from '../../../src/store/balances-store.js';
-import { RedisShareLedger } from '../../../src/store/redis-share-ledger.js';
-import { UnlockerStore } from '../../../src/store/unlocker-store.js';
+import { RedisBalances } from '../../../src/store/payments/balances-store.js';
+import { UnlockerStore } from '../../../src/store/payments/unlocker-store.js';
+import { RedisShareLedger } from '../../../src/store/shares/redis-share-ledger.js';
 import { blockHash, makeCandidate, silentLogger } from '../../store/store-fixtures.js';
 
 /** A valid standard Fuego address derived from a label (distinct labels, distinct miners). */

@@ -9,10 +9,10 @@ import { propSplit } from '../../../src/pool/schemes/prop.js';
 import { soloSplit } from '../../../src/pool/schemes/solo.js';
 import type { AcceptedShare } from '../../../src/pool/share-ledger.js';
 import { DaemonClient } from '../../../src/rpc/daemon-client.js';
-import { RedisBalances } from '../../../src/store/balances-store.js';
-import { createStoreKeys } from '../../../src/store/keys.js';
+import { RedisBalances } from '../../../src/store/payments/balances-store.js';
 import { createRedisClient } from '../../../src/store/redis-client.js';
-import { RedisShareLedger } from '../../../src/store/redis-share-ledger.js';
+import { RedisShareLedger } from '../../../src/store/shares/redis-share-ledger.js';
+import { createStoreKeys } from '../../../src/store/shares/share-keys.js';
 import { startTestDevnet } from '../../devnet/devnet-test-helpers.js';
 import { startTestRedis, type TestRedis } from '../../helpers/redis-server.js';
 import {

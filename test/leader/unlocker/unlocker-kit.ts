@@ -5,8 +5,8 @@ import {
   type BlockUnlockerOptions,
 } from '../../../src/leader/unlocker/block-unlocker.js';
 import { WindowFixer } from '../../../src/leader/unlocker/window-fixer.js';
-import { PendingCredits } from '../../../src/store/pending-credits.js';
-import { UnlockerStore } from '../../../src/store/unlocker-store.js';
+import { UnlockerStore } from '../../../src/store/payments/unlocker-store.js';
+import { PendingCredits } from '../../../src/store/shares/pending-credits.js';
 
 /** The fees the unlocker tests pay with. */
 export const FEE = {

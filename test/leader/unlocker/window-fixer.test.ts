@@ -1,11 +1,11 @@
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WindowFixer } from '../../../src/leader/unlocker/window-fixer.js';
-import { createPaymentKeys } from '../../../src/store/balances-keys.js';
-import { createStoreKeys } from '../../../src/store/keys.js';
+import { createPaymentKeys } from '../../../src/store/payments/payment-keys.js';
+import { UnlockerStore } from '../../../src/store/payments/unlocker-store.js';
 import { createRedisClient } from '../../../src/store/redis-client.js';
-import { RedisShareLedger } from '../../../src/store/redis-share-ledger.js';
-import { UnlockerStore } from '../../../src/store/unlocker-store.js';
+import { RedisShareLedger } from '../../../src/store/shares/redis-share-ledger.js';
+import { createStoreKeys } from '../../../src/store/shares/share-keys.js';
 import { startTestRedis, type TestRedis } from '../../helpers/redis-server.js';
 import {
   ADDRESSES,

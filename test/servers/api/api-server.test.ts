@@ -21,12 +21,12 @@ import {
   poolStatsSchema,
 } from '../../../src/servers/api/api-schemas.js';
 import type { MinerAccountsReader } from '../../../src/servers/api/miner-accounts.js';
-import { createPaymentKeys } from '../../../src/store/balances-keys.js';
-import { HashrateBucketWriter } from '../../../src/store/hashrate-buckets.js';
-import { createStoreKeys } from '../../../src/store/keys.js';
-import { PayoutWatchStore } from '../../../src/store/payout-watch-store.js';
+import { HashrateBucketWriter } from '../../../src/store/hashrate/hashrate-buckets.js';
+import { createPaymentKeys } from '../../../src/store/payments/payment-keys.js';
+import { PayoutWatchStore } from '../../../src/store/payments/payout-watch-store.js';
 import { createRedisClient } from '../../../src/store/redis-client.js';
-import { RedisShareLedger } from '../../../src/store/redis-share-ledger.js';
+import { RedisShareLedger } from '../../../src/store/shares/redis-share-ledger.js';
+import { createStoreKeys } from '../../../src/store/shares/share-keys.js';
 import { startTestRedis, type TestRedis } from '../../helpers/redis-server.js';
 import { buildTestApi, FakeDaemon, fuegoAddress, silentLogger, TEST_POOL_INFO } from './api-fixtures.js';
 

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import type { PoolEventBus } from '../../../src/pool/events.js';
 import { LIVE_FEED_PATH } from '../../../src/servers/api/live-feed.js';
-import { HashrateBucketWriter } from '../../../src/store/hashrate-buckets.js';
+import { HashrateBucketWriter } from '../../../src/store/hashrate/hashrate-buckets.js';
 import { createRedisClient } from '../../../src/store/redis-client.js';
 import { startTestRedis, type TestRedis } from '../../helpers/redis-server.js';
 import { buildTestApi, fuegoAddress, silentLogger } from './api-fixtures.js';

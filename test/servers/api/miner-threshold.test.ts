@@ -9,8 +9,8 @@ import {
   minerSchema,
   setThresholdReplySchema,
 } from '../../../src/servers/api/api-schemas.js';
-import { HashrateBucketWriter } from '../../../src/store/hashrate-buckets.js';
-import { RedisMinerThresholds } from '../../../src/store/miner-thresholds.js';
+import { HashrateBucketWriter } from '../../../src/store/hashrate/hashrate-buckets.js';
+import { RedisMinerThresholds } from '../../../src/store/payments/miner-thresholds.js';
 import { useTestRedisClient } from '../../helpers/redis-server.js';
 import { buildTestApi, fuegoWallet, TEST_POOL_INFO } from './api-fixtures.js';
 

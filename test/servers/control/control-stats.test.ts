@@ -2,8 +2,8 @@ import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../../src/log/logger.js';
 import { createControlStats } from '../../../src/servers/control/control-stats.js';
-import { HashrateBucketWriter } from '../../../src/store/hashrate-buckets.js';
-import { HashrateReader } from '../../../src/store/hashrate-reader.js';
+import { HashrateBucketWriter } from '../../../src/store/hashrate/hashrate-buckets.js';
+import { HashrateReader } from '../../../src/store/hashrate/hashrate-reader.js';
 import { createRedisClient } from '../../../src/store/redis-client.js';
 import { startTestRedis, type TestRedis } from '../../helpers/redis-server.js';
 

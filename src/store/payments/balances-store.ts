@@ -1,0 +1,262 @@
+import type { Redis } from 'ioredis';
+import type { PayableBalances } from '../../pool/payouts/payable-balances.js';
+import { defineScript, type ScriptRunner } from '../scripts/define-script.js';
+import { toStoreError } from '../store-error.js';
+import { MONEY_LUA_PRELUDE } from './money-lua-prelude.js';
+import { createPaymentKeys, type PaymentKeys } from './payment-keys.js';
+import { amountArg, PaymentStoreError, parseStoredAmount, refusalOf } from './payment-store-error.js';
+
+/** Per-miner history entries kept (approximate trim); ~150 B each. */
+export const DEFAULT_HISTORY_MAX_LENGTH = 10_000;
+/** listPayable / history pages are bounded. */
+const MAX_PAGE = 5_000;
+
+/** One miner's money, atomic units. credited = balance + inPayout + paid + networkFees. */
+export interface MinerBalance {
+  readonly credited: bigint;
+  /** Payable now (confirmed credits not yet in a batch). */
+  readonly balance: bigint;
+  /** Debited into batches whose outcome is not recorded yet. */
+  readonly inPayout: bigint;
+  /** Sent to the miner (net of network fee shares). */
+  readonly paid: bigint;
+  /** Network fee shares charged to the miner (feePaidBy 'miners'). */
+  readonly networkFees: bigint;
+}
+
+export interface PoolTotals extends MinerBalance {
+  /** Sum of confirmed block rewards credited by the unlocker. */
+  readonly rewards: bigint;
+  /** Pool fees that stayed in the pool wallet (no fee address configured). */
+  readonly poolFees: bigint;
+  /** Signed sum of manual adjustments. */
+  readonly adjustments: bigint;
+  /** Network fees paid by the pool (all of them with feePaidBy 'pool'; rounding otherwise). */
+  readonly poolNetworkFees: bigint;
+  readonly blocksConfirmed: bigint;
+  readonly blocksOrphaned: bigint;
+}
+
+export type BalanceChangeReason =
+  | 'block-credit'
+  | 'pool-fee'
+  | 'payout-debit'
+  | 'payout-sent'
+  | 'payout-rollback'
+  | 'payout-late-found'
+  | 'payout-adopted'
+  | 'payout-reverted'
+  | 'adjustment';
+
+export interface BalanceHistoryEntry {
+  readonly id: string;
+  readonly reason: BalanceChangeReason;
+  /** Signed change of `balance` (payout-sent moves in-payout to paid: its amount is what was paid). */
+  readonly amountAtomic: bigint;
+  /** Block hash, batch id or operator note. */
+  readonly ref: string;
+  readonly balanceAfterAtomic: bigint;
+  readonly timestampMs: number;
+}
+
+export interface PaymentRecord {
+  readonly batchId: string;
+  readonly txHash: string;
+  /** Negative in the record that reverts a payment the wallet dropped unmined. */
+  readonly amountAtomic: bigint;
+  readonly networkFeeAtomic: bigint;
+  readonly timestampMs: number;
+  /** This record takes back an earlier one of the same transaction (it never reached the miner). */
+  readonly reverted: boolean;
+}
+
+export interface RedisBalancesOptions {
+  readonly keyPrefix: string;
+  readonly historyMaxLength?: number;
+}
+
+export interface RedisBalancesModules {
+  readonly redis: Redis;
+  readonly clock?: () => number;
+}
+
+const BALANCE_FIELDS = ['credited', 'balance', 'inPayout', 'paid', 'networkFees'] as const;
+const TOTAL_FIELDS = [
+  ...BALANCE_FIELDS,
+  'rewards',
+  'poolFees',
+  'adjustments',
+  'poolNetworkFees',
+  'blocksConfirmed',
+  'blocksOrphaned',
+] as const;
+
+/**
+ * adjust_balance: a manual credit (+) or debit (-) with the operator's note.
+ * KEYS: 1 leader token, 2 balance, 3 totals, 4 payable, 5 history.
+ * ARGV: 1 fencing token, 2 address, 3 signed delta, 4 note, 5 now ms, 6 history max length.
+ * A debit larger than the balance is refused (in-payout money is not the operator's to take).
+ */
+const ADJUST_BALANCE_LUA = `${MONEY_LUA_PRELUDE}
+local delta = ARGV[3]
+if string.sub(delta, 1, 1) == '-' and not ge(field(KEYS[2], 'balance'), string.sub(delta, 2)) then
+  return {0, 'INSUFFICIENT_BALANCE', ARGV[2]}
+end
+redis.call('HINCRBY', KEYS[2], 'credited', delta)
+redis.call('HINCRBY', KEYS[2], 'balance', delta)
+redis.call('HINCRBY', KEYS[3], 'credited', delta)
+redis.call('HINCRBY', KEYS[3], 'balance', delta)
+redis.call('HINCRBY', KEYS[3], 'adjustments', delta)
+local balance = index_payable(KEYS[4], KEYS[2], ARGV[2])
+history(KEYS[5], ARGV[6], 'adjustment', delta, ARGV[4], balance, ARGV[5])
+return {1, balance}
+`;
+
+/** Reads of balances, totals and histories, and manual adjustments. */
+export class RedisBalances implements PayableBalances {
+  readonly keys: PaymentKeys;
+  readonly #redis: Redis;
+  readonly #clock: () => number;
+  readonly #historyMaxLength: number;
+  readonly #adjust: ScriptRunner;
+
+  constructor(opts: RedisBalancesOptions, modules: RedisBalancesModules) {
+    this.keys = createPaymentKeys(opts.keyPrefix);
+    this.#redis = modules.redis;
+    this.#clock = modules.clock ?? Date.now;
+    this.#historyMaxLength = opts.historyMaxLength ?? DEFAULT_HISTORY_MAX_LENGTH;
+    this.#adjust = defineScript(modules.redis, 'fuegoPoolAdjustBalance', ADJUST_BALANCE_LUA);
+  }
+
+  async getBalance(address: string): Promise<MinerBalance> {
+    const values = await this.#run('getBalance', () =>
+      this.#redis.hmget(this.keys.balance(address), ...BALANCE_FIELDS),
+    );
+    return parseFields(BALANCE_FIELDS, values, `balance of ${address}`) as unknown as MinerBalance;
+  }
+
+  async getTotals(): Promise<PoolTotals> {
+    const values = await this.#run('getTotals', () => this.#redis.hmget(this.keys.totals, ...TOTAL_FIELDS));
+    return parseFields(TOTAL_FIELDS, values, 'pool totals') as unknown as PoolTotals;
+  }
+
+  /**
+   * Miners whose balance is at least `minAtomic`, largest first, at most `limit`. The ZSET score
+   * (a double) only selects; the exact amount is read back from the balance hash.
+   */
+  async listPayable(
+    minAtomic: bigint,
+    limit: number,
+  ): Promise<Array<{ address: string; balance: MinerBalance }>> {
+    const bounded = boundedLimit(limit);
+    const addresses = await this.#run('listPayable', () =>
+      this.#redis.zrevrangebyscore(this.keys.payable, '+inf', minAtomic.toString(), 'LIMIT', 0, bounded),
+    );
+    const result: Array<{ address: string; balance: MinerBalance }> = [];
+    for (const address of addresses) {
+      const balance = await this.getBalance(address);
+      if (balance.balance >= minAtomic) result.push({ address, balance });
+    }
+    return result;
+  }
+
+  /** Newest first. */
+  async getHistory(address: string, limit = 100): Promise<BalanceHistoryEntry[]> {
+    const entries = await this.#run('getHistory', () =>
+      this.#redis.xrevrange(this.keys.history(address), '+', '-', 'COUNT', boundedLimit(limit)),
+    );
+    return entries.map(([id, flat]) => {
+      const fields = new Map<string, string>();
+      for (let i = 0; i + 1 < flat.length; i += 2) fields.set(flat[i]!, flat[i + 1]!);
+      return {
+        id,
+        reason: (fields.get('r') ?? '') as BalanceChangeReason,
+        amountAtomic: parseStoredAmount(fields.get('a'), 'history amount'),
+        ref: fields.get('ref') ?? '',
+        balanceAfterAtomic: parseStoredAmount(fields.get('b'), 'history balance'),
+        timestampMs: Number(fields.get('t') ?? '0'),
+      };
+    });
+  }
+
+  /** Payments sent to `address`, newest first. */
+  async getPayments(address: string, limit = 100): Promise<PaymentRecord[]> {
+    const raw = await this.#run('getPayments', () =>
+      this.#redis.lrange(this.keys.payments(address), 0, boundedLimit(limit) - 1),
+    );
+    return raw.map((text) => {
+      const parsed = JSON.parse(text) as Record<string, string | number | boolean>;
+      return {
+        batchId: String(parsed['batchId']),
+        txHash: String(parsed['txHash']),
+        amountAtomic: parseStoredAmount(String(parsed['amountAtomic']), 'payment amount'),
+        networkFeeAtomic: parseStoredAmount(String(parsed['networkFeeAtomic']), 'payment fee'),
+        timestampMs: Number(parsed['timestampMs']),
+        reverted: parsed['reverted'] === true,
+      };
+    });
+  }
+
+  /**
+   * A manual adjustment (signed), recorded in the miner's history with `note`. A debit larger than
+   * the payable balance throws INSUFFICIENT_BALANCE and changes nothing.
+   */
+  async adjust(request: {
+    address: string;
+    deltaAtomic: bigint;
+    note: string;
+    fencingToken?: string;
+  }): Promise<bigint> {
+    const { address, deltaAtomic, note } = request;
+    if (deltaAtomic === 0n)
+      throw new PaymentStoreError('INVALID_AMOUNT', 'an adjustment of 0 changes nothing');
+    const reply = await this.#run('adjust', () =>
+      this.#adjust({
+        keys: [
+          this.keys.leaderToken,
+          this.keys.balance(address),
+          this.keys.totals,
+          this.keys.payable,
+          this.keys.history(address),
+        ],
+        args: [
+          request.fencingToken ?? '',
+          address,
+          amountArg(deltaAtomic, 'deltaAtomic', true),
+          note.slice(0, 200),
+          String(this.#clock()),
+          String(this.#historyMaxLength),
+        ],
+      }),
+    );
+    const refusal = refusalOf(reply, 'adjust_balance');
+    if (refusal) throw refusal;
+    return parseStoredAmount(String((reply as unknown[])[1]), 'balance');
+  }
+
+  async #run<T>(operation: string, command: () => Promise<T>): Promise<T> {
+    try {
+      return await command();
+    } catch (error) {
+      if (error instanceof PaymentStoreError) throw error;
+      throw toStoreError(error, operation);
+    }
+  }
+}
+
+function boundedLimit(limit: number): number {
+  if (!Number.isSafeInteger(limit) || limit < 1) return 1;
+  return Math.min(limit, MAX_PAGE);
+}
+
+function parseFields(
+  names: readonly string[],
+  values: readonly (string | null)[],
+  what: string,
+): Record<string, bigint> {
+  const result: Record<string, bigint> = {};
+  names.forEach((name, index) => {
+    result[name] = parseStoredAmount(values[index], `${what}: ${name}`);
+  });
+  return result;
+}

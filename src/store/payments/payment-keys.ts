@@ -1,0 +1,120 @@
+import { createStoreKeys } from '../shares/share-keys.js';
+
+/**
+ * Redis key layout of the money side of one pool (balances, unlocker lists, payout batches). Every
+ * key starts with the same `{<prefix>}` hash tag as shares/share-keys.ts, so the scripts may touch these keys and
+ * the share ledger's (`<p>:block:<hash>`, rounds) in one call, on Redis Cluster too. `<p>` is the
+ * tagged prefix. Format: key - type - content - writer - retention.
+ *
+ * - `<p>:balance:<address>` - HASH - credited, balance, inPayout, paid, networkFees (atomic units,
+ *   decimal integers). Invariant: credited = balance + inPayout + paid + networkFees - every
+ *   balances/unlocker/payout script - kept.
+ * - `<p>:balances:totals` - HASH - the same five fields summed over all miners, plus rewards
+ *   (confirmed block rewards), poolFees (fees kept in the wallet: no fee address), adjustments
+ *   (manual, signed), poolNetworkFees (network fees the pool paid), blocksConfirmed, blocksOrphaned.
+ *   Invariant: rewards + adjustments = credited + poolFees - same scripts - kept.
+ * - `<p>:balances:payable` - ZSET - score balance, member address, only balances > 0: the payout
+ *   runner's index (no KEYS scans) - same scripts - kept.
+ * - `<p>:history:<address>` - STREAM - one entry per balance change: r reason (block-credit,
+ *   pool-fee, payout-debit, payout-sent, payout-rollback, payout-late-found, payout-adopted
+ *   (an unknown tagged transaction the operator recorded as paid), payout-reverted (a sent
+ *   transaction the wallet dropped unmined), adjustment), a signed
+ *   amount, ref (block hash / batch id / note), b balance after, t timestamp ms - same scripts -
+ *   MAXLEN ~ historyMaxLength.
+ * - `<p>:payments:<address>` - LIST - JSON of each payment sent to the miner, newest first:
+ *   batchId, txHash, amountAtomic, networkFeeAtomic (the miner's share), timestampMs - mark_sent -
+ *   LTRIM to paymentsMaxLength.
+ * - `<p>:block:<hash>:credits` - HASH - address -> atomic units credited for that block -
+ *   credit_block - kept (audit; replaces the weights it was split by, the closed round and the
+ *   PPLNS window, which credit/orphan delete).
+ * - `<p>:blocks:confirmed` / `<p>:blocks:orphaned` - ZSET - score height, member hash - the
+ *   unlocker moves candidates here from `<p>:blocks:candidates` - kept.
+ * - `<p>:payout:batch:<id>` - HASH - one payout batch (see payout-store.ts) - payout scripts - kept.
+ * - `<p>:payout:batches` - ZSET - score createdAtMs, member batch id: every batch - kept.
+ * - `<p>:payout:batches:open` - ZSET - batches in state prepared or sending - payout scripts.
+ * - `<p>:payout:batches:failed` - ZSET - score failedAtMs: batches rolled back - kept.
+ * - `<p>:payout:batches:unconfirmed` - ZSET - score sentAtMs: sent batches whose transaction is not
+ *   deep in the chain yet - mark_sent adds, confirm_sent / revert_sent remove.
+ * - `<p>:payout:txs` - HASH - transaction hash -> batch id of every sent batch - kept.
+ * - `<p>:payout:last-run` - STRING - ms timestamp of the last finished payout run - the runner.
+ * - `<p>:payout:unknown` - HASH - tx hash -> JSON of a wallet transaction with the pool's batch tag
+ *   whose batch Redis does not know (see payout-watch-store.ts) - the runner adds, the operator's
+ *   resolve script settles - kept.
+ * - `<p>:payout:scan-cursor` - STRING - wallet block count below which every tagged transaction
+ *   was checked - the runner.
+ * - `<p>:payout:held` - STRING - JSON list of miners due but not paid in the last pass, and why -
+ *   the runner, replaced each pass.
+ * - `<p>:payout:backoff` - STRING - JSON of the pause after the wallet refused to build a
+ *   transaction - the runner.
+ * - `<p>:payout:upkeep-request` - STRING - JSON {reason, atMs}: the wallet refused a payout for a
+ *   reason that repeats, so its outputs need consolidating - the runner's onRepeatingRefusal sets
+ *   it, the wallet upkeep clears it once it has tried (wallet-upkeep-store.ts).
+ * - `<p>:payout:fusions` - HASH - tx hash -> JSON {sentAtMs, trigger} of each fusion transaction
+ *   the wallet upkeep sent whose joined outputs are not spendable yet: payouts wait while one is
+ *   listed - the upkeep adds after each send and removes once spendable or dropped.
+ * - `<p>:payout:thresholds` - HASH - miners' own payout thresholds and the timestamp of their last
+ *   signed setting - miner-thresholds.ts (its own module; no money script touches it) - kept.
+ * - `<p>:payout:lock` - STRING - random token of the process running payouts, PX expiry - SET NX;
+ *   every payout script refuses to write unless it still holds it.
+ * - `<p>:leader:token` - STRING - fencing token of the elected leader (written by the leader
+ *   election, a later issue); a script given a non-empty token refuses unless it equals this.
+ *
+ * An address never contains ':' (base58), so `balance:<address>` is unambiguous.
+ */
+export interface PaymentKeys {
+  readonly tag: string;
+  balance(address: string): string;
+  readonly totals: string;
+  readonly payable: string;
+  history(address: string): string;
+  payments(address: string): string;
+  blockCredits(blockHash: string): string;
+  readonly blocksConfirmed: string;
+  readonly blocksOrphaned: string;
+  batch(batchId: string): string;
+  readonly batches: string;
+  readonly batchesOpen: string;
+  readonly batchesFailed: string;
+  readonly batchesUnconfirmed: string;
+  readonly payoutTransactions: string;
+  readonly payoutLastRun: string;
+  readonly payoutUnknown: string;
+  readonly payoutScanCursor: string;
+  readonly payoutHeld: string;
+  readonly payoutBackoff: string;
+  readonly payoutUpkeepRequest: string;
+  readonly payoutFusions: string;
+  readonly payoutLock: string;
+  readonly leaderToken: string;
+}
+
+/** Builds the money keys of one pool from its configured prefix (validated as in shares/share-keys.ts). */
+export function createPaymentKeys(prefix: string): PaymentKeys {
+  const { tag } = createStoreKeys(prefix);
+  return Object.freeze({
+    tag,
+    balance: (address: string) => `${tag}:balance:${address}`,
+    totals: `${tag}:balances:totals`,
+    payable: `${tag}:balances:payable`,
+    history: (address: string) => `${tag}:history:${address}`,
+    payments: (address: string) => `${tag}:payments:${address}`,
+    blockCredits: (blockHash: string) => `${tag}:block:${blockHash}:credits`,
+    blocksConfirmed: `${tag}:blocks:confirmed`,
+    blocksOrphaned: `${tag}:blocks:orphaned`,
+    batch: (batchId: string) => `${tag}:payout:batch:${batchId}`,
+    batches: `${tag}:payout:batches`,
+    batchesOpen: `${tag}:payout:batches:open`,
+    batchesFailed: `${tag}:payout:batches:failed`,
+    batchesUnconfirmed: `${tag}:payout:batches:unconfirmed`,
+    payoutTransactions: `${tag}:payout:txs`,
+    payoutLastRun: `${tag}:payout:last-run`,
+    payoutUnknown: `${tag}:payout:unknown`,
+    payoutScanCursor: `${tag}:payout:scan-cursor`,
+    payoutHeld: `${tag}:payout:held`,
+    payoutBackoff: `${tag}:payout:backoff`,
+    payoutUpkeepRequest: `${tag}:payout:upkeep-request`,
+    payoutFusions: `${tag}:payout:fusions`,
+    payoutLock: `${tag}:payout:lock`,
+    leaderToken: `${tag}:leader:token`,
+  });
+}

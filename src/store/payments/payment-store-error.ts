@@ -1,0 +1,73 @@
+import { FuegoPoolError } from '../../errors.js';
+
+/**
+ * Refusals of the money scripts (nothing was written when one is thrown):
+ * - FENCED: the fencing token given no longer matches `<p>:leader:token` (a stale leader).
+ * - LOCK_LOST: the payout lock expired or another process holds it.
+ * - INSUFFICIENT_BALANCE: a debit larger than the miner's balance (or a miner already in an open batch).
+ * - BATCH_EXISTS / BATCH_NOT_FOUND / BATCH_STATE: a batch write that does not fit the batch's state.
+ * - INVALID_AMOUNT: an amount that is not a canonical decimal integer in range.
+ * - CORRUPT_BALANCE: a stored amount that does not parse (never read as zero).
+ */
+export type PaymentStoreErrorCode =
+  | 'FENCED'
+  | 'LOCK_LOST'
+  | 'INSUFFICIENT_BALANCE'
+  | 'BATCH_EXISTS'
+  | 'BATCH_NOT_FOUND'
+  | 'BATCH_STATE'
+  | 'INVALID_AMOUNT'
+  | 'CORRUPT_BALANCE';
+
+export class PaymentStoreError extends FuegoPoolError<PaymentStoreErrorCode> {}
+
+const REFUSALS: readonly PaymentStoreErrorCode[] = [
+  'FENCED',
+  'LOCK_LOST',
+  'INSUFFICIENT_BALANCE',
+  'BATCH_EXISTS',
+  'BATCH_NOT_FOUND',
+  'BATCH_STATE',
+];
+
+/**
+ * The scripts answer a refusal as `{0, CODE, detail}` (a normal reply, so nothing is half-written:
+ * every check runs before the first write). Returns the error for such a reply, or null.
+ */
+export function refusalOf(reply: unknown, operation: string): PaymentStoreError | null {
+  if (!Array.isArray(reply) || reply[0] !== 0) return null;
+  const code = String(reply[1]) as PaymentStoreErrorCode;
+  const detail = reply[2] === undefined ? '' : String(reply[2]);
+  const known = REFUSALS.includes(code) ? code : 'BATCH_STATE';
+  return new PaymentStoreError(known, `${operation} refused: ${code}${detail ? ` (${detail})` : ''}`, {
+    operation,
+    detail,
+  });
+}
+
+/** A bigint amount as the decimal string the scripts take; refuses negatives unless allowed. */
+export function amountArg(amount: bigint, what: string, allowNegative = false): string {
+  if (typeof amount !== 'bigint' || (!allowNegative && amount < 0n)) {
+    throw new PaymentStoreError('INVALID_AMOUNT', `${what} must be a non-negative bigint`, {
+      what,
+      amount: String(amount),
+    });
+  }
+  // Redis integers are signed 64-bit; HINCRBY past that fails after earlier writes of a script.
+  if (amount > 9_223_372_036_854_775_807n || amount < -9_223_372_036_854_775_807n) {
+    throw new PaymentStoreError('INVALID_AMOUNT', `${what} is out of the signed 64-bit range`, {
+      what,
+      amount: amount.toString(),
+    });
+  }
+  return amount.toString();
+}
+
+/** A stored decimal integer -> bigint; absent means 0 (a field never written), garbage throws. */
+export function parseStoredAmount(value: string | null | undefined, what: string): bigint {
+  if (value === null || value === undefined) return 0n;
+  if (!/^-?\d{1,20}$/.test(value)) {
+    throw new PaymentStoreError('CORRUPT_BALANCE', `corrupt ${what}`, { what, value });
+  }
+  return BigInt(value);
+}

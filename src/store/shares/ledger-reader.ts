@@ -1,0 +1,310 @@
+import type { Redis } from 'ioredis';
+import { isBlockRefusalReason } from '../../pool/block-refusal.js';
+import type {
+  BlockWindowSummary,
+  RoundSummary,
+  ShareWindowEnd,
+  StoredBlockCandidate,
+  StoredBlockStatus,
+} from '../../pool/blocks/stored-block.js';
+import type { BlockCandidate } from '../../pool/share-ledger.js';
+import { StoreError, toStoreError } from '../store-error.js';
+import { parseShareEntry, type StoredShare } from './share-entry.js';
+import { createStoreKeys, type StoreKeys } from './share-keys.js';
+
+/** XREVRANGE page size of readSharesBackFrom: ~100 KB of reply per page. */
+const DEFAULT_SHARE_PAGE_SIZE = 1000;
+const MAX_SHARE_PAGE_SIZE = 10_000;
+/** readSharesBackFrom stops here even if the window is not filled (~200 MB of shares in memory). */
+const DEFAULT_MAX_WINDOW_SHARES = 1_000_000;
+/** listBlockCandidates refuses bigger pages. */
+const MAX_BLOCK_PAGE = 500;
+/** The largest sequence number of a stream id (uint64). */
+const MAX_STREAM_SEQ = 18_446_744_073_709_551_615n;
+
+/** The PPLNS read-back, with each share's stream entry id. */
+export interface ShareWindow {
+  /** Pool shares (solo shares skipped), newest first, starting with the block's own share. */
+  readonly shares: readonly StoredShare[];
+  /** Sum of `shares` difficulties; may pass the requested amount by the last share's part. */
+  readonly windowDifficulty: bigint;
+  readonly endReason: ShareWindowEnd;
+}
+
+export interface ReadSharesOptions {
+  readonly pageSize?: number;
+  readonly maxShares?: number;
+}
+
+export interface RedisLedgerReaderOptions {
+  readonly keyPrefix: string;
+}
+
+export interface RedisLedgerReaderModules {
+  readonly redis: Redis;
+}
+
+const BLOCK_STATUSES: readonly string[] = ['pending', 'rejected', 'confirmed', 'orphaned'];
+const SUBMIT_RESULTS: readonly string[] = ['accepted', 'rejected', 'error'];
+const WINDOW_ENDS: readonly string[] = ['filled', 'stream-start', 'trimmed', 'max-shares'];
+
+function corrupt(what: string, data: Record<string, unknown>): StoreError {
+  return new StoreError('CORRUPT_RECORD', `corrupt ${what}`, data);
+}
+
+/** A Redis integer stored as a string -> bigint, refusing anything else (never "|| 0"). */
+function parseBigInt(value: string | undefined, what: string, data: Record<string, unknown>): bigint {
+  if (value === undefined || !/^-?\d{1,78}$/.test(value)) throw corrupt(what, { ...data, value });
+  return BigInt(value);
+}
+
+function parseSafeInteger(value: string | undefined, what: string, data: Record<string, unknown>): number {
+  const parsed = Number(parseBigInt(value, what, data));
+  if (!Number.isSafeInteger(parsed) || parsed < 0) throw corrupt(what, { ...data, value });
+  return parsed;
+}
+
+/** The stream id just before `id` (XREVRANGE's exclusive "(" form needs Redis 6.2; this does not). */
+export function previousStreamId(id: string): string | null {
+  const match = /^(\d+)-(\d+)$/.exec(id);
+  if (match === null) throw new StoreError('INVALID_RECORD', 'not a stream entry id', { id });
+  const ms = BigInt(match[1]!);
+  const seq = BigInt(match[2]!);
+  if (seq > 0n) return `${ms}-${seq - 1n}`;
+  if (ms > 0n) return `${ms - 1n}-${MAX_STREAM_SEQ}`;
+  return null;
+}
+
+export function parseBlockRecord(hash: string, fields: Record<string, string>): StoredBlockCandidate {
+  const data = { hash };
+  const text = (name: string): string => {
+    const value = fields[name];
+    if (value === undefined) throw corrupt(`block field ${name}`, data);
+    return value;
+  };
+  const status = text('status');
+  const submitResult = text('submitResult');
+  const solo = text('solo');
+  if (!BLOCK_STATUSES.includes(status)) throw corrupt('block status', { ...data, status });
+  if (!SUBMIT_RESULTS.includes(submitResult)) throw corrupt('block submitResult', { ...data, submitResult });
+  if (solo !== '0' && solo !== '1') throw corrupt('block solo flag', { ...data, solo });
+  const refusalReason = fields['refusalReason'] ?? null;
+  if (refusalReason !== null && !isBlockRefusalReason(refusalReason))
+    throw corrupt('block refusalReason', { ...data, refusalReason });
+  const hasRound = fields['roundTotalDifficulty'] !== undefined;
+  return {
+    height: parseSafeInteger(fields['height'], 'block height', data),
+    hash: text('hash'),
+    prevHash: text('prevHash'),
+    networkDifficulty: parseBigInt(fields['networkDifficulty'], 'block networkDifficulty', data),
+    finderAddress: text('finderAddress'),
+    finderWorker: text('finderWorker'),
+    shareEntryId: text('shareEntryId'),
+    shareDifficulty: parseSafeInteger(fields['shareDifficulty'], 'block shareDifficulty', data),
+    solo: solo === '1',
+    submitResult: submitResult as BlockCandidate['submitResult'],
+    submitError: fields['submitError'] ?? null,
+    blobHex: fields['blob'] ?? null,
+    refusalReason,
+    timestampMs: parseSafeInteger(fields['timestampMs'], 'block timestampMs', data),
+    status: status as StoredBlockStatus,
+    round: hasRound
+      ? {
+          startedAtMs: parseSafeInteger(fields['roundStartedAtMs'], 'block roundStartedAtMs', data),
+          totalDifficulty: parseBigInt(fields['roundTotalDifficulty'], 'block roundTotalDifficulty', data),
+          shareCount: parseSafeInteger(fields['roundShareCount'], 'block roundShareCount', data),
+        }
+      : null,
+    window: fields['windowFixedAtMs'] === undefined ? null : parseWindowSummary(fields, data),
+    unlockNote: fields['unlockNote'] ?? null,
+  };
+}
+
+/** The fields fix_block_window writes on the block record. */
+function parseWindowSummary(fields: Record<string, string>, data: { hash: string }): BlockWindowSummary {
+  const endReason = fields['windowEndReason'];
+  if (endReason === undefined || !WINDOW_ENDS.includes(endReason)) {
+    throw corrupt('block windowEndReason', { ...data, endReason });
+  }
+  return {
+    windowDifficulty: parseBigInt(fields['windowDifficulty'], 'block windowDifficulty', data),
+    countedDifficulty: parseBigInt(fields['windowCountedDifficulty'], 'block windowCountedDifficulty', data),
+    shareCount: parseSafeInteger(fields['windowShareCount'], 'block windowShareCount', data),
+    endReason: endReason as ShareWindowEnd,
+    fixedAtMs: parseSafeInteger(fields['windowFixedAtMs'], 'block windowFixedAtMs', data),
+  };
+}
+
+/**
+ * Reads what the ledger scripts wrote, for the API and the payment code. Every read is bounded
+ * (pages, limits); every difficulty sum comes back as bigint because ioredis would turn an
+ * integer reply into a lossy JS number (values are read as strings: HGETALL, HMGET).
+ */
+export class RedisLedgerReader {
+  readonly #redis: Redis;
+  readonly #keys: StoreKeys;
+
+  constructor(opts: RedisLedgerReaderOptions, modules: RedisLedgerReaderModules) {
+    this.#keys = createStoreKeys(opts.keyPrefix);
+    this.#redis = modules.redis;
+  }
+
+  /** address -> difficulty of the open round, or of a closed one. Empty map when none. */
+  getRoundContributions(round?: { height: number; hash: string }): Promise<Map<string, bigint>> {
+    const key =
+      round === undefined ? this.#keys.roundCurrent : this.#keys.closedRound(round.height, round.hash);
+    return this.#readWeights(key, 'getRoundContributions');
+  }
+
+  /** address -> counted difficulty of a block's fixed PPLNS window. Empty map when none. */
+  getBlockWindow(hash: string): Promise<Map<string, bigint>> {
+    return this.#readWeights(this.#keys.blockWindow(hash), 'getBlockWindow');
+  }
+
+  /** True while a pool block waits for its PPLNS window to be fixed. */
+  async isWindowPending(hash: string): Promise<boolean> {
+    const score = await this.#run('isWindowPending', () =>
+      this.#redis.zscore(this.#keys.blocksWindowPending, hash),
+    );
+    return score !== null;
+  }
+
+  /** Blocks waiting for their PPLNS window, lowest height first, at most `limit`. */
+  listWindowPending(limit: number): Promise<string[]> {
+    if (!Number.isSafeInteger(limit) || limit < 1) {
+      throw new StoreError('INVALID_OPTION', 'limit must be a positive integer', { limit });
+    }
+    return this.#run('listWindowPending', () =>
+      this.#redis.zrange(this.#keys.blocksWindowPending, 0, limit - 1),
+    );
+  }
+
+  /** A HASH of address -> difficulty (a round or a window), every value a stored integer. */
+  async #readWeights(key: string, operation: string): Promise<Map<string, bigint>> {
+    const raw = await this.#run(operation, () => this.#redis.hgetall(key));
+    const weights = new Map<string, bigint>();
+    for (const [address, value] of Object.entries(raw)) {
+      weights.set(address, parseBigInt(value, 'difficulty weight', { key, address }));
+    }
+    return weights;
+  }
+
+  /** startedAtMs/totalDifficulty/shareCount of the open round; null before the first pool share. */
+  async getCurrentRoundSummary(): Promise<RoundSummary | null> {
+    const key = this.#keys.roundCurrentMeta;
+    const [startedAtMs, totalDifficulty, shareCount] = await this.#run('getCurrentRoundSummary', () =>
+      this.#redis.hmget(key, 'startedAtMs', 'totalDifficulty', 'shareCount'),
+    );
+    if (startedAtMs === null || startedAtMs === undefined) return null;
+    return {
+      startedAtMs: parseSafeInteger(startedAtMs, 'round startedAtMs', { key }),
+      totalDifficulty: parseBigInt(totalDifficulty ?? '0', 'round totalDifficulty', { key }),
+      shareCount: parseSafeInteger(shareCount ?? '0', 'round shareCount', { key }),
+    };
+  }
+
+  async getBlockCandidate(hash: string): Promise<StoredBlockCandidate | null> {
+    const raw = await this.#run('getBlockCandidate', () => this.#redis.hgetall(this.#keys.block(hash)));
+    return Object.keys(raw).length === 0 ? null : parseBlockRecord(hash, raw);
+  }
+
+  /** Candidates (pending and later states), highest height first. */
+  async listBlockCandidates(page: { offset: number; limit: number }): Promise<StoredBlockCandidate[]> {
+    const { offset, limit } = page;
+    if (!Number.isSafeInteger(offset) || offset < 0 || !Number.isSafeInteger(limit) || limit < 1) {
+      throw new StoreError('INVALID_RECORD', 'offset must be >= 0 and limit >= 1', { offset, limit });
+    }
+    if (limit > MAX_BLOCK_PAGE) {
+      throw new StoreError('INVALID_RECORD', `limit must be at most ${MAX_BLOCK_PAGE}`, { limit });
+    }
+    const hashes = await this.#run('listBlockCandidates', () =>
+      this.#redis.zrevrange(this.#keys.blockCandidates, offset, offset + limit - 1),
+    );
+    if (hashes.length === 0) return [];
+    const pipeline = this.#redis.pipeline();
+    for (const hash of hashes) pipeline.hgetall(this.#keys.block(hash));
+    const replies = await this.#run('listBlockCandidates', () => pipeline.exec());
+    return hashes.map((hash, index) => {
+      const [error, fields] = replies?.[index] ?? [new Error('no reply'), null];
+      if (error) throw toStoreError(error, 'listBlockCandidates', { hash });
+      const record = fields as Record<string, string>;
+      if (Object.keys(record).length === 0) throw corrupt('candidate list: block record missing', { hash });
+      return parseBlockRecord(hash, record);
+    });
+  }
+
+  /**
+   * PPLNS read-back: pool shares from `entryId` (included, normally the block's solving share)
+   * towards older ones until their difficulty sum reaches `untilDifficulty`, in XREVRANGE pages.
+   * Solo shares are skipped: they are not part of the pool's window. Throws SHARE_ENTRY_MISSING
+   * when `entryId` itself is gone (trimmed), instead of paying over an empty window.
+   */
+  async readSharesBackFrom(
+    entryId: string,
+    untilDifficulty: bigint,
+    options: ReadSharesOptions = {},
+  ): Promise<ShareWindow> {
+    const pageSize = options.pageSize ?? DEFAULT_SHARE_PAGE_SIZE;
+    const maxShares = options.maxShares ?? DEFAULT_MAX_WINDOW_SHARES;
+    if (!Number.isSafeInteger(pageSize) || pageSize < 1 || pageSize > MAX_SHARE_PAGE_SIZE) {
+      throw new StoreError('INVALID_OPTION', `pageSize must be 1..${MAX_SHARE_PAGE_SIZE}`, { pageSize });
+    }
+    if (!Number.isSafeInteger(maxShares) || maxShares < 1) {
+      throw new StoreError('INVALID_OPTION', 'maxShares must be a positive integer', { maxShares });
+    }
+    const shares: StoredShare[] = [];
+    let windowDifficulty = 0n;
+    let end: string | null = entryId;
+    let firstPage = true;
+    previousStreamId(entryId); // validates the id's form before any I/O
+    while (end !== null) {
+      const from: string = end;
+      const page = await this.#run('readSharesBackFrom', () =>
+        this.#redis.xrevrange(this.#keys.shares, from, '-', 'COUNT', pageSize),
+      );
+      if (firstPage && page[0]?.[0] !== entryId) {
+        throw new StoreError('SHARE_ENTRY_MISSING', 'the share entry is no longer in the stream', {
+          entryId,
+        });
+      }
+      firstPage = false;
+      for (const [id, fields] of page) {
+        const share = parseShareEntry(id, fields);
+        if (share.solo) continue;
+        shares.push(share);
+        windowDifficulty += BigInt(share.difficulty);
+        if (windowDifficulty >= untilDifficulty) return { shares, windowDifficulty, endReason: 'filled' };
+        if (shares.length >= maxShares) return { shares, windowDifficulty, endReason: 'max-shares' };
+      }
+      const last = page[page.length - 1];
+      end = page.length < pageSize || last === undefined ? null : previousStreamId(last[0]);
+    }
+    const endReason = (await this.#streamWasTrimmed()) ? 'trimmed' : 'stream-start';
+    return { shares, windowDifficulty, endReason };
+  }
+
+  /**
+   * Redis 7 counts every entry ever added; more added than present means entries were trimmed
+   * (the ledger never XDELs). Older Redis lacks the counter: reported as not trimmed.
+   */
+  async #streamWasTrimmed(): Promise<boolean> {
+    const info = (await this.#run('readSharesBackFrom', () =>
+      this.#redis.call('XINFO', 'STREAM', this.#keys.shares),
+    )) as unknown[];
+    const field = (name: string): unknown => {
+      const index = info.indexOf(name);
+      return index >= 0 ? info[index + 1] : undefined;
+    };
+    const added = field('entries-added');
+    const length = field('length');
+    return typeof added === 'number' && typeof length === 'number' && added > length;
+  }
+
+  async #run<T>(operation: string, command: () => Promise<T>): Promise<T> {
+    try {
+      return await command();
+    } catch (error) {
+      throw toStoreError(error, operation);
+    }
+  }
+}

@@ -1,0 +1,36 @@
+import type { PayoutBatch } from '../../../pool/payouts/payout-batch.js';
+import type { PaymentKeys } from '../payment-keys.js';
+
+/**
+ * Lua shared by the payout scripts that act on a stored batch (mark_sent, rollback_batch,
+ * revert_sent), after the layout's locals: batch_items(batchKey) decodes the batch's transfers and
+ * checks that item i's `balanceKey` is the balance key of the i-th transfer's miner, so the keys
+ * the caller declared (Redis Cluster) are the ones the batch names; nil when they are not.
+ */
+export const BATCH_ITEMS_LUA = `
+local function batch_items(batchKey)
+  local items = cjson.decode(redis.call('HGET', batchKey, 'transfers'))
+  for i, item in ipairs(items) do
+    if i > itemCount or item_keys(i).balanceKey ~= tag .. ':balance:' .. item.a then return nil end
+  end
+  return items
+end
+`;
+
+/** One item per transfer of the batch: its miner's balance and history keys. */
+export function balanceItems(keys: PaymentKeys, batch: PayoutBatch) {
+  return batch.transfers.map((t) => ({
+    keys: { balanceKey: keys.balance(t.address), historyKey: keys.history(t.address) },
+  }));
+}
+
+/** One item per transfer of the batch: its miner's balance, history and payments keys. */
+export function paymentItems(keys: PaymentKeys, batch: PayoutBatch) {
+  return batch.transfers.map((t) => ({
+    keys: {
+      balanceKey: keys.balance(t.address),
+      historyKey: keys.history(t.address),
+      paymentsKey: keys.payments(t.address),
+    },
+  }));
+}

@@ -1,0 +1,89 @@
+import type { PayoutBatch } from '../../../pool/payouts/payout-batch.js';
+import type { ScriptCall } from '../../scripts/define-script.js';
+import { amountArg } from '../payment-store-error.js';
+import { BATCH_ITEMS_LUA, paymentItems } from './batch-items.js';
+import {
+  type PayoutCallContext,
+  payoutCallBase,
+  payoutScriptLayout,
+  payoutScriptLua,
+} from './money-script.js';
+
+const LAYOUT = payoutScriptLayout({
+  keys: ['batchKey', 'unconfirmedKey', 'failedKey', 'totalsKey', 'txsKey', 'payableKey'],
+  args: ['now', 'reason', 'historyMax', 'paymentsMax', 'tag', 'batchId', 'poolNetworkFee'],
+  itemKeys: ['balanceKey', 'historyKey', 'paymentsKey'],
+});
+
+/**
+ * revert_sent: a sent batch whose transaction the wallet dropped (CANCELLED, FAILED or DELETED,
+ * for longer than the runner waits): nothing reached the miners. paid -> balance, the fee shares
+ * back, the pool's part of the fee back (`poolNetworkFee`, signed), a history entry and a payment
+ * record saying so; the batch becomes failed. Should the transaction be mined after all,
+ * mark_sent's late path debits again. One item per transfer: its miner's balance, history and
+ * payments.
+ */
+export const REVERT_SENT_LUA = payoutScriptLua(
+  LAYOUT,
+  `${BATCH_ITEMS_LUA}
+local state = redis.call('HGET', batchKey, 'state')
+if not state then return {0, 'BATCH_NOT_FOUND', ''} end
+if state ~= 'sent' then return {0, 'BATCH_STATE', state} end
+local items = batch_items(batchKey)
+if not items then return {0, 'BATCH_STATE', 'keys do not match the batch'} end
+local txHash = redis.call('HGET', batchKey, 'txHash') or ''
+for i, item in ipairs(items) do
+  local itemKeys = item_keys(i)
+  local balanceKey = itemKeys.balanceKey
+  redis.call('HINCRBY', balanceKey, 'paid', negate(item.amt))
+  redis.call('HINCRBY', balanceKey, 'networkFees', negate(item.fee))
+  redis.call('HINCRBY', balanceKey, 'balance', item.deb)
+  redis.call('HINCRBY', totalsKey, 'paid', negate(item.amt))
+  redis.call('HINCRBY', totalsKey, 'networkFees', negate(item.fee))
+  redis.call('HINCRBY', totalsKey, 'balance', item.deb)
+  local balance = index_payable(payableKey, balanceKey, item.a)
+  history(itemKeys.historyKey, historyMax, 'payout-reverted', item.deb, batchId .. ':' .. txHash, balance, now)
+  redis.call('LPUSH', itemKeys.paymentsKey, cjson.encode({batchId = batchId, txHash = txHash,
+    amountAtomic = negate(item.amt), networkFeeAtomic = negate(item.fee), timestampMs = now,
+    reverted = true}))
+  redis.call('LTRIM', itemKeys.paymentsKey, 0, tonumber(paymentsMax) - 1)
+end
+redis.call('HINCRBY', totalsKey, 'poolNetworkFees', negate(poolNetworkFee))
+redis.call('HSET', batchKey, 'state', 'failed', 'failReason', reason, 'revertedTxHash', txHash,
+  'resolvedAtMs', now, 'updatedAtMs', now)
+redis.call('HDEL', batchKey, 'txHash')
+redis.call('HDEL', txsKey, txHash)
+redis.call('ZREM', unconfirmedKey, batchId)
+redis.call('ZADD', failedKey, now, batchId)
+return {1}
+`,
+);
+
+/** The reason is kept to its first 500 characters. */
+export function buildRevertSentCall(ctx: PayoutCallContext, batch: PayoutBatch, reason: string): ScriptCall {
+  const { keys } = ctx;
+  const base = payoutCallBase(ctx);
+  const minersFeeShare = batch.transfers.reduce((sum, t) => sum + t.feeShareAtomic, 0n);
+  const actualFee = batch.actualFeeAtomic ?? batch.networkFeeAtomic;
+  return LAYOUT.call({
+    keys: {
+      ...base.keys,
+      batchKey: keys.batch(batch.id),
+      unconfirmedKey: keys.batchesUnconfirmed,
+      failedKey: keys.batchesFailed,
+      totalsKey: keys.totals,
+      txsKey: keys.payoutTransactions,
+      payableKey: keys.payable,
+    },
+    args: {
+      ...base.args,
+      reason: reason.slice(0, 500),
+      historyMax: String(ctx.historyMaxLength),
+      paymentsMax: String(ctx.paymentsMaxLength),
+      tag: keys.tag,
+      batchId: batch.id,
+      poolNetworkFee: amountArg(actualFee - minersFeeShare, 'poolNetworkFee', true),
+    },
+    items: paymentItems(keys, batch),
+  });
+}

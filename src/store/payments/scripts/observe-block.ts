@@ -1,0 +1,33 @@
+import type { ObserveBlockRequest } from '../../../pool/blocks/unlock-ledger.js';
+import type { ScriptCall } from '../../scripts/define-script.js';
+import type { StoreKeys } from '../../shares/share-keys.js';
+import type { PaymentKeys } from '../payment-keys.js';
+import { moneyScriptLayout, moneyScriptLua } from './money-script.js';
+
+const LAYOUT = moneyScriptLayout({ keys: ['blockKey'], args: ['confirmations', 'now', 'note'] });
+
+/** observe_block: records how deep a still-pending block is (for the API), only while pending. */
+export const OBSERVE_BLOCK_LUA = moneyScriptLua(
+  LAYOUT,
+  `
+if redis.call('HGET', blockKey, 'status') ~= 'pending' then return {2} end
+redis.call('HSET', blockKey, 'confirmations', confirmations, 'lastCheckedMs', now, 'unlockNote', note)
+return {1}
+`,
+);
+
+export function buildObserveBlockCall(
+  keys: { readonly payments: PaymentKeys; readonly shares: StoreKeys },
+  request: ObserveBlockRequest,
+  nowMs: number,
+): ScriptCall {
+  return LAYOUT.call({
+    keys: { leaderKey: keys.payments.leaderToken, blockKey: keys.shares.block(request.hash) },
+    args: {
+      fencingToken: request.fencingToken ?? '',
+      confirmations: String(request.confirmations),
+      now: String(nowMs),
+      note: request.note,
+    },
+  });
+}

@@ -1,0 +1,85 @@
+import type { OrphanBlockRequest } from '../../../pool/blocks/unlock-ledger.js';
+import type { ScriptCall } from '../../scripts/define-script.js';
+import type { StoreKeys } from '../../shares/share-keys.js';
+import type { PaymentKeys } from '../payment-keys.js';
+import { moneyScriptLayout, moneyScriptLua } from './money-script.js';
+
+const LAYOUT = moneyScriptLayout({
+  keys: [
+    'blockKey',
+    'candidatesKey',
+    'orphanedKey',
+    'totalsKey',
+    'closedRoundKey',
+    'roundCurrentKey',
+    'roundMetaKey',
+    'windowKey',
+    'windowPendingKey',
+  ],
+  args: ['hash', 'height', 'mergeRound', 'reason', 'observedHash', 'now'],
+});
+
+/**
+ * orphan_block: marks a pending block orphaned (nothing credited) and applies the scheme's rule to
+ * the round it closed: with `mergeRound` "1" (PROP) the closed round is merged into the current
+ * one. The block's window is deleted (PPLNS shares stay in the stream for the next block).
+ * `observedHash` is the hash seen at that height ("" for none). Idempotent by block hash like
+ * credit_block. Returns {1, 'orphaned', merged address count}.
+ */
+export const ORPHAN_BLOCK_LUA = moneyScriptLua(
+  LAYOUT,
+  `
+local status = redis.call('HGET', blockKey, 'status')
+if status ~= 'pending' then return {2, status or '', 0} end
+local merged = 0
+if mergeRound == '1' then
+  local flat = redis.call('HGETALL', closedRoundKey)
+  for i = 1, #flat, 2 do
+    redis.call('HINCRBY', roundCurrentKey, flat[i], flat[i + 1])
+    redis.call('HINCRBY', roundMetaKey, 'totalDifficulty', flat[i + 1])
+    merged = merged + 1
+  end
+  local shareCount = redis.call('HGET', blockKey, 'roundShareCount')
+  if merged > 0 and shareCount then redis.call('HINCRBY', roundMetaKey, 'shareCount', shareCount) end
+end
+redis.call('DEL', closedRoundKey, windowKey)
+redis.call('ZREM', windowPendingKey, hash)
+redis.call('HSET', blockKey, 'status', 'orphaned', 'orphanReason', reason, 'orphanedAtMs', now,
+  'observedHash', observedHash, 'roundMerged', tostring(merged))
+redis.call('ZREM', candidatesKey, hash)
+redis.call('ZADD', orphanedKey, height, hash)
+redis.call('HINCRBY', totalsKey, 'blocksOrphaned', 1)
+return {1, 'orphaned', merged}
+`,
+);
+
+export function buildOrphanBlockCall(
+  keys: { readonly payments: PaymentKeys; readonly shares: StoreKeys },
+  request: OrphanBlockRequest,
+  nowMs: number,
+): ScriptCall {
+  const { payments, shares } = keys;
+  return LAYOUT.call({
+    keys: {
+      leaderKey: payments.leaderToken,
+      blockKey: shares.block(request.hash),
+      candidatesKey: shares.blockCandidates,
+      orphanedKey: payments.blocksOrphaned,
+      totalsKey: payments.totals,
+      closedRoundKey: shares.closedRound(request.height, request.hash),
+      roundCurrentKey: shares.roundCurrent,
+      roundMetaKey: shares.roundCurrentMeta,
+      windowKey: shares.blockWindow(request.hash),
+      windowPendingKey: shares.blocksWindowPending,
+    },
+    args: {
+      fencingToken: request.fencingToken ?? '',
+      hash: request.hash,
+      height: String(request.height),
+      mergeRound: request.mergeRound ? '1' : '0',
+      reason: request.reason,
+      observedHash: request.observedHash,
+      now: String(nowMs),
+    },
+  });
+}

@@ -2,9 +2,13 @@ import type { Redis } from 'ioredis';
 import type { PayableBalances } from '../../pool/payouts/payable-balances.js';
 import { defineScript, type ScriptRunner } from '../scripts/define-script.js';
 import { toStoreError } from '../store-error.js';
-import { MONEY_LUA_PRELUDE } from './money-lua-prelude.js';
 import { createPaymentKeys, type PaymentKeys } from './payment-keys.js';
-import { amountArg, PaymentStoreError, parseStoredAmount, refusalOf } from './payment-store-error.js';
+import { PaymentStoreError, parseStoredAmount, refusalOf } from './payment-store-error.js';
+import {
+  ADJUST_BALANCE_LUA,
+  type AdjustBalanceRequest,
+  buildAdjustBalanceCall,
+} from './scripts/adjust-balance.js';
 
 /** Per-miner history entries kept (approximate trim); ~150 B each. */
 export const DEFAULT_HISTORY_MAX_LENGTH = 10_000;
@@ -90,27 +94,6 @@ const TOTAL_FIELDS = [
   'blocksConfirmed',
   'blocksOrphaned',
 ] as const;
-
-/**
- * adjust_balance: a manual credit (+) or debit (-) with the operator's note.
- * KEYS: 1 leader token, 2 balance, 3 totals, 4 payable, 5 history.
- * ARGV: 1 fencing token, 2 address, 3 signed delta, 4 note, 5 now ms, 6 history max length.
- * A debit larger than the balance is refused (in-payout money is not the operator's to take).
- */
-const ADJUST_BALANCE_LUA = `${MONEY_LUA_PRELUDE}
-local delta = ARGV[3]
-if string.sub(delta, 1, 1) == '-' and not ge(field(KEYS[2], 'balance'), string.sub(delta, 2)) then
-  return {0, 'INSUFFICIENT_BALANCE', ARGV[2]}
-end
-redis.call('HINCRBY', KEYS[2], 'credited', delta)
-redis.call('HINCRBY', KEYS[2], 'balance', delta)
-redis.call('HINCRBY', KEYS[3], 'credited', delta)
-redis.call('HINCRBY', KEYS[3], 'balance', delta)
-redis.call('HINCRBY', KEYS[3], 'adjustments', delta)
-local balance = index_payable(KEYS[4], KEYS[2], ARGV[2])
-history(KEYS[5], ARGV[6], 'adjustment', delta, ARGV[4], balance, ARGV[5])
-return {1, balance}
-`;
 
 /** Reads of balances, totals and histories, and manual adjustments. */
 export class RedisBalances implements PayableBalances {
@@ -201,33 +184,16 @@ export class RedisBalances implements PayableBalances {
    * A manual adjustment (signed), recorded in the miner's history with `note`. A debit larger than
    * the payable balance throws INSUFFICIENT_BALANCE and changes nothing.
    */
-  async adjust(request: {
-    address: string;
-    deltaAtomic: bigint;
-    note: string;
-    fencingToken?: string;
-  }): Promise<bigint> {
-    const { address, deltaAtomic, note } = request;
-    if (deltaAtomic === 0n)
+  async adjust(request: AdjustBalanceRequest): Promise<bigint> {
+    if (request.deltaAtomic === 0n)
       throw new PaymentStoreError('INVALID_AMOUNT', 'an adjustment of 0 changes nothing');
     const reply = await this.#run('adjust', () =>
-      this.#adjust({
-        keys: [
-          this.keys.leaderToken,
-          this.keys.balance(address),
-          this.keys.totals,
-          this.keys.payable,
-          this.keys.history(address),
-        ],
-        args: [
-          request.fencingToken ?? '',
-          address,
-          amountArg(deltaAtomic, 'deltaAtomic', true),
-          note.slice(0, 200),
-          String(this.#clock()),
-          String(this.#historyMaxLength),
-        ],
-      }),
+      this.#adjust(
+        buildAdjustBalanceCall(this.keys, request, {
+          nowMs: this.#clock,
+          historyMaxLength: this.#historyMaxLength,
+        }),
+      ),
     );
     const refusal = refusalOf(reply, 'adjust_balance');
     if (refusal) throw refusal;

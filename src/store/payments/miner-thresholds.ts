@@ -1,8 +1,9 @@
 import type { Redis } from 'ioredis';
 import { effectiveThreshold } from '../../pool/payouts/miner-threshold.js';
 import { defineScript, type ScriptRunner } from '../scripts/define-script.js';
-import { createStoreKeys } from '../shares/share-keys.js';
+import { scriptLayout } from '../scripts/script-layout.js';
 import { StoreError, toStoreError } from '../store-error.js';
+import { createPaymentKeys } from './payment-keys.js';
 
 /**
  * Miners' own payout thresholds (set through the API with a signed message, see
@@ -20,15 +21,23 @@ export interface MinerThresholdRecord {
   readonly timestampSec: number;
 }
 
-/** Sets the field unless the stored timestamp is the same or later. Reply: {1} or {0, stored value}. */
-const WRITE_THRESHOLD_LUA = `
-local stored = redis.call('HGET', KEYS[1], ARGV[1])
+const WRITE_THRESHOLD_LAYOUT = scriptLayout({
+  keys: ['thresholdsKey'],
+  args: ['address', 'thresholdAtomic', 'timestampSec'],
+});
+
+/**
+ * write_miner_threshold: sets the miner's field unless the stored timestamp is the same or later.
+ * Reply: {1, ''}, {0, stored value}, or {-1, stored value} when that does not parse.
+ */
+const WRITE_THRESHOLD_LUA = `${WRITE_THRESHOLD_LAYOUT.lua}
+local stored = redis.call('HGET', thresholdsKey, address)
 if stored then
   local stamp = string.match(stored, '^%d+:(%d+)$')
   if not stamp then return {-1, stored} end
-  if tonumber(stamp) >= tonumber(ARGV[3]) then return {0, stored} end
+  if tonumber(stamp) >= tonumber(timestampSec) then return {0, stored} end
 end
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[2] .. ':' .. ARGV[3])
+redis.call('HSET', thresholdsKey, address, thresholdAtomic .. ':' .. timestampSec)
 return {1, ''}
 `;
 
@@ -47,7 +56,7 @@ export class RedisMinerThresholds {
   readonly #write: ScriptRunner;
 
   constructor(opts: MinerThresholdsOptions, modules: { readonly redis: Redis }) {
-    this.key = `${createStoreKeys(opts.keyPrefix).tag}:payout:thresholds`;
+    this.key = createPaymentKeys(opts.keyPrefix).payoutThresholds;
     this.#redis = modules.redis;
     this.#maxThresholdAtomic = opts.maxThresholdAtomic;
     this.#write = defineScript(modules.redis, 'fuegoPoolWriteMinerThreshold', WRITE_THRESHOLD_LUA);
@@ -78,10 +87,16 @@ export class RedisMinerThresholds {
     }
     let reply: unknown;
     try {
-      reply = await this.#write({
-        keys: [this.key],
-        args: [address, (thresholdAtomic ?? 0n).toString(), String(timestampSec)],
-      });
+      reply = await this.#write(
+        WRITE_THRESHOLD_LAYOUT.call({
+          keys: { thresholdsKey: this.key },
+          args: {
+            address,
+            thresholdAtomic: (thresholdAtomic ?? 0n).toString(),
+            timestampSec: String(timestampSec),
+          },
+        }),
+      );
     } catch (error) {
       throw toStoreError(error, 'miner threshold write', { address });
     }

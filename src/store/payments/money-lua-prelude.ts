@@ -1,11 +1,11 @@
 /**
- * Lua shared by the money scripts, prepended to each of them.
+ * Lua shared by the money scripts, placed after each one's layout locals (scripts/money-script.ts).
  *
  * Conventions of every money script:
- * - KEYS[1] is `<p>:leader:token`, ARGV[1] the caller's fencing token ("" = the caller takes no part
- *   in leader election, e.g. a single-process pool or the payout CLI under the payout lock). With a
- *   token the script refuses unless the key holds exactly that token (an expired key refuses too:
- *   a leader that lost its key lost its leadership).
+ * - `leaderKey` is `<p>:leader:token`, `fencingToken` the caller's fencing token ("" = the caller
+ *   takes no part in leader election, e.g. a single-process pool or the payout CLI under the payout
+ *   lock). With a token the script refuses unless the key holds exactly that token (an expired key
+ *   refuses too: a leader that lost its key lost its leadership).
  * - Every check runs before the first write and a refusal is a normal reply `{0, CODE, detail}`:
  *   a Lua error after some writes would leave them applied (scripts are atomic, not transactional).
  * - Amounts travel as decimal strings and are only handed to HINCRBY (exact signed 64-bit); Lua
@@ -13,7 +13,7 @@
  */
 export const MONEY_LUA_PRELUDE = `
 local function fenced()
-  return ARGV[1] ~= '' and redis.call('GET', KEYS[1]) ~= ARGV[1]
+  return fencingToken ~= '' and redis.call('GET', leaderKey) ~= fencingToken
 end
 -- a >= b for decimal strings of non-negative integers without leading zeros
 local function ge(a, b)

@@ -84,6 +84,7 @@ export interface PaymentKeys {
   readonly payoutBackoff: string;
   readonly payoutUpkeepRequest: string;
   readonly payoutFusions: string;
+  readonly payoutThresholds: string;
   readonly payoutLock: string;
   readonly leaderToken: string;
 }
@@ -114,6 +115,7 @@ export function createPaymentKeys(prefix: string): PaymentKeys {
     payoutBackoff: `${tag}:payout:backoff`,
     payoutUpkeepRequest: `${tag}:payout:upkeep-request`,
     payoutFusions: `${tag}:payout:fusions`,
+    payoutThresholds: `${tag}:payout:thresholds`,
     payoutLock: `${tag}:payout:lock`,
     leaderToken: `${tag}:leader:token`,
   });

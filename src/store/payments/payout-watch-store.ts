@@ -8,59 +8,17 @@ import type {
 import { defineScript, type ScriptRunner } from '../scripts/define-script.js';
 import { toStoreError } from '../store-error.js';
 import { DEFAULT_HISTORY_MAX_LENGTH } from './balances-store.js';
-import { MONEY_LUA_PRELUDE } from './money-lua-prelude.js';
 import { createPaymentKeys, type PaymentKeys } from './payment-keys.js';
-import { amountArg, PaymentStoreError, parseStoredAmount, refusalOf } from './payment-store-error.js';
+import { PaymentStoreError, parseStoredAmount, refusalOf } from './payment-store-error.js';
+import {
+  buildResolveUnknownCall,
+  RESOLVE_UNKNOWN_LUA,
+  type ResolveUnknownRequest,
+} from './scripts/resolve-unknown-payment.js';
 
 /** Unknown payments listed at most (they are rare: each one is a Redis data loss). */
 const MAX_UNKNOWN_LISTED = 1_000;
 const PAYMENTS_MAX_LENGTH = 1_000;
-
-/**
- * resolve_unknown_payment: the operator's decision about an unknown tagged transaction.
- * "paid": each recipient account is debited what the transaction paid it (balance -> paid, which
- * may take the balance below zero: the miner was paid, later credits settle it), the fee goes to
- * the pool's network fees, a payment record and a history entry are written, and the transaction
- * joins the tx index. "dismiss": no balance changes (the operator accounted for it otherwise).
- * Only an unresolved entry is resolved; under the payout lock, so no runner pays meanwhile.
- *
- * KEYS: 1 leader, 2 lock, 3 unknown, 4 totals, 5 payable, 6 txs, then N balance, N history,
- *       N payments.
- * ARGV: 1 token, 2 lock token, 3 tx hash, 4 now, 5 mode (paid | dismiss), 6 note, 7 history max,
- *       8 payments max, 9 fee, 10 batch id, 11 N, then N x (account, amount).
- */
-const RESOLVE_UNKNOWN_LUA = `${MONEY_LUA_PRELUDE}
-if redis.call('GET', KEYS[2]) ~= ARGV[2] then return {0, 'LOCK_LOST', ''} end
-local raw = redis.call('HGET', KEYS[3], ARGV[3])
-if not raw then return {0, 'BATCH_NOT_FOUND', ARGV[3]} end
-local entry = cjson.decode(raw)
-if entry.status ~= 'unresolved' then return {0, 'BATCH_STATE', entry.status} end
-local n = tonumber(ARGV[11])
-if ARGV[5] == 'paid' then
-  for i = 1, n do
-    local account, amount = ARGV[10 + i * 2], ARGV[11 + i * 2]
-    local balanceKey = KEYS[6 + i]
-    redis.call('HINCRBY', balanceKey, 'balance', negate(amount))
-    redis.call('HINCRBY', balanceKey, 'paid', amount)
-    redis.call('HINCRBY', KEYS[4], 'balance', negate(amount))
-    redis.call('HINCRBY', KEYS[4], 'paid', amount)
-    local balance = index_payable(KEYS[5], balanceKey, account)
-    history(KEYS[6 + n + i], ARGV[7], 'payout-adopted', negate(amount), ARGV[10] .. ':' .. ARGV[3], balance, ARGV[4])
-    redis.call('LPUSH', KEYS[6 + 2 * n + i], cjson.encode({batchId = ARGV[10], txHash = ARGV[3],
-      amountAtomic = amount, networkFeeAtomic = '0', timestampMs = ARGV[4]}))
-    redis.call('LTRIM', KEYS[6 + 2 * n + i], 0, tonumber(ARGV[8]) - 1)
-  end
-  redis.call('HINCRBY', KEYS[4], 'poolNetworkFees', ARGV[9])
-  redis.call('HSET', KEYS[6], ARGV[3], ARGV[10])
-  entry.status = 'recorded-as-paid'
-else
-  entry.status = 'dismissed'
-end
-entry.resolvedAtMs = ARGV[4]
-entry.resolvedNote = ARGV[6]
-redis.call('HSET', KEYS[3], ARGV[3], cjson.encode(entry))
-return {1, entry.status}
-`;
 
 /** Who resolves: the fencing token ("" outside leader election) and the payout lock token. */
 export interface ResolveWriter {
@@ -153,54 +111,19 @@ export class PayoutWatchStore implements PayoutWatch {
     await this.#run('clearBackoff', () => this.#redis.del(this.keys.payoutBackoff));
   }
 
-  /**
-   * Settles an unknown payment as the operator decided (see RESOLVE_UNKNOWN_LUA). `accounts` are
-   * the miner accounts its transfers paid, in the order of `payment.transfers`.
-   */
-  async resolveUnknownPayment(
-    writer: ResolveWriter,
-    request: {
-      readonly payment: UnknownPayment;
-      readonly mode: 'paid' | 'dismiss';
-      readonly note: string;
-      readonly accounts: readonly string[];
-    },
-  ): Promise<void> {
-    const { payment, mode, accounts } = request;
-    const transfers = mode === 'paid' ? payment.transfers : [];
-    if (mode === 'paid' && accounts.length !== transfers.length) {
-      throw new PaymentStoreError('INVALID_AMOUNT', 'one account per transfer is needed', {
-        txHash: payment.txHash,
-      });
-    }
-    const keys = [
-      this.keys.leaderToken,
-      this.keys.payoutLock,
-      this.keys.payoutUnknown,
-      this.keys.totals,
-      this.keys.payable,
-      this.keys.payoutTransactions,
-      ...transfers.map((_, i) => this.keys.balance(accounts[i]!)),
-      ...transfers.map((_, i) => this.keys.history(accounts[i]!)),
-      ...transfers.map((_, i) => this.keys.payments(accounts[i]!)),
-    ];
-    const args = [
-      writer.fencingToken,
-      writer.lockToken,
-      payment.txHash,
-      String(this.#clock()),
-      mode,
-      request.note.slice(0, 200),
-      String(DEFAULT_HISTORY_MAX_LENGTH),
-      String(PAYMENTS_MAX_LENGTH),
-      amountArg(payment.feeAtomic, 'fee'),
-      payment.batchId,
-      String(transfers.length),
-    ];
-    transfers.forEach((t, i) => {
-      args.push(accounts[i]!, amountArg(t.amountAtomic, 'transfer amount'));
-    });
-    const reply = await this.#run('resolve_unknown_payment', () => this.#resolve({ keys, args }));
+  /** Settles an unknown payment as the operator decided (see scripts/resolve-unknown-payment.ts). */
+  async resolveUnknownPayment(writer: ResolveWriter, request: ResolveUnknownRequest): Promise<void> {
+    const call = buildResolveUnknownCall(
+      {
+        keys: this.keys,
+        writer,
+        clock: this.#clock,
+        historyMaxLength: DEFAULT_HISTORY_MAX_LENGTH,
+        paymentsMaxLength: PAYMENTS_MAX_LENGTH,
+      },
+      request,
+    );
+    const reply = await this.#run('resolve_unknown_payment', () => this.#resolve(call));
     const refusal = refusalOf(reply, 'resolve_unknown_payment');
     if (refusal) throw refusal;
   }

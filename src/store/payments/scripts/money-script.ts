@@ -13,8 +13,8 @@ type PayoutKeys<K extends Names> = readonly ['leaderKey', 'lockKey', ...K];
 type PayoutArgs<A extends Names> = readonly ['fencingToken', 'lockToken', ...A];
 
 /**
- * The layout of a money script: `leaderKey` and `fencingToken` come first (KEYS[1] and ARGV[1],
- * where MONEY_LUA_PRELUDE's fencing check reads them), then the script's own names.
+ * The layout of a money script: `leaderKey` and `fencingToken` (which MONEY_LUA_PRELUDE's fencing
+ * check reads), then the script's own names.
  */
 export function moneyScriptLayout<
   const K extends Names,
@@ -43,9 +43,9 @@ export function payoutScriptLayout<
   });
 }
 
-/** A money script: the prelude (fencing check), the layout's locals, then `body`. */
+/** A money script: the layout's locals, the prelude (helpers and the fencing check), then `body`. */
 export function moneyScriptLua(layout: { readonly lua: string }, body: string): string {
-  return `${MONEY_LUA_PRELUDE}${layout.lua}${body}`;
+  return `${layout.lua}${MONEY_LUA_PRELUDE}${body}`;
 }
 
 /** Every payout script refuses unless the caller still holds the payout lock. */

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from '../../log/logger.js';
-import { type BlockRefusalReason, isBlockRefusalReason } from '../../pool/block-refusal.js';
+import type { BlockRefusalReason } from '../../pool/block-refusal.js';
 import type { StoredBlockCandidate, StoredBlockStatus } from '../../pool/blocks/stored-block.js';
 import type {
   AcceptedShare,
@@ -10,6 +10,8 @@ import type {
 } from '../../pool/share-ledger.js';
 import { defineScript, type ScriptRunner } from '../scripts/define-script.js';
 import { StoreError, toStoreError } from '../store-error.js';
+import { boundedCandidate, validateCandidate, validateRefusal } from './block-candidate-checks.js';
+import { retryBlockWrite } from './block-write-retry.js';
 import { type ReadSharesOptions, RedisLedgerReader, type ShareWindow } from './ledger-reader.js';
 import {
   buildRecordBlockCandidateCall,
@@ -19,47 +21,10 @@ import { buildRecordBlockRefusalCall, RECORD_BLOCK_REFUSAL_LUA } from './scripts
 import { buildRecordSharesCall, RECORD_SHARES_LUA } from './scripts/record-shares.js';
 import { validateShare } from './share-entry.js';
 import { createStoreKeys, type StoreKeys } from './share-keys.js';
+import { type RedisShareLedgerOptions, shareLedgerSettings } from './share-ledger-options.js';
 
-// Tuning constants. One EVALSHA of 256 shares takes Redis well under a millisecond of CPU.
-/** Shares per record_shares call. */
-const DEFAULT_MAX_BATCH_SIZE = 256;
-/** How long the first share of a batch waits for company; 0 means "end of this event-loop turn". */
-const DEFAULT_MAX_BATCH_DELAY_MS = 2;
-/**
- * ~2M entries x ~100 B: ~200 MB of Redis memory; must hold one PPLNS window's shares at a find
- * (the window is fixed moments later, and the scripts do not trim while one waits).
- */
-const DEFAULT_STREAM_MAX_LENGTH = 2_000_000;
-/** Shares queued or in flight beyond which recordShare refuses (memory bound while Redis is down). */
-const DEFAULT_MAX_PENDING_SHARES = 50_000;
-/**
- * A block candidate (or a refused block's promotion) is retried this long while Redis is
- * unavailable (both writes are idempotent per block hash, so a retry after a lost reply is
- * harmless; losing the write would lose the block).
- */
-const DEFAULT_CANDIDATE_RETRY_MS = 30_000;
-const CANDIDATE_RETRY_FIRST_DELAY_MS = 100;
-const CANDIDATE_RETRY_MAX_DELAY_MS = 2_000;
 /** Failure logs during an outage: at most one per this interval, with a count of the rest. */
 const FAILURE_LOG_INTERVAL_MS = 5_000;
-const MAX_SUBMIT_ERROR_LENGTH = 1_024;
-const BLOCK_HASH_PATTERN = /^[0-9a-f]{64}$/;
-const BLOB_HEX_PATTERN = /^(?:[0-9a-f]{2})+$/;
-
-export interface RedisShareLedgerOptions {
-  readonly keyPrefix: string;
-  readonly maxBatchSize?: number;
-  readonly maxBatchDelayMs?: number;
-  readonly streamMaxLength?: number;
-  readonly maxPendingShares?: number;
-  readonly candidateRetryMs?: number;
-  /**
-   * With Sentinel (or any replicated Redis): a batch counts as durable only once this many replicas
-   * acknowledged it (WAIT after the write, same connection). Replication is asynchronous, so
-   * without it a failover can drop shares the miners were already told were OK.
-   */
-  readonly replicaAcks?: { readonly replicas: number; readonly timeoutMs: number };
-}
 
 export interface RedisShareLedgerModules {
   readonly redis: Redis;
@@ -94,29 +59,6 @@ interface PendingShare {
   readonly share: AcceptedShare;
   readonly resolve: () => void;
   readonly reject: (error: StoreError) => void;
-}
-
-function positiveInteger(value: number | undefined, fallback: number, name: string, min = 1): number {
-  const chosen = value ?? fallback;
-  if (!Number.isSafeInteger(chosen) || chosen < min) {
-    throw new StoreError('INVALID_OPTION', `option ${name} must be an integer >= ${min}`, { name, value });
-  }
-  return chosen;
-}
-
-function validateCandidate(candidate: BlockCandidate): void {
-  const bad = (field: string): never => {
-    throw new StoreError('INVALID_RECORD', `block candidate has an invalid ${field}`, { field });
-  };
-  validateShare(candidate.share);
-  if (!Number.isSafeInteger(candidate.height) || candidate.height < 0) bad('height');
-  if (!BLOCK_HASH_PATTERN.test(candidate.hash)) bad('hash');
-  if (!BLOCK_HASH_PATTERN.test(candidate.prevHash)) bad('prevHash');
-  if (typeof candidate.networkDifficulty !== 'bigint' || candidate.networkDifficulty < 1n)
-    bad('networkDifficulty');
-  if (!['accepted', 'rejected', 'error'].includes(candidate.submitResult)) bad('submitResult');
-  if (typeof candidate.blobHex !== 'string' || !BLOB_HEX_PATTERN.test(candidate.blobHex)) bad('blobHex');
-  if (!Number.isSafeInteger(candidate.timestampMs) || candidate.timestampMs < 0) bad('timestampMs');
 }
 
 /**
@@ -172,29 +114,12 @@ export class RedisShareLedger implements ShareLedger {
     this.#onBatchRecorded = modules.onBatchRecorded;
     this.#clock = modules.clock ?? Date.now;
 
-    this.#maxBatchSize = positiveInteger(opts.maxBatchSize, DEFAULT_MAX_BATCH_SIZE, 'maxBatchSize');
-    this.#maxBatchDelayMs = positiveInteger(
-      opts.maxBatchDelayMs,
-      DEFAULT_MAX_BATCH_DELAY_MS,
-      'maxBatchDelayMs',
-      0,
-    );
-    this.#streamMaxLength = positiveInteger(
-      opts.streamMaxLength,
-      DEFAULT_STREAM_MAX_LENGTH,
-      'streamMaxLength',
-    );
-    this.#maxPendingShares = positiveInteger(
-      opts.maxPendingShares,
-      DEFAULT_MAX_PENDING_SHARES,
-      'maxPendingShares',
-    );
-    this.#candidateRetryMs = positiveInteger(
-      opts.candidateRetryMs,
-      DEFAULT_CANDIDATE_RETRY_MS,
-      'candidateRetryMs',
-      0,
-    );
+    const settings = shareLedgerSettings(opts);
+    this.#maxBatchSize = settings.maxBatchSize;
+    this.#maxBatchDelayMs = settings.maxBatchDelayMs;
+    this.#streamMaxLength = settings.streamMaxLength;
+    this.#maxPendingShares = settings.maxPendingShares;
+    this.#candidateRetryMs = settings.candidateRetryMs;
     this.#recordShares = defineScript(modules.redis, 'fuegoPoolRecordShares', RECORD_SHARES_LUA);
     this.#recordBlockCandidate = defineScript(
       modules.redis,
@@ -248,10 +173,7 @@ export class RedisShareLedger implements ShareLedger {
   async writeBlockCandidate(candidate: BlockCandidate): Promise<CandidateWriteResult> {
     if (this.#closed) throw new StoreError('STORE_CLOSED', 'the share ledger is closed');
     validateCandidate(candidate);
-    const bounded: BlockCandidate =
-      candidate.submitError !== undefined && candidate.submitError.length > MAX_SUBMIT_ERROR_LENGTH
-        ? { ...candidate, submitError: candidate.submitError.slice(0, MAX_SUBMIT_ERROR_LENGTH) }
-        : candidate;
+    const bounded = boundedCandidate(candidate);
     this.#flush();
     const write = this.#writeCandidateWithRetry(bounded);
     this.#track(write);
@@ -272,12 +194,7 @@ export class RedisShareLedger implements ShareLedger {
     reason: BlockRefusalReason,
   ): Promise<RefusalRecordOutcome> {
     if (this.#closed) throw new StoreError('STORE_CLOSED', 'the share ledger is closed');
-    const bad = (field: string): never => {
-      throw new StoreError('INVALID_RECORD', `block refusal has an invalid ${field}`, { field });
-    };
-    if (!BLOCK_HASH_PATTERN.test(candidate.hash)) bad('hash');
-    if (!Number.isSafeInteger(candidate.height) || candidate.height < 0) bad('height');
-    if (!isBlockRefusalReason(reason)) bad('reason');
+    validateRefusal(candidate, reason);
     const call = buildRecordBlockRefusalCall(this.#keys, candidate, reason, this.#clock());
     const write = this.#retryingBlockWrite('record_block_refusal', candidate, async () => {
       const reply = await this.#recordBlockRefusal(call);
@@ -441,51 +358,15 @@ export class RedisShareLedger implements ShareLedger {
     );
   }
 
-  /**
-   * Runs an idempotent write about `candidate`, retried with backoff for candidateRetryMs while
-   * Redis is unavailable. Any other error, or the last one, is logged with everything needed to
-   * re-insert the block by hand (no secrets in a candidate) and thrown as a StoreError.
-   */
-  async #retryingBlockWrite<T>(
+  #retryingBlockWrite<T>(
     operation: string,
     candidate: BlockCandidate,
     attempt: () => Promise<T>,
   ): Promise<T> {
-    const deadline = Date.now() + this.#candidateRetryMs;
-    let delayMs = CANDIDATE_RETRY_FIRST_DELAY_MS;
-    for (;;) {
-      try {
-        return await attempt();
-      } catch (caught) {
-        const error = toStoreError(caught, operation, { height: candidate.height, hash: candidate.hash });
-        const remainingMs = deadline - Date.now();
-        if (error.code !== 'STORE_UNAVAILABLE' || remainingMs <= 0) {
-          this.#logger.error(
-            {
-              err: error,
-              operation,
-              height: candidate.height,
-              hash: candidate.hash,
-              prevHash: candidate.prevHash,
-              networkDifficulty: candidate.networkDifficulty.toString(),
-              finderAddress: candidate.share.address,
-              finderWorker: candidate.share.worker,
-              submitResult: candidate.submitResult,
-              timestampMs: candidate.timestampMs,
-            },
-            'block write failed',
-          );
-          throw error;
-        }
-        const waitMs = Math.min(delayMs, remainingMs);
-        this.#logger.warn(
-          { err: error, operation, hash: candidate.hash, retryInMs: waitMs },
-          'retrying block write',
-        );
-        await new Promise((resolve) => setTimeout(resolve, waitMs));
-        delayMs = Math.min(delayMs * 2, CANDIDATE_RETRY_MAX_DELAY_MS);
-      }
-    }
+    return retryBlockWrite(operation, candidate, attempt, {
+      retryMs: this.#candidateRetryMs,
+      logger: this.#logger,
+    });
   }
 
   #parseCandidateReply(reply: unknown, candidate: BlockCandidate): CandidateWriteResult {

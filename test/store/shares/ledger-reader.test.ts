@@ -1,11 +1,9 @@
 import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { previousStreamId, RedisLedgerReader } from '../../../src/store/shares/ledger-reader.js';
-import {
-  RedisShareLedger,
-  type RedisShareLedgerOptions,
-} from '../../../src/store/shares/redis-share-ledger.js';
+import { RedisShareLedger } from '../../../src/store/shares/redis-share-ledger.js';
 import { createStoreKeys } from '../../../src/store/shares/share-keys.js';
+import type { RedisShareLedgerOptions } from '../../../src/store/shares/share-ledger-options.js';
 import { useTestRedisClient } from '../../helpers/redis-server.js';
 import { ADDRESSES, makeShare, silentLogger, uniquePrefix } from '../store-fixtures.js';
 

@@ -8,9 +8,9 @@ import { createRedisClient } from '../../../src/store/redis-client.js';
 import {
   RedisShareLedger,
   type RedisShareLedgerModules,
-  type RedisShareLedgerOptions,
 } from '../../../src/store/shares/redis-share-ledger.js';
 import { createStoreKeys } from '../../../src/store/shares/share-keys.js';
+import type { RedisShareLedgerOptions } from '../../../src/store/shares/share-ledger-options.js';
 import { StoreError } from '../../../src/store/store-error.js';
 import { startTestRedis, type TestRedis } from '../../helpers/redis-server.js';
 import {

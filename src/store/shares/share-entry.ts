@@ -37,10 +37,27 @@ export function validateShare(share: AcceptedShare): void {
 }
 
 /** The seven values in SHARE_ENTRY_FIELDS order, as the scripts take them in ARGV. */
-export function shareEntryValues(share: AcceptedShare): string[] {
+function shareEntryValues(share: AcceptedShare): string[] {
   const values: string[] = [];
   pushShareEntryValues(values, share);
   return values;
+}
+
+/** The seven values by name, for a script layout (SHARE_ENTRY_ARGS, in SHARE_ENTRY_FIELDS order). */
+export const SHARE_ENTRY_ARGS = [
+  'shareAddress',
+  'shareWorker',
+  'shareDifficulty',
+  'shareHeight',
+  'shareTimestampMs',
+  'shareSolo',
+  'shareStale',
+] as const;
+
+export function shareEntryArgs(share: AcceptedShare): { [N in (typeof SHARE_ENTRY_ARGS)[number]]: string } {
+  const [shareAddress, shareWorker, shareDifficulty, shareHeight, shareTimestampMs, shareSolo, shareStale] =
+    shareEntryValues(share) as [string, string, string, string, string, string, string];
+  return { shareAddress, shareWorker, shareDifficulty, shareHeight, shareTimestampMs, shareSolo, shareStale };
 }
 
 /** shareEntryValues appended to `target` (a batch's ARGV), without a temporary array per share. */

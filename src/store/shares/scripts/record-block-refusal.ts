@@ -1,8 +1,22 @@
 import type { BlockRefusalReason } from '../../../pool/block-refusal.js';
 import type { BlockCandidate } from '../../../pool/share-ledger.js';
 import type { ScriptCall } from '../../scripts/define-script.js';
+import { scriptLayout } from '../../scripts/script-layout.js';
 import type { StoreKeys } from '../share-keys.js';
 import { CLOSE_POOL_ROUND_LUA } from './close-pool-round-lua.js';
+
+const LAYOUT = scriptLayout({
+  keys: [
+    'blockKey',
+    'rejectedKey',
+    'candidatesKey',
+    'roundCurrentKey',
+    'roundMetaKey',
+    'closedRoundKey',
+    'windowPendingKey',
+  ],
+  args: ['reason', 'hash', 'height', 'now'],
+});
 
 /**
  * record_block_refusal: why submitblock refused a recorded candidate, as `refusalReason` of its
@@ -25,31 +39,29 @@ import { CLOSE_POOL_ROUND_LUA } from './close-pool-round-lua.js';
  *   promotion (the stream is trimmed only while window-pending is empty); then the window pays the
  *   shares that are left (the fixer's `trimmed`).
  *
- * KEYS: 1 `<p>:block:<hash>`, 2 `<p>:blocks:rejected`, 3 `<p>:blocks:candidates`,
- *       4 `<p>:round:current`, 5 `<p>:round:current:meta`, 6 `<p>:round:<height>:<hash>`,
- *       7 `<p>:blocks:window-pending`.
- * ARGV: 1 the reason, 2 hash, 3 height (must be the record's: it names KEYS[6]), 4 now ms (the
- *       next round's startedAtMs).
+ * `height` must be the record's (it names `closedRoundKey`); `now` is the next round's
+ * startedAtMs.
  * Returns 0 when left alone, 1 when the reason was written, 2 when the block was promoted too.
  */
-export const RECORD_BLOCK_REFUSAL_LUA = `${CLOSE_POOL_ROUND_LUA}
-local record = redis.call('HMGET', KEYS[1], 'submitResult', 'status', 'height', 'solo')
+export const RECORD_BLOCK_REFUSAL_LUA = `${LAYOUT.lua}${CLOSE_POOL_ROUND_LUA}
+local record = redis.call('HMGET', blockKey, 'submitResult', 'status', 'height', 'solo')
 if record[1] ~= 'rejected' or record[2] ~= 'rejected' then
   return 0
 end
-if record[3] ~= ARGV[3] then
+if record[3] ~= height then
   return redis.error_reply('ERR record_block_refusal: the record is at height ' .. tostring(record[3]))
 end
-redis.call('HSET', KEYS[1], 'refusalReason', ARGV[1])
-if ARGV[1] ~= 'already-on-chain' then
+redis.call('HSET', blockKey, 'refusalReason', reason)
+if reason ~= 'already-on-chain' then
   return 1
 end
 if record[4] == '0' then
-  close_pool_round(KEYS[1], KEYS[4], KEYS[5], KEYS[6], KEYS[7], ARGV[3], ARGV[2], ARGV[4], ARGV[4])
+  close_pool_round(blockKey, roundCurrentKey, roundMetaKey, closedRoundKey, windowPendingKey, height, hash,
+    now, now)
 end
-redis.call('HSET', KEYS[1], 'status', 'pending')
-redis.call('ZREM', KEYS[2], ARGV[2])
-redis.call('ZADD', KEYS[3], ARGV[3], ARGV[2])
+redis.call('HSET', blockKey, 'status', 'pending')
+redis.call('ZREM', rejectedKey, hash)
+redis.call('ZADD', candidatesKey, height, hash)
 return 2
 `;
 
@@ -59,16 +71,16 @@ export function buildRecordBlockRefusalCall(
   reason: BlockRefusalReason,
   nowMs: number,
 ): ScriptCall {
-  return {
-    keys: [
-      keys.block(block.hash),
-      keys.blocksRejected,
-      keys.blockCandidates,
-      keys.roundCurrent,
-      keys.roundCurrentMeta,
-      keys.closedRound(block.height, block.hash),
-      keys.blocksWindowPending,
-    ],
-    args: [reason, block.hash, String(block.height), String(nowMs)],
-  };
+  return LAYOUT.call({
+    keys: {
+      blockKey: keys.block(block.hash),
+      rejectedKey: keys.blocksRejected,
+      candidatesKey: keys.blockCandidates,
+      roundCurrentKey: keys.roundCurrent,
+      roundMetaKey: keys.roundCurrentMeta,
+      closedRoundKey: keys.closedRound(block.height, block.hash),
+      windowPendingKey: keys.blocksWindowPending,
+    },
+    args: { reason, hash: block.hash, height: String(block.height), now: String(nowMs) },
+  });
 }

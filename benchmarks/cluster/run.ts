@@ -29,7 +29,7 @@ import { hexToBytes } from '../../src/fuego/hex.js';
 import { createLogger } from '../../src/log/logger.js';
 import { ShareVerifierPool } from '../../src/pow/verifier-pool.js';
 import { createRedisClient } from '../../src/store/redis-client.js';
-import { createStoreKeys } from '../../src/store/shares/share-keys.js';
+import { createShareKeys } from '../../src/store/shares/share-keys.js';
 import { type BenchBackends, benchPoolConfig, startBenchBackends } from '../stratum/bench-stack.js';
 import {
   type JobArrivals,
@@ -417,7 +417,7 @@ async function main(): Promise<void> {
       config,
       leader,
       redis,
-      sharesKey: createStoreKeys('bench').shares,
+      sharesKey: createShareKeys('bench').shares,
       verifier,
       say,
     };

@@ -24,7 +24,7 @@ import { hexToBytes } from '../../src/fuego/hex.js';
 import { createLogger } from '../../src/log/logger.js';
 import { ShareVerifierPool } from '../../src/pow/verifier-pool.js';
 import { createRedisClient } from '../../src/store/redis-client.js';
-import { createStoreKeys } from '../../src/store/shares/share-keys.js';
+import { createShareKeys } from '../../src/store/shares/share-keys.js';
 import { type BenchStack, startBenchStack } from './bench-stack.js';
 import {
   type CpuSplit,
@@ -183,7 +183,7 @@ async function main(): Promise<void> {
     say(`pool pid ${pool.pid} on stratum port ${pool.stratumPort}, ${workers} verifier workers`);
     const redisClient = await createRedisClient({ url: stack.redis.url }, logger);
     redis = redisClient;
-    const sharesKey = createStoreKeys('bench').shares;
+    const sharesKey = createShareKeys('bench').shares;
     const measure = <T>(work: () => Promise<T>) => measuring(pool.pid, workers, redisClient, work);
 
     const address = stack.minerAddress;

@@ -1,5 +1,5 @@
 import { createPaymentKeys } from '../store/payments/payment-keys.js';
-import { createStoreKeys } from '../store/shares/share-keys.js';
+import { createShareKeys } from '../store/shares/share-keys.js';
 
 /**
  * Redis keys and pub/sub channels shared by the nodes of one pool (`<p>` is the pool's hash tag,
@@ -39,7 +39,7 @@ export interface ClusterKeys {
 }
 
 export function createClusterKeys(keyPrefix: string): ClusterKeys {
-  const { tag } = createStoreKeys(keyPrefix);
+  const { tag } = createShareKeys(keyPrefix);
   return Object.freeze({
     tag,
     // The same key the money scripts fence on: one name, one owner of its format.

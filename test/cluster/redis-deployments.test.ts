@@ -4,7 +4,7 @@ import type { Devnet } from '../../src/devnet/devnet.js';
 import type { WalletClient } from '../../src/rpc/wallet-client.js';
 import { createRedisClient, type RedisConnection } from '../../src/store/redis-client.js';
 import { RedisShareLedger } from '../../src/store/shares/redis-share-ledger.js';
-import { createStoreKeys } from '../../src/store/shares/share-keys.js';
+import { createShareKeys } from '../../src/store/shares/share-keys.js';
 import type { RedisShareLedgerOptions } from '../../src/store/shares/share-ledger-options.js';
 import { type RedisClusterDeployment, startRedisCluster } from '../../src/tools/redis-cluster.js';
 import { type RedisSentinelDeployment, startRedisSentinel } from '../../src/tools/redis-sentinel.js';
@@ -57,7 +57,7 @@ async function exerciseShareLedger(connection: RedisConnection): Promise<void> {
   expect(written.created).toBe(true);
   expect((await ledger.writeBlockCandidate(candidate)).created).toBe(false);
 
-  const keys = createStoreKeys(keyPrefix);
+  const keys = createShareKeys(keyPrefix);
   expect(await redis.xlen(keys.shares)).toBe(301);
   const closed = await ledger.getRoundContributions({ height: 500, hash: candidate.hash });
   let expected = 0n;
@@ -133,7 +133,7 @@ describe('Redis Cluster (three masters created by the test)', () => {
   it('spreads pools over the masters while each pool stays in one slot', async () => {
     const slots = new Set<number>();
     for (const prefix of ['fuego', 'a', 'b', 'c', 'd', 'e', 'f', 'g']) {
-      const keys = createStoreKeys(prefix);
+      const keys = createShareKeys(prefix);
       const slot = Number(await client.call('CLUSTER', 'KEYSLOT', keys.shares));
       expect(Number(await client.call('CLUSTER', 'KEYSLOT', keys.block(blockHash(1))))).toBe(slot);
       slots.add(slot);
@@ -230,7 +230,7 @@ describe('Redis Sentinel (master + replica + sentinel created by the test)', () 
     expect(okAfterFailover).toBeGreaterThanOrEqual(200);
     expect(await client.call('CONFIG', 'GET', 'port')).toEqual(['port', String(after)]);
 
-    const keys = createStoreKeys(keyPrefix);
+    const keys = createShareKeys(keyPrefix);
     const stored = new Map<number, number>();
     for (const [, fields] of await redis.xrange(keys.shares, '-', '+')) {
       const t = Number(fields[fields.indexOf('t') + 1]) - 1e12;

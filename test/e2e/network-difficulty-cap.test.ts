@@ -5,8 +5,7 @@ import { checkHash, difficultyFromTargetHex } from '../../src/fuego/difficulty.j
 import { bytesToHex, hexToBytes } from '../../src/fuego/hex.js';
 import { createLogger } from '../../src/log/logger.js';
 import { createHashrateKeys, HOUR_MS, MINUTE_MS } from '../../src/store/hashrate/hashrate-keys.js';
-import { createStoreKeys } from '../../src/store/keys.js';
-import { createStoreKeys } from '../../src/store/shares/share-keys.js';
+import { createShareKeys } from '../../src/store/shares/share-keys.js';
 import { testHasher } from '../devnet/devnet-test-helpers.js';
 import { StratumLineClient } from '../helpers/stratum-line-client.js';
 import { until } from '../helpers/until.js';
@@ -20,7 +19,7 @@ import { until } from '../helpers/until.js';
  */
 const NETWORK_DIFFICULTY = 1_000;
 const MINER_DIFFICULTY = 5_000;
-const keys = createStoreKeys('fuego');
+const keys = createShareKeys('fuego');
 const hashrateKeys = createHashrateKeys('fuego');
 
 let stack: DemoStack;

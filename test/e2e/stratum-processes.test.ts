@@ -7,7 +7,7 @@ import type { StratumProcessGroup } from '../../src/app/stratum-processes/stratu
 import { withControlClient } from '../../src/cli/control-client.js';
 import { createLogger } from '../../src/log/logger.js';
 import { manualBan } from '../../src/pool/ban-registry.js';
-import { createStoreKeys } from '../../src/store/shares/share-keys.js';
+import { createShareKeys } from '../../src/store/shares/share-keys.js';
 import { ensureXmrig } from '../../src/tools/xmrig.js';
 import { childPids, isRunning } from '../helpers/processes.js';
 import { StratumLineClient } from '../helpers/stratum-line-client.js';
@@ -20,7 +20,7 @@ import { XmrigRun } from './xmrig-runner.js';
  * share the ports. Miners are spread over both, real XMRig miners mine through both, bans reach
  * both, a killed child comes back, and the API shows the children as one pool.
  */
-const keys = createStoreKeys('fuego');
+const keys = createShareKeys('fuego');
 const LOGIN_PARAMS = { pass: 'x', agent: 'stratum-processes-test/1.0', algo: ['cn/upx2'] };
 
 let stack: DemoStack;

@@ -4,7 +4,7 @@ import { type DemoStack, startDemoStack } from '../../src/app/demo-stack.js';
 import { decodeAddress, encodeIntegratedAddress } from '../../src/fuego/address.js';
 import { createLogger } from '../../src/log/logger.js';
 import { DaemonClient } from '../../src/rpc/daemon-client.js';
-import { createStoreKeys } from '../../src/store/shares/share-keys.js';
+import { createShareKeys } from '../../src/store/shares/share-keys.js';
 import { ensureXmrig } from '../../src/tools/xmrig.js';
 import { XmrigRun, type XmrigRunReport } from './xmrig-runner.js';
 
@@ -15,7 +15,7 @@ import { XmrigRun, type XmrigRunReport } from './xmrig-runner.js';
 const NETWORK_DIFFICULTY = 4_000;
 const SHARE_DIFFICULTY = 300;
 const ALIAS = 'e2e-miner';
-const keys = createStoreKeys('fuego');
+const keys = createShareKeys('fuego');
 
 let stack: DemoStack;
 let xmrigPath: string;

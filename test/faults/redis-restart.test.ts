@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DemoStack } from '../../src/app/demo-stack.js';
-import { createStoreKeys } from '../../src/store/shares/share-keys.js';
+import { createShareKeys } from '../../src/store/shares/share-keys.js';
 import { freePort, type PrivateRedis, startPrivateRedis } from '../../src/tools/redis-server.js';
 import { SyntheticMiner, startFaultStack, waitFor } from './fault-kit.js';
 
@@ -66,7 +66,7 @@ describe('fault: Redis restart under load', () => {
     // Let the last batches land.
     await new Promise((resolve) => setTimeout(resolve, 200));
 
-    const keys = createStoreKeys('fuego');
+    const keys = createShareKeys('fuego');
     const storedByWorker = new Map<string, number>();
     for (const [, fields] of await stack.pool.redis.xrange(keys.shares, '-', '+')) {
       const worker = fields[fields.indexOf('w') + 1]!;

@@ -17,7 +17,7 @@ import { createPoolMetrics } from '../../src/servers/api/api-metrics.js';
 import { RedisBalances } from '../../src/store/payments/balances-store.js';
 import { createRedisClient } from '../../src/store/redis-client.js';
 import { RedisShareLedger } from '../../src/store/shares/redis-share-ledger.js';
-import { createStoreKeys } from '../../src/store/shares/share-keys.js';
+import { createShareKeys } from '../../src/store/shares/share-keys.js';
 import { startTestDevnet, testHasher } from '../devnet/devnet-test-helpers.js';
 import { runCliForTest } from '../helpers/cli.js';
 import { DEFAULT_BAN_POLICY_OPTIONS, DEFAULT_POOL_BACKEND_OPTIONS } from '../helpers/config-defaults.js';
@@ -125,7 +125,7 @@ describe('a block the daemon refuses, against the devnet', () => {
     const metrics = createPoolMetrics({ backend: () => backend.metrics });
     return {
       keyPrefix,
-      keys: createStoreKeys(keyPrefix),
+      keys: createShareKeys(keyPrefix),
       ledger,
       backend,
       metrics,

@@ -1,8 +1,8 @@
-import { createStoreKeys } from '../shares/share-keys.js';
+import { keyTag } from '../key-tag.js';
 import { StoreError } from '../store-error.js';
 
 /**
- * The `<p>:hashrate:...` key family (see shares/share-keys.ts for `<p>`). Format: key - type - content -
+ * The `<p>:hashrate:...` key family (`<p>`: the pool's hash tag, key-tag.ts). Format: key - type - content -
  * retention. Every difficulty sum is a Redis integer (HINCRBY), read back as a string.
  *
  * - `<p>:hashrate:pool:<hour>` - HASH - minute of the hour ("0".."59") -> summed difficulty of
@@ -46,7 +46,7 @@ export const DAY_MS = 86_400_000;
 export const POOL_SLOT_MS = 600_000;
 
 export function createHashrateKeys(prefix: string): HashrateKeys {
-  const { tag } = createStoreKeys(prefix);
+  const tag = keyTag(prefix);
   const base = `${tag}:hashrate`;
   return Object.freeze({
     poolMinutes: (hour: number) => `${base}:pool:${hour}`,

@@ -1,10 +1,10 @@
-import { createStoreKeys } from '../shares/share-keys.js';
+import { keyTag } from '../key-tag.js';
 
 /**
  * Redis key layout of the money side of one pool (balances, unlocker lists, payout batches). Every
- * key starts with the same `{<prefix>}` hash tag as shares/share-keys.ts, so the scripts may touch these keys and
- * the share ledger's (`<p>:block:<hash>`, rounds) in one call, on Redis Cluster too. `<p>` is the
- * tagged prefix. Format: key - type - content - writer - retention.
+ * key starts with the pool's `{<prefix>}` hash tag (key-tag.ts), like the share keys, so the
+ * scripts may touch these keys and the share ledger's (`<p>:block:<hash>`, rounds) in one call, on
+ * Redis Cluster too. `<p>` is the tagged prefix. Format: key - type - content - writer - retention.
  *
  * - `<p>:balance:<address>` - HASH - credited, balance, inPayout, paid, networkFees (atomic units,
  *   decimal integers). Invariant: credited = balance + inPayout + paid + networkFees - every
@@ -89,9 +89,9 @@ export interface PaymentKeys {
   readonly leaderToken: string;
 }
 
-/** Builds the money keys of one pool from its configured prefix (validated as in shares/share-keys.ts). */
+/** Builds the money keys of one pool from its configured prefix (validated by keyTag). */
 export function createPaymentKeys(prefix: string): PaymentKeys {
-  const { tag } = createStoreKeys(prefix);
+  const tag = keyTag(prefix);
   return Object.freeze({
     tag,
     balance: (address: string) => `${tag}:balance:${address}`,

@@ -11,7 +11,7 @@ import type {
 } from '../../pool/blocks/unlock-ledger.js';
 import { defineScript, type ScriptCall, type ScriptRunner } from '../scripts/define-script.js';
 import { RedisLedgerReader, type ShareWindow } from '../shares/ledger-reader.js';
-import { createStoreKeys, type StoreKeys } from '../shares/share-keys.js';
+import { createShareKeys, type ShareKeys } from '../shares/share-keys.js';
 import { toStoreError } from '../store-error.js';
 import { DEFAULT_HISTORY_MAX_LENGTH } from './balances-store.js';
 import { createPaymentKeys, type PaymentKeys } from './payment-keys.js';
@@ -33,8 +33,8 @@ export interface UnlockerStoreOptions {
  */
 export class UnlockerStore implements UnlockLedger, BlockWindowLedger {
   readonly keys: PaymentKeys;
-  readonly storeKeys: StoreKeys;
-  readonly #scriptKeys: { readonly payments: PaymentKeys; readonly shares: StoreKeys };
+  readonly shareKeys: ShareKeys;
+  readonly #scriptKeys: { readonly payments: PaymentKeys; readonly shares: ShareKeys };
   readonly #reader: RedisLedgerReader;
   readonly #clock: () => number;
   readonly #historyMaxLength: number;
@@ -45,11 +45,11 @@ export class UnlockerStore implements UnlockLedger, BlockWindowLedger {
 
   constructor(opts: UnlockerStoreOptions, modules: { redis: Redis; clock?: () => number }) {
     this.keys = createPaymentKeys(opts.keyPrefix);
-    this.storeKeys = createStoreKeys(opts.keyPrefix);
+    this.shareKeys = createShareKeys(opts.keyPrefix);
     this.#reader = new RedisLedgerReader({ keyPrefix: opts.keyPrefix }, { redis: modules.redis });
     this.#clock = modules.clock ?? Date.now;
     this.#historyMaxLength = opts.historyMaxLength ?? DEFAULT_HISTORY_MAX_LENGTH;
-    this.#scriptKeys = { payments: this.keys, shares: this.storeKeys };
+    this.#scriptKeys = { payments: this.keys, shares: this.shareKeys };
     this.#credit = defineScript(modules.redis, 'fuegoPoolCreditBlock', CREDIT_BLOCK_LUA);
     this.#orphan = defineScript(modules.redis, 'fuegoPoolOrphanBlock', ORPHAN_BLOCK_LUA);
     this.#observe = defineScript(modules.redis, 'fuegoPoolObserveBlock', OBSERVE_BLOCK_LUA);

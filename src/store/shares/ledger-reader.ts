@@ -10,7 +10,7 @@ import type {
 import type { BlockCandidate } from '../../pool/share-ledger.js';
 import { StoreError, toStoreError } from '../store-error.js';
 import { parseShareEntry, type StoredShare } from './share-entry.js';
-import { createStoreKeys, type StoreKeys } from './share-keys.js';
+import { createShareKeys, type ShareKeys } from './share-keys.js';
 
 /** XREVRANGE page size of readSharesBackFrom: ~100 KB of reply per page. */
 const DEFAULT_SHARE_PAGE_SIZE = 1000;
@@ -142,10 +142,10 @@ function parseWindowSummary(fields: Record<string, string>, data: { hash: string
  */
 export class RedisLedgerReader {
   readonly #redis: Redis;
-  readonly #keys: StoreKeys;
+  readonly #keys: ShareKeys;
 
   constructor(opts: RedisLedgerReaderOptions, modules: RedisLedgerReaderModules) {
-    this.#keys = createStoreKeys(opts.keyPrefix);
+    this.#keys = createShareKeys(opts.keyPrefix);
     this.#redis = modules.redis;
   }
 

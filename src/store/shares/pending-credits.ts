@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { PendingCreditEstimates } from '../../pool/blocks/unlock-ledger.js';
 import { toStoreError } from '../store-error.js';
-import { createStoreKeys, type StoreKeys } from './share-keys.js';
+import { createShareKeys, type ShareKeys } from './share-keys.js';
 
 /**
  * Estimated credits of blocks found but not yet confirmed, for the miners' "pending" balance.
@@ -14,11 +14,11 @@ import { createStoreKeys, type StoreKeys } from './share-keys.js';
  */
 export class PendingCredits implements PendingCreditEstimates {
   readonly #redis: Redis;
-  readonly #keys: StoreKeys;
+  readonly #keys: ShareKeys;
 
   constructor(opts: { readonly keyPrefix: string }, modules: { readonly redis: Redis }) {
     this.#redis = modules.redis;
-    this.#keys = createStoreKeys(opts.keyPrefix);
+    this.#keys = createShareKeys(opts.keyPrefix);
   }
 
   key(blockHash: string): string {

@@ -3,7 +3,7 @@ import type { StoredBlockCandidate } from '../../pool/blocks/stored-block.js';
 import { createPaymentKeys } from '../payments/payment-keys.js';
 import { toStoreError } from '../store-error.js';
 import { parseBlockRecord } from './ledger-reader.js';
-import { createStoreKeys } from './share-keys.js';
+import { createShareKeys } from './share-keys.js';
 
 /** Deepest row a blocks page may reach (offset + limit). */
 export const MAX_BLOCK_ROWS = 1_000;
@@ -25,7 +25,7 @@ export class PoolBlocksReader {
   readonly #blockKey: (hash: string) => string;
 
   constructor(opts: { readonly keyPrefix: string }, modules: { readonly redis: Redis }) {
-    const keys = createStoreKeys(opts.keyPrefix);
+    const keys = createShareKeys(opts.keyPrefix);
     const paymentKeys = createPaymentKeys(opts.keyPrefix);
     this.#redis = modules.redis;
     this.#sets = [keys.blockCandidates, paymentKeys.blocksConfirmed, paymentKeys.blocksOrphaned];

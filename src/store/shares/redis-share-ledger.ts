@@ -20,7 +20,7 @@ import {
 import { buildRecordBlockRefusalCall, RECORD_BLOCK_REFUSAL_LUA } from './scripts/record-block-refusal.js';
 import { buildRecordSharesCall, RECORD_SHARES_LUA } from './scripts/record-shares.js';
 import { validateShare } from './share-entry.js';
-import { createStoreKeys, type StoreKeys } from './share-keys.js';
+import { createShareKeys, type ShareKeys } from './share-keys.js';
 import { type RedisShareLedgerOptions, shareLedgerSettings } from './share-ledger-options.js';
 
 /** Failure logs during an outage: at most one per this interval, with a count of the rest. */
@@ -79,7 +79,7 @@ interface PendingShare {
  */
 export class RedisShareLedger implements ShareLedger {
   readonly reader: RedisLedgerReader;
-  readonly #keys: StoreKeys;
+  readonly #keys: ShareKeys;
   readonly #logger: Logger;
   readonly #onBatchRecorded: ((shares: readonly AcceptedShare[]) => void) | undefined;
   readonly #maxBatchSize: number;
@@ -107,7 +107,7 @@ export class RedisShareLedger implements ShareLedger {
   #suppressedFailures = 0;
 
   constructor(opts: RedisShareLedgerOptions, modules: RedisShareLedgerModules) {
-    this.#keys = createStoreKeys(opts.keyPrefix);
+    this.#keys = createShareKeys(opts.keyPrefix);
     this.#redis = modules.redis;
     this.#replicaAcks = opts.replicaAcks;
     this.#logger = modules.logger;

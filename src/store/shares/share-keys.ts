@@ -1,7 +1,8 @@
-import { StoreError } from '../store-error.js';
+import { keyTag } from '../key-tag.js';
 
 /**
- * Redis key layout of one pool. Every key starts with `{<prefix>}`, a Redis Cluster hash tag, so
+ * Redis key layout of the share family of one pool (share stream, rounds, block records, miner and
+ * worker totals). Every key starts with `{<prefix>}` (key-tag.ts), a Redis Cluster hash tag, so
  * all keys of a pool live in one slot and a Lua script may touch any of them (on Cluster too).
  * `<p>` below stands for that tagged prefix, e.g. `{fuego}`. Format: key - type - content -
  * writer - retention.
@@ -68,10 +69,7 @@ import { StoreError } from '../store-error.js';
  * - Difficulty sums are Redis integers (signed 64-bit); they are read back as strings -> bigint.
  */
 
-/** Same rule as the config schema's `redis.keyPrefix`: no braces, so the hash tag stays intact. */
-const KEY_PREFIX_PATTERN = /^[a-z0-9_-]{1,32}$/;
-
-export interface StoreKeys {
+export interface ShareKeys {
   /** `{prefix}`: the hash tag every key starts with. */
   readonly tag: string;
   readonly shares: string;
@@ -87,12 +85,9 @@ export interface StoreKeys {
   worker(address: string, worker: string): string;
 }
 
-/** Builds every key of one pool from its configured prefix (e.g. "fuego" -> `{fuego}:shares`). */
-export function createStoreKeys(prefix: string): StoreKeys {
-  if (!KEY_PREFIX_PATTERN.test(prefix)) {
-    throw new StoreError('INVALID_KEY_PREFIX', 'key prefix must match /^[a-z0-9_-]{1,32}$/', { prefix });
-  }
-  const tag = `{${prefix}}`;
+/** Builds the share keys of one pool from its configured prefix (e.g. "fuego" -> `{fuego}:shares`). */
+export function createShareKeys(prefix: string): ShareKeys {
+  const tag = keyTag(prefix);
   return Object.freeze({
     tag,
     shares: `${tag}:shares`,

@@ -12,7 +12,7 @@ import { DaemonClient } from '../../../src/rpc/daemon-client.js';
 import { RedisBalances } from '../../../src/store/payments/balances-store.js';
 import { createRedisClient } from '../../../src/store/redis-client.js';
 import { RedisShareLedger } from '../../../src/store/shares/redis-share-ledger.js';
-import { createStoreKeys } from '../../../src/store/shares/share-keys.js';
+import { createShareKeys } from '../../../src/store/shares/share-keys.js';
 import { startTestDevnet } from '../../devnet/devnet-test-helpers.js';
 import { startTestRedis, type TestRedis } from '../../helpers/redis-server.js';
 import {
@@ -60,7 +60,7 @@ describe('BlockUnlocker against the devnet daemon', () => {
     const keyPrefix = uniquePrefix(label);
     return {
       keyPrefix,
-      keys: createStoreKeys(keyPrefix),
+      keys: createShareKeys(keyPrefix),
       ledger: new RedisShareLedger({ keyPrefix, ...ledgerOptions }, { redis, logger: silentLogger }),
       unlocker: unlockerOn(redis, keyPrefix, { scheme, confirmDepth: 5 }, { daemon, logger: silentLogger }),
       balances: new RedisBalances({ keyPrefix }, { redis }),

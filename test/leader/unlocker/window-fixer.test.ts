@@ -5,7 +5,7 @@ import { createPaymentKeys } from '../../../src/store/payments/payment-keys.js';
 import { UnlockerStore } from '../../../src/store/payments/unlocker-store.js';
 import { createRedisClient } from '../../../src/store/redis-client.js';
 import { RedisShareLedger } from '../../../src/store/shares/redis-share-ledger.js';
-import { createStoreKeys } from '../../../src/store/shares/share-keys.js';
+import { createShareKeys } from '../../../src/store/shares/share-keys.js';
 import { startTestRedis, type TestRedis } from '../../helpers/redis-server.js';
 import {
   ADDRESSES,
@@ -53,7 +53,7 @@ describe('WindowFixer on a real Redis', () => {
         share: makeShare({ address: A, difficulty: 300 }),
       }),
     );
-    return { keyPrefix, ledger, keys: createStoreKeys(keyPrefix), hash };
+    return { keyPrefix, ledger, keys: createShareKeys(keyPrefix), hash };
   }
 
   function fixerOn(client: Redis, keyPrefix: string, fencingToken?: () => string | null) {

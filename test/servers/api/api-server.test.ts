@@ -26,7 +26,7 @@ import { createPaymentKeys } from '../../../src/store/payments/payment-keys.js';
 import { PayoutWatchStore } from '../../../src/store/payments/payout-watch-store.js';
 import { createRedisClient } from '../../../src/store/redis-client.js';
 import { RedisShareLedger } from '../../../src/store/shares/redis-share-ledger.js';
-import { createStoreKeys } from '../../../src/store/shares/share-keys.js';
+import { createShareKeys } from '../../../src/store/shares/share-keys.js';
 import { startTestRedis, type TestRedis } from '../../helpers/redis-server.js';
 import { buildTestApi, FakeDaemon, fuegoAddress, silentLogger, TEST_POOL_INFO } from './api-fixtures.js';
 
@@ -89,7 +89,7 @@ describe('HTTP API', () => {
       });
     }
     await ledger.recordShare({ ...shares[0]!, timestampMs: NOW - 500 });
-    const keys = createStoreKeys(keyPrefix);
+    const keys = createShareKeys(keyPrefix);
     const money = createPaymentKeys(keyPrefix);
     await redis
       .multi()

@@ -6,7 +6,7 @@ import { createPaymentKeys } from '../../../src/store/payments/payment-keys.js';
 import { PayoutStore } from '../../../src/store/payments/payout-store.js';
 import { UnlockerStore } from '../../../src/store/payments/unlocker-store.js';
 import { RedisShareLedger } from '../../../src/store/shares/redis-share-ledger.js';
-import { createStoreKeys } from '../../../src/store/shares/share-keys.js';
+import { createShareKeys } from '../../../src/store/shares/share-keys.js';
 import { useTestRedisClient } from '../../helpers/redis-server.js';
 import { expectLedgerConsistent } from '../../leader/payouts/money-invariants.js';
 import {
@@ -33,7 +33,7 @@ describe('money scripts on a real Redis', () => {
     return {
       keyPrefix,
       keys: createPaymentKeys(keyPrefix),
-      storeKeys: createStoreKeys(keyPrefix),
+      storeKeys: createShareKeys(keyPrefix),
       ledger: new RedisShareLedger({ keyPrefix }, { redis, logger: silentLogger }),
       unlocker: new UnlockerStore({ keyPrefix }, { redis, clock }),
       payouts: new PayoutStore({ keyPrefix }, { redis, clock }),

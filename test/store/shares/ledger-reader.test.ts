@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { previousStreamId, RedisLedgerReader } from '../../../src/store/shares/ledger-reader.js';
 import { RedisShareLedger } from '../../../src/store/shares/redis-share-ledger.js';
-import { createStoreKeys } from '../../../src/store/shares/share-keys.js';
+import { createShareKeys } from '../../../src/store/shares/share-keys.js';
 import type { RedisShareLedgerOptions } from '../../../src/store/shares/share-ledger-options.js';
 import { useTestRedisClient } from '../../helpers/redis-server.js';
 import { ADDRESSES, makeShare, silentLogger, uniquePrefix } from '../store-fixtures.js';
@@ -26,7 +26,7 @@ describe('RedisLedgerReader', () => {
     const keyPrefix = uniquePrefix(label);
     return {
       keyPrefix,
-      keys: createStoreKeys(keyPrefix),
+      keys: createShareKeys(keyPrefix),
       ledger: new RedisShareLedger({ keyPrefix, ...options }, { redis, logger: silentLogger }),
     };
   }
@@ -37,7 +37,7 @@ describe('RedisLedgerReader', () => {
     for (let i = 0; i < 30; i += 1) {
       await ledger.recordShare(makeShare({ height: i, difficulty: 10, solo: i % 3 === 2 }));
     }
-    const lastId = (await redis.xrevrange(createStoreKeys(keyPrefix).shares, '+', '-', 'COUNT', 1))[0]![0];
+    const lastId = (await redis.xrevrange(createShareKeys(keyPrefix).shares, '+', '-', 'COUNT', 1))[0]![0];
     // A reader needs no ledger: the API and payment roles build their own.
     const reader = new RedisLedgerReader({ keyPrefix }, { redis });
 

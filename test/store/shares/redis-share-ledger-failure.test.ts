@@ -2,7 +2,7 @@ import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createRedisClient } from '../../../src/store/redis-client.js';
 import { RedisShareLedger } from '../../../src/store/shares/redis-share-ledger.js';
-import { createStoreKeys } from '../../../src/store/shares/share-keys.js';
+import { createShareKeys } from '../../../src/store/shares/share-keys.js';
 import { StoreError } from '../../../src/store/store-error.js';
 import { startTestRedis, type TestRedis } from '../../helpers/redis-server.js';
 import { makeCandidate, makeShare, silentLogger, uniquePrefix } from '../store-fixtures.js';
@@ -86,7 +86,7 @@ describe('RedisShareLedger when Redis goes away', () => {
     expectUnavailable(outcomes);
 
     // "OK" was only ever said for a share Redis holds.
-    const entries = await direct.xrange(createStoreKeys(keyPrefix).shares, '-', '+');
+    const entries = await direct.xrange(createShareKeys(keyPrefix).shares, '-', '+');
     const stored = new Set(entries.map(([, fields]) => Number(fields[7])));
     const missing = resolved.filter((o) => !stored.has(o.height));
     expect(missing).toEqual([]);

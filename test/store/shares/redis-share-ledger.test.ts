@@ -9,7 +9,7 @@ import {
   RedisShareLedger,
   type RedisShareLedgerModules,
 } from '../../../src/store/shares/redis-share-ledger.js';
-import { createStoreKeys } from '../../../src/store/shares/share-keys.js';
+import { createShareKeys } from '../../../src/store/shares/share-keys.js';
 import type { RedisShareLedgerOptions } from '../../../src/store/shares/share-ledger-options.js';
 import { StoreError } from '../../../src/store/store-error.js';
 import { startTestRedis, type TestRedis } from '../../helpers/redis-server.js';
@@ -52,7 +52,7 @@ describe('RedisShareLedger on a real Redis', () => {
       { keyPrefix, ...options },
       { redis, logger: silentLogger, ...(onBatchRecorded ? { onBatchRecorded } : {}) },
     );
-    return { ledger, keys: createStoreKeys(keyPrefix), keyPrefix };
+    return { ledger, keys: createShareKeys(keyPrefix), keyPrefix };
   }
 
   async function withWritesPaused<T>(body: () => Promise<T>): Promise<T> {
@@ -412,7 +412,7 @@ describe('RedisShareLedger on a real Redis', () => {
     const nowMs = 1_700_000_200_000;
     const keyPrefix = uniquePrefix('promote');
     const ledger = new RedisShareLedger({ keyPrefix }, { redis, logger: silentLogger, clock: () => nowMs });
-    const keys = createStoreKeys(keyPrefix);
+    const keys = createShareKeys(keyPrefix);
     await ledger.recordShare(makeShare({ address: ADDRESSES[1], difficulty: 800, timestampMs: 1_000 }));
     const refused = makeCandidate({
       hash: blockHash(0xd0b),

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { createStoreKeys } from '../../../src/store/shares/share-keys.js';
+import { createShareKeys } from '../../../src/store/shares/share-keys.js';
 
-describe('createStoreKeys', () => {
+describe('createShareKeys', () => {
   it('puts every key of a pool under one hash tag', () => {
-    const keys = createStoreKeys('fuego');
+    const keys = createShareKeys('fuego');
     const all = [
       keys.shares,
       keys.roundCurrent,
@@ -27,7 +27,7 @@ describe('createStoreKeys', () => {
 
   it('refuses a prefix that would break the hash tag', () => {
     for (const prefix of ['', 'a}b', '{x}', 'Fuego', 'x'.repeat(33), 'a:b']) {
-      expect(() => createStoreKeys(prefix)).toThrow(expect.objectContaining({ code: 'INVALID_KEY_PREFIX' }));
+      expect(() => createShareKeys(prefix)).toThrow(expect.objectContaining({ code: 'INVALID_KEY_PREFIX' }));
     }
   });
 });

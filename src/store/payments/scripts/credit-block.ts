@@ -1,6 +1,6 @@
 import type { CreditBlockRequest } from '../../../pool/blocks/unlock-ledger.js';
 import type { ScriptCall } from '../../scripts/define-script.js';
-import type { StoreKeys } from '../../shares/share-keys.js';
+import type { ShareKeys } from '../../shares/share-keys.js';
 import type { PaymentKeys } from '../payment-keys.js';
 import { amountArg, PaymentStoreError } from '../payment-store-error.js';
 import { moneyScriptLayout, moneyScriptLua } from './money-script.js';
@@ -78,7 +78,7 @@ return {1, 'confirmed'}
  * the reward and every credit is > 0.
  */
 export function buildCreditBlockCall(
-  keys: { readonly payments: PaymentKeys; readonly shares: StoreKeys },
+  keys: { readonly payments: PaymentKeys; readonly shares: ShareKeys },
   request: CreditBlockRequest,
   settings: { readonly nowMs: () => number; readonly historyMaxLength: number },
 ): ScriptCall {

@@ -1,6 +1,6 @@
 import type { FixBlockWindowRequest } from '../../../pool/blocks/unlock-ledger.js';
 import type { ScriptCall } from '../../scripts/define-script.js';
-import type { StoreKeys } from '../../shares/share-keys.js';
+import type { ShareKeys } from '../../shares/share-keys.js';
 import { StoreError } from '../../store-error.js';
 import type { PaymentKeys } from '../payment-keys.js';
 import { moneyScriptLayout, moneyScriptLua } from './money-script.js';
@@ -39,7 +39,7 @@ return {1}
 
 /** Builds fix_block_window's call; throws INVALID_RECORD for difficulties or counts out of range. */
 export function buildFixBlockWindowCall(
-  keys: { readonly payments: PaymentKeys; readonly shares: StoreKeys },
+  keys: { readonly payments: PaymentKeys; readonly shares: ShareKeys },
   request: FixBlockWindowRequest,
   nowMs: () => number,
 ): ScriptCall {

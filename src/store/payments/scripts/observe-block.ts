@@ -1,6 +1,6 @@
 import type { ObserveBlockRequest } from '../../../pool/blocks/unlock-ledger.js';
 import type { ScriptCall } from '../../scripts/define-script.js';
-import type { StoreKeys } from '../../shares/share-keys.js';
+import type { ShareKeys } from '../../shares/share-keys.js';
 import type { PaymentKeys } from '../payment-keys.js';
 import { moneyScriptLayout, moneyScriptLua } from './money-script.js';
 
@@ -17,7 +17,7 @@ return {1}
 );
 
 export function buildObserveBlockCall(
-  keys: { readonly payments: PaymentKeys; readonly shares: StoreKeys },
+  keys: { readonly payments: PaymentKeys; readonly shares: ShareKeys },
   request: ObserveBlockRequest,
   nowMs: number,
 ): ScriptCall {

@@ -1,6 +1,6 @@
 import type { OrphanBlockRequest } from '../../../pool/blocks/unlock-ledger.js';
 import type { ScriptCall } from '../../scripts/define-script.js';
-import type { StoreKeys } from '../../shares/share-keys.js';
+import type { ShareKeys } from '../../shares/share-keys.js';
 import type { PaymentKeys } from '../payment-keys.js';
 import { moneyScriptLayout, moneyScriptLua } from './money-script.js';
 
@@ -54,7 +54,7 @@ return {1, 'orphaned', merged}
 );
 
 export function buildOrphanBlockCall(
-  keys: { readonly payments: PaymentKeys; readonly shares: StoreKeys },
+  keys: { readonly payments: PaymentKeys; readonly shares: ShareKeys },
   request: OrphanBlockRequest,
   nowMs: number,
 ): ScriptCall {

@@ -3,7 +3,7 @@ import type { BlockCandidate } from '../../../pool/share-ledger.js';
 import type { ScriptCall } from '../../scripts/define-script.js';
 import { scriptLayout } from '../../scripts/script-layout.js';
 import { SHARE_ENTRY_ARGS, shareEntryArgs } from '../share-entry.js';
-import type { StoreKeys } from '../share-keys.js';
+import type { ShareKeys } from '../share-keys.js';
 import { CLOSE_POOL_ROUND_LUA } from './close-pool-round-lua.js';
 
 const LAYOUT = scriptLayout({
@@ -91,7 +91,7 @@ return {1, id, status}
 
 /** Builds KEYS and ARGV of record_block_candidate for a validated candidate. */
 export function buildRecordBlockCandidateCall(
-  keys: StoreKeys,
+  keys: ShareKeys,
   candidate: BlockCandidate,
   streamMaxLength: number,
 ): ScriptCall {

@@ -2,7 +2,7 @@ import type { BlockRefusalReason } from '../../../pool/block-refusal.js';
 import type { BlockCandidate } from '../../../pool/share-ledger.js';
 import type { ScriptCall } from '../../scripts/define-script.js';
 import { scriptLayout } from '../../scripts/script-layout.js';
-import type { StoreKeys } from '../share-keys.js';
+import type { ShareKeys } from '../share-keys.js';
 import { CLOSE_POOL_ROUND_LUA } from './close-pool-round-lua.js';
 
 const LAYOUT = scriptLayout({
@@ -66,7 +66,7 @@ return 2
 `;
 
 export function buildRecordBlockRefusalCall(
-  keys: StoreKeys,
+  keys: ShareKeys,
   block: Pick<BlockCandidate, 'hash' | 'height'>,
   reason: BlockRefusalReason,
   nowMs: number,

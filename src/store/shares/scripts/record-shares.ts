@@ -1,7 +1,7 @@
 import type { AcceptedShare } from '../../../pool/share-ledger.js';
 import type { ScriptCall } from '../../scripts/define-script.js';
 import { pushShareEntryValues } from '../share-entry.js';
-import type { StoreKeys } from '../share-keys.js';
+import type { ShareKeys } from '../share-keys.js';
 
 /**
  * record_shares: a batch of shares in one atomic call.
@@ -89,7 +89,7 @@ function tally(
 
 /** Builds KEYS and ARGV of record_shares for a non-empty batch of validated shares. */
 export function buildRecordSharesCall(
-  keys: StoreKeys,
+  keys: ShareKeys,
   shares: readonly AcceptedShare[],
   streamMaxLength: number,
 ): ScriptCall {

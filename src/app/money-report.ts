@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
-import type { DurabilityGuarantee } from '../pool/payouts/durability-barrier.js';
-import type { PayoutBatch } from '../pool/payouts/payout-batch.js';
-import type { HeldPayout, SendBackoff, UnknownPayment } from '../pool/payouts/payout-watch.js';
+import type { DurabilityGuarantee } from '../model/payouts/durability-barrier.js';
+import type { PayoutBatch } from '../model/payouts/payout-batch.js';
+import type { HeldPayout, SendBackoff, UnknownPayment } from '../model/payouts/payout-watch.js';
 import type { WalletClient } from '../rpc/wallet-client.js';
 import type { PayoutWatchSnapshot } from '../servers/api/api-metrics.js';
 import { type PoolTotals, RedisBalances } from '../store/payments/balances-store.js';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { accountsPaidBy } from '../leader/payouts/unknown-payments.js';
-import type { UnknownPayment } from '../pool/payouts/payout-watch.js';
+import type { UnknownPayment } from '../model/payouts/payout-watch.js';
 import { PaymentStoreError } from '../store/payments/payment-store-error.js';
 import { PayoutStore } from '../store/payments/payout-store.js';
 import { PayoutWatchStore } from '../store/payments/payout-watch-store.js';

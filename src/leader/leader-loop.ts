@@ -1,7 +1,7 @@
 import type { Logger } from '../log/logger.js';
+import type { HeldPayout } from '../model/payouts/payout-watch.js';
 import type { PoolEventBus } from '../pool/events.js';
 import type { PayoutRunSummary, UpkeepReport } from '../pool/payouts/payout-reports.js';
-import type { HeldPayout } from '../pool/payouts/payout-watch.js';
 import { runPayoutPass } from './payouts/payout-pass.js';
 import type { PayoutRunner } from './payouts/payout-runner.js';
 import type { WalletUpkeep } from './payouts/wallet-upkeep.js';

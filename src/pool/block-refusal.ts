@@ -4,27 +4,7 @@
  * asks the chain afterwards and names the likely cause.
  */
 
-/**
- * - `stale-tip`: the chain tip is no longer the block the template built on.
- * - `already-on-chain`: the block is on the chain at its height after all (a duplicate submit, or
- *   a daemon answering -7 for a block it took): recorded as found and credited like any block.
- * - `pow-disagreement`: same tip, block not on the chain: the daemon's cn/upx2 most likely
- *   disagrees with the pool's (and XMRig's), as with a fuegod built with GCC -O3.
- * - `unknown`: the daemon could not be asked.
- */
-export type BlockRefusalReason = 'stale-tip' | 'already-on-chain' | 'pow-disagreement' | 'unknown';
-
-export const BLOCK_REFUSAL_REASONS: readonly BlockRefusalReason[] = Object.freeze([
-  'stale-tip',
-  'already-on-chain',
-  'pow-disagreement',
-  'unknown',
-]);
-
-export function isBlockRefusalReason(value: string): value is BlockRefusalReason {
-  return (BLOCK_REFUSAL_REASONS as readonly string[]).includes(value);
-}
-
+import type { BlockRefusalReason } from '../model/block-refusal-reason.js';
 /** The daemon reads a diagnosis needs (DaemonClient has them). */
 export interface ChainTipReader {
   /** The top block: `height` is its index, so a template built on it has height + 1. */

@@ -1,5 +1,6 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import type { Logger } from '../log/logger.js';
+import type { ShareLedger } from '../model/share-ledger.js';
 import { AddressCache } from './address-cache.js';
 import { canMineUpx2 } from './algo-names.js';
 import { type AliasDaemon, AliasResolver } from './alias-resolver.js';
@@ -10,7 +11,6 @@ import { JobManager, unusableTemplateReason } from './job-manager.js';
 import { parseLogin } from './login.js';
 import { MinerSession } from './miner-session.js';
 import { type PoolBackendMetrics, PoolCounters } from './pool-counters.js';
-import type { ShareLedger } from './share-ledger.js';
 import { type BlockSubmitter, ShareProcessor } from './share-processor.js';
 import type { ShareVerifier } from './share-verifier.js';
 import type {

@@ -1,4 +1,4 @@
-import type { BlockRefusalReason } from './block-refusal.js';
+import type { BlockRefusalReason } from '../model/block-refusal-reason.js';
 import type { ShareOutcome } from './share-processor.js';
 import type { StratumErrorCode } from './stratum-errors.js';
 

@@ -3,16 +3,12 @@ import { blockId } from '../fuego/block-hash.js';
 import { blockTargetHex, checkHash, hashDifficulty } from '../fuego/difficulty.js';
 import { bytesToHex } from '../fuego/hex.js';
 import type { Logger } from '../log/logger.js';
+import type { BlockRefusalReason } from '../model/block-refusal-reason.js';
+import type { AcceptedShare, BlockCandidate, ShareLedger } from '../model/share-ledger.js';
 import { isUpx2AlgoName } from './algo-names.js';
-import {
-  type BlockRefusalReason,
-  type ChainTipReader,
-  diagnoseBlockRefusal,
-  likelyCauseOf,
-} from './block-refusal.js';
+import { type ChainTipReader, diagnoseBlockRefusal, likelyCauseOf } from './block-refusal.js';
 import type { JobFreshness, JobManager } from './job-manager.js';
 import type { IssuedJob, MinerSession, TrackedTemplateRef } from './miner-session.js';
-import type { AcceptedShare, BlockCandidate, ShareLedger } from './share-ledger.js';
 import type { ShareVerifier } from './share-verifier.js';
 import type { SubmitRequest } from './stratum-backend.js';
 import { StratumError } from './stratum-errors.js';

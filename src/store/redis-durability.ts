@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { DurabilityBarrier, DurabilityGuarantee } from '../pool/payouts/durability-barrier.js';
+import type { DurabilityBarrier, DurabilityGuarantee } from '../model/payouts/durability-barrier.js';
 import { StoreError, toStoreError } from './store-error.js';
 
 /** WAITAOF appeared in Redis 7.2. */

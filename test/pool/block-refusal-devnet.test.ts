@@ -8,7 +8,7 @@ import { parseBlockTemplate } from '../../src/fuego/block-template.js';
 import { blockTargetHex, checkHash } from '../../src/fuego/difficulty.js';
 import { bytesToHex, hexToBytes } from '../../src/fuego/hex.js';
 import { createLogger } from '../../src/log/logger.js';
-import type { StoredBlockCandidate } from '../../src/pool/blocks/stored-block.js';
+import type { StoredBlockCandidate } from '../../src/model/blocks/stored-block.js';
 import { PoolBackend } from '../../src/pool/pool-backend.js';
 import { pplnsSplit } from '../../src/pool/schemes/pplns.js';
 import type { StratumJob } from '../../src/pool/stratum-backend.js';

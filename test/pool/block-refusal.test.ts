@@ -1,10 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  BLOCK_REFUSAL_REASONS,
-  type ChainTipReader,
-  diagnoseBlockRefusal,
-  likelyCauseOf,
-} from '../../src/pool/block-refusal.js';
+import { BLOCK_REFUSAL_REASONS } from '../../src/model/block-refusal-reason.js';
+import { type ChainTipReader, diagnoseBlockRefusal, likelyCauseOf } from '../../src/pool/block-refusal.js';
 
 const PREV = 'aa'.repeat(32);
 const BLOCK = { height: 10, hash: 'bb'.repeat(32), prevHash: PREV };

@@ -1,15 +1,15 @@
 import { type BlockTemplate, parseBlockTemplate } from '../../src/fuego/block-template.js';
 import { bytesToHex, hexToBytes } from '../../src/fuego/hex.js';
 import { createLogger, type Logger } from '../../src/log/logger.js';
-import type { Ban, BanChange, BanEntry, BanRegistry } from '../../src/pool/ban-registry.js';
-import type { BlockRefusalReason } from '../../src/pool/block-refusal.js';
-import { LocalBans } from '../../src/pool/local-bans.js';
+import type { BlockRefusalReason } from '../../src/model/block-refusal-reason.js';
 import type {
   AcceptedShare,
   BlockCandidate,
   RefusalRecordOutcome,
   ShareLedger,
-} from '../../src/pool/share-ledger.js';
+} from '../../src/model/share-ledger.js';
+import type { Ban, BanChange, BanEntry, BanRegistry } from '../../src/pool/ban-registry.js';
+import { LocalBans } from '../../src/pool/local-bans.js';
 import type { ShareVerifier } from '../../src/pool/share-verifier.js';
 import type { ConnectionInfo, MinerSessionSink, StratumJob } from '../../src/pool/stratum-backend.js';
 import type { ActiveTemplate, TemplateChange, TemplateSource } from '../../src/pool/template-source.js';

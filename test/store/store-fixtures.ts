@@ -1,5 +1,5 @@
 import { createLogger, type Logger } from '../../src/log/logger.js';
-import type { AcceptedShare, BlockCandidate } from '../../src/pool/share-ledger.js';
+import type { AcceptedShare, BlockCandidate } from '../../src/model/share-ledger.js';
 
 export const silentLogger: Logger = createLogger({ level: 'silent' });
 

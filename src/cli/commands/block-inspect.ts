@@ -7,7 +7,7 @@ import { bytesToHex, hexToBytes } from '../../fuego/hex.js';
 import { type Transaction, transactionHash } from '../../fuego/transaction.js';
 import { findMergeMiningTag, parseTxExtra, type TxExtraField } from '../../fuego/tx-extra.js';
 import { createLogger } from '../../log/logger.js';
-import type { StoredBlockCandidate } from '../../pool/blocks/stored-block.js';
+import type { StoredBlockCandidate } from '../../model/blocks/stored-block.js';
 import {
   isPowImplementationChoice,
   loadHasher,

@@ -1,13 +1,13 @@
 import { type FaultPoints, NO_FAULTS } from '../../fault-points.js';
 import type { Logger } from '../../log/logger.js';
+import type { DurabilityBarrier } from '../../model/payouts/durability-barrier.js';
+import type { PayoutWriter } from '../../model/payouts/payout-batch.js';
+import type { PayoutJournal } from '../../model/payouts/payout-journal.js';
+import type { PayoutWatch, UnknownPayment } from '../../model/payouts/payout-watch.js';
 import { buildPayoutExtra } from '../../pool/payouts/batch-tag.js';
-import type { DurabilityBarrier } from '../../pool/payouts/durability-barrier.js';
-import type { PayoutWriter } from '../../pool/payouts/payout-batch.js';
-import type { PayoutJournal } from '../../pool/payouts/payout-journal.js';
 import type { FeePaidBy, PlannedBatch } from '../../pool/payouts/payout-planner.js';
 import type { BatchReport, PassStop } from '../../pool/payouts/payout-reports.js';
 import type { PayoutWallet } from '../../pool/payouts/payout-wallet.js';
-import type { PayoutWatch, UnknownPayment } from '../../pool/payouts/payout-watch.js';
 import type { PayoutRecovery } from './payout-recovery.js';
 import { errorText } from './payout-summary.js';
 import { type BackoffPolicy, nextSendBackoff } from './send-backoff.js';

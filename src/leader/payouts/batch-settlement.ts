@@ -1,4 +1,4 @@
-import type { PayoutBatch } from '../../pool/payouts/payout-batch.js';
+import type { PayoutBatch } from '../../model/payouts/payout-batch.js';
 import type { TaggedTransaction } from './batch-finder.js';
 
 /** What an open batch becomes, decided from the wallet's records alone. */

@@ -1,6 +1,6 @@
 import type { Logger } from '../../log/logger.js';
-import type { PayableBalances } from '../../pool/payouts/payable-balances.js';
-import type { HeldPayout, PayoutWatch } from '../../pool/payouts/payout-watch.js';
+import type { PayableBalances } from '../../model/payouts/payable-balances.js';
+import type { HeldPayout, PayoutWatch } from '../../model/payouts/payout-watch.js';
 
 /** Miners considered when a whole pass is held (the payout runner considers as many per pass). */
 const MAX_HELD_PER_PASS = 2_000;

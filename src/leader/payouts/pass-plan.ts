@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { decodeAddress, encodeAddress } from '../../fuego/address.js';
-import type { PayableBalance } from '../../pool/payouts/payable-balances.js';
+import type { PayableBalance } from '../../model/payouts/payable-balances.js';
+import type { HeldPayout } from '../../model/payouts/payout-watch.js';
 import { type PlanOptions, planPayouts } from '../../pool/payouts/payout-planner.js';
-import type { HeldPayout } from '../../pool/payouts/payout-watch.js';
 import type { IdentifiedBatch } from './batch-sender.js';
 
 /** A miner left out of a pass, with the reason (its `since` is kept by the held list). */

@@ -1,6 +1,6 @@
 import type { Logger } from '../../log/logger.js';
+import type { HeldPayout } from '../../model/payouts/payout-watch.js';
 import type { PayoutRunSummary, UpkeepReport } from '../../pool/payouts/payout-reports.js';
-import type { HeldPayout } from '../../pool/payouts/payout-watch.js';
 import type { PayoutRunner } from './payout-runner.js';
 import { FUSION_SPENDABLE_BLOCKS, type WalletUpkeep } from './wallet-upkeep.js';
 

@@ -1,9 +1,9 @@
 import type { Logger } from '../../log/logger.js';
-import type { PayoutBatch, PayoutWriter } from '../../pool/payouts/payout-batch.js';
-import type { PayoutJournal } from '../../pool/payouts/payout-journal.js';
+import type { PayoutBatch, PayoutWriter } from '../../model/payouts/payout-batch.js';
+import type { PayoutJournal } from '../../model/payouts/payout-journal.js';
+import type { PayoutWatch, UnknownPayment } from '../../model/payouts/payout-watch.js';
 import type { BatchReport } from '../../pool/payouts/payout-reports.js';
 import type { PayoutWallet } from '../../pool/payouts/payout-wallet.js';
-import type { PayoutWatch, UnknownPayment } from '../../pool/payouts/payout-watch.js';
 import { UNCONFIRMED_BLOCK_INDEX } from '../../rpc/wallet-client.js';
 import {
   SCAN_PAGING,

@@ -1,4 +1,4 @@
-import type { PayoutBatch } from '../../pool/payouts/payout-batch.js';
+import type { PayoutBatch } from '../../model/payouts/payout-batch.js';
 import type { BatchReport, PayoutRunSummary, PayoutSkipReason } from '../../pool/payouts/payout-reports.js';
 
 /** A stored batch as a report line. */

@@ -1,4 +1,4 @@
-import type { SendBackoff } from '../../pool/payouts/payout-watch.js';
+import type { SendBackoff } from '../../model/payouts/payout-watch.js';
 
 export interface BackoffPolicy {
   readonly firstDelayMs: number;

@@ -1,5 +1,5 @@
 import { decodeAddress, encodeIntegratedAddress } from '../../fuego/address.js';
-import type { UnknownPayment } from '../../pool/payouts/payout-watch.js';
+import type { UnknownPayment } from '../../model/payouts/payout-watch.js';
 import type { TaggedTransaction } from './batch-finder.js';
 
 /**

@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../../log/logger.js';
-import type { PayoutJournal } from '../../pool/payouts/payout-journal.js';
-import type { UpkeepReport } from '../../pool/payouts/payout-reports.js';
-import type { PayoutWatch } from '../../pool/payouts/payout-watch.js';
+import type { PayoutJournal } from '../../model/payouts/payout-journal.js';
+import type { PayoutWatch } from '../../model/payouts/payout-watch.js';
 import type {
   SentFusion,
   UpkeepRequest,
   UpkeepTrigger,
   WalletUpkeepRecord,
-} from '../../pool/payouts/wallet-upkeep-record.js';
+} from '../../model/payouts/wallet-upkeep-record.js';
+import type { UpkeepReport } from '../../pool/payouts/payout-reports.js';
 import {
   UNCONFIRMED_BLOCK_INDEX,
   WALLET_TRANSACTION_STATE,

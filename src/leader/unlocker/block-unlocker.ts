@@ -1,6 +1,6 @@
 import type { Logger } from '../../log/logger.js';
-import type { StoredBlockCandidate } from '../../pool/blocks/stored-block.js';
-import type { BlockCredit, PendingCreditEstimates, UnlockLedger } from '../../pool/blocks/unlock-ledger.js';
+import type { StoredBlockCandidate } from '../../model/blocks/stored-block.js';
+import type { BlockCredit, PendingCreditEstimates, UnlockLedger } from '../../model/blocks/unlock-ledger.js';
 import { orphanedRoundRule } from '../../pool/schemes/orphaned-round-rule.js';
 import type { PaymentSchemeName } from '../../pool/schemes/payment-scheme-name.js';
 import { pplnsWindowDifficulty } from '../../pool/schemes/pplns-window.js';

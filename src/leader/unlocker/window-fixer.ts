@@ -1,5 +1,5 @@
 import type { Logger } from '../../log/logger.js';
-import type { BlockWindowLedger } from '../../pool/blocks/unlock-ledger.js';
+import type { BlockWindowLedger } from '../../model/blocks/unlock-ledger.js';
 import { pplnsWindowDifficulty } from '../../pool/schemes/pplns-window.js';
 import { pplnsWindowWeights } from '../../pool/schemes/pplns-window-weights.js';
 import { UnlockError } from './unlock-error.js';

@@ -1,5 +1,6 @@
 import { FuegoPoolError } from '../../errors.js';
 import { formatAtomic } from '../../fuego/money.js';
+import { effectiveThreshold } from '../../model/payouts/threshold-cap.js';
 
 /**
  * A miner's own payout threshold: the rules, and the text the miner signs to set it.
@@ -103,16 +104,6 @@ export function checkThresholdSetting(
       },
     );
   }
-}
-
-/**
- * The threshold the payout planner applies for a stored one: capped by the current cap (an
- * operator who lowers it lowers every threshold above it at once); undefined when the miner
- * follows the pool minimum. The planner raises anything below the minimum to it.
- */
-export function effectiveThreshold(storedAtomic: bigint | null, maxAtomic: bigint): bigint | undefined {
-  if (storedAtomic === null) return undefined;
-  return storedAtomic > maxAtomic ? maxAtomic : storedAtomic;
 }
 
 /** The threshold a miner's payouts wait for: their own (capped, raised to the minimum) or the minimum. */

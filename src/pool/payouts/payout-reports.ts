@@ -1,7 +1,7 @@
+import type { PayoutBatch } from '../../model/payouts/payout-batch.js';
+import type { UnknownPayment } from '../../model/payouts/payout-watch.js';
+import type { UpkeepTrigger } from '../../model/payouts/wallet-upkeep-record.js';
 import type { FusionEstimate } from '../../rpc/wallet-schemas.js';
-import type { PayoutBatch } from './payout-batch.js';
-import type { UnknownPayment } from './payout-watch.js';
-import type { UpkeepTrigger } from './wallet-upkeep-record.js';
 
 /**
  * What the leader's money passes report: a payout pass (PayoutRunSummary) and a wallet upkeep run

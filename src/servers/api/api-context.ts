@@ -1,4 +1,4 @@
-import type { RoundSummary } from '../../pool/blocks/stored-block.js';
+import type { RoundSummary } from '../../model/blocks/stored-block.js';
 import type { HashrateReader } from '../../store/hashrate/hashrate-reader.js';
 import type { RedisMinerThresholds } from '../../store/payments/miner-thresholds.js';
 import type { PoolBlocksReader } from '../../store/shares/pool-blocks-reader.js';

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { ApiOptions } from '../../config/api-schema.js';
-import type { RoundSummary } from '../../pool/blocks/stored-block.js';
+import type { RoundSummary } from '../../model/blocks/stored-block.js';
 import { type ThresholdLimits, thresholdInForce } from '../../pool/payouts/miner-threshold.js';
 import type { HashrateReader } from '../../store/hashrate/hashrate-reader.js';
 import type { MinerThresholdRecord } from '../../store/payments/miner-thresholds.js';

@@ -126,8 +126,6 @@ export class StratumConnection {
     this.#finish('shutdown');
   }
 
-  // ---- reading ------------------------------------------------------------------------------
-
   #onData(chunk: Buffer): void {
     if (this.#phase.kind !== 'open') return;
     if (!this.#sawFirstChunk) {
@@ -208,8 +206,6 @@ export class StratumConnection {
       this.#ctx.transport.resume();
     }
   }
-
-  // ---- requests -----------------------------------------------------------------------------
 
   #dispatch(request: StratumRequest): void {
     const slot = this.#replies.reserve();
@@ -345,8 +341,6 @@ export class StratumConnection {
     }
   }
 
-  // ---- replies and writing ------------------------------------------------------------------
-
   #fail(slot: ReplySlot, id: StratumRequest['id'], error: StratumError, after?: () => void): void {
     this.#ctx.metrics.errorReply(error.code);
     this.#complete(slot, encodeError(id, error), after);
@@ -360,8 +354,6 @@ export class StratumConnection {
     if (this.#phase.kind === 'closing' && this.#replies.length === 0) this.#endTransport();
     else if (this.#phase.kind === 'open') this.#pump();
   }
-
-  // ---- timers and closing -------------------------------------------------------------------
 
   #startIdleDeadline(): void {
     this.#deadline = 'idle';

@@ -1,4 +1,4 @@
-import type { AcceptedShare } from '../../pool/share-ledger.js';
+import type { AcceptedShare } from '../../model/share-ledger.js';
 
 /** How often collected shares go to the hashrate buckets. */
 export const DEFAULT_HASHRATE_FLUSH_INTERVAL_MS = 1_000;

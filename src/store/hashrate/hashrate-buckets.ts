@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { AcceptedShare } from '../../pool/share-ledger.js';
+import type { AcceptedShare } from '../../model/share-ledger.js';
 import { StoreError, toStoreError } from '../store-error.js';
 import {
   createHashrateKeys,

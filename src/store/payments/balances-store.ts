@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { PayableBalances } from '../../pool/payouts/payable-balances.js';
+import type { PayableBalances } from '../../model/payouts/payable-balances.js';
 import { defineScript, type ScriptRunner } from '../scripts/define-script.js';
 import { toStoreError } from '../store-error.js';
 import { createPaymentKeys, type PaymentKeys } from './payment-keys.js';

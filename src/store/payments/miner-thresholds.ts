@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { effectiveThreshold } from '../../pool/payouts/miner-threshold.js';
+import { effectiveThreshold } from '../../model/payouts/threshold-cap.js';
 import { defineScript, type ScriptRunner } from '../scripts/define-script.js';
 import { scriptLayout } from '../scripts/script-layout.js';
 import { StoreError, toStoreError } from '../store-error.js';

@@ -1,4 +1,4 @@
-import type { BatchState, PayoutBatch } from '../../pool/payouts/payout-batch.js';
+import type { BatchState, PayoutBatch } from '../../model/payouts/payout-batch.js';
 import { PaymentStoreError, parseStoredAmount } from './payment-store-error.js';
 
 /** A `<p>:payout:batch:<id>` hash as prepare_batch and the later steps wrote it. */

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
-import type { PayoutBatch, PayoutWriter, PrepareBatchRequest } from '../../pool/payouts/payout-batch.js';
-import type { PayoutJournal } from '../../pool/payouts/payout-journal.js';
+import type { PayoutBatch, PayoutWriter, PrepareBatchRequest } from '../../model/payouts/payout-batch.js';
+import type { PayoutJournal } from '../../model/payouts/payout-journal.js';
 import { defineScript, type ScriptCall, type ScriptRunner } from '../scripts/define-script.js';
 import { toStoreError } from '../store-error.js';
 import { DEFAULT_HISTORY_MAX_LENGTH } from './balances-store.js';

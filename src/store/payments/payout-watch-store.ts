@@ -4,7 +4,7 @@ import type {
   PayoutWatch,
   SendBackoff,
   UnknownPayment,
-} from '../../pool/payouts/payout-watch.js';
+} from '../../model/payouts/payout-watch.js';
 import { defineScript, type ScriptRunner } from '../scripts/define-script.js';
 import { toStoreError } from '../store-error.js';
 import { DEFAULT_HISTORY_MAX_LENGTH } from './balances-store.js';

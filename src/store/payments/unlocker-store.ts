@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { StoredBlockCandidate } from '../../pool/blocks/stored-block.js';
+import type { StoredBlockCandidate } from '../../model/blocks/stored-block.js';
 import type {
   BlockWindowLedger,
   CreditBlockRequest,
@@ -8,7 +8,7 @@ import type {
   ObserveBlockRequest,
   OrphanBlockRequest,
   UnlockLedger,
-} from '../../pool/blocks/unlock-ledger.js';
+} from '../../model/blocks/unlock-ledger.js';
 import { defineScript, type ScriptCall, type ScriptRunner } from '../scripts/define-script.js';
 import { RedisLedgerReader, type ShareWindow } from '../shares/ledger-reader.js';
 import { createShareKeys, type ShareKeys } from '../shares/share-keys.js';

@@ -4,7 +4,7 @@ import type {
   UpkeepRequest,
   UpkeepTrigger,
   WalletUpkeepRecord,
-} from '../../pool/payouts/wallet-upkeep-record.js';
+} from '../../model/payouts/wallet-upkeep-record.js';
 import { StoreError, toStoreError } from '../store-error.js';
 import { createPaymentKeys, type PaymentKeys } from './payment-keys.js';
 

@@ -1,5 +1,5 @@
-import { type BlockRefusalReason, isBlockRefusalReason } from '../../pool/block-refusal.js';
-import type { BlockCandidate } from '../../pool/share-ledger.js';
+import { type BlockRefusalReason, isBlockRefusalReason } from '../../model/block-refusal-reason.js';
+import type { BlockCandidate } from '../../model/share-ledger.js';
 import { StoreError } from '../store-error.js';
 import { validateShare } from './share-entry.js';
 

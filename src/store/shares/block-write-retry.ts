@@ -1,5 +1,5 @@
 import type { Logger } from '../../log/logger.js';
-import type { BlockCandidate } from '../../pool/share-ledger.js';
+import type { BlockCandidate } from '../../model/share-ledger.js';
 import { toStoreError } from '../store-error.js';
 
 const RETRY_FIRST_DELAY_MS = 100;

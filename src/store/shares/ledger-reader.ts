@@ -1,13 +1,13 @@
 import type { Redis } from 'ioredis';
-import { isBlockRefusalReason } from '../../pool/block-refusal.js';
+import { isBlockRefusalReason } from '../../model/block-refusal-reason.js';
 import type {
   BlockWindowSummary,
   RoundSummary,
   ShareWindowEnd,
   StoredBlockCandidate,
   StoredBlockStatus,
-} from '../../pool/blocks/stored-block.js';
-import type { BlockCandidate } from '../../pool/share-ledger.js';
+} from '../../model/blocks/stored-block.js';
+import type { BlockCandidate } from '../../model/share-ledger.js';
 import { StoreError, toStoreError } from '../store-error.js';
 import { parseShareEntry, type StoredShare } from './share-entry.js';
 import { createShareKeys, type ShareKeys } from './share-keys.js';

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { PendingCreditEstimates } from '../../pool/blocks/unlock-ledger.js';
+import type { PendingCreditEstimates } from '../../model/blocks/unlock-ledger.js';
 import { toStoreError } from '../store-error.js';
 import { createShareKeys, type ShareKeys } from './share-keys.js';
 

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { StoredBlockCandidate } from '../../pool/blocks/stored-block.js';
+import type { StoredBlockCandidate } from '../../model/blocks/stored-block.js';
 import { createPaymentKeys } from '../payments/payment-keys.js';
 import { toStoreError } from '../store-error.js';
 import { parseBlockRecord } from './ledger-reader.js';

@@ -1,13 +1,13 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from '../../log/logger.js';
-import type { BlockRefusalReason } from '../../pool/block-refusal.js';
-import type { StoredBlockCandidate, StoredBlockStatus } from '../../pool/blocks/stored-block.js';
+import type { BlockRefusalReason } from '../../model/block-refusal-reason.js';
+import type { StoredBlockCandidate, StoredBlockStatus } from '../../model/blocks/stored-block.js';
 import type {
   AcceptedShare,
   BlockCandidate,
   RefusalRecordOutcome,
   ShareLedger,
-} from '../../pool/share-ledger.js';
+} from '../../model/share-ledger.js';
 import { defineScript, type ScriptRunner } from '../scripts/define-script.js';
 import { StoreError, toStoreError } from '../store-error.js';
 import { boundedCandidate, validateCandidate, validateRefusal } from './block-candidate-checks.js';

@@ -1,4 +1,4 @@
-import type { AcceptedShare } from '../../pool/share-ledger.js';
+import type { AcceptedShare } from '../../model/share-ledger.js';
 import { StoreError } from '../store-error.js';
 
 /**

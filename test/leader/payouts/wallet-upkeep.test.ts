@@ -6,13 +6,13 @@ import {
   WalletUpkeep,
   type WalletUpkeepOptions,
 } from '../../../src/leader/payouts/wallet-upkeep.js';
-import type { PayoutBatch } from '../../../src/pool/payouts/payout-batch.js';
-import type { PayoutRunSummary } from '../../../src/pool/payouts/payout-reports.js';
+import type { PayoutBatch } from '../../../src/model/payouts/payout-batch.js';
 import type {
   SentFusion,
   UpkeepRequest,
   WalletUpkeepRecord,
-} from '../../../src/pool/payouts/wallet-upkeep-record.js';
+} from '../../../src/model/payouts/wallet-upkeep-record.js';
+import type { PayoutRunSummary } from '../../../src/pool/payouts/payout-reports.js';
 import { RpcError } from '../../../src/rpc/rpc-error.js';
 import {
   UNCONFIRMED_BLOCK_INDEX,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { effectiveThreshold } from '../../../src/model/payouts/threshold-cap.js';
 import {
   checkThresholdSetting,
-  effectiveThreshold,
   type ThresholdRuleCode,
   thresholdInForce,
   thresholdMessage,

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { createApiStores } from '../../../src/app/api-stores.js';
 import { readPayoutWatchSnapshot } from '../../../src/app/money-report.js';
-import type { AcceptedShare } from '../../../src/pool/share-ledger.js';
+import type { AcceptedShare } from '../../../src/model/share-ledger.js';
 import { API_ERROR_CODES, API_ERRORS } from '../../../src/servers/api/api-errors.js';
 import {
   adminOverviewSchema,

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import type { BatchTransfer, PayoutWriter } from '../../../src/pool/payouts/payout-batch.js';
+import type { BatchTransfer, PayoutWriter } from '../../../src/model/payouts/payout-batch.js';
 import { RedisBalances } from '../../../src/store/payments/balances-store.js';
 import { createPaymentKeys } from '../../../src/store/payments/payment-keys.js';
 import { PayoutStore } from '../../../src/store/payments/payout-store.js';

@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AcceptedShare } from '../../../src/pool/share-ledger.js';
+import type { AcceptedShare } from '../../../src/model/share-ledger.js';
 import { HashrateBatcher } from '../../../src/store/hashrate/hashrate-batcher.js';
 import { HashrateBucketWriter } from '../../../src/store/hashrate/hashrate-buckets.js';
 import { createHashrateKeys, HOUR_MS, MINUTE_MS } from '../../../src/store/hashrate/hashrate-keys.js';

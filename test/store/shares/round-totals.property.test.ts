@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import type { AcceptedShare } from '../../../src/pool/share-ledger.js';
+import type { AcceptedShare } from '../../../src/model/share-ledger.js';
 import { RedisShareLedger } from '../../../src/store/shares/redis-share-ledger.js';
 import { useTestRedisClient } from '../../helpers/redis-server.js';
 import { ADDRESSES, makeShare, silentLogger, uniquePrefix } from '../store-fixtures.js';

@@ -1,4 +1,4 @@
-import type { PayoutBatch } from '../../../pool/payouts/payout-batch.js';
+import type { PayoutBatch } from '../../../model/payouts/payout-batch.js';
 import type { PaymentKeys } from '../payment-keys.js';
 
 /**

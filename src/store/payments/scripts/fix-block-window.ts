@@ -1,4 +1,4 @@
-import type { FixBlockWindowRequest } from '../../../pool/blocks/unlock-ledger.js';
+import type { FixBlockWindowRequest } from '../../../model/blocks/unlock-ledger.js';
 import type { ScriptCall } from '../../scripts/define-script.js';
 import type { ShareKeys } from '../../shares/share-keys.js';
 import { StoreError } from '../../store-error.js';

@@ -1,4 +1,4 @@
-import type { PayoutWriter } from '../../../pool/payouts/payout-batch.js';
+import type { PayoutWriter } from '../../../model/payouts/payout-batch.js';
 import { type ScriptLayout, type ScriptLayoutSpec, scriptLayout } from '../../scripts/script-layout.js';
 import { MONEY_LUA_PRELUDE } from '../money-lua-prelude.js';
 import type { PaymentKeys } from '../payment-keys.js';

@@ -1,4 +1,4 @@
-import type { OrphanBlockRequest } from '../../../pool/blocks/unlock-ledger.js';
+import type { OrphanBlockRequest } from '../../../model/blocks/unlock-ledger.js';
 import type { ScriptCall } from '../../scripts/define-script.js';
 import type { ShareKeys } from '../../shares/share-keys.js';
 import type { PaymentKeys } from '../payment-keys.js';

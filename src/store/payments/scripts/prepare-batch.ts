@@ -1,4 +1,4 @@
-import type { BatchTransfer, PrepareBatchRequest } from '../../../pool/payouts/payout-batch.js';
+import type { BatchTransfer, PrepareBatchRequest } from '../../../model/payouts/payout-batch.js';
 import type { ScriptCall } from '../../scripts/define-script.js';
 import { amountArg, PaymentStoreError } from '../payment-store-error.js';
 import {

@@ -1,4 +1,4 @@
-import type { UnknownPayment } from '../../../pool/payouts/payout-watch.js';
+import type { UnknownPayment } from '../../../model/payouts/payout-watch.js';
 import type { ScriptCall } from '../../scripts/define-script.js';
 import { amountArg, PaymentStoreError } from '../payment-store-error.js';
 import {

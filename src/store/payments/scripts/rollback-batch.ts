@@ -1,4 +1,4 @@
-import type { PayoutBatch } from '../../../pool/payouts/payout-batch.js';
+import type { PayoutBatch } from '../../../model/payouts/payout-batch.js';
 import type { ScriptCall } from '../../scripts/define-script.js';
 import { BATCH_ITEMS_LUA, balanceItems } from './batch-items.js';
 import {

@@ -1,5 +1,5 @@
-import type { StoredBlockStatus } from '../../../pool/blocks/stored-block.js';
-import type { BlockCandidate } from '../../../pool/share-ledger.js';
+import type { StoredBlockStatus } from '../../../model/blocks/stored-block.js';
+import type { BlockCandidate } from '../../../model/share-ledger.js';
 import type { ScriptCall } from '../../scripts/define-script.js';
 import { scriptLayout } from '../../scripts/script-layout.js';
 import { SHARE_ENTRY_ARGS, shareEntryArgs } from '../share-entry.js';

@@ -1,5 +1,5 @@
-import type { BlockRefusalReason } from '../../../pool/block-refusal.js';
-import type { BlockCandidate } from '../../../pool/share-ledger.js';
+import type { BlockRefusalReason } from '../../../model/block-refusal-reason.js';
+import type { BlockCandidate } from '../../../model/share-ledger.js';
 import type { ScriptCall } from '../../scripts/define-script.js';
 import { scriptLayout } from '../../scripts/script-layout.js';
 import type { ShareKeys } from '../share-keys.js';

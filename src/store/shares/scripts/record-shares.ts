@@ -1,4 +1,4 @@
-import type { AcceptedShare } from '../../../pool/share-ledger.js';
+import type { AcceptedShare } from '../../../model/share-ledger.js';
 import type { ScriptCall } from '../../scripts/define-script.js';
 import { pushShareEntryValues } from '../share-entry.js';
 import type { ShareKeys } from '../share-keys.js';

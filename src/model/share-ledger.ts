@@ -1,0 +1,57 @@
+import type { BlockRefusalReason } from './block-refusal-reason.js';
+
+/**
+ * The seam between the share pipeline and storage (src/store implements it on Redis). Every
+ * method resolves only once the data is durable: a miner is told "OK" after that, never before.
+ */
+
+export interface AcceptedShare {
+  /** Payout address: standard, or integrated (payment id kept in the address). */
+  readonly address: string;
+  readonly worker: string;
+  /** The job difficulty the share was credited at (the pool's, not the miner's rounded one). */
+  readonly difficulty: number;
+  /** Height of the template the share was mined on. */
+  readonly height: number;
+  readonly timestampMs: number;
+  /** Mined on a solo port or with a `solo:` login: paid by the SOLO scheme. */
+  readonly solo: boolean;
+  /** Accepted during the grace window after a new block: credited, never submitted as a block. */
+  readonly stale: boolean;
+}
+
+export interface BlockCandidate {
+  readonly height: number;
+  /** Block id (hex) computed by the pool from the submitted blob. */
+  readonly hash: string;
+  readonly prevHash: string;
+  readonly networkDifficulty: bigint;
+  /** The share that solved the block; it is also recorded as an ordinary share. */
+  readonly share: AcceptedShare;
+  /** What the daemon said to submitblock. */
+  readonly submitResult: 'accepted' | 'rejected' | 'error';
+  readonly submitError?: string;
+  /** The block as submitted (hex): kept so that a refused or lost block can be examined or resubmitted. */
+  readonly blobHex: string;
+  readonly timestampMs: number;
+}
+
+/**
+ * What recording a refusal did: 'recorded' the reason; 'promoted' the block, found on the chain
+ * after all (`already-on-chain`), to a pending candidate like an accepted one; 'unchanged' when the
+ * record was not a rejected one (accepted earlier, promoted already, or missing).
+ */
+export type RefusalRecordOutcome = 'recorded' | 'promoted' | 'unchanged';
+
+export interface ShareLedger {
+  recordShare(share: AcceptedShare): Promise<void>;
+  /** Records the share and the candidate together, atomically, and closes the round it ends. */
+  recordBlockCandidate(candidate: BlockCandidate): Promise<void>;
+  /**
+   * Adds why the daemon refused a recorded candidate (a record whose submitResult is not
+   * 'rejected' is left as it is). A block that is on the chain after all (`already-on-chain`) is
+   * real, so it becomes a pending candidate and closes the round, as if submitblock had said yes;
+   * doing so again changes nothing.
+   */
+  recordBlockRefusal(candidate: BlockCandidate, reason: BlockRefusalReason): Promise<RefusalRecordOutcome>;
+}

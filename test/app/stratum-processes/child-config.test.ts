@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { childConfig } from '../../../src/app/stratum-processes/child-config.js';
+import { parseConfig } from '../../../src/config/load-config.js';
+
+describe('the config of a stratum child process', () => {
+  const parent = parseConfig({
+    pool: { nodeId: 10 },
+    stratum: { processes: 3, ports: [{ port: 3333, difficulty: 500 }] },
+    notifications: { webhooks: [{ url: 'http://127.0.0.1:9/hook', events: ['block-found'] }] },
+  });
+
+  it('runs only the stratum role, with node id pool.nodeId + index and the same ports', () => {
+    const child = childConfig(parent, 2, 3, 6);
+    expect(child.roles).toEqual(['stratum']);
+    expect(child.pool.nodeId).toBe(12);
+    expect(child.stratum.ports).toEqual(parent.stratum.ports);
+    expect(child.stratum.processes).toBe(1);
+    // The parent serves the API, the control socket and the webhooks.
+    expect(child.api.enabled).toBe(false);
+    expect(child.control.enabled).toBe(false);
+    expect(child.notifications.webhooks).toEqual([]);
+    // What it gets is a valid config in its own right.
+    expect(parseConfig(child)).toEqual(child);
+  });
+
+  it('shares the cores out when pow.workers is 0 (one per core), and keeps an explicit count', () => {
+    expect(childConfig(parent, 0, 3, 6).pow.workers).toBe(2);
+    expect(childConfig(parent, 0, 3, 2).pow.workers).toBe(1);
+    const fixed = parseConfig({ pow: { workers: 3 }, stratum: { processes: 2 } });
+    expect(childConfig(fixed, 1, 2, 2).pow.workers).toBe(3);
+  });
+});

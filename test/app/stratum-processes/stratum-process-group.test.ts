@@ -1,0 +1,143 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { StratumProcessGroup } from '../../../src/app/stratum-processes/stratum-process-group.js';
+import { parseConfig } from '../../../src/config/load-config.js';
+import { createLogger } from '../../../src/log/logger.js';
+import { manualBan } from '../../../src/pool/ban-registry.js';
+import { isRunning } from '../../helpers/processes.js';
+import { until } from '../../helpers/until.js';
+import { FakeBanRegistry } from '../../pool/pool-fakes.js';
+
+/**
+ * The process group's own rules, with a fake child (test/fixtures/stratum-processes) instead of a
+ * pool: start timeout, restarts with a growing delay, stop. The real child is in
+ * test/e2e/stratum-processes.test.ts.
+ */
+const FAKE_CHILD = new URL('../../fixtures/stratum-processes/fake-stratum-child.mjs', import.meta.url);
+const logger = createLogger({ level: 'silent' });
+const config = parseConfig({ pool: { nodeId: 3 }, stratum: { processes: 2 } });
+const groups: StratumProcessGroup[] = [];
+
+afterEach(async () => {
+  await Promise.all(groups.splice(0).map((group) => group.stop()));
+  delete process.env['FAKE_STRATUM_CHILD'];
+});
+
+describe('stratum process group', () => {
+  it('starts every child with its node id and stops them all', async () => {
+    process.env['FAKE_STRATUM_CHILD'] = 'serve';
+    const group = await StratumProcessGroup.start(
+      { config, processes: 2 },
+      { logger, entry: FAKE_CHILD, bans: new FakeBanRegistry() },
+    );
+    groups.push(group);
+    const children = group.children();
+    expect(children.map((c) => [c.index, c.nodeId, c.state])).toEqual([
+      [0, 3, 'serving'],
+      [1, 4, 'serving'],
+    ]);
+    expect(group.listening()).toEqual([{ configuredPort: 0, port: 40000, host: '127.0.0.1', tls: false }]);
+    await group.stop();
+    expect(children.every((c) => !isRunning(c.pid!))).toBe(true);
+    expect(group.children().map((c) => c.state)).toEqual(['stopped', 'stopped']);
+  });
+
+  it('fails the start when a child is not serving in time, and leaves no child running', async () => {
+    process.env['FAKE_STRATUM_CHILD'] = 'never-ready';
+    const pids: number[] = [];
+    const start = StratumProcessGroup.start(
+      { config, processes: 2, startTimeoutMs: 500 },
+      {
+        logger: createLogger({ level: 'info' }, { write: (line: string) => collectPid(line, pids) }),
+        entry: FAKE_CHILD,
+        bans: new FakeBanRegistry(),
+      },
+    );
+    await expect(start).rejects.toMatchObject({
+      code: 'CHILD_START_FAILED',
+      message: expect.stringMatching(/^stratum process [01] not serving after 500 ms$/),
+    });
+    expect(pids).toHaveLength(2);
+    await until(
+      () => (pids.every((pid) => !isRunning(pid)) ? true : undefined),
+      5_000,
+      'the children to exit',
+    );
+  });
+
+  it('starts a child that dies again, waiting longer after each quick death', async () => {
+    process.env['FAKE_STRATUM_CHILD'] = 'crash';
+    const delays: Array<{ child: number; ms: number }> = [];
+    const group = await StratumProcessGroup.start(
+      { config, processes: 2, restartDelayMs: 100, maxRestartDelayMs: 400 },
+      {
+        logger: createLogger({ level: 'info' }, { write: (line: string) => collectDelay(line, delays) }),
+        entry: FAKE_CHILD,
+        bans: new FakeBanRegistry(),
+      },
+    );
+    groups.push(group);
+    await until(
+      () => (group.children().every((c) => c.restarts >= 3) ? true : undefined),
+      10_000,
+      'three restarts of each child',
+    );
+    // Per child: 100, 200, 400, then capped at 400 ms.
+    for (const child of [0, 1]) {
+      const own = delays.filter((d) => d.child === child).map((d) => d.ms);
+      expect(own.slice(0, 3)).toEqual([100, 200, 400]);
+      expect(Math.max(...own)).toBe(400);
+    }
+    // A dead child's counters stay in the sum (never back, which Prometheus would count again);
+    // its gauges leave it. Each fake start reported 5 accepted shares and one session.
+    const starts = group.children().reduce((sum, c) => sum + c.restarts + 1, 0);
+    const stats = group.stats();
+    expect(stats.backend.sharesAccepted).toBeGreaterThanOrEqual(5 * (starts - 2));
+    expect(stats.backend.sharesAccepted).toBeLessThanOrEqual(5 * starts);
+    expect(stats.backend.sessions).toBeLessThanOrEqual(2);
+    await group.stop();
+    expect(group.children().every((c) => c.state === 'stopped')).toBe(true);
+    const after = group.stats().backend;
+    expect(after.sessions).toBe(0);
+    expect(after.sharesAccepted).toBeGreaterThanOrEqual(stats.backend.sharesAccepted);
+  });
+
+  it("gives a child that starts the bans in force and every child each new one, and the registry a child's ban", async () => {
+    process.env['FAKE_STRATUM_CHILD'] = 'ban';
+    const bans = new FakeBanRegistry();
+    await bans.ban(manualBan('203.0.113.1', 60, 'operator', Date.now()));
+    const group = await StratumProcessGroup.start(
+      { config, processes: 2 },
+      { logger, entry: FAKE_CHILD, bans },
+    );
+    groups.push(group);
+    // Each child decided a ban: the registry has it, and every child hears of it.
+    await until(() => (bans.banned.length === 3 ? true : undefined), 5_000, "the children's bans");
+    expect(
+      bans.banned
+        .slice(1)
+        .map((b) => b.ip)
+        .sort(),
+    ).toEqual(['10.9.9.0', '10.9.9.1']);
+    // Three IPs banned in each of the two children (added up as bansIssued by the fake).
+    await until(
+      () => (group.stats().backend.bansIssued === 6 ? true : undefined),
+      5_000,
+      'every ban everywhere',
+    );
+    await bans.ban(manualBan('2001:db8:4:4::9', 60, 'operator', Date.now()));
+    await until(() => (group.stats().backend.bansIssued === 8 ? true : undefined), 5_000, 'the new ban');
+    expect((await bans.list()).map((b) => b.ip)).toContain('2001:db8:4:4::/64');
+  });
+});
+
+function collectPid(line: string, pids: number[]): void {
+  const entry = JSON.parse(line) as { msg: string; pid?: number };
+  if (entry.msg === 'stratum process starting' && entry.pid !== undefined) pids.push(entry.pid);
+}
+
+function collectDelay(line: string, delays: Array<{ child: number; ms: number }>): void {
+  const entry = JSON.parse(line) as { msg: string; child?: number; restartInMs?: number };
+  if (entry.restartInMs !== undefined && entry.child !== undefined) {
+    delays.push({ child: entry.child, ms: entry.restartInMs });
+  }
+}

@@ -1,0 +1,158 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { StratumJob } from '../../../src/pool/stratum-backend.js';
+import { StratumError } from '../../../src/pool/stratum-errors.js';
+import {
+  encodeError,
+  encodeJobNotification,
+  encodeResult,
+  loginResultBody,
+  MIN_REPLY_BYTES,
+  parseRequestLine,
+  readLoginParams,
+  readSessionId,
+  readSubmitParams,
+} from '../../../src/servers/stratum/protocol.js';
+
+const JOB: StratumJob = {
+  blob: '0100'.padEnd(152, 'ab'),
+  job_id: 'job1',
+  target: '37894100',
+  algo: 'cn/upx2',
+  height: 1001,
+};
+
+function codeOf(fn: () => unknown): string | undefined {
+  try {
+    fn();
+  } catch (error) {
+    return (error as StratumError).code;
+  }
+  return undefined;
+}
+
+describe('parseRequestLine', () => {
+  it('reads an XMRig login verbatim', () => {
+    const line =
+      '{"id":1,"jsonrpc":"2.0","method":"login","params":{"login":"test","pass":"x","agent":"XMRig/6.16.0 (Linux x86_64) libuv/1.42.0 gcc/5.4.0","rigid":"test-rig","algo":["cn/upx2","cn/1"]}}';
+    const parsed = parseRequestLine(line);
+    expect(parsed.request).toEqual({
+      id: 1,
+      method: 'login',
+      params: expect.objectContaining({ login: 'test', rigid: 'test-rig' }),
+    });
+    expect(readLoginParams(parsed.request!.params)).toEqual({
+      login: 'test',
+      pass: 'x',
+      agent: 'XMRig/6.16.0 (Linux x86_64) libuv/1.42.0 gcc/5.4.0',
+      rigid: 'test-rig',
+      algo: ['cn/upx2', 'cn/1'],
+    });
+  });
+
+  it('keeps string ids as strings and integer ids as numbers', () => {
+    expect(parseRequestLine('{"id":"7","method":"keepalived"}').request?.id).toBe('7');
+    expect(parseRequestLine('{"id":7,"method":"keepalived"}').request?.id).toBe(7);
+    expect(parseRequestLine('{"id":-3,"method":"x"}').request?.id).toBe(-3);
+  });
+
+  it('classifies unanswerable lines as typed violations', () => {
+    expect(parseRequestLine('not json').violation?.code).toBe('NOT_JSON');
+    expect(parseRequestLine('[1,2]').violation?.code).toBe('NOT_AN_OBJECT');
+    expect(parseRequestLine('"x"').violation?.code).toBe('NOT_AN_OBJECT');
+    expect(parseRequestLine('null').violation?.code).toBe('NOT_AN_OBJECT');
+    for (const id of ['null', '1.5', '1e400', '12345678901234567890', '{}', '[]', 'true']) {
+      expect(parseRequestLine(`{"id":${id},"method":"login"}`).violation?.code).toBe('BAD_ID');
+    }
+    expect(parseRequestLine('{"method":"login"}').violation?.code).toBe('BAD_ID');
+  });
+
+  it('turns a missing method into "" and non-object params into {}', () => {
+    expect(parseRequestLine('{"id":1,"method":5,"params":[1]}').request).toEqual({
+      id: 1,
+      method: '',
+      params: {},
+    });
+  });
+
+  it('never throws on arbitrary text', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.string(), fc.json()), (text) => {
+        const parsed = parseRequestLine(text);
+        expect(parsed.request !== undefined || parsed.violation !== undefined).toBe(true);
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
+
+describe('params readers', () => {
+  it('login: requires a login string, tolerates odd optional fields', () => {
+    expect(codeOf(() => readLoginParams({}))).toBe('INVALID_LOGIN');
+    expect(codeOf(() => readLoginParams({ login: 5 }))).toBe('INVALID_LOGIN');
+    expect(readLoginParams({ login: 'a', agent: 7, algo: 'cn/upx2' })).toEqual({
+      login: 'a',
+      pass: '',
+      algo: ['cn/upx2'],
+    });
+    expect(readLoginParams({ login: 'a', algo: ['cn/upx2', 3, null] }).algo).toEqual(['cn/upx2']);
+  });
+
+  it('submit: type checks, keeps algo only when given', () => {
+    const ok = { id: 's', job_id: 'j', nonce: 'db000000', result: 'ab'.repeat(32) };
+    expect(readSubmitParams(ok)).toEqual({ jobId: 'j', nonce: 'db000000', result: 'ab'.repeat(32) });
+    expect(readSubmitParams({ ...ok, algo: 'cn/upx2' }).algo).toBe('cn/upx2');
+    expect(codeOf(() => readSubmitParams({ ...ok, job_id: 1 }))).toBe('INVALID_PARAMS');
+    expect(codeOf(() => readSubmitParams({ ...ok, nonce: 219 }))).toBe('MALFORMED_NONCE');
+    expect(codeOf(() => readSubmitParams({ ...ok, result: null }))).toBe('MALFORMED_RESULT');
+    expect(codeOf(() => readSubmitParams({ ...ok, algo: 1 }))).toBe('INVALID_PARAMS');
+  });
+
+  it('session id only when a string', () => {
+    expect(readSessionId({ id: 'abc' })).toBe('abc');
+    expect(readSessionId({ id: 1 })).toBeUndefined();
+  });
+});
+
+describe('encoders', () => {
+  it('login result exactly as XMRig reads it', () => {
+    const line = encodeResult(
+      1,
+      loginResultBody({ sessionId: 'probe-1', job: JOB, extensions: ['algo', 'keepalive'] }),
+    );
+    expect(line).toBe(
+      `{"id":1,"jsonrpc":"2.0","error":null,"result":{"id":"probe-1","job":{"blob":"${JOB.blob}","job_id":"job1","target":"37894100","algo":"cn/upx2","height":1001},"status":"OK","extensions":["algo","keepalive"]}}\n`,
+    );
+  });
+
+  it('errors use code -1 and the catalogue message; ids keep their type', () => {
+    expect(encodeError(9, new StratumError('LOW_DIFFICULTY'))).toBe(
+      '{"id":9,"jsonrpc":"2.0","error":{"code":-1,"message":"Low difficulty share"},"result":null}\n',
+    );
+    expect(encodeError('9', new StratumError('UNAUTHENTICATED'))).toContain('{"id":"9",');
+  });
+
+  it('job notifications carry only wire fields and no id', () => {
+    const extra = { ...JOB, internal: 'secret' } as StratumJob;
+    const line = encodeJobNotification(extra);
+    expect(JSON.parse(line)).toEqual({ jsonrpc: '2.0', method: 'job', params: JOB });
+    // XMRig's field order, as JSON.stringify of the wire job would write it.
+    const { blob, job_id, target, algo, height } = JOB;
+    expect(line).toBe(
+      `{"jsonrpc":"2.0","method":"job","params":${JSON.stringify({ blob, job_id, target, algo, height })}}\n`,
+    );
+  });
+
+  it('every line is at least 32 bytes and ends with a newline', () => {
+    for (const line of [
+      encodeResult(0, {}),
+      encodeResult(1, { status: 'OK' }),
+      encodeError(0, new StratumError('INTERNAL')),
+      encodeJobNotification(JOB),
+    ]) {
+      expect(Buffer.byteLength(line)).toBeGreaterThanOrEqual(MIN_REPLY_BYTES + 1);
+      expect(line.endsWith('\n')).toBe(true);
+      expect(line.startsWith('{')).toBe(true);
+    }
+  });
+});

@@ -28,6 +28,9 @@ export interface ScriptLayout<K extends Names, A extends Names, IK extends Names
   readonly lua: string;
   /** KEYS and ARGV of one call, laid out as `lua` reads them. */
   call(values: ScriptValues<K, A, IK, IA>): ScriptCall;
+  /** How many keys and args the names take: a script that appends groups of its own reads them after these. */
+  readonly keyCount: number;
+  readonly argCount: number;
 }
 
 /** Lower camel case: no `_`, so a name never collides with a snake_case Lua helper. */
@@ -70,6 +73,8 @@ export function scriptLayout<
   const lua = layoutLua(spec.keys, spec.args, itemKeys, itemArgs, hasItems);
   return {
     lua,
+    keyCount: spec.keys.length,
+    argCount: spec.args.length + (hasItems ? 1 : 0),
     call(values) {
       const keys = spec.keys.map((name) => namedValue(values.keys, name));
       const args = spec.args.map((name) => namedValue(values.args, name));

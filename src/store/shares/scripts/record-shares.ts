@@ -1,63 +1,74 @@
 import type { AcceptedShare } from '../../../model/share-ledger.js';
 import type { ScriptCall } from '../../scripts/define-script.js';
+import { scriptLayout } from '../../scripts/script-layout.js';
 import { pushShareEntryValues } from '../share-entry.js';
 import type { ShareKeys } from '../share-keys.js';
 
 /**
- * record_shares: a batch of shares in one atomic call.
+ * record_shares: a batch of shares in one atomic call. The named keys and values below come
+ * first (RECORD_SHARES_LAYOUT); then, in ARGV, each share's seven values (SHARE_ENTRY_FIELDS
+ * order), each miner's five (address, round difficulty, shares, difficulty total, last share ms)
+ * and each worker's three (shares, difficulty total, last share ms); in KEYS a key per miner,
+ * then one per worker. The script walks those groups with two cursors (`nextArg`, `nextKey`)
+ * and binds each group's values to names, so no position is computed in the body.
  *
- * KEYS: 1 `<p>:shares`, 2 `<p>:round:current`, 3 `<p>:round:current:meta`,
- *       4 `<p>:blocks:window-pending`, then M miner keys, then W worker keys.
- * ARGV: 1 stream max length (approximate trim, skipped while a found block's window is not fixed:
- *       its entry must stay readable), 2 share count N, 3 M, 4 W,
- *       5 round difficulty of the batch (pool shares, decimal), 6 round share count of the batch,
- *       7 timestamp of the batch's first pool share ("" when none): the round's startedAtMs if
- *         the round has none yet,
- *       then N x 7 share values (SHARE_ENTRY_FIELDS order),
- *       then M x 5 per miner: address, round difficulty, shares, difficulty total, last share ms,
- *       then W x 3 per worker: shares, difficulty total, last share ms.
- * Returns the N stream entry ids in batch order.
+ * `streamMaxLength`: approximate trim, skipped while a found block's window is not fixed (its
+ * entry must stay readable). `firstShareMs`: the batch's first pool share ("" when none), the
+ * round's startedAtMs if the round has none yet. Returns the stream entry ids in batch order.
  *
  * Sums are computed in TypeScript with bigint and handed over as decimal strings: Lua numbers are
  * doubles, so the script never does arithmetic on a difficulty, it only passes strings to
  * HINCRBY (exact 64-bit). Aggregating per miner/worker also keeps the script short under load
  * (a few commands per distinct miner instead of nine per share).
  */
-export const RECORD_SHARES_LUA = `
-local nShares = tonumber(ARGV[2])
-local nMiners = tonumber(ARGV[3])
-local nWorkers = tonumber(ARGV[4])
+const RECORD_SHARES_LAYOUT = scriptLayout({
+  keys: ['sharesKey', 'roundKey', 'roundMetaKey', 'windowPendingKey'],
+  args: [
+    'streamMaxLength',
+    'shareCount',
+    'minerCount',
+    'workerCount',
+    'batchDifficulty',
+    'batchShares',
+    'firstShareMs',
+  ],
+});
+
+export const RECORD_SHARES_LUA = `${RECORD_SHARES_LAYOUT.lua}
+local nextArg = ${RECORD_SHARES_LAYOUT.argCount + 1}
+local nextKey = ${RECORD_SHARES_LAYOUT.keyCount + 1}
 local ids = {}
-local i = 8
-for s = 1, nShares do
-  ids[s] = redis.call('XADD', KEYS[1], '*', 'a', ARGV[i], 'w', ARGV[i + 1], 'd', ARGV[i + 2],
-    'h', ARGV[i + 3], 't', ARGV[i + 4], 's', ARGV[i + 5], 'x', ARGV[i + 6])
-  i = i + 7
+for s = 1, tonumber(shareCount) do
+  local a, w, d, h, t, solo, x = unpack(ARGV, nextArg, nextArg + 6)
+  nextArg = nextArg + 7
+  ids[s] = redis.call('XADD', sharesKey, '*', 'a', a, 'w', w, 'd', d, 'h', h, 't', t, 's', solo, 'x', x)
 end
-if ARGV[6] ~= '0' then
-  redis.call('HINCRBY', KEYS[3], 'totalDifficulty', ARGV[5])
-  redis.call('HINCRBY', KEYS[3], 'shareCount', ARGV[6])
-  redis.call('HSETNX', KEYS[3], 'startedAtMs', ARGV[7])
+if batchShares ~= '0' then
+  redis.call('HINCRBY', roundMetaKey, 'totalDifficulty', batchDifficulty)
+  redis.call('HINCRBY', roundMetaKey, 'shareCount', batchShares)
+  redis.call('HSETNX', roundMetaKey, 'startedAtMs', firstShareMs)
 end
-for m = 1, nMiners do
-  local key = KEYS[4 + m]
-  if ARGV[i + 1] ~= '0' then
-    redis.call('HINCRBY', KEYS[2], ARGV[i], ARGV[i + 1])
+for m = 1, tonumber(minerCount) do
+  local minerKey = KEYS[nextKey]
+  local address, roundDifficulty, shares, difficulty, lastShareMs = unpack(ARGV, nextArg, nextArg + 4)
+  nextKey, nextArg = nextKey + 1, nextArg + 5
+  if roundDifficulty ~= '0' then
+    redis.call('HINCRBY', roundKey, address, roundDifficulty)
   end
-  redis.call('HINCRBY', key, 'sharesValid', ARGV[i + 2])
-  redis.call('HINCRBY', key, 'difficultyTotal', ARGV[i + 3])
-  redis.call('HSET', key, 'lastShareMs', ARGV[i + 4])
-  i = i + 5
+  redis.call('HINCRBY', minerKey, 'sharesValid', shares)
+  redis.call('HINCRBY', minerKey, 'difficultyTotal', difficulty)
+  redis.call('HSET', minerKey, 'lastShareMs', lastShareMs)
 end
-for w = 1, nWorkers do
-  local key = KEYS[4 + nMiners + w]
-  redis.call('HINCRBY', key, 'sharesValid', ARGV[i])
-  redis.call('HINCRBY', key, 'difficultyTotal', ARGV[i + 1])
-  redis.call('HSET', key, 'lastShareMs', ARGV[i + 2])
-  i = i + 3
+for w = 1, tonumber(workerCount) do
+  local workerKey = KEYS[nextKey]
+  local shares, difficulty, lastShareMs = unpack(ARGV, nextArg, nextArg + 2)
+  nextKey, nextArg = nextKey + 1, nextArg + 3
+  redis.call('HINCRBY', workerKey, 'sharesValid', shares)
+  redis.call('HINCRBY', workerKey, 'difficultyTotal', difficulty)
+  redis.call('HSET', workerKey, 'lastShareMs', lastShareMs)
 end
-if redis.call('ZCARD', KEYS[4]) == 0 then
-  redis.call('XTRIM', KEYS[1], 'MAXLEN', '~', ARGV[1])
+if redis.call('ZCARD', windowPendingKey) == 0 then
+  redis.call('XTRIM', sharesKey, 'MAXLEN', '~', streamMaxLength)
 end
 return ids
 `;
@@ -138,26 +149,24 @@ export function buildRecordSharesCall(
       workerArgs.push(String(t.shares), String(t.difficulty), String(t.lastShareMs));
     }
   }
-  return {
-    keys: [
-      keys.shares,
-      keys.roundCurrent,
-      keys.roundCurrentMeta,
-      keys.blocksWindowPending,
-      ...minerKeys,
-      ...workerKeys,
-    ],
-    args: [
-      String(streamMaxLength),
-      String(shares.length),
-      String(miners.size),
-      String(workerKeys.length),
-      String(roundDifficulty),
-      String(roundShares),
-      firstRoundShareMs,
-      ...entryArgs,
-      ...minerArgs,
-      ...workerArgs,
-    ],
-  };
+  const call = RECORD_SHARES_LAYOUT.call({
+    keys: {
+      sharesKey: keys.shares,
+      roundKey: keys.roundCurrent,
+      roundMetaKey: keys.roundCurrentMeta,
+      windowPendingKey: keys.blocksWindowPending,
+    },
+    args: {
+      streamMaxLength: String(streamMaxLength),
+      shareCount: String(shares.length),
+      minerCount: String(miners.size),
+      workerCount: String(workerKeys.length),
+      batchDifficulty: String(roundDifficulty),
+      batchShares: String(roundShares),
+      firstShareMs: firstRoundShareMs,
+    },
+  });
+  call.keys.push(...minerKeys, ...workerKeys);
+  call.args.push(...entryArgs, ...minerArgs, ...workerArgs);
+  return call;
 }

@@ -2,6 +2,9 @@ import { z } from 'zod';
 import { coinAmountAtomic } from './coin-amount.js';
 
 /** The payment schemes the pool knows, as they are spelled in config and in the ledger. */
+/** `payments.emptyRound` when not set; the split functions fall back to it too (pool/schemes). */
+export const DEFAULT_EMPTY_ROUND_POLICY = 'credit-finder';
+
 export const PAYMENT_SCHEME_NAMES = ['pplns', 'prop', 'solo'] as const;
 /** The network's minimum transaction fee (0.008 XFG), what walletd 1.9.3 always pays. */
 const MINIMUM_FEE_ATOMIC = 80_000;
@@ -52,7 +55,7 @@ export const unlockerConfigFields = {
    * part to the finder, whose share is the one known to exist; "reject" holds the block pending
    * for the operator (logged as an unlock error).
    */
-  emptyRound: z.enum(['credit-finder', 'reject']).default('credit-finder'),
+  emptyRound: z.enum(['credit-finder', 'reject']).default(DEFAULT_EMPTY_ROUND_POLICY),
   /**
    * Depth (blocks on top of its height) at which a block is decided: credited if it is the main
    * chain's block there, orphaned if another is (shallower, it waits: a reorg may still be undone).

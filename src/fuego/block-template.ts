@@ -16,7 +16,8 @@ export interface BlockTemplateInput {
   /** `height` from getblocktemplate; checked against the coinbase input when given. */
   readonly height?: number;
   readonly difficulty?: bigint;
-  readonly parentStyle?: ParentStyle;
+  /** How the merge-mining parent block is built (config `pool.parentStyle`, job-work.ts). */
+  readonly parentStyle: ParentStyle;
   /**
    * `cn_fast_hash` for the per-job work (default: the pure one). The pool passes the native
    * addon's, which gives the same bytes about ten times faster: job building is its hot path.
@@ -113,7 +114,7 @@ export class BlockTemplate {
     this.height = height;
     this.timestamp = block.timestamp;
     this.difficulty = input.difficulty;
-    this.parentStyle = input.parentStyle ?? 'pool';
+    this.parentStyle = input.parentStyle;
     this.#fastHash = input.fastHash ?? cnFastHash;
 
     this.reservedOffset = reservedOffset;

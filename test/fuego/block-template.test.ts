@@ -21,6 +21,7 @@ const flow = readJsonFixture<{
 
 const input: BlockTemplateInput = {
   blob: hexToBytes(flow.blocktemplate_blob),
+  parentStyle: 'pool',
   reservedOffset: flow.reserved_offset,
   reserveSize: flow.reserve_size,
   height: flow.height,

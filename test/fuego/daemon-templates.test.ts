@@ -100,6 +100,7 @@ describe('real getblocktemplate responses', () => {
 
     const template = parseBlockTemplate({
       blob,
+      parentStyle: 'pool',
       reservedOffset: result.reserved_offset,
       reserveSize,
       height: result.height,
@@ -158,6 +159,7 @@ describe('real getblocktemplate responses', () => {
     const t = templates.find((x) => x.name.startsWith('71-'))!;
     const template = parseBlockTemplate({
       blob: hexToBytes(t.result.blocktemplate_blob),
+      parentStyle: 'pool',
       reservedOffset: t.result.reserved_offset,
       reserveSize: t.reserveSize,
     });
@@ -267,7 +269,7 @@ describe('the solved v9 block at height 15 (51-submitblock-solved-v9-h15-OK)', (
     expect(hex(powInput)).toBe(b['pow_hashing_blob']);
 
     // The pool style over the same template gives a different (equally valid) block.
-    const pool = parseBlockTemplate({ blob, reservedOffset: gbt.result.reserved_offset, reserveSize });
+    const pool = parseBlockTemplate({ blob, reservedOffset: gbt.result.reserved_offset, reserveSize, parentStyle: 'pool' });
     expect(hex(buildSubmitBlob(pool, zeros, block.nonce))).not.toBe(hex(solved));
   });
 

@@ -130,6 +130,7 @@ describe('block_v9_pool_flow', () => {
   const extraNonce = hexToBytes(v.pool_extra_nonce_written_at_reserved_offset);
   const template = parseBlockTemplate({
     blob: hexToBytes(t.blocktemplate_blob),
+    parentStyle: 'pool',
     reservedOffset: t.reserved_offset,
     reserveSize: t.reserve_size,
     height: t.height,

@@ -87,6 +87,7 @@ describe('a block the daemon refuses, against the devnet', () => {
     });
     const template = parseBlockTemplate({
       blob: hexToBytes(response.blocktemplate_blob),
+      parentStyle: 'pool',
       reservedOffset: response.reserved_offset,
       reserveSize: RESERVE_SIZE,
       height: response.height,

@@ -42,6 +42,7 @@ export function loadFixtureTemplate(height: number, majorVersion = 9): BlockTemp
   const { result } = JSON.parse(capture.response_raw) as { result: TemplateResult };
   return parseBlockTemplate({
     blob: hexToBytes(result.blocktemplate_blob),
+    parentStyle: 'pool',
     reservedOffset: result.reserved_offset,
     reserveSize: request.params.reserve_size,
     height: result.height,

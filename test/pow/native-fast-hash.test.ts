@@ -52,6 +52,7 @@ describe('native cn_fast_hash for job building', () => {
     }>('vectors/format.json');
     const input = {
       blob: hexToBytes(flow.template.blocktemplate_blob),
+      parentStyle: 'pool' as const,
       reservedOffset: flow.template.reserved_offset,
       reserveSize: flow.template.reserve_size,
     };

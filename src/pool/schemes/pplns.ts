@@ -1,3 +1,4 @@
+import { DEFAULT_EMPTY_ROUND_POLICY } from '../../config/payments-schema.js';
 import { assembleSplit } from './assemble-split.js';
 import { pplnsWindowWeights } from './pplns-window-weights.js';
 import type { EmptyRoundPolicy, FeePolicy, PaymentSplit, ShareRecord } from './types.js';
@@ -17,7 +18,7 @@ export interface PplnsSplitInput {
   /** Address whose share solved the block. */
   readonly finder: string;
   readonly fee: FeePolicy;
-  /** Default 'credit-finder'; see EmptyRoundPolicy. */
+  /** payments.emptyRound; the config's default when not given. See EmptyRoundPolicy. */
   readonly emptyRound?: EmptyRoundPolicy;
 }
 
@@ -38,5 +39,11 @@ export function pplnsSplit(input: PplnsSplitInput): PaymentSplit {
   assertFeePolicy(fee);
   assertFinder(finder);
   const { weights } = pplnsWindowWeights(sharesNewestFirst, windowDifficulty);
-  return assembleSplit({ reward, fee, finder, weights, emptyRound: input.emptyRound ?? 'credit-finder' });
+  return assembleSplit({
+    reward,
+    fee,
+    finder,
+    weights,
+    emptyRound: input.emptyRound ?? DEFAULT_EMPTY_ROUND_POLICY,
+  });
 }

@@ -7,7 +7,7 @@ export interface PropSplitInput {
   readonly roundContributions: ReadonlyMap<string, bigint>;
   readonly finder: string;
   readonly fee: FeePolicy;
-  /** Default 'credit-finder'; see EmptyRoundPolicy. */
+  /** payments.emptyRound; the config's default when not given. See EmptyRoundPolicy. */
   readonly emptyRound?: EmptyRoundPolicy;
 }
 

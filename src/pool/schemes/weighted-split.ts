@@ -1,3 +1,4 @@
+import { DEFAULT_EMPTY_ROUND_POLICY } from '../../config/payments-schema.js';
 import { assembleSplit } from './assemble-split.js';
 import type { EmptyRoundPolicy, FeePolicy, PaymentSplit } from './types.js';
 import { assertContribution, assertFeePolicy, assertFinder, assertReward } from './validate-inputs.js';
@@ -8,7 +9,7 @@ export interface WeightedSplitInput {
   readonly weights: ReadonlyMap<string, bigint>;
   readonly finder: string;
   readonly fee: FeePolicy;
-  /** Default 'credit-finder'; see EmptyRoundPolicy. */
+  /** payments.emptyRound; the config's default when not given. See EmptyRoundPolicy. */
   readonly emptyRound?: EmptyRoundPolicy;
 }
 
@@ -27,5 +28,11 @@ export function weightedSplit(input: WeightedSplitInput): PaymentSplit {
     assertContribution(address, weight, index);
     index += 1;
   }
-  return assembleSplit({ reward, fee, finder, weights, emptyRound: input.emptyRound ?? 'credit-finder' });
+  return assembleSplit({
+    reward,
+    fee,
+    finder,
+    weights,
+    emptyRound: input.emptyRound ?? DEFAULT_EMPTY_ROUND_POLICY,
+  });
 }

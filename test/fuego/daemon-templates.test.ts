@@ -269,7 +269,12 @@ describe('the solved v9 block at height 15 (51-submitblock-solved-v9-h15-OK)', (
     expect(hex(powInput)).toBe(b['pow_hashing_blob']);
 
     // The pool style over the same template gives a different (equally valid) block.
-    const pool = parseBlockTemplate({ blob, reservedOffset: gbt.result.reserved_offset, reserveSize, parentStyle: 'pool' });
+    const pool = parseBlockTemplate({
+      blob,
+      reservedOffset: gbt.result.reserved_offset,
+      reserveSize,
+      parentStyle: 'pool',
+    });
     expect(hex(buildSubmitBlob(pool, zeros, block.nonce))).not.toBe(hex(solved));
   });
 

@@ -1,3 +1,4 @@
+import { DEFAULT_EMPTY_ROUND_POLICY } from '../../config/payments-schema.js';
 import { feeAmounts } from './fee-amounts.js';
 import { SchemeError } from './scheme-error.js';
 import { splitProportionally } from './split-proportionally.js';
@@ -9,7 +10,8 @@ export interface AssembleSplitInput {
   readonly finder: string;
   /** Counted difficulty per address, every weight > 0 (an empty map means an empty round). */
   readonly weights: ReadonlyMap<string, bigint>;
-  readonly emptyRound: EmptyRoundPolicy;
+  /** payments.emptyRound; the config's default when not given. */
+  readonly emptyRound: EmptyRoundPolicy | undefined;
 }
 
 /**
@@ -25,7 +27,7 @@ export function assembleSplit(input: AssembleSplitInput): PaymentSplit {
   let countedDifficulty = 0n;
   const emptyRound = weights.size === 0;
   if (emptyRound) {
-    if (input.emptyRound === 'reject') {
+    if ((input.emptyRound ?? DEFAULT_EMPTY_ROUND_POLICY) === 'reject') {
       throw new SchemeError('EMPTY_ROUND', 'no share counts towards this block', { finder });
     }
     parts = new Map([[finder, minersRemainder]]);

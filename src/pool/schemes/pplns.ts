@@ -1,4 +1,3 @@
-import { DEFAULT_EMPTY_ROUND_POLICY } from '../../config/payments-schema.js';
 import { assembleSplit } from './assemble-split.js';
 import { pplnsWindowWeights } from './pplns-window-weights.js';
 import type { EmptyRoundPolicy, FeePolicy, PaymentSplit, ShareRecord } from './types.js';
@@ -39,11 +38,5 @@ export function pplnsSplit(input: PplnsSplitInput): PaymentSplit {
   assertFeePolicy(fee);
   assertFinder(finder);
   const { weights } = pplnsWindowWeights(sharesNewestFirst, windowDifficulty);
-  return assembleSplit({
-    reward,
-    fee,
-    finder,
-    weights,
-    emptyRound: input.emptyRound ?? DEFAULT_EMPTY_ROUND_POLICY,
-  });
+  return assembleSplit({ reward, fee, finder, weights, emptyRound: input.emptyRound });
 }

@@ -1,4 +1,3 @@
-import { DEFAULT_EMPTY_ROUND_POLICY } from '../../config/payments-schema.js';
 import { assembleSplit } from './assemble-split.js';
 import type { EmptyRoundPolicy, FeePolicy, PaymentSplit } from './types.js';
 import { assertContribution, assertFeePolicy, assertFinder, assertReward } from './validate-inputs.js';
@@ -28,11 +27,5 @@ export function weightedSplit(input: WeightedSplitInput): PaymentSplit {
     assertContribution(address, weight, index);
     index += 1;
   }
-  return assembleSplit({
-    reward,
-    fee,
-    finder,
-    weights,
-    emptyRound: input.emptyRound ?? DEFAULT_EMPTY_ROUND_POLICY,
-  });
+  return assembleSplit({ reward, fee, finder, weights, emptyRound: input.emptyRound });
 }

@@ -9,6 +9,7 @@
  * On a shared machine the numbers move with the neighbours' load.
  */
 import { createApiStores } from '../../src/app/api-stores.js';
+import { configSchema } from '../../src/config/schema.js';
 import { keyPairFromSeed } from '../../src/devnet/wallet/ed25519-keys.js';
 import { encodeAddress } from '../../src/fuego/address.js';
 import { createLogger } from '../../src/log/logger.js';
@@ -98,7 +99,10 @@ async function main(): Promise<void> {
         await redis.pipeline(hashrateBucketCommands(keys, shares.slice(i, i + 2_500))).exec();
       }
     }
-    const ledger = new RedisShareLedger({ keyPrefix, maxBatchDelayMs: 0 }, { redis, logger });
+    const ledger = new RedisShareLedger(
+      { ...configSchema.parse({}).store, keyPrefix, maxBatchDelayMs: 0 },
+      { redis, logger },
+    );
     for (let b = 0; b < 50; b++) {
       await ledger.writeBlockCandidate({
         height: 800_000 + b,

@@ -9,6 +9,7 @@ import type { RedisShareLedgerOptions } from '../../src/store/shares/share-ledge
 import { type RedisClusterDeployment, startRedisCluster } from '../../src/tools/redis-cluster.js';
 import { type RedisSentinelDeployment, startRedisSentinel } from '../../src/tools/redis-sentinel.js';
 import { startTestDevnet } from '../devnet/devnet-test-helpers.js';
+import { DEFAULT_STORE_OPTIONS } from '../helpers/config-defaults.js';
 import { expectLedgerConsistent } from '../leader/payouts/money-invariants.js';
 import { payoutRunnerFor } from '../leader/payouts/payout-runner-for.js';
 import {
@@ -42,7 +43,10 @@ function asStoreClient(connection: RedisConnection): Redis {
 async function exerciseShareLedger(connection: RedisConnection): Promise<void> {
   const redis = asStoreClient(connection);
   const keyPrefix = uniquePrefix('ledger');
-  const ledger = new RedisShareLedger({ keyPrefix, maxBatchSize: 64 }, { redis, logger: silentLogger });
+  const ledger = new RedisShareLedger(
+    { ...DEFAULT_STORE_OPTIONS, keyPrefix, maxBatchSize: 64 },
+    { redis, logger: silentLogger },
+  );
   const shares = Array.from({ length: 300 }, (_, i) =>
     makeShare({
       address: ADDRESSES[i % 3]!,
@@ -190,7 +194,10 @@ describe('Redis Sentinel (master + replica + sentinel created by the test)', () 
     options: Partial<RedisShareLedgerOptions> = {},
   ): Promise<{ lost: number[]; twice: Array<[number, number]> }> {
     const keyPrefix = uniquePrefix('failover');
-    const ledger = new RedisShareLedger({ keyPrefix, ...options }, { redis, logger: silentLogger });
+    const ledger = new RedisShareLedger(
+      { ...DEFAULT_STORE_OPTIONS, keyPrefix, ...options },
+      { redis, logger: silentLogger },
+    );
     const acknowledged = new Set<number>();
     let refused = 0;
     let sequence = 0;

@@ -60,3 +60,6 @@ export function controlServerOptions(
 ): ControlServerOptions {
   return { ...controlServerOptionsFrom(DEFAULT_CONFIG.control), ...options };
 }
+
+/** The share ledger's tuning as the `store` section's defaults give it. */
+export const DEFAULT_STORE_OPTIONS: PoolConfig['store'] = DEFAULT_CONFIG.store;

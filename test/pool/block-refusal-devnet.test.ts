@@ -20,7 +20,11 @@ import { RedisShareLedger } from '../../src/store/shares/redis-share-ledger.js';
 import { createShareKeys } from '../../src/store/shares/share-keys.js';
 import { startTestDevnet, testHasher } from '../devnet/devnet-test-helpers.js';
 import { runCliForTest } from '../helpers/cli.js';
-import { DEFAULT_BAN_POLICY_OPTIONS, DEFAULT_POOL_BACKEND_OPTIONS } from '../helpers/config-defaults.js';
+import {
+  DEFAULT_BAN_POLICY_OPTIONS,
+  DEFAULT_POOL_BACKEND_OPTIONS,
+  DEFAULT_STORE_OPTIONS,
+} from '../helpers/config-defaults.js';
 import { startTestRedis, type TestRedis } from '../helpers/redis-server.js';
 import { until } from '../helpers/until.js';
 import { expectLedgerConsistent } from '../leader/payouts/money-invariants.js';
@@ -80,7 +84,7 @@ describe('a block the daemon refuses, against the devnet', () => {
       { level: 'info' },
       { write: (line: string) => void logLines.push(JSON.parse(line) as Record<string, unknown>) },
     );
-    const ledger = new RedisShareLedger({ keyPrefix }, { redis, logger });
+    const ledger = new RedisShareLedger({ ...DEFAULT_STORE_OPTIONS, keyPrefix }, { redis, logger });
     const response = await daemon.getBlockTemplate({
       reserveSize: RESERVE_SIZE,
       walletAddress: devnet.walletAddress,

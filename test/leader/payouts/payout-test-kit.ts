@@ -9,6 +9,7 @@ import { WalletClient } from '../../../src/rpc/wallet-client.js';
 import { RedisBalances } from '../../../src/store/payments/balances-store.js';
 import { UnlockerStore } from '../../../src/store/payments/unlocker-store.js';
 import { RedisShareLedger } from '../../../src/store/shares/redis-share-ledger.js';
+import { DEFAULT_STORE_OPTIONS } from '../../helpers/config-defaults.js';
 import { blockHash, makeCandidate, silentLogger } from '../../store/store-fixtures.js';
 
 /** A valid standard Fuego address derived from a label (distinct labels, distinct miners). */
@@ -42,7 +43,10 @@ export async function fundMiners(
 ): Promise<void> {
   fundedBlock += 1;
   const hash = blockHash(fundedBlock);
-  const ledger = new RedisShareLedger({ keyPrefix }, { redis, logger: silentLogger });
+  const ledger = new RedisShareLedger(
+    { ...DEFAULT_STORE_OPTIONS, keyPrefix },
+    { redis, logger: silentLogger },
+  );
   await ledger.writeBlockCandidate(makeCandidate({ hash, height: fundedBlock }));
   const store = new UnlockerStore({ keyPrefix }, { redis });
   const total = credits.reduce((sum, [, amount]) => sum + amount, 0n);

@@ -14,6 +14,7 @@ import { createRedisClient } from '../../../src/store/redis-client.js';
 import { RedisShareLedger } from '../../../src/store/shares/redis-share-ledger.js';
 import { createShareKeys } from '../../../src/store/shares/share-keys.js';
 import { startTestDevnet } from '../../devnet/devnet-test-helpers.js';
+import { DEFAULT_STORE_OPTIONS } from '../../helpers/config-defaults.js';
 import { startTestRedis, type TestRedis } from '../../helpers/redis-server.js';
 import {
   ADDRESSES,
@@ -61,7 +62,10 @@ describe('BlockUnlocker against the devnet daemon', () => {
     return {
       keyPrefix,
       keys: createShareKeys(keyPrefix),
-      ledger: new RedisShareLedger({ keyPrefix, ...ledgerOptions }, { redis, logger: silentLogger }),
+      ledger: new RedisShareLedger(
+        { ...DEFAULT_STORE_OPTIONS, keyPrefix, ...ledgerOptions },
+        { redis, logger: silentLogger },
+      ),
       unlocker: unlockerOn(redis, keyPrefix, { scheme, confirmDepth: 5 }, { daemon, logger: silentLogger }),
       balances: new RedisBalances({ keyPrefix }, { redis }),
     };

@@ -6,6 +6,7 @@ import { UnlockerStore } from '../../../src/store/payments/unlocker-store.js';
 import { createRedisClient } from '../../../src/store/redis-client.js';
 import { RedisShareLedger } from '../../../src/store/shares/redis-share-ledger.js';
 import { createShareKeys } from '../../../src/store/shares/share-keys.js';
+import { DEFAULT_STORE_OPTIONS } from '../../helpers/config-defaults.js';
 import { startTestRedis, type TestRedis } from '../../helpers/redis-server.js';
 import {
   ADDRESSES,
@@ -41,7 +42,10 @@ describe('WindowFixer on a real Redis', () => {
   /** C 5000, B 700, A 900, then A's block share of 300 at network difficulty 1000 (window 2000). */
   async function foundBlock(label: string, hash = blockHash(0xf1)) {
     const keyPrefix = uniquePrefix(label);
-    const ledger = new RedisShareLedger({ keyPrefix }, { redis, logger: silentLogger });
+    const ledger = new RedisShareLedger(
+      { ...DEFAULT_STORE_OPTIONS, keyPrefix },
+      { redis, logger: silentLogger },
+    );
     await ledger.recordShare(makeShare({ address: C, difficulty: 5000 }));
     await ledger.recordShare(makeShare({ address: B, difficulty: 700 }));
     await ledger.recordShare(makeShare({ address: A, difficulty: 900 }));

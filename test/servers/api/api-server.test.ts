@@ -27,6 +27,7 @@ import { PayoutWatchStore } from '../../../src/store/payments/payout-watch-store
 import { createRedisClient } from '../../../src/store/redis-client.js';
 import { RedisShareLedger } from '../../../src/store/shares/redis-share-ledger.js';
 import { createShareKeys } from '../../../src/store/shares/share-keys.js';
+import { DEFAULT_STORE_OPTIONS } from '../../helpers/config-defaults.js';
 import { startTestRedis, type TestRedis } from '../../helpers/redis-server.js';
 import { buildTestApi, FakeDaemon, fuegoAddress, silentLogger, TEST_POOL_INFO } from './api-fixtures.js';
 
@@ -55,7 +56,10 @@ describe('HTTP API', () => {
   beforeAll(async () => {
     server = await startTestRedis();
     redis = await createRedisClient({ url: server.url }, silentLogger);
-    const ledger = new RedisShareLedger({ keyPrefix, maxBatchDelayMs: 0 }, { redis, logger: silentLogger });
+    const ledger = new RedisShareLedger(
+      { ...DEFAULT_STORE_OPTIONS, keyPrefix, maxBatchDelayMs: 0 },
+      { redis, logger: silentLogger },
+    );
     const buckets = new HashrateBucketWriter({ keyPrefix }, { redis });
     // 5 minutes of shares: A mines 60 000 difficulty a minute on two rigs, B 6 000 on one.
     const shares: AcceptedShare[] = [];

@@ -7,6 +7,7 @@ import { PayoutStore } from '../../../src/store/payments/payout-store.js';
 import { UnlockerStore } from '../../../src/store/payments/unlocker-store.js';
 import { RedisShareLedger } from '../../../src/store/shares/redis-share-ledger.js';
 import { createShareKeys } from '../../../src/store/shares/share-keys.js';
+import { DEFAULT_STORE_OPTIONS } from '../../helpers/config-defaults.js';
 import { useTestRedisClient } from '../../helpers/redis-server.js';
 import { expectLedgerConsistent } from '../../leader/payouts/money-invariants.js';
 import {
@@ -34,7 +35,7 @@ describe('money scripts on a real Redis', () => {
       keyPrefix,
       keys: createPaymentKeys(keyPrefix),
       storeKeys: createShareKeys(keyPrefix),
-      ledger: new RedisShareLedger({ keyPrefix }, { redis, logger: silentLogger }),
+      ledger: new RedisShareLedger({ ...DEFAULT_STORE_OPTIONS, keyPrefix }, { redis, logger: silentLogger }),
       unlocker: new UnlockerStore({ keyPrefix }, { redis, clock }),
       payouts: new PayoutStore({ keyPrefix }, { redis, clock }),
       balances: new RedisBalances({ keyPrefix }, { redis, clock }),

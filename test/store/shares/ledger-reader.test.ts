@@ -4,6 +4,7 @@ import { previousStreamId, RedisLedgerReader } from '../../../src/store/shares/l
 import { RedisShareLedger } from '../../../src/store/shares/redis-share-ledger.js';
 import { createShareKeys } from '../../../src/store/shares/share-keys.js';
 import type { RedisShareLedgerOptions } from '../../../src/store/shares/share-ledger-options.js';
+import { DEFAULT_STORE_OPTIONS } from '../../helpers/config-defaults.js';
 import { useTestRedisClient } from '../../helpers/redis-server.js';
 import { ADDRESSES, makeShare, silentLogger, uniquePrefix } from '../store-fixtures.js';
 
@@ -27,7 +28,10 @@ describe('RedisLedgerReader', () => {
     return {
       keyPrefix,
       keys: createShareKeys(keyPrefix),
-      ledger: new RedisShareLedger({ keyPrefix, ...options }, { redis, logger: silentLogger }),
+      ledger: new RedisShareLedger(
+        { ...DEFAULT_STORE_OPTIONS, keyPrefix, ...options },
+        { redis, logger: silentLogger },
+      ),
     };
   }
 

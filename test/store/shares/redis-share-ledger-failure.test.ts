@@ -4,6 +4,7 @@ import { createRedisClient } from '../../../src/store/redis-client.js';
 import { RedisShareLedger } from '../../../src/store/shares/redis-share-ledger.js';
 import { createShareKeys } from '../../../src/store/shares/share-keys.js';
 import { StoreError } from '../../../src/store/store-error.js';
+import { DEFAULT_STORE_OPTIONS } from '../../helpers/config-defaults.js';
 import { startTestRedis, type TestRedis } from '../../helpers/redis-server.js';
 import { makeCandidate, makeShare, silentLogger, uniquePrefix } from '../store-fixtures.js';
 import { startTcpProxy } from '../tcp-proxy.js';
@@ -73,7 +74,10 @@ describe('RedisShareLedger when Redis goes away', () => {
     cleanups.push(() => direct.disconnect());
 
     const keyPrefix = uniquePrefix('cut');
-    const ledger = new RedisShareLedger({ keyPrefix, maxBatchSize: 16 }, { redis, logger: silentLogger });
+    const ledger = new RedisShareLedger(
+      { ...DEFAULT_STORE_OPTIONS, keyPrefix, maxBatchSize: 16 },
+      { redis, logger: silentLogger },
+    );
     const producer = submitContinuously(ledger);
     await sleep(150);
     await proxy.cut();
@@ -99,7 +103,7 @@ describe('RedisShareLedger when Redis goes away', () => {
     const redis = await createRedisClient({ url: server.url }, silentLogger);
     cleanups.push(() => redis.disconnect());
     const ledger = new RedisShareLedger(
-      { keyPrefix: uniquePrefix('stop'), maxBatchSize: 16, candidateRetryMs: 300 },
+      { ...DEFAULT_STORE_OPTIONS, keyPrefix: uniquePrefix('stop'), maxBatchSize: 16, candidateRetryMs: 300 },
       { redis, logger: silentLogger },
     );
     const producer = submitContinuously(ledger);

@@ -12,6 +12,7 @@ import {
 import { createShareKeys } from '../../../src/store/shares/share-keys.js';
 import type { RedisShareLedgerOptions } from '../../../src/store/shares/share-ledger-options.js';
 import { StoreError } from '../../../src/store/store-error.js';
+import { DEFAULT_STORE_OPTIONS } from '../../helpers/config-defaults.js';
 import { startTestRedis, type TestRedis } from '../../helpers/redis-server.js';
 import {
   ADDRESSES,
@@ -49,7 +50,7 @@ describe('RedisShareLedger on a real Redis', () => {
   ) {
     const keyPrefix = uniquePrefix(label);
     const ledger = new RedisShareLedger(
-      { keyPrefix, ...options },
+      { ...DEFAULT_STORE_OPTIONS, keyPrefix, ...options },
       { redis, logger: silentLogger, ...(onBatchRecorded ? { onBatchRecorded } : {}) },
     );
     return { ledger, keys: createShareKeys(keyPrefix), keyPrefix };
@@ -411,7 +412,10 @@ describe('RedisShareLedger on a real Redis', () => {
   it('promotes a refused block found on the chain after all, once, to what an accepted block gets: pending, its round closed, its window waiting', async () => {
     const nowMs = 1_700_000_200_000;
     const keyPrefix = uniquePrefix('promote');
-    const ledger = new RedisShareLedger({ keyPrefix }, { redis, logger: silentLogger, clock: () => nowMs });
+    const ledger = new RedisShareLedger(
+      { ...DEFAULT_STORE_OPTIONS, keyPrefix },
+      { redis, logger: silentLogger, clock: () => nowMs },
+    );
     const keys = createShareKeys(keyPrefix);
     await ledger.recordShare(makeShare({ address: ADDRESSES[1], difficulty: 800, timestampMs: 1_000 }));
     const refused = makeCandidate({

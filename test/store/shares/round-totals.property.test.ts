@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import type { AcceptedShare } from '../../../src/model/share-ledger.js';
 import { RedisShareLedger } from '../../../src/store/shares/redis-share-ledger.js';
+import { DEFAULT_STORE_OPTIONS } from '../../helpers/config-defaults.js';
 import { useTestRedisClient } from '../../helpers/redis-server.js';
 import { ADDRESSES, makeShare, silentLogger, uniquePrefix } from '../store-fixtures.js';
 
@@ -30,7 +31,7 @@ describe('round totals (property)', () => {
         fc.integer({ min: 1, max: 8 }),
         async (shares, maxBatchSize) => {
           const ledger = new RedisShareLedger(
-            { keyPrefix: uniquePrefix('prop'), maxBatchSize, maxBatchDelayMs: 0 },
+            { ...DEFAULT_STORE_OPTIONS, keyPrefix: uniquePrefix('prop'), maxBatchSize, maxBatchDelayMs: 0 },
             { redis, logger: silentLogger },
           );
           await Promise.all(shares.map((share) => ledger.recordShare(share)));

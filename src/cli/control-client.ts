@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { lstat } from 'node:fs/promises';
+import { existsSync, readFileSync } from 'node:fs';
+import { lstat, stat } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { Client } from 'net-ipc';
-import { controlConfigSchema, defaultControlSocketPath } from '../config/control-schema.js';
+import { controlConfigSchema, defaultControlSocketPaths } from '../config/control-schema.js';
 import { ControlError, isWireCode } from '../servers/control/control-errors.js';
 import {
   CONTROL_PROTOCOL_VERSION,
@@ -156,7 +157,10 @@ export async function withControlClient<R>(
  */
 export function resolveSocketPath(flags: { readonly socket?: string; readonly config?: string }): string {
   if (flags.socket !== undefined) return flags.socket;
-  if (flags.config === undefined) return defaultControlSocketPath();
+  if (flags.config === undefined) {
+    const candidates = defaultControlSocketPaths();
+    return candidates.find((path) => existsSync(path)) ?? candidates[0]!;
+  }
   return controlSectionOf(flags.config).socketPath;
 }
 
@@ -185,7 +189,11 @@ export function controlSectionOf(configPath: string): {
   return parsed.data;
 }
 
-/** Before connecting: the path must be a socket of ours (or we are root), so nobody can pose as the pool. */
+/**
+ * Before connecting: the path must be a socket of ours, so nobody can pose as the pool. Root may
+ * talk to a pool run as another user, but only through a socket in that user's own directory
+ * that nobody else can add files to (a socket planted in /tmp is refused, root or not).
+ */
 async function checkSocketFile(socketPath: string): Promise<void> {
   let info: Awaited<ReturnType<typeof lstat>>;
   try {
@@ -197,13 +205,20 @@ async function checkSocketFile(socketPath: string): Promise<void> {
     throw new ControlError('SOCKET_MISSING', `${socketPath} is not a socket`, { socketPath });
   }
   const uid = process.getuid?.();
-  if (uid !== undefined && uid !== 0 && info.uid !== uid) {
-    throw new ControlError(
-      'SOCKET_NOT_OWNED',
-      `${socketPath} is owned by uid ${info.uid}, not by you (uid ${uid}); refusing to talk to it`,
-      { socketPath, ownerUid: info.uid },
-    );
-  }
+  if (uid === undefined || info.uid === uid) return;
+  if (uid === 0 && (await inDirectoryOnlyItsOwnerWrites(socketPath, info.uid))) return;
+  throw new ControlError(
+    'SOCKET_NOT_OWNED',
+    `${socketPath} is owned by uid ${info.uid}, not by you (uid ${uid}), in a directory others could write to; refusing to talk to it`,
+    { socketPath, ownerUid: info.uid },
+  );
+}
+
+/** Whether the socket's directory belongs to the socket's owner (or root) and no one else may add files. */
+async function inDirectoryOnlyItsOwnerWrites(socketPath: string, ownerUid: number): Promise<boolean> {
+  const directory = await stat(dirname(socketPath)).catch(() => null);
+  if (directory === null) return false;
+  return (directory.uid === ownerUid || directory.uid === 0) && (directory.mode & 0o022) === 0;
 }
 
 /** The operator's reading of a connect failure. */

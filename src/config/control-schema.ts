@@ -1,4 +1,5 @@
-import { isAbsolute } from 'node:path';
+import { statSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
 import { z } from 'zod';
 
 /**
@@ -7,14 +8,54 @@ import { z } from 'zod';
  */
 export const MAX_SOCKET_PATH_BYTES = 100;
 
+/** Where a default socket may live, most specific first (see defaultControlSocketPaths). */
+export interface SocketPlaces {
+  readonly uid: number | undefined;
+  /** `$XDG_RUNTIME_DIR`: the user's private runtime directory (0700, made by the login manager). */
+  readonly runtimeDir: string | undefined;
+  /** Whether /run/fuego-pool exists and belongs to `uid` (systemd's RuntimeDirectory for the service user). */
+  readonly ownsRunDir: boolean;
+}
+
+const RUN_DIR = '/run/fuego-pool';
+const SOCKET_NAME = 'control.sock';
+
+/** The places of this process, read from its environment and the file system. */
+export function socketPlacesHere(): SocketPlaces {
+  const uid = process.getuid?.();
+  const runtimeDir = process.env['XDG_RUNTIME_DIR'];
+  let ownsRunDir = false;
+  try {
+    ownsRunDir = uid !== undefined && statSync(RUN_DIR).uid === uid;
+  } catch {
+    // no /run/fuego-pool: fine
+  }
+  return { uid, runtimeDir: runtimeDir && isAbsolute(runtimeDir) ? runtimeDir : undefined, ownsRunDir };
+}
+
 /**
- * Default control socket: one per Unix user in /tmp, so two operators' pools on one host do not
- * collide, and the CLI run by the same user finds it without configuration. Literally /tmp (not
- * os.tmpdir()) because the service and an operator's shell often have different TMPDIRs. A
- * socket someone else planted there is refused by both ends (owner check), never trusted.
+ * The default control socket paths, in order: the pool binds the first; the CLI talks to the first
+ * that exists (a service and an operator's shell often differ in XDG_RUNTIME_DIR). Each lives in
+ * a directory private to its user (created 0700 by the pool when missing), never directly in
+ * /tmp, where any local user could plant a file or a socket posing as the pool:
+ * - root: /run/fuego-pool/control.sock;
+ * - /run/fuego-pool when it belongs to this user (the systemd unit's RuntimeDirectory);
+ * - $XDG_RUNTIME_DIR/fuego-pool/control.sock;
+ * - /tmp/fuego-pool-<uid>/control.sock (the directory must be this user's and 0700).
  */
-export function defaultControlSocketPath(uid: number | undefined = process.getuid?.()): string {
-  return uid === undefined ? '/tmp/fuego-pool.sock' : `/tmp/fuego-pool-${uid}.sock`;
+export function defaultControlSocketPaths(places: SocketPlaces = socketPlacesHere()): string[] {
+  const { uid, runtimeDir, ownsRunDir } = places;
+  if (uid === 0) return [join(RUN_DIR, SOCKET_NAME)];
+  const paths: string[] = [];
+  if (ownsRunDir) paths.push(join(RUN_DIR, SOCKET_NAME));
+  if (runtimeDir !== undefined) paths.push(join(runtimeDir, 'fuego-pool', SOCKET_NAME));
+  paths.push(join('/tmp', uid === undefined ? 'fuego-pool' : `fuego-pool-${uid}`, SOCKET_NAME));
+  return paths.filter((path) => Buffer.byteLength(path) <= MAX_SOCKET_PATH_BYTES);
+}
+
+/** The path the pool binds by default (the first of defaultControlSocketPaths). */
+export function defaultControlSocketPath(places: SocketPlaces = socketPlacesHere()): string {
+  return defaultControlSocketPaths(places)[0]!;
 }
 
 export const controlSocketPathSchema = z
@@ -31,8 +72,8 @@ export const controlSocketPathSchema = z
 
 /**
  * `control` config section: the operator socket (`fuego-pool status|ban|unban|bans|miners|payout
- * --now`). Access control is the file mode: the socket is created 0600, so only the user running
- * the pool (and root) can connect. Its directory must exist.
+ * --now`). Access control is the file mode: the socket is created 0600 in a directory private to
+ * the pool's user (created 0700 when missing), so only that user (and root) can connect.
  */
 export const controlConfigSchema = z.strictObject({
   enabled: z.boolean().default(true),

@@ -24,6 +24,8 @@ export const CONTROL_ERRORS = {
   SOCKET_PATH_TOO_LONG: 'the control socket path is too long for a Unix socket',
   SOCKET_PATH_NOT_SOCKET: 'the control socket path exists and is not a socket (refusing to delete it)',
   SOCKET_IN_USE: 'another process is listening on the control socket',
+  SOCKET_FOREIGN: 'a socket of another user is at the control socket path (refusing to replace it)',
+  SOCKET_DIR_UNSAFE: 'the control socket directory lets other users add files',
   SOCKET_PERMISSIONS: 'the control socket could not be created owner-only (mode 0600) in its directory',
   // Client.
   SOCKET_MISSING: 'no control socket at this path',

@@ -1,4 +1,4 @@
-import { chmod, lstat, stat, unlink } from 'node:fs/promises';
+import { chmod, lstat, mkdir, stat, unlink } from 'node:fs/promises';
 import { connect, type Socket } from 'node:net';
 import { dirname } from 'node:path';
 import { type Connection, Server } from 'net-ipc';
@@ -284,23 +284,57 @@ async function prepareSocketPath(socketPath: string): Promise<void> {
   if (Buffer.byteLength(socketPath) > MAX_SOCKET_PATH_BYTES) {
     throw new ControlError('SOCKET_PATH_TOO_LONG', `${Buffer.byteLength(socketPath)} bytes`, { socketPath });
   }
-  const directory = dirname(socketPath);
-  const dirStat = await stat(directory).catch(() => null);
-  if (dirStat === null || !dirStat.isDirectory()) {
-    throw new ControlError('SOCKET_DIR_MISSING', directory, { socketPath, directory });
-  }
+  await privateDirectoryFor(socketPath);
   const existing = await lstat(socketPath).catch(() => null);
   if (existing === null) return;
   if (!existing.isSocket()) throw new ControlError('SOCKET_PATH_NOT_SOCKET', socketPath, { socketPath });
   if (await isListening(socketPath)) throw new ControlError('SOCKET_IN_USE', socketPath, { socketPath });
+  const uid = process.getuid?.();
+  if (uid !== undefined && existing.uid !== uid) {
+    throw new ControlError(
+      'SOCKET_FOREIGN',
+      `${socketPath} is owned by uid ${existing.uid}, not by this process (uid ${uid}); remove it yourself if it is a leftover`,
+      { socketPath, ownerUid: existing.uid },
+    );
+  }
   try {
-    await unlink(socketPath);
+    await unlink(socketPath); // our own socket, left by a crash
   } catch (error) {
     throw new ControlError(
       'SOCKET_IN_USE',
-      `a stale socket owned by uid ${existing.uid} cannot be removed`,
-      { socketPath, ownerUid: existing.uid },
+      'a stale socket cannot be removed',
+      { socketPath },
       { cause: error },
+    );
+  }
+}
+
+/**
+ * The socket's directory: created 0700 when missing (its parent must exist); an existing one must
+ * belong to this user or root and must not let others add files (group/other-writable without
+ * the sticky bit), or another local user could put a socket there before the pool does.
+ */
+async function privateDirectoryFor(socketPath: string): Promise<void> {
+  const directory = dirname(socketPath);
+  let info = await stat(directory).catch(() => null);
+  if (info === null) {
+    const parent = await stat(dirname(directory)).catch(() => null);
+    if (parent === null || !parent.isDirectory()) {
+      throw new ControlError('SOCKET_DIR_MISSING', directory, { socketPath, directory });
+    }
+    await mkdir(directory, { mode: 0o700 }).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EEXIST') throw error;
+    });
+    info = await stat(directory);
+  }
+  if (!info.isDirectory()) throw new ControlError('SOCKET_DIR_MISSING', directory, { socketPath, directory });
+  const uid = process.getuid?.();
+  const othersMayWrite = (info.mode & 0o022) !== 0 && (info.mode & 0o1000) === 0;
+  if (uid !== undefined && ((info.uid !== uid && info.uid !== 0) || othersMayWrite)) {
+    throw new ControlError(
+      'SOCKET_DIR_UNSAFE',
+      `${directory} (owner uid ${info.uid}, mode ${(info.mode & 0o7777).toString(8)}) lets others add files; use a directory of your own, mode 0700`,
+      { socketPath, directory, ownerUid: info.uid },
     );
   }
 }

@@ -1,4 +1,13 @@
-import { linkSync, lstatSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -76,7 +85,7 @@ describe('control server', () => {
     expect(
       await codeOf(
         startControlServer(
-          controlServerOptions({ socketPath: join(dir.path, 'nope', 'c.sock') }),
+          controlServerOptions({ socketPath: join(dir.path, 'nope', 'deeper', 'c.sock') }),
           controlModules(),
         ),
       ),
@@ -109,6 +118,61 @@ describe('control server', () => {
     expect(statSync(stale).mode & 0o777).toBe(0o600);
     await second.close();
   });
+
+  it("creates the socket's own directory 0700 when missing", async () => {
+    const privatePath = join(dir.path, 'private', 'control.sock');
+    server = await startControlServer(controlServerOptions({ socketPath: privatePath }), controlModules());
+    expect(statSync(join(dir.path, 'private')).mode & 0o777).toBe(0o700);
+    expect(lstatSync(privatePath).isSocket()).toBe(true);
+  });
+
+  it('refuses a directory where other users may add files (no sticky bit)', async () => {
+    const open = join(dir.path, 'open');
+    mkdirSync(open);
+    chmodSync(open, 0o777);
+    expect(
+      await codeOf(
+        startControlServer(controlServerOptions({ socketPath: join(open, 'c.sock') }), controlModules()),
+      ),
+    ).toBe('SOCKET_DIR_UNSAFE');
+  });
+
+  // chown needs root; CI runs as root.
+  it.runIf(process.getuid?.() === 0)("never replaces another user's stale socket", async () => {
+    const planted = createServer();
+    await new Promise<void>((resolve) => planted.listen(socketPath, resolve));
+    const keep = join(dir.path, 'keep.sock');
+    linkSync(socketPath, keep); // survives the close, as a crash leaves a socket
+    await new Promise<void>((resolve) => planted.close(() => resolve()));
+    chownSync(keep, 4242, 4242);
+    expect(
+      await codeOf(startControlServer(controlServerOptions({ socketPath: keep }), controlModules())),
+    ).toBe('SOCKET_FOREIGN');
+    expect(lstatSync(keep).uid).toBe(4242);
+  });
+
+  it.runIf(process.getuid?.() === 0)(
+    "as root, talks to another user's socket only inside that user's private directory",
+    async () => {
+      const home = join(dir.path, 'pool-user');
+      const inHome = join(home, 'control.sock');
+      server = await startControlServer(controlServerOptions({ socketPath: inHome }), controlModules());
+      chownSync(inHome, 4242, 4242);
+      chownSync(home, 4242, 4242);
+      client = await ControlClient.connect({ socketPath: inHome });
+      expect((await client.request({ type: 'bans' })).bans).toEqual([]);
+      await client.close();
+      client = undefined;
+
+      // The same socket seen through a directory anyone may add files to (as /tmp): refused.
+      const shared = join(dir.path, 'shared');
+      mkdirSync(shared);
+      chmodSync(shared, 0o1777);
+      const planted = join(shared, 'control.sock');
+      linkSync(inHome, planted);
+      expect(await codeOf(ControlClient.connect({ socketPath: planted }))).toBe('SOCKET_NOT_OWNED');
+    },
+  );
 
   it('answers status, bans, ban, unban and miners', async () => {
     const modules = controlModules();

@@ -2,7 +2,11 @@ import { describe, expect, it } from 'vitest';
 import type { LeaderRole } from '../../../src/app/leader-role.js';
 import type { StratumRole } from '../../../src/app/stratum-role.js';
 import type { RedisTemplateSource } from '../../../src/cluster/redis-template-source.js';
-import { controlConfigSchema, defaultControlSocketPath } from '../../../src/config/control-schema.js';
+import {
+  controlConfigSchema,
+  defaultControlSocketPath,
+  defaultControlSocketPaths,
+} from '../../../src/config/control-schema.js';
 import { notificationConfigSchema } from '../../../src/config/notifications-schema.js';
 import type { LeaderLoop } from '../../../src/leader/leader-loop.js';
 import type { WebhookNotifierOptions } from '../../../src/leader/notifications/webhook-notifier.js';
@@ -70,6 +74,24 @@ describe('config sections for the lead to add to src/config/schema.ts', () => {
     expect(controlConfigSchema.safeParse({ socketPath: 'pool.sock' }).success).toBe(false);
     expect(controlConfigSchema.safeParse({ socketPath: `/tmp/${'x'.repeat(120)}.sock` }).success).toBe(false);
     expect(controlConfigSchema.safeParse({ socket: '/tmp/a.sock' }).success).toBe(false);
-    expect(defaultControlSocketPath(1000)).toBe('/tmp/fuego-pool-1000.sock');
+  });
+});
+
+describe('default control socket path', () => {
+  it('is in a directory private to the user, never directly in /tmp', () => {
+    expect(defaultControlSocketPaths({ uid: 0, runtimeDir: '/run/user/0', ownsRunDir: true })).toEqual([
+      '/run/fuego-pool/control.sock',
+    ]);
+    expect(defaultControlSocketPaths({ uid: 1000, runtimeDir: '/run/user/1000', ownsRunDir: false })).toEqual(
+      ['/run/user/1000/fuego-pool/control.sock', '/tmp/fuego-pool-1000/control.sock'],
+    );
+    // The systemd unit's RuntimeDirectory, owned by the service user, comes first.
+    expect(defaultControlSocketPaths({ uid: 998, runtimeDir: undefined, ownsRunDir: true })).toEqual([
+      '/run/fuego-pool/control.sock',
+      '/tmp/fuego-pool-998/control.sock',
+    ]);
+    expect(defaultControlSocketPath({ uid: 1000, runtimeDir: undefined, ownsRunDir: false })).toBe(
+      '/tmp/fuego-pool-1000/control.sock',
+    );
   });
 });

@@ -20,6 +20,8 @@ const POOL_BACKEND_TUNING = Object.freeze({
   broadcastChunkSize: 500,
   broadcastSliceMs: 15,
   addressCacheMaxEntries: 20_000,
+  /** Peers whose new-address budget is remembered (the least recently seen forget theirs first). */
+  newAddressPeersMaxEntries: 100_000,
   proxyJobRefreshMs: 60_000,
   tickIntervalMs: 5_000,
 });
@@ -40,6 +42,11 @@ export function poolBackendOptionsFrom(config: Readonly<PoolConfig>): PoolBacken
     vardiff: stratum.vardiff,
     minLoginDifficulty: stratum.minLoginDifficulty,
     ban: { ...stratum.bans, weights: BAN_WEIGHTS, ipv6PrefixLength: stratum.ipv6PrefixLength },
+    newAddressesPerPeer: {
+      burst: stratum.limits.newAddressBurstPerIp,
+      perMinute: stratum.limits.newAddressesPerIpPerMinute,
+      maxPeers: POOL_BACKEND_TUNING.newAddressPeersMaxEntries,
+    },
   };
 }
 

@@ -169,6 +169,15 @@ const stratumLimitsSchema = z.strictObject({
   /** This and maxConnections are caps for the host: stratum.processes children count together. */
   maxConnectionsPerIp: positiveInt.default(256),
   maxConnections: positiveInt.default(100_000),
+  /** Logins on one connection (XMRig logs in once; a proxy may again): past it, the connection closes. */
+  maxLoginsPerConnection: positiveInt.default(4),
+  /**
+   * Login addresses not seen before that one IP (an IPv6 peer: its ipv6PrefixLength network) may
+   * have checked (~1.4 ms of event loop each): this many at once, then so many a minute. Known
+   * addresses, valid or refused, cost nothing, so a farm behind one IP reconnecting is not slowed.
+   */
+  newAddressBurstPerIp: positiveInt.default(20),
+  newAddressesPerIpPerMinute: positiveInt.default(30),
 });
 
 const stratumSchema = z

@@ -2,39 +2,61 @@ import type { DecodedAddress } from '../fuego/address.js';
 import { parseAddress } from './login.js';
 
 /**
- * Remembers addresses that passed full validation. Checking the two public keys is ed25519 point
+ * Remembers the outcome of full address validation. Checking the two public keys is ed25519 point
  * decompression, about 1.4 ms of event-loop time per login; miners reconnect with the same address
- * again and again (every 5 s while a pool restarts), so each address is checked once. Only valid
- * addresses are kept; invalid ones fail on the cheap checksum step before any key check.
+ * again and again (every 5 s while a pool restarts), so each address is checked once. Refused
+ * addresses are remembered too: one with a valid checksum and a bad key costs the full check, and
+ * a client repeating it must not make the pool pay again. Each outcome is kept in its own LRU map
+ * of at most `maxEntries`.
  */
 export class AddressCache {
   readonly #maxEntries: number;
-  readonly #entries = new Map<string, DecodedAddress>();
+  readonly #valid = new Map<string, DecodedAddress>();
+  readonly #refused = new Map<string, unknown>();
 
   constructor(maxEntries: number) {
     this.#maxEntries = Math.max(0, maxEntries);
   }
 
-  /** Validates (or recalls) `text`; INVALID_LOGIN when it is no Fuego address. */
-  decode(text: string): DecodedAddress {
-    const known = this.#entries.get(text);
-    if (known !== undefined) {
-      // Refresh its place: the map's first keys are the least recently used.
-      this.#entries.delete(text);
-      this.#entries.set(text, known);
-      return known;
+  /**
+   * Validates (or recalls) `text`; INVALID_LOGIN when it is no Fuego address. `beforeCheck` runs
+   * only when the address is not remembered, before the costly check, and may throw to refuse it.
+   */
+  decode(text: string, beforeCheck?: () => void): DecodedAddress {
+    const known = recall(this.#valid, text);
+    if (known !== undefined) return known;
+    const refusal = recall(this.#refused, text);
+    if (refusal !== undefined) throw refusal;
+    beforeCheck?.();
+    try {
+      const { decoded } = parseAddress(text);
+      remember(this.#valid, text, decoded, this.#maxEntries);
+      return decoded;
+    } catch (error) {
+      remember(this.#refused, text, error, this.#maxEntries);
+      throw error;
     }
-    const { decoded } = parseAddress(text);
-    if (this.#maxEntries === 0) return decoded;
-    this.#entries.set(text, decoded);
-    if (this.#entries.size > this.#maxEntries) {
-      const oldest = this.#entries.keys().next();
-      if (oldest.done !== true) this.#entries.delete(oldest.value);
-    }
-    return decoded;
   }
 
   get size(): number {
-    return this.#entries.size;
+    return this.#valid.size;
+  }
+}
+
+/** The value of `key`, refreshed as the most recently used. */
+function recall<V>(map: Map<string, V>, key: string): V | undefined {
+  const value = map.get(key);
+  if (value === undefined) return undefined;
+  map.delete(key);
+  map.set(key, value);
+  return value;
+}
+
+function remember<V>(map: Map<string, V>, key: string, value: V, maxEntries: number): void {
+  if (maxEntries === 0) return;
+  map.set(key, value);
+  if (map.size > maxEntries) {
+    const oldest = map.keys().next();
+    if (oldest.done !== true) map.delete(oldest.value);
   }
 }

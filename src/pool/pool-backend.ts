@@ -10,6 +10,8 @@ import { ExtraNonceAllocator, ExtraNonceError } from './extra-nonce.js';
 import { JobManager, unusableTemplateReason } from './job-manager.js';
 import { parseLogin } from './login.js';
 import { MinerSession } from './miner-session.js';
+import { PeerBudget, type PeerBudgetOptions } from './peer-budget.js';
+import { peerKey } from './peer-key.js';
 import { type PoolBackendMetrics, PoolCounters } from './pool-counters.js';
 import { type BlockSubmitter, ShareProcessor } from './share-processor.js';
 import type { ShareVerifier } from './share-verifier.js';
@@ -51,6 +53,8 @@ export interface PoolBackendOptions {
   readonly broadcastSliceMs: number;
   /** Validated payout addresses remembered (a key check costs ~1.4 ms of event loop per login). */
   readonly addressCacheMaxEntries: number;
+  /** New (not remembered) login addresses a peer may have checked: a burst, then so many a minute. */
+  readonly newAddressesPerPeer: PeerBudgetOptions;
   /** Proxy and NiceHash sessions get a fresh job at least this often (they can run out of nonces). */
   readonly proxyJobRefreshMs: number;
   /** Period of the housekeeping tick (vardiff review of quiet miners, proxy refresh, ban pruning). */
@@ -96,6 +100,7 @@ export class PoolBackend implements StratumBackend {
   readonly #unsubscribeBans: () => void;
   readonly #aliases: AliasResolver;
   readonly #addresses: AddressCache;
+  readonly #newAddresses: PeerBudget;
   readonly #unsubscribe: () => void;
   readonly #broadcast: TemplateBroadcast;
   readonly #counters = new PoolCounters();
@@ -136,6 +141,7 @@ export class PoolBackend implements StratumBackend {
       { daemon: modules.daemon, logger: this.#logger, clock: this.#clock },
     );
     this.#addresses = new AddressCache(options.addressCacheMaxEntries);
+    this.#newAddresses = new PeerBudget(options.newAddressesPerPeer);
     this.#broadcast = new TemplateBroadcast(
       { chunkSize: options.broadcastChunkSize, sliceMs: options.broadcastSliceMs },
       {
@@ -183,6 +189,13 @@ export class PoolBackend implements StratumBackend {
     }
   }
 
+  /** An address not seen before costs its peer one token: a host cannot make every login a new key check. */
+  #chargeNewAddress(ip: string): void {
+    if (!this.#newAddresses.take(peerKey(ip, this.#options.ban.ipv6PrefixLength), this.#clock())) {
+      throw new StratumError('LOGIN_RATE_LIMITED');
+    }
+  }
+
   async #login(
     request: LoginRequest,
     connection: ConnectionInfo,
@@ -195,7 +208,7 @@ export class PoolBackend implements StratumBackend {
     const parsed = parseLogin(request, {
       minDifficulty: this.#options.minLoginDifficulty,
       maxDifficulty: vardiffConfig.maxDifficulty,
-      decodeAddress: (text) => this.#addresses.decode(text),
+      decodeAddress: (text) => this.#addresses.decode(text, () => this.#chargeNewAddress(ip)),
     });
     if (this.#jobs.current() === undefined) throw new StratumError('NO_TEMPLATE');
     const address =

@@ -21,6 +21,11 @@ export const STRATUM_ERRORS = {
   },
   ALIAS_NOT_FOUND: { message: 'Invalid address used for login: alias not found', closeConnection: true },
   BANNED: { message: 'Your IP is banned', closeConnection: true },
+  LOGIN_RATE_LIMITED: {
+    message: 'Too many new login addresses from your host, try again later',
+    closeConnection: true,
+  },
+  TOO_MANY_LOGINS: { message: 'Too many logins on this connection, reconnect', closeConnection: true },
   INVALID_JOB_ID: { message: 'Invalid job id', closeConnection: false },
   BLOCK_EXPIRED: { message: 'Block expired', closeConnection: false },
   MALFORMED_NONCE: { message: 'Malformed nonce', closeConnection: false },

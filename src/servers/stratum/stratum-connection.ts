@@ -95,6 +95,8 @@ export class StratumConnection {
   #paused = false;
   #waitingForGate = false;
   #sawFirstChunk = false;
+  /** Logins seen: each may cost a key check, so limits.maxLoginsPerConnection bounds them. */
+  #logins = 0;
   #activityTimer: NodeJS.Timeout;
   /**
    * What activityTimer counts down: the login deadline from accept until a session is first
@@ -236,6 +238,11 @@ export class StratumConnection {
 
   /** Ends the current session, then logs in; a barrier: nothing else is dispatched meanwhile. */
   async #handleLogin(request: StratumRequest, slot: ReplySlot): Promise<void> {
+    this.#logins += 1;
+    if (this.#logins > this.#ctx.limits.maxLoginsPerConnection) {
+      const tooMany = new StratumError('TOO_MANY_LOGINS');
+      return this.#fail(slot, request.id, tooMany, this.#closeIfFatal(tooMany));
+    }
     this.#endSession();
     const attempt = loggingIn(this.#createSink());
     this.#session = attempt;

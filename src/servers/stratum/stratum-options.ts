@@ -29,6 +29,8 @@ export interface StratumLimits {
   readonly writeTimeoutMs: number;
   readonly maxConnectionsPerIp: number;
   readonly maxConnections: number;
+  /** Logins on one connection; the next one is refused (TOO_MANY_LOGINS) and the connection closes. */
+  readonly maxLoginsPerConnection: number;
   /** A graceful close (fatal error, shutdown) waits this long for replies and the peer, then destroys. */
   readonly closeGraceMs: number;
   /** How often a connection waiting on backend.canAcceptSubmits() asks again. */

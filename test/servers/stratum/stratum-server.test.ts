@@ -25,7 +25,11 @@ import {
   generateSelfSignedCertificate,
   type PemPair,
 } from '../../../src/servers/tls-certificate.js';
-import { type stratumPort, stratumServerOptions } from '../../helpers/config-defaults.js';
+import {
+  DEFAULT_STRATUM_LIMITS,
+  type stratumPort,
+  stratumServerOptions,
+} from '../../helpers/config-defaults.js';
 import { captureLogs, type LogCapture } from '../../helpers/log-capture.js';
 
 // ---- fake backend --------------------------------------------------------------------------
@@ -390,6 +394,22 @@ describe('StratumServer: login and jobs', () => {
     c.send({ id: 4, method: 'keepalived', params: { id: second.sessionId } });
     expect((await c.next())['result']).toEqual({ status: 'KEEPALIVED' });
     expect(server.metrics().sessions).toBe(1);
+  });
+
+  it('bounds the logins on one connection: the one past the limit is refused and the socket closed', async () => {
+    const backend = new FakeBackend();
+    const { port } = await startServer(backend);
+    const c = await client(port);
+    const limit = DEFAULT_STRATUM_LIMITS.maxLoginsPerConnection;
+    for (let i = 1; i <= limit; i++) await c.login(i);
+    c.send({
+      id: 'one-too-many',
+      method: 'login',
+      params: { login: 'x', pass: 'x', agent: 'a', algo: ['cn/upx2'] },
+    });
+    expectError(await c.next(), 'one-too-many', 'TOO_MANY_LOGINS');
+    expect(await c.waitClosed()).toBe(true);
+    expect(backend.logins).toHaveLength(limit);
   });
 
   it('a job held during login that is the login job itself is not sent again', async () => {

@@ -1,0 +1,123 @@
+import { describe, expect, it } from 'vitest';
+import { keyPairFromSeed } from '../../src/devnet/wallet/ed25519-keys.js';
+import { decodeAddress, encodeAddress } from '../../src/fuego/address.js';
+import { AddressCache } from '../../src/pool/address-cache.js';
+import { PeerBudget } from '../../src/pool/peer-budget.js';
+import { PoolBackend, type PoolBackendOptions } from '../../src/pool/pool-backend.js';
+import type { LoginRequest } from '../../src/pool/stratum-backend.js';
+import { DEFAULT_BAN_POLICY_OPTIONS, DEFAULT_POOL_BACKEND_OPTIONS } from '../helpers/config-defaults.js';
+import {
+  activeTemplate,
+  connection,
+  FakeBanRegistry,
+  FakeDaemon,
+  FakeLedger,
+  FakeSink,
+  FakeTemplateSource,
+  FakeVerifier,
+  silentLogger,
+  TestClock,
+} from './pool-fakes.js';
+
+/** A valid address of its own for each `n` (real keys, so the full check passes). */
+function addressNumber(n: number): string {
+  const seed = (part: string) =>
+    new Uint8Array(Buffer.from(`login-flood-${part}-${n}`.padEnd(32, '.').slice(0, 32)));
+  return encodeAddress({
+    spendPublicKey: keyPairFromSeed(seed('spend')).publicKey,
+    viewPublicKey: keyPairFromSeed(seed('view')).publicKey,
+  });
+}
+
+/** Checksum right, keys not on the curve: only the costly check refuses it (the n-th such key found). */
+function addressWithBadKey(n: number): string {
+  let found = 0;
+  for (let k = 0; k < 256; k++) {
+    const key = `${k.toString(16).padStart(2, '0')}${'ab'.repeat(31)}`;
+    const address = encodeAddress({ spendPublicKey: key, viewPublicKey: key }, { checkKeys: false });
+    try {
+      decodeAddress(address);
+    } catch {
+      if (found++ === n) return address;
+    }
+  }
+  throw new Error('no bad key found');
+}
+
+function setup(newAddressesPerPeer: PoolBackendOptions['newAddressesPerPeer']) {
+  const clock = new TestClock();
+  const options: PoolBackendOptions = {
+    ...DEFAULT_POOL_BACKEND_OPTIONS,
+    extraNonceStart: 0,
+    ban: { ...DEFAULT_BAN_POLICY_OPTIONS, enabled: false },
+    newAddressesPerPeer,
+  };
+  const backend = new PoolBackend(options, {
+    templates: new FakeTemplateSource(activeTemplate(1, 10, 10n ** 12n)),
+    verifier: new FakeVerifier(),
+    ledger: new FakeLedger(),
+    daemon: new FakeDaemon(),
+    logger: silentLogger,
+    clock: clock.now,
+    bans: new FakeBanRegistry({ clock: clock.now }),
+  });
+  const login = (address: string, remoteAddress = '198.51.100.7') => {
+    const request: LoginRequest = { login: address, pass: 'x', agent: 'XMRig/6.16.0', algo: ['cn/upx2'] };
+    return backend.login(request, connection({ remoteAddress }), new FakeSink());
+  };
+  return { clock, backend, login };
+}
+
+describe('login floods', () => {
+  it('a host gets a burst of new addresses, then so many a minute; known ones and other hosts are not slowed', async () => {
+    const { clock, login } = setup({ burst: 5, perMinute: 6, maxPeers: 100 });
+    for (let n = 0; n < 5; n++) await expect(login(addressNumber(n))).resolves.toBeDefined();
+    await expect(login(addressNumber(5))).rejects.toMatchObject({ code: 'LOGIN_RATE_LIMITED' });
+    // Its known addresses (a farm reconnecting after a restart) cost nothing.
+    for (let n = 0; n < 5; n++) await expect(login(addressNumber(n))).resolves.toBeDefined();
+    await expect(login(addressNumber(5), '203.0.113.9')).resolves.toBeDefined();
+    clock.advance(10_000); // 6 a minute: one token back
+    await expect(login(addressNumber(6))).resolves.toBeDefined();
+    await expect(login(addressNumber(7))).rejects.toMatchObject({ code: 'LOGIN_RATE_LIMITED' });
+  });
+
+  it('an IPv6 host is one peer across its /64', async () => {
+    const { login } = setup({ burst: 2, perMinute: 1, maxPeers: 100 });
+    await login(addressNumber(10), '2001:db8:1:2::1');
+    await login(addressNumber(11), '2001:db8:1:2::99');
+    await expect(login(addressNumber(12), '2001:db8:1:2:ffff::5')).rejects.toMatchObject({
+      code: 'LOGIN_RATE_LIMITED',
+    });
+  });
+
+  it('a refused address is remembered: repeating it costs neither a key check nor budget', async () => {
+    const { login } = setup({ burst: 2, perMinute: 1, maxPeers: 100 });
+    for (let i = 0; i < 10; i++) {
+      await expect(login(addressWithBadKey(1))).rejects.toMatchObject({ code: 'INVALID_LOGIN' });
+    }
+    await expect(login(addressNumber(20))).resolves.toBeDefined();
+  });
+
+  it('the address cache runs the check (and its gate) once per address, valid or not', () => {
+    const cache = new AddressCache(10);
+    let gates = 0;
+    const gate = () => {
+      gates += 1;
+    };
+    const bad = addressWithBadKey(2);
+    expect(() => cache.decode(bad, gate)).toThrow();
+    expect(() => cache.decode(bad, gate)).toThrow();
+    cache.decode(addressNumber(30), gate);
+    cache.decode(addressNumber(30), gate);
+    expect(gates).toBe(2);
+  });
+
+  it('keeps at most maxPeers buckets, forgetting the least recently used', () => {
+    const budget = new PeerBudget({ burst: 1, perMinute: 1, maxPeers: 2 });
+    expect(budget.take('a', 0)).toBe(true);
+    expect(budget.take('a', 0)).toBe(false);
+    expect(budget.take('b', 0)).toBe(true);
+    expect(budget.take('c', 0)).toBe(true); // 'a' forgotten: a full bucket again
+    expect(budget.take('a', 0)).toBe(true);
+  });
+});

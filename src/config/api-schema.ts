@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { explorerSchema } from './explorer-schema.js';
 
 /** The `api` config section: the HTTP API, the dashboard's static files and the WebSocket live feed. */
 const liveFeedSchema = z.strictObject({
@@ -57,6 +58,7 @@ export const apiOptionsSchema = z.strictObject({
   /** Serve the classic cryptonote-nodejs-pool read endpoints (/stats, /get_blocks, ...). */
   classicApi: z.boolean().default(true),
   liveFeed: liveFeedSchema.default(() => liveFeedSchema.parse({})),
+  explorer: explorerSchema.default(() => explorerSchema.parse({})),
 });
 
 export type ApiOptions = z.infer<typeof apiOptionsSchema>;

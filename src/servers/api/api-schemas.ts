@@ -106,6 +106,20 @@ export const networkSchema = z.strictObject({
   heatDeposits: heatDepositsSchema,
 });
 
+/** Luck over the last N found blocks (pool-luck.ts; API.md "Effort and luck"). */
+export const luckSchema = z.strictObject({
+  blocks: count,
+  counted: count,
+  meanEffortPercent: z.number().min(0).nullable(),
+});
+
+/** The explorer link templates (`api.explorer`); null: not configured. */
+export const explorerLinksSchema = z.strictObject({
+  block: z.string().nullable(),
+  transaction: z.string().nullable(),
+  address: z.string().nullable(),
+});
+
 export const poolStatsSchema = z.strictObject({
   pool: z.strictObject({
     name: z.string(),
@@ -120,12 +134,16 @@ export const poolStatsSchema = z.strictObject({
       shareCount: count,
       effortPercent: z.number().min(0).nullable(),
     }),
+    /** The open round's difficulty / network difficulty (a ratio, 1 = 100 %); null before the first daemon poll. */
+    currentEffort: z.number().min(0).nullable(),
+    luck: luckSchema,
     lastBlock: blockSummarySchema.nullable(),
     blocksFound: count,
     ports: z.array(portSchema),
     payments: paymentSettingsSchema,
   }),
   coin: z.strictObject({ symbol: z.string(), decimals: count, blockTargetSeconds: count }),
+  explorer: explorerLinksSchema,
   /** null until the first successful poll of the daemon. */
   network: networkSchema.nullable(),
   timestampMs: ms,
@@ -308,6 +326,9 @@ export const classicStatsSchema = z.strictObject({
     roundHashes: z.number(),
     roundScore: z.number(),
     lastBlockFound: z.string(),
+    /** Not in the classic API: the open round's effort (ratio) and the luck of the last blocks (percent). */
+    currentEffort: z.number().nullable(),
+    luck: z.number().nullable(),
   }),
   network: z.strictObject({ difficulty: z.number(), height: z.number() }),
   lastblock: z.strictObject({

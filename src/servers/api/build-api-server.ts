@@ -16,6 +16,7 @@ import { createPoolMetrics, type MetricsSources, type PoolMetrics } from './api-
 import { parseApiOptions } from './api-options.js';
 import { registerClassicRoutes } from './classic-routes.js';
 import { registerDashboardFiles } from './dashboard-files.js';
+import { registerExportRoutes } from './export-routes.js';
 import { HealthMonitor } from './health-monitor.js';
 import { LiveFeed } from './live-feed.js';
 import { registerMinerRoutes } from './miner-routes.js';
@@ -192,6 +193,7 @@ function registerRoutes(
   const { options, services, modules, clock } = context;
   registerPoolRoutes(app, services);
   registerMinerRoutes(app, services);
+  registerExportRoutes(app, { accounts: modules.stores.accounts, coin: modules.poolInfo.coin });
   registerMinerThresholdRoute(app, {
     thresholds: modules.stores.thresholds,
     poolInfo: modules.poolInfo,

@@ -146,6 +146,8 @@ export async function classicStats(
       roundHashes: Number(pool.pool.round.totalDifficulty),
       roundScore: Number(pool.pool.round.totalDifficulty),
       lastBlockFound,
+      currentEffort: pool.pool.currentEffort,
+      luck: pool.pool.luck.meanEffortPercent,
     },
     network: { difficulty: info?.difficulty ?? 0, height: info?.height ?? 0 },
     lastblock: {

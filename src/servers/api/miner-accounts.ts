@@ -1,4 +1,8 @@
-import type { RedisBalances } from '../../store/payments/balances-store.js';
+import {
+  type BalanceChangeReason,
+  DEFAULT_HISTORY_MAX_LENGTH,
+  type RedisBalances,
+} from '../../store/payments/balances-store.js';
 import type { PayoutStore } from '../../store/payments/payout-store.js';
 import type { PendingCredits } from '../../store/shares/pending-credits.js';
 
@@ -22,6 +26,15 @@ export interface MinerPaymentView {
   readonly networkFeeAtomic: bigint;
 }
 
+/** One credit of a block to a miner (its balance history's `block-credit` or `pool-fee` entry). */
+export interface MinerRewardView {
+  readonly timestampMs: number;
+  /** `block-credit`: the miner's share of a confirmed block; `pool-fee`: the fee to the pool's fee address. */
+  readonly kind: 'block-credit' | 'pool-fee';
+  readonly blockHash: string;
+  readonly amountAtomic: bigint;
+}
+
 export interface PaymentBatchView {
   readonly batchId: string;
   readonly transactionHash: string;
@@ -41,9 +54,15 @@ export interface MinerAccountsReader {
   getBalance(address: string): Promise<MinerBalanceView>;
   /** Payments to one miner, newest first. */
   listPayments(address: string, page: Page): Promise<MinerPaymentView[]>;
+  /** Block credits to one miner, newest first. */
+  listRewards(address: string, page: Page): Promise<MinerRewardView[]>;
   /** Sent payout batches, newest first (prepared, sending and failed ones are not public). */
   listBatches(page: Page): Promise<PaymentBatchView[]>;
 }
+
+/** History entries read per round trip while collecting a miner's credits. */
+const HISTORY_CHUNK = 500;
+const CREDIT_REASONS: ReadonlySet<BalanceChangeReason> = new Set(['block-credit', 'pool-fee']);
 
 function rowsNeeded(page: Page): number {
   return Math.min(page.offset + page.limit, MAX_ACCOUNT_ROWS);
@@ -94,6 +113,32 @@ export class RedisMinerAccounts implements MinerAccountsReader {
       amountAtomic: row.amountAtomic,
       networkFeeAtomic: row.networkFeeAtomic,
     }));
+  }
+
+  /**
+   * The history mixes credits with payout entries, so it is read in chunks, newest first, until
+   * the page is filled; at most the history's kept length (DEFAULT_HISTORY_MAX_LENGTH) is scanned.
+   */
+  async listRewards(address: string, page: Page): Promise<MinerRewardView[]> {
+    const needed = rowsNeeded(page);
+    const credits: MinerRewardView[] = [];
+    let beforeId: string | undefined;
+    for (let scanned = 0; credits.length < needed && scanned < DEFAULT_HISTORY_MAX_LENGTH; ) {
+      const chunk = await this.#balances.getHistory(address, HISTORY_CHUNK, beforeId);
+      for (const entry of chunk) {
+        if (!CREDIT_REASONS.has(entry.reason)) continue;
+        credits.push({
+          timestampMs: entry.timestampMs,
+          kind: entry.reason as MinerRewardView['kind'],
+          blockHash: entry.ref,
+          amountAtomic: entry.amountAtomic,
+        });
+      }
+      if (chunk.length < HISTORY_CHUNK) break;
+      scanned += chunk.length;
+      beforeId = chunk[chunk.length - 1]!.id;
+    }
+    return credits.slice(page.offset, Math.min(page.offset + page.limit, needed));
   }
 
   async listBatches(page: Page): Promise<PaymentBatchView[]> {

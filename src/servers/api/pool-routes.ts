@@ -4,12 +4,14 @@ import {
   blocksPageSchema,
   chartSchema,
   jsonSchema,
+  luckSchema,
   type PageQuery,
   pageQuerySchema,
   paymentsPageSchema,
   poolStatsSchema,
   replySchemas,
 } from './api-schemas.js';
+import { LUCK_DEFAULT_BLOCKS, LUCK_MAX_BLOCKS } from './pool-luck.js';
 import type { StatsService } from './stats-service.js';
 
 export interface PoolRouteModules {
@@ -17,8 +19,11 @@ export interface PoolRouteModules {
 }
 
 const chartQuerySchema = z.strictObject({ days: z.number().int().min(1).max(7).default(1) });
+const luckQuerySchema = z.strictObject({
+  blocks: z.number().int().min(1).max(LUCK_MAX_BLOCKS).default(LUCK_DEFAULT_BLOCKS),
+});
 
-/** The pool-wide reads: /api/stats, /api/stats/chart, /api/blocks, /api/payments (API.md "Routes"). */
+/** The pool-wide reads: /api/stats, /api/stats/chart, /api/luck, /api/blocks, /api/payments (API.md "Routes"). */
 export function registerPoolRoutes(app: FastifyInstance, modules: PoolRouteModules): void {
   const { stats } = modules;
 
@@ -28,6 +33,12 @@ export function registerPoolRoutes(app: FastifyInstance, modules: PoolRouteModul
     '/api/stats/chart',
     { schema: { querystring: jsonSchema(chartQuerySchema, 'input'), response: replySchemas(chartSchema) } },
     (request) => stats.poolChart(request.query.days * 86_400_000),
+  );
+
+  app.get<{ Querystring: { blocks: number } }>(
+    '/api/luck',
+    { schema: { querystring: jsonSchema(luckQuerySchema, 'input'), response: replySchemas(luckSchema) } },
+    (request) => stats.luck(request.query.blocks),
   );
 
   app.get<{ Querystring: PageQuery }>(

@@ -18,6 +18,7 @@ import type {
 import type { MinerAccountsReader, MinerPaymentView } from './miner-accounts.js';
 import type { NetworkInfoCache } from './network-info.js';
 import type { PoolInfo } from './pool-info.js';
+import { effortPercent, effortRatio, LUCK_DEFAULT_BLOCKS, type LuckView, luckOf } from './pool-luck.js';
 
 export type PoolStatsView = z.infer<typeof poolStatsSchema>;
 export type BlockSummaryView = z.infer<typeof blockSummarySchema>;
@@ -42,12 +43,6 @@ export interface StatsServiceModules {
   /** Reverse alias lookup (address -> registered alias); absent: aliases are not shown. */
   readonly aliasOf?: (address: string) => Promise<string | null>;
   readonly clock: () => number;
-}
-
-/** difficulty / network difficulty in percent, two decimals; null when either is unknown. */
-export function effortPercent(difficulty: bigint, networkDifficulty: bigint | null): number | null {
-  if (networkDifficulty === null || networkDifficulty <= 0n) return null;
-  return Number((difficulty * 10_000n) / networkDifficulty) / 100;
 }
 
 function paymentView(payment: MinerPaymentView) {
@@ -126,7 +121,7 @@ export class StatsService {
       hashrate.poolHashrate(now, this.#options.hashrateWindowMs),
       hashrate.activeCounts(now, this.#options.activeWindowMs),
       ledger.getCurrentRoundSummary(),
-      blocks.list({ offset: 0, limit: 1 }),
+      blocks.list({ offset: 0, limit: LUCK_DEFAULT_BLOCKS }),
       blocks.count(),
     ]);
     const networkView = network.view();
@@ -147,6 +142,8 @@ export class StatsService {
           shareCount: round?.shareCount ?? 0,
           effortPercent: effortPercent(round?.totalDifficulty ?? 0n, networkDifficulty),
         },
+        currentEffort: effortRatio(round?.totalDifficulty ?? 0n, networkDifficulty),
+        luck: luckOf(lastBlocks, LUCK_DEFAULT_BLOCKS),
         lastBlock: lastBlock === undefined ? null : this.blockView(lastBlock),
         blocksFound,
         ports: poolInfo.ports.map((port) => ({ ...port })),
@@ -163,9 +160,15 @@ export class StatsService {
         },
       },
       coin: { ...poolInfo.coin },
+      explorer: { ...this.#options.explorer },
       network: networkView,
       timestampMs: now,
     };
+  }
+
+  /** Luck over the last `blocks` found blocks (at most LUCK_MAX_BLOCKS: the route bounds it). */
+  async luck(blocks: number): Promise<LuckView> {
+    return luckOf(await this.#modules.blocks.list({ offset: 0, limit: blocks }), blocks);
   }
 
   async poolChart(spanMs = this.#options.poolChartSpanMs): Promise<ChartView> {

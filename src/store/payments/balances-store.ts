@@ -143,10 +143,11 @@ export class RedisBalances implements PayableBalances {
     return result;
   }
 
-  /** Newest first. */
-  async getHistory(address: string, limit = 100): Promise<BalanceHistoryEntry[]> {
+  /** Newest first; `beforeId` (exclusive) pages on from the last entry of the previous page. */
+  async getHistory(address: string, limit = 100, beforeId?: string): Promise<BalanceHistoryEntry[]> {
+    const end = beforeId === undefined ? '+' : `(${beforeId}`;
     const entries = await this.#run('getHistory', () =>
-      this.#redis.xrevrange(this.keys.history(address), '+', '-', 'COUNT', boundedLimit(limit)),
+      this.#redis.xrevrange(this.keys.history(address), end, '-', 'COUNT', boundedLimit(limit)),
     );
     return entries.map(([id, flat]) => {
       const fields = new Map<string, string>();

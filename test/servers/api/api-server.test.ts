@@ -297,6 +297,7 @@ describe('HTTP API', () => {
         networkFeesAtomic: 0n,
       }),
       listPayments: async () => [],
+      listRewards: async () => [],
       listBatches: async (page) =>
         [1, 2, 3].slice(page.offset, page.offset + page.limit).map((n) => ({
           batchId: `b${n}`,

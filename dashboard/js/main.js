@@ -20,7 +20,11 @@ const PAYMENT_ROWS = 10;
 const STATUS_TEXT = { connecting: 'Connecting…', live: 'Live', offline: 'Offline, retrying…' };
 
 const poolView = new PoolView(location.hostname);
-const minerView = new MinerView({ poolName: () => poolView.poolName, onSaved: () => void load('miner') });
+const minerView = new MinerView({
+  poolName: () => poolView.poolName,
+  explorer: () => poolView.explorer,
+  onSaved: () => void load('miner'),
+});
 const pending = new Set();
 let pendingTimer = null;
 

@@ -1,5 +1,6 @@
-import { agoNode, byId, el, fillTable, setText } from './dom.js';
-import { formatAgo, formatAtomic, formatCount, formatDateTime, formatHashrate, shorten } from './format.js';
+import { agoNode, byId, fillTable, setText } from './dom.js';
+import { explorerNode } from './explorer-links.js';
+import { formatAgo, formatAtomic, formatCount, formatDateTime, formatHashrate } from './format.js';
 import { HashrateChart } from './hashrate-chart.js';
 import { ThresholdPanel } from './threshold-panel.js';
 
@@ -13,11 +14,16 @@ export class MinerView {
   #chart = null;
   #liveTicks = 0;
   #threshold;
+  #explorer;
   address = null;
 
-  /** `poolName()`: the pool's name once /api/stats answered; `onSaved()`: the threshold changed. */
-  constructor({ poolName, onSaved }) {
+  /**
+   * `poolName()`: the pool's name once /api/stats answered; `explorer()`: its explorer link
+   * templates; `onSaved()`: the threshold changed.
+   */
+  constructor({ poolName, explorer, onSaved }) {
     this.#threshold = new ThresholdPanel({ poolName, onSaved });
+    this.#explorer = explorer;
   }
 
   /** Shows `address` (a new one clears what the previous address left on the page). */
@@ -27,6 +33,7 @@ export class MinerView {
     this.#liveTicks = 0;
     setText('miner-address-text', address);
     setText('miner-alias', '');
+    this.#setExportLinks(address);
     byId('miner-message').hidden = true;
     byId('miner-details').hidden = false;
     this.#chart?.clear();
@@ -45,6 +52,9 @@ export class MinerView {
 
   render(miner, decimals) {
     if (miner.address !== this.address) return;
+    byId('miner-address-text').replaceChildren(
+      explorerNode(this.#explorer(), 'address', miner.address, null),
+    );
     setText('miner-alias', miner.alias === null ? '' : `“${miner.alias}”`);
     setText('miner-hashrate', formatHashrate(miner.hashrate));
     byId('miner-last-share').replaceChildren(
@@ -74,7 +84,7 @@ export class MinerView {
       miner.payments,
       (payment) => [
         agoNode(payment.timestampMs, formatAgo, formatDateTime),
-        el('span', { class: 'mono', title: payment.transactionHash }, shorten(payment.transactionHash)),
+        explorerNode(this.#explorer(), 'transaction', payment.transactionHash),
         [{ class: 'num' }, formatAtomic(payment.amountAtomic, decimals)],
         [{ class: 'num' }, formatAtomic(payment.networkFeeAtomic, decimals)],
       ],
@@ -103,6 +113,15 @@ export class MinerView {
   clearError() {
     byId('miner-message').hidden = true;
     byId('miner-details').hidden = false;
+  }
+
+  /** The download links of the miner's payments and block rewards (API.md "Exports"). */
+  #setExportLinks(address) {
+    const base = `api/miners/${encodeURIComponent(address)}`;
+    for (const kind of ['payments', 'rewards']) {
+      for (const format of ['csv', 'json'])
+        byId(`export-${kind}-${format}`).href = `${base}/${kind}.${format}`;
+    }
   }
 
   #ensureChart() {

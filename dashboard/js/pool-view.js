@@ -1,4 +1,5 @@
 import { agoNode, byId, el, fillTable, setText } from './dom.js';
+import { explorerNode } from './explorer-links.js';
 import {
   formatAgo,
   formatAtomic,
@@ -45,6 +46,9 @@ export class PoolView {
   #coinDecimals = 7;
   #unlockDepth = null;
   #liveTicks = 0;
+  #explorer = null;
+  #blocksPage = null;
+  #paymentsPage = null;
 
   constructor(host) {
     this.host = host;
@@ -52,6 +56,11 @@ export class PoolView {
 
   get coinDecimals() {
     return this.#coinDecimals;
+  }
+
+  /** The explorer link templates of /api/stats (`explorer`); null before it answered. */
+  get explorer() {
+    return this.#explorer;
   }
 
   /** The pool's name (`pool.name`, part of the messages miners sign); null before /api/stats answered. */
@@ -67,6 +76,7 @@ export class PoolView {
     setText('pool-name', pool.name);
     this.applyHashrate(pool);
     setText('pool-effort', formatPercent(pool.round.effortPercent));
+    this.#renderLuck(pool.luck);
     setText('pool-blocks-found', formatCount(pool.blocksFound));
     const lastBlock = byId('pool-last-block');
     lastBlock.replaceChildren(
@@ -74,6 +84,7 @@ export class PoolView {
     );
     this.#renderConnect(pool);
     this.#renderNetwork(network, coin);
+    this.#setExplorer(stats.explorer ?? null);
   }
 
   /** From /api/stats or a `pool-hashrate` feed message (`{hashrate, miners, workers}`). */
@@ -96,6 +107,7 @@ export class PoolView {
   }
 
   renderBlocks(page) {
+    this.#blocksPage = page;
     const decimals = this.#coinDecimals;
     fillTable(
       byId('blocks-body'),
@@ -107,20 +119,21 @@ export class PoolView {
         [{ class: 'num' }, formatPercent(block.effortPercent)],
         [{ class: 'num' }, block.rewardAtomic === null ? '—' : formatAtomic(block.rewardAtomic, decimals)],
         minerLink(block.finderAddress),
-        el('span', { class: 'mono', title: block.hash }, shorten(block.hash)),
+        explorerNode(this.#explorer, 'block', block.hash),
       ],
       'No blocks found yet.',
     );
   }
 
   renderPayments(page) {
+    this.#paymentsPage = page;
     const decimals = this.#coinDecimals;
     fillTable(
       byId('payments-body'),
       page.payments,
       (payment) => [
         agoNode(payment.timestampMs, formatAgo, formatDateTime),
-        el('span', { class: 'mono', title: payment.transactionHash }, shorten(payment.transactionHash)),
+        explorerNode(this.#explorer, 'transaction', payment.transactionHash),
         [{ class: 'num' }, formatCount(payment.recipients)],
         [{ class: 'num' }, formatAtomic(payment.amountAtomic, decimals)],
         [{ class: 'num' }, formatAtomic(payment.feeAtomic, decimals)],
@@ -136,6 +149,24 @@ export class PoolView {
     }
     // The unlocker's note says why a pending block waits (e.g. another block holds its height for now).
     return el('span', { class: `badge ${block.status}`, title: block.unlockNote ?? null }, text);
+  }
+
+  /** Mean effort of the last blocks (API.md "Effort and luck"); the card's title says how many counted. */
+  #renderLuck(luck) {
+    setText('pool-luck-blocks', formatCount(luck.blocks));
+    setText('pool-luck', formatPercent(luck.meanEffortPercent));
+    byId('pool-luck').setAttribute(
+      'title',
+      `mean effort of the last ${luck.blocks} blocks (orphans included, solo blocks skipped): ${luck.counted} counted`,
+    );
+  }
+
+  /** New link templates: the tables drawn before /api/stats answered are drawn again with links. */
+  #setExplorer(explorer) {
+    if (JSON.stringify(explorer) === JSON.stringify(this.#explorer)) return;
+    this.#explorer = explorer;
+    if (this.#blocksPage !== null) this.renderBlocks(this.#blocksPage);
+    if (this.#paymentsPage !== null) this.renderPayments(this.#paymentsPage);
   }
 
   #ensureChart() {

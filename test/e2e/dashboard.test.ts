@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -12,6 +12,7 @@ import { createLogger } from '../../src/log/logger.js';
 import { findPackageRoot } from '../../src/package-root.js';
 import { thresholdMessage } from '../../src/pool/payouts/miner-threshold.js';
 import { ensureXmrig } from '../../src/tools/xmrig.js';
+import { csvColumn, parseCsv } from '../helpers/csv.js';
 import { until } from '../helpers/until.js';
 import { E2E_STACK_OPTIONS } from './e2e-stack-options.js';
 import { XmrigRun } from './xmrig-runner.js';
@@ -36,6 +37,17 @@ const CHROMIUM_ARGS = [
 const ROOT = findPackageRoot(import.meta.url);
 const ARTIFACTS = join(ROOT, 'test-artifacts');
 const WORKER = 'dash-rig';
+/** Explorer templates the demo pool is configured with; the page links, the test never follows them. */
+const EXPLORER = {
+  block: 'https://explorer.example/block/{hash}',
+  transaction: 'https://explorer.example/tx/{hash}',
+  address: 'https://explorer.example/address/{address}',
+};
+
+/** Sum of a CSV column of atomic integers. */
+function sumColumn(csv: string, name: string): bigint {
+  return csvColumn(parseCsv(csv), name).reduce((total, value) => total + BigInt(value), 0n);
+}
 
 interface FormatModule {
   formatAtomic(atomic: unknown, decimals: number, minFraction?: number): string;
@@ -161,7 +173,7 @@ describe('dashboard in headless Chromium while XMRig mines on the devnet', () =>
         ...E2E_STACK_OPTIONS,
         poolOverrides: {
           // A 1 s feed tick so the live numbers visibly move within the test's time.
-          api: { feedIntervalMs: 1_000 },
+          api: { feedIntervalMs: 1_000, explorer: EXPLORER },
           stratum: { vardiff: { targetShareTimeSec: 2, retargetIntervalSec: 10, minDifficulty: 100 } },
         },
       },
@@ -181,6 +193,7 @@ describe('dashboard in headless Chromium while XMRig mines on the devnet', () =>
       args: CHROMIUM_ARGS,
       viewport: { width: 1280, height: 900 },
       serviceWorkers: 'block',
+      acceptDownloads: true,
     });
     const allowedOrigin = new URL(stack.apiUrl!).origin;
     await context.route('**/*', (route) =>
@@ -255,6 +268,27 @@ describe('dashboard in headless Chromium while XMRig mines on the devnet', () =>
     );
     expect(await textOf('#blocks-body')).toMatch(/pending|confirmed/);
     expect(Number((await textOf('#pool-blocks-found')).replaceAll(',', ''))).toBeGreaterThan(0);
+    // Luck over the last blocks, as /api/stats computes it, and the blocks' explorer links.
+    const getJson = async (path: string) => (await fetch(`${apiUrl}${path}`)).json();
+    await until(
+      async () => {
+        const stats = (await getJson('/api/stats')) as {
+          pool: { luck: { meanEffortPercent: number | null } };
+        };
+        const shown = await textOf('#pool-luck');
+        const luck = stats.pool.luck.meanEffortPercent;
+        return luck !== null && shown === `${luck.toFixed(1)} %` ? true : undefined;
+      },
+      20_000,
+      'the luck card to show the API luck',
+    );
+    expect(await textOf('#pool-effort')).toMatch(/^[\d.]+ %$/);
+    const blockLink = page.locator('#blocks-body a[data-explorer="block"]').first();
+    await blockLink.waitFor({ timeout: 10_000 });
+    expect(await blockLink.getAttribute('href')).toMatch(
+      /^https:\/\/explorer\.example\/block\/[0-9a-f]{64}$/,
+    );
+    expect(await blockLink.getAttribute('rel')).toBe('noopener noreferrer');
     await page.screenshot({ path: join(ARTIFACTS, 'dashboard.png'), fullPage: true });
 
     // The miner page, through the search box.
@@ -280,6 +314,46 @@ describe('dashboard in headless Chromium while XMRig mines on the devnet', () =>
     );
     expect(await textOf('#miner-workers-count')).toBe('1');
     expect(await textOf('#miner-unlocked')).toMatch(/^[\d,]+\.\d{2,7} XFG$/);
+    await until(
+      async () =>
+        (await page.locator('#miner-address-text a[data-explorer="address"]').getAttribute('href')) ===
+        `https://explorer.example/address/${stack!.minerAddress}`
+          ? true
+          : undefined,
+      40_000,
+      'the miner address linked to the explorer',
+    );
+
+    // The export buttons: each downloaded CSV parses and sums to the API's JSON totals (retried:
+    // a block may be credited between the two reads).
+    for (const [kind, columns] of [
+      ['payments', ['amount_atomic', 'network_fee_atomic']],
+      ['rewards', ['amount_atomic']],
+    ] as const) {
+      await until(
+        async () => {
+          const [download] = await Promise.all([
+            page.waitForEvent('download'),
+            page.locator(`#export-${kind}-csv`).click(),
+          ]);
+          expect(download.suggestedFilename()).toMatch(new RegExp(`^fuego-${kind}-.+\\.csv$`));
+          const csv = await readFile((await download.path())!, 'utf8');
+          const json = (await getJson(`/api/miners/${stack!.minerAddress}/${kind}.json`)) as {
+            rows: unknown[];
+            totals: Record<string, string>;
+          };
+          const sums = columns.map((name) => sumColumn(csv, name).toString());
+          const totals = columns.map((name) =>
+            name === 'amount_atomic' ? json.totals['amountAtomic'] : json.totals['networkFeeAtomic'],
+          );
+          return parseCsv(csv).length - 1 === json.rows.length && sums.join() === totals.join()
+            ? true
+            : undefined;
+        },
+        20_000,
+        `the ${kind} CSV to sum to the API totals`,
+      );
+    }
 
     // The payout threshold: the pool minimum (0.1 XFG in the demo) until the miner signs another
     // with the wallet of the address (the devnet wallet holds its spend key).

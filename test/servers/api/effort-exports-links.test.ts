@@ -16,6 +16,7 @@ import { createPaymentKeys } from '../../../src/store/payments/payment-keys.js';
 import { createRedisClient } from '../../../src/store/redis-client.js';
 import { RedisShareLedger } from '../../../src/store/shares/redis-share-ledger.js';
 import { createShareKeys } from '../../../src/store/shares/share-keys.js';
+import { csvColumn, parseCsv } from '../../helpers/csv.js';
 import { startTestRedis, type TestRedis } from '../../helpers/redis-server.js';
 import { buildTestApi, fuegoAddress, silentLogger } from './api-fixtures.js';
 
@@ -33,41 +34,6 @@ function hash(n: number): string {
 
 function body<S extends z.ZodType>(schema: S, payload: string): z.infer<S> {
   return schema.parse(JSON.parse(payload));
-}
-
-/** RFC 4180 reader for the tests (quoted fields, doubled quotes, CRLF). */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let field = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (quoted && c === '"' && text[i + 1] === '"') {
-      field += '"';
-      i++;
-    } else if (c === '"') {
-      quoted = !quoted;
-    } else if (!quoted && c === ',') {
-      row.push(field);
-      field = '';
-    } else if (!quoted && c === '\r' && text[i + 1] === '\n') {
-      row.push(field);
-      rows.push(row);
-      row = [];
-      field = '';
-      i++;
-    } else {
-      field += c;
-    }
-  }
-  return rows;
-}
-
-function column(rows: string[][], name: string): string[] {
-  const index = rows[0]!.indexOf(name);
-  expect(index).toBeGreaterThanOrEqual(0);
-  return rows.slice(1).map((row) => row[index]!);
 }
 
 const sumBig = (values: readonly string[]) => values.reduce((total, v) => total + BigInt(v), 0n);
@@ -217,9 +183,9 @@ describe('effort, luck, exports and explorer links', () => {
       'network_fee_xfg',
     ]);
     expect(rows).toHaveLength(301);
-    expect(column(rows, 'batch_id')[0]).toBe('batch,"300"');
-    expect(sumBig(column(rows, 'amount_atomic')).toString()).toBe(exported.totals.amountAtomic);
-    expect(sumBig(column(rows, 'network_fee_atomic')).toString()).toBe(exported.totals.networkFeeAtomic);
+    expect(csvColumn(rows, 'batch_id')[0]).toBe('batch,"300"');
+    expect(sumBig(csvColumn(rows, 'amount_atomic')).toString()).toBe(exported.totals.amountAtomic);
+    expect(sumBig(csvColumn(rows, 'network_fee_atomic')).toString()).toBe(exported.totals.networkFeeAtomic);
     expect(atomicToDecimal(BigInt(exported.totals.amountAtomic), 7)).toBe(exported.totals.amountCoins);
     // The newest 1 000 rows are all an export reaches; deeper pages are empty, larger limits refused.
     const last = body(
@@ -262,7 +228,7 @@ describe('effort, luck, exports and explorer links', () => {
       'amount_atomic',
       'amount_xfg',
     ]);
-    expect(sumBig(column(rows, 'amount_atomic')).toString()).toBe(exported.totals.amountAtomic);
+    expect(sumBig(csvColumn(rows, 'amount_atomic')).toString()).toBe(exported.totals.amountAtomic);
     const unknown = body(
       rewardsExportSchema,
       (await app.inject({ url: `/api/miners/${fuegoAddress(12)}/rewards.json` })).payload,

@@ -11,6 +11,8 @@ import { signMessage } from '../../src/devnet/wallet/message-signer.js';
 import { createLogger } from '../../src/log/logger.js';
 import { findPackageRoot } from '../../src/package-root.js';
 import { thresholdMessage } from '../../src/pool/payouts/miner-threshold.js';
+import { createPaymentKeys } from '../../src/store/payments/payment-keys.js';
+import { createRedisClient } from '../../src/store/redis-client.js';
 import { ensureXmrig } from '../../src/tools/xmrig.js';
 import { csvColumn, parseCsv } from '../helpers/csv.js';
 import { until } from '../helpers/until.js';
@@ -43,6 +45,42 @@ const EXPLORER = {
   transaction: 'https://explorer.example/tx/{hash}',
   address: 'https://explorer.example/address/{address}',
 };
+
+/** Three block credits and two payments in the miner's history (keys of the demo's `fuego` prefix). */
+async function seedMinerRecords(redisUrl: string, address: string): Promise<void> {
+  const redis = await createRedisClient({ url: redisUrl }, createLogger({ level: 'silent' }));
+  const keys = createPaymentKeys('fuego');
+  const now = Date.now();
+  const multi = redis.multi();
+  for (const [i, amount] of ['123456789', '1', '98765432101'].entries()) {
+    multi.xadd(
+      keys.history(address),
+      '*',
+      'r',
+      'block-credit',
+      'a',
+      amount,
+      'ref',
+      'ab'.repeat(32),
+      'b',
+      '0',
+      't',
+      String(now - i),
+    );
+  }
+  for (const [i, amount] of ['250000000', '12345'].entries()) {
+    const payment = {
+      batchId: `seed,"${i}"`,
+      txHash: 'cd'.repeat(32),
+      amountAtomic: amount,
+      networkFeeAtomic: '80000',
+      timestampMs: now - i,
+    };
+    multi.lpush(keys.payments(address), JSON.stringify(payment));
+  }
+  await multi.exec();
+  redis.disconnect();
+}
 
 /** Sum of a CSV column of atomic integers. */
 function sumColumn(csv: string, name: string): bigint {
@@ -291,6 +329,11 @@ describe('dashboard in headless Chromium while XMRig mines on the devnet', () =>
     expect(await blockLink.getAttribute('rel')).toBe('noopener noreferrer');
     await page.screenshot({ path: join(ARTIFACTS, 'dashboard.png'), fullPage: true });
 
+    // Records to export: the demo unlocks its first block after the test ends, so the miner's
+    // history gets block credits and payments written as the store writes them (one batch id with
+    // a comma and a quote, which the CSV must quote).
+    await seedMinerRecords(stack!.redis.url, stack!.minerAddress);
+
     // The miner page, through the search box.
     await page.locator('#miner-address').fill(stack!.minerAddress);
     await page.locator('#miner-address').press('Enter');
@@ -324,6 +367,11 @@ describe('dashboard in headless Chromium while XMRig mines on the devnet', () =>
       'the miner address linked to the explorer',
     );
 
+    const txLink = page.locator('#miner-payments-body a[data-explorer="transaction"]').first();
+    await txLink.waitFor({ timeout: 10_000 });
+    expect(await txLink.getAttribute('href')).toBe(`https://explorer.example/tx/${'cd'.repeat(32)}`);
+    await page.locator('#miner-exports').screenshot({ path: join(ARTIFACTS, 'dashboard-exports.png') });
+
     // The export buttons: each downloaded CSV parses and sums to the API's JSON totals (retried:
     // a block may be credited between the two reads).
     for (const [kind, columns] of [
@@ -346,6 +394,7 @@ describe('dashboard in headless Chromium while XMRig mines on the devnet', () =>
           const totals = columns.map((name) =>
             name === 'amount_atomic' ? json.totals['amountAtomic'] : json.totals['networkFeeAtomic'],
           );
+          expect(json.rows.length).toBeGreaterThanOrEqual(2);
           return parseCsv(csv).length - 1 === json.rows.length && sums.join() === totals.join()
             ? true
             : undefined;

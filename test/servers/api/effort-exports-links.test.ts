@@ -16,6 +16,7 @@ import { createPaymentKeys } from '../../../src/store/payments/payment-keys.js';
 import { createRedisClient } from '../../../src/store/redis-client.js';
 import { RedisShareLedger } from '../../../src/store/shares/redis-share-ledger.js';
 import { createShareKeys } from '../../../src/store/shares/share-keys.js';
+import { DEFAULT_STORE_OPTIONS } from '../../helpers/config-defaults.js';
 import { csvColumn, parseCsv } from '../../helpers/csv.js';
 import { startTestRedis, type TestRedis } from '../../helpers/redis-server.js';
 import { buildTestApi, fuegoAddress, silentLogger } from './api-fixtures.js';
@@ -47,7 +48,10 @@ describe('effort, luck, exports and explorer links', () => {
   beforeAll(async () => {
     server = await startTestRedis();
     redis = await createRedisClient({ url: server.url }, silentLogger);
-    const ledger = new RedisShareLedger({ keyPrefix, maxBatchDelayMs: 0 }, { redis, logger: silentLogger });
+    const ledger = new RedisShareLedger(
+      { ...DEFAULT_STORE_OPTIONS, keyPrefix, maxBatchDelayMs: 0 },
+      { redis, logger: silentLogger },
+    );
     const share = (difficulty: number, t: number): AcceptedShare => ({
       address: MINER,
       worker: 'rig',

@@ -23,16 +23,18 @@ fi
 
 
 # redis-server: the demo and the tests start private instances. openssl: self-signed TLS certificates.
+# prometheus: its promtool checks the shipped alerting rules.
 missing=()
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 command -v openssl >/dev/null 2>&1 || missing+=(openssl)
 command -v chromium >/dev/null 2>&1 || missing+=(chromium) # the dashboard's browser test
+command -v promtool >/dev/null 2>&1 || missing+=(prometheus) # promtool checks deploy/prometheus/alerts.yml
 if [ "${#missing[@]}" -gt 0 ]; then
   if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
     echo "==> installing ${missing[*]} with apt-get"
     apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-    # The redis package may start a system instance; the tests never use it (they start their own).
+    # The redis and prometheus packages may start system services; the tests never use them.
   else
     echo "fuego-pool: missing ${missing[*]}. Install it (Debian/Ubuntu: sudo apt-get install ${missing[*]};" >&2
     echo "macOS: brew install redis openssl) and run this command again." >&2

@@ -13,7 +13,7 @@ import type { PoolInfo } from '../servers/api/pool-info.js';
 import { cachedAliasByAddress } from './alias-lookup.js';
 import { createApiStores } from './api-stores.js';
 import { maxThresholdAtomicOf, minPayoutAtomicOf } from './money-options.js';
-import { readPayoutWatchSnapshot } from './money-report.js';
+import { readLeaderPresent, readPayoutWatchSnapshot, readSolvencySnapshot } from './money-report.js';
 import type { Part } from './parts.js';
 import { POOL_VERSION } from './pool-version.js';
 import type { StratumSurface } from './stratum-surface.js';
@@ -60,6 +60,8 @@ export async function startApiRole(
     metricsSources: {
       ...(stratum === null ? {} : stratum.metricsSources),
       payoutWatch: () => readPayoutWatchSnapshot(config.redis.keyPrefix, redis),
+      solvency: () => readSolvencySnapshot(config.redis.keyPrefix, { redis, wallet: modules.wallet }),
+      leaderPresent: () => readLeaderPresent(config.redis.keyPrefix, redis),
       ...(templateAgeMs === undefined ? {} : { templateAgeMs }),
     },
     walletProbe: () => modules.wallet.getStatus(),

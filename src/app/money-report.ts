@@ -1,9 +1,11 @@
 import type { Redis } from 'ioredis';
+import { createClusterKeys } from '../cluster/cluster-keys.js';
 import type { DurabilityGuarantee } from '../model/payouts/durability-barrier.js';
 import type { PayoutBatch } from '../model/payouts/payout-batch.js';
 import type { HeldPayout, SendBackoff, UnknownPayment } from '../model/payouts/payout-watch.js';
 import type { WalletClient } from '../rpc/wallet-client.js';
 import type { PayoutWatchSnapshot } from '../servers/api/api-metrics.js';
+import type { SolvencySnapshot } from '../servers/api/operations-metrics.js';
 import { type PoolTotals, RedisBalances } from '../store/payments/balances-store.js';
 import { PayoutStore } from '../store/payments/payout-store.js';
 import { PayoutWatchStore } from '../store/payments/payout-watch-store.js';
@@ -102,4 +104,41 @@ export async function readPayoutWatchSnapshot(keyPrefix: string, redis: Redis): 
     unknownPayments: unknown.filter((p) => p.status === 'unresolved').length,
     backoffUntilMs: backoff?.untilMs ?? null,
   };
+}
+
+/**
+ * The solvency figures /metrics exposes: what is owed as the report counts it (balances + in
+ * payout), the wallet balance (null when the wallet does not answer) and the payout batches.
+ */
+export async function readSolvencySnapshot(
+  keyPrefix: string,
+  modules: { readonly redis: Redis; readonly wallet: Pick<WalletClient, 'getBalance'> },
+): Promise<SolvencySnapshot> {
+  const { redis } = modules;
+  const journal = new PayoutStore({ keyPrefix }, { redis });
+  const [totals, counts, oldestOpen, wallet] = await Promise.all([
+    new RedisBalances({ keyPrefix }, { redis }).getTotals(),
+    journal.countBatches(),
+    journal.listOpenBatches(1),
+    modules.wallet.getBalance().then(
+      (balance) => ({
+        unlockedAtomic: BigInt(balance.availableBalance),
+        lockedAtomic: BigInt(balance.lockedAmount),
+      }),
+      () => null,
+    ),
+  ]);
+  return {
+    balanceAtomic: totals.balance,
+    inPayoutAtomic: totals.inPayout,
+    wallet,
+    openBatches: counts.open,
+    oldestOpenBatchMs: oldestOpen[0]?.createdAtMs ?? null,
+    failedBatches: counts.failed,
+  };
+}
+
+/** Whether some process holds the leader lease now. */
+export async function readLeaderPresent(keyPrefix: string, redis: Redis): Promise<boolean> {
+  return (await redis.exists(createClusterKeys(keyPrefix).leaderToken)) === 1;
 }

@@ -9,6 +9,7 @@ import type { BanRegistry } from '../pool/ban-registry.js';
 import type { PoolEventBus } from '../pool/events.js';
 import { PoolBackend } from '../pool/pool-backend.js';
 import { nativeFastHash } from '../pow/native-fast-hash.js';
+import type { PowImplementationName } from '../pow/types.js';
 import { ShareVerifierPool } from '../pow/verifier-pool.js';
 import type { DaemonClient } from '../rpc/daemon-client.js';
 import type { ConnectionAdmission } from '../servers/stratum/connection-admission.js';
@@ -82,6 +83,7 @@ export async function startStratumRole(
   parts.push({ name: 'verifier', stop: () => verifier.close() });
   const pow = verifier.metrics();
   logger.info({ pow: pow.implementation, workers: pow.workers }, 'share verifier ready');
+  warnWhenPowNotNative(pow.implementation, logger);
 
   const ledger = startShareLedger(config, { redis, logger }, parts);
 
@@ -117,6 +119,22 @@ export async function startStratumRole(
 }
 
 /** The share ledger, writing the hashrate buckets of each batch it records. */
+/**
+ * Warns at start when shares are verified by the TypeScript reference: the pool works, at a
+ * tenth of the speed, and an operator should know (an image built without a compiler does this).
+ */
+export function warnWhenPowNotNative(
+  implementation: PowImplementationName | null,
+  logger: Pick<Logger, 'warn'>,
+): void {
+  if (implementation !== 'typescript') return;
+  logger.warn(
+    { pow: implementation },
+    'shares are verified with the TypeScript reference cn/upx2, about 10x slower than the native addon ' +
+      '(rebuild it with a C++ toolchain: npm rebuild; FUEGO_POOL_REQUIRE_NATIVE=1 makes its build mandatory)',
+  );
+}
+
 function startShareLedger(
   config: Readonly<PoolConfig>,
   modules: { readonly redis: Redis; readonly logger: Logger },

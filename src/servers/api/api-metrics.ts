@@ -1,9 +1,21 @@
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { type Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 import type { PoolEventBus } from '../../pool/events.js';
 import type { PoolBackendMetrics } from '../../pool/pool-backend.js';
 import type { ShareVerifierPoolMetrics } from '../../pow/verifier-pool.js';
 import type { ShareLedgerMetrics } from '../../store/shares/redis-share-ledger.js';
 import type { StratumMetricsSnapshot } from '../stratum/stratum-metrics.js';
+import { counter, gauge } from './metric-factories.js';
+import {
+  type DaemonChainSnapshot,
+  type DependencySnapshot,
+  daemonChainMetrics,
+  dependencyMetrics,
+  lastShareMetrics,
+  leaderMetrics,
+  powImplementationMetrics,
+  type SolvencySnapshot,
+  solvencyMetrics,
+} from './operations-metrics.js';
 
 /**
  * Snapshot providers read at scrape time; each is optional (an API-only node has no stratum).
@@ -22,6 +34,16 @@ export interface MetricsSources {
   readonly payoutWatch?: () => Promise<PayoutWatchSnapshot>;
   /** The stratum child processes (`stratum.processes` > 1): their states and restarts. */
   readonly stratumProcesses?: () => readonly StratumChildSnapshot[];
+  /** What the pool owes, the wallet balance and payout batches (Redis and the wallet). */
+  readonly solvency?: () => Promise<SolvencySnapshot>;
+  /** Whether some process holds the leader lease (Redis). */
+  readonly leaderPresent?: () => Promise<boolean>;
+  /** Redis, daemon and wallet as /health judges them. */
+  readonly dependencies?: () => Promise<DependencySnapshot>;
+  /** The daemon's height and its peers' known height; null before the first getinfo. */
+  readonly daemonChain?: () => DaemonChainSnapshot | null;
+  /** The pool's last accepted share (ms), from Redis. */
+  readonly lastShareMs?: () => Promise<number | null>;
 }
 
 /** One stratum child process, as the process group reports it. */
@@ -63,21 +85,6 @@ function counterFrom(counter: Counter<string>) {
     seen.set(key, total);
     if (delta > 0) counter.inc(labels, delta);
   };
-}
-
-/** A metric's name, help and labels; every metric lives in the pool's own registry. */
-interface MetricSpec {
-  readonly name: string;
-  readonly help: string;
-  readonly labelNames?: readonly string[];
-}
-
-function gauge(registry: Registry, spec: MetricSpec): Gauge<string> {
-  return new Gauge({ ...spec, labelNames: spec.labelNames ?? [], registers: [registry] });
-}
-
-function counter(registry: Registry, spec: MetricSpec): Counter<string> {
-  return new Counter({ ...spec, labelNames: spec.labelNames ?? [], registers: [registry] });
 }
 
 /*
@@ -161,8 +168,11 @@ function verifierMetrics(registry: Registry) {
     name: 'fuego_pool_verifier_queue_depth',
     help: 'Shares waiting for a verifier worker',
   });
+  const setImplementation = powImplementationMetrics(registry);
   return (verifier: ShareVerifierPoolMetrics): void => {
     queueDepth.set(verifier.queueDepth);
+    if (verifier.implementation !== null)
+      setImplementation(verifier.implementation === 'typescript' ? 'reference' : 'native');
     hashTime.set(verifier.hashTimeMsAvg / 1000);
     hashesFrom({}, verifier.hashesTotal);
   };
@@ -274,7 +284,6 @@ export function createPoolMetrics(sources: MetricsSources, events?: PoolEventBus
     help: 'Snapshot sources available to this process',
   });
   const syncProcesses = stratumProcessMetrics(registry);
-  const setPayoutWatch = payoutWatchMetrics(registry);
   const { observeRpc, paymentSent } = rpcAndPaymentMetrics(registry);
 
   // Each source is read once per scrape, before the registry serialises (render()).
@@ -300,14 +309,7 @@ export function createPoolMetrics(sources: MetricsSources, events?: PoolEventBus
     read(sources.stratumProcesses, syncProcesses);
     sourcesAvailable.set(available);
   };
-  const readPayoutWatch = async (): Promise<void> => {
-    if (sources.payoutWatch === undefined) return;
-    try {
-      setPayoutWatch(await sources.payoutWatch());
-    } catch {
-      // Redis away: the gauges keep their last values; /health says Redis fails.
-    }
-  };
+  const readStores = storeReadings(registry, sources);
   events?.subscribe('payment-sent', (payment) => paymentSent(payment.amountAtomic));
   events?.subscribe('block-confirmed', () => backend.blocks.inc({ outcome: 'confirmed' }));
   events?.subscribe('block-orphaned', () => backend.blocks.inc({ outcome: 'orphaned' }));
@@ -318,9 +320,42 @@ export function createPoolMetrics(sources: MetricsSources, events?: PoolEventBus
     observeRpc,
     render: async () => {
       syncSnapshots();
-      await readPayoutWatch();
+      await readStores();
       return registry.metrics();
     },
+  };
+}
+
+/**
+ * The sources read over the network at scrape time (Redis, the wallet), in parallel. A source
+ * that fails leaves its gauges at their last values: /health and fuego_pool_dependency_up say
+ * which dependency is away.
+ */
+function storeReadings(registry: Registry, sources: MetricsSources): () => Promise<void> {
+  const setPayoutWatch = payoutWatchMetrics(registry);
+  const setSolvency = solvencyMetrics(registry, Date.now);
+  const setDependencies = dependencyMetrics(registry);
+  const setDaemonChain = daemonChainMetrics(registry);
+  const setLeader = leaderMetrics(registry);
+  const setLastShare = lastShareMetrics(registry);
+  const read = async <T>(source: (() => Promise<T>) | undefined, sync: (value: T) => void) => {
+    if (source === undefined) return;
+    try {
+      sync(await source());
+    } catch {
+      // Kept at the last values (see above).
+    }
+  };
+  return async () => {
+    const chain = sources.daemonChain?.();
+    if (chain !== undefined && chain !== null) setDaemonChain(chain);
+    await Promise.all([
+      read(sources.payoutWatch, setPayoutWatch),
+      read(sources.solvency, setSolvency),
+      read(sources.dependencies, setDependencies),
+      read(sources.leaderPresent, setLeader),
+      read(sources.lastShareMs, setLastShare),
+    ]);
   };
 }
 

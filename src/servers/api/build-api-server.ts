@@ -8,6 +8,7 @@ import Fastify, {
 import type { ApiOptions, ApiOptionsInput } from '../../config/api-schema.js';
 import type { Logger } from '../../log/logger.js';
 import type { PoolEventBus } from '../../pool/events.js';
+import type { DaemonInfo } from '../../rpc/daemon-schemas.js';
 import { StoreError } from '../../store/store-error.js';
 import { registerAdminRoutes } from './admin-routes.js';
 import type { ApiServices, ApiStores } from './api-context.js';
@@ -17,12 +18,13 @@ import { parseApiOptions } from './api-options.js';
 import { registerClassicRoutes } from './classic-routes.js';
 import { registerDashboardFiles } from './dashboard-files.js';
 import { registerExportRoutes } from './export-routes.js';
-import { HealthMonitor } from './health-monitor.js';
+import { HealthMonitor, type HealthView } from './health-monitor.js';
 import { LiveFeed } from './live-feed.js';
 import { registerMinerRoutes } from './miner-routes.js';
 import { registerMinerThresholdRoute } from './miner-threshold-route.js';
 import { registerMonitoringRoutes } from './monitoring-routes.js';
 import { type NetworkDaemon, NetworkInfoCache } from './network-info.js';
+import type { DaemonChainSnapshot, DependencySnapshot } from './operations-metrics.js';
 import type { PoolInfo } from './pool-info.js';
 import { registerPoolRoutes } from './pool-routes.js';
 import { StatsService } from './stats-service.js';
@@ -147,10 +149,34 @@ function buildServices(
   const metrics =
     modules.metrics ??
     createPoolMetrics(
-      { ...modules.metricsSources, liveFeedClients: () => liveFeed.metrics().clients },
+      {
+        ...modules.metricsSources,
+        liveFeedClients: () => liveFeed.metrics().clients,
+        dependencies: async () => dependenciesOf(await health.check()),
+        daemonChain: () => daemonChainOf(network.info()),
+        lastShareMs: () => modules.stores.hashrate.poolLastShareMs(),
+      },
       modules.events,
     );
   return { stats, network, health, liveFeed, metrics };
+}
+
+function dependenciesOf(health: HealthView): DependencySnapshot {
+  const { redis, daemon, wallet } = health.checks;
+  return {
+    redis: redis.status === 'ok',
+    daemon: daemon.status === 'ok',
+    wallet: wallet.status === 'not-configured' ? null : wallet.status === 'ok',
+  };
+}
+
+function daemonChainOf(info: DaemonInfo | null): DaemonChainSnapshot | null {
+  if (info === null) return null;
+  return {
+    height: info.height,
+    knownHeight: info.last_known_block_index + 1,
+    peers: info.outgoing_connections_count + info.incoming_connections_count,
+  };
 }
 
 /** Every error leaves as `{ error: { code, message } }` with the code's status (api-errors.ts). */

@@ -173,6 +173,14 @@ export class HashrateReader {
     });
   }
 
+  /** The most recent share of any miner (ms), or null if none is within the retention. */
+  async poolLastShareMs(): Promise<number | null> {
+    const newest = await this.#run('poolLastShareMs', () =>
+      this.#redis.zrevrange(this.#keys.activeMiners, 0, 0, 'WITHSCORES'),
+    );
+    return newest[1] === undefined ? null : Number(newest[1]);
+  }
+
   async minerLastShareMs(address: string): Promise<number | null> {
     const score = await this.#run('minerLastShareMs', () =>
       this.#redis.zscore(this.#keys.activeMiners, address),

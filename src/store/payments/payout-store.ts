@@ -191,6 +191,15 @@ export class PayoutStore implements PayoutJournal {
     return this.#listFrom(this.keys.batchesFailed, limit, true);
   }
 
+  /** How many batches are open and how many failed (all of them, not a page). */
+  async countBatches(): Promise<{ readonly open: number; readonly failed: number }> {
+    const [open, failed] = await Promise.all([
+      run('countBatches', () => this.#redis.zcard(this.keys.batchesOpen)),
+      run('countBatches', () => this.#redis.zcard(this.keys.batchesFailed)),
+    ]);
+    return { open, failed };
+  }
+
   /** The batch id a transaction hash was recorded for, if any. */
   async batchIdOfTransaction(txHash: string): Promise<string | null> {
     return run('batchIdOfTransaction', () => this.#redis.hget(this.keys.payoutTransactions, txHash));

@@ -1,0 +1,135 @@
+import type { Registry } from 'prom-client';
+import { gauge } from './metric-factories.js';
+
+/**
+ * The figures an operator alerts on (deploy/prometheus/alerts.yml): what the pool owes against
+ * what the wallet holds, payout batches, the pool's dependencies, the daemon's sync, the leader
+ * and the last share. Read at scrape time from Redis, the wallet and the API's own pollers.
+ */
+
+/** What the pool owes and what pays it, as the money report (`fuego-pool report`) computes it. */
+export interface SolvencySnapshot {
+  /** Credited by the unlocker and not yet in a payout batch. */
+  readonly balanceAtomic: bigint;
+  /** Debited into a payout batch whose transaction is not confirmed yet. */
+  readonly inPayoutAtomic: bigint;
+  /** null when the wallet did not answer getBalance. */
+  readonly wallet: { readonly unlockedAtomic: bigint; readonly lockedAtomic: bigint } | null;
+  readonly openBatches: number;
+  /** Creation time of the oldest open batch (ms), null when none is open. */
+  readonly oldestOpenBatchMs: number | null;
+  readonly failedBatches: number;
+}
+
+/** Each dependency's state as /health judges it; wallet null when this node has none. */
+export interface DependencySnapshot {
+  readonly redis: boolean;
+  readonly daemon: boolean;
+  readonly wallet: boolean | null;
+}
+
+/** The daemon's chain as its last getinfo told it. */
+export interface DaemonChainSnapshot {
+  readonly height: number;
+  /** The highest height the daemon has heard of from its peers. */
+  readonly knownHeight: number;
+  readonly peers: number;
+}
+
+/** The PoW implementation verifying shares: the native addon or the TypeScript reference. */
+export type PowImplementationLabel = 'native' | 'reference';
+
+export function solvencyMetrics(registry: Registry, clock: () => number) {
+  const owed = gauge(registry, {
+    name: 'fuego_pool_owed_atomic',
+    help: 'Atomic units the pool owes its miners: kind=balance (credited, not in a payout yet), kind=in_payout (in a payout batch not confirmed yet)',
+    labelNames: ['kind'],
+  });
+  const wallet = gauge(registry, {
+    name: 'fuego_pool_wallet_balance_atomic',
+    help: 'The pool wallet balance in atomic units by state (unlocked, locked); kept at the last read while the wallet does not answer',
+    labelNames: ['state'],
+  });
+  const batches = gauge(registry, {
+    name: 'fuego_pool_payout_batches',
+    help: 'Payout batches by state: open (being sent or waiting for confirmation), failed (rolled back, kept for the record)',
+    labelNames: ['state'],
+  });
+  const oldestOpen = gauge(registry, {
+    name: 'fuego_pool_payout_oldest_open_batch_age_seconds',
+    help: 'Age of the oldest open payout batch (0 when none is open)',
+  });
+  return (snapshot: SolvencySnapshot): void => {
+    owed.set({ kind: 'balance' }, Number(snapshot.balanceAtomic));
+    owed.set({ kind: 'in_payout' }, Number(snapshot.inPayoutAtomic));
+    if (snapshot.wallet !== null) {
+      wallet.set({ state: 'unlocked' }, Number(snapshot.wallet.unlockedAtomic));
+      wallet.set({ state: 'locked' }, Number(snapshot.wallet.lockedAtomic));
+    }
+    batches.set({ state: 'open' }, snapshot.openBatches);
+    batches.set({ state: 'failed' }, snapshot.failedBatches);
+    const oldest = snapshot.oldestOpenBatchMs;
+    oldestOpen.set(oldest === null ? 0 : Math.max(0, clock() - oldest) / 1000);
+  };
+}
+
+export function dependencyMetrics(registry: Registry) {
+  const up = gauge(registry, {
+    name: 'fuego_pool_dependency_up',
+    help: '1 when the dependency answers as /health judges it (redis, daemon, wallet), else 0',
+    labelNames: ['dependency'],
+  });
+  return (snapshot: DependencySnapshot): void => {
+    up.set({ dependency: 'redis' }, snapshot.redis ? 1 : 0);
+    up.set({ dependency: 'daemon' }, snapshot.daemon ? 1 : 0);
+    if (snapshot.wallet !== null) up.set({ dependency: 'wallet' }, snapshot.wallet ? 1 : 0);
+  };
+}
+
+export function daemonChainMetrics(registry: Registry) {
+  const height = gauge(registry, {
+    name: 'fuego_pool_daemon_height',
+    help: 'Chain height of the pool daemon (getinfo height)',
+  });
+  const known = gauge(registry, {
+    name: 'fuego_pool_daemon_known_height',
+    help: "Highest chain height the daemon's peers announced (getinfo last_known_block_index + 1)",
+  });
+  const peers = gauge(registry, {
+    name: 'fuego_pool_daemon_peers',
+    help: 'Peer connections of the daemon (outgoing + incoming)',
+  });
+  return (snapshot: DaemonChainSnapshot): void => {
+    height.set(snapshot.height);
+    known.set(snapshot.knownHeight);
+    peers.set(snapshot.peers);
+  };
+}
+
+export function leaderMetrics(registry: Registry) {
+  const present = gauge(registry, {
+    name: 'fuego_pool_leader_present',
+    help: '1 while some process holds the leader lease (unlocker, payouts and templates run there), else 0',
+  });
+  return (isPresent: boolean): void => present.set(isPresent ? 1 : 0);
+}
+
+export function lastShareMetrics(registry: Registry) {
+  const lastShare = gauge(registry, {
+    name: 'fuego_pool_last_share_timestamp_seconds',
+    help: 'Unix time of the last accepted share of any miner (0 when none is recorded)',
+  });
+  return (lastShareMs: number | null): void => lastShare.set(lastShareMs === null ? 0 : lastShareMs / 1000);
+}
+
+export function powImplementationMetrics(registry: Registry) {
+  const implementation = gauge(registry, {
+    name: 'fuego_pool_pow_implementation',
+    help: 'The cn/upx2 implementation verifying shares: name=native (the addon) or name=reference (TypeScript, about 10x slower)',
+    labelNames: ['name'],
+  });
+  return (name: PowImplementationLabel): void => {
+    implementation.set({ name: 'native' }, name === 'native' ? 1 : 0);
+    implementation.set({ name: 'reference' }, name === 'reference' ? 1 : 0);
+  };
+}

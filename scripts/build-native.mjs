@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 // npm "install" hook: builds the native cn/upx2 addon (binding.gyp -> build/Release/fuego_cn_upx2.node).
-// A failed or skipped build is not an install failure: the pool then verifies shares with the
-// slower TypeScript implementation, so this script always exits 0 and prints one warning line.
+// By default a failed or skipped build is not an install failure: the pool then verifies shares
+// with the slower TypeScript implementation, so this script exits 0 and prints one warning line.
 // FUEGO_POW_SKIP_NATIVE=1 skips the build (for machines without a C++ toolchain).
+// FUEGO_POOL_REQUIRE_NATIVE=1 makes the addon mandatory: a failed or skipped build fails the
+// install (exit 1), so an image or a deployment never runs on the reference verifier unnoticed.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -33,5 +35,11 @@ function build() {
 }
 
 const failure = build();
+if (failure !== null && process.env.FUEGO_POOL_REQUIRE_NATIVE === '1') {
+  console.error(
+    `fuego-pool: ERROR: native cn/upx2 addon not built (${failure}) and FUEGO_POOL_REQUIRE_NATIVE=1 requires it.`,
+  );
+  process.exit(1);
+}
 if (failure !== null) warn(failure);
 process.exit(0);

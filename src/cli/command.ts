@@ -11,6 +11,8 @@ export interface CliCommand {
   readonly path: readonly string[];
   readonly usage: string;
   readonly summary: string;
+  /** Lines printed after the usage and summary by `--help` (what the command does, in more words). */
+  readonly help?: readonly string[];
   /** Returns the process exit code. */
   run(args: string[], io: CliIo): Promise<number>;
 }

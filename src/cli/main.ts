@@ -1,5 +1,5 @@
 import { FuegoPoolError } from '../errors.js';
-import { type CliIo, UsageError, writeLine } from './command.js';
+import { type CliCommand, type CliIo, UsageError, writeLine } from './command.js';
 import { type CommandEntry, commands } from './commands/index.js';
 
 function findCommand(argv: readonly string[]): { entry: CommandEntry; rest: string[] } | undefined {
@@ -17,6 +17,21 @@ function printHelp(stream: NodeJS.WritableStream): void {
   for (const c of commands) writeLine(stream, `  ${c.path.join(' ').padEnd(width)}  ${c.summary}`);
 }
 
+/** `--help` or `-h` anywhere after a command's words asks for its help instead of running it. */
+function asksForHelp(rest: readonly string[]): boolean {
+  return rest.some((arg) => arg === '--help' || arg === '-h');
+}
+
+function printCommandHelp(stream: NodeJS.WritableStream, command: CliCommand): void {
+  writeLine(stream, `usage: ${command.usage}`);
+  writeLine(stream, '');
+  writeLine(stream, command.summary);
+  if (command.help !== undefined) {
+    writeLine(stream, '');
+    for (const line of command.help) writeLine(stream, line);
+  }
+}
+
 /** Runs one CLI invocation and returns its exit code; never calls process.exit itself. */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   if (argv.length === 0 || argv[0] === 'help' || argv[0] === '--help' || argv[0] === '-h') {
@@ -30,6 +45,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     return 2;
   }
   const command = await found.entry.load();
+  if (asksForHelp(found.rest)) {
+    printCommandHelp(io.stdout, command);
+    return 0;
+  }
   try {
     return await command.run(found.rest, io);
   } catch (error) {

@@ -16,7 +16,6 @@ const FLAGS = {
   '--socket': 'value',
   '--standalone': 'switch',
   '--json': 'switch',
-  '--help': 'switch',
 } as const;
 
 /** A silent pool for this long fails the request; the server sends a heartbeat every second. */
@@ -26,8 +25,6 @@ const USAGE =
   'fuego-pool wallet optimize --config FILE [--standalone] [--json] | fuego-pool wallet optimize --socket PATH [--json]';
 
 const HELP = [
-  `usage: ${USAGE}`,
-  '',
   "Joins the pool wallet's small outputs with walletd fusion transactions (no fee, back to the",
   'wallet), as the leader does by itself when the wallet refuses a payout as too big or short of',
   'decoys (payments.payouts.walletUpkeep). Only with no payout batch open, under the payout lock;',
@@ -44,14 +41,11 @@ const HELP = [
 export const walletOptimizeCommand: CliCommand = {
   path: ['wallet', 'optimize'],
   usage: USAGE,
+  help: HELP,
   summary:
     "join the pool wallet's small outputs with fusion transactions now (through the running leader when its control socket is up)",
   async run(args: string[], io: CliIo): Promise<number> {
     const flags = parseFlags(args, FLAGS);
-    if (flags.switches.has('--help')) {
-      for (const line of HELP) writeLine(io.stdout, line);
-      return 0;
-    }
     if (flags.positionals.length > 0) throw new UsageError(`unexpected argument ${flags.positionals[0]}`);
     const json = flags.switches.has('--json');
     const print = (report: UpkeepReport) => printReport(report, json, io);

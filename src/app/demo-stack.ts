@@ -6,7 +6,6 @@ import type { PoolConfig, PoolConfigInput } from '../config/schema.js';
 import { Devnet } from '../devnet/devnet.js';
 import type { Logger } from '../log/logger.js';
 import { loadHasher } from '../pow/load-hasher.js';
-import { dashboardDir } from '../servers/api/dashboard-files.js';
 import { certificateFingerprintSha256, generateSelfSignedCertificate } from '../servers/tls-certificate.js';
 import { type PrivateRedis, startPrivateRedis } from '../tools/redis-server.js';
 import { PoolNode } from './pool-node.js';
@@ -179,7 +178,7 @@ function demoPoolConfig(options: DemoStackOptions, parts: DemoParts): Readonly<P
     api:
       options.apiPort === null
         ? { enabled: false }
-        : { port: options.apiPort, staticDir: dashboardDir(), ...options.poolOverrides?.api },
+        : { port: options.apiPort, ...options.poolOverrides?.api },
     stratum: {
       ports,
       ...(tls ? { tls } : {}),

@@ -22,10 +22,13 @@ const liveFeedSchema = z.strictObject({
   pingIntervalMs: z.number().int().min(1_000).max(300_000).default(30_000),
 });
 
-export const apiOptionsSchema = z.strictObject({
+/** The section's fields, before the cross-field check (schema.ts extends them with `enabled`). */
+export const apiOptionsFields = z.strictObject({
   host: z.string().min(1).default('127.0.0.1'),
   port: z.number().int().min(0).max(65535).default(8117),
-  /** Folder of the dashboard's static files, served at `/`; none: `/` answers 404. */
+  /** Serve the web dashboard at `/` (false: `/` answers 404, the API and live feed still run). */
+  dashboard: z.boolean().default(true),
+  /** Folder of the dashboard's static files (must hold index.html); null: the package's own `dashboard/`. */
   staticDir: z.string().min(1).nullable().default(null),
   /** Allowed CORS origins; [] disables CORS headers, ["*"] allows any origin. */
   corsOrigins: z.array(z.string().min(1)).default([]),
@@ -60,6 +63,22 @@ export const apiOptionsSchema = z.strictObject({
   liveFeed: liveFeedSchema.default(() => liveFeedSchema.parse({})),
   explorer: explorerSchema.default(() => explorerSchema.parse({})),
 });
+
+/** A dashboard folder given while the dashboard is switched off is a mistake in one of the two keys. */
+export function checkDashboardSwitch(
+  options: { readonly dashboard: boolean; readonly staticDir: string | null },
+  context: z.RefinementCtx,
+): void {
+  if (!options.dashboard && options.staticDir !== null) {
+    context.addIssue({
+      code: 'custom',
+      path: ['staticDir'],
+      message: 'is set while api.dashboard is false: remove one of the two',
+    });
+  }
+}
+
+export const apiOptionsSchema = apiOptionsFields.superRefine(checkDashboardSwitch);
 
 export type ApiOptions = z.infer<typeof apiOptionsSchema>;
 export type ApiOptionsInput = z.input<typeof apiOptionsSchema>;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { apiOptionsSchema } from './api-schema.js';
+import { apiOptionsFields, checkDashboardSwitch } from './api-schema.js';
 import { controlConfigSchema } from './control-schema.js';
 import { notificationConfigSchema } from './notifications-schema.js';
 import { paymentsConfigSchema } from './payments-schema.js';
@@ -265,7 +265,9 @@ export const configSchema = z
     store: section(storeSchema),
     payments: section(paymentsConfigSchema),
     /** HTTP API + dashboard + WebSocket feed; the admin token comes from FUEGO_POOL_ADMIN_TOKEN. */
-    api: section(apiOptionsSchema.extend({ enabled: z.boolean().default(true) })),
+    api: section(
+      apiOptionsFields.extend({ enabled: z.boolean().default(true) }).superRefine(checkDashboardSwitch),
+    ),
     /** Roles of this process (`fuego-pool start --role` overrides): stratum, leader, api or all. */
     roles: z.array(poolRoleSchema).min(1).default(['all']),
     cluster: section(clusterSchema),

@@ -16,7 +16,7 @@ import { ApiError, errorReply } from './api-errors.js';
 import { createPoolMetrics, type MetricsSources, type PoolMetrics } from './api-metrics.js';
 import { parseApiOptions } from './api-options.js';
 import { registerClassicRoutes } from './classic-routes.js';
-import { registerDashboardFiles } from './dashboard-files.js';
+import { dashboardDir, registerDashboardFiles } from './dashboard-files.js';
 import { registerExportRoutes } from './export-routes.js';
 import { HealthMonitor, type HealthView } from './health-monitor.js';
 import { LiveFeed } from './live-feed.js';
@@ -91,7 +91,7 @@ export async function buildApiServer(
       methods: ['GET', 'HEAD', 'POST'],
     });
   }
-  if (options.staticDir !== null) await registerDashboardFiles(app, options.staticDir);
+  if (options.dashboard) await registerDashboardFiles(app, options.staticDir ?? dashboardDir());
 
   const { network, health, liveFeed } = services;
   app.addHook('onReady', async () => {

@@ -1,8 +1,10 @@
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
 import { findPackageRoot } from '../../package-root.js';
+import { ApiConfigError } from './api-options.js';
 
 /** The web dashboard shipped with the package (`dashboard/` beside package.json): the default `staticDir`. */
 export function dashboardDir(): string {
@@ -16,6 +18,12 @@ function uplotBrowserDir(): string {
 
 /** Serves `staticDir` at `/` (index.html for a folder) and uPlot's browser build at `/vendor/uplot/`. */
 export async function registerDashboardFiles(app: FastifyInstance, staticDir: string): Promise<void> {
+  // A wrong folder would otherwise only show as a 404 in the operator's browser.
+  if (!existsSync(join(staticDir, 'index.html'))) {
+    throw new ApiConfigError('INVALID_API_OPTIONS', `api.staticDir: no index.html in ${staticDir}`, {
+      key: 'staticDir',
+    });
+  }
   await app.register(fastifyStatic, { root: staticDir, prefix: '/', index: 'index.html' });
   // The dashboard's charting library, served from node_modules (never a CDN): a second root.
   await app.register(fastifyStatic, {

@@ -9,6 +9,7 @@ import {
   formatDuration,
   formatHashrate,
   formatPercent,
+  groupDigits,
   networkHashrate,
   shorten,
 } from './format.js';
@@ -255,10 +256,11 @@ export class PoolView {
       heat.status === 'ok'
         ? facts([
             ['Deposits', formatCount(heat.count)],
-            ['Total', `${formatAtomic(heat.totalAmountAtomic, decimals)} XFG`],
-            ...Object.entries(heat.byType).map(([type, entry]) => [
-              type,
-              `${formatCount(entry.count)} · ${formatAtomic(entry.amountAtomic, decimals)} XFG`,
+            // Each kind is its own asset (a HEAT deposit's amount is not XFG): no sum across kinds,
+            // and the raw atomic amount, since the pool knows no kind's decimals but its own coin's.
+            ...Object.entries(heat.byType).map(([kind, entry]) => [
+              `${kind} deposits`,
+              `${formatCount(entry.count)} · ${groupDigits(entry.amountAtomic)} atomic units of ${kind}`,
             ]),
           ])
         : unavailable(heat),

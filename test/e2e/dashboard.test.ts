@@ -456,6 +456,33 @@ describe('dashboard in headless Chromium while XMRig mines on the devnet', () =>
     expect(await textOf('#heat-deposits')).toBe('not available on this node');
     await page.unroute('**/api/stats');
 
+    // Deposits of two kinds: each in its own unit, never one sum labelled XFG.
+    const byType = {
+      HEAT: { count: 2, amountAtomic: '2500000000' },
+      CD: { count: 1, amountAtomic: '1000000000' },
+    };
+    await page.route('**/api/stats', async (route) => {
+      const response = await route.fetch();
+      const body = (await response.json()) as { network: Record<string, unknown> | null };
+      if (body.network !== null) {
+        const heatDeposits = { status: 'ok', count: 3, totalAmountAtomic: '3500000000', byType };
+        body.network = { ...body.network, heatDeposits };
+      }
+      await route.fulfill({ response, json: body });
+    });
+    await page.goto(`${apiUrl}/`);
+    await until(
+      async () => ((await textOf('#heat-deposits')).includes('HEAT deposits') ? true : undefined),
+      15_000,
+      'the deposits by kind',
+    );
+    const deposits = await textOf('#heat-deposits');
+    expect(deposits).toContain('2 · 2,500,000,000 atomic units of HEAT');
+    expect(deposits).toContain('1 · 1,000,000,000 atomic units of CD');
+    expect(deposits).not.toContain('XFG');
+    expect(deposits).not.toContain('Total');
+    await page.unroute('**/api/stats');
+
     expect(problems, consoleLog.join('\n')).toEqual([]);
   }, 90_000);
 });

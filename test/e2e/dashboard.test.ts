@@ -438,15 +438,8 @@ describe('dashboard in headless Chromium while XMRig mines on the devnet', () =>
     await page.screenshot({ path: join(ARTIFACTS, 'dashboard-miner.png'), fullPage: true });
 
     // A daemon without the fee-pool and HEAT endpoints (real fuegod 1.9.3): the panel says so.
-    await page.route('**/api/stats', async (route) => {
-      const response = await route.fetch();
-      const body = (await response.json()) as { network: Record<string, unknown> | null };
-      if (body.network !== null) {
-        const absent = { status: 'not-available', message: 'not available on this node' };
-        body.network = { ...body.network, feePool: absent, heatDeposits: absent };
-      }
-      await route.fulfill({ response, json: body });
-    });
+    const absent = { status: 'not-available', message: 'not available on this node' };
+    await patchNetwork(page, { feePool: absent, heatDeposits: absent });
     await page.goto(`${apiUrl}/`);
     await until(
       async () => ((await textOf('#fee-pool')).includes('not available on this node') ? true : undefined),
@@ -461,14 +454,8 @@ describe('dashboard in headless Chromium while XMRig mines on the devnet', () =>
       HEAT: { count: 2, amountAtomic: '2500000000' },
       CD: { count: 1, amountAtomic: '1000000000' },
     };
-    await page.route('**/api/stats', async (route) => {
-      const response = await route.fetch();
-      const body = (await response.json()) as { network: Record<string, unknown> | null };
-      if (body.network !== null) {
-        const heatDeposits = { status: 'ok', count: 3, totalAmountAtomic: '3500000000', byType };
-        body.network = { ...body.network, heatDeposits };
-      }
-      await route.fulfill({ response, json: body });
+    await patchNetwork(page, {
+      heatDeposits: { status: 'ok', count: 3, totalAmountAtomic: '3500000000', byType },
     });
     await page.goto(`${apiUrl}/`);
     await until(
@@ -486,3 +473,13 @@ describe('dashboard in headless Chromium while XMRig mines on the devnet', () =>
     expect(problems, consoleLog.join('\n')).toEqual([]);
   }, 90_000);
 });
+
+/** Serves /api/stats with `patch` over its network section, as another daemon would report it. */
+async function patchNetwork(page: Page, patch: Record<string, unknown>): Promise<void> {
+  await page.route('**/api/stats', async (route) => {
+    const response = await route.fetch();
+    const body = (await response.json()) as { network: Record<string, unknown> | null };
+    if (body.network !== null) body.network = { ...body.network, ...patch };
+    await route.fulfill({ response, json: body });
+  });
+}

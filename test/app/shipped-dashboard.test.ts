@@ -6,11 +6,19 @@ import { PoolNode } from '../../src/app/pool-node.js';
 import { parseConfig } from '../../src/config/load-config.js';
 import { createLogger } from '../../src/log/logger.js';
 import { findPackageRoot } from '../../src/package-root.js';
-import { startTestRedis, type TestRedis } from '../helpers/redis-server.js';
+import { freePort, startTestRedis, type TestRedis } from '../helpers/redis-server.js';
 
 /** An API node from a config that says nothing of the dashboard (as an operator's would). */
 async function startApiNode(redisUrl: string, api: Record<string, unknown> = {}): Promise<PoolNode> {
-  const config = parseConfig({ roles: ['api'], redis: { url: redisUrl }, api: { port: 0, ...api } });
+  // Ports nothing listens on (not the defaults, which another test's devnet may hold): the
+  // daemon and wallet polls fail at once instead of waiting for their timeouts.
+  const config = parseConfig({
+    roles: ['api'],
+    redis: { url: redisUrl },
+    daemon: { port: await freePort(), timeoutMs: 500, retries: 0 },
+    wallet: { port: await freePort(), timeoutMs: 500 },
+    api: { port: 0, ...api },
+  });
   return PoolNode.start(config, { logger: createLogger({ level: 'silent' }), env: {} });
 }
 
@@ -37,7 +45,10 @@ describe('fuego-pool start serves the shipped dashboard', () => {
       expect(reply.status).toBe(200);
       const shipped = readFileSync(join(findPackageRoot(), 'dashboard', 'index.html'), 'utf8');
       expect(await reply.text()).toBe(shipped);
-      expect((await fetch(`${baseUrl(node)}/vendor/uplot/uPlot.esm.js`)).status).toBe(200);
+      // Read to the end: a body left unread holds the connection, and stop() would wait for it.
+      const uplot = await fetch(`${baseUrl(node)}/vendor/uplot/uPlot.esm.js`);
+      expect(uplot.status).toBe(200);
+      expect(await uplot.text()).toContain('export');
     } finally {
       await node.stop();
     }
@@ -46,8 +57,12 @@ describe('fuego-pool start serves the shipped dashboard', () => {
   it('answers 404 at / when api.dashboard is false, and the API still works', async () => {
     const node = await startApiNode(redis.url, { dashboard: false });
     try {
-      expect((await fetch(`${baseUrl(node)}/`)).status).toBe(404);
-      expect((await fetch(`${baseUrl(node)}/api/stats`)).status).not.toBe(404);
+      const index = await fetch(`${baseUrl(node)}/`);
+      expect(index.status).toBe(404);
+      await index.text();
+      const stats = await fetch(`${baseUrl(node)}/api/stats`);
+      expect(stats.status).not.toBe(404);
+      await stats.text();
     } finally {
       await node.stop();
     }

@@ -3,63 +3,148 @@ import { explorerSchema } from './explorer-schema.js';
 
 /** The `api` config section: the HTTP API, the dashboard's static files and the WebSocket live feed. */
 const liveFeedSchema = z.strictObject({
-  /** Connections beyond this are refused at the upgrade (HTTP 503). */
-  maxClients: z.number().int().min(1).max(100_000).default(2_000),
-  /** A client whose unsent data passes this is dropped (it does not read fast enough). */
+  maxClients: z
+    .number()
+    .int()
+    .min(1)
+    .max(100_000)
+    .default(2_000)
+    .describe('Connections beyond this are refused at the upgrade (HTTP 503).'),
   maxBufferedBytes: z
     .number()
     .int()
     .min(1_024)
     .max(64 * 1024 * 1024)
-    .default(256 * 1024),
-  /** Addresses one client may follow. */
-  maxSubscriptionsPerClient: z.number().int().min(0).max(100).default(10),
-  /** Distinct addresses followed by all clients together (bounds the per-tick Redis reads). */
-  maxSubscribedAddresses: z.number().int().min(0).max(100_000).default(5_000),
-  /** Largest message a client may send (subscribe requests are tiny). */
-  maxIncomingBytes: z.number().int().min(256).max(65_536).default(4_096),
-  /** Ping interval; a client that did not answer the previous ping is dropped. */
-  pingIntervalMs: z.number().int().min(1_000).max(300_000).default(30_000),
+    .default(256 * 1024)
+    .describe('A client whose unsent data passes this is dropped (it does not read fast enough).'),
+  maxSubscriptionsPerClient: z
+    .number()
+    .int()
+    .min(0)
+    .max(100)
+    .default(10)
+    .describe('Addresses one client may follow.'),
+  maxSubscribedAddresses: z
+    .number()
+    .int()
+    .min(0)
+    .max(100_000)
+    .default(5_000)
+    .describe('Distinct addresses followed by all clients together (bounds the per-tick Redis reads).'),
+  maxIncomingBytes: z
+    .number()
+    .int()
+    .min(256)
+    .max(65_536)
+    .default(4_096)
+    .describe('Largest message a client may send (subscribe requests are tiny).'),
+  pingIntervalMs: z
+    .number()
+    .int()
+    .min(1_000)
+    .max(300_000)
+    .default(30_000)
+    .describe('Ping interval; a client that did not answer the previous ping is dropped.'),
 });
 
 /** The section's fields, before the cross-field check (schema.ts extends them with `enabled`). */
 export const apiOptionsFields = z.strictObject({
   host: z.string().min(1).default('127.0.0.1'),
   port: z.number().int().min(0).max(65535).default(8117),
-  /** Serve the web dashboard at `/` (false: `/` answers 404, the API and live feed still run). */
-  dashboard: z.boolean().default(true),
-  /** Folder of the dashboard's static files (must hold index.html); null: the package's own `dashboard/`. */
-  staticDir: z.string().min(1).nullable().default(null),
-  /** Allowed CORS origins; [] disables CORS headers, ["*"] allows any origin. */
-  corsOrigins: z.array(z.string().min(1)).default([]),
-  /** Window of the "current" hashrates. */
-  hashrateWindowMs: z.number().int().min(60_000).max(3_600_000).default(600_000),
-  /** A miner/worker with a share within this counts as active. */
-  activeWindowMs: z.number().int().min(60_000).max(86_400_000).default(600_000),
-  /** Miner chart: span and resolution (whole minutes). */
-  minerChartSpanMs: z.number().int().min(3_600_000).max(86_400_000).default(86_400_000),
+  dashboard: z
+    .boolean()
+    .default(true)
+    .describe('Serve the web dashboard at `/` (false: `/` answers 404, the API and live feed still run).'),
+  staticDir: z
+    .string()
+    .min(1)
+    .nullable()
+    .default(null)
+    .describe(
+      "Folder of the dashboard's static files (must hold index.html); null: the package's own `dashboard/`.",
+    ),
+  corsOrigins: z
+    .array(z.string().min(1))
+    .default([])
+    .describe('Allowed CORS origins; [] disables CORS headers, ["*"] allows any origin.'),
+  hashrateWindowMs: z
+    .number()
+    .int()
+    .min(60_000)
+    .max(3_600_000)
+    .default(600_000)
+    .describe('Window of the "current" hashrates.'),
+  activeWindowMs: z
+    .number()
+    .int()
+    .min(60_000)
+    .max(86_400_000)
+    .default(600_000)
+    .describe('A miner/worker with a share within this counts as active.'),
+  minerChartSpanMs: z
+    .number()
+    .int()
+    .min(3_600_000)
+    .max(86_400_000)
+    .default(86_400_000)
+    .describe('Miner chart: span and resolution (whole minutes).'),
   minerChartResolutionMs: z.number().int().min(60_000).max(3_600_000).default(600_000),
-  /** Pool chart span (10-minute points) of /api/stats/chart and the classic /stats charts. */
-  poolChartSpanMs: z.number().int().min(3_600_000).max(604_800_000).default(86_400_000),
-  /** getinfo poll interval. */
-  networkRefreshMs: z.number().int().min(1_000).max(300_000).default(5_000),
-  /** fee pool / HEAT deposits poll interval (optional, heavier endpoints). */
-  networkExtrasRefreshMs: z.number().int().min(5_000).max(3_600_000).default(60_000),
-  /** Wallet probe interval for /health. */
-  healthRefreshMs: z.number().int().min(1_000).max(300_000).default(10_000),
-  /** /health reports the template as failing when older than this. */
-  maxTemplateAgeMs: z.number().int().min(1_000).max(3_600_000).default(120_000),
-  /** Live feed hashrate tick. */
-  feedIntervalMs: z.number().int().min(500).max(600_000).default(5_000),
-  /** Classic long-poll `/live_stats` requests waiting at once. */
-  maxLongPollWaiters: z.number().int().min(0).max(100_000).default(1_000),
-  /**
-   * Signatures checked per second by `POST /api/miners/:address/threshold`, for the whole process
-   * (about 5 ms of CPU each, on the event loop); requests beyond it answer TOO_MANY_REQUESTS.
-   */
-  maxSignatureChecksPerSecond: z.number().int().min(1).max(1_000).default(20),
-  /** Serve the classic cryptonote-nodejs-pool read endpoints (/stats, /get_blocks, ...). */
-  classicApi: z.boolean().default(true),
+  poolChartSpanMs: z
+    .number()
+    .int()
+    .min(3_600_000)
+    .max(604_800_000)
+    .default(86_400_000)
+    .describe('Pool chart span (10-minute points) of /api/stats/chart and the classic /stats charts.'),
+  networkRefreshMs: z
+    .number()
+    .int()
+    .min(1_000)
+    .max(300_000)
+    .default(5_000)
+    .describe('getinfo poll interval.'),
+  networkExtrasRefreshMs: z
+    .number()
+    .int()
+    .min(5_000)
+    .max(3_600_000)
+    .default(60_000)
+    .describe('fee pool / HEAT deposits poll interval (optional, heavier endpoints).'),
+  healthRefreshMs: z
+    .number()
+    .int()
+    .min(1_000)
+    .max(300_000)
+    .default(10_000)
+    .describe('Wallet probe interval for /health.'),
+  maxTemplateAgeMs: z
+    .number()
+    .int()
+    .min(1_000)
+    .max(3_600_000)
+    .default(120_000)
+    .describe('/health reports the template as failing when older than this.'),
+  feedIntervalMs: z.number().int().min(500).max(600_000).default(5_000).describe('Live feed hashrate tick.'),
+  maxLongPollWaiters: z
+    .number()
+    .int()
+    .min(0)
+    .max(100_000)
+    .default(1_000)
+    .describe('Classic long-poll `/live_stats` requests waiting at once.'),
+  maxSignatureChecksPerSecond: z
+    .number()
+    .int()
+    .min(1)
+    .max(1_000)
+    .default(20)
+    .describe(
+      'Signatures checked per second by `POST /api/miners/:address/threshold`, for the whole process (about 5 ms of CPU each, on the event loop); requests beyond it answer TOO_MANY_REQUESTS.',
+    ),
+  classicApi: z
+    .boolean()
+    .default(true)
+    .describe('Serve the classic cryptonote-nodejs-pool read endpoints (/stats, /get_blocks, ...).'),
   liveFeed: liveFeedSchema.default(() => liveFeedSchema.parse({})),
   explorer: explorerSchema.default(() => explorerSchema.parse({})),
 });

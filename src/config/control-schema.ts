@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { z } from 'zod';
+import { apiOptionsFields } from './api-schema.js';
 
 /**
  * sun_path holds 108 bytes on Linux and 104 on macOS, both with the terminating NUL; 100 leaves
@@ -78,8 +79,9 @@ export const controlSocketPathSchema = z
 export const controlConfigSchema = z.strictObject({
   enabled: z.boolean().default(true),
   socketPath: controlSocketPathSchema.default(() => defaultControlSocketPath()),
-  /** Window of the hashrates in `status` and `miners` (the API's default window). */
-  hashrateWindowMs: z.number().int().min(60_000).max(3_600_000).default(600_000),
+  hashrateWindowMs: apiOptionsFields.shape.hashrateWindowMs.describe(
+    "Window of the hashrates in `status` and `miners` (the API's default window).",
+  ),
 });
 
 export type ControlConfig = z.infer<typeof controlConfigSchema>;

@@ -28,18 +28,24 @@ export const webhookUrlSchema = z.string().refine((text) => {
 
 const webhookSchema = z.strictObject({
   url: webhookUrlSchema,
-  /** Which events go to this URL; default all. */
   events: z
     .array(z.enum(NOTIFICATION_EVENT_NAMES))
     .min(1)
-    .default([...NOTIFICATION_EVENT_NAMES]),
-  /** Name of the environment variable holding the HMAC-SHA256 secret; unset: requests are unsigned. */
+    .default([...NOTIFICATION_EVENT_NAMES])
+    .describe('Which events go to this URL; default all.'),
   secretEnv: z
     .string()
     .regex(/^[A-Z_][A-Z0-9_]{0,127}$/, 'an environment variable name (A-Z, 0-9, _)')
-    .optional(),
-  /** Put the finder's address in block-found (addresses are public, but a chat channel may not want them). */
-  includeAddresses: z.boolean().default(false),
+    .optional()
+    .describe(
+      'Name of the environment variable holding the HMAC-SHA256 secret; unset: requests are unsigned.',
+    ),
+  includeAddresses: z
+    .boolean()
+    .default(false)
+    .describe(
+      "Put the finder's address in block-found (addresses are public, but a chat channel may not want them).",
+    ),
 });
 
 /**
@@ -50,16 +56,36 @@ const webhookSchema = z.strictObject({
 export const notificationConfigSchema = z
   .strictObject({
     webhooks: z.array(webhookSchema).max(32).default([]),
-    /** Per attempt, connect to last byte. */
-    timeoutMs: z.number().int().min(100).max(60_000).default(5_000),
-    /** Attempts after the first, for network errors, timeouts, 408, 425, 429 and 5xx. */
-    maxRetries: z.number().int().min(0).max(20).default(5),
+    timeoutMs: z
+      .number()
+      .int()
+      .min(100)
+      .max(60_000)
+      .default(5_000)
+      .describe('Per attempt, connect to last byte.'),
+    maxRetries: z
+      .number()
+      .int()
+      .min(0)
+      .max(20)
+      .default(5)
+      .describe('Attempts after the first, for network errors, timeouts, 408, 425, 429 and 5xx.'),
     initialBackoffMs: z.number().int().min(10).max(600_000).default(1_000),
     maxBackoffMs: z.number().int().min(10).max(3_600_000).default(300_000),
-    /** Notifications waiting (first try or retry); beyond it the oldest is dropped and counted. */
-    maxQueueSize: z.number().int().min(1).max(100_000).default(1_000),
-    /** Requests in flight at once, over all webhooks. */
-    concurrency: z.number().int().min(1).max(16).default(2),
+    maxQueueSize: z
+      .number()
+      .int()
+      .min(1)
+      .max(100_000)
+      .default(1_000)
+      .describe('Notifications waiting (first try or retry); beyond it the oldest is dropped and counted.'),
+    concurrency: z
+      .number()
+      .int()
+      .min(1)
+      .max(16)
+      .default(2)
+      .describe('Requests in flight at once, over all webhooks.'),
   })
   .refine((n) => n.maxBackoffMs >= n.initialBackoffMs, {
     message: 'must be at least initialBackoffMs',

@@ -41,27 +41,34 @@ const percent = z.union([z.number(), z.string()]).refine((value) => percentToBas
  * payout keys below).
  */
 export const unlockerConfigFields = {
-  /** How pool (non-solo) blocks are shared; solo blocks are always paid by SOLO. */
-  scheme: z.enum(PAYMENT_SCHEME_NAMES).default('pplns'),
+  scheme: z
+    .enum(PAYMENT_SCHEME_NAMES)
+    .default('pplns')
+    .describe('How pool (non-solo) blocks are shared; solo blocks are always paid by SOLO.'),
   poolFeePercent: percent.default(1),
-  /** Fee of solo blocks; defaults to poolFeePercent. */
-  soloFeePercent: percent.optional(),
+  soloFeePercent: percent.optional().describe('Fee of solo blocks; defaults to poolFeePercent.'),
   finderBonusPercent: percent.default(0),
-  /** Where the pool fee is credited (and later paid); without one it stays in the pool wallet. */
-  feeAddress: z.string().min(1).optional(),
+  feeAddress: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('Where the pool fee is credited (and later paid); without one it stays in the pool wallet.'),
   pplnsWindowFactor: z.number().min(0.001).max(100).default(2),
-  /**
-   * A block no share counts towards (its round's records lost): "credit-finder" gives the miners'
-   * part to the finder, whose share is the one known to exist; "reject" holds the block pending
-   * for the operator (logged as an unlock error).
-   */
-  emptyRound: z.enum(['credit-finder', 'reject']).default(DEFAULT_EMPTY_ROUND_POLICY),
-  /**
-   * Depth (blocks on top of its height) at which a block is decided: credited if it is the main
-   * chain's block there, orphaned if another is (shallower, it waits: a reorg may still be undone).
-   * Coinbase unlocks at 60.
-   */
-  confirmDepth: z.number().int().min(1).max(10_000).default(60),
+  emptyRound: z
+    .enum(['credit-finder', 'reject'])
+    .default(DEFAULT_EMPTY_ROUND_POLICY)
+    .describe(
+      'A block no share counts towards (its round\'s records lost): "credit-finder" gives the miners\' part to the finder, whose share is the one known to exist; "reject" holds the block pending for the operator (logged as an unlock error).',
+    ),
+  confirmDepth: z
+    .number()
+    .int()
+    .min(1)
+    .max(10_000)
+    .default(60)
+    .describe(
+      "Depth (blocks on top of its height) at which a block is decided: credited if it is the main chain's block there, orphaned if another is (shallower, it waits: a reorg may still be undone). Coinbase unlocks at 60.",
+    ),
   unlockIntervalSec: z.number().int().min(1).max(86_400).default(60),
 };
 
@@ -80,95 +87,142 @@ const FUSION_MIN_THRESHOLD_ATOMIC = 20_000n;
  * zero-fee fusion transactions. `fuego-pool wallet optimize` does it on demand either way.
  */
 export const walletUpkeepConfigSchema = z.strictObject({
-  /**
-   * Consolidate by itself: after the wallet refused a payout for a reason that repeats ("MixIn
-   * count is too big", "transaction too big"), or when readyShare of its outputs could be fused.
-   */
-  enabled: z.boolean().default(true),
-  /** Only outputs below this many coins are joined (walletd's fusion `threshold`). */
+  enabled: z
+    .boolean()
+    .default(true)
+    .describe(
+      'Consolidate by itself: after the wallet refused a payout for a reason that repeats ("MixIn count is too big", "transaction too big"), or when readyShare of its outputs could be fused.',
+    ),
   thresholdCoins: coins
     .refine(
       // An amount that does not parse is already reported by `coins`.
       (text) => (safeCoins(text) ?? Number.POSITIVE_INFINITY) > FUSION_MIN_THRESHOLD_ATOMIC,
       { message: 'must be above 0.002 (walletd refuses a fusion threshold at or below its dust threshold)' },
     )
-    .default('100'),
-  /** Consolidate when estimateFusion's fusionReadyCount / totalOutputCount reaches this. */
-  readyShare: z.number().gt(0).max(1).default(0.5),
-  /** Fusion transactions sent per run at most (each joins one power of ten, up to ~2000 outputs). */
-  maxFusionsPerRun: z.number().int().min(1).max(100).default(10),
+    .default('100')
+    .describe("Only outputs below this many coins are joined (walletd's fusion `threshold`)."),
+  readyShare: z
+    .number()
+    .gt(0)
+    .max(1)
+    .default(0.5)
+    .describe("Consolidate when estimateFusion's fusionReadyCount / totalOutputCount reaches this."),
+  maxFusionsPerRun: z
+    .number()
+    .int()
+    .min(1)
+    .max(100)
+    .default(10)
+    .describe('Fusion transactions sent per run at most (each joins one power of ten, up to ~2000 outputs).'),
 });
 
 /** `payments.payouts`: how and when balances are paid. */
 export const payoutConfigSchema = z.strictObject({
-  /** The leader's payout interval; false leaves payouts to `fuego-pool payout` (cron). */
-  enabled: z.boolean().default(true),
+  enabled: z
+    .boolean()
+    .default(true)
+    .describe("The leader's payout interval; false leaves payouts to `fuego-pool payout` (cron)."),
   intervalSec: z
     .number()
     .int()
     .min(10)
     .max(7 * 86_400)
     .default(3_600),
-  /** Pool-wide minimum balance that is paid, in coins ("0.5"). */
-  minPayoutCoins: coins.default('1'),
-  /**
-   * The highest payout threshold a miner may set for themselves (with a message signed by their
-   * wallet, see src/pool/payouts/miner-threshold.ts), in coins: it bounds how long anyone's
-   * threshold holds their balance. Equal to minPayoutCoins: miners cannot raise theirs.
-   */
-  maxThresholdCoins: coins.default('1000'),
-  /** Transfers per sendTransaction; a transaction must stay under the network's size limit. */
-  maxTransfersPerTransaction: z.number().int().min(1).max(100).default(15),
-  /** walletd 1.9.3 always pays 80000 whatever it is asked; the record's fee is what counts. */
-  networkFeeAtomic: z.number().int().min(MINIMUM_FEE_ATOMIC).max(1e12).default(80_000),
+  minPayoutCoins: coins.default('1').describe('Pool-wide minimum balance that is paid, in coins ("0.5").'),
+  maxThresholdCoins: coins
+    .default('1000')
+    .describe(
+      "The highest payout threshold a miner may set for themselves (with a message signed by their wallet, see src/pool/payouts/miner-threshold.ts), in coins: it bounds how long anyone's threshold holds their balance. Equal to minPayoutCoins: miners cannot raise theirs.",
+    ),
+  maxTransfersPerTransaction: z
+    .number()
+    .int()
+    .min(1)
+    .max(100)
+    .default(15)
+    .describe("Transfers per sendTransaction; a transaction must stay under the network's size limit."),
+  networkFeeAtomic: z
+    .number()
+    .int()
+    .min(MINIMUM_FEE_ATOMIC)
+    .max(1e12)
+    .default(80_000)
+    .describe("walletd 1.9.3 always pays 80000 whatever it is asked; the record's fee is what counts."),
   feePaidBy: z.enum(['pool', 'miners']).default('pool'),
-  /** A wallet address for the change; default: the wallet's first address. */
-  changeAddress: z.string().min(1).optional(),
-  /** Ring size sent to walletd (1.9.3 ignores it and uses 2, but requires it). */
-  anonymity: z.number().int().min(2).max(20).default(2),
-  /** The wallet must be within this many blocks of the daemon (walletd itself refuses beyond 2). */
-  maxWalletLagBlocks: z.number().int().min(0).max(1_000).default(2),
+  changeAddress: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("A wallet address for the change; default: the wallet's first address."),
+  anonymity: z
+    .number()
+    .int()
+    .min(2)
+    .max(20)
+    .default(2)
+    .describe('Ring size sent to walletd (1.9.3 ignores it and uses 2, but requires it).'),
+  maxWalletLagBlocks: z
+    .number()
+    .int()
+    .min(0)
+    .max(1_000)
+    .default(2)
+    .describe('The wallet must be within this many blocks of the daemon (walletd itself refuses beyond 2).'),
   maxBatchesPerRun: z.number().int().min(1).max(1_000).default(20),
-  /**
-   * A batch whose send had an ambiguous outcome and that the wallet does not know is rolled back
-   * only after this long: past the daemon mempool's 24 h lifetime, so it can no longer be mined.
-   */
   unresolvedRollbackAfterSec: z
     .number()
     .int()
     .min(0)
-    .default(26 * 3_600),
-  /** How far back (blocks) a recovery scan reads the wallet's transactions. */
-  recoveryScanBlocks: z.number().int().min(10).max(1_000_000).default(20_000),
-  /**
-   * Pays only when Redis can make each batch durable before the wallet is called: WAIT for the
-   * replicas (redis.replicaAcks; 1 by default with Sentinel), WAITAOF (Redis 7.2+) or an AOF with
-   * appendfsync always. false pays on a Redis that may lose the last writes (RDB snapshots, AOF
-   * every second): the wallet scan still stops a second payment, but the operator must then
-   * resolve the unknown transactions by hand (README, "Money").
-   */
-  requireDurableRedis: z.boolean().default(true),
-  /**
-   * After the wallet refused to build a transaction for a reason that repeats ("MixIn count is
-   * too big" on a young chain, too many inputs), no new batch for this long, doubled after each
-   * refusal that follows, up to refusalBackoffMaxSec.
-   */
-  refusalBackoffSec: z.number().int().min(10).max(86_400).default(600),
+    .default(26 * 3_600)
+    .describe(
+      "A batch whose send had an ambiguous outcome and that the wallet does not know is rolled back only after this long: past the daemon mempool's 24 h lifetime, so it can no longer be mined.",
+    ),
+  recoveryScanBlocks: z
+    .number()
+    .int()
+    .min(10)
+    .max(1_000_000)
+    .default(20_000)
+    .describe("How far back (blocks) a recovery scan reads the wallet's transactions."),
+  requireDurableRedis: z
+    .boolean()
+    .default(true)
+    .describe(
+      'Pays only when Redis can make each batch durable before the wallet is called: WAIT for the replicas (redis.replicaAcks; 1 by default with Sentinel), WAITAOF (Redis 7.2+) or an AOF with appendfsync always. false pays on a Redis that may lose the last writes (RDB snapshots, AOF every second): the wallet scan still stops a second payment, but the operator must then resolve the unknown transactions by hand (README, "Money").',
+    ),
+  refusalBackoffSec: z
+    .number()
+    .int()
+    .min(10)
+    .max(86_400)
+    .default(600)
+    .describe(
+      'After the wallet refused to build a transaction for a reason that repeats ("MixIn count is too big" on a young chain, too many inputs), no new batch for this long, doubled after each refusal that follows, up to refusalBackoffMaxSec.',
+    ),
   refusalBackoffMaxSec: z
     .number()
     .int()
     .min(10)
     .max(7 * 86_400)
     .default(6 * 3_600),
-  /**
-   * Lets unresolvedRollbackAfterSec be shorter than the daemon's mempool lifetime (24 h), where a
-   * rolled-back batch may still be mined and paid twice. For test networks only.
-   */
-  allowEarlyUnresolvedRollback: z.boolean().default(false),
-  /** The payout lock's expiry; renewed before every wallet call. */
-  lockTtlSec: z.number().int().min(1).max(3_600).default(300),
-  /** Fusion transactions that join the wallet's small outputs (src/leader/payouts/wallet-upkeep.ts). */
-  walletUpkeep: walletUpkeepConfigSchema.prefault({}),
+  allowEarlyUnresolvedRollback: z
+    .boolean()
+    .default(false)
+    .describe(
+      "Lets unresolvedRollbackAfterSec be shorter than the daemon's mempool lifetime (24 h), where a rolled-back batch may still be mined and paid twice. For test networks only.",
+    ),
+  lockTtlSec: z
+    .number()
+    .int()
+    .min(1)
+    .max(3_600)
+    .default(300)
+    .describe("The payout lock's expiry; renewed before every wallet call."),
+  walletUpkeep: walletUpkeepConfigSchema
+    .prefault({})
+    .describe(
+      "Fusion transactions that join the wallet's small outputs (src/leader/payouts/wallet-upkeep.ts).",
+    ),
 });
 
 export const paymentsConfigSchema = z

@@ -41,27 +41,38 @@ const redisEndpoint = z.strictObject({ host, port });
 
 const redisSchema = z
   .strictObject({
-    /** standalone: `url`; sentinel: `sentinels` + `masterName`; cluster: `nodes`. */
-    mode: z.enum(['standalone', 'sentinel', 'cluster']).default('standalone'),
-    /** Standalone only. A password here is allowed but FUEGO_POOL_REDIS_PASSWORD is preferred. */
-    url: z.string().min(1).default('redis://127.0.0.1:6379'),
+    mode: z
+      .enum(['standalone', 'sentinel', 'cluster'])
+      .default('standalone')
+      .describe('standalone: `url`; sentinel: `sentinels` + `masterName`; cluster: `nodes`.'),
+    url: z
+      .string()
+      .min(1)
+      .default('redis://127.0.0.1:6379')
+      .describe('Standalone only. A password here is allowed but FUEGO_POOL_REDIS_PASSWORD is preferred.'),
     sentinels: z.array(redisEndpoint).default([]),
     masterName: z.string().min(1).optional(),
     nodes: z.array(redisEndpoint).default([]),
     commandTimeoutMs: z.number().int().min(100).max(60_000).optional(),
     connectTimeoutMs: z.number().int().min(100).max(60_000).optional(),
-    /**
-     * Replicas that must acknowledge each share batch before miners hear OK (WAIT). Defaults to 1
-     * with Sentinel, where a failover would otherwise drop acknowledged shares; 0 elsewhere.
-     */
-    replicaAcks: z.number().int().min(0).max(16).optional(),
+    replicaAcks: z
+      .number()
+      .int()
+      .min(0)
+      .max(16)
+      .optional()
+      .describe(
+        'Replicas that must acknowledge each share batch before miners hear OK (WAIT). Defaults to 1 with Sentinel, where a failover would otherwise drop acknowledged shares; 0 elsewhere.',
+      ),
     replicaAckTimeoutMs: z.number().int().min(10).max(60_000).default(1_000),
 
-    /** All keys of one pool share this prefix inside a `{hash tag}` so Lua scripts work on Redis Cluster. */
     keyPrefix: z
       .string()
       .regex(/^[a-z0-9_-]{1,32}$/, 'lowercase letters, digits, "-" or "_", at most 32 characters')
-      .default('fuego'),
+      .default('fuego')
+      .describe(
+        'All keys of one pool share this prefix inside a `{hash tag}` so Lua scripts work on Redis Cluster.',
+      ),
   })
   .refine((r) => r.mode !== 'sentinel' || (r.sentinels.length > 0 && r.masterName !== undefined), {
     message: 'mode "sentinel" needs redis.sentinels (at least one) and redis.masterName',
@@ -73,61 +84,96 @@ const redisSchema = z
   });
 
 const powSchema = z.strictObject({
-  /** Which cn/upx2 implementation verifies shares; `auto` takes the fastest that passes the self-test. */
-  implementation: z.enum(['auto', 'native', 'native-portable', 'typescript']).default('auto'),
-  /** Verifier worker threads; 0 means one per available core. */
-  workers: z.number().int().min(0).max(256).default(0),
-  /** Jobs waiting for a worker beyond which `canAcceptWork()` says no. */
-  maxQueuedJobs: z.number().int().min(1).max(1_000_000).default(4096),
+  implementation: z
+    .enum(['auto', 'native', 'native-portable', 'typescript'])
+    .default('auto')
+    .describe(
+      'Which cn/upx2 implementation verifies shares; `auto` takes the fastest that passes the self-test.',
+    ),
+  workers: z
+    .number()
+    .int()
+    .min(0)
+    .max(256)
+    .default(0)
+    .describe('Verifier worker threads; 0 means one per available core.'),
+  maxQueuedJobs: z
+    .number()
+    .int()
+    .min(1)
+    .max(1_000_000)
+    .default(4096)
+    .describe('Jobs waiting for a worker beyond which `canAcceptWork()` says no.'),
 });
 
 const poolSchema = z.strictObject({
-  /**
-   * The pool's name, shown by the API and the dashboard and written into the messages miners sign
-   * to set their payout threshold (so a signature made for one pool means nothing to another):
-   * make it unique to this pool, e.g. its domain. One word: no spaces, quotes or ':'.
-   */
   name: z
     .string()
     .regex(
       /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/,
       'letters, digits, ".", "_" or "-" (starting with a letter or digit), at most 64',
     )
-    .default('fuego-pool'),
-  /** Standard address the block rewards go to (the pool wallet's); required to start the pool. */
-  address: z.string().optional(),
-  /** Unique per stratum node: it is the first two bytes of every extra nonce. */
-  nodeId: z.number().int().min(0).max(65535).default(0),
-  /** How the parent block of a job is filled in; see src/fuego/block-template.ts. */
-  parentStyle: z.enum(['pool', 'daemon-miner']).default('pool'),
-  /** Genesis block id the daemon must report; defaults per `network` (devnet: not checked). */
-  expectedCurrencyId: hex64.optional(),
-  /** `reserve_size` asked of getblocktemplate (usable bytes: one less, the daemon's off-by-one). */
-  reserveSize: z.number().int().min(7).max(127).default(8),
+    .default('fuego-pool')
+    .describe(
+      "The pool's name, shown by the API and the dashboard and written into the messages miners sign to set their payout threshold (so a signature made for one pool means nothing to another): make it unique to this pool, e.g. its domain. One word: no spaces, quotes or ':'.",
+    ),
+  address: z
+    .string()
+    .optional()
+    .describe("Standard address the block rewards go to (the pool wallet's); required to start the pool."),
+  nodeId: z
+    .number()
+    .int()
+    .min(0)
+    .max(65535)
+    .default(0)
+    .describe('Unique per stratum node: it is the first two bytes of every extra nonce.'),
+  parentStyle: z
+    .enum(['pool', 'daemon-miner'])
+    .default('pool')
+    .describe('How the parent block of a job is filled in; see src/fuego/block-template.ts.'),
+  expectedCurrencyId: hex64
+    .optional()
+    .describe('Genesis block id the daemon must report; defaults per `network` (devnet: not checked).'),
+  reserveSize: z
+    .number()
+    .int()
+    .min(7)
+    .max(127)
+    .default(8)
+    .describe("`reserve_size` asked of getblocktemplate (usable bytes: one less, the daemon's off-by-one)."),
 });
 
 const templatesSchema = z.strictObject({
-  /** How often the tip is checked with getlastblockheader (the daemon has no push notification). */
-  pollIntervalMs: z.number().int().min(10).max(60_000).default(100),
-  /**
-   * How often the chain height is asked (`/getheight`, cheaper) between those polls; a new height
-   * fetches the template at once, so a new block reaches miners this much sooner. 0 turns it off.
-   */
-  tipCheckIntervalMs: z.number().int().min(0).max(60_000).default(25),
+  pollIntervalMs: z
+    .number()
+    .int()
+    .min(10)
+    .max(60_000)
+    .default(100)
+    .describe('How often the tip is checked with getlastblockheader (the daemon has no push notification).'),
+  tipCheckIntervalMs: z
+    .number()
+    .int()
+    .min(0)
+    .max(60_000)
+    .default(25)
+    .describe(
+      'How often the chain height is asked (`/getheight`, cheaper) between those polls; a new height fetches the template at once, so a new block reaches miners this much sooner. 0 turns it off.',
+    ),
   refreshIntervalMs: z.number().int().min(1_000).max(3_600_000).default(30_000),
   retryDelayMs: z.number().int().min(10).max(60_000).default(1_000),
 });
 
 const stratumPortSchema = z.strictObject({
-  /** 0 takes any free port (tests). */
-  port: z.number().int().min(0).max(65535),
-  /** Listen address; 127.0.0.1 unless you mean to serve the world ("0.0.0.0", "::"). */
-  host: host.default('127.0.0.1'),
+  port: z.number().int().min(0).max(65535).describe('0 takes any free port (tests).'),
+  host: host
+    .default('127.0.0.1')
+    .describe('Listen address; 127.0.0.1 unless you mean to serve the world ("0.0.0.0", "::").'),
   difficulty: positiveInt,
   fixedDifficulty: z.boolean().default(false),
   solo: z.boolean().default(false),
-  /** Serve TLS on this port with stratum.tls.certFile / keyFile. */
-  tls: z.boolean().default(false),
+  tls: z.boolean().default(false).describe('Serve TLS on this port with stratum.tls.certFile / keyFile.'),
 });
 
 const vardiffSchema = z
@@ -166,8 +212,9 @@ const stratumLimitsSchema = z.strictObject({
   loginTimeoutMs: positiveInt.default(30_000),
   idleTimeoutMs: positiveInt.default(900_000),
   writeTimeoutMs: positiveInt.default(30_000),
-  /** This and maxConnections are caps for the host: stratum.processes children count together. */
-  maxConnectionsPerIp: positiveInt.default(256),
+  maxConnectionsPerIp: positiveInt
+    .default(256)
+    .describe('This and maxConnections are caps for the host: stratum.processes children count together.'),
   maxConnections: positiveInt.default(100_000),
   /** Logins on one connection (XMRig logs in once; a proxy may again): past it, the connection closes. */
   maxLoginsPerConnection: positiveInt.default(4),
@@ -187,21 +234,32 @@ const stratumSchema = z
       .min(1)
       .prefault([{ port: 3333, difficulty: 5000 }]),
     tls: z.strictObject({ certFile: z.string().min(1), keyFile: z.string().min(1) }).optional(),
-    /**
-     * Stratum processes on this host, sharing the ports (Node cluster); "auto" is one per core.
-     * With more than one, each child serves a share of the miners with node id
-     * `pool.nodeId + i`; the parent runs the other roles and shows the children as one.
-     */
-    processes: z.union([z.number().int().min(1).max(64), z.literal('auto')]).default(1),
+    processes: z
+      .union([z.number().int().min(1).max(64), z.literal('auto')])
+      .default(1)
+      .describe(
+        'Stratum processes on this host, sharing the ports (Node cluster); "auto" is one per core. With more than one, each child serves a share of the miners with node id `pool.nodeId + i`; the parent runs the other roles and shows the children as one.',
+      ),
     jobsPerSession: z.number().int().min(1).max(64).default(4),
-    /** After a new block, shares on the previous template are still credited (never submitted) this long. */
-    staleGraceMs: z.number().int().min(0).max(60_000).default(2_000),
+    staleGraceMs: z
+      .number()
+      .int()
+      .min(0)
+      .max(60_000)
+      .default(2_000)
+      .describe(
+        'After a new block, shares on the previous template are still credited (never submitted) this long.',
+      ),
     minLoginDifficulty: positiveInt.default(100),
-    /**
-     * IPv6 peers are capped (limits.maxConnectionsPerIp) and banned by their network of this many
-     * bits: one subscriber usually holds a whole /64. 128 treats each address on its own.
-     */
-    ipv6PrefixLength: z.number().int().min(32).max(128).default(64),
+    ipv6PrefixLength: z
+      .number()
+      .int()
+      .min(32)
+      .max(128)
+      .default(64)
+      .describe(
+        'IPv6 peers are capped (limits.maxConnectionsPerIp) and banned by their network of this many bits: one subscriber usually holds a whole /64. 128 treats each address on its own.',
+      ),
     vardiff: section(vardiffSchema),
     bans: section(bansSchema),
     limits: section(stratumLimitsSchema),
@@ -224,11 +282,14 @@ const stratumSchema = z
 const storeSchema = z.strictObject({
   maxBatchSize: z.number().int().min(1).max(10_000).default(256),
   maxBatchDelayMs: z.number().int().min(0).max(1_000).default(2),
-  /**
-   * Shares kept in the stream (approximate); must hold one PPLNS window's shares when a block is
-   * found (its window is fixed moments later; no trim happens while one waits).
-   */
-  streamMaxLength: z.number().int().min(10_000).default(2_000_000),
+  streamMaxLength: z
+    .number()
+    .int()
+    .min(10_000)
+    .default(2_000_000)
+    .describe(
+      "Shares kept in the stream (approximate); must hold one PPLNS window's shares when a block is found (its window is fixed moments later; no trim happens while one waits).",
+    ),
   maxPendingShares: z.number().int().min(100).default(50_000),
 });
 
@@ -264,17 +325,19 @@ export const configSchema = z
     stratum: section(stratumSchema),
     store: section(storeSchema),
     payments: section(paymentsConfigSchema),
-    /** HTTP API + dashboard + WebSocket feed; the admin token comes from FUEGO_POOL_ADMIN_TOKEN. */
     api: section(
       apiOptionsFields.extend({ enabled: z.boolean().default(true) }).superRefine(checkDashboardSwitch),
-    ),
-    /** Roles of this process (`fuego-pool start --role` overrides): stratum, leader, api or all. */
-    roles: z.array(poolRoleSchema).min(1).default(['all']),
+    ).describe('HTTP API + dashboard + WebSocket feed; the admin token comes from FUEGO_POOL_ADMIN_TOKEN.'),
+    roles: z
+      .array(poolRoleSchema)
+      .min(1)
+      .default(['all'])
+      .describe('Roles of this process (`fuego-pool start --role` overrides): stratum, leader, api or all.'),
     cluster: section(clusterSchema),
-    /** Operator control socket (`fuego-pool status`, `ban`, `miners`, `payout --now`). */
-    control: section(controlConfigSchema),
-    /** Optional webhooks for blocks and payments. */
-    notifications: section(notificationConfigSchema),
+    control: section(controlConfigSchema).describe(
+      'Operator control socket (`fuego-pool status`, `ban`, `miners`, `payout --now`).',
+    ),
+    notifications: section(notificationConfigSchema).describe('Optional webhooks for blocks and payments.'),
   })
   // "auto" is checked when the count is known (StratumProcessGroup.start).
   .refine((c) => c.stratum.processes === 'auto' || c.pool.nodeId + c.stratum.processes - 1 <= 0xffff, {

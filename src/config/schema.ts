@@ -21,20 +21,43 @@ function section<S extends z.ZodType<unknown, object>>(schema: S) {
 }
 
 const logSchema = z.strictObject({
-  level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  level: z
+    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+    .default('info')
+    .describe('Lowest level written to the JSON log (pino); accepted shares are logged at debug.'),
 });
 
 const daemonSchema = z.strictObject({
-  host: host.default('127.0.0.1'),
-  port: port.default(18180),
-  timeoutMs: z.number().int().min(100).max(120_000).default(10_000),
-  retries: z.number().int().min(0).max(20).default(3),
+  host: host.default('127.0.0.1').describe("fuegod's RPC address."),
+  port: port.default(18180).describe("fuegod's RPC port."),
+  timeoutMs: z
+    .number()
+    .int()
+    .min(100)
+    .max(120_000)
+    .default(10_000)
+    .describe('Timeout of one RPC call to fuegod.'),
+  retries: z
+    .number()
+    .int()
+    .min(0)
+    .max(20)
+    .default(3)
+    .describe('Retries of an RPC call to fuegod that failed in a transient way (network error, timeout).'),
 });
 
 const walletSchema = z.strictObject({
-  host: host.default('127.0.0.1'),
-  port: port.default(8070),
-  timeoutMs: z.number().int().min(100).max(300_000).default(30_000),
+  host: host
+    .default('127.0.0.1')
+    .describe("walletd's RPC address (keep it on 127.0.0.1 or a private network)."),
+  port: port.default(8070).describe("walletd's RPC port."),
+  timeoutMs: z
+    .number()
+    .int()
+    .min(100)
+    .max(300_000)
+    .default(30_000)
+    .describe('Timeout of one RPC call to walletd.'),
 });
 
 const redisEndpoint = z.strictObject({ host, port });
@@ -233,7 +256,13 @@ const stratumSchema = z
       .array(stratumPortSchema)
       .min(1)
       .prefault([{ port: 3333, difficulty: 5000 }]),
-    tls: z.strictObject({ certFile: z.string().min(1), keyFile: z.string().min(1) }).optional(),
+    tls: z
+      .strictObject({
+        certFile: z.string().min(1).describe('PEM certificate (chain) file of the TLS ports.'),
+        keyFile: z.string().min(1).describe('PEM private key file of the TLS ports.'),
+      })
+      .optional()
+      .describe('Certificate and key of the ports with `"tls": true` (required when one has it).'),
     processes: z
       .union([z.number().int().min(1).max(64), z.literal('auto')])
       .default(1)
@@ -314,7 +343,12 @@ export const poolRoleSchema = z.enum(['all', 'stratum', 'leader', 'api']);
 
 export const configSchema = z
   .strictObject({
-    network: z.enum(['mainnet', 'testnet', 'devnet']).default('mainnet'),
+    network: z
+      .enum(['mainnet', 'testnet', 'devnet'])
+      .default('mainnet')
+      .describe(
+        'The Fuego network: picks the genesis id the daemon must report (devnet: none is checked, nor is a low payments.confirmDepth warned about).',
+      ),
     log: section(logSchema),
     daemon: section(daemonSchema),
     wallet: section(walletSchema),

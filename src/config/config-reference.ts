@@ -108,7 +108,14 @@ function typeOf(node: SchemaNode): string {
   return typeof node.type === 'string' ? node.type : 'any';
 }
 
+/** Defaults that depend on the machine and user the pool runs as: in words, so the file is the same everywhere. */
+const DEFAULTS_IN_WORDS: Readonly<Record<string, string>> = {
+  'control.socketPath': 'a socket in a directory private to the user (see what it does)',
+};
+
 function defaultOf(row: Row): string {
+  const inWords = DEFAULTS_IN_WORDS[row.key];
+  if (inWords !== undefined) return inWords;
   const value = row.node.default;
   if (value === undefined) return row.required ? 'required' : 'unset';
   // A section's default `{}` means "every key at its default", which the keys below show.

@@ -78,7 +78,11 @@ export const controlSocketPathSchema = z
  */
 export const controlConfigSchema = z.strictObject({
   enabled: z.boolean().default(true),
-  socketPath: controlSocketPathSchema.default(() => defaultControlSocketPath()),
+  socketPath: controlSocketPathSchema
+    .default(() => defaultControlSocketPath())
+    .describe(
+      'The operator socket. Default: /run/fuego-pool/control.sock as root, or when /run/fuego-pool belongs to the user (the systemd unit), else $XDG_RUNTIME_DIR/fuego-pool/control.sock, else /tmp/fuego-pool-<uid>/control.sock. Its directory is created 0700 when missing; one others may add files to is refused.',
+    ),
   hashrateWindowMs: apiOptionsFields.shape.hashrateWindowMs.describe(
     "Window of the hashrates in `status` and `miners` (the API's default window).",
   ),

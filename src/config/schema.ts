@@ -239,15 +239,19 @@ const stratumLimitsSchema = z.strictObject({
     .default(256)
     .describe('This and maxConnections are caps for the host: stratum.processes children count together.'),
   maxConnections: positiveInt.default(100_000),
-  /** Logins on one connection (XMRig logs in once; a proxy may again): past it, the connection closes. */
-  maxLoginsPerConnection: positiveInt.default(4),
-  /**
-   * Login addresses not seen before that one IP (an IPv6 peer: its ipv6PrefixLength network) may
-   * have checked (~1.4 ms of event loop each): this many at once, then so many a minute. Known
-   * addresses, valid or refused, cost nothing, so a farm behind one IP reconnecting is not slowed.
-   */
-  newAddressBurstPerIp: positiveInt.default(20),
-  newAddressesPerIpPerMinute: positiveInt.default(30),
+  maxLoginsPerConnection: positiveInt
+    .default(4)
+    .describe(
+      'Logins on one connection (XMRig logs in once; a proxy may again): the one past it is refused (TOO_MANY_LOGINS) and the connection closes.',
+    ),
+  newAddressBurstPerIp: positiveInt
+    .default(20)
+    .describe(
+      'Login addresses not seen before that one IP (an IPv6 peer: its ipv6PrefixLength network) may have checked at once (~1.4 ms of event loop each); past it LOGIN_RATE_LIMITED. Known addresses, valid or refused, cost nothing, so a farm behind one IP reconnecting is not slowed.',
+    ),
+  newAddressesPerIpPerMinute: positiveInt
+    .default(30)
+    .describe('How fast an IP earns back new-address checks after its burst (see newAddressBurstPerIp).'),
 });
 
 const stratumSchema = z

@@ -239,6 +239,20 @@ const stratumLimitsSchema = z.strictObject({
     .default(256)
     .describe('This and maxConnections are caps for the host: stratum.processes children count together.'),
   maxConnections: positiveInt.default(100_000),
+  maxConnectionsPerIpv6Aggregate: positiveInt
+    .default(1024)
+    .describe(
+      'Connections from one IPv6 network of ipv6AggregatePrefixLength bits, all its /64 peers together (a home line often holds a /56, a tunnel broker hands out /48s).',
+    ),
+  ipv6AggregatePrefixLength: z
+    .number()
+    .int()
+    .min(16)
+    .max(64)
+    .default(48)
+    .describe(
+      'IPv6 networks of this many bits are capped together (maxConnectionsPerIpv6Aggregate); should be shorter than stratum.ipv6PrefixLength.',
+    ),
   maxLoginsPerConnection: positiveInt
     .default(4)
     .describe(

@@ -100,7 +100,7 @@ function stratumMetrics(registry: Registry) {
   const refusedFrom = counterFrom(
     counter(registry, {
       name: 'fuego_pool_stratum_connections_refused_total',
-      help: 'Stratum connections closed at once: per-ip-limit, max-connections, shutting-down, admission-timeout',
+      help: 'Stratum connections closed at once: per-ip-limit, per-network-limit (IPv6 aggregate), max-connections, shutting-down, admission-timeout',
       labelNames: ['reason'],
     }),
   );

@@ -1,3 +1,4 @@
+import { peerKey } from '../../pool/peer-key.js';
 import type { RefusalReason } from './stratum-metrics.js';
 
 export type AdmissionVerdict = 'admit' | RefusalReason;
@@ -15,13 +16,21 @@ export interface ConnectionAdmission {
 
 export interface ConnectionCaps {
   readonly maxConnections: number;
+  /** Per peer key: an IPv4 address, or an IPv6 network of stratum.ipv6PrefixLength bits. */
   readonly maxConnectionsPerIp: number;
+  /**
+   * Per IPv6 network of ipv6AggregatePrefixLength bits (a /48 by default): a home line often holds
+   * a /56 and a tunnel broker hands out /48s, so one person may hold many /64 peer keys.
+   */
+  readonly maxConnectionsPerIpv6Aggregate: number;
+  readonly ipv6AggregatePrefixLength: number;
 }
 
 /** The connection caps, counted in this process. */
 export class ConnectionCounter implements ConnectionAdmission {
   readonly #caps: ConnectionCaps;
   readonly #byIp = new Map<string, number>();
+  readonly #byAggregate = new Map<string, number>();
   #total = 0;
 
   constructor(caps: ConnectionCaps) {
@@ -40,17 +49,37 @@ export class ConnectionCounter implements ConnectionAdmission {
     const perIp = this.countOf(ip);
     if (this.#total >= this.#caps.maxConnections) return 'max-connections';
     if (perIp >= this.#caps.maxConnectionsPerIp) return 'per-ip-limit';
+    const aggregate = this.#aggregateOf(ip);
+    if (
+      aggregate !== undefined &&
+      (this.#byAggregate.get(aggregate) ?? 0) >= this.#caps.maxConnectionsPerIpv6Aggregate
+    ) {
+      return 'per-network-limit';
+    }
     this.#byIp.set(ip, perIp + 1);
+    if (aggregate !== undefined) addTo(this.#byAggregate, aggregate, 1);
     this.#total += 1;
     return 'admit';
   }
 
   /** Ignores an IP it holds no connection of, so a stray release cannot push a count below 0. */
   release(ip: string): void {
-    const perIp = this.countOf(ip);
-    if (perIp === 0) return;
-    if (perIp === 1) this.#byIp.delete(ip);
-    else this.#byIp.set(ip, perIp - 1);
+    if (this.countOf(ip) === 0) return;
+    addTo(this.#byIp, ip, -1);
+    const aggregate = this.#aggregateOf(ip);
+    if (aggregate !== undefined) addTo(this.#byAggregate, aggregate, -1);
     this.#total -= 1;
   }
+
+  /** The IPv6 aggregate network of a peer key; undefined for IPv4. */
+  #aggregateOf(ip: string): string | undefined {
+    return ip.includes(':') ? peerKey(ip, this.#caps.ipv6AggregatePrefixLength) : undefined;
+  }
+}
+
+/** Adds `delta` to the count of `key`, dropping the key at 0. */
+function addTo(counts: Map<string, number>, key: string, delta: number): void {
+  const next = (counts.get(key) ?? 0) + delta;
+  if (next <= 0) counts.delete(key);
+  else counts.set(key, next);
 }

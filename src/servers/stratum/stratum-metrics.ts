@@ -18,7 +18,12 @@ export type CloseReason =
  * Connections turned away before a session could start. 'admission-timeout': the parent process
  * that counts the host's connections (stratum.processes > 1) did not answer in time.
  */
-export type RefusalReason = 'max-connections' | 'per-ip-limit' | 'shutting-down' | 'admission-timeout';
+export type RefusalReason =
+  | 'max-connections'
+  | 'per-ip-limit'
+  | 'per-network-limit'
+  | 'shutting-down'
+  | 'admission-timeout';
 
 export interface StratumMetricsSnapshot {
   readonly connections: {

@@ -29,6 +29,9 @@ export interface StratumLimits {
   readonly writeTimeoutMs: number;
   readonly maxConnectionsPerIp: number;
   readonly maxConnections: number;
+  /** Connections from one IPv6 network of ipv6AggregatePrefixLength bits (connection-admission.ts). */
+  readonly maxConnectionsPerIpv6Aggregate: number;
+  readonly ipv6AggregatePrefixLength: number;
   /** Logins on one connection; the next one is refused (TOO_MANY_LOGINS) and the connection closes. */
   readonly maxLoginsPerConnection: number;
   /** A graceful close (fatal error, shutdown) waits this long for replies and the peer, then destroys. */

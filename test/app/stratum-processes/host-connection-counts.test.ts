@@ -1,9 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { HostConnectionCounts } from '../../../src/app/stratum-processes/host-connection-counts.js';
+import { NO_AGGREGATE_CAP } from '../../servers/stratum/admission-caps.js';
 
 describe('HostConnectionCounts', () => {
   it('applies the caps to the connections of all children together', () => {
-    const counts = new HostConnectionCounts({ maxConnections: 10, maxConnectionsPerIp: 3 });
+    const counts = new HostConnectionCounts({
+      ...NO_AGGREGATE_CAP,
+      maxConnections: 10,
+      maxConnectionsPerIp: 3,
+    });
     expect(counts.admit(0, '10.0.0.1')).toBe('admit');
     expect(counts.admit(1, '10.0.0.1')).toBe('admit');
     expect(counts.admit(0, '10.0.0.1')).toBe('admit');
@@ -14,7 +19,11 @@ describe('HostConnectionCounts', () => {
   });
 
   it("gives back a dead child's connections, and ignores releases a child does not hold", () => {
-    const counts = new HostConnectionCounts({ maxConnections: 4, maxConnectionsPerIp: 4 });
+    const counts = new HostConnectionCounts({
+      ...NO_AGGREGATE_CAP,
+      maxConnections: 4,
+      maxConnectionsPerIp: 4,
+    });
     counts.admit(0, '10.0.0.1');
     counts.admit(0, '10.0.0.1');
     counts.admit(0, '10.0.0.2');

@@ -31,6 +31,7 @@ import {
   stratumServerOptions,
 } from '../../helpers/config-defaults.js';
 import { captureLogs, type LogCapture } from '../../helpers/log-capture.js';
+import { NO_AGGREGATE_CAP } from './admission-caps.js';
 
 // ---- fake backend --------------------------------------------------------------------------
 
@@ -816,7 +817,11 @@ if (!haveOpenssl) console.warn('openssl not on PATH: skipping the stratum TLS te
  * test says so. Caps: 2 per IP.
  */
 class GatedAdmission implements ConnectionAdmission {
-  readonly counter = new ConnectionCounter({ maxConnections: 100, maxConnectionsPerIp: 2 });
+  readonly counter = new ConnectionCounter({
+    ...NO_AGGREGATE_CAP,
+    maxConnections: 100,
+    maxConnectionsPerIp: 2,
+  });
   readonly released: string[] = [];
   readonly #waiting: Array<() => void> = [];
   /** Replaces the counter's answer. */

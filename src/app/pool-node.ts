@@ -375,7 +375,7 @@ async function startControl(
 ): Promise<void> {
   const { shared, stratum, leader } = context;
   const served = stratum.role;
-  const control = await startControlServer(controlServerOptionsFrom(config.control), {
+  const control = await startControlServer(controlServerOptionsFrom(config), {
     backend: stratum.surface?.control.backend ?? null,
     stratum: stratum.surface?.control.stratum ?? null,
     // Whatever the roles of this process: the pool's bans.

@@ -42,6 +42,11 @@ export function poolBackendOptionsFrom(config: Readonly<PoolConfig>): PoolBacken
     vardiff: stratum.vardiff,
     minLoginDifficulty: stratum.minLoginDifficulty,
     ban: { ...stratum.bans, weights: BAN_WEIGHTS, ipv6PrefixLength: stratum.ipv6PrefixLength },
+    ipv6AggregateBans: {
+      prefixLength: stratum.limits.ipv6AggregatePrefixLength,
+      threshold: stratum.bans.ipv6AggregateBanThreshold,
+      banSeconds: stratum.bans.ipv6AggregateBanSeconds,
+    },
     newAddressesPerPeer: {
       burst: stratum.limits.newAddressBurstPerIp,
       perMinute: stratum.limits.newAddressesPerIpPerMinute,

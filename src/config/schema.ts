@@ -226,6 +226,17 @@ const bansSchema = z.strictObject({
   maxBanSeconds: positiveInt.default(3600),
   offenceMemoryMs: positiveInt.default(86_400_000),
   exemptIps: z.array(z.string()).default([]),
+  ipv6AggregateBanThreshold: z
+    .number()
+    .int()
+    .min(0)
+    .default(3)
+    .describe(
+      'Automatic bans of this many distinct IPv6 peer networks (/64) of one aggregate network (stratum.limits.ipv6AggregatePrefixLength, /48) in force at once ban the aggregate; 0 turns it off.',
+    ),
+  ipv6AggregateBanSeconds: positiveInt
+    .default(3600)
+    .describe('How long an IPv6 aggregate network ban lasts.'),
 });
 
 const stratumLimitsSchema = z.strictObject({

@@ -31,6 +31,9 @@ export function peerKey(ip: string, ipv6PrefixLength: number): string {
   if (!ip.includes(':')) return ip; // IPv4 (every submit asks: keep it cheap)
   const slash = ip.indexOf('/');
   const address = slash === -1 ? ip : ip.slice(0, slash);
+  // A key of a coarser network (an IPv6 aggregate ban, "2001:db8:1::/48") stays itself; with 128
+  // (each address on its own) a network key still maps to its address, as before.
+  if (slash !== -1 && ipv6PrefixLength < 128 && Number(ip.slice(slash + 1)) < ipv6PrefixLength) return ip;
   if (isIP(address) !== 6 || ipv6PrefixLength >= 128) return slash === -1 ? ip : address;
   const groups = ipv6Groups(address);
   for (let i = 0; i < 8; i++) {

@@ -2,6 +2,7 @@ import { randomInt, randomUUID } from 'node:crypto';
 import type { Logger } from '../log/logger.js';
 import type { ShareLedger } from '../model/share-ledger.js';
 import { AddressCache } from './address-cache.js';
+import { type AggregateBanOptions, AggregateBanWatch, banAggregateIfDue } from './aggregate-bans.js';
 import { canMineUpx2 } from './algo-names.js';
 import { type AliasDaemon, AliasResolver } from './alias-resolver.js';
 import { BanPolicy, type BanPolicyOptions } from './ban-policy.js';
@@ -53,6 +54,8 @@ export interface PoolBackendOptions {
   readonly broadcastSliceMs: number;
   /** Validated payout addresses remembered (a key check costs ~1.4 ms of event loop per login). */
   readonly addressCacheMaxEntries: number;
+  /** Several banned /64s of one IPv6 aggregate network ban the aggregate (aggregate-bans.ts). */
+  readonly ipv6AggregateBans: AggregateBanOptions;
   /** New (not remembered) login addresses a peer may have checked: a burst, then so many a minute. */
   readonly newAddressesPerPeer: PeerBudgetOptions;
   /** Proxy and NiceHash sessions get a fresh job at least this often (they can run out of nonces). */
@@ -95,6 +98,7 @@ export class PoolBackend implements StratumBackend {
   readonly #jobs: JobManager;
   readonly #shares: ShareProcessor;
   readonly #banPolicy: BanPolicy;
+  readonly #aggregateBans: AggregateBanWatch;
   /** Sessions a ban is answered to in their own reply, which closes them: not closed again. */
   readonly #closedByReply = new Set<string>();
   readonly #unsubscribeBans: () => void;
@@ -131,6 +135,7 @@ export class PoolBackend implements StratumBackend {
       onBlockRefused: (reason) => this.#counters.blockRefused(reason),
     });
     this.#banPolicy = new BanPolicy(options.ban, this.#clock);
+    this.#aggregateBans = new AggregateBanWatch(options.ipv6AggregateBans, this.#clock);
     this.#aliases = new AliasResolver(
       {
         ttlMs: options.aliasCacheTtlMs,
@@ -308,8 +313,12 @@ export class PoolBackend implements StratumBackend {
     return this.#modules.verifier.canAcceptWork();
   }
 
+  /** Banned by its own key (an IPv4 address, an IPv6 /64), or by its IPv6 aggregate network. */
   isBanned(ip: string): boolean {
-    return this.#modules.bans.isBanned(this.#banPolicy.keyOf(ip));
+    const { bans } = this.#modules;
+    if (bans.isBanned(this.#banPolicy.keyOf(ip))) return true;
+    const aggregate = this.#aggregateBans.aggregateOf(ip);
+    return aggregate !== undefined && bans.isBanned(aggregate);
   }
 
   get metrics(): PoolBackendMetrics {
@@ -330,6 +339,7 @@ export class PoolBackend implements StratumBackend {
       if ((retarget !== undefined && this.#jobDifficultyChanged(session)) || proxyDue) this.#push(session);
     }
     this.#banPolicy.prune();
+    this.#aggregateBans.prune();
   }
 
   #session(sessionId: string): MinerSession {
@@ -410,14 +420,20 @@ export class PoolBackend implements StratumBackend {
       this.#banPolicy.forget(change.ip);
       return;
     }
-    this.#banPolicy.noteBan(change.entry);
-    this.#closeSessionsOf(change.entry.ip);
+    const { entry } = change;
+    if (this.#aggregateBans.isAggregate(entry.ip)) {
+      this.#closeSessionsOf(entry.ip);
+      return;
+    }
+    this.#banPolicy.noteBan(entry);
+    this.#closeSessionsOf(entry.ip);
+    banAggregateIfDue(this.#aggregateBans, entry, this.#modules.bans, this.#logger);
   }
 
   /** `key` as the ban policy counts peers (an IPv6 ban covers its network). */
   #closeSessionsOf(key: string): void {
     for (const session of [...this.#sessions.values()]) {
-      if (this.#closedByReply.has(session.id) || this.#banPolicy.keyOf(session.ip) !== key) continue;
+      if (this.#closedByReply.has(session.id) || !this.#isKeyOf(session.ip, key)) continue;
       this.#sessions.delete(session.id);
       try {
         session.sink.close('banned');
@@ -425,5 +441,9 @@ export class PoolBackend implements StratumBackend {
         this.#logger.debug({ err: error, session: session.id }, 'closing a banned session failed');
       }
     }
+  }
+  /** Whether a ban of `key` covers `ip`: its own key, or its IPv6 aggregate network. */
+  #isKeyOf(ip: string, key: string): boolean {
+    return this.#banPolicy.keyOf(ip) === key || this.#aggregateBans.aggregateOf(ip) === key;
   }
 }

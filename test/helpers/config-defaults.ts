@@ -58,7 +58,7 @@ export function stratumServerOptions(
 export function controlServerOptions(
   options: Pick<ControlServerOptions, 'socketPath'> & Partial<ControlServerOptions>,
 ): ControlServerOptions {
-  return { ...controlServerOptionsFrom(DEFAULT_CONFIG.control), ...options };
+  return { ...controlServerOptionsFrom(DEFAULT_CONFIG), ...options };
 }
 
 /** The share ledger's tuning as the `store` section's defaults give it. */

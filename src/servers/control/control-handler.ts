@@ -74,6 +74,11 @@ export interface ControlHandlerOptions {
   readonly version: string;
   /** Interval of the `running` progress events during payout-now (they also keep the client's idle timer alive). */
   readonly heartbeatMs: number;
+  /**
+   * The IPv6 network sizes a ban can name: the peer network (stratum.ipv6PrefixLength) and the
+   * aggregate (stratum.limits.ipv6AggregatePrefixLength). A ban of any other size would match no one.
+   */
+  readonly banPrefixLengths: readonly number[];
 }
 
 /**
@@ -142,7 +147,7 @@ export class ControlRequestHandler {
         return { bans: (await this.#banStore(() => this.#bans().list())).map(banView) };
       case 'ban': {
         const bans = this.#bans();
-        const ip = requireIp(request.ip);
+        const ip = requireIp(request.ip, this.#options.banPrefixLengths);
         const reason = request.reason ?? 'manual (control socket)';
         const entry = await this.#banStore(() =>
           bans.ban(manualBan(ip, request.seconds, reason, this.#clock())),
@@ -384,9 +389,16 @@ function stratumView(
   };
 }
 
-function requireIp(text: string): string {
+/** An IP, or an IPv6 network of one of `prefixLengths` bits when given (bans); INVALID_IP otherwise. */
+function requireIp(text: string, prefixLengths?: readonly number[]): string {
   const ip = canonicalIp(text);
   if (ip === null) throw new ControlError('INVALID_IP', undefined, { ip: text });
+  const slash = ip.indexOf('/');
+  if (prefixLengths !== undefined && slash !== -1 && !prefixLengths.includes(Number(ip.slice(slash + 1)))) {
+    throw new ControlError('INVALID_IP', `an IPv6 network ban must be a /${prefixLengths.join(' or /')}`, {
+      ip: text,
+    });
+  }
   return ip;
 }
 

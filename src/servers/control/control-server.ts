@@ -21,6 +21,8 @@ export interface ControlServerOptions {
   readonly hashrateWindowMs: number;
   readonly version: string;
   readonly heartbeatMs: number;
+  /** See ControlHandlerOptions.banPrefixLengths. */
+  readonly banPrefixLengths: readonly number[];
   /** Concurrent connections (operators' CLIs); more are refused by the kernel backlog. */
   readonly maxConnections: number;
   /** Requests one connection may have in flight. */
@@ -72,6 +74,7 @@ export async function startControlServer(
       hashrateWindowMs: options.hashrateWindowMs,
       version: options.version,
       heartbeatMs: options.heartbeatMs,
+      banPrefixLengths: options.banPrefixLengths,
     },
     modules,
   );

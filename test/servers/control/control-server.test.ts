@@ -439,6 +439,13 @@ describe('control server', () => {
       ip: '203.0.113.4',
       wasBanned: true,
     });
+    // An IPv6 network: the peer size (/64) or the aggregate (/48), which bans match; no other.
+    expect((await client.request({ type: 'ban', ip: '2001:DB8:7::/48', seconds: 60 })).ban.ip).toBe(
+      '2001:db8:7::/48',
+    );
+    expect(await codeOf(client.request({ type: 'ban', ip: '2001:db8::/32', seconds: 60 }))).toBe(
+      'INVALID_IP',
+    );
     modules.bans.failing = true;
     expect(await codeOf(client.request({ type: 'bans' }))).toBe('BANS_STORE_UNAVAILABLE');
     expect(await codeOf(client.request({ type: 'ban', ip: '203.0.113.4', seconds: 60 }))).toBe(

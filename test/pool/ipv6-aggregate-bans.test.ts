@@ -2,22 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { AggregateBanWatch } from '../../src/pool/aggregate-bans.js';
 import type { Ban } from '../../src/pool/ban-registry.js';
 import { peerKey } from '../../src/pool/peer-key.js';
-import { PoolBackend, type PoolBackendOptions } from '../../src/pool/pool-backend.js';
-import type { LoginRequest } from '../../src/pool/stratum-backend.js';
-import { DEFAULT_BAN_POLICY_OPTIONS, DEFAULT_POOL_BACKEND_OPTIONS } from '../helpers/config-defaults.js';
-import {
-  ADDRESS,
-  activeTemplate,
-  connection,
-  FakeBanRegistry,
-  FakeDaemon,
-  FakeLedger,
-  FakeSink,
-  FakeTemplateSource,
-  FakeVerifier,
-  silentLogger,
-  TestClock,
-} from './pool-fakes.js';
+import { ADDRESS, hostTestBackend, TestClock } from './pool-fakes.js';
 
 const HOUR_MS = 3_600_000;
 
@@ -48,27 +33,15 @@ describe('IPv6 aggregate bans', () => {
   });
 
   it('the pool core bans the /48 once enough of its /64s are banned, and refuses every address in it', async () => {
-    const clock = new TestClock();
-    const bans = new FakeBanRegistry({ clock: clock.now });
-    const options: PoolBackendOptions = {
-      ...DEFAULT_POOL_BACKEND_OPTIONS,
-      extraNonceStart: 0,
-      ban: { ...DEFAULT_BAN_POLICY_OPTIONS, enabled: false },
-      ipv6AggregateBans: { prefixLength: 48, threshold: 3, banSeconds: 600 },
-    };
-    const backend = new PoolBackend(options, {
-      templates: new FakeTemplateSource(activeTemplate(1, 10, 10n ** 12n)),
-      verifier: new FakeVerifier(),
-      ledger: new FakeLedger(),
-      daemon: new FakeDaemon(),
-      logger: silentLogger,
-      clock: clock.now,
+    const {
+      clock,
       bans,
+      backend,
+      login: loginFrom,
+    } = hostTestBackend({
+      ipv6AggregateBans: { prefixLength: 48, threshold: 3, banSeconds: 600 },
     });
-    const login = (remoteAddress: string) => {
-      const request: LoginRequest = { login: ADDRESS, pass: 'x', agent: 'XMRig/6.16.0', algo: ['cn/upx2'] };
-      return backend.login(request, connection({ remoteAddress }), new FakeSink());
-    };
+    const login = (remoteAddress: string) => loginFrom(ADDRESS, remoteAddress);
     await expect(login('2001:db8:7:99::1')).resolves.toBeDefined();
     for (const n of [1, 2, 3]) await bans.ban(autoBan(`2001:db8:7:${n}::/64`, clock.nowMs));
     expect(bans.banned.map((ban) => ban.ip)).toContain('2001:db8:7::/48');

@@ -3,21 +3,8 @@ import { keyPairFromSeed } from '../../src/devnet/wallet/ed25519-keys.js';
 import { decodeAddress, encodeAddress } from '../../src/fuego/address.js';
 import { AddressCache } from '../../src/pool/address-cache.js';
 import { PeerBudget } from '../../src/pool/peer-budget.js';
-import { PoolBackend, type PoolBackendOptions } from '../../src/pool/pool-backend.js';
-import type { LoginRequest } from '../../src/pool/stratum-backend.js';
-import { DEFAULT_BAN_POLICY_OPTIONS, DEFAULT_POOL_BACKEND_OPTIONS } from '../helpers/config-defaults.js';
-import {
-  activeTemplate,
-  connection,
-  FakeBanRegistry,
-  FakeDaemon,
-  FakeLedger,
-  FakeSink,
-  FakeTemplateSource,
-  FakeVerifier,
-  silentLogger,
-  TestClock,
-} from './pool-fakes.js';
+import type { PoolBackendOptions } from '../../src/pool/pool-backend.js';
+import { hostTestBackend } from './pool-fakes.js';
 
 /** A valid address of its own for each `n` (real keys, so the full check passes). */
 function addressNumber(n: number): string {
@@ -45,27 +32,12 @@ function addressWithBadKey(n: number): string {
 }
 
 function setup(newAddressesPerPeer: PoolBackendOptions['newAddressesPerPeer']) {
-  const clock = new TestClock();
-  const options: PoolBackendOptions = {
-    ...DEFAULT_POOL_BACKEND_OPTIONS,
-    extraNonceStart: 0,
-    ban: { ...DEFAULT_BAN_POLICY_OPTIONS, enabled: false },
-    newAddressesPerPeer,
+  const { clock, backend, login } = hostTestBackend({ newAddressesPerPeer });
+  return {
+    clock,
+    backend,
+    login: (address: string, remoteAddress = '198.51.100.7') => login(address, remoteAddress),
   };
-  const backend = new PoolBackend(options, {
-    templates: new FakeTemplateSource(activeTemplate(1, 10, 10n ** 12n)),
-    verifier: new FakeVerifier(),
-    ledger: new FakeLedger(),
-    daemon: new FakeDaemon(),
-    logger: silentLogger,
-    clock: clock.now,
-    bans: new FakeBanRegistry({ clock: clock.now }),
-  });
-  const login = (address: string, remoteAddress = '198.51.100.7') => {
-    const request: LoginRequest = { login: address, pass: 'x', agent: 'XMRig/6.16.0', algo: ['cn/upx2'] };
-    return backend.login(request, connection({ remoteAddress }), new FakeSink());
-  };
-  return { clock, backend, login };
 }
 
 describe('login floods', () => {

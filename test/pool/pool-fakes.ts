@@ -10,11 +10,18 @@ import type {
 } from '../../src/model/share-ledger.js';
 import type { Ban, BanChange, BanEntry, BanRegistry } from '../../src/pool/ban-registry.js';
 import { LocalBans } from '../../src/pool/local-bans.js';
+import { PoolBackend, type PoolBackendOptions } from '../../src/pool/pool-backend.js';
 import type { ShareVerifier } from '../../src/pool/share-verifier.js';
-import type { ConnectionInfo, MinerSessionSink, StratumJob } from '../../src/pool/stratum-backend.js';
+import type {
+  ConnectionInfo,
+  LoginRequest,
+  MinerSessionSink,
+  StratumJob,
+} from '../../src/pool/stratum-backend.js';
 import type { ActiveTemplate, TemplateChange, TemplateSource } from '../../src/pool/template-source.js';
 import { cnUpx2 } from '../../src/pow/reference/cn-upx2.js';
 import { RpcError } from '../../src/rpc/rpc-error.js';
+import { DEFAULT_BAN_POLICY_OPTIONS, DEFAULT_POOL_BACKEND_OPTIONS } from '../helpers/config-defaults.js';
 import { readJsonFixture } from '../helpers/fixtures.js';
 
 /** Real addresses from test/fixtures/vectors/format.json (`addresses`). */
@@ -288,4 +295,35 @@ export function mine(job: StratumJob, n: number): { nonce: string; result: strin
 /** Lets queued setImmediate callbacks (broadcast chunks, fake verifier) run. */
 export async function flushImmediates(times = 5): Promise<void> {
   for (let i = 0; i < times; i++) await new Promise((resolve) => setImmediate(resolve));
+}
+
+/**
+ * A pool core over fakes (template at height 10, network difficulty 10^12, bans off but the
+ * registry real), logging in XMRig-like from `remoteAddress`: for tests of what one host may do.
+ */
+export function hostTestBackend(overrides: Partial<PoolBackendOptions> = {}) {
+  const clock = new TestClock();
+  const bans = new FakeBanRegistry({ clock: clock.now });
+  const backend = new PoolBackend(
+    {
+      ...DEFAULT_POOL_BACKEND_OPTIONS,
+      extraNonceStart: 0,
+      ban: { ...DEFAULT_BAN_POLICY_OPTIONS, enabled: false },
+      ...overrides,
+    },
+    {
+      templates: new FakeTemplateSource(activeTemplate(1, 10, 10n ** 12n)),
+      verifier: new FakeVerifier(),
+      ledger: new FakeLedger(),
+      daemon: new FakeDaemon(),
+      logger: silentLogger,
+      clock: clock.now,
+      bans,
+    },
+  );
+  const login = (address: string, remoteAddress: string) => {
+    const request: LoginRequest = { login: address, pass: 'x', agent: 'XMRig/6.16.0', algo: ['cn/upx2'] };
+    return backend.login(request, connection({ remoteAddress }), new FakeSink());
+  };
+  return { clock, bans, backend, login };
 }

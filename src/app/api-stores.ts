@@ -9,11 +9,15 @@ import { RedisLedgerReader } from '../store/shares/ledger-reader.js';
 import { PendingCredits } from '../store/shares/pending-credits.js';
 import { PoolBlocksReader } from '../store/shares/pool-blocks-reader.js';
 
-/** The readers the API reads one pool's keys through, on `redis`; `maxThresholdAtomic` caps miners' thresholds. */
+/**
+ * The readers the API reads one pool's keys through, on `redis`; `maxThresholdAtomic` caps miners'
+ * thresholds; `clock` times the payout list's short cache.
+ */
 export function createApiStores(
   keyPrefix: string,
   redis: Redis,
   payouts: { readonly maxThresholdAtomic: bigint },
+  clock: () => number = Date.now,
 ): ApiStores {
   return {
     thresholds: new RedisMinerThresholds(
@@ -27,6 +31,7 @@ export function createApiStores(
       balances: new RedisBalances({ keyPrefix }, { redis }),
       payouts: new PayoutStore({ keyPrefix }, { redis }),
       pending: new PendingCredits({ keyPrefix }, { redis }),
+      clock,
     }),
   };
 }

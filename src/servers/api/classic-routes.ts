@@ -16,6 +16,7 @@ import {
   classicStatsAddress,
 } from './classic-views.js';
 import type { LiveFeed } from './live-feed.js';
+import { parseMinerAddress } from './miner-address.js';
 
 /**
  * The read endpoints of the classic cryptonote-nodejs-pool API, so an existing front end keeps
@@ -65,7 +66,11 @@ export function registerClassicRoutes(app: FastifyInstance, modules: ClassicRout
         response: replySchemas(classicStatsAddressSchema),
       },
     },
-    (request) => classicStatsAddress(modules, request.query.address),
+    // Decoded first: a value that is not an address never reaches a Redis key or the alias lookup.
+    (request) => {
+      const { address } = request.query;
+      return classicStatsAddress(modules, address === undefined ? undefined : parseMinerAddress(address));
+    },
   );
 
   app.get<{ Querystring: { time?: number; address?: string } }>(

@@ -5,6 +5,7 @@ import {
 } from '../../store/payments/balances-store.js';
 import type { PayoutStore } from '../../store/payments/payout-store.js';
 import type { PendingCredits } from '../../store/shares/pending-credits.js';
+import { ShortCache } from './short-cache.js';
 
 /** Reads and page sizes are bounded: offset + limit never passes this. */
 export const MAX_ACCOUNT_ROWS = 1_000;
@@ -60,6 +61,9 @@ export interface MinerAccountsReader {
   listBatches(page: Page): Promise<PaymentBatchView[]>;
 }
 
+/** How long a page of the public payout list is served from memory (a flood of requests reads once). */
+export const BATCH_PAGE_CACHE_MS = 3_000;
+
 /** History entries read per round trip while collecting a miner's credits. */
 const HISTORY_CHUNK = 500;
 const CREDIT_REASONS: ReadonlySet<BalanceChangeReason> = new Set(['block-credit', 'pool-fee']);
@@ -78,16 +82,24 @@ export class RedisMinerAccounts implements MinerAccountsReader {
   readonly #payouts: PayoutStore;
 
   readonly #pending: PendingCredits | null;
+  readonly #batchPages: ShortCache<PaymentBatchView[]>;
 
   constructor(modules: {
     readonly balances: RedisBalances;
     readonly payouts: PayoutStore;
     /** Estimated credits of found, unconfirmed blocks; without it `pendingAtomic` is null. */
     readonly pending?: PendingCredits;
+    /** For the payout list's short cache; Date.now by default. */
+    readonly clock?: () => number;
   }) {
     this.#balances = modules.balances;
     this.#payouts = modules.payouts;
     this.#pending = modules.pending ?? null;
+    this.#batchPages = new ShortCache({
+      ttlMs: BATCH_PAGE_CACHE_MS,
+      clock: modules.clock ?? Date.now,
+      maxKeys: 1_000,
+    });
   }
 
   async getBalance(address: string): Promise<MinerBalanceView> {
@@ -141,18 +153,20 @@ export class RedisMinerAccounts implements MinerAccountsReader {
     return credits.slice(page.offset, Math.min(page.offset + page.limit, needed));
   }
 
-  async listBatches(page: Page): Promise<PaymentBatchView[]> {
-    const batches = await this.#payouts.listRecentBatches(rowsNeeded(page));
-    return batches
-      .filter((batch) => batch.state === 'sent' && batch.txHash !== null)
-      .slice(page.offset, page.offset + page.limit)
-      .map((batch) => ({
-        batchId: batch.id,
-        transactionHash: batch.txHash ?? '',
-        timestampMs: batch.updatedAtMs,
-        recipients: batch.transfers.length,
-        amountAtomic: batch.totalAmountAtomic,
-        feeAtomic: batch.actualFeeAtomic ?? batch.networkFeeAtomic,
-      }));
+  listBatches(page: Page): Promise<PaymentBatchView[]> {
+    return this.#batchPages.get(`${page.offset}:${page.limit}`, () => this.#readBatches(page));
+  }
+
+  async #readBatches(page: Page): Promise<PaymentBatchView[]> {
+    const limit = Math.max(0, rowsNeeded(page) - page.offset);
+    const batches = limit === 0 ? [] : await this.#payouts.listSentBatches({ offset: page.offset, limit });
+    return batches.map((batch) => ({
+      batchId: batch.id,
+      transactionHash: batch.txHash ?? '',
+      timestampMs: batch.updatedAtMs,
+      recipients: batch.transfers.length,
+      amountAtomic: batch.totalAmountAtomic,
+      feeAtomic: batch.actualFeeAtomic ?? batch.networkFeeAtomic,
+    }));
   }
 }

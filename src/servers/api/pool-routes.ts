@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
+import { ApiError } from './api-errors.js';
 import {
   blocksPageSchema,
   chartSchema,
@@ -11,6 +12,7 @@ import {
   poolStatsSchema,
   replySchemas,
 } from './api-schemas.js';
+import { MAX_ACCOUNT_ROWS } from './miner-accounts.js';
 import { LUCK_DEFAULT_BLOCKS, LUCK_MAX_BLOCKS } from './pool-luck.js';
 import type { StatsService } from './stats-service.js';
 
@@ -57,6 +59,12 @@ export function registerPoolRoutes(app: FastifyInstance, modules: PoolRouteModul
         response: replySchemas(paymentsPageSchema),
       },
     },
-    (request) => stats.paymentsPage(request.query.page, request.query.limit),
+    (request) => {
+      const { page, limit } = request.query;
+      // Only the newest MAX_ACCOUNT_ROWS sent batches are listed: a later page is refused, not read.
+      if (page * limit > MAX_ACCOUNT_ROWS)
+        throw new ApiError('BAD_REQUEST', `page * limit must be at most ${MAX_ACCOUNT_ROWS}`);
+      return stats.paymentsPage(page, limit);
+    },
   );
 }

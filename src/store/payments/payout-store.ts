@@ -21,6 +21,7 @@ import {
 import { buildPrepareBatchCall, PREPARE_BATCH_LUA } from './scripts/prepare-batch.js';
 import { buildRevertSentCall, REVERT_SENT_LUA } from './scripts/revert-sent.js';
 import { buildRollbackBatchCall, ROLLBACK_BATCH_LUA } from './scripts/rollback-batch.js';
+import { type SentBatchesPage, SentBatchesReader } from './sent-batches-reader.js';
 
 /** Payment records kept per miner in `<p>:payments:<address>`. */
 const DEFAULT_PAYMENTS_MAX_LENGTH = 1_000;
@@ -52,6 +53,7 @@ export class PayoutStore implements PayoutJournal {
   readonly #confirmSent: ScriptRunner;
   readonly #renew: ScriptRunner;
   readonly #release: ScriptRunner;
+  readonly #sent: SentBatchesReader;
 
   constructor(opts: PayoutStoreOptions, modules: { redis: Redis; clock?: () => number }) {
     this.keys = createPaymentKeys(opts.keyPrefix);
@@ -69,6 +71,7 @@ export class PayoutStore implements PayoutJournal {
     this.#confirmSent = defineScript(redis, 'fuegoPoolConfirmSentBatch', CONFIRM_SENT_LUA);
     this.#renew = defineScript(redis, 'fuegoPoolRenewPayoutLock', RENEW_LOCK_LUA);
     this.#release = defineScript(redis, 'fuegoPoolReleasePayoutLock', RELEASE_LOCK_LUA);
+    this.#sent = new SentBatchesReader({ redis, keys: this.keys, scanLimit: MAX_LIST_PAGE });
   }
 
   // ---- payout lock --------------------------------------------------------------------------
@@ -187,6 +190,11 @@ export class PayoutStore implements PayoutJournal {
   }
 
   /** Most recently rolled back first. */
+  /** Sent batches, newest first, paged over sent ones only (see sent-batches-reader.ts). */
+  async listSentBatches(page: SentBatchesPage): Promise<PayoutBatch[]> {
+    return this.#sent.page(page);
+  }
+
   async listFailedBatches(limit = 50): Promise<PayoutBatch[]> {
     return this.#listFrom(this.keys.batchesFailed, limit, true);
   }

@@ -116,7 +116,7 @@ export async function buildTestApi(setup: TestApiSetup) {
   const events = setup.events ?? createPoolEventBus(() => {});
   const app = await buildApiServer(setup.options ?? {}, {
     redisProbe: () => setup.redis.ping(),
-    stores: createApiStores(setup.keyPrefix, setup.redis, TEST_POOL_INFO.payments),
+    stores: createApiStores(setup.keyPrefix, setup.redis, TEST_POOL_INFO.payments, setup.clock),
     daemon,
     poolInfo: TEST_POOL_INFO,
     events,

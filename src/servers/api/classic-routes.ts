@@ -44,17 +44,18 @@ export function registerClassicRoutes(app: FastifyInstance, modules: ClassicRout
   });
 
   app.get<{ Querystring: { address?: string } }>('/stats', { schema: statsSchema() }, (request) =>
-    classicStats(modules, request.query.address),
+    classicStats(modules, minerAddressOf(request.query)),
   );
 
   app.get<{ Querystring: { address?: string } }>(
     '/live_stats',
     { schema: statsSchema() },
     async (request) => {
+      const address = minerAddressOf(request.query);
       const tick = liveFeed.waitForTick();
       if (tick === null) throw new ApiError('TOO_MANY_WAITERS');
       await tick;
-      return classicStats(modules, request.query.address);
+      return classicStats(modules, address);
     },
   );
 
@@ -66,11 +67,7 @@ export function registerClassicRoutes(app: FastifyInstance, modules: ClassicRout
         response: replySchemas(classicStatsAddressSchema),
       },
     },
-    // Decoded first: a value that is not an address never reaches a Redis key or the alias lookup.
-    (request) => {
-      const { address } = request.query;
-      return classicStatsAddress(modules, address === undefined ? undefined : parseMinerAddress(address));
-    },
+    (request) => classicStatsAddress(modules, minerAddressOf(request.query)),
   );
 
   app.get<{ Querystring: { time?: number; address?: string } }>(
@@ -79,7 +76,7 @@ export function registerClassicRoutes(app: FastifyInstance, modules: ClassicRout
       schema: { querystring: jsonSchema(paymentsQuery, 'input'), response: replySchemas(classicZsetSchema) },
     },
     (request) =>
-      classicPayments(stores, request.query.time ?? Number.MAX_SAFE_INTEGER, request.query.address),
+      classicPayments(stores, request.query.time ?? Number.MAX_SAFE_INTEGER, minerAddressOf(request.query)),
   );
 
   app.get<{ Querystring: { height?: number } }>(
@@ -87,4 +84,12 @@ export function registerClassicRoutes(app: FastifyInstance, modules: ClassicRout
     { schema: { querystring: jsonSchema(blocksQuery, 'input'), response: replySchemas(classicZsetSchema) } },
     (request) => classicBlocks(stores, request.query.height),
   );
+}
+
+/**
+ * The `address` of a classic query, decoded first: a value that is not a Fuego address answers
+ * 400 INVALID_ADDRESS and never reaches a Redis key or the daemon's alias lookup.
+ */
+function minerAddressOf(query: { readonly address?: string }): string | undefined {
+  return query.address === undefined ? undefined : parseMinerAddress(query.address);
 }

@@ -134,4 +134,17 @@ describe('payout list reads (issue 17 item 2)', () => {
     expect(sendCommand).toHaveBeenCalled();
     await app.close();
   });
+
+  it('/stats, /live_stats and /get_payments answer 400 for an address that does not decode, before any Redis call', async () => {
+    const { app } = await buildTestApi({ redis, keyPrefix, clock: () => NOW });
+    await app.ready();
+    const sendCommand = vi.spyOn(redis, 'sendCommand');
+    for (const route of ['/stats', '/live_stats', '/get_payments']) {
+      const reply = await app.inject({ url: `${route}?address=${'y'.repeat(256)}` });
+      expect(reply.statusCode, route).toBe(400);
+      expect(JSON.parse(reply.payload).error.code, route).toBe('INVALID_ADDRESS');
+    }
+    expect(sendCommand).not.toHaveBeenCalled();
+    await app.close();
+  });
 });

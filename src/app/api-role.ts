@@ -57,6 +57,7 @@ export async function startApiRole(
     events: modules.events,
     logger: modules.logger.child({ module: 'api' }),
     adminToken: modules.adminToken,
+    ipv6PrefixLength: config.stratum.ipv6PrefixLength,
     metricsSources: {
       ...(stratum === null ? {} : stratum.metricsSources),
       payoutWatch: () => readPayoutWatchSnapshot(config.redis.keyPrefix, redis),

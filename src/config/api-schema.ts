@@ -10,6 +10,24 @@ const liveFeedSchema = z.strictObject({
     .max(100_000)
     .default(2_000)
     .describe('Connections beyond this are refused at the upgrade (HTTP 503).'),
+  maxClientsPerPeer: z
+    .number()
+    .int()
+    .min(1)
+    .max(100_000)
+    .default(20)
+    .describe(
+      'Connections one peer (an IP; an IPv6 peer: its stratum.ipv6PrefixLength network) may hold; beyond it the upgrade is refused (HTTP 429), so one client cannot take every slot.',
+    ),
+  maxBadRequests: z
+    .number()
+    .int()
+    .min(1)
+    .max(1_000)
+    .default(5)
+    .describe(
+      'Bad requests (not JSON, unknown op, invalid address) after which a connection is closed (code 1008, policy violation).',
+    ),
   maxBufferedBytes: z
     .number()
     .int()
@@ -132,6 +150,15 @@ export const apiOptionsFields = z.strictObject({
     .max(100_000)
     .default(1_000)
     .describe('Classic long-poll `/live_stats` requests waiting at once.'),
+  maxLongPollWaitersPerPeer: z
+    .number()
+    .int()
+    .min(0)
+    .max(100_000)
+    .default(10)
+    .describe(
+      'Of those, requests one peer (an IP; an IPv6 peer: its stratum.ipv6PrefixLength network) may have waiting; beyond it TOO_MANY_WAITERS_FROM_PEER (HTTP 429).',
+    ),
   maxSignatureChecksPerSecond: z
     .number()
     .int()

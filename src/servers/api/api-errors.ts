@@ -41,6 +41,10 @@ export const API_ERRORS = {
   },
   TOO_MANY_REQUESTS: { status: 429, message: 'too many signed requests right now; retry in a second' },
   TOO_MANY_WAITERS: { status: 503, message: 'too many long-poll requests are waiting; retry later' },
+  TOO_MANY_WAITERS_FROM_PEER: {
+    status: 429,
+    message: 'too many long-poll requests from this address are waiting; retry later',
+  },
   STORE_UNAVAILABLE: { status: 503, message: 'the pool database is unavailable; retry later' },
   INTERNAL: { status: 500, message: 'internal error' },
 } as const satisfies Record<string, { status: number; message: string }>;

@@ -53,6 +53,8 @@ export interface ApiServerModules {
   readonly activeBans?: () => number | Promise<number>;
   /** Extra counters for /api/admin/overview (e.g. PoolBackend.metrics() numbers). */
   readonly adminCounters?: () => Record<string, number>;
+  /** Feed and long-poll caps count an IPv6 peer by this network (stratum.ipv6PrefixLength). */
+  readonly ipv6PrefixLength?: number;
 }
 
 /**
@@ -145,6 +147,7 @@ function buildServices(
     hashrate: modules.stores.hashrate,
     logger,
     clock,
+    ...(modules.ipv6PrefixLength === undefined ? {} : { ipv6PrefixLength: modules.ipv6PrefixLength }),
   });
   const metrics =
     modules.metrics ??

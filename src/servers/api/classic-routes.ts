@@ -52,8 +52,9 @@ export function registerClassicRoutes(app: FastifyInstance, modules: ClassicRout
     { schema: statsSchema() },
     async (request) => {
       const address = minerAddressOf(request.query);
-      const tick = liveFeed.waitForTick();
-      if (tick === null) throw new ApiError('TOO_MANY_WAITERS');
+      const tick = liveFeed.waitForTick(request.ip);
+      if (tick === 'too-many') throw new ApiError('TOO_MANY_WAITERS');
+      if (tick === 'too-many-from-peer') throw new ApiError('TOO_MANY_WAITERS_FROM_PEER');
       await tick;
       return classicStats(modules, address);
     },

@@ -8,6 +8,7 @@ import { HashrateBucketWriter } from '../../../src/store/hashrate/hashrate-bucke
 import { createRedisClient } from '../../../src/store/redis-client.js';
 import { startTestRedis, type TestRedis } from '../../helpers/redis-server.js';
 import { buildTestApi, fuegoAddress, silentLogger } from './api-fixtures.js';
+import { listenForFeed, until } from './live-feed-fixtures.js';
 
 interface Message {
   type: string;
@@ -27,14 +28,6 @@ async function connect(
     socket.once('error', reject);
   });
   return { socket, messages, closed };
-}
-
-async function until(predicate: () => boolean, timeoutMs = 3_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 describe('WebSocket live feed', () => {
@@ -68,10 +61,7 @@ describe('WebSocket live feed', () => {
         liveFeed: { maxBufferedBytes: 64 * 1024, maxClients: 3, maxSubscriptionsPerClient: 1 },
       },
     }));
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    const address = app.server.address();
-    if (address === null || typeof address === 'string') throw new Error('no port');
-    url = `ws://127.0.0.1:${address.port}${LIVE_FEED_PATH}`;
+    url = await listenForFeed(app);
   });
 
   afterAll(async () => {
@@ -100,8 +90,8 @@ describe('WebSocket live feed', () => {
     });
     events.publish('network-block', { height: 9, hash: 'cc'.repeat(32), difficulty: 5n, timestampMs: 3 });
     events.publish('network-block', { height: 9, hash: 'cc'.repeat(32), difficulty: 5n, timestampMs: 3 });
-    client.socket.send(JSON.stringify({ op: 'subscribe', address: MINER }));
     client.socket.send(JSON.stringify({ op: 'subscribe', address: 'fireBogus' }));
+    client.socket.send(JSON.stringify({ op: 'subscribe', address: MINER }));
     client.socket.send(JSON.stringify({ op: 'subscribe', address: fuegoAddress(12) }));
     await until(() => client.messages.filter((m) => m.type === 'error').length === 2);
     await app.pool.liveFeed.tick();

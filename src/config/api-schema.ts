@@ -19,6 +19,15 @@ const liveFeedSchema = z.strictObject({
     .describe(
       'Connections one peer (an IP; an IPv6 peer: its stratum.ipv6PrefixLength network) may hold; beyond it the upgrade is refused (HTTP 429), so one client cannot take every slot.',
     ),
+  maxAddressChecksPerClient: z
+    .number()
+    .int()
+    .min(1)
+    .max(10_000)
+    .default(50)
+    .describe(
+      'Addresses not seen before that one connection may have decoded (~1.4 ms of ed25519 checks each); past it subscribe answers TOO_MANY_REQUESTS, a bad request.',
+    ),
   maxBadRequests: z
     .number()
     .int()

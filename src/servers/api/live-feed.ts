@@ -69,6 +69,7 @@ interface Client {
   readonly subscriptions: Set<string>;
   alive: boolean;
   badRequests: number;
+  addressChecks: number;
 }
 
 function jsonSafe(value: unknown): unknown {
@@ -303,7 +304,13 @@ export class LiveFeed {
   }
 
   #accept(socket: WebSocket): void {
-    const client: Client = { socket, subscriptions: new Set(), alive: true, badRequests: 0 };
+    const client: Client = {
+      socket,
+      subscriptions: new Set(),
+      alive: true,
+      badRequests: 0,
+      addressChecks: 0,
+    };
     this.#clients.add(client);
     socket.on('pong', () => {
       client.alive = true;
@@ -361,7 +368,13 @@ export class LiveFeed {
       this.#error(client, 'TOO_MANY_SUBSCRIPTIONS', 'the server follows too many addresses; retry later');
       return;
     }
-    if (!this.#isValidAddress(address)) {
+    const known = this.#followed.has(address) || this.#validAddresses.has(address);
+    if (!known && client.addressChecks >= limits.maxAddressChecksPerClient) {
+      this.#refuse(client, 'TOO_MANY_REQUESTS', 'too many new addresses on this connection');
+      return;
+    }
+    if (!known) client.addressChecks += 1;
+    if (!known && !this.#isValidAddress(address)) {
       this.#refuse(client, 'INVALID_ADDRESS', 'not a valid Fuego address');
       return;
     }
@@ -370,8 +383,8 @@ export class LiveFeed {
     this.#send(client, this.#encode('subscribed', { address }));
   }
 
+  /** Decodes `address` (the caller checked it is not known yet); a valid one is remembered. */
   #isValidAddress(address: string): boolean {
-    if (this.#followed.has(address) || this.#validAddresses.has(address)) return true;
     try {
       decodeAddress(address);
     } catch {

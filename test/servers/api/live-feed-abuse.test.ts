@@ -56,7 +56,13 @@ describe('live feed abuse limits', () => {
         feedIntervalMs: 600_000, // ticks are driven by the test
         maxLongPollWaiters: 10,
         maxLongPollWaitersPerPeer: 2,
-        liveFeed: { maxClients: 10, maxClientsPerPeer: 2, maxSubscriptionsPerClient: 1, maxBadRequests: 3 },
+        liveFeed: {
+          maxClients: 10,
+          maxClientsPerPeer: 2,
+          maxSubscriptionsPerClient: 1,
+          maxBadRequests: 3,
+          maxAddressChecksPerClient: 2,
+        },
       },
     }));
     url = await listenForFeed(app);
@@ -101,6 +107,20 @@ describe('live feed abuse limits', () => {
     feed.socket.send(JSON.stringify({ op: 'subscribe', address: 'fireBogus' }));
     await until(() => feed.codes.includes('TOO_MANY_SUBSCRIPTIONS'));
     expect(feed.codes).not.toContain('INVALID_ADDRESS');
+    feed.socket.close();
+    await feed.closed;
+  });
+
+  it('bounds the new addresses one socket may have decoded (subscribe, unsubscribe, repeat)', async () => {
+    const feed = await connect(url, '127.0.0.6');
+    for (const seed of [31, 32, 33]) {
+      const address = fuegoAddress(seed);
+      feed.socket.send(JSON.stringify({ op: 'subscribe', address }));
+      feed.socket.send(JSON.stringify({ op: 'unsubscribe', address }));
+    }
+    await until(() => feed.codes.filter((c) => c === 'unsubscribed').length === 3);
+    expect(feed.codes.filter((c) => c === 'subscribed')).toHaveLength(2);
+    expect(feed.codes).toContain('TOO_MANY_REQUESTS');
     feed.socket.close();
     await feed.closed;
   });

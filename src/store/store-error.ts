@@ -63,3 +63,32 @@ export function toStoreError(
     { cause: error },
   );
 }
+
+/**
+ * Runs Redis work with every failure a StoreError; errors of the `keep` class (a store's own
+ * refusals, such as PaymentStoreError) pass through as they are.
+ */
+export async function runStoreCommand<T>(
+  operation: string,
+  command: () => Promise<T>,
+  keep?: abstract new (...args: never[]) => Error,
+): Promise<T> {
+  try {
+    return await command();
+  } catch (error) {
+    if (keep !== undefined && error instanceof keep) throw error;
+    throw toStoreError(error, operation);
+  }
+}
+
+/** Executes a pipeline: each command's reply, or the first failure (of the exec or a command) as a StoreError. */
+export async function execStorePipeline(
+  operation: string,
+  pipeline: { exec(): Promise<Array<[Error | null, unknown]> | null> },
+): Promise<unknown[]> {
+  const replies = await runStoreCommand(operation, () => pipeline.exec());
+  return (replies ?? []).map(([error, value]) => {
+    if (error) throw toStoreError(error, operation);
+    return value;
+  });
+}

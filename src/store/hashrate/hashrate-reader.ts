@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { StoreError, toStoreError } from '../store-error.js';
+import { execStorePipeline, runStoreCommand, StoreError } from '../store-error.js';
 import {
   createHashrateKeys,
   DAY_MS,
@@ -38,8 +38,6 @@ export interface ActiveCounts {
   readonly miners: number;
   readonly workers: number;
 }
-
-type Pipeline = ReturnType<Redis['pipeline']>;
 
 function parseSum(value: unknown, key: string): bigint {
   if (value === null || value === undefined) return 0n;
@@ -126,7 +124,7 @@ export class HashrateReader {
     const pipeline = this.#redis.pipeline();
     pipeline.zcount(this.#keys.activeMiners, since, '+inf');
     pipeline.zcount(this.#keys.activeWorkers, since, '+inf');
-    const [miners, workers] = await this.#exec('activeCounts', pipeline);
+    const [miners, workers] = await execStorePipeline('activeCounts', pipeline);
     return { miners: Number(miners ?? 0), workers: Number(workers ?? 0) };
   }
 
@@ -143,7 +141,7 @@ export class HashrateReader {
     maxCandidates: number,
   ): Promise<TopMiner[]> {
     const since = String(nowMs - windowMs);
-    const flat = await this.#run('topMiners', () =>
+    const flat = await runStoreCommand('topMiners', () =>
       this.#redis.zrevrangebyscore(
         this.#keys.activeMiners,
         '+inf',
@@ -161,7 +159,7 @@ export class HashrateReader {
     if (top.length === 0) return [];
     const pipeline = this.#redis.pipeline();
     for (const [address] of top) pipeline.zcount(this.#keys.minerWorkers(address), since, '+inf');
-    const workerCounts = (await this.#run('topMiners', () => pipeline.exec())) ?? [];
+    const workerCounts = (await runStoreCommand('topMiners', () => pipeline.exec())) ?? [];
     return top.map(([address, hashrate], index) => {
       const reply = workerCounts[index];
       return {
@@ -175,14 +173,14 @@ export class HashrateReader {
 
   /** The most recent share of any miner (ms), or null if none is within the retention. */
   async poolLastShareMs(): Promise<number | null> {
-    const newest = await this.#run('poolLastShareMs', () =>
+    const newest = await runStoreCommand('poolLastShareMs', () =>
       this.#redis.zrevrange(this.#keys.activeMiners, 0, 0, 'WITHSCORES'),
     );
     return newest[1] === undefined ? null : Number(newest[1]);
   }
 
   async minerLastShareMs(address: string): Promise<number | null> {
-    const score = await this.#run('minerLastShareMs', () =>
+    const score = await runStoreCommand('minerLastShareMs', () =>
       this.#redis.zscore(this.#keys.activeMiners, address),
     );
     return score === null ? null : Number(score);
@@ -193,7 +191,7 @@ export class HashrateReader {
    * the window (0 for a worker idle through the whole window).
    */
   async minerWorkers(address: string, nowMs: number, windowMs: number): Promise<WorkerHashrate[]> {
-    const flat = await this.#run('minerWorkers', () =>
+    const flat = await runStoreCommand('minerWorkers', () =>
       this.#redis.zrevrange(this.#keys.minerWorkers(address), 0, this.#maxWorkers - 1, 'WITHSCORES'),
     );
     const workers: { name: string; lastShareMs: number }[] = [];
@@ -228,7 +226,7 @@ export class HashrateReader {
     const lastDay = Math.floor(nowMs / DAY_MS);
     const pipeline = this.#redis.pipeline();
     for (let day = firstDay; day <= lastDay; day++) pipeline.hgetall(this.#keys.poolSlots(day));
-    const replies = await this.#exec('poolChart', pipeline);
+    const replies = await execStorePipeline('poolChart', pipeline);
     const sums = new Map<number, bigint>();
     replies.forEach((reply, index) => {
       const day = firstDay + index;
@@ -258,7 +256,7 @@ export class HashrateReader {
     const lastHour = Math.floor(nowMs / HOUR_MS);
     const pipeline = this.#redis.pipeline();
     for (let hour = firstHour; hour <= lastHour; hour++) pipeline.hgetall(keyOf(hour));
-    const replies = await this.#exec('chart', pipeline);
+    const replies = await execStorePipeline('chart', pipeline);
     const sums = new Map<number, bigint>();
     replies.forEach((reply, index) => {
       const hour = firstHour + index;
@@ -304,7 +302,7 @@ export class HashrateReader {
         pipeline.hmget(key, ...fields);
       }
     }
-    const replies = await this.#exec('hashrate', pipeline);
+    const replies = await execStorePipeline('hashrate', pipeline);
     const perEntity = byHour.size;
     return entities.map((_, e) => {
       let sum = 0n;
@@ -314,21 +312,5 @@ export class HashrateReader {
       }
       return toHashrate(sum, spanSec);
     });
-  }
-
-  async #exec(operation: string, pipeline: Pipeline): Promise<unknown[]> {
-    const replies = await this.#run(operation, () => pipeline.exec());
-    return (replies ?? []).map(([error, value]) => {
-      if (error) throw toStoreError(error, operation);
-      return value;
-    });
-  }
-
-  async #run<T>(operation: string, command: () => Promise<T>): Promise<T> {
-    try {
-      return await command();
-    } catch (error) {
-      throw toStoreError(error, operation);
-    }
   }
 }

@@ -1,9 +1,8 @@
 import type { Redis } from 'ioredis';
 import type { PayableBalances } from '../../model/payouts/payable-balances.js';
 import { defineScript, type ScriptRunner } from '../scripts/define-script.js';
-import { toStoreError } from '../store-error.js';
 import { createPaymentKeys, type PaymentKeys } from './payment-keys.js';
-import { PaymentStoreError, parseStoredAmount, refusalOf } from './payment-store-error.js';
+import { PaymentStoreError, parseStoredAmount, refusalOf, runPaymentCommand } from './payment-store-error.js';
 import {
   ADJUST_BALANCE_LUA,
   type AdjustBalanceRequest,
@@ -112,14 +111,16 @@ export class RedisBalances implements PayableBalances {
   }
 
   async getBalance(address: string): Promise<MinerBalance> {
-    const values = await this.#run('getBalance', () =>
+    const values = await runPaymentCommand('getBalance', () =>
       this.#redis.hmget(this.keys.balance(address), ...BALANCE_FIELDS),
     );
     return parseFields(BALANCE_FIELDS, values, `balance of ${address}`) as unknown as MinerBalance;
   }
 
   async getTotals(): Promise<PoolTotals> {
-    const values = await this.#run('getTotals', () => this.#redis.hmget(this.keys.totals, ...TOTAL_FIELDS));
+    const values = await runPaymentCommand('getTotals', () =>
+      this.#redis.hmget(this.keys.totals, ...TOTAL_FIELDS),
+    );
     return parseFields(TOTAL_FIELDS, values, 'pool totals') as unknown as PoolTotals;
   }
 
@@ -132,7 +133,7 @@ export class RedisBalances implements PayableBalances {
     limit: number,
   ): Promise<Array<{ address: string; balance: MinerBalance }>> {
     const bounded = boundedLimit(limit);
-    const addresses = await this.#run('listPayable', () =>
+    const addresses = await runPaymentCommand('listPayable', () =>
       this.#redis.zrevrangebyscore(this.keys.payable, '+inf', minAtomic.toString(), 'LIMIT', 0, bounded),
     );
     const result: Array<{ address: string; balance: MinerBalance }> = [];
@@ -146,7 +147,7 @@ export class RedisBalances implements PayableBalances {
   /** Newest first; `beforeId` (exclusive) pages on from the last entry of the previous page. */
   async getHistory(address: string, limit = 100, beforeId?: string): Promise<BalanceHistoryEntry[]> {
     const end = beforeId === undefined ? '+' : `(${beforeId}`;
-    const entries = await this.#run('getHistory', () =>
+    const entries = await runPaymentCommand('getHistory', () =>
       this.#redis.xrevrange(this.keys.history(address), end, '-', 'COUNT', boundedLimit(limit)),
     );
     return entries.map(([id, flat]) => {
@@ -165,7 +166,7 @@ export class RedisBalances implements PayableBalances {
 
   /** Payments sent to `address`, newest first. */
   async getPayments(address: string, limit = 100): Promise<PaymentRecord[]> {
-    const raw = await this.#run('getPayments', () =>
+    const raw = await runPaymentCommand('getPayments', () =>
       this.#redis.lrange(this.keys.payments(address), 0, boundedLimit(limit) - 1),
     );
     return raw.map((text) => {
@@ -188,7 +189,7 @@ export class RedisBalances implements PayableBalances {
   async adjust(request: AdjustBalanceRequest): Promise<bigint> {
     if (request.deltaAtomic === 0n)
       throw new PaymentStoreError('INVALID_AMOUNT', 'an adjustment of 0 changes nothing');
-    const reply = await this.#run('adjust', () =>
+    const reply = await runPaymentCommand('adjust', () =>
       this.#adjust(
         buildAdjustBalanceCall(this.keys, request, {
           nowMs: this.#clock,
@@ -199,15 +200,6 @@ export class RedisBalances implements PayableBalances {
     const refusal = refusalOf(reply, 'adjust_balance');
     if (refusal) throw refusal;
     return parseStoredAmount(String((reply as unknown[])[1]), 'balance');
-  }
-
-  async #run<T>(operation: string, command: () => Promise<T>): Promise<T> {
-    try {
-      return await command();
-    } catch (error) {
-      if (error instanceof PaymentStoreError) throw error;
-      throw toStoreError(error, operation);
-    }
   }
 }
 

@@ -1,4 +1,5 @@
 import { FuegoPoolError } from '../../errors.js';
+import { runStoreCommand } from '../store-error.js';
 
 /**
  * Refusals of the money scripts (nothing was written when one is thrown):
@@ -70,4 +71,9 @@ export function parseStoredAmount(value: string | null | undefined, what: string
     throw new PaymentStoreError('CORRUPT_BALANCE', `corrupt ${what}`, { what, value });
   }
   return BigInt(value);
+}
+
+/** runStoreCommand for the payment stores: their own refusals (PaymentStoreError) pass through. */
+export function runPaymentCommand<T>(operation: string, command: () => Promise<T>): Promise<T> {
+  return runStoreCommand(operation, command, PaymentStoreError);
 }

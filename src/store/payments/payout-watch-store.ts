@@ -6,10 +6,10 @@ import type {
   UnknownPayment,
 } from '../../model/payouts/payout-watch.js';
 import { defineScript, type ScriptRunner } from '../scripts/define-script.js';
-import { toStoreError } from '../store-error.js';
+import { execStorePipeline } from '../store-error.js';
 import { DEFAULT_HISTORY_MAX_LENGTH } from './balances-store.js';
 import { createPaymentKeys, type PaymentKeys } from './payment-keys.js';
-import { PaymentStoreError, parseStoredAmount, refusalOf } from './payment-store-error.js';
+import { PaymentStoreError, parseStoredAmount, refusalOf, runPaymentCommand } from './payment-store-error.js';
 import {
   buildResolveUnknownCall,
   RESOLVE_UNKNOWN_LUA,
@@ -51,12 +51,14 @@ export class PayoutWatchStore implements PayoutWatch {
     const pipeline = this.#redis.pipeline();
     for (const payment of payments)
       pipeline.hsetnx(this.keys.payoutUnknown, payment.txHash, encodeUnknown(payment));
-    const replies = await this.#exec('recordUnknownPayments', pipeline);
+    const replies = await execStorePipeline('recordUnknownPayments', pipeline);
     return payments.filter((_, index) => replies[index] === 1);
   }
 
   async listUnknownPayments(): Promise<UnknownPayment[]> {
-    const raw = await this.#run('listUnknownPayments', () => this.#redis.hgetall(this.keys.payoutUnknown));
+    const raw = await runPaymentCommand('listUnknownPayments', () =>
+      this.#redis.hgetall(this.keys.payoutUnknown),
+    );
     return Object.values(raw)
       .map(decodeUnknown)
       .sort((a, b) => b.firstSeenMs - a.firstSeenMs)
@@ -64,19 +66,21 @@ export class PayoutWatchStore implements PayoutWatch {
   }
 
   async getScanCursor(): Promise<number | null> {
-    const value = await this.#run('getScanCursor', () => this.#redis.get(this.keys.payoutScanCursor));
+    const value = await runPaymentCommand('getScanCursor', () => this.#redis.get(this.keys.payoutScanCursor));
     return value !== null && /^\d+$/.test(value) ? Number(value) : null;
   }
 
   async setScanCursor(blockCount: number): Promise<void> {
-    await this.#run('setScanCursor', () => this.#redis.set(this.keys.payoutScanCursor, String(blockCount)));
+    await runPaymentCommand('setScanCursor', () =>
+      this.#redis.set(this.keys.payoutScanCursor, String(blockCount)),
+    );
   }
 
   async replaceHeld(held: readonly HeldPayout[]): Promise<HeldPayout[]> {
     const json = JSON.stringify(
       held.map((h) => ({ a: h.address, amt: h.amountAtomic.toString(), r: h.reason, s: h.sinceMs })),
     );
-    const replies = await this.#exec(
+    const replies = await execStorePipeline(
       'replaceHeld',
       this.#redis.multi().get(this.keys.payoutHeld).set(this.keys.payoutHeld, json),
     );
@@ -84,11 +88,11 @@ export class PayoutWatchStore implements PayoutWatch {
   }
 
   async listHeld(): Promise<HeldPayout[]> {
-    return decodeHeld(await this.#run('listHeld', () => this.#redis.get(this.keys.payoutHeld)));
+    return decodeHeld(await runPaymentCommand('listHeld', () => this.#redis.get(this.keys.payoutHeld)));
   }
 
   async getBackoff(): Promise<SendBackoff | null> {
-    const raw = await this.#run('getBackoff', () => this.#redis.get(this.keys.payoutBackoff));
+    const raw = await runPaymentCommand('getBackoff', () => this.#redis.get(this.keys.payoutBackoff));
     if (raw === null) return null;
     try {
       const parsed = JSON.parse(raw) as Record<string, unknown>;
@@ -104,11 +108,13 @@ export class PayoutWatchStore implements PayoutWatch {
   }
 
   async setBackoff(backoff: SendBackoff): Promise<void> {
-    await this.#run('setBackoff', () => this.#redis.set(this.keys.payoutBackoff, JSON.stringify(backoff)));
+    await runPaymentCommand('setBackoff', () =>
+      this.#redis.set(this.keys.payoutBackoff, JSON.stringify(backoff)),
+    );
   }
 
   async clearBackoff(): Promise<void> {
-    await this.#run('clearBackoff', () => this.#redis.del(this.keys.payoutBackoff));
+    await runPaymentCommand('clearBackoff', () => this.#redis.del(this.keys.payoutBackoff));
   }
 
   /** Settles an unknown payment as the operator decided (see scripts/resolve-unknown-payment.ts). */
@@ -123,26 +129,9 @@ export class PayoutWatchStore implements PayoutWatch {
       },
       request,
     );
-    const reply = await this.#run('resolve_unknown_payment', () => this.#resolve(call));
+    const reply = await runPaymentCommand('resolve_unknown_payment', () => this.#resolve(call));
     const refusal = refusalOf(reply, 'resolve_unknown_payment');
     if (refusal) throw refusal;
-  }
-
-  async #exec(operation: string, pipeline: { exec(): Promise<Array<[Error | null, unknown]> | null> }) {
-    const replies = await this.#run(operation, () => pipeline.exec());
-    return (replies ?? []).map(([error, value]) => {
-      if (error) throw toStoreError(error, operation);
-      return value;
-    });
-  }
-
-  async #run<T>(operation: string, command: () => Promise<T>): Promise<T> {
-    try {
-      return await command();
-    } catch (error) {
-      if (error instanceof PaymentStoreError) throw error;
-      throw toStoreError(error, operation);
-    }
   }
 }
 

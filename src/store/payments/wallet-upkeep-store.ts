@@ -5,7 +5,7 @@ import type {
   UpkeepTrigger,
   WalletUpkeepRecord,
 } from '../../model/payouts/wallet-upkeep-record.js';
-import { StoreError, toStoreError } from '../store-error.js';
+import { runStoreCommand, StoreError } from '../store-error.js';
 import { createPaymentKeys, type PaymentKeys } from './payment-keys.js';
 
 const TRIGGERS: ReadonlySet<string> = new Set<UpkeepTrigger>(['refusal', 'share', 'operator']);
@@ -25,7 +25,9 @@ export class WalletUpkeepStore implements WalletUpkeepRecord {
   }
 
   async getRequest(): Promise<UpkeepRequest | null> {
-    const raw = await this.#run('getUpkeepRequest', () => this.#redis.get(this.keys.payoutUpkeepRequest));
+    const raw = await runStoreCommand('getUpkeepRequest', () =>
+      this.#redis.get(this.keys.payoutUpkeepRequest),
+    );
     if (raw === null) return null;
     const parsed = parseJson(raw, 'upkeep request');
     const atMs = Number(parsed['atMs']);
@@ -36,15 +38,15 @@ export class WalletUpkeepStore implements WalletUpkeepRecord {
 
   async setRequest(request: UpkeepRequest): Promise<void> {
     const json = JSON.stringify({ reason: request.reason.slice(0, 500), atMs: request.atMs });
-    await this.#run('setUpkeepRequest', () => this.#redis.set(this.keys.payoutUpkeepRequest, json));
+    await runStoreCommand('setUpkeepRequest', () => this.#redis.set(this.keys.payoutUpkeepRequest, json));
   }
 
   async clearRequest(): Promise<void> {
-    await this.#run('clearUpkeepRequest', () => this.#redis.del(this.keys.payoutUpkeepRequest));
+    await runStoreCommand('clearUpkeepRequest', () => this.#redis.del(this.keys.payoutUpkeepRequest));
   }
 
   async listFusions(): Promise<SentFusion[]> {
-    const raw = await this.#run('listFusions', () => this.#redis.hgetall(this.keys.payoutFusions));
+    const raw = await runStoreCommand('listFusions', () => this.#redis.hgetall(this.keys.payoutFusions));
     return Object.entries(raw)
       .map(([txHash, value]) => decodeFusion(txHash, value))
       .sort((a, b) => a.sentAtMs - b.sentAtMs);
@@ -52,20 +54,12 @@ export class WalletUpkeepStore implements WalletUpkeepRecord {
 
   async addFusion(fusion: SentFusion): Promise<void> {
     const json = JSON.stringify({ sentAtMs: fusion.sentAtMs, trigger: fusion.trigger });
-    await this.#run('addFusion', () => this.#redis.hset(this.keys.payoutFusions, fusion.txHash, json));
+    await runStoreCommand('addFusion', () => this.#redis.hset(this.keys.payoutFusions, fusion.txHash, json));
   }
 
   async removeFusions(txHashes: readonly string[]): Promise<void> {
     if (txHashes.length === 0) return;
-    await this.#run('removeFusions', () => this.#redis.hdel(this.keys.payoutFusions, ...txHashes));
-  }
-
-  async #run<T>(operation: string, command: () => Promise<T>): Promise<T> {
-    try {
-      return await command();
-    } catch (error) {
-      throw toStoreError(error, operation);
-    }
+    await runStoreCommand('removeFusions', () => this.#redis.hdel(this.keys.payoutFusions, ...txHashes));
   }
 }
 

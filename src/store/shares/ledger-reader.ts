@@ -8,7 +8,7 @@ import type {
   StoredBlockStatus,
 } from '../../model/blocks/stored-block.js';
 import type { BlockCandidate } from '../../model/share-ledger.js';
-import { StoreError, toStoreError } from '../store-error.js';
+import { runStoreCommand, StoreError, toStoreError } from '../store-error.js';
 import { parseShareEntry, type StoredShare } from './share-entry.js';
 import { createShareKeys, type ShareKeys } from './share-keys.js';
 
@@ -163,7 +163,7 @@ export class RedisLedgerReader {
 
   /** True while a pool block waits for its PPLNS window to be fixed. */
   async isWindowPending(hash: string): Promise<boolean> {
-    const score = await this.#run('isWindowPending', () =>
+    const score = await runStoreCommand('isWindowPending', () =>
       this.#redis.zscore(this.#keys.blocksWindowPending, hash),
     );
     return score !== null;
@@ -174,14 +174,14 @@ export class RedisLedgerReader {
     if (!Number.isSafeInteger(limit) || limit < 1) {
       throw new StoreError('INVALID_OPTION', 'limit must be a positive integer', { limit });
     }
-    return this.#run('listWindowPending', () =>
+    return runStoreCommand('listWindowPending', () =>
       this.#redis.zrange(this.#keys.blocksWindowPending, 0, limit - 1),
     );
   }
 
   /** A HASH of address -> difficulty (a round or a window), every value a stored integer. */
   async #readWeights(key: string, operation: string): Promise<Map<string, bigint>> {
-    const raw = await this.#run(operation, () => this.#redis.hgetall(key));
+    const raw = await runStoreCommand(operation, () => this.#redis.hgetall(key));
     const weights = new Map<string, bigint>();
     for (const [address, value] of Object.entries(raw)) {
       weights.set(address, parseBigInt(value, 'difficulty weight', { key, address }));
@@ -192,7 +192,7 @@ export class RedisLedgerReader {
   /** startedAtMs/totalDifficulty/shareCount of the open round; null before the first pool share. */
   async getCurrentRoundSummary(): Promise<RoundSummary | null> {
     const key = this.#keys.roundCurrentMeta;
-    const [startedAtMs, totalDifficulty, shareCount] = await this.#run('getCurrentRoundSummary', () =>
+    const [startedAtMs, totalDifficulty, shareCount] = await runStoreCommand('getCurrentRoundSummary', () =>
       this.#redis.hmget(key, 'startedAtMs', 'totalDifficulty', 'shareCount'),
     );
     if (startedAtMs === null || startedAtMs === undefined) return null;
@@ -204,7 +204,7 @@ export class RedisLedgerReader {
   }
 
   async getBlockCandidate(hash: string): Promise<StoredBlockCandidate | null> {
-    const raw = await this.#run('getBlockCandidate', () => this.#redis.hgetall(this.#keys.block(hash)));
+    const raw = await runStoreCommand('getBlockCandidate', () => this.#redis.hgetall(this.#keys.block(hash)));
     return Object.keys(raw).length === 0 ? null : parseBlockRecord(hash, raw);
   }
 
@@ -217,13 +217,13 @@ export class RedisLedgerReader {
     if (limit > MAX_BLOCK_PAGE) {
       throw new StoreError('INVALID_RECORD', `limit must be at most ${MAX_BLOCK_PAGE}`, { limit });
     }
-    const hashes = await this.#run('listBlockCandidates', () =>
+    const hashes = await runStoreCommand('listBlockCandidates', () =>
       this.#redis.zrevrange(this.#keys.blockCandidates, offset, offset + limit - 1),
     );
     if (hashes.length === 0) return [];
     const pipeline = this.#redis.pipeline();
     for (const hash of hashes) pipeline.hgetall(this.#keys.block(hash));
-    const replies = await this.#run('listBlockCandidates', () => pipeline.exec());
+    const replies = await runStoreCommand('listBlockCandidates', () => pipeline.exec());
     return hashes.map((hash, index) => {
       const [error, fields] = replies?.[index] ?? [new Error('no reply'), null];
       if (error) throw toStoreError(error, 'listBlockCandidates', { hash });
@@ -259,7 +259,7 @@ export class RedisLedgerReader {
     previousStreamId(entryId); // validates the id's form before any I/O
     while (end !== null) {
       const from: string = end;
-      const page = await this.#run('readSharesBackFrom', () =>
+      const page = await runStoreCommand('readSharesBackFrom', () =>
         this.#redis.xrevrange(this.#keys.shares, from, '-', 'COUNT', pageSize),
       );
       if (firstPage && page[0]?.[0] !== entryId) {
@@ -288,7 +288,7 @@ export class RedisLedgerReader {
    * (the ledger never XDELs). Older Redis lacks the counter: reported as not trimmed.
    */
   async #streamWasTrimmed(): Promise<boolean> {
-    const info = (await this.#run('readSharesBackFrom', () =>
+    const info = (await runStoreCommand('readSharesBackFrom', () =>
       this.#redis.call('XINFO', 'STREAM', this.#keys.shares),
     )) as unknown[];
     const field = (name: string): unknown => {
@@ -298,13 +298,5 @@ export class RedisLedgerReader {
     const added = field('entries-added');
     const length = field('length');
     return typeof added === 'number' && typeof length === 'number' && added > length;
-  }
-
-  async #run<T>(operation: string, command: () => Promise<T>): Promise<T> {
-    try {
-      return await command();
-    } catch (error) {
-      throw toStoreError(error, operation);
-    }
   }
 }

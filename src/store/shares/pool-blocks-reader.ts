@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { StoredBlockCandidate } from '../../model/blocks/stored-block.js';
 import { createPaymentKeys } from '../payments/payment-keys.js';
-import { toStoreError } from '../store-error.js';
+import { execStorePipeline } from '../store-error.js';
 import { parseBlockRecord } from './ledger-reader.js';
 import { createShareKeys } from './share-keys.js';
 
@@ -36,7 +36,7 @@ export class PoolBlocksReader {
   async count(): Promise<number> {
     const pipeline = this.#redis.pipeline();
     for (const key of this.#sets) pipeline.zcard(key);
-    const replies = await this.#exec(pipeline, 'countBlocks');
+    const replies = await execStorePipeline('countBlocks', pipeline);
     return replies.reduce<number>((sum, value) => sum + Number(value), 0);
   }
 
@@ -47,7 +47,7 @@ export class PoolBlocksReader {
     const max = beforeHeight === undefined ? '+inf' : `(${beforeHeight}`;
     const pipeline = this.#redis.pipeline();
     for (const key of this.#sets) pipeline.zrevrangebyscore(key, max, '-inf', 'WITHSCORES', 'LIMIT', 0, rows);
-    const replies = await this.#exec(pipeline, 'listBlocks');
+    const replies = await execStorePipeline('listBlocks', pipeline);
     const members: { hash: string; height: number }[] = [];
     for (const reply of replies) {
       const flat = reply as string[];
@@ -59,7 +59,7 @@ export class PoolBlocksReader {
     if (chosen.length === 0) return [];
     const records = this.#redis.pipeline();
     for (const { hash } of chosen) records.hgetall(this.#blockKey(hash));
-    const fields = await this.#exec(records, 'listBlocks');
+    const fields = await execStorePipeline('listBlocks', records);
     const blocks: PoolBlock[] = [];
     chosen.forEach(({ hash }, index) => {
       const record = fields[index] as Record<string, string>;
@@ -71,18 +71,5 @@ export class PoolBlocksReader {
       });
     });
     return blocks;
-  }
-
-  async #exec(pipeline: ReturnType<Redis['pipeline']>, operation: string): Promise<unknown[]> {
-    let replies: [Error | null, unknown][] | null;
-    try {
-      replies = await pipeline.exec();
-    } catch (error) {
-      throw toStoreError(error, operation);
-    }
-    return (replies ?? []).map(([error, value]) => {
-      if (error) throw toStoreError(error, operation);
-      return value;
-    });
   }
 }

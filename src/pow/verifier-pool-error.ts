@@ -4,6 +4,7 @@ export type VerifierPoolErrorCode =
   | 'POOL_CLOSED'
   | 'POOL_NOT_STARTED'
   | 'QUEUE_FULL'
+  | 'CANCELLED'
   | 'WORKER_CRASHED'
   | 'NO_WORKERS'
   | 'HASH_FAILED'

@@ -3,6 +3,7 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { compiledSiblingUrl } from '../compiled-module-url.js';
 import type { Logger } from '../log/logger.js';
+import { FairJobQueue } from './fair-job-queue.js';
 import type { PowImplementationChoice } from './load-hasher.js';
 import type { PowImplementationName } from './types.js';
 import { VerifierPoolError } from './verifier-pool-error.js';
@@ -36,7 +37,10 @@ export interface ShareVerifierPoolOptions {
   /** Worker threads; 0 means os.availableParallelism(). */
   readonly workers: number;
   readonly implementation: PowImplementationChoice;
-  /** canAcceptWork() turns false at this queue depth (jobs not yet handed to a worker). */
+  /**
+   * Jobs waiting for a worker, shared fairly between owners: canAcceptWork(owner) turns false once
+   * the owner holds its share (this divided by the owners with jobs waiting).
+   */
   readonly maxQueuedJobs: number;
   readonly maxBatchSize?: number;
   readonly batchDelayMs?: number;
@@ -74,10 +78,17 @@ export function resolveVerifierWorkerUrl(moduleUrl: string = import.meta.url): U
 /**
  * Verifies shares (computes cn/upx2 hashes) on worker threads so the event loop never hashes.
  *
- * Back-pressure: canAcceptWork() is false once `maxQueuedJobs` jobs wait for a worker; the
- * stratum layer then stops reading from its sockets. verify() still queues past that mark, so a
- * share already read is never lost, up to HARD_QUEUE_LIMIT_FACTOR x maxQueuedJobs, beyond which
- * it rejects with QUEUE_FULL: overload is always an explicit error, never a silent drop.
+ * Fair between peers: each job has an owner (the stratum layer's peer key), waiting jobs are
+ * handed out one per owner in turn (FairJobQueue), and cancel(owner) drops an owner's waiting
+ * jobs (a banned peer's submits are not hashed). A peer flooding bogus submits thus delays another
+ * peer's share by one job per waiting peer, not by its whole backlog.
+ *
+ * Back-pressure: canAcceptWork(owner) is false once the owner holds its share of `maxQueuedJobs`
+ * (all of it while it is the only one waiting); the stratum layer then stops reading that peer's
+ * sockets. verify() still queues past that mark, so a share already read is never lost, up to
+ * HARD_QUEUE_LIMIT_FACTOR x maxQueuedJobs in all; there, a job of the owner holding the most is
+ * refused to make room for one below its share, or else the new job is: QUEUE_FULL, an explicit
+ * error, never a silent drop.
  *
  * Batching: an idle worker gets queued jobs at once; a busy one (up to MAX_BATCHES_PER_WORKER
  * batches) gets them in batches of up to maxBatchSize in one postMessage, as one transferred
@@ -96,7 +107,7 @@ export class ShareVerifierPool {
   readonly #abort = new AbortController();
   readonly #workerUrl: URL;
   readonly #slots: WorkerSlot[] = [];
-  readonly #queue: VerifyJob[] = [];
+  readonly #queue = new FairJobQueue<VerifyJob>();
   readonly #loggedWorkerWarnings = new Set<string>();
   #started = false;
   /** Set once start() has succeeded: from then on a worker that fails is replaced, not fatal. */
@@ -165,13 +176,19 @@ export class ShareVerifierPool {
     );
   }
 
-  /** False when the stratum layer should stop reading shares until the queue drains. */
-  canAcceptWork(): boolean {
-    return !this.#abort.signal.aborted && this.#queue.length < this.#opts.maxQueuedJobs;
+  /** False when the stratum layer should stop reading `owner`'s shares until its queue drains. */
+  canAcceptWork(owner = ''): boolean {
+    return !this.#abort.signal.aborted && this.#queue.countOf(owner) < this.#fairShare(owner);
   }
 
-  /** The 32-byte cn/upx2 hash of `hashingBlob`, computed on a worker thread. */
-  verify(hashingBlob: Uint8Array): Promise<Uint8Array> {
+  /** The jobs `owner` may have waiting: an equal part of maxQueuedJobs among the owners waiting. */
+  #fairShare(owner: string): number {
+    const others = this.#queue.owners - (this.#queue.countOf(owner) > 0 ? 1 : 0);
+    return Math.max(1, Math.floor(this.#opts.maxQueuedJobs / (others + 1)));
+  }
+
+  /** The 32-byte cn/upx2 hash of `hashingBlob`, computed on a worker thread, for `owner`. */
+  verify(hashingBlob: Uint8Array, owner = ''): Promise<Uint8Array> {
     if (this.#abort.signal.aborted) {
       return Promise.reject(new VerifierPoolError('POOL_CLOSED', 'share verifier pool is closed'));
     }
@@ -180,18 +197,33 @@ export class ShareVerifierPool {
     }
     const hardLimit = HARD_QUEUE_LIMIT_FACTOR * this.#opts.maxQueuedJobs;
     if (this.#queue.length >= hardLimit) {
-      return Promise.reject(
+      const full = () =>
         new VerifierPoolError('QUEUE_FULL', 'share verifier queue is full', {
           queueDepth: this.#queue.length,
           hardLimit,
-        }),
-      );
+        });
+      const evicted = this.#queue.evictFromLargest(this.#queue.countOf(owner) + 1);
+      if (evicted === undefined) return Promise.reject(full());
+      evicted.reject(full());
     }
     return new Promise<Uint8Array>((resolve, reject) => {
       // Copied: the caller may reuse its buffer before a worker gets to this job.
-      this.#queue.push({ id: this.#nextJobId++, input: hashingBlob.slice(), resolve, reject, retries: 0 });
+      const input = hashingBlob.slice();
+      this.#queue.push({ id: this.#nextJobId++, owner, input, resolve, reject, retries: 0 });
       this.#dispatch();
     });
+  }
+
+  /**
+   * Rejects every job of `owner` still waiting for a worker with CANCELLED (jobs a worker already
+   * holds finish). For a banned peer: the rest of its burst is not hashed. Returns how many.
+   */
+  cancel(owner: string): number {
+    const dropped = this.#queue.removeOwner(owner);
+    for (const job of dropped) {
+      job.reject(new VerifierPoolError('CANCELLED', 'job cancelled before it was hashed', { owner }));
+    }
+    return dropped.length;
   }
 
   metrics(): ShareVerifierPoolMetrics {
@@ -234,7 +266,7 @@ export class ShareVerifierPool {
     this.#clearBatchTimer();
     const closed = () =>
       new VerifierPoolError('POOL_CLOSED', 'share verifier pool closed before the job ran');
-    for (const job of this.#queue.splice(0)) job.reject(closed());
+    for (const job of this.#queue.clear()) job.reject(closed());
     if (this.#inFlightCount() > 0) {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, this.#opts.closeTimeoutMs);
@@ -310,11 +342,11 @@ export class ShareVerifierPool {
         );
       }
     }
-    this.#queue.unshift(...retry.sort((a, b) => a.id - b.id));
+    this.#queue.pushFront(retry.sort((a, b) => a.id - b.id));
     this.#removeSlot(slot);
     if (this.#drained && this.#inFlightCount() === 0) this.#drained();
     if (this.#abort.signal.aborted) {
-      for (const job of this.#queue.splice(0)) {
+      for (const job of this.#queue.clear()) {
         job.reject(new VerifierPoolError('POOL_CLOSED', 'share verifier pool closed before the job ran'));
       }
       return;
@@ -332,7 +364,7 @@ export class ShareVerifierPool {
   #rejectQueueIfNoWorkers(): void {
     // A failed worker counts until its exit is handled, which calls this again.
     if (this.#slots.some((s) => s.state.kind !== 'stopping' && s.state.kind !== 'exited')) return;
-    for (const job of this.#queue.splice(0)) {
+    for (const job of this.#queue.clear()) {
       job.reject(new VerifierPoolError('NO_WORKERS', 'no share verifier worker is running'));
     }
   }
@@ -374,7 +406,7 @@ export class ShareVerifierPool {
       // does not leave one worker with every job while another idles.
       const size = Math.min(this.#opts.maxBatchSize, Math.ceil(this.#queue.length / acceptors));
       this.#stats.batchesSent++;
-      target.send(this.#queue.splice(0, size), this.#nextBatchId++);
+      target.send(this.#queue.take(size), this.#nextBatchId++);
     }
     this.#batchDelayElapsed = false;
     if (this.#queue.length === 0) this.#clearBatchTimer();

@@ -19,6 +19,8 @@ import { VerifierPoolError } from './verifier-pool-error.js';
 /** One hash to compute: the pool's promise for it, and how often a dead worker lost it. */
 export interface VerifyJob {
   readonly id: number;
+  /** Whose share it is (see FairJobQueue). */
+  readonly owner: string;
   readonly input: Uint8Array;
   readonly resolve: (hash: Uint8Array) => void;
   readonly reject: (error: Error) => void;

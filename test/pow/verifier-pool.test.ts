@@ -158,6 +158,60 @@ describe('ShareVerifierPool back-pressure', () => {
   });
 });
 
+describe('ShareVerifierPool is fair between peers (submit storms)', () => {
+  itNative(
+    "one peer's backlog delays another peer's share by a few jobs, not by the whole backlog",
+    async () => {
+      const pool = await startPool({ workers: 1, maxQueuedJobs: 1000, maxBatchSize: 8 });
+      const order: string[] = [];
+      const track = (name: string, promise: Promise<Uint8Array>) => promise.then(() => order.push(name));
+      const flood = vectors.slice(0, 200).map((v) => track('attacker', pool.verify(v.input, 'attacker')));
+      const honest = track('honest', pool.verify(vectors[200]!.input, 'honest'));
+      await Promise.all([...flood, honest]);
+      // Jobs already handed to the worker (two batches) go first; then the peers take turns.
+      expect(order.indexOf('honest')).toBeLessThanOrEqual(2 * 8 + 1);
+    },
+  );
+
+  itNative('a peer holding its share is held back; another peer still gets in', async () => {
+    const pool = await startPool({ workers: 1, maxQueuedJobs: 40, maxBatchSize: 4 });
+    const flood = vectors.slice(0, 60).map((v) => settle(pool.verify(v.input, 'attacker')));
+    expect(pool.canAcceptWork('attacker')).toBe(false);
+    expect(pool.canAcceptWork('honest')).toBe(true);
+    await Promise.all(flood);
+    expect(pool.canAcceptWork('attacker')).toBe(true);
+  });
+
+  itNative(
+    "at the hard limit a newcomer's share takes the place of the largest backlog's newest job",
+    async () => {
+      const pool = await startPool({ workers: 1, maxQueuedJobs: 10, maxBatchSize: 2 });
+      const flood = vectors.slice(0, 40).map((v) => settle(pool.verify(v.input, 'attacker')));
+      const honest = settle(pool.verify(vectors[40]!.input, 'honest'));
+      expect(await honest).toEqual({ ok: true, hashHex: vectors[40]!.hashHex });
+      const outcomes = await Promise.all(flood);
+      // The worker took a job or two, 20 waited (the hard limit), the rest were refused; the newest
+      // waiting one made room for the newcomer. Whatever was refused is the newest of the flood.
+      const served = outcomes.findIndex((o) => !o.ok);
+      expect(served).toBeGreaterThanOrEqual(20);
+      expect(outcomes.slice(served).every((o) => !o.ok && o.code === 'QUEUE_FULL')).toBe(true);
+      expect(pool.metrics().hashesTotal).toBe(served + 1);
+    },
+  );
+
+  itNative("cancel(peer) drops that peer's waiting jobs unhashed; others are not touched", async () => {
+    const pool = await startPool({ workers: 1, maxQueuedJobs: 1000, maxBatchSize: 4 });
+    const flood = vectors.slice(0, 100).map((v) => settle(pool.verify(v.input, 'attacker')));
+    const honest = vectors.slice(100, 110).map((v) => settle(pool.verify(v.input, 'honest')));
+    const cancelled = pool.cancel('attacker');
+    expect(cancelled).toBeGreaterThan(80);
+    const outcomes = await Promise.all(flood);
+    expect(outcomes.filter((o) => !o.ok && o.code === 'CANCELLED')).toHaveLength(cancelled);
+    expect((await Promise.all(honest)).every((o) => o.ok)).toBe(true);
+    expect(pool.metrics().hashesTotal).toBe(110 - cancelled);
+  });
+});
+
 describe('ShareVerifierPool failures and shutdown', () => {
   itNative(
     'close(): refuses new work, rejects queued jobs with POOL_CLOSED, lets in-flight ones finish',

@@ -50,6 +50,7 @@ function job(input: Uint8Array) {
   const outcome = new Promise<{ hash?: string; error?: Error }>((resolve) => (settle = resolve));
   const verifyJob: VerifyJob = {
     id: 1,
+    owner: '',
     input,
     resolve: (hash) => settle({ hash: bytesToHex(hash) }),
     reject: (error) => settle({ error }),

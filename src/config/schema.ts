@@ -126,7 +126,9 @@ const powSchema = z.strictObject({
     .min(1)
     .max(1_000_000)
     .default(4096)
-    .describe('Jobs waiting for a worker beyond which `canAcceptWork()` says no.'),
+    .describe(
+      'Shares waiting for a verifier worker, shared fairly between peers (IP, or IPv6 /64): a peer holding its part (this divided by the peers waiting) has its submits held back; at twice this, the largest backlog makes room.',
+    ),
 });
 
 const poolSchema = z.strictObject({

@@ -32,6 +32,8 @@ export interface IssuedJob {
 export interface MinerSessionInit {
   readonly id: string;
   readonly connection: ConnectionInfo;
+  /** The key its IP is judged by (the address; for IPv6, its network): bans, fair verification. */
+  readonly peer: string;
   readonly sink: MinerSessionSink;
   readonly address: string;
   readonly worker: string;
@@ -55,6 +57,8 @@ const RETIRED_JOB_IDS_KEPT = 16;
 export class MinerSession {
   readonly id: string;
   readonly connection: ConnectionInfo;
+  /** The key its IP is judged by (the address; for IPv6, its network): bans, fair verification. */
+  readonly peer: string;
   readonly sink: MinerSessionSink;
   readonly address: string;
   readonly worker: string;
@@ -73,6 +77,7 @@ export class MinerSession {
   constructor(init: MinerSessionInit) {
     this.id = init.id;
     this.connection = init.connection;
+    this.peer = init.peer;
     this.sink = init.sink;
     this.address = init.address;
     this.worker = init.worker;

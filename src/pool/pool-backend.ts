@@ -2,11 +2,12 @@ import { randomInt, randomUUID } from 'node:crypto';
 import type { Logger } from '../log/logger.js';
 import type { ShareLedger } from '../model/share-ledger.js';
 import { AddressCache } from './address-cache.js';
-import { type AggregateBanOptions, AggregateBanWatch, banAggregateIfDue } from './aggregate-bans.js';
+import type { AggregateBanOptions } from './aggregate-bans.js';
 import { canMineUpx2 } from './algo-names.js';
 import { type AliasDaemon, AliasResolver } from './alias-resolver.js';
-import { BanPolicy, type BanPolicyOptions } from './ban-policy.js';
-import type { Ban, BanChange, BanRegistry } from './ban-registry.js';
+import { BanEnforcement } from './ban-enforcement.js';
+import type { BanPolicyOptions } from './ban-policy.js';
+import type { BanRegistry } from './ban-registry.js';
 import { ExtraNonceAllocator, ExtraNonceError } from './extra-nonce.js';
 import { JobManager, unusableTemplateReason } from './job-manager.js';
 import { parseLogin } from './login.js';
@@ -97,11 +98,7 @@ export class PoolBackend implements StratumBackend {
   readonly #sessions = new Map<string, MinerSession>();
   readonly #jobs: JobManager;
   readonly #shares: ShareProcessor;
-  readonly #banPolicy: BanPolicy;
-  readonly #aggregateBans: AggregateBanWatch;
-  /** Sessions a ban is answered to in their own reply, which closes them: not closed again. */
-  readonly #closedByReply = new Set<string>();
-  readonly #unsubscribeBans: () => void;
+  readonly #bans: BanEnforcement;
   readonly #aliases: AliasResolver;
   readonly #addresses: AddressCache;
   readonly #newAddresses: PeerBudget;
@@ -134,8 +131,14 @@ export class PoolBackend implements StratumBackend {
       clock: this.#clock,
       onBlockRefused: (reason) => this.#counters.blockRefused(reason),
     });
-    this.#banPolicy = new BanPolicy(options.ban, this.#clock);
-    this.#aggregateBans = new AggregateBanWatch(options.ipv6AggregateBans, this.#clock);
+    this.#bans = new BanEnforcement(options, {
+      bans: modules.bans,
+      sessions: this.#sessions,
+      verifier: modules.verifier,
+      logger: this.#logger,
+      clock: this.#clock,
+      onBanIssued: () => this.#counters.banIssued(),
+    });
     this.#aliases = new AliasResolver(
       {
         ttlMs: options.aliasCacheTtlMs,
@@ -160,7 +163,6 @@ export class PoolBackend implements StratumBackend {
     this.#unsubscribe = modules.templates.onTemplate((template, change) =>
       this.#onTemplate(template, change),
     );
-    this.#unsubscribeBans = modules.bans.onChange((change) => this.#onBanChange(change));
   }
 
   /** Starts the housekeeping timer (the constructor starts nothing, so tests drive `tick()`). */
@@ -177,7 +179,7 @@ export class PoolBackend implements StratumBackend {
     if (this.#tickTimer !== undefined) clearInterval(this.#tickTimer);
     this.#tickTimer = undefined;
     this.#unsubscribe();
-    this.#unsubscribeBans();
+    this.#bans.close();
   }
 
   async login(
@@ -231,6 +233,7 @@ export class PoolBackend implements StratumBackend {
     const session = new MinerSession({
       id: randomUUID(),
       connection,
+      peer: this.#bans.keyOf(ip),
       sink,
       address,
       worker: parsed.worker,
@@ -281,14 +284,10 @@ export class PoolBackend implements StratumBackend {
     } catch (error) {
       const refusal = toStratumError(error, this.#logger, 'submit');
       this.#counters.shareRejected(refusal.code);
-      const ban = this.#banPolicy.record(ip, refusal.code);
-      if (ban !== undefined) {
-        this.#issueBan(ban, session.id);
-        throw new StratumError('BANNED', { cause: refusal.code });
-      }
+      if (this.#bans.record(session, refusal.code)) throw new StratumError('BANNED', { cause: refusal.code });
       throw refusal;
     }
-    this.#banPolicy.record(ip, 'OK');
+    this.#bans.record(session, 'OK');
     this.#counters.shareAccepted(outcome);
     const retarget = session.vardiff?.recordShare(this.#clock(), outcome.share.difficulty);
     if (
@@ -306,19 +305,16 @@ export class PoolBackend implements StratumBackend {
 
   disconnect(sessionId: string): void {
     this.#sessions.delete(sessionId);
-    this.#closedByReply.delete(sessionId);
+    this.#bans.forgetSession(sessionId);
   }
 
-  canAcceptSubmits(): boolean {
-    return this.#modules.verifier.canAcceptWork();
+  canAcceptSubmits(ip: string): boolean {
+    return this.#modules.verifier.canAcceptWork(this.#bans.keyOf(ip));
   }
 
   /** Banned by its own key (an IPv4 address, an IPv6 /64), or by its IPv6 aggregate network. */
   isBanned(ip: string): boolean {
-    const { bans } = this.#modules;
-    if (bans.isBanned(this.#banPolicy.keyOf(ip))) return true;
-    const aggregate = this.#aggregateBans.aggregateOf(ip);
-    return aggregate !== undefined && bans.isBanned(aggregate);
+    return this.#bans.isBanned(ip);
   }
 
   get metrics(): PoolBackendMetrics {
@@ -338,8 +334,7 @@ export class PoolBackend implements StratumBackend {
         session.isProxy && now - (session.lastJob?.issuedAtMs ?? now) >= this.#options.proxyJobRefreshMs;
       if ((retarget !== undefined && this.#jobDifficultyChanged(session)) || proxyDue) this.#push(session);
     }
-    this.#banPolicy.prune();
-    this.#aggregateBans.prune();
+    this.#bans.prune();
   }
 
   #session(sessionId: string): MinerSession {
@@ -389,61 +384,5 @@ export class PoolBackend implements StratumBackend {
     if (tracked.active.id === this.#lastBroadcastTemplateId) return;
     this.#lastBroadcastTemplateId = tracked.active.id;
     this.#broadcast.start(tracked.active.id, change);
-  }
-
-  /**
-   * The ban policy's decision, handed to the registry (which puts it in force here at once: its
-   * change closes the IP's other sessions; this one is closed by its error reply).
-   */
-  #issueBan(ban: Ban, sessionId: string): void {
-    this.#counters.banIssued();
-    this.#logger.warn(
-      {
-        ip: ban.ip,
-        seconds: (ban.untilMs - ban.bannedAtMs) / 1000,
-        offences: ban.offences,
-        reason: ban.reason,
-      },
-      'IP banned',
-    );
-    this.#closedByReply.add(sessionId);
-    this.#modules.bans
-      .ban(ban)
-      .catch((error: unknown) =>
-        this.#logger.warn({ err: error, ip: ban.ip }, 'ban not shared with the other stratum processes'),
-      );
-  }
-
-  /** Whoever decided a ban, the IP's sessions close; the policy learns of it and of unbans. */
-  #onBanChange(change: BanChange): void {
-    if (change.kind === 'unbanned') {
-      this.#banPolicy.forget(change.ip);
-      return;
-    }
-    const { entry } = change;
-    if (this.#aggregateBans.isAggregate(entry.ip)) {
-      this.#closeSessionsOf(entry.ip);
-      return;
-    }
-    this.#banPolicy.noteBan(entry);
-    this.#closeSessionsOf(entry.ip);
-    banAggregateIfDue(this.#aggregateBans, entry, this.#modules.bans, this.#logger);
-  }
-
-  /** `key` as the ban policy counts peers (an IPv6 ban covers its network). */
-  #closeSessionsOf(key: string): void {
-    for (const session of [...this.#sessions.values()]) {
-      if (this.#closedByReply.has(session.id) || !this.#isKeyOf(session.ip, key)) continue;
-      this.#sessions.delete(session.id);
-      try {
-        session.sink.close('banned');
-      } catch (error) {
-        this.#logger.debug({ err: error, session: session.id }, 'closing a banned session failed');
-      }
-    }
-  }
-  /** Whether a ban of `key` covers `ip`: its own key, or its IPv6 aggregate network. */
-  #isKeyOf(ip: string, key: string): boolean {
-    return this.#banPolicy.keyOf(ip) === key || this.#aggregateBans.aggregateOf(ip) === key;
   }
 }

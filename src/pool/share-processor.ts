@@ -121,7 +121,7 @@ export class ShareProcessor {
     const input = Buffer.allocUnsafe(job.hashingBlob.length);
     input.set(job.hashingBlob);
     input.write(nonce, job.nonceOffset, 4, 'hex');
-    const hash = await this.#hash(input, job, nonce);
+    const hash = await this.#hash(session, input, job, nonce);
 
     if (bytesToHex(hash) !== result) throw new StratumError('INVALID_RESULT', { jobId: job.jobId, nonce });
     // checkHash(h, D) ⟺ ⌊(2^256−1)/h⌋ ≥ D, decided without bigint for all but boundary hashes.
@@ -166,14 +166,16 @@ export class ShareProcessor {
     return { share };
   }
 
-  async #hash(input: Uint8Array, job: IssuedJob, nonce: string): Promise<Uint8Array> {
+  async #hash(session: MinerSession, input: Uint8Array, job: IssuedJob, nonce: string): Promise<Uint8Array> {
     try {
-      return await this.#modules.verifier.verify(input);
+      return await this.#modules.verifier.verify(input, session.peer);
     } catch (error) {
       // Not the miner's fault: let the same share be submitted again.
       job.submittedNonces?.delete(nonce);
       const code = (error as { code?: unknown } | null)?.code;
       if (code === 'QUEUE_FULL') throw new StratumError('SERVER_BUSY');
+      // Only a banned peer's waiting submits are cancelled.
+      if (code === 'CANCELLED') throw new StratumError('BANNED');
       this.#modules.logger.error({ err: error }, 'share verification failed');
       throw new StratumError('INTERNAL', { reason: 'VERIFIER' });
     }

@@ -3,8 +3,13 @@
  * src/pow/verifier-pool.ts implements it). Hashing never runs on the event loop.
  */
 export interface ShareVerifier {
-  /** cn/upx2 of the hashing blob (nonce already written at its offset): 32 bytes. */
-  verify(hashingBlob: Uint8Array): Promise<Uint8Array>;
-  /** False while the verifier's queue is full: the stratum layer slows submit handling. */
-  canAcceptWork(): boolean;
+  /**
+   * cn/upx2 of the hashing blob (nonce already written at its offset): 32 bytes. `peer` is whose
+   * share it is (the ban policy's key of its IP): peers share the verifier fairly.
+   */
+  verify(hashingBlob: Uint8Array, peer: string): Promise<Uint8Array>;
+  /** False while `peer` holds its share of the queue: the stratum layer stops reading its submits. */
+  canAcceptWork(peer: string): boolean;
+  /** Drops `peer`'s submits not yet hashed (it was banned); they fail with code CANCELLED. */
+  cancel(peer: string): number;
 }

@@ -74,8 +74,11 @@ export interface StratumBackend {
   keepalive(sessionId: string): void;
   /** The connection is gone: forget the session. */
   disconnect(sessionId: string): void;
-  /** False while share verification is saturated: the server should read submits more slowly. */
-  canAcceptSubmits(): boolean;
+  /**
+   * False while the peer at `ip` holds its share of the verifier's queue: the server stops reading
+   * that connection's submits until it is true again (other peers go on).
+   */
+  canAcceptSubmits(ip: string): boolean;
   /** Checked by the server when a connection opens. */
   isBanned(ip: string): boolean;
 }

@@ -49,6 +49,7 @@ const HEAP_GROWTH_LIMIT_BYTES = 64 * 1024 * 1024;
 const fastVerifier: ShareVerifier = {
   verify: async () => new Uint8Array(32).fill(0xff),
   canAcceptWork: () => true,
+  cancel: () => 0,
 };
 
 function createBackend(): PoolBackend {
@@ -169,7 +170,7 @@ describe('stratum protocol fuzz (in process)', () => {
       const seed = randomInt(2 ** 31);
       const rng = new Rng(seed);
       const backend = createBackend();
-      const gate = new SubmitGate(() => backend.canAcceptSubmits(), 20);
+      const gate = new SubmitGate((ip) => backend.canAcceptSubmits(ip), 20);
       const metrics = new StratumMetrics();
       const started = Date.now();
       const heapStart = liveHeapBytes();

@@ -115,7 +115,7 @@ describe('a block the daemon refuses, against the devnet', () => {
       },
       {
         templates,
-        verifier: { verify: async (input) => hasher.hash(input), canAcceptWork: () => true },
+        verifier: { verify: async (input) => hasher.hash(input), canAcceptWork: () => true, cancel: () => 0 },
         ledger,
         daemon,
         logger,

@@ -26,6 +26,7 @@ function setup(networkDifficulty: bigint) {
     return new MinerSession({
       id: `${kind}-${difficulty}`,
       connection: connection(),
+      peer: connection().remoteAddress,
       sink: new FakeSink(),
       address: ADDRESS,
       worker: 'rig',

@@ -329,9 +329,9 @@ describe('PoolBackend share pipeline', () => {
 
   it('canAcceptSubmits follows the verifier', () => {
     const { backend, verifier } = setup();
-    expect(backend.canAcceptSubmits()).toBe(true);
+    expect(backend.canAcceptSubmits('198.51.100.7')).toBe(true);
     verifier.accepting = false;
-    expect(backend.canAcceptSubmits()).toBe(false);
+    expect(backend.canAcceptSubmits('198.51.100.7')).toBe(false);
   });
 
   it('proxies and NiceHash rigs may use the whole 32-bit nonce', async () => {

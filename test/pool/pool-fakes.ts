@@ -131,8 +131,16 @@ export class FakeVerifier implements ShareVerifier {
     return hashUpx2(input);
   }
 
-  canAcceptWork(): boolean {
+  canAcceptWork(_peer: string): boolean {
     return this.accepting;
+  }
+
+  /** Peers whose waiting submits were dropped (cancel). */
+  readonly cancelled: string[] = [];
+
+  cancel(peer: string): number {
+    this.cancelled.push(peer);
+    return 0;
   }
 }
 

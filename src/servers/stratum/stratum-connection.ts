@@ -74,8 +74,9 @@ export interface StratumConnectionContext {
  * - A line that is not a JSON object with a usable id closes the connection (no id to echo; XMRig
  *   never sends one) and is recorded as a protocol violation of the peer IP.
  * - At `maxPendingRequests` unanswered requests the socket is paused, never drained into memory.
- *   While backend.canAcceptSubmits() is false a connection with a submit at the head of its queue
- *   is paused too; requests behind that submit (even keepalived) wait with it, to keep the order.
+ *   While backend.canAcceptSubmits(ip) is false (its peer holds its share of share verification)
+ *   a connection with a submit at the head of its queue is paused too; requests behind that
+ *   submit (even keepalived) wait with it, to keep the order. Other peers' connections go on.
  * - The idle deadline counts received requests only (keepalived counts, job pushes do not), and
  *   never expires while the connection is paused by our own back-pressure. Before login only the
  *   login deadline applies; other requests do not extend it.
@@ -172,11 +173,10 @@ export class StratumConnection {
           request = head;
         }
         if (request.method === 'login' && this.#replies.length > 0) break;
-        if (request.method === 'submit' && !this.#ctx.banned && !this.#ctx.gate.isOpen()) {
-          if (!this.#waitingForGate) {
-            this.#waitingForGate = true;
-            this.#ctx.gate.wait(this.#onGateOpen);
-          }
+        const ip = this.info.remoteAddress;
+        if (request.method === 'submit' && !this.#ctx.banned && !this.#ctx.gate.isOpen(ip)) {
+          if (!this.#waitingForGate) this.#ctx.gate.wait(this.#onGateOpen, ip);
+          this.#waitingForGate = true;
           break;
         }
         this.#backlog.shift();

@@ -103,7 +103,7 @@ export class StratumServer {
       server: undefined,
       boundPort: options.port,
     }));
-    this.#gate = new SubmitGate(() => this.#canAcceptSubmits(), this.#limits.submitPollMs);
+    this.#gate = new SubmitGate((ip) => this.#canAcceptSubmits(ip), this.#limits.submitPollMs);
   }
 
   /** Listens on every port; resolves when all listen. On failure closes the ones already open. */
@@ -314,9 +314,9 @@ export class StratumServer {
     }
   }
 
-  #canAcceptSubmits(): boolean {
+  #canAcceptSubmits(ip: string): boolean {
     try {
-      return this.#backend.canAcceptSubmits();
+      return this.#backend.canAcceptSubmits(ip);
     } catch (error) {
       this.#logger.error({ err: error }, 'backend.canAcceptSubmits failed; accepting submits');
       return true;

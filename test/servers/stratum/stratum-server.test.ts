@@ -61,6 +61,8 @@ class FakeBackend implements StratumBackend {
   /** Awaited by login after the session is made, before it resolves. */
   loginDelay: (() => Promise<void>) | undefined;
   accepting = true;
+  /** Peers holding their share of the verifier: their submits wait. */
+  readonly saturatedIps = new Set<string>();
   #sessions = 0;
   #jobs = 1;
 
@@ -98,8 +100,8 @@ class FakeBackend implements StratumBackend {
     this.sinks.delete(sessionId);
   }
 
-  canAcceptSubmits(): boolean {
-    return this.accepting;
+  canAcceptSubmits(ip: string): boolean {
+    return this.accepting && !this.saturatedIps.has(ip);
   }
 
   isBanned(ip: string): boolean {
@@ -141,8 +143,8 @@ class LineClient {
     );
   }
 
-  static async open(port: number, host = '127.0.0.1'): Promise<LineClient> {
-    const socket = netConnect({ port, host });
+  static async open(port: number, host = '127.0.0.1', localAddress?: string): Promise<LineClient> {
+    const socket = netConnect({ port, host, ...(localAddress === undefined ? {} : { localAddress }) });
     await new Promise<void>((resolve, reject) => {
       socket.once('connect', resolve);
       socket.once('error', reject);
@@ -224,8 +226,8 @@ async function startServer(
   return { server, port: bound[0]!, ports: bound, log };
 }
 
-async function client(port: number): Promise<LineClient> {
-  const c = await LineClient.open(port);
+async function client(port: number, localAddress?: string): Promise<LineClient> {
+  const c = await LineClient.open(port, '127.0.0.1', localAddress);
   clients.push(c);
   return c;
 }
@@ -660,6 +662,23 @@ describe('StratumServer: limits and protections', () => {
     backend.accepting = true;
     expect(await c.next()).toEqual({ id: 2, jsonrpc: '2.0', error: null, result: { status: 'OK' } });
     expect((await c.next())['id']).toBe(3);
+  });
+
+  it("holds only the saturated peer's submits; another peer's go on at once", async () => {
+    const backend = new FakeBackend();
+    const { port } = await startServer(backend, { submitPollMs: 5 });
+    const flooder = await client(port, '127.0.0.2');
+    const honest = await client(port, '127.0.0.1');
+    const flooderSession = (await flooder.login()).sessionId;
+    const honestSession = (await honest.login()).sessionId;
+    backend.saturatedIps.add('127.0.0.2');
+    flooder.send({ id: 2, method: 'submit', params: submitParams(flooderSession) });
+    honest.send({ id: 2, method: 'submit', params: submitParams(honestSession) });
+    expect(await honest.next()).toEqual({ id: 2, jsonrpc: '2.0', error: null, result: { status: 'OK' } });
+    await sleep(30);
+    expect(backend.submits.map((s) => s.sessionId)).toEqual([honestSession]);
+    backend.saturatedIps.delete('127.0.0.2');
+    expect((await flooder.next())['id']).toBe(2);
   });
 
   it('caps connections per IP', async () => {

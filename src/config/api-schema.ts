@@ -76,8 +76,20 @@ const liveFeedSchema = z.strictObject({
 
 /** The section's fields, before the cross-field check (schema.ts extends them with `enabled`). */
 export const apiOptionsFields = z.strictObject({
-  host: z.string().min(1).default('127.0.0.1'),
-  port: z.number().int().min(0).max(65535).default(8117),
+  host: z
+    .string()
+    .min(1)
+    .default('127.0.0.1')
+    .describe(
+      'Listen address of the API, dashboard and live feed; 127.0.0.1 behind a reverse proxy, "0.0.0.0" or "::" to serve the world.',
+    ),
+  port: z
+    .number()
+    .int()
+    .min(0)
+    .max(65535)
+    .default(8117)
+    .describe('Their TCP port; 0 takes any free port (tests).'),
   dashboard: z
     .boolean()
     .default(true)
@@ -114,8 +126,14 @@ export const apiOptionsFields = z.strictObject({
     .min(3_600_000)
     .max(86_400_000)
     .default(86_400_000)
-    .describe('Miner chart: span and resolution (whole minutes).'),
-  minerChartResolutionMs: z.number().int().min(60_000).max(3_600_000).default(600_000),
+    .describe("Time span of a miner's hashrate chart (`/api/miners/:address`)."),
+  minerChartResolutionMs: z
+    .number()
+    .int()
+    .min(60_000)
+    .max(3_600_000)
+    .default(600_000)
+    .describe("Time per point of a miner's hashrate chart; a whole number of minutes."),
   poolChartSpanMs: z
     .number()
     .int()
@@ -181,7 +199,9 @@ export const apiOptionsFields = z.strictObject({
     .boolean()
     .default(true)
     .describe('Serve the classic cryptonote-nodejs-pool read endpoints (/stats, /get_blocks, ...).'),
-  liveFeed: liveFeedSchema.default(() => liveFeedSchema.parse({})),
+  liveFeed: liveFeedSchema
+    .default(() => liveFeedSchema.parse({}))
+    .describe('The WebSocket live feed (`/api/live`): its limits per client and in total.'),
   explorer: explorerSchema.default(() => explorerSchema.parse({})),
 });
 

@@ -77,7 +77,12 @@ export const controlSocketPathSchema = z
  * the pool's user (created 0700 when missing), so only that user (and root) can connect.
  */
 export const controlConfigSchema = z.strictObject({
-  enabled: z.boolean().default(true),
+  enabled: z
+    .boolean()
+    .default(true)
+    .describe(
+      'Open the operator socket; false: `status`, `ban`, `miners` cannot reach the pool, and `payout`/`wallet optimize` run in their own process.',
+    ),
   socketPath: controlSocketPathSchema
     .default(() => defaultControlSocketPath())
     .describe(

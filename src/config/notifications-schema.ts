@@ -27,7 +27,9 @@ export const webhookUrlSchema = z.string().refine((text) => {
 }, 'must be an http:// or https:// URL without user:password@');
 
 const webhookSchema = z.strictObject({
-  url: webhookUrlSchema,
+  url: webhookUrlSchema.describe(
+    'Where the JSON is POSTed: an http(s) URL without user:password@ (logs show only its origin).',
+  ),
   events: z
     .array(z.enum(NOTIFICATION_EVENT_NAMES))
     .min(1)
@@ -55,7 +57,11 @@ const webhookSchema = z.strictObject({
  */
 export const notificationConfigSchema = z
   .strictObject({
-    webhooks: z.array(webhookSchema).max(32).default([]),
+    webhooks: z
+      .array(webhookSchema)
+      .max(32)
+      .default([])
+      .describe('The webhook targets, each with its own events; none: nothing is sent.'),
     timeoutMs: z
       .number()
       .int()
@@ -70,8 +76,20 @@ export const notificationConfigSchema = z
       .max(20)
       .default(5)
       .describe('Attempts after the first, for network errors, timeouts, 408, 425, 429 and 5xx.'),
-    initialBackoffMs: z.number().int().min(10).max(600_000).default(1_000),
-    maxBackoffMs: z.number().int().min(10).max(3_600_000).default(300_000),
+    initialBackoffMs: z
+      .number()
+      .int()
+      .min(10)
+      .max(600_000)
+      .default(1_000)
+      .describe('Wait before the first retry; it doubles with each retry after.'),
+    maxBackoffMs: z
+      .number()
+      .int()
+      .min(10)
+      .max(3_600_000)
+      .default(300_000)
+      .describe('The longest wait between retries.'),
     maxQueueSize: z
       .number()
       .int()

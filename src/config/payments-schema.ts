@@ -45,15 +45,28 @@ export const unlockerConfigFields = {
     .enum(PAYMENT_SCHEME_NAMES)
     .default('pplns')
     .describe('How pool (non-solo) blocks are shared; solo blocks are always paid by SOLO.'),
-  poolFeePercent: percent.default(1),
+  poolFeePercent: percent
+    .default(1)
+    .describe('Pool fee taken from the reward of each pool block, in percent ("1.25" or 1.25).'),
   soloFeePercent: percent.optional().describe('Fee of solo blocks; defaults to poolFeePercent.'),
-  finderBonusPercent: percent.default(0),
+  finderBonusPercent: percent
+    .default(0)
+    .describe(
+      'Extra share for the miner who found a pool block, in percent of the reward after the pool fee (not for solo blocks).',
+    ),
   feeAddress: z
     .string()
     .min(1)
     .optional()
     .describe('Where the pool fee is credited (and later paid); without one it stays in the pool wallet.'),
-  pplnsWindowFactor: z.number().min(0.001).max(100).default(2),
+  pplnsWindowFactor: z
+    .number()
+    .min(0.001)
+    .max(100)
+    .default(2)
+    .describe(
+      "PPLNS only: a block pays the last shares worth this many times the block's network difficulty.",
+    ),
   emptyRound: z
     .enum(['credit-finder', 'reject'])
     .default(DEFAULT_EMPTY_ROUND_POLICY)
@@ -69,7 +82,15 @@ export const unlockerConfigFields = {
     .describe(
       "Depth (blocks on top of its height) at which a block is decided: credited if it is the main chain's block there, orphaned if another is (shallower, it waits: a reorg may still be undone). Coinbase unlocks at 60.",
     ),
-  unlockIntervalSec: z.number().int().min(1).max(86_400).default(60),
+  unlockIntervalSec: z
+    .number()
+    .int()
+    .min(1)
+    .max(86_400)
+    .default(60)
+    .describe(
+      "How often the leader checks pending blocks' depth (confirmDepth) and credits or orphans them.",
+    ),
 };
 
 export const unlockerConfigSchema = z.strictObject(unlockerConfigFields);
@@ -127,7 +148,10 @@ export const payoutConfigSchema = z.strictObject({
     .int()
     .min(10)
     .max(7 * 86_400)
-    .default(3_600),
+    .default(3_600)
+    .describe(
+      'Seconds between payout runs (by the leader, or the least time between `fuego-pool payout` runs without --now).',
+    ),
   minPayoutCoins: coins.default('1').describe('Pool-wide minimum balance that is paid, in coins ("0.5").'),
   maxThresholdCoins: coins
     .default('1000')
@@ -148,7 +172,12 @@ export const payoutConfigSchema = z.strictObject({
     .max(1e12)
     .default(80_000)
     .describe("walletd 1.9.3 always pays 80000 whatever it is asked; the record's fee is what counts."),
-  feePaidBy: z.enum(['pool', 'miners']).default('pool'),
+  feePaidBy: z
+    .enum(['pool', 'miners'])
+    .default('pool')
+    .describe(
+      "Who pays each transaction's network fee: the pool wallet, or its recipients in equal parts (taken from their payouts).",
+    ),
   changeAddress: z
     .string()
     .min(1)
@@ -168,7 +197,13 @@ export const payoutConfigSchema = z.strictObject({
     .max(1_000)
     .default(2)
     .describe('The wallet must be within this many blocks of the daemon (walletd itself refuses beyond 2).'),
-  maxBatchesPerRun: z.number().int().min(1).max(1_000).default(20),
+  maxBatchesPerRun: z
+    .number()
+    .int()
+    .min(1)
+    .max(1_000)
+    .default(20)
+    .describe('Transactions (batches) one payout run sends at most; miners left over wait for the next run.'),
   unresolvedRollbackAfterSec: z
     .number()
     .int()
@@ -204,7 +239,8 @@ export const payoutConfigSchema = z.strictObject({
     .int()
     .min(10)
     .max(7 * 86_400)
-    .default(6 * 3_600),
+    .default(6 * 3_600)
+    .describe('The longest pause after repeated refusals (see refusalBackoffSec).'),
   allowEarlyUnresolvedRollback: z
     .boolean()
     .default(false)
@@ -228,7 +264,9 @@ export const payoutConfigSchema = z.strictObject({
 export const paymentsConfigSchema = z
   .strictObject({
     ...unlockerConfigFields,
-    payouts: payoutConfigSchema.prefault({}),
+    payouts: payoutConfigSchema
+      .prefault({})
+      .describe('How and when balances are paid from the pool wallet (walletd).'),
   })
   .superRefine((config, ctx) => {
     const payouts = config.payouts;

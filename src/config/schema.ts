@@ -3,6 +3,8 @@ import { apiOptionsFields, checkDashboardSwitch } from './api-schema.js';
 import { controlConfigSchema } from './control-schema.js';
 import { notificationConfigSchema } from './notifications-schema.js';
 import { paymentsConfigSchema } from './payments-schema.js';
+import { host, integerIn, port, section } from './schema-parts.js';
+import { stratumSchema } from './stratum-schema.js';
 
 /**
  * The one configuration schema of fuego-pool. Every object is strict so that a misspelt key
@@ -10,15 +12,7 @@ import { paymentsConfigSchema } from './payments-schema.js';
  * src/app maps the validated config to the options of each class, which have no defaults of their own.
  */
 
-const host = z.string().min(1);
-const port = z.number().int().min(1).max(65535);
-const positiveInt = z.number().int().min(1);
 const hex64 = z.string().regex(/^[0-9a-f]{64}$/, '64 lowercase hex characters');
-
-/** A section whose every key has a default: absent means "all defaults" (parsed from `{}`). */
-function section<S extends z.ZodType<unknown, object>>(schema: S) {
-  return schema.prefault({} as z.input<S>);
-}
 
 const logSchema = z.strictObject({
   level: z
@@ -60,7 +54,13 @@ const walletSchema = z.strictObject({
     .describe('Timeout of one RPC call to walletd.'),
 });
 
-const redisEndpoint = z.strictObject({ host, port });
+/** The client's timeouts; unset: its own default (src/store/redis-client.ts). */
+const redisTimeoutMs = z.number().int().min(100).max(60_000).optional();
+
+const redisEndpoint = z.strictObject({
+  host: host.describe('Host name or IP address of the Redis node or sentinel.'),
+  port: port.describe('Its TCP port.'),
+});
 
 const redisSchema = z
   .strictObject({
@@ -73,11 +73,27 @@ const redisSchema = z
       .min(1)
       .default('redis://127.0.0.1:6379')
       .describe('Standalone only. A password here is allowed but FUEGO_POOL_REDIS_PASSWORD is preferred.'),
-    sentinels: z.array(redisEndpoint).default([]),
-    masterName: z.string().min(1).optional(),
-    nodes: z.array(redisEndpoint).default([]),
-    commandTimeoutMs: z.number().int().min(100).max(60_000).optional(),
-    connectTimeoutMs: z.number().int().min(100).max(60_000).optional(),
+    sentinels: z
+      .array(redisEndpoint)
+      .default([])
+      .describe('Sentinel mode only: the sentinels asked where the master is (at least one).'),
+    masterName: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('Sentinel mode only: the name the sentinels monitor the master under (required there).'),
+    nodes: z
+      .array(redisEndpoint)
+      .default([])
+      .describe(
+        'Cluster mode only: any reachable nodes of the cluster (at least one); the rest are discovered.',
+      ),
+    commandTimeoutMs: redisTimeoutMs.describe(
+      'A Redis command (a share batch too) not answered within this fails instead of waiting; unset: 5000.',
+    ),
+    connectTimeoutMs: redisTimeoutMs.describe(
+      'Timeout of connecting to Redis (and of sentinel queries and cluster slot refreshes); unset: 5000.',
+    ),
     replicaAcks: z
       .number()
       .int()
@@ -87,7 +103,11 @@ const redisSchema = z
       .describe(
         'Replicas that must acknowledge each share batch before miners hear OK (WAIT). Defaults to 1 with Sentinel, where a failover would otherwise drop acknowledged shares; 0 elsewhere.',
       ),
-    replicaAckTimeoutMs: z.number().int().min(10).max(60_000).default(1_000),
+    replicaAckTimeoutMs: integerIn(10, 60_000)
+      .default(1_000)
+      .describe(
+        'How long a WAIT for replicaAcks (share batches, payout batches) waits; fewer acknowledgements by then fail the write.',
+      ),
 
     keyPrefix: z
       .string()
@@ -186,162 +206,39 @@ const templatesSchema = z.strictObject({
     .describe(
       'How often the chain height is asked (`/getheight`, cheaper) between those polls; a new height fetches the template at once, so a new block reaches miners this much sooner. 0 turns it off.',
     ),
-  refreshIntervalMs: z.number().int().min(1_000).max(3_600_000).default(30_000),
-  retryDelayMs: z.number().int().min(10).max(60_000).default(1_000),
+  refreshIntervalMs: z
+    .number()
+    .int()
+    .min(1_000)
+    .max(3_600_000)
+    .default(30_000)
+    .describe(
+      'At an unchanged tip a template is fetched this often to pick up new transactions (miners get new jobs only if they changed).',
+    ),
+  retryDelayMs: integerIn(10, 60_000)
+    .default(1_000)
+    .describe(
+      'Wait between attempts while the daemon is unreachable or failing (instead of pollIntervalMs).',
+    ),
 });
 
-const stratumPortSchema = z.strictObject({
-  port: z.number().int().min(0).max(65535).describe('0 takes any free port (tests).'),
-  host: host
-    .default('127.0.0.1')
-    .describe('Listen address; 127.0.0.1 unless you mean to serve the world ("0.0.0.0", "::").'),
-  difficulty: positiveInt,
-  fixedDifficulty: z.boolean().default(false),
-  solo: z.boolean().default(false),
-  tls: z.boolean().default(false).describe('Serve TLS on this port with stratum.tls.certFile / keyFile.'),
-});
-
-const vardiffSchema = z
-  .strictObject({
-    targetShareTimeSec: z.number().min(1).max(3600).default(30),
-    retargetIntervalSec: z.number().min(1).max(86_400).default(60),
-    variancePercent: z.number().min(0).max(100).default(30),
-    minDifficulty: positiveInt.default(100),
-    maxDifficulty: positiveInt.default(1e12),
-    maxChangeFactor: z.number().min(1.1).max(1000).default(4),
-  })
-  .refine((v) => v.retargetIntervalSec >= v.targetShareTimeSec, {
-    message: 'must be at least targetShareTimeSec (a quiet miner would otherwise be pushed up)',
-    path: ['retargetIntervalSec'],
-  })
-  .refine((v) => v.maxDifficulty >= v.minDifficulty, {
-    message: 'must be at least minDifficulty',
-    path: ['maxDifficulty'],
-  });
-
-const bansSchema = z.strictObject({
-  enabled: z.boolean().default(true),
-  windowMs: positiveInt.default(600_000),
-  minShares: positiveInt.default(30),
-  maxInvalidRatio: z.number().gt(0).max(1).default(0.25),
-  firstBanSeconds: positiveInt.default(60),
-  maxBanSeconds: positiveInt.default(3600),
-  offenceMemoryMs: positiveInt.default(86_400_000),
-  exemptIps: z.array(z.string()).default([]),
-  ipv6AggregateBanThreshold: z
+const storeSchema = z.strictObject({
+  maxBatchSize: z
+    .number()
+    .int()
+    .min(1)
+    .max(10_000)
+    .default(256)
+    .describe('Accepted shares written to Redis in one batch (one script call) at most.'),
+  maxBatchDelayMs: z
     .number()
     .int()
     .min(0)
-    .default(3)
+    .max(1_000)
+    .default(2)
     .describe(
-      'Automatic bans of this many distinct IPv6 peer networks (/64) of one aggregate network (stratum.limits.ipv6AggregatePrefixLength, /48) in force at once ban the aggregate; 0 turns it off.',
+      "How long a batch's first share waits for company before it is written (miners hear OK after the write); 0: the end of the event-loop turn.",
     ),
-  ipv6AggregateBanSeconds: positiveInt
-    .default(3600)
-    .describe('How long an IPv6 aggregate network ban lasts.'),
-});
-
-const stratumLimitsSchema = z.strictObject({
-  maxLineBytes: positiveInt.default(32 * 1024),
-  maxPendingRequests: positiveInt.default(32),
-  maxSendQueueBytes: positiveInt.default(1024 * 1024),
-  loginTimeoutMs: positiveInt.default(30_000),
-  idleTimeoutMs: positiveInt.default(900_000),
-  writeTimeoutMs: positiveInt.default(30_000),
-  maxConnectionsPerIp: positiveInt
-    .default(256)
-    .describe('This and maxConnections are caps for the host: stratum.processes children count together.'),
-  maxConnections: positiveInt.default(100_000),
-  maxConnectionsPerIpv6Aggregate: positiveInt
-    .default(1024)
-    .describe(
-      'Connections from one IPv6 network of ipv6AggregatePrefixLength bits, all its /64 peers together (a home line often holds a /56, a tunnel broker hands out /48s).',
-    ),
-  ipv6AggregatePrefixLength: z
-    .number()
-    .int()
-    .min(16)
-    .max(64)
-    .default(48)
-    .describe(
-      'IPv6 networks of this many bits are capped together (maxConnectionsPerIpv6Aggregate); should be shorter than stratum.ipv6PrefixLength.',
-    ),
-  maxLoginsPerConnection: positiveInt
-    .default(4)
-    .describe(
-      'Logins on one connection (XMRig logs in once; a proxy may again): the one past it is refused (TOO_MANY_LOGINS) and the connection closes.',
-    ),
-  newAddressBurstPerIp: positiveInt
-    .default(20)
-    .describe(
-      'Login addresses not seen before that one IP (an IPv6 peer: its ipv6PrefixLength network) may have checked at once (~1.4 ms of event loop each); past it LOGIN_RATE_LIMITED. Known addresses, valid or refused, cost nothing, so a farm behind one IP reconnecting is not slowed.',
-    ),
-  newAddressesPerIpPerMinute: positiveInt
-    .default(30)
-    .describe('How fast an IP earns back new-address checks after its burst (see newAddressBurstPerIp).'),
-});
-
-const stratumSchema = z
-  .strictObject({
-    ports: z
-      .array(stratumPortSchema)
-      .min(1)
-      .prefault([{ port: 3333, difficulty: 5000 }]),
-    tls: z
-      .strictObject({
-        certFile: z.string().min(1).describe('PEM certificate (chain) file of the TLS ports.'),
-        keyFile: z.string().min(1).describe('PEM private key file of the TLS ports.'),
-      })
-      .optional()
-      .describe('Certificate and key of the ports with `"tls": true` (required when one has it).'),
-    processes: z
-      .union([z.number().int().min(1).max(64), z.literal('auto')])
-      .default(1)
-      .describe(
-        'Stratum processes on this host, sharing the ports (Node cluster); "auto" is one per core. With more than one, each child serves a share of the miners with node id `pool.nodeId + i`; the parent runs the other roles and shows the children as one.',
-      ),
-    jobsPerSession: z.number().int().min(1).max(64).default(4),
-    staleGraceMs: z
-      .number()
-      .int()
-      .min(0)
-      .max(60_000)
-      .default(2_000)
-      .describe(
-        'After a new block, shares on the previous template are still credited (never submitted) this long.',
-      ),
-    minLoginDifficulty: positiveInt.default(100),
-    ipv6PrefixLength: z
-      .number()
-      .int()
-      .min(32)
-      .max(128)
-      .default(64)
-      .describe(
-        'IPv6 peers are capped (limits.maxConnectionsPerIp) and banned by their network of this many bits: one subscriber usually holds a whole /64. 128 treats each address on its own.',
-      ),
-    vardiff: section(vardiffSchema),
-    bans: section(bansSchema),
-    limits: section(stratumLimitsSchema),
-  })
-  .refine((s) => !s.ports.some((p) => p.tls) || s.tls !== undefined, {
-    message: 'a port has "tls": true, so stratum.tls.certFile and keyFile are required',
-    path: ['tls'],
-  })
-  .refine(
-    (s) => {
-      const fixed = s.ports.filter((p) => p.port !== 0).map((p) => `${p.host}:${p.port}`);
-      return new Set(fixed).size === fixed.length;
-    },
-    {
-      message: 'two ports listen on the same host and port',
-      path: ['ports'],
-    },
-  );
-
-const storeSchema = z.strictObject({
-  maxBatchSize: z.number().int().min(1).max(10_000).default(256),
-  maxBatchDelayMs: z.number().int().min(0).max(1_000).default(2),
   streamMaxLength: z
     .number()
     .int()
@@ -350,7 +247,14 @@ const storeSchema = z.strictObject({
     .describe(
       "Shares kept in the stream (approximate); must hold one PPLNS window's shares when a block is found (its window is fixed moments later; no trim happens while one waits).",
     ),
-  maxPendingShares: z.number().int().min(100).default(50_000),
+  maxPendingShares: z
+    .number()
+    .int()
+    .min(100)
+    .default(50_000)
+    .describe(
+      'Shares queued or in flight to Redis beyond which new shares are refused (STORE_BACKLOG_FULL): bounds memory while Redis is slow or down.',
+    ),
 });
 
 /**
@@ -361,8 +265,24 @@ const storeSchema = z.strictObject({
  */
 const clusterSchema = z
   .strictObject({
-    leaderLockTtlMs: z.number().int().min(1_000).max(120_000).default(5_000),
-    renewIntervalMs: z.number().int().min(100).max(60_000).default(1_000),
+    leaderLockTtlMs: z
+      .number()
+      .int()
+      .min(1_000)
+      .max(120_000)
+      .default(5_000)
+      .describe(
+        "Lease of the leader lock (and of each stratum process's node id); a crashed leader is replaced within about this plus renewIntervalMs.",
+      ),
+    renewIntervalMs: z
+      .number()
+      .int()
+      .min(100)
+      .max(60_000)
+      .default(1_000)
+      .describe(
+        'How often the holder renews its lease (and a standby tries to take it); at most half the lease.',
+      ),
   })
   .refine((c) => c.renewIntervalMs * 2 <= c.leaderLockTtlMs, {
     message: 'must be at most half of leaderLockTtlMs (one lost renewal must not cost the lease)',
@@ -391,7 +311,14 @@ export const configSchema = z
     store: section(storeSchema),
     payments: section(paymentsConfigSchema),
     api: section(
-      apiOptionsFields.extend({ enabled: z.boolean().default(true) }).superRefine(checkDashboardSwitch),
+      apiOptionsFields
+        .extend({
+          enabled: z
+            .boolean()
+            .default(true)
+            .describe('Run the API (with the dashboard and live feed) in a process with the api role.'),
+        })
+        .superRefine(checkDashboardSwitch),
     ).describe('HTTP API + dashboard + WebSocket feed; the admin token comes from FUEGO_POOL_ADMIN_TOKEN.'),
     roles: z
       .array(poolRoleSchema)

@@ -24,4 +24,20 @@ describe('docs/config.md, the configuration reference', () => {
     expect(row('stratum.ports[].port')).toContain('| integer | required |');
     expect(row('pool.address')).toContain('| string | unset |');
   });
+
+  it('explains every key: a key without describe() text in the schema is named here', () => {
+    const keyRows = rendered.split('\n').filter((line) => line.startsWith('| `'));
+    expect(keyRows.length).toBeGreaterThan(100);
+    const undescribed = keyRows
+      .filter(
+        (line) =>
+          line
+            .split(' | ')
+            .at(-1)
+            ?.replace(/\s*\|$/, '')
+            .trim() === '',
+      )
+      .map((line) => line.slice(3, line.indexOf('` |')));
+    expect(undescribed).toEqual([]);
+  });
 });

@@ -1,0 +1,240 @@
+import { z } from 'zod';
+import { host, positiveInt, section } from './schema-parts.js';
+
+/**
+ * The `stratum` config section: the listening ports, vardiff, automatic bans and the limits on
+ * what one connection or peer can make the pool hold (src/app/stratum-options.ts maps it).
+ */
+
+const stratumPortSchema = z.strictObject({
+  port: z.number().int().min(0).max(65535).describe('0 takes any free port (tests).'),
+  host: host
+    .default('127.0.0.1')
+    .describe('Listen address; 127.0.0.1 unless you mean to serve the world ("0.0.0.0", "::").'),
+  difficulty: positiveInt.describe(
+    'Start difficulty of miners on this port (vardiff moves it within stratum.vardiff.minDifficulty/maxDifficulty).',
+  ),
+  fixedDifficulty: z
+    .boolean()
+    .default(false)
+    .describe('Keep every miner on this port at `difficulty` (no vardiff).'),
+  solo: z
+    .boolean()
+    .default(false)
+    .describe('Every miner on this port mines solo, as if its login started with `solo:`.'),
+  tls: z.boolean().default(false).describe('Serve TLS on this port with stratum.tls.certFile / keyFile.'),
+});
+
+const vardiffSchema = z
+  .strictObject({
+    targetShareTimeSec: z
+      .number()
+      .min(1)
+      .max(3600)
+      .default(30)
+      .describe('Seconds between shares vardiff aims for, per connection.'),
+    retargetIntervalSec: z
+      .number()
+      .min(1)
+      .max(86_400)
+      .default(60)
+      .describe("Seconds between reviews of a connection's difficulty."),
+    variancePercent: z
+      .number()
+      .min(0)
+      .max(100)
+      .default(30)
+      .describe('Deviation from targetShareTimeSec, in percent, tolerated without a retarget.'),
+    minDifficulty: positiveInt.default(100).describe('Lowest difficulty vardiff sets.'),
+    maxDifficulty: positiveInt
+      .default(1e12)
+      .describe('Highest difficulty vardiff sets; also caps a `+DIFF` asked in the login.'),
+    maxChangeFactor: z
+      .number()
+      .min(1.1)
+      .max(1000)
+      .default(4)
+      .describe('Largest factor one retarget moves the difficulty by, up or down.'),
+  })
+  .refine((v) => v.retargetIntervalSec >= v.targetShareTimeSec, {
+    message: 'must be at least targetShareTimeSec (a quiet miner would otherwise be pushed up)',
+    path: ['retargetIntervalSec'],
+  })
+  .refine((v) => v.maxDifficulty >= v.minDifficulty, {
+    message: 'must be at least minDifficulty',
+    path: ['maxDifficulty'],
+  });
+
+const bansSchema = z.strictObject({
+  enabled: z
+    .boolean()
+    .default(true)
+    .describe('Ban IPs that send too many bad shares; false: only manual bans (`fuego-pool ban`).'),
+  windowMs: positiveInt
+    .default(600_000)
+    .describe("Sliding window over which an IP's share of bad submits is computed."),
+  minShares: positiveInt
+    .default(30)
+    .describe('Submits an IP must have made in the window before it can be banned.'),
+  maxInvalidRatio: z
+    .number()
+    .gt(0)
+    .max(1)
+    .default(0.25)
+    .describe(
+      'Weighted bad submits / all submits in the window at which the IP is banned (an invalid hash weighs 1, a stale or duplicate share 0.1 to 0.25).',
+    ),
+  firstBanSeconds: positiveInt.default(60).describe('Length of a first automatic ban.'),
+  maxBanSeconds: positiveInt
+    .default(3600)
+    .describe('Each further ban of the same IP doubles in length, up to this.'),
+  offenceMemoryMs: positiveInt
+    .default(86_400_000)
+    .describe('An IP not banned for this long starts again at firstBanSeconds.'),
+  exemptIps: z
+    .array(z.string())
+    .default([])
+    .describe(
+      'IPs never banned automatically (e.g. your own proxy); an IPv6 peer is matched by its address or its network key ("2001:db8:1:2::/64").',
+    ),
+  ipv6AggregateBanThreshold: z
+    .number()
+    .int()
+    .min(0)
+    .default(3)
+    .describe(
+      'Automatic bans of this many distinct IPv6 peer networks (/64) of one aggregate network (stratum.limits.ipv6AggregatePrefixLength, /48) in force at once ban the aggregate; 0 turns it off.',
+    ),
+  ipv6AggregateBanSeconds: positiveInt
+    .default(3600)
+    .describe('How long an IPv6 aggregate network ban lasts.'),
+});
+
+const stratumLimitsSchema = z.strictObject({
+  maxLineBytes: positiveInt
+    .default(32 * 1024)
+    .describe('A stratum request line longer than this closes the connection.'),
+  maxPendingRequests: positiveInt
+    .default(32)
+    .describe('Unanswered requests per connection at which the pool stops reading it until it has answered.'),
+  maxSendQueueBytes: positiveInt
+    .default(1024 * 1024)
+    .describe('Bytes queued for a miner that does not read; beyond this it is dropped.'),
+  loginTimeoutMs: positiveInt
+    .default(30_000)
+    .describe('From connect (TLS handshake included) to a successful login, at most.'),
+  idleTimeoutMs: positiveInt
+    .default(900_000)
+    .describe('A logged-in connection that sends no request (keepalived counts) for this long is closed.'),
+  writeTimeoutMs: positiveInt
+    .default(30_000)
+    .describe('Queued writes that make no progress for this long close the connection.'),
+  maxConnectionsPerIp: positiveInt
+    .default(256)
+    .describe('This and maxConnections are caps for the host: stratum.processes children count together.'),
+  maxConnections: positiveInt
+    .default(100_000)
+    .describe('Stratum connections of the host in total; beyond it new ones are refused.'),
+  maxConnectionsPerIpv6Aggregate: positiveInt
+    .default(1024)
+    .describe(
+      'Connections from one IPv6 network of ipv6AggregatePrefixLength bits, all its /64 peers together (a home line often holds a /56, a tunnel broker hands out /48s).',
+    ),
+  ipv6AggregatePrefixLength: z
+    .number()
+    .int()
+    .min(16)
+    .max(64)
+    .default(48)
+    .describe(
+      'IPv6 networks of this many bits are capped together (maxConnectionsPerIpv6Aggregate); should be shorter than stratum.ipv6PrefixLength.',
+    ),
+  maxLoginsPerConnection: positiveInt
+    .default(4)
+    .describe(
+      'Logins on one connection (XMRig logs in once; a proxy may again): the one past it is refused (TOO_MANY_LOGINS) and the connection closes.',
+    ),
+  newAddressBurstPerIp: positiveInt
+    .default(20)
+    .describe(
+      'Login addresses not seen before that one IP (an IPv6 peer: its ipv6PrefixLength network) may have checked at once (~1.4 ms of event loop each); past it LOGIN_RATE_LIMITED. Known addresses, valid or refused, cost nothing, so a farm behind one IP reconnecting is not slowed.',
+    ),
+  newAddressesPerIpPerMinute: positiveInt
+    .default(30)
+    .describe('How fast an IP earns back new-address checks after its burst (see newAddressBurstPerIp).'),
+});
+
+export const stratumSchema = z
+  .strictObject({
+    ports: z
+      .array(stratumPortSchema)
+      .min(1)
+      .prefault([{ port: 3333, difficulty: 5000 }])
+      .describe('The listening ports, each with its own start difficulty and mode.'),
+    tls: z
+      .strictObject({
+        certFile: z.string().min(1).describe('PEM certificate (chain) file of the TLS ports.'),
+        keyFile: z.string().min(1).describe('PEM private key file of the TLS ports.'),
+      })
+      .optional()
+      .describe('Certificate and key of the ports with `"tls": true` (required when one has it).'),
+    processes: z
+      .union([z.number().int().min(1).max(64), z.literal('auto')])
+      .default(1)
+      .describe(
+        'Stratum processes on this host, sharing the ports (Node cluster); "auto" is one per core. With more than one, each child serves a share of the miners with node id `pool.nodeId + i`; the parent runs the other roles and shows the children as one.',
+      ),
+    jobsPerSession: z
+      .number()
+      .int()
+      .min(1)
+      .max(64)
+      .default(4)
+      .describe(
+        'Jobs per miner whose shares are still accepted (the newest ones); a share on an older job is refused as expired.',
+      ),
+    staleGraceMs: z
+      .number()
+      .int()
+      .min(0)
+      .max(60_000)
+      .default(2_000)
+      .describe(
+        'After a new block, shares on the previous template are still credited (never submitted) this long.',
+      ),
+    minLoginDifficulty: positiveInt
+      .default(100)
+      .describe('A fixed difficulty asked in the login (`ADDRESS+DIFF`) below this is raised to it.'),
+    ipv6PrefixLength: z
+      .number()
+      .int()
+      .min(32)
+      .max(128)
+      .default(64)
+      .describe(
+        'IPv6 peers are capped (limits.maxConnectionsPerIp) and banned by their network of this many bits: one subscriber usually holds a whole /64. 128 treats each address on its own.',
+      ),
+    vardiff: section(vardiffSchema).describe(
+      "Variable difficulty: each miner's difficulty is adjusted towards one share per targetShareTimeSec.",
+    ),
+    bans: section(bansSchema).describe(
+      'Automatic bans of IPs (IPv6: networks) that send too many bad shares.',
+    ),
+    limits: section(stratumLimitsSchema).describe(
+      'Bounds on what one connection or peer can make the pool hold.',
+    ),
+  })
+  .refine((s) => !s.ports.some((p) => p.tls) || s.tls !== undefined, {
+    message: 'a port has "tls": true, so stratum.tls.certFile and keyFile are required',
+    path: ['tls'],
+  })
+  .refine(
+    (s) => {
+      const fixed = s.ports.filter((p) => p.port !== 0).map((p) => `${p.host}:${p.port}`);
+      return new Set(fixed).size === fixed.length;
+    },
+    {
+      message: 'two ports listen on the same host and port',
+      path: ['ports'],
+    },
+  );

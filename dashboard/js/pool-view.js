@@ -246,7 +246,8 @@ export class PoolView {
         ? facts([
             ['Balance', `${formatAtomic(feePool.balanceAtomic, decimals)} XFG`],
             ['Swap fees this epoch', `${formatAtomic(feePool.currentEpochSwapFeesAtomic, decimals)} XFG`],
-            ['CD locked', `${formatAtomic(feePool.totalCdLockedAtomic, decimals)} XFG`],
+            // HEAT CD principal (the interface's total_cd_locked): HEAT, not XFG; raw atomic units.
+            ['CD locked', `${groupDigits(feePool.totalCdLockedAtomic)} atomic units of HEAT`],
             ['Epoch', formatCount(feePool.currentEpoch)],
           ])
         : unavailable(feePool),
@@ -256,11 +257,14 @@ export class PoolView {
       heat.status === 'ok'
         ? facts([
             ['Deposits', formatCount(heat.count)],
-            // Each kind is its own asset (a HEAT deposit's amount is not XFG): no sum across kinds,
-            // and the raw atomic amount, since the pool knows no kind's decimals but its own coin's.
+            // Per kind, in the kind's asset as the API names it (a HEAT deposit's amount is not XFG):
+            // no sum across kinds, and the raw atomic amount, since the pool knows no asset's
+            // decimals but its own coin's.
             ...Object.entries(heat.byType).map(([kind, entry]) => [
               `${kind} deposits`,
-              `${formatCount(entry.count)} · ${groupDigits(entry.amountAtomic)} atomic units of ${kind}`,
+              `${formatCount(entry.count)} · ${groupDigits(entry.amountAtomic)} atomic units ${
+                entry.asset === null ? '(asset not known to the pool)' : `of ${entry.asset}`
+              }`,
             ]),
           ])
         : unavailable(heat),

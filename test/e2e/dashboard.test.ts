@@ -449,14 +449,19 @@ describe('dashboard in headless Chromium while XMRig mines on the devnet', () =>
     expect(await textOf('#heat-deposits')).toBe('not available on this node');
     await page.unroute('**/api/stats');
 
-    // Deposits of two kinds: each in its own unit, never one sum labelled XFG.
+    // Deposits of two kinds: each in its own asset, never one sum labelled XFG.
     const byType = {
-      HEAT: { count: 2, amountAtomic: '2500000000' },
-      CD: { count: 1, amountAtomic: '1000000000' },
+      HEAT: { asset: 'HEAT', count: 2, amountAtomic: '2500000000' },
+      burn: { asset: null, count: 1, amountAtomic: '1000000000' },
     };
-    await patchNetwork(page, {
-      heatDeposits: { status: 'ok', count: 3, totalAmountAtomic: '3500000000', byType },
-    });
+    const feePool = {
+      status: 'ok',
+      balanceAtomic: '10000000',
+      currentEpochSwapFeesAtomic: '0',
+      totalCdLockedAtomic: '2500000000',
+      currentEpoch: 1,
+    };
+    await patchNetwork(page, { feePool, heatDeposits: { status: 'ok', count: 3, byType } });
     await page.goto(`${apiUrl}/`);
     await until(
       async () => ((await textOf('#heat-deposits')).includes('HEAT deposits') ? true : undefined),
@@ -465,9 +470,11 @@ describe('dashboard in headless Chromium while XMRig mines on the devnet', () =>
     );
     const deposits = await textOf('#heat-deposits');
     expect(deposits).toContain('2 · 2,500,000,000 atomic units of HEAT');
-    expect(deposits).toContain('1 · 1,000,000,000 atomic units of CD');
+    expect(deposits).toContain('burn deposits1 · 1,000,000,000 atomic units (asset not known to the pool)');
     expect(deposits).not.toContain('XFG');
     expect(deposits).not.toContain('Total');
+    // The fee pool's CD principal is HEAT too.
+    expect(await textOf('#fee-pool')).toContain('CD locked2,500,000,000 atomic units of HEAT');
     await page.unroute('**/api/stats');
 
     expect(problems, consoleLog.join('\n')).toEqual([]);

@@ -80,10 +80,16 @@ export const feePoolSchema = z.discriminatedUnion('status', [
 export const heatDepositsSchema = z.discriminatedUnion('status', [
   z.strictObject({
     status: z.literal('ok'),
+    /** Deposits of every kind. */
     count,
-    totalAmountAtomic: decimal,
-    /** deposit_type -> { count, amountAtomic } */
-    byType: z.record(z.string(), z.strictObject({ count, amountAtomic: decimal })),
+    /**
+     * deposit_type -> its deposits' count and summed amount, in the kind's own asset (`asset`,
+     * null when the pool does not know it); never added across kinds.
+     */
+    byType: z.record(
+      z.string(),
+      z.strictObject({ asset: z.string().nullable(), count, amountAtomic: decimal }),
+    ),
   }),
   z.strictObject({ status: z.literal('not-available'), message: z.string() }),
   z.strictObject({ status: z.literal('unknown'), message: z.string() }),

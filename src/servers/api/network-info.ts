@@ -44,25 +44,35 @@ function errorCode(error: unknown): string | undefined {
   return typeof code === 'string' ? code : undefined;
 }
 
+/**
+ * The asset a deposit kind's amounts are in, where the interface says (a `HEAT` deposit is a
+ * certificate of deposit locking HEAT); other kinds (mint/burn markers) are not named: null.
+ */
+const DEPOSIT_KIND_ASSETS: ReadonlyMap<string, string> = new Map([['HEAT', 'HEAT']]);
+
+/**
+ * Count and amount per deposit kind. No total over kinds: they are different assets, and a sum
+ * of them means nothing.
+ */
 function summariseDeposits(deposits: readonly HeatDeposit[]): HeatView {
-  let total = 0n;
-  const byType: Record<string, { count: number; amountAtomic: bigint }> = {};
+  const byType = new Map<string, { count: number; amountAtomic: bigint }>();
   for (const deposit of deposits) {
-    const amount = BigInt(deposit.amount);
-    total += amount;
-    const entry = byType[deposit.deposit_type] ?? { count: 0, amountAtomic: 0n };
+    const entry = byType.get(deposit.deposit_type) ?? { count: 0, amountAtomic: 0n };
     entry.count += 1;
-    entry.amountAtomic += amount;
-    byType[deposit.deposit_type] = entry;
+    entry.amountAtomic += BigInt(deposit.amount);
+    byType.set(deposit.deposit_type, entry);
   }
   return {
     status: 'ok',
     count: deposits.length,
-    totalAmountAtomic: total.toString(),
     byType: Object.fromEntries(
-      Object.entries(byType).map(([type, e]) => [
-        type,
-        { count: e.count, amountAtomic: e.amountAtomic.toString() },
+      [...byType].map(([kind, e]) => [
+        kind,
+        {
+          asset: DEPOSIT_KIND_ASSETS.get(kind) ?? null,
+          count: e.count,
+          amountAtomic: e.amountAtomic.toString(),
+        },
       ]),
     ),
   };

@@ -172,7 +172,7 @@ describe('HTTP API', () => {
     });
   });
 
-  it('shows the fee pool and a HEAT deposit summary when the daemon has them', async () => {
+  it('shows the fee pool and the deposits per kind, each in its own asset, never summed across kinds', async () => {
     const fake = new FakeDaemon();
     fake.feePool = {
       fee_pool_balance: 5,
@@ -182,13 +182,14 @@ describe('HTTP API', () => {
       status: 'OK',
     };
     fake.deposits = [
-      { id: 1, amount: 100, term: 5, unlock_height: 9, creating_tx_hash: hash(1), deposit_type: 'heat' },
-      { id: 2, amount: 50, term: 5, unlock_height: 9, creating_tx_hash: hash(2), deposit_type: 'heat' },
-      { id: 3, amount: 7, term: 5, unlock_height: 9, creating_tx_hash: hash(3), deposit_type: 'yield' },
+      { id: 1, amount: 100, term: 5, unlock_height: 9, creating_tx_hash: hash(1), deposit_type: 'HEAT' },
+      { id: 2, amount: 50, term: 5, unlock_height: 9, creating_tx_hash: hash(2), deposit_type: 'HEAT' },
+      { id: 3, amount: 7, term: 5, unlock_height: 9, creating_tx_hash: hash(3), deposit_type: 'burn' },
     ];
     const { app: other } = await buildTestApi({ redis, keyPrefix, daemon: fake, clock: () => NOW });
     await other.pool.network.refresh();
-    const stats = body(poolStatsSchema, (await other.inject({ url: '/api/stats' })).payload);
+    const payload = (await other.inject({ url: '/api/stats' })).payload;
+    const stats = body(poolStatsSchema, payload);
     expect(stats.network?.feePool).toEqual({
       status: 'ok',
       balanceAtomic: '5',
@@ -199,9 +200,13 @@ describe('HTTP API', () => {
     expect(stats.network?.heatDeposits).toEqual({
       status: 'ok',
       count: 3,
-      totalAmountAtomic: '157',
-      byType: { heat: { count: 2, amountAtomic: '150' }, yield: { count: 1, amountAtomic: '7' } },
+      byType: {
+        HEAT: { asset: 'HEAT', count: 2, amountAtomic: '150' },
+        burn: { asset: null, count: 1, amountAtomic: '7' },
+      },
     });
+    // HEAT and a kind of unknown asset added together would mean nothing: no such total.
+    expect(payload).not.toContain('totalAmountAtomic');
     await other.close();
   });
 

@@ -22,6 +22,7 @@ export type RefusalReason =
   | 'max-connections'
   | 'per-ip-limit'
   | 'per-network-limit'
+  | 'banned'
   | 'shutting-down'
   | 'admission-timeout';
 

@@ -3,6 +3,7 @@ import { createSecureContext, type SecureContext, TLSSocket } from 'node:tls';
 import type { Logger } from '../../log/logger.js';
 import { peerKey } from '../../pool/peer-key.js';
 import type { StratumBackend } from '../../pool/stratum-backend.js';
+import { BannedPeerNotices } from './banned-notices.js';
 import {
   type AdmissionVerdict,
   type ConnectionAdmission,
@@ -20,6 +21,9 @@ import {
   validatePorts,
 } from './stratum-options.js';
 import { SubmitGate } from './submit-gate.js';
+
+/** A banned peer is told why on one connection in this long; its others close at accept. */
+const BANNED_NOTICE_INTERVAL_MS = 10_000;
 
 export interface StratumServerModules {
   readonly backend: StratumBackend;
@@ -71,6 +75,7 @@ export class StratumServer {
   readonly #stats = new StratumMetrics();
   readonly #connections = new Set<StratumConnection>();
   readonly #admission: ConnectionAdmission;
+  readonly #bannedNotices = new BannedPeerNotices(BANNED_NOTICE_INTERVAL_MS);
   readonly #ipv6PrefixLength: number;
   readonly #onProtocolViolation: ((ip: string, code: ProtocolViolationCode) => void) | undefined;
   #nextConnectionId = 1;
@@ -224,6 +229,11 @@ export class StratumServer {
     }
     // Counted by network for IPv6, so one subscriber's /64 cannot open connections without end.
     const peer = peerKey(ip, this.#ipv6PrefixLength);
+    if (this.#isBanned(ip) && !this.#bannedNotices.shouldTell(peer, Date.now())) {
+      this.#stats.connectionRefused('banned');
+      socket.destroy();
+      return;
+    }
     let verdict: AdmissionVerdict | Promise<AdmissionVerdict>;
     try {
       verdict = this.#admission.admit(peer);
@@ -260,12 +270,7 @@ export class StratumServer {
       return;
     }
 
-    let banned = false;
-    try {
-      banned = this.#backend.isBanned(ip);
-    } catch (error) {
-      this.#logger.error({ err: error, ip }, 'backend.isBanned failed; letting the connection in');
-    }
+    const banned = this.#isBanned(ip);
     const transport = port.secureContext
       ? new TLSSocket(socket, { isServer: true, secureContext: port.secureContext, requestCert: false })
       : socket;
@@ -311,6 +316,15 @@ export class StratumServer {
     this.#logger.debug({ connection: connection.id, ip, reason }, 'stratum connection closed');
     if (this.#connections.size === 0) {
       for (const resolve of this.#allClosedWaiters.splice(0)) resolve();
+    }
+  }
+
+  #isBanned(ip: string): boolean {
+    try {
+      return this.#backend.isBanned(ip);
+    } catch (error) {
+      this.#logger.error({ err: error, ip }, 'backend.isBanned failed; letting the connection in');
+      return false;
     }
   }
 

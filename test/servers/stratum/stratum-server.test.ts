@@ -776,6 +776,25 @@ describe('StratumServer: limits and protections', () => {
     expect(backend.logins).toHaveLength(0);
   });
 
+  it('a banned peer reconnecting at once is closed at accept, unread; it is told why again later', async () => {
+    const backend = new FakeBackend();
+    backend.bannedIps.add('127.0.0.1');
+    const { port, server } = await startServer(backend);
+    const told = await client(port);
+    told.send({ id: 1, jsonrpc: '2.0', method: 'login', params: { login: 'addr' } });
+    expectError(await told.next(), 1, 'BANNED');
+    for (let i = 0; i < 5; i++) {
+      const again = await client(port);
+      again.send({ id: 1, jsonrpc: '2.0', method: 'login', params: { login: 'addr' } });
+      expect(await again.waitClosed()).toBe(true);
+      expect(again.raw).toEqual([]);
+    }
+    expect(server.metrics().connections.refused).toMatchObject({ banned: 5 });
+    // Another peer is not affected.
+    const other = await client(port, '127.0.0.2');
+    await other.login();
+  });
+
   it('rejects start() with PORT_IN_USE naming the port', async () => {
     const { port } = await startServer(new FakeBackend());
     const second = new StratumServer(stratumServerOptions({ ports: [{ port, difficulty: 1 }] }), {

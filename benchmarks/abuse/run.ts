@@ -22,7 +22,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { availableParallelism, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { startBenchStack } from '../stratum/bench-stack.js';
-import { processTree, readRssKb, round } from '../stratum/measure-process.js';
+import { processTree, readProcessCpuSeconds, readRssKb, round } from '../stratum/measure-process.js';
 import {
   ATTACKS,
   type AttackerEvent,
@@ -62,8 +62,20 @@ function nextMessage<T>(child: ChildProcess, type: string): Promise<T> {
   });
 }
 
-/** Largest RSS (MB) of the pool's processes seen while `during` runs, sampled every 500 ms. */
-async function peakRssMb(poolPid: number, during: Promise<unknown>): Promise<number> {
+interface PoolUse {
+  /** Largest RSS of the pool's processes, sampled every 500 ms. */
+  readonly poolRssMb: number;
+  /** CPU time of the pool's processes over the phase, as a share of one core. */
+  readonly poolCpuPercent: number;
+}
+
+const poolCpuSeconds = (poolPid: number) =>
+  processTree(poolPid).reduce((sum, pid) => sum + readProcessCpuSeconds(pid), 0);
+
+/** What the pool's processes used while `during` runs. */
+async function poolUse(poolPid: number, during: Promise<unknown>): Promise<PoolUse> {
+  const started = performance.now();
+  const cpuBefore = poolCpuSeconds(poolPid);
   let peak = 0;
   let done = false;
   void during.finally(() => {
@@ -74,7 +86,9 @@ async function peakRssMb(poolPid: number, during: Promise<unknown>): Promise<num
     peak = Math.max(peak, kb / 1024);
     await Promise.race([sleep(500), during]);
   }
-  return round(peak, 0);
+  const elapsedSeconds = (performance.now() - started) / 1000;
+  const cpuPercent = ((poolCpuSeconds(poolPid) - cpuBefore) / elapsedSeconds) * 100;
+  return { poolRssMb: round(peak, 0), poolCpuPercent: round(cpuPercent, 0) };
 }
 
 async function apiPortOf(logs: readonly { msg: string; [field: string]: unknown }[]): Promise<number> {
@@ -87,19 +101,18 @@ async function apiPortOf(logs: readonly { msg: string; [field: string]: unknown 
   throw new Error('the pool did not log "API listening"');
 }
 
-interface PhaseRow {
+interface PhaseRow extends PoolUse {
   readonly honest: HonestPhaseStats;
   readonly attack: AttackResult | undefined;
-  readonly poolRssMb: number;
 }
 
 function printRows(rows: readonly PhaseRow[]): void {
   const base = rows[0]!.honest;
   const ratio = (value: number, of: number) => (of > 0 ? `${round(value / of, 2)}x` : '-');
   console.log(
-    '\nphase              keepalived p50/p99 ms (x base)   share ack p99 ms (x base)  honest fails  attacker sent / served / before limit, first limit      pool RSS',
+    '\nphase              keepalived p50/p99 ms (x base)   share ack p99 ms (x base)  honest fails  attacker sent / served / before limit, first limit      pool RSS  pool CPU',
   );
-  for (const { honest, attack, poolRssMb } of rows) {
+  for (const { honest, attack, poolRssMb, poolCpuPercent } of rows) {
     const attackText = attack
       ? `${attack.sent} / ${attack.served} / ${attack.servedBeforeLimit}, ${attack.firstLimit}`
       : '-';
@@ -112,7 +125,8 @@ function printRows(rows: readonly PhaseRow[]): void {
         `${honest.shareP99Ms} (${ratio(honest.shareP99Ms, base.shareP99Ms)})`.padEnd(26),
         String(honest.failures).padEnd(13),
         attackText.padEnd(54),
-        `${poolRssMb} MB`,
+        `${poolRssMb} MB`.padEnd(9),
+        `${poolCpuPercent}%`,
       ].join(' '),
     );
   }
@@ -137,12 +151,12 @@ async function main(): Promise<void> {
     console.log(`honest miners logged in: ${(await ready).miners}`);
     await sleep(PAUSE_MS);
 
-    const rows: { name: string; attack: AttackResult | undefined; poolRssMb: number }[] = [];
+    const rows: ({ name: string; attack: AttackResult | undefined } & PoolUse)[] = [];
     tell({ type: 'phase', name: 'baseline' });
     rows.push({
       name: 'baseline',
       attack: undefined,
-      poolRssMb: await peakRssMb(stack.pool.pid, sleep(PHASE_MS)),
+      ...(await poolUse(stack.pool.pid, sleep(PHASE_MS))),
     });
     for (const [i, name] of ATTACKS.entries()) {
       tell({ type: 'phase', name: `pause-${i}` });
@@ -151,8 +165,8 @@ async function main(): Promise<void> {
       console.log(`attack: ${name}`);
       const result = nextMessage<AttackerEvent>(attacker, 'result');
       attacker.send({ type: 'attack', name, target, durationMs: PHASE_MS, source: `127.2.0.${i + 1}` });
-      const poolRssMb = await peakRssMb(stack.pool.pid, result);
-      rows.push({ name, attack: (await result).result, poolRssMb });
+      const use = await poolUse(stack.pool.pid, result);
+      rows.push({ name, attack: (await result).result, ...use });
     }
     tell({ type: 'phase', name: 'done' });
     const report = nextMessage<Extract<HonestEvent, { type: 'report' }>>(honest, 'report');
@@ -176,7 +190,12 @@ async function main(): Promise<void> {
         honestMiners: HONEST_MINERS,
         phaseSeconds: PHASE_MS / 1000,
         worstP99Ratio: round(worst, 2),
-        phases: table.map((r) => ({ ...r.honest, attack: r.attack, poolRssMb: r.poolRssMb })),
+        phases: table.map((r) => ({
+          ...r.honest,
+          attack: r.attack,
+          poolRssMb: r.poolRssMb,
+          poolCpuPercent: r.poolCpuPercent,
+        })),
       }),
     );
   } finally {

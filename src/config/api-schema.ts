@@ -1,6 +1,47 @@
 import { z } from 'zod';
 import { explorerSchema } from './explorer-schema.js';
 
+/**
+ * Requests per peer: every route and the live feed's upgrade take a token. The few that are not
+ * cheap (payment pages, long polls, address checks) have their own caps besides.
+ */
+const rateLimitSchema = z.strictObject({
+  requestsPerMinute: z
+    .number()
+    .int()
+    .min(0)
+    .max(1_000_000)
+    .default(600)
+    .describe(
+      'Requests one peer (an IP; an IPv6 peer: its stratum.ipv6PrefixLength network) may make a minute on average, live feed connections included; beyond it HTTP 429 with Retry-After. 0 turns the limit off.',
+    ),
+  burst: z
+    .number()
+    .int()
+    .min(1)
+    .max(100_000)
+    .default(120)
+    .describe(
+      'Requests one peer may make at once before the per-minute rate applies (a dashboard page load is about ten).',
+    ),
+  exemptIps: z
+    .array(z.string().min(1).max(64))
+    .max(1_000)
+    .default(['127.0.0.1', '::1'])
+    .describe(
+      'Never limited. A reverse proxy on the same host forwards every visitor from one of these addresses: limit at the proxy then.',
+    ),
+  maxPeers: z
+    .number()
+    .int()
+    .min(1)
+    .max(10_000_000)
+    .default(100_000)
+    .describe(
+      'Peers remembered; the least recently seen are forgotten first (which only gives one a full burst back).',
+    ),
+});
+
 /** The `api` config section: the HTTP API, the dashboard's static files and the WebSocket live feed. */
 const liveFeedSchema = z.strictObject({
   maxClients: z
@@ -28,6 +69,22 @@ const liveFeedSchema = z.strictObject({
     .describe(
       'Addresses not seen before that one connection may have decoded (~1.4 ms of ed25519 checks each); past it subscribe answers TOO_MANY_REQUESTS, a bad request.',
     ),
+  newAddressBurstPerPeer: z
+    .number()
+    .int()
+    .min(1)
+    .max(100_000)
+    .default(50)
+    .describe(
+      'Addresses not seen before that one peer may have decoded at once, over all its connections (reconnecting gives no new budget)...',
+    ),
+  newAddressesPerPeerPerMinute: z
+    .number()
+    .int()
+    .min(1)
+    .max(100_000)
+    .default(30)
+    .describe('...and then so many a minute; past it subscribe answers TOO_MANY_REQUESTS, a bad request.'),
   maxBadRequests: z
     .number()
     .int()
@@ -202,6 +259,9 @@ export const apiOptionsFields = z.strictObject({
   liveFeed: liveFeedSchema
     .default(() => liveFeedSchema.parse({}))
     .describe('The WebSocket live feed (`/api/live`): its limits per client and in total.'),
+  rateLimit: rateLimitSchema
+    .default(() => rateLimitSchema.parse({}))
+    .describe('Requests per peer for the whole API (routes and live feed connections).'),
   explorer: explorerSchema.default(() => explorerSchema.parse({})),
 });
 

@@ -7,6 +7,7 @@ import type { HealthMonitor } from './health-monitor.js';
 import type { LiveFeed } from './live-feed.js';
 import type { MinerAccountsReader } from './miner-accounts.js';
 import type { NetworkInfoCache } from './network-info.js';
+import type { RequestRateLimit } from './request-rate-limit.js';
 import type { StatsService } from './stats-service.js';
 
 /**
@@ -33,6 +34,7 @@ export interface ApiServices {
   readonly health: HealthMonitor;
   readonly liveFeed: LiveFeed;
   readonly metrics: PoolMetrics;
+  readonly rateLimit: RequestRateLimit;
 }
 
 declare module 'fastify' {

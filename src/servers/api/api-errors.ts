@@ -40,6 +40,7 @@ export const API_ERRORS = {
     message: 'a message with the same or a later timestamp was already accepted for this address',
   },
   TOO_MANY_REQUESTS: { status: 429, message: 'too many signed requests right now; retry in a second' },
+  RATE_LIMITED: { status: 429, message: 'too many requests from your address; retry later' },
   TOO_MANY_WAITERS: { status: 503, message: 'too many long-poll requests are waiting; retry later' },
   TOO_MANY_WAITERS_FROM_PEER: {
     status: 429,

@@ -27,6 +27,7 @@ import { type NetworkDaemon, NetworkInfoCache } from './network-info.js';
 import type { DaemonChainSnapshot, DependencySnapshot } from './operations-metrics.js';
 import type { PoolInfo } from './pool-info.js';
 import { registerPoolRoutes } from './pool-routes.js';
+import { RequestRateLimit } from './request-rate-limit.js';
 import { StatsService } from './stats-service.js';
 
 /** Requests are GETs, or a small signed JSON body: a body this large is already abuse. */
@@ -85,6 +86,7 @@ export async function buildApiServer(
   app.decorate('pool', services);
   services.liveFeed.attach(app.server);
   setErrorHandlers(app, logger);
+  services.rateLimit.register(app);
 
   if (options.corsOrigins.length > 0) {
     await app.register(cors, {
@@ -142,7 +144,9 @@ function buildServices(
     clock,
     ...(modules.aliasOf === undefined ? {} : { aliasOf: modules.aliasOf }),
   });
+  const rateLimit = new RequestRateLimit(options.rateLimit, modules.ipv6PrefixLength ?? 64, clock);
   const liveFeed = new LiveFeed(options, {
+    allowConnection: (ip) => rateLimit.allows(ip),
     events: modules.events,
     hashrate: modules.stores.hashrate,
     logger,
@@ -161,7 +165,7 @@ function buildServices(
       },
       modules.events,
     );
-  return { stats, network, health, liveFeed, metrics };
+  return { stats, network, health, liveFeed, metrics, rateLimit };
 }
 
 function dependenciesOf(health: HealthView): DependencySnapshot {

@@ -5,8 +5,9 @@ import type { ApiOptions } from '../../config/api-schema.js';
 import { decodeAddress } from '../../fuego/address.js';
 import type { Logger } from '../../log/logger.js';
 import type { PoolEventBus, PoolEventMap, PoolEventName } from '../../pool/events.js';
-import { peerKey } from '../../pool/peer-key.js';
+import { PeerBudget } from '../../pool/peer-budget.js';
 import type { HashrateReader } from '../../store/hashrate/hashrate-reader.js';
+import { apiPeerKey } from './api-peer.js';
 import { PeerSlots } from './peer-slots.js';
 
 /** Where the feed is served (a WebSocket upgrade of a plain GET). */
@@ -44,6 +45,8 @@ export interface LiveFeedModules {
   readonly clock: () => number;
   /** Peers are counted by this IPv6 network (stratum.ipv6PrefixLength); 64 when absent. */
   readonly ipv6PrefixLength?: number;
+  /** The API's per-peer request budget (RequestRateLimit): each connection takes a token. */
+  readonly allowConnection?: (ip: string | undefined) => boolean;
 }
 
 /** Why waitForTick did not queue a long poll. */
@@ -51,6 +54,9 @@ export type WaitRefusal = 'too-many' | 'too-many-from-peer';
 
 /** Close code for a client that broke the feed's rules (RFC 6455 policy violation). */
 export const POLICY_VIOLATION = 1008;
+
+/** Peers whose new-address budget is remembered (least recently seen forgotten first). */
+const NEW_ADDRESS_BUDGET_PEERS = 100_000;
 
 /** Distinct valid addresses remembered so a repeated subscribe is not decoded again. */
 const VALID_ADDRESS_CACHE = 10_000;
@@ -66,6 +72,8 @@ export interface LiveFeedMetrics {
 
 interface Client {
   readonly socket: WebSocket;
+  /** Whom the per-peer caps count it as (see apiPeerKey). */
+  readonly peer: string;
   readonly subscriptions: Set<string>;
   alive: boolean;
   badRequests: number;
@@ -102,6 +110,8 @@ export class LiveFeed {
   #tickWaiters: (() => void)[] = [];
   readonly #feedSlots: PeerSlots;
   readonly #waiterSlots: PeerSlots;
+  /** New addresses each peer may have decoded, over all its connections. */
+  readonly #newAddresses: PeerBudget;
   /** Addresses that decoded: a subscribe to one of them costs no ed25519 checks. */
   readonly #validAddresses = new Set<string>();
   #refusedPeer = 0;
@@ -117,6 +127,11 @@ export class LiveFeed {
     this.#modules = modules;
     this.#feedSlots = new PeerSlots(options.liveFeed.maxClientsPerPeer);
     this.#waiterSlots = new PeerSlots(options.maxLongPollWaitersPerPeer);
+    this.#newAddresses = new PeerBudget({
+      burst: options.liveFeed.newAddressBurstPerPeer,
+      perMinute: options.liveFeed.newAddressesPerPeerPerMinute,
+      maxPeers: NEW_ADDRESS_BUDGET_PEERS,
+    });
     this.#wss = new WebSocketServer({
       noServer: true,
       maxPayload: options.liveFeed.maxIncomingBytes,
@@ -186,11 +201,8 @@ export class LiveFeed {
     );
   }
 
-  /** The key caps count `ip` by (an IPv4-mapped IPv6 address is its IPv4 address). */
   #peerOf(ip: string | undefined): string {
-    const address = ip ?? 'unknown';
-    const plain = address.startsWith('::ffff:') && address.includes('.') ? address.slice(7) : address;
-    return peerKey(plain, this.#modules.ipv6PrefixLength ?? 64);
+    return apiPeerKey(ip, this.#modules.ipv6PrefixLength ?? 64);
   }
 
   /** One hashrate round: pool to everyone, each followed miner to its followers. */
@@ -293,19 +305,23 @@ export class LiveFeed {
       return;
     }
     const peer = this.#peerOf(request.socket.remoteAddress);
-    if (!this.#feedSlots.take(peer)) {
+    if (
+      this.#modules.allowConnection?.(request.socket.remoteAddress) === false ||
+      !this.#feedSlots.take(peer)
+    ) {
       this.#refusedPeer += 1;
       refuse('429 Too Many Requests');
       return;
     }
     // The TCP socket closes however the connection ends (refused handshake, close, drop).
     socket.once('close', () => this.#feedSlots.release(peer));
-    this.#wss.handleUpgrade(request, socket, head, (ws) => this.#accept(ws));
+    this.#wss.handleUpgrade(request, socket, head, (ws) => this.#accept(ws, peer));
   }
 
-  #accept(socket: WebSocket): void {
+  #accept(socket: WebSocket, peer: string): void {
     const client: Client = {
       socket,
+      peer,
       subscriptions: new Set(),
       alive: true,
       badRequests: 0,
@@ -371,6 +387,11 @@ export class LiveFeed {
     const known = this.#followed.has(address) || this.#validAddresses.has(address);
     if (!known && client.addressChecks >= limits.maxAddressChecksPerClient) {
       this.#refuse(client, 'TOO_MANY_REQUESTS', 'too many new addresses on this connection');
+      return;
+    }
+    // Per peer too: reconnecting must not bring a fresh budget.
+    if (!known && !this.#newAddresses.take(client.peer, this.#modules.clock())) {
+      this.#refuse(client, 'TOO_MANY_REQUESTS', 'too many new addresses from your address; retry later');
       return;
     }
     if (!known) client.addressChecks += 1;

@@ -62,6 +62,8 @@ describe('live feed abuse limits', () => {
           maxSubscriptionsPerClient: 1,
           maxBadRequests: 3,
           maxAddressChecksPerClient: 2,
+          newAddressBurstPerPeer: 3,
+          newAddressesPerPeerPerMinute: 1,
         },
       },
     }));
@@ -123,6 +125,30 @@ describe('live feed abuse limits', () => {
     expect(feed.codes).toContain('TOO_MANY_REQUESTS');
     feed.socket.close();
     await feed.closed;
+  });
+
+  it("bounds a peer's new addresses over all its connections: reconnecting brings no new budget", async () => {
+    const follow = (feed: Feed, seed: number) => {
+      const address = fuegoAddress(seed);
+      feed.socket.send(JSON.stringify({ op: 'subscribe', address }));
+      feed.socket.send(JSON.stringify({ op: 'unsubscribe', address }));
+    };
+    const first = await connect(url, '127.0.0.7');
+    for (const seed of [41, 42]) follow(first, seed);
+    await until(() => first.codes.filter((c) => c === 'unsubscribed').length === 2);
+    first.socket.close();
+    await first.closed;
+    // The peer's budget of 3 has one left: a fresh connection does not reset it.
+    const second = await connect(url, '127.0.0.7');
+    for (const seed of [43, 44]) follow(second, seed);
+    await until(() => second.codes.includes('TOO_MANY_REQUESTS'));
+    expect(second.codes.filter((c) => c === 'subscribed')).toHaveLength(1);
+    // Another peer has its own budget.
+    const other = await connect(url, '127.0.0.8');
+    follow(other, 44);
+    await until(() => other.codes.includes('subscribed'));
+    for (const feed of [second, other]) feed.socket.close();
+    await Promise.all([second.closed, other.closed]);
   });
 
   it('caps /live_stats waiters per peer with 429 while other peers still wait', async () => {

@@ -158,7 +158,8 @@ export class PoolNode {
         : { role: null, processes: null, surface: null };
       const edges: EdgeContext = { shared, bans, stratum, leader, logger };
       const api = plan.runApi ? await startApi(config, edges, plan.adminToken, parts) : null;
-      if (leader !== null && config.notifications.webhooks.length > 0) {
+      const { webhooks, discord = [], telegram = [] } = config.notifications;
+      if (leader !== null && webhooks.length + discord.length + telegram.length > 0) {
         startWebhooks(config, { leader, events: shared.events, logger, env }, parts);
       }
       if (config.control.enabled) await startControl(config, edges, parts);
@@ -358,7 +359,9 @@ function startWebhooks(
   parts: Part[],
 ): void {
   const { leader } = modules;
-  const notifier = createWebhookNotifier(config.notifications, {
+  // Chat messages link blocks and transactions with the explorer templates the dashboard uses.
+  const options = { ...config.notifications, explorer: config.api.explorer };
+  const notifier = createWebhookNotifier(options, {
     events: notificationEventsOf(modules.events),
     logger: modules.logger.child({ module: 'webhooks' }),
     env: modules.env,

@@ -1,6 +1,10 @@
 import { z } from 'zod';
 
-/** The pool events a webhook can subscribe to (the leader's notifier sends exactly these). */
+/**
+ * The pool events a target can subscribe to (the leader's notifier sends exactly these). Adding
+ * one: its name here (a pool event of the same name), and its entry in the notifier's
+ * EVENT_FORMATS (JSON data and chat message); the compiler asks for the second.
+ */
 export const NOTIFICATION_EVENT_NAMES = [
   'block-found',
   'block-confirmed',
@@ -26,18 +30,34 @@ export const webhookUrlSchema = z.string().refine((text) => {
   );
 }, 'must be an http:// or https:// URL without user:password@');
 
-const webhookSchema = z.strictObject({
-  url: webhookUrlSchema.describe(
-    'Where the JSON is POSTed: an http(s) URL without user:password@ (logs show only its origin).',
-  ),
-  events: z
+/** Which events go to a target: a per-event switch, default all. */
+function eventsSchema() {
+  return z
     .array(z.enum(NOTIFICATION_EVENT_NAMES))
     .min(1)
     .default([...NOTIFICATION_EVENT_NAMES])
-    .describe('Which events go to this URL; default all.'),
-  secretEnv: z
-    .string()
-    .regex(/^[A-Z_][A-Z0-9_]{0,127}$/, 'an environment variable name (A-Z, 0-9, _)')
+    .describe('Which events go to this target; default all.');
+}
+
+const envNameSchema = z
+  .string()
+  .regex(/^[A-Z_][A-Z0-9_]{0,127}$/, 'an environment variable name (A-Z, 0-9, _)');
+
+/** Chat services rate-limit (Discord ~30 messages a minute per webhook, Telegram ~20 per group). */
+const chatDebounceMsSchema = z
+  .number()
+  .int()
+  .min(0)
+  .max(600_000)
+  .default(10_000)
+  .describe(
+    'A burst of one event (blocks found, payment batches) within this window after its first becomes one message summarising them; 0: one message per event.',
+  );
+
+const webhookSchema = z.strictObject({
+  url: webhookUrlSchema.describe('Receiver of the signed JSON notifications.'),
+  events: eventsSchema(),
+  secretEnv: envNameSchema
     .optional()
     .describe(
       'Name of the environment variable holding the HMAC-SHA256 secret; unset: requests are unsigned.',
@@ -50,10 +70,37 @@ const webhookSchema = z.strictObject({
     ),
 });
 
+const discordSchema = z.strictObject({
+  url: webhookUrlSchema.describe(
+    'Discord webhook URL (channel settings, Integrations, Webhooks); it holds the token: keep the config file private.',
+  ),
+  events: eventsSchema(),
+  debounceMs: chatDebounceMsSchema,
+});
+
+/** A numeric chat id (groups and channels are negative) or a public @channelname. */
+const telegramChatIdSchema = z
+  .string()
+  .regex(/^(-?\d{1,20}|@[A-Za-z][A-Za-z0-9_]{3,31})$/, 'a chat id as a string ("-100123") or "@channelname"');
+
+const telegramSchema = z.strictObject({
+  botTokenEnv: envNameSchema.describe(
+    'Name of the environment variable holding the bot token (from @BotFather); never in the config file.',
+  ),
+  chatId: telegramChatIdSchema.describe('The chat the bot posts to: "-100123" or "@channelname".'),
+  events: eventsSchema(),
+  debounceMs: chatDebounceMsSchema,
+  apiBaseUrl: webhookUrlSchema
+    .default('https://api.telegram.org')
+    .describe('Bot API server (a local Bot API server, or a test receiver).'),
+});
+
 /**
- * `notifications` config section: webhooks POSTed (JSON, signed when a secret is set) on block
- * found / confirmed / orphaned and payment batch sent / failed. Delivery is best effort with
- * retries: a bounded in-memory queue, exponential backoff, never blocking the pool.
+ * `notifications` config section: on block found / confirmed / orphaned and payment batch sent /
+ * failed, webhooks POSTed (JSON, signed when a secret is set), Discord webhook messages and
+ * Telegram bot messages. Delivery is best effort with retries: a bounded in-memory queue,
+ * exponential backoff (or the receiver's retry_after), never blocking the pool. The chat targets
+ * are optional keys (not defaulted lists) so the section's defaults stay what they were.
  */
 export const notificationConfigSchema = z
   .strictObject({
@@ -61,7 +108,17 @@ export const notificationConfigSchema = z
       .array(webhookSchema)
       .max(32)
       .default([])
-      .describe('The webhook targets, each with its own events; none: nothing is sent.'),
+      .describe('Signed JSON webhooks, one notification per event.'),
+    discord: z
+      .array(discordSchema)
+      .max(32)
+      .optional()
+      .describe('Discord channel webhooks: `[{ "url": "https://discord.com/api/webhooks/ID/TOKEN" }]`.'),
+    telegram: z
+      .array(telegramSchema)
+      .max(32)
+      .optional()
+      .describe('Telegram bot messages: `[{ "botTokenEnv": "TELEGRAM_BOT_TOKEN", "chatId": "-100123" }]`.'),
     timeoutMs: z
       .number()
       .int()
@@ -82,14 +139,14 @@ export const notificationConfigSchema = z
       .min(10)
       .max(600_000)
       .default(1_000)
-      .describe('Wait before the first retry; it doubles with each retry after.'),
+      .describe('Wait before the first retry; doubled on each further one.'),
     maxBackoffMs: z
       .number()
       .int()
       .min(10)
       .max(3_600_000)
       .default(300_000)
-      .describe('The longest wait between retries.'),
+      .describe("Longest wait between retries (a receiver's retry_after may ask for longer)."),
     maxQueueSize: z
       .number()
       .int()
@@ -103,7 +160,7 @@ export const notificationConfigSchema = z
       .min(1)
       .max(16)
       .default(2)
-      .describe('Requests in flight at once, over all webhooks.'),
+      .describe('Requests in flight at once, over all targets.'),
   })
   .refine((n) => n.maxBackoffMs >= n.initialBackoffMs, {
     message: 'must be at least initialBackoffMs',
@@ -112,3 +169,5 @@ export const notificationConfigSchema = z
 
 export type NotificationConfig = z.infer<typeof notificationConfigSchema>;
 export type WebhookConfig = NotificationConfig['webhooks'][number];
+export type DiscordConfig = NonNullable<NotificationConfig['discord']>[number];
+export type TelegramConfig = NonNullable<NotificationConfig['telegram']>[number];

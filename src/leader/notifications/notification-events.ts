@@ -1,17 +1,13 @@
+import type { NOTIFICATION_EVENT_NAMES } from '../../config/notifications-schema.js';
 import type { PoolEventBus, PoolEventMap } from '../../pool/events.js';
 
 /** A payout batch the wallet refused (state `failed`: its miners were credited back). */
 export type PaymentFailedEvent = PoolEventMap['payment-failed'];
 
-export interface NotificationEventMap {
-  readonly 'block-found': PoolEventMap['block-found'];
-  readonly 'block-confirmed': PoolEventMap['block-confirmed'];
-  readonly 'block-orphaned': PoolEventMap['block-orphaned'];
-  readonly 'payment-sent': PoolEventMap['payment-sent'];
-  readonly 'payment-failed': PaymentFailedEvent;
-}
+/** The events a target can subscribe to (the config's list): each one a pool event of that name. */
+export type NotificationEventName = (typeof NOTIFICATION_EVENT_NAMES)[number];
 
-export type NotificationEventName = keyof NotificationEventMap;
+export type NotificationEventMap = Pick<PoolEventMap, NotificationEventName>;
 
 /** What the notifier subscribes to: the pool's event bus, seen through notificationEventsOf. */
 export interface NotificationEventSource {

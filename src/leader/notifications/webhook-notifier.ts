@@ -1,26 +1,33 @@
 import { randomUUID } from 'node:crypto';
-import {
-  NOTIFICATION_EVENT_NAMES,
-  type NotificationConfig,
-  type WebhookConfig,
-} from '../../config/notifications-schema.js';
+import type { ExplorerLinks } from '../../config/explorer-schema.js';
+import { NOTIFICATION_EVENT_NAMES, type NotificationConfig } from '../../config/notifications-schema.js';
 import type { Logger } from '../../log/logger.js';
-import { NotificationError } from './notification-errors.js';
+import { BurstCollector } from './burst-collector.js';
+import type { Burst } from './chat-message.js';
+import {
+  type DiscordTargetConfig,
+  discordTarget,
+  type TelegramTargetConfig,
+  telegramTarget,
+} from './chat-targets.js';
 import type {
   NotificationEventMap,
   NotificationEventName,
   NotificationEventSource,
 } from './notification-events.js';
-import { webhookBody } from './webhook-payload.js';
-import { signWebhook, WEBHOOK_HEADERS } from './webhook-signature.js';
+import { type NotificationTarget, withoutSecrets } from './notification-target.js';
+import { type SendFailure, sendNotification } from './send-notification.js';
+import { type WebhookTargetConfig, webhookTarget } from './webhook-target.js';
 
 export type WebhookNotifierOptions = Pick<
   NotificationConfig,
   'timeoutMs' | 'maxRetries' | 'initialBackoffMs' | 'maxBackoffMs' | 'maxQueueSize' | 'concurrency'
 > & {
-  readonly webhooks: ReadonlyArray<
-    Pick<WebhookConfig, 'url' | 'events'> & Partial<Pick<WebhookConfig, 'secretEnv' | 'includeAddresses'>>
-  >;
+  readonly webhooks: readonly WebhookTargetConfig[];
+  readonly discord?: readonly DiscordTargetConfig[] | undefined;
+  readonly telegram?: readonly TelegramTargetConfig[] | undefined;
+  /** The pool's explorer link templates (`api.explorer`), for links in chat messages. */
+  readonly explorer?: ExplorerLinks | undefined;
 };
 
 export interface WebhookNotifierModules {
@@ -28,7 +35,7 @@ export interface WebhookNotifierModules {
   readonly logger: Logger;
   /** Defaults to the global fetch; tests inject a fake. */
   readonly fetch?: typeof fetch;
-  /** Where secretEnv names are looked up; defaults to process.env. */
+  /** Where secretEnv and botTokenEnv names are looked up; defaults to process.env. */
   readonly env?: Readonly<Record<string, string | undefined>>;
   readonly clock?: () => number;
   /**
@@ -50,6 +57,8 @@ export interface WebhookMetrics {
   readonly givenUp: number;
   /** Dropped (the oldest waiting) because the queue was full. */
   readonly dropped: number;
+  /** Events in open debounce windows, not yet a notification. */
+  readonly debouncing: number;
 }
 
 export interface WebhookNotifier {
@@ -58,81 +67,41 @@ export interface WebhookNotifier {
   close(): Promise<void>;
 }
 
-interface Target {
-  readonly index: number;
-  readonly url: string;
-  /** For logs: the URL's path and query may hold a token. */
-  readonly origin: string;
-  readonly secret: string | undefined;
-  readonly includeAddresses: boolean;
-}
-
 interface Delivery {
   readonly seq: number;
   readonly id: string;
   readonly event: NotificationEventName;
-  readonly target: Target;
+  readonly createdAtMs: number;
+  readonly target: NotificationTarget;
   readonly body: string;
   attempts: number;
   dueAtMs: number;
 }
 
-type Outcome = 'delivered' | 'retry' | 'refused';
-
 /**
- * Webhook notifications for pool events. The event listener only serialises the notification
- * and queues it (synchronous, no I/O), so a slow or dead receiver never slows a share, a block
- * or a payout. A pump sends up to `concurrency` requests at once; a failure is retried after
- * initialBackoffMs * 2^(attempt-1) (capped at maxBackoffMs) up to maxRetries times. The queue
- * holds at most maxQueueSize notifications: when full, the oldest waiting one is dropped and
- * counted (a burst of recent news is worth more than a stale one).
+ * Notifications of pool events to every configured target: signed JSON webhooks, Discord
+ * webhooks and Telegram chats (notification-target.ts). The event listener only renders the
+ * notification and queues it, or adds the event to the target's debounce window (synchronous,
+ * no I/O), so a slow or dead receiver never slows a share, a block or a payout. A pump sends up
+ * to `concurrency` requests at once; a failure is retried after initialBackoffMs * 2^(attempt-1)
+ * (capped at maxBackoffMs), or after the receiver's 429 retry_after if longer (nothing else goes
+ * to that target meanwhile), up to maxRetries times. The queue holds at most maxQueueSize
+ * notifications: when full, the oldest waiting one is dropped and counted (a burst of recent news
+ * is worth more than a stale one).
  */
 export function createWebhookNotifier(
   options: WebhookNotifierOptions,
   modules: WebhookNotifierModules,
 ): WebhookNotifier {
-  const targets = options.webhooks.map((webhook, index) =>
-    resolveTarget(webhook, index, modules.env ?? process.env),
-  );
-  return new WebhookQueue(options, modules, targets);
-}
-
-function resolveTarget(
-  webhook: WebhookNotifierOptions['webhooks'][number],
-  index: number,
-  env: Readonly<Record<string, string | undefined>>,
-): Target {
-  let url: URL;
-  try {
-    url = new URL(webhook.url);
-  } catch {
-    throw new NotificationError('INVALID_URL', `notifications.webhooks.${index}.url is not a URL`, { index });
-  }
-  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.username !== '' || url.password !== '') {
-    throw new NotificationError(
-      'INVALID_URL',
-      `notifications.webhooks.${index}.url must be http(s) without credentials (got ${url.protocol})`,
-      { index, protocol: url.protocol },
-    );
-  }
-  let secret: string | undefined;
-  if (webhook.secretEnv !== undefined) {
-    secret = env[webhook.secretEnv];
-    if (secret === undefined || secret === '') {
-      throw new NotificationError(
-        'MISSING_SECRET',
-        `notifications.webhooks.${index}.secretEnv: environment variable ${webhook.secretEnv} is not set`,
-        { index, secretEnv: webhook.secretEnv },
-      );
-    }
-  }
-  return {
-    index,
-    url: url.href,
-    origin: url.origin,
-    secret,
-    includeAddresses: webhook.includeAddresses ?? false,
-  };
+  const env = modules.env ?? process.env;
+  const clock = modules.clock ?? Date.now;
+  const context = options.explorer === undefined ? {} : { explorer: options.explorer };
+  const targets = [
+    ...options.webhooks.map((config, index) => webhookTarget(config, index, { env, logger: modules.logger })),
+    ...(options.discord ?? []).map((config, index) => discordTarget(config, index, context, clock)),
+    ...(options.telegram ?? []).map((config, index) => telegramTarget(config, index, context, env)),
+  ];
+  return new WebhookQueue(options, { ...modules, clock }, targets);
 }
 
 class WebhookQueue implements WebhookNotifier {
@@ -146,37 +115,42 @@ class WebhookQueue implements WebhookNotifier {
   readonly #inFlight = new Set<Promise<void>>();
   readonly #unsubscribe: Array<() => void> = [];
   readonly #counts = { delivered: 0, retried: 0, givenUp: 0, dropped: 0 };
+  readonly #bursts: BurstCollector;
+  /** Targets that answered 429: nothing is sent to them before this time. */
+  readonly #pausedUntilMs = new Map<NotificationTarget, number>();
   #seq = 0;
   #timer: NodeJS.Timeout | undefined;
   #timerDueMs = Number.POSITIVE_INFINITY;
   #pumpScheduled = false;
   #closed = false;
 
-  constructor(options: WebhookNotifierOptions, modules: WebhookNotifierModules, targets: readonly Target[]) {
+  constructor(
+    options: WebhookNotifierOptions,
+    modules: WebhookNotifierModules & { readonly clock: () => number },
+    targets: readonly NotificationTarget[],
+  ) {
     this.#options = options;
     this.#logger = modules.logger;
     this.#fetch = modules.fetch ?? fetch;
-    this.#clock = modules.clock ?? Date.now;
+    this.#clock = modules.clock;
     this.#isActive = modules.isActive ?? (() => true);
+    this.#bursts = new BurstCollector((target, event, burst) => this.#onBurst(target, event, burst));
     for (const name of NOTIFICATION_EVENT_NAMES) {
-      const subscribed = targets.filter((_, i) => options.webhooks[i]!.events.includes(name));
+      const subscribed = targets.filter((target) => target.events.includes(name));
       if (subscribed.length === 0) continue;
       this.#unsubscribe.push(
         modules.events.subscribe(name, (payload) => this.#onEvent(name, payload, subscribed)),
       );
     }
-    for (const target of targets) {
-      if (target.secret === undefined) {
-        this.#logger.warn(
-          { webhook: target.index, origin: target.origin },
-          'webhook has no secretEnv: requests are unsigned',
-        );
-      }
-    }
   }
 
   metrics(): WebhookMetrics {
-    return { queued: this.#waiting.length, inFlight: this.#inFlight.size, ...this.#counts };
+    return {
+      queued: this.#waiting.length,
+      inFlight: this.#inFlight.size,
+      ...this.#counts,
+      debouncing: this.#bursts.waiting(),
+    };
   }
 
   async close(): Promise<void> {
@@ -184,39 +158,64 @@ class WebhookQueue implements WebhookNotifier {
     this.#closed = true;
     for (const unsubscribe of this.#unsubscribe.splice(0)) unsubscribe();
     clearTimeout(this.#timer);
+    const debounced = this.#bursts.discard();
     await Promise.allSettled([...this.#inFlight]);
-    if (this.#waiting.length > 0) {
+    if (this.#waiting.length > 0 || debounced > 0) {
       this.#logger.warn(
-        { undelivered: this.#waiting.length },
+        { undelivered: this.#waiting.length, debouncedEvents: debounced },
         'webhook notifications not delivered at shutdown',
       );
     }
   }
 
-  /** Runs inside the publisher's call: serialise, queue, return. Never throws, never waits. */
+  /** Runs inside the publisher's call: render or debounce, queue, return. Never throws, never waits. */
   #onEvent<K extends NotificationEventName>(
     event: K,
     payload: NotificationEventMap[K],
-    targets: readonly Target[],
+    targets: readonly NotificationTarget[],
   ): void {
     if (this.#closed) return;
     try {
       if (!this.#isActive()) return;
-      const createdAtMs = this.#clock();
       for (const target of targets) {
-        const id = randomUUID();
-        const body = webhookBody(
-          event,
-          payload,
-          { id, createdAtMs },
-          { includeAddresses: target.includeAddresses },
-        );
-        this.#enqueue({ seq: this.#seq++, id, event, target, body, attempts: 0, dueAtMs: createdAtMs });
+        if (target.debounceMs > 0) this.#bursts.add(target, event, payload);
+        else this.#queue(target, event, { payloads: [payload], omitted: 0 });
       }
       this.#schedulePump();
     } catch (error) {
       this.#logger.error({ err: error, event }, 'webhook notification not queued');
     }
+  }
+
+  /** A debounce window ended (in a timer of its own). */
+  #onBurst(target: NotificationTarget, event: NotificationEventName, burst: Burst<unknown>): void {
+    if (this.#closed) return;
+    try {
+      this.#queue(target, event, burst as Burst<NotificationEventMap[typeof event]>);
+      this.#schedulePump();
+    } catch (error) {
+      this.#logger.error({ err: error, event, ...target.log }, 'webhook notification not queued');
+    }
+  }
+
+  #queue<K extends NotificationEventName>(
+    target: NotificationTarget,
+    event: K,
+    burst: Burst<NotificationEventMap[K]>,
+  ): void {
+    const id = randomUUID();
+    const createdAtMs = this.#clock();
+    const body = target.render(event, burst, { id, createdAtMs });
+    this.#enqueue({
+      seq: this.#seq++,
+      id,
+      event,
+      createdAtMs,
+      target,
+      body,
+      attempts: 0,
+      dueAtMs: createdAtMs,
+    });
   }
 
   #enqueue(delivery: Delivery): void {
@@ -229,7 +228,7 @@ class WebhookQueue implements WebhookNotifier {
       this.#counts.dropped += 1;
       this.#logger.warn(
         {
-          webhook: dropped.target.index,
+          ...dropped.target.log,
           event: dropped.event,
           delivery: dropped.id,
           dropped: this.#counts.dropped,
@@ -249,11 +248,16 @@ class WebhookQueue implements WebhookNotifier {
     });
   }
 
+  /** When a delivery may be attempted: its own due time, or later while its target is paused. */
+  #readyAtMs(delivery: Delivery): number {
+    return Math.max(delivery.dueAtMs, this.#pausedUntilMs.get(delivery.target) ?? 0);
+  }
+
   #pump(): void {
     if (this.#closed) return;
     const now = this.#clock();
     while (this.#inFlight.size < this.#options.concurrency) {
-      const index = this.#waiting.findIndex((d) => d.dueAtMs <= now);
+      const index = this.#waiting.findIndex((d) => this.#readyAtMs(d) <= now);
       if (index < 0) break;
       const [delivery] = this.#waiting.splice(index, 1);
       const attempt = this.#attempt(delivery!).finally(() => {
@@ -269,7 +273,7 @@ class WebhookQueue implements WebhookNotifier {
   #armTimer(now: number): void {
     if (this.#inFlight.size >= this.#options.concurrency || this.#waiting.length === 0) return;
     let nextDueMs = Number.POSITIVE_INFINITY;
-    for (const delivery of this.#waiting) nextDueMs = Math.min(nextDueMs, delivery.dueAtMs);
+    for (const delivery of this.#waiting) nextDueMs = Math.min(nextDueMs, this.#readyAtMs(delivery));
     if (this.#timer !== undefined && this.#timerDueMs <= nextDueMs) return;
     clearTimeout(this.#timer);
     this.#timerDueMs = nextDueMs;
@@ -288,80 +292,49 @@ class WebhookQueue implements WebhookNotifier {
     delivery.attempts += 1;
     const { target } = delivery;
     const log = {
-      webhook: target.index,
-      origin: target.origin,
+      ...target.log,
       event: delivery.event,
       delivery: delivery.id,
       attempt: delivery.attempts,
     };
-    const { outcome, detail } = await this.#post(delivery);
-    if (outcome === 'delivered') {
+    const attemptAtMs = this.#clock();
+    const request = target.request(delivery, attemptAtMs);
+    const result = await sendNotification(this.#fetch, request, this.#options.timeoutMs, attemptAtMs);
+    if (result.outcome === 'delivered') {
       this.#counts.delivered += 1;
       this.#logger.debug(log, 'webhook delivered');
       return;
     }
-    if (outcome === 'refused' || delivery.attempts > this.#options.maxRetries) {
+    const detail = withoutSecrets(result.detail, target.secrets);
+    if (result.outcome === 'refused' || delivery.attempts > this.#options.maxRetries) {
       this.#counts.givenUp += 1;
       this.#logger.error(
         { ...log, detail },
-        outcome === 'refused'
+        result.outcome === 'refused'
           ? 'webhook refused the notification; not retrying'
           : 'webhook failed; giving up after the last retry',
       );
       return;
     }
     this.#counts.retried += 1;
-    const delayMs = Math.min(
-      this.#options.maxBackoffMs,
-      this.#options.initialBackoffMs * 2 ** (delivery.attempts - 1),
-    );
+    const delayMs = this.#retryDelayMs(delivery, result);
     this.#logger.warn({ ...log, detail, retryInMs: delayMs }, 'webhook failed; will retry');
     delivery.dueAtMs = this.#clock() + delayMs;
     this.#enqueue(delivery);
   }
 
-  async #post(delivery: Delivery): Promise<{ outcome: Outcome; detail: string }> {
-    const timestampMs = this.#clock();
-    const headers: Record<string, string> = {
-      'content-type': 'application/json',
-      'user-agent': 'fuego-pool-webhook/1',
-      [WEBHOOK_HEADERS.event]: delivery.event,
-      [WEBHOOK_HEADERS.delivery]: delivery.id,
-      [WEBHOOK_HEADERS.timestamp]: String(timestampMs),
-    };
-    if (delivery.target.secret !== undefined) {
-      headers[WEBHOOK_HEADERS.signature] = signWebhook(delivery.target.secret, timestampMs, delivery.body);
-    }
-    try {
-      const response = await this.#fetch(delivery.target.url, {
-        method: 'POST',
-        headers,
-        body: delivery.body,
-        // A redirect could point anywhere (another scheme, an internal host): treated as a refusal.
-        redirect: 'manual',
-        signal: AbortSignal.timeout(this.#options.timeoutMs),
-      });
-      // The reply body is not read; cancelling frees the connection.
-      await response.body?.cancel().catch(() => undefined);
-      if (response.status >= 200 && response.status < 300) return { outcome: 'delivered', detail: '' };
-      const retryable =
-        response.status === 408 ||
-        response.status === 425 ||
-        response.status === 429 ||
-        response.status >= 500;
-      return { outcome: retryable ? 'retry' : 'refused', detail: `HTTP ${response.status}` };
-    } catch (error) {
-      const name = (error as { name?: unknown } | null)?.name;
-      const detail =
-        name === 'TimeoutError' ? `no answer within ${this.#options.timeoutMs} ms` : errorText(error);
-      return { outcome: 'retry', detail };
-    }
+  /** Backoff, or the receiver's retry_after when longer (which also holds its other notifications). */
+  #retryDelayMs(delivery: Delivery, result: SendFailure): number {
+    const backoffMs = Math.min(
+      this.#options.maxBackoffMs,
+      this.#options.initialBackoffMs * 2 ** (delivery.attempts - 1),
+    );
+    if (result.retryAfterMs === undefined) return backoffMs;
+    const pausedUntilMs = this.#clock() + result.retryAfterMs;
+    this.#pausedUntilMs.set(
+      delivery.target,
+      Math.max(pausedUntilMs, this.#pausedUntilMs.get(delivery.target) ?? 0),
+    );
+    return Math.max(backoffMs, result.retryAfterMs);
   }
-}
-
-function errorText(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  // undici puts the real reason (ECONNREFUSED...) in `cause`.
-  const cause = (error as { cause?: unknown }).cause;
-  return cause instanceof Error ? `${error.message}: ${cause.message}` : error.message;
 }

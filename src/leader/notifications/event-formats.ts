@@ -1,0 +1,23 @@
+import { BLOCK_CONFIRMED_FORMAT, BLOCK_FOUND_FORMAT, BLOCK_ORPHANED_FORMAT } from './block-event-formats.js';
+import type { EventFormat } from './event-format.js';
+import type { NotificationEventMap, NotificationEventName } from './notification-events.js';
+import { PAYMENT_FAILED_FORMAT, PAYMENT_SENT_FORMAT } from './payment-event-formats.js';
+
+/**
+ * Every notification event's JSON data and chat message. A new event (its name added to
+ * NOTIFICATION_EVENT_NAMES) does not compile until it has its entry here; nothing else in the
+ * notifier names events.
+ */
+export const EVENT_FORMATS: { readonly [K in NotificationEventName]: EventFormat<NotificationEventMap[K]> } =
+  {
+    'block-found': BLOCK_FOUND_FORMAT,
+    'block-confirmed': BLOCK_CONFIRMED_FORMAT,
+    'block-orphaned': BLOCK_ORPHANED_FORMAT,
+    'payment-sent': PAYMENT_SENT_FORMAT,
+    'payment-failed': PAYMENT_FAILED_FORMAT,
+  };
+
+/** The format of `event`, typed for its payload. */
+export function formatOf<K extends NotificationEventName>(event: K): EventFormat<NotificationEventMap[K]> {
+  return EVENT_FORMATS[event] as EventFormat<NotificationEventMap[K]>;
+}

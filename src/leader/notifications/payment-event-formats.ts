@@ -1,0 +1,129 @@
+import { formatAtomic } from '../../fuego/money.js';
+import type { PoolEventMap } from '../../pool/events.js';
+import {
+  type Burst,
+  type ChatField,
+  clip,
+  counted,
+  explorerLink,
+  hashField,
+  MAX_LISTED_EVENTS,
+  moreField,
+  xfg,
+} from './chat-message.js';
+import { burstSize, type EventFormat, isSingle, lastTimestamp } from './event-format.js';
+
+type Sent = PoolEventMap['payment-sent'];
+type Failed = PoolEventMap['payment-failed'];
+
+/** The wallet's refusal, as much as a message can show. */
+const MAX_REASON_CHARS = 500;
+
+function miners(count: number): string {
+  return counted(count, 'miner', 'miners');
+}
+
+/** Sums over the payloads kept of a burst (all of them unless it exceeded MAX_BURST_EVENTS). */
+function totals(burst: Burst<{ readonly amountAtomic: bigint; readonly recipients: number }>): {
+  amountAtomic: bigint;
+  recipients: number;
+  label: string;
+} {
+  return {
+    amountAtomic: burst.payloads.reduce((sum, p) => sum + p.amountAtomic, 0n),
+    recipients: burst.payloads.reduce((sum, p) => sum + p.recipients, 0),
+    label: burst.omitted > 0 ? ` (first ${burst.payloads.length} batches)` : '',
+  };
+}
+
+function batchFields<P>(burst: Burst<P>, field: (payload: P) => ChatField): ChatField[] {
+  return [...burst.payloads.slice(0, MAX_LISTED_EVENTS).map(field), ...moreField(burst, 'batch')];
+}
+
+export const PAYMENT_SENT_FORMAT: EventFormat<Sent> = {
+  data: (p) => ({
+    batchId: p.batchId,
+    transactionHash: p.transactionHash,
+    recipients: p.recipients,
+    amountAtomic: p.amountAtomic.toString(),
+    amount: formatAtomic(p.amountAtomic),
+    feeAtomic: p.feeAtomic.toString(),
+    fee: formatAtomic(p.feeAtomic),
+    timestampMs: p.timestampMs,
+  }),
+  chat: (burst, context) => {
+    const transaction = (p: Sent) => explorerLink(context.explorer, 'transaction', p.transactionHash);
+    if (isSingle(burst)) {
+      const [p] = burst.payloads;
+      return {
+        title: 'Payment sent',
+        headline: `Paid ${xfg(p.amountAtomic)} to ${miners(p.recipients)}`,
+        tone: 'good',
+        fields: [
+          { name: 'Amount', value: xfg(p.amountAtomic), inline: true },
+          { name: 'Network fee', value: xfg(p.feeAtomic), inline: true },
+          { name: 'Recipients', value: String(p.recipients), inline: true },
+          hashField('Transaction', p.transactionHash, transaction(p)),
+          { name: 'Batch', value: p.batchId, code: true },
+        ],
+        ...lastTimestamp(burst),
+      };
+    }
+    const sum = totals(burst);
+    const fees = burst.payloads.reduce((total, p) => total + p.feeAtomic, 0n);
+    const count = burstSize(burst);
+    return {
+      title: `${count} payments sent`,
+      headline: `${count} payments sent: ${xfg(sum.amountAtomic)} to ${miners(sum.recipients)}${sum.label}`,
+      tone: 'good',
+      fields: [
+        { name: `Total${sum.label}`, value: xfg(sum.amountAtomic), inline: true },
+        { name: 'Network fees', value: xfg(fees), inline: true },
+        ...batchFields(burst, (p) =>
+          hashField(`${xfg(p.amountAtomic)} to ${miners(p.recipients)}`, p.transactionHash, transaction(p)),
+        ),
+      ],
+      ...lastTimestamp(burst),
+    };
+  },
+};
+
+export const PAYMENT_FAILED_FORMAT: EventFormat<Failed> = {
+  data: (p) => ({
+    batchId: p.batchId,
+    recipients: p.recipients,
+    amountAtomic: p.amountAtomic.toString(),
+    amount: formatAtomic(p.amountAtomic),
+    reason: p.reason,
+    timestampMs: p.timestampMs,
+  }),
+  chat: (burst) => {
+    if (isSingle(burst)) {
+      const [p] = burst.payloads;
+      return {
+        title: 'Payment failed',
+        headline: `Payment of ${xfg(p.amountAtomic)} to ${miners(p.recipients)} failed; balances restored`,
+        tone: 'bad',
+        fields: [
+          { name: 'Amount', value: xfg(p.amountAtomic), inline: true },
+          { name: 'Recipients', value: String(p.recipients), inline: true },
+          { name: 'Batch', value: p.batchId, code: true },
+          { name: 'Reason', value: clip(p.reason, MAX_REASON_CHARS) },
+        ],
+        ...lastTimestamp(burst),
+      };
+    }
+    const sum = totals(burst);
+    const count = burstSize(burst);
+    return {
+      title: `${count} payments failed`,
+      headline: `${count} payments failed: ${xfg(sum.amountAtomic)} to ${miners(sum.recipients)}${sum.label}; balances restored`,
+      tone: 'bad',
+      fields: batchFields(burst, (p) => ({
+        name: `${xfg(p.amountAtomic)} to ${miners(p.recipients)}`,
+        value: clip(p.reason, MAX_REASON_CHARS),
+      })),
+      ...lastTimestamp(burst),
+    };
+  },
+};

@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import { type ConfigError, parseConfig } from '../../src/config/load-config.js';
+import { NOTIFICATION_EVENT_NAMES, notificationConfigSchema } from '../../src/config/notifications-schema.js';
+
+function issuesOf(notifications: unknown): string[] {
+  try {
+    parseConfig({ notifications });
+  } catch (error) {
+    return (error as ConfigError).data['issues'] as string[];
+  }
+  return [];
+}
+
+describe('notifications config: Discord and Telegram', () => {
+  it('takes one line per target and fills the rest: all events, a 10 s debounce, the public Bot API', () => {
+    const parsed = notificationConfigSchema.parse({
+      discord: [{ url: 'https://discord.com/api/webhooks/1/token' }],
+      telegram: [{ botTokenEnv: 'TELEGRAM_BOT_TOKEN', chatId: '-100123' }],
+    });
+    expect(parsed.discord).toEqual([
+      {
+        url: 'https://discord.com/api/webhooks/1/token',
+        events: [...NOTIFICATION_EVENT_NAMES],
+        debounceMs: 10_000,
+      },
+    ]);
+    expect(parsed.telegram).toEqual([
+      {
+        botTokenEnv: 'TELEGRAM_BOT_TOKEN',
+        chatId: '-100123',
+        events: [...NOTIFICATION_EVENT_NAMES],
+        debounceMs: 10_000,
+        apiBaseUrl: 'https://api.telegram.org',
+      },
+    ]);
+    // Left out, they stay out (the section's defaults are what they were).
+    expect(notificationConfigSchema.parse({})).not.toHaveProperty('discord');
+    expect(notificationConfigSchema.parse({}).webhooks).toEqual([]);
+  });
+
+  it('names the bad key of each mistake', () => {
+    const issues = issuesOf({
+      discord: [
+        { url: 'ftp://discord.com/x', webhook: 'x' },
+        { url: 'https://d.example/', events: ['block-lost'] },
+      ],
+      telegram: [
+        { botTokenEnv: 'telegram token', chatId: -100123 },
+        { chatId: 'my group', debounceMs: -1 },
+        { botTokenEnv: 'T', chatId: '1', botToken: '123:abc' },
+      ],
+    });
+    expect(issues.map((issue) => issue.slice(0, issue.indexOf(': '))).sort()).toEqual([
+      'notifications.discord.0.url',
+      'notifications.discord.0.webhook',
+      'notifications.discord.1.events.0',
+      'notifications.telegram.0.botTokenEnv',
+      'notifications.telegram.0.chatId',
+      'notifications.telegram.1.botTokenEnv',
+      'notifications.telegram.1.chatId',
+      'notifications.telegram.1.debounceMs',
+      'notifications.telegram.2.botToken',
+    ]);
+    expect(issues).toContain('notifications.telegram.2.botToken: unknown key');
+    expect(issues).toContain(
+      'notifications.telegram.1.chatId: a chat id as a string ("-100123") or "@channelname"',
+    );
+  });
+
+  it('accepts numeric chat ids as strings and public @channel names only', () => {
+    for (const chatId of ['-1001234567890', '42', '@fuego_pool']) {
+      expect(notificationConfigSchema.safeParse({ telegram: [{ botTokenEnv: 'T', chatId }] }).success).toBe(
+        true,
+      );
+    }
+    for (const chatId of ['', '@ab', '1e5', '-', '@bad name']) {
+      expect(notificationConfigSchema.safeParse({ telegram: [{ botTokenEnv: 'T', chatId }] }).success).toBe(
+        false,
+      );
+    }
+  });
+});

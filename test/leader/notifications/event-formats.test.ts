@@ -1,0 +1,146 @@
+import { describe, expect, it } from 'vitest';
+import { NOTIFICATION_EVENT_NAMES } from '../../../src/config/notifications-schema.js';
+import type { Burst } from '../../../src/leader/notifications/chat-message.js';
+import { EVENT_FORMATS, formatOf } from '../../../src/leader/notifications/event-formats.js';
+
+const HASH = 'ab'.repeat(32);
+const EXPLORER = {
+  block: 'https://explorer.example/block/{hash}',
+  transaction: 'https://explorer.example/tx/{hash}',
+  address: null,
+};
+
+function burst<P>(...payloads: P[]): Burst<P> {
+  return { payloads, omitted: 0 };
+}
+
+function sent(n: number, amountAtomic = 10_000_000n) {
+  return {
+    batchId: `b-${n}`,
+    transactionHash: `${n}`.padStart(64, 'c'),
+    recipients: n,
+    amountAtomic,
+    feeAtomic: 80_000n,
+    timestampMs: 1_000 + n,
+  };
+}
+
+describe('event formats', () => {
+  it('has a format for every notification event, and nothing else', () => {
+    expect(Object.keys(EVENT_FORMATS).sort()).toEqual([...NOTIFICATION_EVENT_NAMES].sort());
+  });
+
+  it('block-found: height, round and the hash linked to the explorer; a burst lists heights', () => {
+    const found = (height: number, solo = false) => ({
+      height,
+      hash: HASH,
+      finderAddress: 'fireX',
+      solo,
+      timestampMs: height,
+    });
+    const one = formatOf('block-found').chat(burst(found(7, true)), { explorer: EXPLORER });
+    expect(one).toMatchObject({
+      title: 'Block found',
+      headline: 'Block 7 found (solo round)',
+      timestampMs: 7,
+    });
+    expect(one.fields.at(-1)).toEqual({
+      name: 'Hash',
+      value: 'abababab…abababab',
+      code: true,
+      inline: false,
+      url: `https://explorer.example/block/${HASH}`,
+    });
+    const many = formatOf('block-found').chat(
+      { payloads: Array.from({ length: 12 }, (_, i) => found(100 + i)), omitted: 3 },
+      {},
+    );
+    expect(many.title).toBe('15 blocks found');
+    expect(many.headline).toBe(
+      '15 blocks found: heights 100, 101, 102, 103, 104, 105, 106, 107, 108, 109 and 5 more',
+    );
+    expect(many.fields).toHaveLength(11);
+    expect(many.fields.at(-1)).toEqual({ name: 'More', value: '5 blocks not listed' });
+    expect(many.fields[0]).not.toHaveProperty('url'); // no explorer configured
+    expect(JSON.stringify(many)).not.toContain('fireX');
+  });
+
+  it('block-confirmed and block-orphaned: rewards in XFG with 7 decimals, summed exactly', () => {
+    const confirmed = formatOf('block-confirmed');
+    expect(confirmed.chat(burst({ height: 5, hash: HASH, rewardAtomic: 50_000_001n }), {}).headline).toBe(
+      'Block 5 confirmed: reward 5.0000001 XFG',
+    );
+    const two = confirmed.chat(
+      burst(
+        { height: 5, hash: HASH, rewardAtomic: 18_446_744_073_709_551_615n },
+        { height: 6, hash: HASH, rewardAtomic: 1n },
+      ),
+      {},
+    );
+    expect(two.headline).toBe('2 blocks confirmed: heights 5 and 6');
+    expect(two.fields[0]).toEqual({ name: 'Rewards', value: '1844674407370.9551616 XFG' });
+    const orphaned = formatOf('block-orphaned').chat(burst({ height: 9, hash: HASH }), {});
+    expect(orphaned).toMatchObject({
+      title: 'Block orphaned',
+      headline: 'Block 9 orphaned: another block took its height',
+      tone: 'bad',
+    });
+  });
+
+  it('payment-sent: a burst sums amounts and recipients and links each transaction', () => {
+    const format = formatOf('payment-sent');
+    const one = format.chat(burst(sent(1)), { explorer: EXPLORER });
+    expect(one.headline).toBe('Paid 1.0000000 XFG to 1 miner');
+    expect(one.fields.map((f) => [f.name, f.value])).toEqual([
+      ['Amount', '1.0000000 XFG'],
+      ['Network fee', '0.0080000 XFG'],
+      ['Recipients', '1'],
+      ['Transaction', 'cccccccc…ccccccc1'],
+      ['Batch', 'b-1'],
+    ]);
+    const three = format.chat(burst(sent(1), sent(2, 5n), sent(3)), { explorer: EXPLORER });
+    expect(three.headline).toBe('3 payments sent: 2.0000005 XFG to 6 miners');
+    expect(three.fields[1]).toMatchObject({ name: 'Network fees', value: '0.0240000 XFG' });
+    expect(three.fields[3]).toMatchObject({
+      name: '0.0000005 XFG to 2 miners',
+      url: `https://explorer.example/tx/${'2'.padStart(64, 'c')}`,
+    });
+    expect(three.timestampMs).toBe(1_003);
+  });
+
+  it('payment-failed: the reason is kept short; a burst lists each batch with its reason', () => {
+    const failed = (reason: string) => ({
+      batchId: 'b',
+      recipients: 2,
+      amountAtomic: 3n,
+      reason,
+      timestampMs: 1,
+    });
+    const one = formatOf('payment-failed').chat(burst(failed('x'.repeat(2_000))), {});
+    expect(one.fields.at(-1)!.value).toHaveLength(500);
+    const two = formatOf('payment-failed').chat(burst(failed('no money'), failed('locked')), {});
+    expect(two.headline).toBe('2 payments failed: 0.0000006 XFG to 4 miners; balances restored');
+    expect(two.fields.map((f) => f.value)).toEqual(['no money', 'locked']);
+  });
+
+  it('webhook data is a whitelist of fields (the finder address only when asked)', () => {
+    const payload = {
+      height: 1,
+      hash: HASH,
+      finderAddress: 'fireX',
+      solo: true,
+      timestampMs: 2,
+      ip: '1.2.3.4',
+    };
+    expect(formatOf('block-found').data(payload, { includeAddresses: false })).toEqual({
+      height: 1,
+      hash: HASH,
+      solo: true,
+      timestampMs: 2,
+    });
+    expect(formatOf('block-found').data(payload, { includeAddresses: true })).toHaveProperty(
+      'finderAddress',
+      'fireX',
+    );
+  });
+});

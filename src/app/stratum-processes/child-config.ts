@@ -3,7 +3,7 @@ import type { PoolConfig } from '../../config/schema.js';
 
 /**
  * The config a stratum child runs: only the stratum role, its own node id (`pool.nodeId + index`,
- * so extra nonces never collide), no API, control socket or webhooks (the parent has them), and
+ * so extra nonces never collide), no API, control socket or notifications (the parent has them), and
  * its share of the cores for verifier threads when `pow.workers` is 0 ("one per core"), out of
  * `processes` children.
  */
@@ -13,6 +13,8 @@ export function childConfig(
   processes: number,
   cores = availableParallelism(),
 ): PoolConfig {
+  // Left out rather than set to [], so the child's config parses back to itself.
+  const { discord: _discord, telegram: _telegram, ...notifications } = config.notifications;
   return {
     ...config,
     roles: ['stratum'],
@@ -24,6 +26,6 @@ export function childConfig(
     },
     api: { ...config.api, enabled: false },
     control: { ...config.control, enabled: false },
-    notifications: { ...config.notifications, webhooks: [] },
+    notifications: { ...notifications, webhooks: [] },
   };
 }

@@ -6,7 +6,11 @@ describe('the config of a stratum child process', () => {
   const parent = parseConfig({
     pool: { nodeId: 10 },
     stratum: { processes: 3, ports: [{ port: 3333, difficulty: 500 }] },
-    notifications: { webhooks: [{ url: 'http://127.0.0.1:9/hook', events: ['block-found'] }] },
+    notifications: {
+      webhooks: [{ url: 'http://127.0.0.1:9/hook', events: ['block-found'] }],
+      discord: [{ url: 'http://127.0.0.1:9/discord' }],
+      telegram: [{ botTokenEnv: 'TELEGRAM_BOT_TOKEN', chatId: '-100123' }],
+    },
   });
 
   it('runs only the stratum role, with node id pool.nodeId + index and the same ports', () => {
@@ -19,6 +23,8 @@ describe('the config of a stratum child process', () => {
     expect(child.api.enabled).toBe(false);
     expect(child.control.enabled).toBe(false);
     expect(child.notifications.webhooks).toEqual([]);
+    expect(child.notifications).not.toHaveProperty('discord');
+    expect(child.notifications).not.toHaveProperty('telegram');
     // What it gets is a valid config in its own right.
     expect(parseConfig(child)).toEqual(child);
   });

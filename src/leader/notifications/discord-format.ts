@@ -61,7 +61,11 @@ function fieldValue(field: ChatField): string {
   return linked.length <= room ? linked : shown;
 }
 
-/** Backslash before each character Discord's markdown gives a meaning. */
+/**
+ * Backslash before what Discord's markdown gives a meaning: emphasis, code, spoilers, link
+ * brackets, mentions (`<@id>`, `@everyone`) anywhere, headings, quotes and lists at a line's
+ * start. Parentheses and the rest stay as they are, so a phone's preview of `content` reads clean.
+ */
 export function escapeMarkdown(text: string): string {
-  return text.replace(/[\\*_~`|>[\]()#<@]/g, (c) => `\\${c}`);
+  return text.replace(/[\\*_~`|[\]<@]/g, (c) => `\\${c}`).replace(/^(\s*)([#>-])/gm, '$1\\$2');
 }

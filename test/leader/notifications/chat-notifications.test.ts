@@ -131,7 +131,7 @@ describe('chat notifications (Discord, Telegram)', () => {
     expect(request!.path).toBe('/api/webhooks/1/tok');
     expect(request!.headers['content-type']).toBe('application/json');
     expect(request!.json).toEqual({
-      content: 'Block 812345 found \\(pool round\\)',
+      content: 'Block 812345 found (pool round)',
       embeds: [
         {
           title: 'Block found',
@@ -254,7 +254,7 @@ describe('chat notifications (Discord, Telegram)', () => {
     const contents = discord.received.map((r) => r.json['content']).sort();
     expect(contents).toEqual([
       '3 payments sent: 37.0370367 XFG to 9 miners',
-      'Block 812345 found \\(pool round\\)',
+      'Block 812345 found (pool round)',
     ]);
     const burst = discord.received.find((r) => String(r.json['content']).startsWith('3 payments'))!;
     const [embed] = burst.json['embeds'] as Array<{ title: string; fields: Array<{ name: string }> }>;

@@ -59,17 +59,17 @@ describe('discord execute-webhook body', () => {
   it('escapes markdown in text, keeps hashes as code, and pings no one', () => {
     const body = render({
       title: 'Payment failed',
-      headline: '@everyone **look** <@123>',
+      headline: '@everyone **look** <@123> (soon)',
       tone: 'bad',
       fields: [
-        { name: 'Reason', value: '`rm` _x_ [a](http://evil.example) # h' },
+        { name: 'Reason', value: '`rm` _x_ [a](http://evil.example) # h\n# big\n> quote' },
         { name: 'Hash', value: 'ab`cd', code: true },
         { name: 'Empty', value: '' },
       ],
     });
-    expect(body.content).toBe('\\@everyone \\*\\*look\\*\\* \\<\\@123\\>');
+    expect(body.content).toBe('\\@everyone \\*\\*look\\*\\* \\<\\@123> (soon)');
     expect(body.embeds[0]!.fields.map((f) => f.value)).toEqual([
-      '\\`rm\\` \\_x\\_ \\[a\\]\\(http://evil.example\\) \\# h',
+      '\\`rm\\` \\_x\\_ \\[a\\](http://evil.example) # h\n\\# big\n\\> quote',
       "`ab'cd`",
       '-',
     ]);

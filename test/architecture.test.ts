@@ -93,15 +93,6 @@ describe('layering', () => {
 const MAX_FILE_LINES = 450;
 const MAX_FUNCTION_LINES = 80;
 
-/**
- * Functions allowed past the limit, each with its reason. The PoW main loop is hand-inlined: split
- * into helpers, V8 stops inlining them (its budget is spent) and the reference hash runs slower,
- * measured with `npm run bench:pow`.
- */
-const LONG_FUNCTIONS_ALLOWED: Readonly<Record<string, string>> = {
-  'pow/reference/main-loop.ts#variant2Chunk': 'hot loop, inlined by hand',
-};
-
 describe('size', () => {
   it(`keeps every source file within ${MAX_FILE_LINES} lines`, () => {
     const long = files
@@ -114,19 +105,9 @@ describe('size', () => {
   it(`keeps every function within ${MAX_FUNCTION_LINES} lines`, () => {
     const long = files
       .flatMap(functionLengths)
-      .filter((f) => f.lines > MAX_FUNCTION_LINES && !(`${f.path}#${f.name}` in LONG_FUNCTIONS_ALLOWED))
+      .filter((f) => f.lines > MAX_FUNCTION_LINES)
       .map((f) => `${f.path}#${f.name}: ${f.lines} lines`);
     expect(long).toEqual([]);
-  });
-
-  it('names only functions that exist and are still long in its list of exceptions', () => {
-    const long = new Set(
-      files
-        .flatMap(functionLengths)
-        .filter((f) => f.lines > MAX_FUNCTION_LINES)
-        .map((f) => `${f.path}#${f.name}`),
-    );
-    expect(Object.keys(LONG_FUNCTIONS_ALLOWED).filter((key) => !long.has(key))).toEqual([]);
   });
 });
 

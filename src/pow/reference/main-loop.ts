@@ -102,12 +102,13 @@ const REGISTERS = new Int32Array(new ArrayBuffer(72));
  * chunks C1 = P[j⊕0x10], C2 = P[j⊕0x20], C3 = P[j⊕0x30]:
  *   light (cn/upx2, "reversed"): P[j⊕0x10] = C1 + bp, P[j⊕0x20] = C3 + b, P[j⊕0x30] = C2 + a;
  *   standard CNv2:                P[j⊕0x10] = C3 + bp, P[j⊕0x20] = C1 + b, P[j⊕0x30] = C2 + a.
- * `first`/`second` are the chunks (word indices) that go to j⊕0x10 and j⊕0x20, so one code path
- * serves both orders. Chunk j itself is not touched.
+ * `toFirst` is the XOR offset (in words) of the chunk that goes to j⊕0x10: 4 light, 12 standard;
+ * the other of the two goes to j⊕0x20. So one code path serves both orders. Chunk j itself is not
+ * touched. (A number, not the `light` flag: a boolean argument costs a truthiness test per call.)
  */
-function shuffle(pad: Int32Array, j: number, light: boolean): void {
-  const first = j ^ (light ? 4 : 12);
-  const second = j ^ (light ? 12 : 4);
+function shuffle(pad: Int32Array, j: number, toFirst: number): void {
+  const first = j ^ toFirst;
+  const second = first ^ 8;
   const third = j ^ 8;
   const u0 = pad[first]!;
   const u1 = pad[first | 1]!;
@@ -149,6 +150,7 @@ function shuffle(pad: Int32Array, j: number, light: boolean): void {
  * registers `regs`: a, b, bp and D in REGISTERS meanwhile, R (on the division's chain) in a local.
  */
 function variant2Chunk(pad: Int32Array, regs: Int32Array, mask: number, light: boolean, count: number): void {
+  const toFirst = light ? 4 : 12;
   const reg = REGISTERS;
   reg.set(regs.subarray(0, 14));
   let r = regs[14]!;
@@ -160,7 +162,7 @@ function variant2Chunk(pad: Int32Array, regs: Int32Array, mask: number, light: b
     let x1 = pad[j | 1]!;
     let x2 = pad[j | 2]!;
     let x3 = pad[j | 3]!;
-    shuffle(pad, j, light);
+    shuffle(pad, j, toFirst);
     const c0 = T0[x0 & 0xff]! ^ T1[(x1 >>> 8) & 0xff]! ^ T2[(x2 >>> 16) & 0xff]! ^ T3[x3 >>> 24]! ^ reg[0]!;
     const c1 = T0[x1 & 0xff]! ^ T1[(x2 >>> 8) & 0xff]! ^ T2[(x3 >>> 16) & 0xff]! ^ T3[x0 >>> 24]! ^ reg[1]!;
     const c2 = T0[x2 & 0xff]! ^ T1[(x3 >>> 8) & 0xff]! ^ T2[(x0 >>> 16) & 0xff]! ^ T3[x1 >>> 24]! ^ reg[2]!;
@@ -199,7 +201,7 @@ function variant2Chunk(pad: Int32Array, regs: Int32Array, mask: number, light: b
     const lo1 = reg[15]! ^ pad[(j ^ 8) | 3]!;
 
     // 4.7  SHUFFLE(j) as in 4.2, still with a, b, bp from the start of the iteration.
-    shuffle(pad, j, light);
+    shuffle(pad, j, toFirst);
 
     // 4.8  a0 += hi, a1 += lo; P[j] = a; a ^= x.
     const sum0 = (reg[0]! + hi0) | 0;

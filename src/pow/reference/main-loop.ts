@@ -16,10 +16,11 @@ import { mul64x64, variant2DivideSqrt } from './variant2-math.js';
  * - Variant 2's chunk shuffle is a function of its own, {@link shuffle}, called twice per
  *   iteration (its bytecode is over V8's 460-byte limit for inlining). It reads a, b and bp from
  *   REGISTERS, so no argument is boxed. Against the shuffle inlined by hand twice (one 185-line
- *   function) the main loop measured ~13% slower and the whole hash ~5–7%: the price of functions
- *   of at most 80 lines. A call alone costs ~2%; moving the registers, the product or step 4.6
- *   into memory or into the callee, one call for both shuffles, or a shuffle small enough to
- *   inline (and so crowding out variant2DivideSqrt) were each as slow or slower.
+ *   function) the main loop measured ~13% slower and the whole hash ~5%: the price of functions
+ *   of at most 80 lines. A call alone costs ~2%. As slow or slower: the registers in locals and
+ *   copied to a scratch each iteration, or in the `regs` argument; step 4.6 in the callee; one
+ *   call for both shuffles; the shuffle under 460 bytes (a helper per 64-bit lane, which V8 could
+ *   then inline in place of the division); a loop over the two lanes.
  * - 64-bit lane additions: for (xLo, xHi) + (yLo, yHi), lo = (xLo + yLo) | 0 and
  *   hi = (xHi + yHi + Number(lo >>> 0 < xLo >>> 0)) | 0. `Number(comparison)` compiles to a compare
  *   and a set-on-carry; `comparison ? 1 : 0` compiles to a branch, which these random carries

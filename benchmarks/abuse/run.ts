@@ -13,13 +13,15 @@
  * the pool served it before the first limit, and the pool's RSS (largest seen in the phase).
  * Target: honest p99 under attack at most 2x the baseline, RSS bounded. The last line is JSON.
  *
+ * The attacker runs at the lowest CPU priority (nice 19): it stands in for another host, and its
+ * own CPU use (printed) must not be what slows the honest miners on two shared cores.
  * Not run here: the IPv6 aggregate attack (it needs many /64 source addresses; this machine's
  * rules allow 127.0.0.0/8 and ::1 only, so the aggregate caps and bans are covered by tests) and
  * the control-socket attack (a local file-system matter, covered by tests).
  * FUEGO_BENCH_ABUSE_SECONDS sets the length of each phase (default 20).
  */
 import { type ChildProcess, fork } from 'node:child_process';
-import { availableParallelism, loadavg } from 'node:os';
+import { availableParallelism, loadavg, setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { startBenchStack } from '../stratum/bench-stack.js';
 import { processTree, readProcessCpuSeconds, readRssKb, round } from '../stratum/measure-process.js';
@@ -114,7 +116,7 @@ function printRows(rows: readonly PhaseRow[]): void {
   );
   for (const { honest, attack, poolRssMb, poolCpuPercent } of rows) {
     const attackText = attack
-      ? `${attack.sent} / ${attack.served} / ${attack.servedBeforeLimit}, ${attack.firstLimit}`
+      ? `${attack.sent} / ${attack.served} / ${attack.servedBeforeLimit}, ${attack.firstLimit}; ${round(attack.attackerCpuMs / 1000, 1)} s CPU`
       : '-';
     console.log(
       [
@@ -124,7 +126,7 @@ function printRows(rows: readonly PhaseRow[]): void {
         ),
         `${honest.shareP99Ms} (${ratio(honest.shareP99Ms, base.shareP99Ms)})`.padEnd(26),
         String(honest.failures).padEnd(13),
-        attackText.padEnd(54),
+        attackText.padEnd(70),
         `${poolRssMb} MB`.padEnd(9),
         `${poolCpuPercent}%`,
       ].join(' '),
@@ -139,6 +141,9 @@ async function main(): Promise<void> {
   const stack = await startBenchStack({ shareDifficulty: 1 });
   const honest = forkLoad('./honest-miners.js');
   const attacker = forkLoad('./attacker.js');
+  // The attacker stands in for another host: full speed, but at the lowest CPU priority, so that
+  // on the two cores it shares with the pool the honest figures measure the pool, not the load.
+  if (attacker.pid !== undefined) setPriority(attacker.pid, 19);
   const tell = (command: HonestCommand) => honest.send(command);
   try {
     const target: Target = {

@@ -30,6 +30,8 @@ export interface MetricsSources {
   readonly shareLedger?: () => ShareLedgerMetrics;
   readonly templateAgeMs?: () => number | undefined;
   readonly liveFeedClients?: () => number;
+  /** What the API turned away or dropped so far, by reason (rate limit, live feed caps). */
+  readonly apiRefusals?: () => Readonly<Record<string, number>>;
   /** What the payout runner holds back (read from Redis at each scrape, so any API node has it). */
   readonly payoutWatch?: () => Promise<PayoutWatchSnapshot>;
   /** The stratum child processes (`stratum.processes` > 1): their states and restarts. */
@@ -279,6 +281,13 @@ export function createPoolMetrics(sources: MetricsSources, events?: PoolEventBus
     name: 'fuego_pool_live_feed_clients',
     help: 'Open WebSocket live feed connections',
   });
+  const apiRefused = counterFrom(
+    counter(registry, {
+      name: 'fuego_pool_api_refused_total',
+      help: 'API requests and live feed connections refused or dropped by a limit, by reason',
+      labelNames: ['reason'],
+    }),
+  );
   const sourcesAvailable = gauge(registry, {
     name: 'fuego_pool_scrape_sources',
     help: 'Snapshot sources available to this process',
@@ -306,6 +315,8 @@ export function createPoolMetrics(sources: MetricsSources, events?: PoolEventBus
     }
     read(sources.stratum, syncStratum);
     if (sources.liveFeedClients !== undefined) liveClients.set(sources.liveFeedClients());
+    for (const [reason, total] of Object.entries(sources.apiRefusals?.() ?? {}))
+      apiRefused({ reason }, total);
     read(sources.stratumProcesses, syncProcesses);
     sourcesAvailable.set(available);
   };

@@ -159,6 +159,7 @@ function buildServices(
       {
         ...modules.metricsSources,
         liveFeedClients: () => liveFeed.metrics().clients,
+        apiRefusals: () => refusalsOf(rateLimit, liveFeed),
         dependencies: async () => dependenciesOf(await health.check()),
         daemonChain: () => daemonChainOf(network.info()),
         lastShareMs: () => modules.stores.hashrate.poolLastShareMs(),
@@ -166,6 +167,19 @@ function buildServices(
       modules.events,
     );
   return { stats, network, health, liveFeed, metrics, rateLimit };
+}
+
+/** The API's refusals by reason, as /metrics counts them. */
+function refusalsOf(rateLimit: RequestRateLimit, liveFeed: LiveFeed): Record<string, number> {
+  const feed = liveFeed.metrics();
+  return {
+    'rate-limited': rateLimit.refused,
+    'feed-full': feed.refusedFull,
+    'feed-per-peer': feed.refusedPeer,
+    'feed-bad-requests': feed.closedBadRequests,
+    'feed-slow-reader': feed.droppedSlow,
+    'feed-unresponsive': feed.droppedUnresponsive,
+  };
 }
 
 function dependenciesOf(health: HealthView): DependencySnapshot {

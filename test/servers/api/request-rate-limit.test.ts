@@ -39,6 +39,8 @@ describe('API requests per peer', () => {
     expect(refused.headers['retry-after']).toBe('1');
     expect(refused.json()).toMatchObject({ error: { code: 'RATE_LIMITED' } });
     expect(app.pool.rateLimit.refused).toBeGreaterThanOrEqual(1);
+    const scrape = (await get('192.0.2.1', '/metrics')).payload;
+    expect(scrape).toMatch(/^fuego_pool_api_refused_total\{reason="rate-limited"\} [1-9]/m);
   });
 
   it('counts an IPv6 client by its /64; other peers and exempt addresses are not slowed', async () => {

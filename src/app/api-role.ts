@@ -51,6 +51,7 @@ export async function startApiRole(
     redisProbe: () => redis.ping(),
     stores: createApiStores(config.redis.keyPrefix, redis, {
       maxThresholdAtomic: maxThresholdAtomicOf(config.payments.payouts),
+      maxWorkersPerMiner: config.store.maxWorkersPerMiner,
     }),
     daemon: modules.daemon,
     poolInfo: poolInfoFrom(config, stratum),

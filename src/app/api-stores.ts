@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import type { ApiStores } from '../servers/api/api-context.js';
 import { RedisMinerAccounts } from '../servers/api/miner-accounts.js';
 import { HashrateReader } from '../store/hashrate/hashrate-reader.js';
+import { DEFAULT_MAX_WORKERS_PER_MINER } from '../store/hashrate/worker-admission.js';
 import { RedisBalances } from '../store/payments/balances-store.js';
 import { RedisMinerThresholds } from '../store/payments/miner-thresholds.js';
 import { PayoutStore } from '../store/payments/payout-store.js';
@@ -11,21 +12,24 @@ import { PoolBlocksReader } from '../store/shares/pool-blocks-reader.js';
 
 /**
  * The readers the API reads one pool's keys through, on `redis`; `maxThresholdAtomic` caps miners'
- * thresholds; `clock` times the payout list's short cache.
+ * thresholds; `maxWorkersPerMiner` is the stratum role's cap of worker names (`store.maxWorkersPerMiner`),
+ * so a miner's workers are listed whole (with the "(others)" worker); `clock` times the payout
+ * list's short cache.
  */
 export function createApiStores(
   keyPrefix: string,
   redis: Redis,
-  payouts: { readonly maxThresholdAtomic: bigint },
+  limits: { readonly maxThresholdAtomic: bigint; readonly maxWorkersPerMiner?: number },
   clock: () => number = Date.now,
 ): ApiStores {
+  const maxWorkers = (limits.maxWorkersPerMiner ?? DEFAULT_MAX_WORKERS_PER_MINER) + 1;
   return {
     thresholds: new RedisMinerThresholds(
-      { keyPrefix, maxThresholdAtomic: payouts.maxThresholdAtomic },
+      { keyPrefix, maxThresholdAtomic: limits.maxThresholdAtomic },
       { redis },
     ),
     ledger: new RedisLedgerReader({ keyPrefix }, { redis }),
-    hashrate: new HashrateReader({ keyPrefix }, { redis }),
+    hashrate: new HashrateReader({ keyPrefix, maxWorkers }, { redis }),
     blocks: new PoolBlocksReader({ keyPrefix }, { redis }),
     accounts: new RedisMinerAccounts({
       balances: new RedisBalances({ keyPrefix }, { redis }),

@@ -141,7 +141,10 @@ function startShareLedger(
   parts: Part[],
 ): RedisShareLedger {
   const { redis } = modules;
-  const hashrate = new HashrateBucketWriter({ keyPrefix: config.redis.keyPrefix }, { redis });
+  const hashrate = new HashrateBucketWriter(
+    { keyPrefix: config.redis.keyPrefix, maxWorkersPerMiner: config.store.maxWorkersPerMiner },
+    { redis },
+  );
   const logger = modules.logger.child({ module: 'ledger' });
   const hashrateBatcher = new HashrateBatcher(
     {},

@@ -255,6 +255,15 @@ const storeSchema = z.strictObject({
     .describe(
       'Shares queued or in flight to Redis beyond which new shares are refused (STORE_BACKLOG_FULL): bounds memory while Redis is slow or down.',
     ),
+  maxWorkersPerMiner: z
+    .number()
+    .int()
+    .min(1)
+    .max(10_000)
+    .default(500)
+    .describe(
+      'Worker names one miner has hashrate statistics for (each costs ~15 KB of Redis a day and a row in the API); shares under further names count under the worker "(others)".',
+    ),
 });
 
 /**

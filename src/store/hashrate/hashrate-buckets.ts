@@ -10,6 +10,7 @@ import {
   POOL_SLOT_MS,
   workerMember,
 } from './hashrate-keys.js';
+import { admitWorkers, checkMaxWorkersPerMiner, DEFAULT_MAX_WORKERS_PER_MINER } from './worker-admission.js';
 
 /** Minute buckets of miners, workers and the pool are kept this long (key layout: hashrate-keys.ts). */
 export const DEFAULT_MINUTE_RETENTION_MS = 24 * HOUR_MS;
@@ -88,12 +89,15 @@ function checkRetention(retention: HashrateRetention): void {
  *
  * Per batch: HINCRBY per (key, minute) and EXPIREAT per key for pool minutes, pool 10-minute
  * slots, miner minutes and worker minutes; ZADD of the active miners and workers; per miner ZADD
- * of its workers, EXPIREAT and ZREMRANGEBYSCORE (prune); ZREMRANGEBYSCORE of both active sets.
+ * of its workers, ZREMRANGEBYSCORE (prune), ZREMRANGEBYRANK (keeps the `maxWorkersPerMiner` + 1
+ * most recent: the cap and OTHER_WORKERS, worker-admission.ts) and PEXPIRE; ZREMRANGEBYSCORE of
+ * both active sets.
  */
 export function hashrateBucketCommands(
   keys: HashrateKeys,
   shares: readonly AcceptedShare[],
   retention: HashrateRetention = DEFAULT_HASHRATE_RETENTION,
+  maxWorkersPerMiner = DEFAULT_MAX_WORKERS_PER_MINER,
 ): RedisCommand[] {
   if (shares.length === 0) return [];
   const minuteRetentionSec = Math.ceil(retention.minuteRetentionMs / 1000);
@@ -166,6 +170,7 @@ export function hashrateBucketCommands(
     const key = keys.minerWorkers(address);
     commands.push(zadd(key, workers));
     commands.push(['zremrangebyscore', key, '-inf', pruneBefore]);
+    commands.push(['zremrangebyrank', key, '0', String(-(maxWorkersPerMiner + 2))]);
     commands.push(['pexpire', key, String(retention.minuteRetentionMs)]);
   }
   return commands;
@@ -174,23 +179,29 @@ export function hashrateBucketCommands(
 export interface HashrateBucketWriterOptions {
   readonly keyPrefix: string;
   readonly retention?: HashrateRetention;
+  /** Worker names with statistics per miner; further names count as OTHER_WORKERS. */
+  readonly maxWorkersPerMiner?: number;
 }
 
 /**
- * Sends hashrateBucketCommands() of a group of recorded shares in one pipeline (one round trip).
- * The stratum role calls it through HashrateBatcher, once a second with every share the ledger
- * made durable in that second.
+ * Sends hashrateBucketCommands() of a group of recorded shares in one pipeline, after one read
+ * that caps the worker names per miner (admitWorkers): two round trips per group. The stratum
+ * role calls it through HashrateBatcher, once a second with every share the ledger made durable
+ * in that second.
  */
 export class HashrateBucketWriter {
   readonly #redis: Redis;
   readonly #keys: HashrateKeys;
   readonly #retention: HashrateRetention;
+  readonly #maxWorkersPerMiner: number;
 
   constructor(opts: HashrateBucketWriterOptions, modules: { readonly redis: Redis }) {
     this.#redis = modules.redis;
     this.#keys = createHashrateKeys(opts.keyPrefix);
     this.#retention = opts.retention ?? DEFAULT_HASHRATE_RETENTION;
+    this.#maxWorkersPerMiner = opts.maxWorkersPerMiner ?? DEFAULT_MAX_WORKERS_PER_MINER;
     checkRetention(this.#retention);
+    checkMaxWorkersPerMiner(this.#maxWorkersPerMiner);
   }
 
   get keys(): HashrateKeys {
@@ -198,8 +209,9 @@ export class HashrateBucketWriter {
   }
 
   async record(shares: readonly AcceptedShare[]): Promise<void> {
-    const commands = hashrateBucketCommands(this.#keys, shares, this.#retention);
-    if (commands.length === 0) return;
+    if (shares.length === 0) return;
+    const admitted = await admitWorkers(this.#redis, this.#keys, shares, this.#maxWorkersPerMiner);
+    const commands = hashrateBucketCommands(this.#keys, admitted, this.#retention, this.#maxWorkersPerMiner);
     let replies: [Error | null, unknown][] | null;
     try {
       replies = await this.#redis.pipeline(commands).exec();

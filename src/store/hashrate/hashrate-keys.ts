@@ -16,7 +16,8 @@ import { StoreError } from '../store-error.js';
  *   than minuteRetentionMs are pruned by every batch.
  * - `<p>:hashrate:active:workers` - ZSET - `<address>:<worker>` scored by last share (ms) - same.
  * - `<p>:hashrate:workers:<address>` - ZSET - worker name scored by last share (ms) - pruned per
- *   batch, expires minuteRetentionMs after the miner's last share.
+ *   batch, expires minuteRetentionMs after the miner's last share; at most maxWorkersPerMiner
+ *   names plus "(others)", which takes the shares of names beyond (worker-admission.ts).
  *
  * `<hour>` is floor(ms / 3 600 000) and `<day>` floor(ms / 86 400 000), both UTC epoch based.
  *

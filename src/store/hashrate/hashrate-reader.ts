@@ -8,9 +8,10 @@ import {
   MINUTE_MS,
   POOL_SLOT_MS,
 } from './hashrate-keys.js';
+import { DEFAULT_MAX_WORKERS_PER_MINER } from './worker-admission.js';
 
-/** Workers listed for one miner at most (a rig farm with more is shown truncated). */
-const DEFAULT_MAX_WORKERS = 500;
+/** Workers listed for one miner at most: the writer's cap and the "(others)" worker. */
+const DEFAULT_MAX_WORKERS = DEFAULT_MAX_WORKERS_PER_MINER + 1;
 const MAX_CHART_SPAN_MS = 7 * DAY_MS;
 
 export interface ChartPoint {
@@ -214,7 +215,32 @@ export class HashrateReader {
     spanMs: number,
     resolutionMs: number,
   ): Promise<ChartPoint[]> {
-    return this.#minuteChart((hour) => this.#keys.minerMinutes(hour, address), nowMs, spanMs, resolutionMs);
+    const [chart] = await this.#minuteCharts(
+      [(hour) => this.#keys.minerMinutes(hour, address)],
+      nowMs,
+      spanMs,
+      resolutionMs,
+    );
+    return chart ?? [];
+  }
+
+  /**
+   * The charts of some of a miner's workers, in the order of `workers`, as minerChart() draws the
+   * miner's: one pipeline of (span in hours + 1) HGETALLs per worker, so callers bound `workers`.
+   */
+  async workerCharts(
+    address: string,
+    workers: readonly string[],
+    nowMs: number,
+    spanMs: number,
+    resolutionMs: number,
+  ): Promise<ChartPoint[][]> {
+    return this.#minuteCharts(
+      workers.map((worker) => (hour: number) => this.#keys.workerMinutes(hour, address, worker)),
+      nowMs,
+      spanMs,
+      resolutionMs,
+    );
   }
 
   /** The pool's chart from its 10-minute slots (up to 7 days). */
@@ -238,35 +264,42 @@ export class HashrateReader {
     return this.#points(sums, firstSlot, lastSlot, POOL_SLOT_MS, nowMs);
   }
 
-  async #minuteChart(
-    keyOf: (hour: number) => string,
+  /** For each entity (a function from hour to its minute key): its chart, all in one pipeline. */
+  async #minuteCharts(
+    entities: readonly ((hour: number) => string)[],
     nowMs: number,
     spanMs: number,
     resolutionMs: number,
-  ): Promise<ChartPoint[]> {
+  ): Promise<ChartPoint[][]> {
     if (!Number.isSafeInteger(resolutionMs) || resolutionMs < MINUTE_MS || resolutionMs % MINUTE_MS !== 0) {
       throw new StoreError('INVALID_OPTION', 'chart resolution must be a whole number of minutes', {
         resolutionMs,
       });
     }
+    if (entities.length === 0) return [];
     const span = Math.min(Math.max(spanMs, resolutionMs), DAY_MS);
     const lastSlot = Math.floor(nowMs / resolutionMs);
     const firstSlot = lastSlot - Math.ceil(span / resolutionMs) + 1;
     const firstHour = Math.floor((firstSlot * resolutionMs) / HOUR_MS);
     const lastHour = Math.floor(nowMs / HOUR_MS);
+    const hours = lastHour - firstHour + 1;
     const pipeline = this.#redis.pipeline();
-    for (let hour = firstHour; hour <= lastHour; hour++) pipeline.hgetall(keyOf(hour));
+    for (const keyOf of entities) {
+      for (let hour = firstHour; hour <= lastHour; hour++) pipeline.hgetall(keyOf(hour));
+    }
     const replies = await execStorePipeline('chart', pipeline);
-    const sums = new Map<number, bigint>();
-    replies.forEach((reply, index) => {
-      const hour = firstHour + index;
-      const key = keyOf(hour);
-      for (const [field, value] of Object.entries(reply as Record<string, string>)) {
-        const slot = Math.floor((hour * HOUR_MS + Number(field) * MINUTE_MS) / resolutionMs);
-        sums.set(slot, (sums.get(slot) ?? 0n) + parseSum(value, key));
+    return entities.map((keyOf, e) => {
+      const sums = new Map<number, bigint>();
+      for (let h = 0; h < hours; h++) {
+        const hour = firstHour + h;
+        const key = keyOf(hour);
+        for (const [field, value] of Object.entries(replies[e * hours + h] as Record<string, string>)) {
+          const slot = Math.floor((hour * HOUR_MS + Number(field) * MINUTE_MS) / resolutionMs);
+          sums.set(slot, (sums.get(slot) ?? 0n) + parseSum(value, key));
+        }
       }
+      return this.#points(sums, firstSlot, lastSlot, resolutionMs, nowMs);
     });
-    return this.#points(sums, firstSlot, lastSlot, resolutionMs, nowMs);
   }
 
   #points(

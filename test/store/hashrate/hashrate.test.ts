@@ -8,6 +8,7 @@ import {
 } from '../../../src/store/hashrate/hashrate-buckets.js';
 import { createHashrateKeys, parseWorkerMember } from '../../../src/store/hashrate/hashrate-keys.js';
 import { HashrateReader } from '../../../src/store/hashrate/hashrate-reader.js';
+import { OTHER_WORKERS } from '../../../src/store/hashrate/worker-admission.js';
 import { useTestRedisClient } from '../../helpers/redis-server.js';
 import { ADDRESSES, makeShare, uniquePrefix } from '../store-fixtures.js';
 
@@ -31,8 +32,8 @@ describe('hashrateBucketCommands', () => {
     );
     const commands = hashrateBucketCommands(keys, shares);
     // pool minute + pool slot + 2 miners + 6 workers = 10 keys x (HINCRBY + EXPIREAT), 2 ZADD, 2 prunes,
-    // 3 per miner.
-    expect(commands).toHaveLength(10 * 2 + 4 + 2 * 3);
+    // 4 per miner.
+    expect(commands).toHaveLength(10 * 2 + 4 + 2 * 4);
     const poolIncr = commands.find(
       (c) => c[0] === 'hincrby' && c[1] === keys.poolMinutes(HOUR_START / 3_600_000),
     );
@@ -215,5 +216,67 @@ describe('HashrateBucketWriter + HashrateReader', () => {
     await expect(reader.poolHashrate(HOUR_START + 1_000, 60_000)).rejects.toMatchObject({
       code: 'CORRUPT_RECORD',
     });
+  });
+
+  it('keeps statistics for at most maxWorkersPerMiner names; later names count under (others)', async () => {
+    const keyPrefix = uniquePrefix('hashrate-cap');
+    const keys = createHashrateKeys(keyPrefix);
+    const writer = new HashrateBucketWriter({ keyPrefix, maxWorkersPerMiner: 3 }, { redis });
+    const reader = new HashrateReader({ keyPrefix, maxWorkers: 4 }, { redis });
+    const t = HOUR_START + 5 * 60_000;
+    // 10 000 names in a few batches, from one miner; the other miner's workers are not affected.
+    for (let batch = 0; batch < 10; batch++) {
+      await writer.record(
+        Array.from({ length: 1_000 }, (_, i) =>
+          makeShare({ worker: `w${batch * 1_000 + i}`, difficulty: 60, timestampMs: t + batch }),
+        ),
+      );
+    }
+    await writer.record([
+      makeShare({ worker: 'w0', difficulty: 60, timestampMs: t + 20 }),
+      makeShare({ address: ADDRESSES[1], worker: 'b1', difficulty: 60, timestampMs: t }),
+    ]);
+    const members = await redis.zrange(keys.minerWorkers(ADDRESSES[0]), 0, -1);
+    expect(members.sort()).toEqual([OTHER_WORKERS, 'w0', 'w1', 'w2']);
+    expect(await redis.zrange(keys.minerWorkers(ADDRESSES[1]), 0, -1)).toEqual(['b1']);
+    // No minute bucket of a refused name exists; their difficulty is all in (others).
+    expect(await redis.exists(keys.workerMinutes(HOUR_START / 3_600_000, ADDRESSES[0], 'w3'))).toBe(0);
+    const workers = await reader.minerWorkers(ADDRESSES[0], t + 60_000, 120_000);
+    const difficultyOf = (name: string) =>
+      Math.round((workers.find((w) => w.name === name)?.hashrate ?? 0) * 60);
+    expect(workers).toHaveLength(4);
+    expect(difficultyOf(OTHER_WORKERS)).toBe(9_997 * 60);
+    expect(difficultyOf('w0')).toBe(120);
+    // The miner's own total counts every share.
+    expect(Math.round((await reader.minerHashrate(ADDRESSES[0], t + 60_000, 120_000)) * 60)).toBe(
+      10_001 * 60,
+    );
+  });
+
+  it('draws per-worker charts like the miner chart, one pipeline for all', async () => {
+    const keyPrefix = uniquePrefix('hashrate-wcharts');
+    const writer = new HashrateBucketWriter({ keyPrefix }, { redis });
+    const reader = new HashrateReader({ keyPrefix }, { redis });
+    for (let minute = 0; minute < 20; minute++) {
+      await writer.record([
+        makeShare({ worker: 'a', difficulty: 600, timestampMs: HOUR_START + minute * 60_000 }),
+        makeShare({ worker: 'b', difficulty: 60, timestampMs: HOUR_START + minute * 60_000 }),
+      ]);
+    }
+    const now = HOUR_START + 20 * 60_000;
+    const [a, b, none] = await reader.workerCharts(
+      ADDRESSES[0],
+      ['a', 'b', 'nobody'],
+      now,
+      3_600_000,
+      600_000,
+    );
+    const miner = await reader.minerChart(ADDRESSES[0], now, 3_600_000, 600_000);
+    expect(a).toHaveLength(miner.length);
+    expect(a!.at(-2)).toEqual({ startMs: HOUR_START + 600_000, hashrate: 10 });
+    expect(b!.at(-2)).toEqual({ startMs: HOUR_START + 600_000, hashrate: 1 });
+    expect(none!.every((point) => point.hashrate === 0)).toBe(true);
+    expect(miner.at(-2)!.hashrate).toBeCloseTo(11, 9);
+    expect(await reader.workerCharts(ADDRESSES[0], [], now, 3_600_000, 600_000)).toEqual([]);
   });
 });

@@ -191,6 +191,24 @@ export const apiOptionsFields = z.strictObject({
     .max(3_600_000)
     .default(600_000)
     .describe("Time per point of a miner's hashrate chart; a whole number of minutes."),
+  workerOfflineMs: z
+    .number()
+    .int()
+    .min(180_000)
+    .max(86_400_000)
+    .default(600_000)
+    .describe(
+      "A worker without a share for this long is offline (API `offline`, the miner page, the `worker-offline` notification). Keep it well above XMRig's donation pause (1 minute in 100 at --donate-level=1), so donating is not going offline.",
+    ),
+  maxWorkerCharts: z
+    .number()
+    .int()
+    .min(0)
+    .max(500)
+    .default(20)
+    .describe(
+      "Workers (the most recently active first) whose hashrate chart `/api/miners/:address/workers` and the classic `/stats_address` include; each costs one Redis read per hour of the miner chart's span.",
+    ),
   poolChartSpanMs: z
     .number()
     .int()

@@ -155,9 +155,11 @@ export const poolStatsSchema = z.strictObject({
   timestampMs: ms,
 });
 
+const chartPointsSchema = z.array(z.strictObject({ startMs: ms, hashrate: z.number().min(0) }));
+
 export const chartSchema = z.strictObject({
   resolutionSeconds: count,
-  points: z.array(z.strictObject({ startMs: ms, hashrate: z.number().min(0) })),
+  points: chartPointsSchema,
 });
 
 export const blocksPageSchema = z.strictObject({
@@ -206,9 +208,27 @@ export const balanceSchema = z.strictObject({
 });
 
 export const workerSchema = z.strictObject({
+  /** The name from the login; "(others)" takes the shares of names beyond `store.maxWorkersPerMiner`. */
   name: z.string(),
   hashrate: z.number().min(0),
   lastShareMs: ms,
+  /** No share for `workerOfflineMs` or longer. */
+  offline: z.boolean(),
+});
+
+/** GET /api/miners/:address/workers: every tracked worker, charts for the first `maxWorkerCharts`. */
+export const minerWorkersSchema = z.strictObject({
+  address: z.string(),
+  hashrateWindowSeconds: count,
+  offlineAfterSeconds: count,
+  chartResolutionSeconds: count,
+  workers: z.array(
+    workerSchema.extend({
+      /** The miner chart's span and resolution; null beyond the first `maxWorkerCharts` workers. */
+      chart: chartPointsSchema.nullable(),
+    }),
+  ),
+  timestampMs: ms,
 });
 
 /** The deepest page size of a paged route (`?limit`). */
@@ -359,9 +379,20 @@ export const classicStatsAddressSchema = z.union([
       roundHashes: z.number(),
     }),
     payments: classicZset,
-    charts: z.strictObject({ hashrate: z.array(z.array(z.number())) }),
+    charts: z.strictObject({
+      hashrate: z.array(z.array(z.number())),
+      /** Not in the classic API: `[timeSec, hashrate, 1]` points per worker name (the first `maxWorkerCharts`). */
+      worker_hashrate: z.record(z.string(), z.array(z.array(z.number()))),
+    }),
     workers: z.array(
-      z.strictObject({ name: z.string(), hashrate: z.number(), lastShare: z.number(), hashes: z.number() }),
+      z.strictObject({
+        name: z.string(),
+        hashrate: z.number(),
+        lastShare: z.number(),
+        hashes: z.number(),
+        /** Not in the classic API: no share for `workerOfflineMs`. */
+        offline: z.boolean(),
+      }),
     ),
   }),
   z.strictObject({ error: z.string() }),

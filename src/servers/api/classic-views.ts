@@ -55,8 +55,8 @@ function classicBlockMember(block: PoolBlock): string {
   return [...head, orphaned, (block.rewardAtomic ?? 0n).toString()].join(':');
 }
 
-function classicChart(chart: ChartView): number[][] {
-  return chart.points.map((point) => [seconds(point.startMs), Math.round(point.hashrate), 1]);
+function classicChart(points: ChartView['points']): number[][] {
+  return points.map((point) => [seconds(point.startMs), Math.round(point.hashrate), 1]);
 }
 
 function zset(entries: readonly { member: string; score: number }[]): ClassicZset {
@@ -157,7 +157,7 @@ export async function classicStats(
       reward: info?.last_block_reward ?? 0,
       hash: info?.top_block_hash ?? '',
     },
-    charts: { hashrate: classicChart(chart) },
+    charts: { hashrate: classicChart(chart.points) },
     miner,
   };
 }
@@ -171,8 +171,10 @@ export async function classicStatsAddress(
   const miner = await modules.stats.miner(address);
   if (miner === null) return { error: 'Not found' };
   const accounts = modules.stores.accounts;
-  const payments =
-    accounts === null ? [] : await accounts.listPayments(address, { offset: 0, limit: CLASSIC_ROWS });
+  const [payments, workerCharts] = await Promise.all([
+    accounts === null ? [] : accounts.listPayments(address, { offset: 0, limit: CLASSIC_ROWS }),
+    modules.stats.workerCharts(address, miner.workers),
+  ]);
   return {
     stats: {
       hashes: '0',
@@ -184,13 +186,18 @@ export async function classicStatsAddress(
     },
     payments: minerPaymentsZset(payments),
     charts: {
-      hashrate: classicChart(miner.chart),
+      hashrate: classicChart(miner.chart.points),
+      // fromEntries: a worker may be named "__proto__", which must stay a key of its own.
+      worker_hashrate: Object.fromEntries(
+        workerCharts.map((points, index) => [miner.workers[index]!.name, classicChart(points)]),
+      ),
     },
     workers: miner.workers.map((worker) => ({
       name: worker.name,
       hashrate: Math.round(worker.hashrate),
       lastShare: seconds(worker.lastShareMs),
       hashes: 0,
+      offline: worker.offline,
     })),
   };
 }

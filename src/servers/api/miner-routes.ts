@@ -5,6 +5,7 @@ import {
   jsonSchema,
   minerPaymentsPageSchema,
   minerSchema,
+  minerWorkersSchema,
   type PageQuery,
   pageQuerySchema,
   replySchemas,
@@ -17,9 +18,10 @@ export interface MinerRouteModules {
 }
 
 /**
- * One miner's reads: /api/miners/:address and /api/miners/:address/payments. An address that does
- * not decode is INVALID_ADDRESS; one the pool has no record of, NOT_FOUND. The signed threshold
- * POST is its own plugin (miner-threshold-route.ts).
+ * One miner's reads: /api/miners/:address, /api/miners/:address/workers and
+ * /api/miners/:address/payments. An address that does not decode is INVALID_ADDRESS; one the pool
+ * has no record of, NOT_FOUND (its workers and payments: empty lists). The signed threshold POST
+ * is its own plugin (miner-threshold-route.ts).
  */
 export function registerMinerRoutes(app: FastifyInstance, modules: MinerRouteModules): void {
   const { stats } = modules;
@@ -33,6 +35,17 @@ export function registerMinerRoutes(app: FastifyInstance, modules: MinerRouteMod
       if (miner === null) throw new ApiError('NOT_FOUND', 'the pool has no record of this address');
       return miner;
     },
+  );
+
+  app.get<{ Params: { address: string } }>(
+    '/api/miners/:address/workers',
+    {
+      schema: {
+        params: jsonSchema(addressParamsSchema, 'input'),
+        response: replySchemas(minerWorkersSchema),
+      },
+    },
+    (request) => stats.minerWorkers(parseMinerAddress(request.params.address)),
   );
 
   app.get<{ Params: { address: string }; Querystring: PageQuery }>(

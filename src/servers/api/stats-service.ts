@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { ApiOptions } from '../../config/api-schema.js';
 import type { RoundSummary } from '../../model/blocks/stored-block.js';
 import { type ThresholdLimits, thresholdInForce } from '../../pool/payouts/miner-threshold.js';
-import type { HashrateReader } from '../../store/hashrate/hashrate-reader.js';
+import type { HashrateReader, WorkerHashrate } from '../../store/hashrate/hashrate-reader.js';
 import type { MinerThresholdRecord } from '../../store/payments/miner-thresholds.js';
 import type { PoolBlock, PoolBlocksReader } from '../../store/shares/pool-blocks-reader.js';
 import type {
@@ -11,6 +11,7 @@ import type {
   chartSchema,
   minerPaymentsPageSchema,
   minerSchema,
+  minerWorkersSchema,
   paymentsPageSchema,
   payoutThresholdSchema,
   poolStatsSchema,
@@ -26,6 +27,8 @@ export type BlocksPageView = z.infer<typeof blocksPageSchema>;
 export type PaymentsPageView = z.infer<typeof paymentsPageSchema>;
 export type MinerView = z.infer<typeof minerSchema>;
 export type MinerPaymentsPageView = z.infer<typeof minerPaymentsPageSchema>;
+export type MinerWorkersView = z.infer<typeof minerWorkersSchema>;
+export type WorkerView = MinerView['workers'][number];
 export type ChartView = z.infer<typeof chartSchema>;
 export type PayoutThresholdView = z.infer<typeof payoutThresholdSchema>;
 
@@ -206,6 +209,44 @@ export class StatsService {
     return { page, limit, payments: rows.map(paymentView) };
   }
 
+  /** A worker as the API shows it: `offline` once its last share is `workerOfflineMs` old. */
+  workerView(worker: WorkerHashrate, nowMs: number): WorkerView {
+    return { ...worker, offline: nowMs - worker.lastShareMs >= this.#options.workerOfflineMs };
+  }
+
+  /**
+   * The charts of the first `maxWorkerCharts` of `workers` (the miner chart's span and resolution),
+   * in their order: the bound keeps a farm of hundreds of rigs at a fixed number of reads.
+   */
+  async workerCharts(address: string, workers: readonly { name: string }[]): Promise<ChartView['points'][]> {
+    const names = workers.slice(0, this.#options.maxWorkerCharts).map((worker) => worker.name);
+    return this.#modules.hashrate.workerCharts(
+      address,
+      names,
+      this.#modules.clock(),
+      this.#options.minerChartSpanMs,
+      this.#options.minerChartResolutionMs,
+    );
+  }
+
+  /** Every tracked worker of a miner, most recent first, with the charts of the first ones. */
+  async minerWorkers(address: string): Promise<MinerWorkersView> {
+    const now = this.#modules.clock();
+    const workers = await this.#modules.hashrate.minerWorkers(address, now, this.#options.hashrateWindowMs);
+    const charts = await this.workerCharts(address, workers);
+    return {
+      address,
+      hashrateWindowSeconds: this.#options.hashrateWindowMs / 1000,
+      offlineAfterSeconds: this.#options.workerOfflineMs / 1000,
+      chartResolutionSeconds: this.#options.minerChartResolutionMs / 1000,
+      workers: workers.map((worker, index) => ({
+        ...this.workerView(worker, now),
+        chart: charts[index] ?? null,
+      })),
+      timestampMs: now,
+    };
+  }
+
   /** null when the pool has no record of the address at all (no shares in the retention, no balance). */
   async miner(address: string): Promise<MinerView | null> {
     const { hashrate, accounts, thresholds, aliasOf, clock } = this.#modules;
@@ -231,7 +272,7 @@ export class StatsService {
       hashrate: rate,
       hashrateWindowSeconds: window / 1000,
       lastShareMs,
-      workers,
+      workers: workers.map((worker) => this.workerView(worker, now)),
       balance:
         balance === null
           ? null

@@ -157,11 +157,6 @@ export function hashrateBucketCommands(
   }
   const commands: RedisCommand[] = [];
   sums.commands(commands);
-  const zadd = (key: string, entries: Map<string, number>): RedisCommand => {
-    const args: string[] = [];
-    for (const [member, score] of entries) args.push(String(score), member);
-    return ['zadd', key, ...args];
-  };
   const pruneBefore = `(${newestMs - retention.minuteRetentionMs}`;
   commands.push(zadd(keys.activeMiners, minerLast), zadd(keys.activeWorkers, workerLast));
   commands.push(['zremrangebyscore', keys.activeMiners, '-inf', pruneBefore]);
@@ -174,6 +169,13 @@ export function hashrateBucketCommands(
     commands.push(['pexpire', key, String(retention.minuteRetentionMs)]);
   }
   return commands;
+}
+
+/** ZADD of members scored by their last share. */
+function zadd(key: string, entries: Map<string, number>): RedisCommand {
+  const args: string[] = [];
+  for (const [member, score] of entries) args.push(String(score), member);
+  return ['zadd', key, ...args];
 }
 
 export interface HashrateBucketWriterOptions {

@@ -51,6 +51,7 @@ export const poolApi = {
   blocks: (limit) => getJson(`api/blocks?limit=${limit}`),
   payments: (limit) => getJson(`api/payments?limit=${limit}`),
   miner: (address) => getJson(`api/miners/${encodeURIComponent(address)}`),
+  minerWorkers: (address) => getJson(`api/miners/${encodeURIComponent(address)}/workers`),
   /** `{ thresholdCoins, timestampSec, signature }` signed by the miner's wallet. */
   setThreshold: (address, body) => postJson(`api/miners/${encodeURIComponent(address)}/threshold`, body),
 };

@@ -2,6 +2,8 @@ import uPlot from '../vendor/uplot/uPlot.esm.js';
 import { formatDateTime, formatHashrate } from './format.js';
 
 const HEIGHT_PX = 220;
+/** A worker's sparkline in the workers table: no axes, no legend, a fixed size. */
+const COMPACT_SIZE = { width: 160, height: 36 };
 
 function cssVar(name) {
   return getComputedStyle(document.documentElement).getPropertyValue(name).trim();
@@ -11,7 +13,8 @@ function cssVar(name) {
  * A hashrate-over-time line (uPlot, served locally from /vendor/uplot/). `points` are the API's
  * `{startMs, hashrate}`; an optional live point (from the WebSocket feed) is drawn at "now" so the
  * line moves between the API's 10-minute slots. The container keeps a text summary for screen
- * readers in its aria-label.
+ * readers in its aria-label. `compact`: a small sparkline (a worker's row), without axes, legend
+ * or cursor, at a fixed size.
  */
 export class HashrateChart {
   #container;
@@ -21,30 +24,32 @@ export class HashrateChart {
   #live = null;
   #resolutionSeconds = 0;
 
-  constructor(container, label) {
+  constructor(container, label, { compact = false } = {}) {
     this.#container = container;
     this.#label = label;
     const text = cssVar('--text');
     const grid = cssVar('--grid');
     const accent = cssVar('--accent');
     const axis = { stroke: text, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid, width: 1 } };
+    const size = compact ? COMPACT_SIZE : { width: this.#width(), height: HEIGHT_PX };
     this.#plot = new uPlot(
       {
-        width: this.#width(),
-        height: HEIGHT_PX,
-        cursor: { y: false },
-        legend: { live: true },
+        ...size,
+        cursor: compact ? { show: false } : { y: false },
+        legend: compact ? { show: false } : { live: true },
         scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.15 : 1] } },
-        axes: [axis, { ...axis, size: 80, values: (_u, splits) => splits.map((v) => formatHashrate(v)) }],
+        axes: compact
+          ? [{ show: false }, { show: false }]
+          : [axis, { ...axis, size: 80, values: (_u, splits) => splits.map((v) => formatHashrate(v)) }],
         series: [
           { value: (_u, seconds) => (seconds === null ? '' : formatDateTime(seconds * 1000)) },
           {
             label,
             stroke: accent,
             fill: `${accent}33`,
-            width: 2,
+            width: compact ? 1.5 : 2,
             // uPlot draws markers only where points are sparse (a lone first point stays visible).
-            points: { size: 6, fill: accent },
+            points: compact ? { show: false } : { size: 6, fill: accent },
             value: (_u, v) => (v === null ? '' : formatHashrate(v)),
           },
         ],
@@ -52,9 +57,11 @@ export class HashrateChart {
       [[], []],
       container,
     );
-    new ResizeObserver(() => this.#plot.setSize({ width: this.#width(), height: HEIGHT_PX })).observe(
-      container,
-    );
+    if (!compact) {
+      new ResizeObserver(() => this.#plot.setSize({ width: this.#width(), height: HEIGHT_PX })).observe(
+        container,
+      );
+    }
     this.#describe();
   }
 

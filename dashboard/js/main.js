@@ -65,9 +65,10 @@ async function loadMiner() {
   const address = minerView.address;
   if (address === null || byId('miner-view').hidden) return;
   try {
-    const miner = await poolApi.miner(address);
+    const [miner, workers] = await Promise.all([poolApi.miner(address), poolApi.minerWorkers(address)]);
     minerView.clearError();
     minerView.render(miner, poolView.coinDecimals);
+    minerView.renderWorkers(workers);
   } catch (error) {
     if (!(error instanceof ApiRequestError) || error.status === 0) throw error;
     minerView.showError(error);

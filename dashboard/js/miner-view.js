@@ -1,8 +1,9 @@
 import { agoNode, byId, fillTable, setText } from './dom.js';
 import { explorerNode } from './explorer-links.js';
-import { formatAgo, formatAtomic, formatCount, formatDateTime, formatHashrate } from './format.js';
+import { formatAgo, formatAtomic, formatDateTime, formatHashrate } from './format.js';
 import { HashrateChart } from './hashrate-chart.js';
 import { ThresholdPanel } from './threshold-panel.js';
+import { WorkersPanel, workersCountText } from './workers-panel.js';
 
 const MESSAGES = {
   NOT_FOUND: 'The pool has no record of this address yet. It appears here after its first accepted share.',
@@ -14,6 +15,7 @@ export class MinerView {
   #chart = null;
   #liveTicks = 0;
   #threshold;
+  #workers = new WorkersPanel();
   #explorer;
   address = null;
 
@@ -37,6 +39,7 @@ export class MinerView {
     byId('miner-message').hidden = true;
     byId('miner-details').hidden = false;
     this.#chart?.clear();
+    this.#workers.clear();
     this.#threshold.open(address);
     for (const id of [
       'miner-hashrate',
@@ -60,7 +63,7 @@ export class MinerView {
     byId('miner-last-share').replaceChildren(
       miner.lastShareMs === null ? 'never' : agoNode(miner.lastShareMs, formatAgo, formatDateTime),
     );
-    setText('miner-workers-count', formatCount(miner.workers.length));
+    setText('miner-workers-count', workersCountText(miner.workers));
     const balance = miner.balance;
     const coins = (atomic) => (balance === null ? 'not tracked' : `${formatAtomic(atomic, decimals)} XFG`);
     setText('miner-unlocked', coins(balance?.unlockedAtomic));
@@ -69,16 +72,6 @@ export class MinerView {
     setText('miner-network-fees', balance === null ? '—' : formatAtomic(balance.networkFeesAtomic, decimals));
     this.#threshold.render(miner.payoutThreshold, miner.timestampMs, decimals);
 
-    fillTable(
-      byId('workers-body'),
-      miner.workers,
-      (worker) => [
-        worker.name,
-        [{ class: 'num' }, formatHashrate(worker.hashrate)],
-        agoNode(worker.lastShareMs, formatAgo, formatDateTime),
-      ],
-      'No workers seen in the last 24 hours.',
-    );
     fillTable(
       byId('miner-payments-body'),
       miner.payments,
@@ -91,6 +84,12 @@ export class MinerView {
       'No payments yet.',
     );
     this.#ensureChart().setPoints(miner.chart);
+  }
+
+  /** GET /api/miners/:address/workers: the workers table with its charts. */
+  renderWorkers(view) {
+    if (view.address !== this.address) return;
+    this.#workers.render(view);
   }
 
   /** A `miner-hashrate` feed message. */

@@ -11,6 +11,7 @@ import { signMessage } from '../../src/devnet/wallet/message-signer.js';
 import { createLogger } from '../../src/log/logger.js';
 import { findPackageRoot } from '../../src/package-root.js';
 import { thresholdMessage } from '../../src/pool/payouts/miner-threshold.js';
+import { HashrateBucketWriter } from '../../src/store/hashrate/hashrate-buckets.js';
 import { createPaymentKeys } from '../../src/store/payments/payment-keys.js';
 import { createRedisClient } from '../../src/store/redis-client.js';
 import { ensureXmrig } from '../../src/tools/xmrig.js';
@@ -39,6 +40,8 @@ const CHROMIUM_ARGS = [
 const ROOT = findPackageRoot(import.meta.url);
 const ARTIFACTS = join(ROOT, 'test-artifacts');
 const WORKER = 'dash-rig';
+/** A second worker of the miner whose last share is older than the offline time (10 min). */
+const OFFLINE_WORKER = 'old-rig';
 /** Explorer templates the demo pool is configured with; the page links, the test never follows them. */
 const EXPLORER = {
   block: 'https://explorer.example/block/{hash}',
@@ -79,6 +82,25 @@ async function seedMinerRecords(redisUrl: string, address: string): Promise<void
     multi.lpush(keys.payments(address), JSON.stringify(payment));
   }
   await multi.exec();
+  redis.disconnect();
+}
+
+/** Twenty minutes of shares of OFFLINE_WORKER, the last one 15 minutes ago. */
+async function seedOfflineWorker(redisUrl: string, address: string): Promise<void> {
+  const redis = await createRedisClient({ url: redisUrl }, createLogger({ level: 'silent' }));
+  const writer = new HashrateBucketWriter({ keyPrefix: 'fuego' }, { redis });
+  const now = Date.now();
+  await writer.record(
+    Array.from({ length: 20 }, (_, i) => ({
+      address,
+      worker: OFFLINE_WORKER,
+      difficulty: 50_000,
+      height: 1,
+      timestampMs: now - (35 - i) * 60_000,
+      solo: false,
+      stale: false,
+    })),
+  );
   redis.disconnect();
 }
 
@@ -333,6 +355,7 @@ describe('dashboard in headless Chromium while XMRig mines on the devnet', () =>
     // history gets block credits and payments written as the store writes them (one batch id with
     // a comma and a quote, which the CSV must quote).
     await seedMinerRecords(stack!.redis.url, stack!.minerAddress);
+    await seedOfflineWorker(stack!.redis.url, stack!.minerAddress);
 
     // The miner page, through the search box.
     await page.locator('#miner-address').fill(stack!.minerAddress);
@@ -355,7 +378,33 @@ describe('dashboard in headless Chromium while XMRig mines on the devnet', () =>
       15_000,
       'a live miner hashrate',
     );
-    expect(await textOf('#miner-workers-count')).toBe('1');
+    // The workers: XMRig's online, the seeded one offline; a sparkline of each one's chart.
+    await until(
+      async () => ((await textOf('#workers-body')).includes(OFFLINE_WORKER) ? true : undefined),
+      15_000,
+      'the offline worker in the workers table',
+    );
+    const badgeOf = (worker: string) =>
+      textOf(`#workers-body tr:has(td:first-child:text-is("${worker}")) .badge`);
+    expect(await badgeOf(WORKER)).toBe('online');
+    expect(await badgeOf(OFFLINE_WORKER)).toBe('offline');
+    expect(await textOf('#miner-workers-count')).toBe('1 (+1 offline)');
+    expect(await textOf('#workers-offline-after')).toBe('A worker is offline after 10 min without a share.');
+    expect(await page.locator('#workers-body .worker-chart canvas').count()).toBe(2);
+    const offlineChart = page.locator('#workers-body .worker-chart').nth(1);
+    expect(await offlineChart.getAttribute('aria-label')).toBe(`${OFFLINE_WORKER} hashrate: latest 0.00 H/s`);
+    await until(
+      async () =>
+        /^dash-rig hashrate: latest [\d.]+ [kM]?H\/s$/.test(
+          (await page.locator('#workers-body .worker-chart').first().getAttribute('aria-label')) ?? '',
+        ) &&
+        /just now|\d+ s ago/.test(await textOf(`#workers-body tr:has(td:first-child:text-is("${WORKER}"))`))
+          ? true
+          : undefined,
+      40_000,
+      'the online worker with a chart and a recent share',
+    );
+    await page.locator('#miner-workers').screenshot({ path: join(ARTIFACTS, 'dashboard-workers.png') });
     expect(await textOf('#miner-unlocked')).toMatch(/^[\d,]+\.\d{2,7} XFG$/);
     await until(
       async () =>

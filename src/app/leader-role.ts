@@ -1,14 +1,17 @@
 import type { Redis } from 'ioredis';
 import { LeaderElection, type LeadershipChange } from '../cluster/leader-election.js';
 import { RedisTemplatePublisher } from '../cluster/redis-template-publisher.js';
+import { someTargetLists } from '../config/notifications-schema.js';
 import type { PoolConfig } from '../config/schema.js';
 import { FUEGO_COINBASE_MATURITY_BLOCKS } from '../fuego/coinbase-maturity.js';
 import { LeaderLoop } from '../leader/leader-loop.js';
 import { DaemonTemplateSource, TemplateSourceError } from '../leader/templates/daemon-template-source.js';
+import { WorkerOfflineWatch } from '../leader/worker-offline-watch.js';
 import type { Logger } from '../log/logger.js';
 import type { PoolEventBus } from '../pool/events.js';
 import type { DaemonClient } from '../rpc/daemon-client.js';
 import type { WalletClient } from '../rpc/wallet-client.js';
+import { WorkerOfflineScanner } from '../store/hashrate/worker-offline-scan.js';
 import { createBlockUnlocker, createPayoutPass } from './money-services.js';
 import { expectedCurrencyId } from './network.js';
 
@@ -66,6 +69,7 @@ class LeaderTerm {
       {
         unlocker: createBlockUnlocker(config, { redis, daemon, logger, fencingToken }),
         ...createPayoutPass(config, { redis, wallet, daemon, logger, fencingToken }),
+        ...workerWatchOf(config, { redis, events, logger }),
         events,
         logger,
       },
@@ -104,6 +108,24 @@ class LeaderTerm {
     this.templates.stop();
     await this.loop.stop();
   }
+}
+
+/**
+ * The worker-offline watch, when a target (webhook, Discord or Telegram) lists `worker-offline`
+ * (nothing reads Redis for it otherwise).
+ */
+function workerWatchOf(
+  config: Readonly<PoolConfig>,
+  modules: { readonly redis: Redis; readonly events: PoolEventBus; readonly logger: Logger },
+): { workerWatch?: WorkerOfflineWatch } {
+  if (!someTargetLists(config.notifications, 'worker-offline')) return {};
+  const scanner = new WorkerOfflineScanner({ keyPrefix: config.redis.keyPrefix }, { redis: modules.redis });
+  return {
+    workerWatch: new WorkerOfflineWatch(
+      { offlineMs: config.api.workerOfflineMs },
+      { scanner, events: modules.events, logger: modules.logger.child({ module: 'worker-offline' }) },
+    ),
+  };
 }
 
 /**

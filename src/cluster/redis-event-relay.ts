@@ -7,7 +7,7 @@ import { openSubscriber } from './redis-subscriber.js';
 /**
  * Events relayed between processes. Not 'network-block': every process that needs it sees the
  * daemon itself (the leader's template source, each API's network poller), so a relayed copy
- * would only repeat it.
+ * would only repeat it. Not 'worker-offline': the leader publishes it for its own notifier.
  */
 export const RELAYED_EVENTS: readonly PoolEventName[] = Object.freeze([
   'block-found',

@@ -1,17 +1,22 @@
 import { z } from 'zod';
 
-/**
- * The pool events a target can subscribe to (the leader's notifier sends exactly these). Adding
- * one: its name here (a pool event of the same name), and its entry in the notifier's
- * EVENT_FORMATS (JSON data and chat message); the compiler asks for the second.
- */
-export const NOTIFICATION_EVENT_NAMES = [
+/** The events a target gets when it lists none: the pool's blocks and payments. */
+export const DEFAULT_NOTIFICATION_EVENTS = [
   'block-found',
   'block-confirmed',
   'block-orphaned',
   'payment-sent',
   'payment-failed',
 ] as const;
+
+/**
+ * The pool events a target can subscribe to (the leader's notifier sends exactly these). Adding
+ * one: its name here (a pool event of the same name), and its entry in the notifier's
+ * EVENT_FORMATS (JSON data and chat message); the compiler asks for the second.
+ * `worker-offline` is sent only to targets that list it: a message per worker that stopped is
+ * the operator's (or a farm owner's) choice, not a default.
+ */
+export const NOTIFICATION_EVENT_NAMES = [...DEFAULT_NOTIFICATION_EVENTS, 'worker-offline'] as const;
 
 /**
  * A webhook target: http or https only, no credentials in the URL (fetch refuses them, and they
@@ -30,13 +35,15 @@ export const webhookUrlSchema = z.string().refine((text) => {
   );
 }, 'must be an http:// or https:// URL without user:password@');
 
-/** Which events go to a target: a per-event switch, default all. */
+/** Which events go to a target: a per-event switch, default all but worker-offline. */
 function eventsSchema() {
   return z
     .array(z.enum(NOTIFICATION_EVENT_NAMES))
     .min(1)
-    .default([...NOTIFICATION_EVENT_NAMES])
-    .describe('Which events go to this target; default all.');
+    .default([...DEFAULT_NOTIFICATION_EVENTS])
+    .describe(
+      'Which events go to this target; default all but worker-offline, which is sent only when listed (a worker without a share for api.workerOfflineMs, once until it mines and stops again).',
+    );
 }
 
 const envNameSchema = z
@@ -51,7 +58,7 @@ const chatDebounceMsSchema = z
   .max(600_000)
   .default(10_000)
   .describe(
-    'A burst of one event (blocks found, payment batches) within this window after its first becomes one message summarising them; 0: one message per event.',
+    'A burst of one event (blocks found, payment batches, workers offline) within this window after its first becomes one message summarising them; 0: one message per event.',
   );
 
 const webhookSchema = z.strictObject({
@@ -96,9 +103,9 @@ const telegramSchema = z.strictObject({
 });
 
 /**
- * `notifications` config section: on block found / confirmed / orphaned and payment batch sent /
- * failed, webhooks POSTed (JSON, signed when a secret is set), Discord webhook messages and
- * Telegram bot messages. Delivery is best effort with retries: a bounded in-memory queue,
+ * `notifications` config section: on block found / confirmed / orphaned, payment batch sent /
+ * failed and (when listed) worker offline, webhooks POSTed (JSON, signed when a secret is set),
+ * Discord webhook messages and Telegram bot messages. Delivery is best effort with retries: a bounded in-memory queue,
  * exponential backoff (or the receiver's retry_after), never blocking the pool. The chat targets
  * are optional keys (not defaulted lists) so the section's defaults stay what they were.
  */
@@ -171,3 +178,12 @@ export type NotificationConfig = z.infer<typeof notificationConfigSchema>;
 export type WebhookConfig = NotificationConfig['webhooks'][number];
 export type DiscordConfig = NonNullable<NotificationConfig['discord']>[number];
 export type TelegramConfig = NonNullable<NotificationConfig['telegram']>[number];
+
+/** Whether any target (webhook, Discord, Telegram) lists `event`. */
+export function someTargetLists(
+  config: Pick<NotificationConfig, 'webhooks' | 'discord' | 'telegram'>,
+  event: (typeof NOTIFICATION_EVENT_NAMES)[number],
+): boolean {
+  const targets = [...config.webhooks, ...(config.discord ?? []), ...(config.telegram ?? [])];
+  return targets.some((target) => target.events.includes(event));
+}

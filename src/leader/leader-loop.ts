@@ -6,11 +6,14 @@ import { runPayoutPass } from './payouts/payout-pass.js';
 import type { PayoutRunner } from './payouts/payout-runner.js';
 import type { WalletUpkeep } from './payouts/wallet-upkeep.js';
 import type { BlockUnlocker } from './unlocker/block-unlocker.js';
+import { WORKER_OFFLINE_WATCH_INTERVAL_MS, type WorkerOfflineWatch } from './worker-offline-watch.js';
 
 export interface LeaderLoopOptions {
   readonly unlockIntervalMs: number;
   /** null: payouts are left to `fuego-pool payout` (cron). */
   readonly payoutIntervalMs: number | null;
+  /** How often `workerWatch` runs (default WORKER_OFFLINE_WATCH_INTERVAL_MS). */
+  readonly workerWatchIntervalMs?: number;
 }
 
 export interface LeaderLoopModules {
@@ -20,6 +23,8 @@ export interface LeaderLoopModules {
   readonly upkeep?: Pick<WalletUpkeep, 'runOnce' | 'hasRequest'>;
   /** Holds the due miners of a pass that waits for the upkeep. */
   readonly holdPass?: (reason: string) => Promise<readonly HeldPayout[]>;
+  /** Publishes `worker-offline` (worker-offline-watch.ts); absent: no notification target lists it. */
+  readonly workerWatch?: Pick<WorkerOfflineWatch, 'runOnce'>;
   readonly events: PoolEventBus;
   readonly logger: Logger;
 }
@@ -27,11 +32,12 @@ export interface LeaderLoopModules {
 /**
  * The leader's periodic money work: the unlocker (confirm or orphan candidates, credit balances)
  * and the payout pass (the wallet's upkeep, then the payout runner: payout-pass.ts), each on its
- * own interval, never overlapping itself; and, on every
- * `block-found` of a pool block, the unlocker's window fixer, so the block's PPLNS window is fixed
- * (and the share stream may be trimmed again) within moments of the find rather than at the next
- * unlock tick. Publishes what it decided on the event bus. Errors are logged and retried on the
- * next tick: the runners and the fixer are idempotent and recover from their own half-done work.
+ * own interval, never overlapping itself; on every `block-found` of a pool block, the unlocker's
+ * window fixer, so the block's PPLNS window is fixed (and the share stream may be trimmed again)
+ * within moments of the find rather than at the next unlock tick; and, when a notification target
+ * wants it, the worker-offline watch. Publishes what it decided on the event bus. Errors are
+ * logged and retried on the next tick: the runners and the fixer are idempotent and recover from
+ * their own half-done work.
  */
 export class LeaderLoop {
   readonly #timers: NodeJS.Timeout[] = [];
@@ -60,6 +66,11 @@ export class LeaderLoop {
       }, this.#options.unlockIntervalMs);
       recheck.unref?.();
       this.#timers.push(recheck);
+    }
+    const watch = this.#modules.workerWatch;
+    if (watch !== undefined) {
+      const intervalMs = this.#options.workerWatchIntervalMs ?? WORKER_OFFLINE_WATCH_INTERVAL_MS;
+      this.#every(intervalMs, 'worker-offline-watch', () => watch.runOnce());
     }
     this.#unsubscribe = this.#modules.events.subscribe('block-found', (found) => {
       if (!found.solo) this.fixWindowsNow();

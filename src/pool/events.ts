@@ -49,6 +49,17 @@ export interface PoolEventMap {
     readonly feeAtomic: bigint;
     readonly timestampMs: number;
   };
+  /**
+   * A worker that had shares sent none for `offlineAfterMs` (the leader's watch, once per
+   * transition: again only after it came back and stopped again). Not relayed between processes:
+   * it is published where the notifier runs.
+   */
+  readonly 'worker-offline': {
+    readonly address: string;
+    readonly worker: string;
+    readonly lastShareMs: number;
+    readonly offlineAfterMs: number;
+  };
 }
 
 export type PoolEventName = keyof PoolEventMap;

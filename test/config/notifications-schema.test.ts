@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { type ConfigError, parseConfig } from '../../src/config/load-config.js';
-import { NOTIFICATION_EVENT_NAMES, notificationConfigSchema } from '../../src/config/notifications-schema.js';
+import {
+  DEFAULT_NOTIFICATION_EVENTS,
+  notificationConfigSchema,
+  someTargetLists,
+} from '../../src/config/notifications-schema.js';
 
 function issuesOf(notifications: unknown): string[] {
   try {
@@ -12,7 +16,7 @@ function issuesOf(notifications: unknown): string[] {
 }
 
 describe('notifications config: Discord and Telegram', () => {
-  it('takes one line per target and fills the rest: all events, a 10 s debounce, the public Bot API', () => {
+  it('takes one line per target and fills the rest: all events but worker-offline, a 10 s debounce, the public Bot API', () => {
     const parsed = notificationConfigSchema.parse({
       discord: [{ url: 'https://discord.com/api/webhooks/1/token' }],
       telegram: [{ botTokenEnv: 'TELEGRAM_BOT_TOKEN', chatId: '-100123' }],
@@ -20,7 +24,7 @@ describe('notifications config: Discord and Telegram', () => {
     expect(parsed.discord).toEqual([
       {
         url: 'https://discord.com/api/webhooks/1/token',
-        events: [...NOTIFICATION_EVENT_NAMES],
+        events: [...DEFAULT_NOTIFICATION_EVENTS],
         debounceMs: 10_000,
       },
     ]);
@@ -28,11 +32,12 @@ describe('notifications config: Discord and Telegram', () => {
       {
         botTokenEnv: 'TELEGRAM_BOT_TOKEN',
         chatId: '-100123',
-        events: [...NOTIFICATION_EVENT_NAMES],
+        events: [...DEFAULT_NOTIFICATION_EVENTS],
         debounceMs: 10_000,
         apiBaseUrl: 'https://api.telegram.org',
       },
     ]);
+    expect(DEFAULT_NOTIFICATION_EVENTS).not.toContain('worker-offline');
     // Left out, they stay out (the section's defaults are what they were).
     expect(notificationConfigSchema.parse({})).not.toHaveProperty('discord');
     expect(notificationConfigSchema.parse({}).webhooks).toEqual([]);
@@ -77,6 +82,30 @@ describe('notifications config: Discord and Telegram', () => {
       expect(notificationConfigSchema.safeParse({ telegram: [{ botTokenEnv: 'T', chatId }] }).success).toBe(
         false,
       );
+    }
+  });
+
+  it('worker-offline: sent only where listed, by any kind of target', () => {
+    const parse = (section: unknown) => notificationConfigSchema.parse(section);
+    const telegram = { botTokenEnv: 'T', chatId: '1' };
+    expect(someTargetLists(parse({}), 'worker-offline')).toBe(false);
+    expect(
+      someTargetLists(
+        parse({
+          webhooks: [{ url: 'https://h.example/' }],
+          discord: [{ url: 'https://d.example/' }],
+          telegram: [telegram],
+        }),
+        'worker-offline',
+      ),
+    ).toBe(false);
+    expect(someTargetLists(parse({ webhooks: [{ url: 'https://h.example/' }] }), 'block-found')).toBe(true);
+    for (const section of [
+      { webhooks: [{ url: 'https://h.example/', events: ['worker-offline'] }] },
+      { discord: [{ url: 'https://d.example/', events: ['block-found', 'worker-offline'] }] },
+      { telegram: [{ ...telegram, events: ['worker-offline'] }] },
+    ]) {
+      expect(someTargetLists(parse(section), 'worker-offline')).toBe(true);
     }
   });
 });

@@ -55,6 +55,14 @@ export function shortHash(hash: string): string {
   return hash.length <= 20 ? hash : `${hash.slice(0, 8)}…${hash.slice(-8)}`;
 }
 
+/**
+ * A miner address as its first 8 and last 4 characters: "fireAbCd…wxyz". Enough for its owner
+ * to recognise it in a chat, short enough not to put the whole address in a channel.
+ */
+export function shortAddress(address: string): string {
+  return address.length <= 16 ? address : `${address.slice(0, 8)}…${address.slice(-4)}`;
+}
+
 /** `text` cut to at most `max` characters, the cut marked with "…". */
 export function clip(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, Math.max(0, max - 1))}…`;

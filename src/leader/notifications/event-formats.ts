@@ -2,6 +2,7 @@ import { BLOCK_CONFIRMED_FORMAT, BLOCK_FOUND_FORMAT, BLOCK_ORPHANED_FORMAT } fro
 import type { EventFormat } from './event-format.js';
 import type { NotificationEventMap, NotificationEventName } from './notification-events.js';
 import { PAYMENT_FAILED_FORMAT, PAYMENT_SENT_FORMAT } from './payment-event-formats.js';
+import { WORKER_OFFLINE_FORMAT } from './worker-event-formats.js';
 
 /**
  * Every notification event's JSON data and chat message. A new event (its name added to
@@ -15,6 +16,7 @@ export const EVENT_FORMATS: { readonly [K in NotificationEventName]: EventFormat
     'block-orphaned': BLOCK_ORPHANED_FORMAT,
     'payment-sent': PAYMENT_SENT_FORMAT,
     'payment-failed': PAYMENT_FAILED_FORMAT,
+    'worker-offline': WORKER_OFFLINE_FORMAT,
   };
 
 /** The format of `event`, typed for its payload. */

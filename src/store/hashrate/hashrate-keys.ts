@@ -19,6 +19,9 @@ import { StoreError } from '../store-error.js';
  *   batch, expires minuteRetentionMs after the miner's last share; at most maxWorkersPerMiner
  *   names plus "(others)", which takes the shares of names beyond (worker-admission.ts).
  *
+ * - `<p>:hashrate:offline-watch` - STRING - the last-share time (ms) up to which the leader's
+ *   worker-offline watch has looked (worker-offline-scan.ts) - no expiry.
+ *
  * `<hour>` is floor(ms / 3 600 000) and `<day>` floor(ms / 86 400 000), both UTC epoch based.
  *
  * Why this shape:
@@ -38,6 +41,7 @@ export interface HashrateKeys {
   readonly activeMiners: string;
   readonly activeWorkers: string;
   minerWorkers(address: string): string;
+  readonly offlineWatch: string;
 }
 
 export const MINUTE_MS = 60_000;
@@ -58,6 +62,7 @@ export function createHashrateKeys(prefix: string): HashrateKeys {
     activeMiners: `${base}:active:miners`,
     activeWorkers: `${base}:active:workers`,
     minerWorkers: (address: string) => `${base}:workers:${address}`,
+    offlineWatch: `${base}:offline-watch`,
   });
 }
 

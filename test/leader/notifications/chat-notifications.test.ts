@@ -277,6 +277,54 @@ describe('chat notifications (Discord, Telegram)', () => {
     expect(discord.received.at(-1)!.json['content']).toBe('Paid 12.3456789 XFG to 3 miners');
   });
 
+  it('sends worker-offline only to chat targets that list it, a burst as one summary', async () => {
+    const byDefault = await service([{ status: 204 }]);
+    const discord = await service([{ status: 204 }]);
+    const telegram = await service([{ status: 200, body: { ok: true } }]);
+    const address = `fire${'B'.repeat(94)}`;
+    start({
+      ...FAST,
+      discord: [
+        { url: `${byDefault.base}/d`, debounceMs: 0 },
+        { url: `${discord.base}/d`, events: ['worker-offline'], debounceMs: 300 },
+      ],
+      telegram: [
+        { botTokenEnv: 'TELEGRAM_BOT_TOKEN', chatId: '1', apiBaseUrl: telegram.base, debounceMs: 300 },
+        {
+          botTokenEnv: 'TELEGRAM_BOT_TOKEN',
+          chatId: '2',
+          apiBaseUrl: telegram.base,
+          events: ['block-found', 'worker-offline'],
+          debounceMs: 300,
+        },
+      ],
+    });
+    const lastShareMs = Date.UTC(2026, 10, 26, 14, 5);
+    for (const worker of ['rig1', 'rig2', 'rig3']) {
+      bus.publish('worker-offline', { address, worker, lastShareMs, offlineAfterMs: 600_000 });
+    }
+    expect(notifier!.metrics().debouncing).toBe(6);
+    await expect.poll(() => notifier!.metrics().delivered).toBe(2);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(byDefault.received).toEqual([]);
+    expect(discord.received.map((r) => r.json['content'])).toEqual(['3 workers offline: rig1, rig2, rig3']);
+    const [embed] = discord.received[0]!.json['embeds'] as Array<{
+      fields: Array<{ name: string; value: string }>;
+    }>;
+    expect(embed!.fields[0]).toEqual({
+      name: 'rig1',
+      value: 'fireBBBB…BBBB, last share 14:05 UTC',
+      inline: false,
+    });
+    expect(telegram.received.map((r) => r.json['chat_id'])).toEqual(['2']);
+    expect(String(telegram.received[0]!.json['text'])).toMatch(
+      /^<b>3 workers offline: rig1, rig2, rig3<\/b>\n/,
+    );
+    expect(JSON.stringify([...discord.received, ...telegram.received].map((r) => r.json))).not.toContain(
+      address,
+    );
+  });
+
   it("waits for Discord's retry_after on 429, and holds that webhook's other messages meanwhile", async () => {
     const discord = await service([
       { status: 429, body: { message: 'You are being rate limited.', retry_after: 0.4, global: false } },

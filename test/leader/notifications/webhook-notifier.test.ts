@@ -382,4 +382,30 @@ describe('webhook notifier', () => {
       timestampMs: 1,
     });
   });
+
+  it('sends worker-offline only to a webhook that lists it, with the address and the worker', async () => {
+    const hook = await receiver([200, 200]);
+    closeReceiver = hook.close;
+    const defaults = notificationConfigSchema.parse({ webhooks: [{ url: hook.url }] }).webhooks[0]!;
+    expect(defaults.events).not.toContain('worker-offline');
+    start({
+      ...FAST,
+      webhooks: [
+        { url: hook.url, events: defaults.events },
+        { url: hook.url, events: ['worker-offline'] },
+      ],
+    });
+    bus.publish('worker-offline', {
+      address: 'fireAddress',
+      worker: 'rig-7',
+      lastShareMs: 1_000,
+      offlineAfterMs: 600_000,
+    });
+    await expect.poll(() => notifier!.metrics().delivered).toBe(1);
+    expect(hook.received).toHaveLength(1);
+    expect(JSON.parse(hook.received[0]!.body)).toMatchObject({
+      event: 'worker-offline',
+      data: { address: 'fireAddress', worker: 'rig-7', lastShareMs: 1_000, offlineAfterSeconds: 600 },
+    });
+  });
 });

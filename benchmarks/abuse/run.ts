@@ -40,6 +40,8 @@ const PHASE_MS = Number(process.env['FUEGO_BENCH_ABUSE_SECONDS'] ?? 20) * 1000;
 /** Between attacks: connections close, queues drain, so one attack's tail is not the next one's. */
 const PAUSE_MS = 5_000;
 const TARGET_P99_RATIO = 2;
+/** Before the baseline: one share period of every honest miner, and then some. */
+const WARM_UP_MS = 15_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -154,7 +156,8 @@ async function main(): Promise<void> {
     const ready = nextMessage<{ miners: number }>(honest, 'ready');
     tell({ type: 'start', target, miners: HONEST_MINERS });
     console.log(`honest miners logged in: ${(await ready).miners}`);
-    await sleep(PAUSE_MS);
+    // Every miner's first share and keepalive (first writes of its worker, JIT) fall in here.
+    await sleep(WARM_UP_MS);
 
     const rows: ({ name: string; attack: AttackResult | undefined } & PoolUse)[] = [];
     tell({ type: 'phase', name: 'baseline' });
@@ -173,6 +176,15 @@ async function main(): Promise<void> {
       const use = await poolUse(stack.pool.pid, result);
       rows.push({ name, attack: (await result).result, ...use });
     }
+    tell({ type: 'phase', name: 'pause-after' });
+    await sleep(PAUSE_MS);
+    // The machine may have drifted since the first baseline (other load): measured again.
+    tell({ type: 'phase', name: 'baseline-after' });
+    rows.push({
+      name: 'baseline-after',
+      attack: undefined,
+      ...(await poolUse(stack.pool.pid, sleep(PHASE_MS))),
+    });
     tell({ type: 'phase', name: 'done' });
     const report = nextMessage<Extract<HonestEvent, { type: 'report' }>>(honest, 'report');
     tell({ type: 'report' });
@@ -182,7 +194,7 @@ async function main(): Promise<void> {
     const base = table[0]!.honest;
     const worst = Math.max(
       ...table
-        .slice(1)
+        .filter((r) => r.attack !== undefined)
         .map((r) =>
           Math.max(r.honest.keepaliveP99Ms / base.keepaliveP99Ms, r.honest.shareP99Ms / base.shareP99Ms),
         ),

@@ -31,6 +31,15 @@ const rateLimitSchema = z.strictObject({
     .describe(
       'Never limited. A reverse proxy on the same host forwards every visitor from one of these addresses: limit at the proxy then.',
     ),
+  refusalDelayMs: z
+    .number()
+    .int()
+    .min(0)
+    .max(10_000)
+    .default(1_000)
+    .describe(
+      'A refused request is answered (429) after this long: a client that ignores Retry-After waits on each of its connections instead of costing the pool a reply per round trip. 0 answers at once.',
+    ),
   maxPeers: z
     .number()
     .int()

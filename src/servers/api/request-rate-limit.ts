@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
 import type { ApiOptions } from '../../config/api-schema.js';
 import { PeerBudget } from '../../pool/peer-budget.js';
@@ -14,6 +15,7 @@ export class RequestRateLimit {
   readonly #exempt: ReadonlySet<string>;
   readonly #ipv6PrefixLength: number;
   readonly #clock: () => number;
+  readonly #refusalDelayMs: number;
   #refused = 0;
 
   constructor(options: ApiOptions['rateLimit'], ipv6PrefixLength: number, clock: () => number) {
@@ -28,6 +30,7 @@ export class RequestRateLimit {
     this.#exempt = new Set(options.exemptIps);
     this.#ipv6PrefixLength = ipv6PrefixLength;
     this.#clock = clock;
+    this.#refusalDelayMs = options.refusalDelayMs;
   }
 
   /** Takes one token of `ip`'s peer; false (counted as refused) when its budget is spent. */
@@ -43,10 +46,15 @@ export class RequestRateLimit {
     return this.#refused;
   }
 
-  /** Every request takes a token first: past the budget it is answered 429 RATE_LIMITED. */
+  /**
+   * Every request takes a token first: past the budget it is answered 429 RATE_LIMITED, after
+   * refusalDelayMs (a flood on keep-alive connections then waits instead of costing a reply per
+   * round trip).
+   */
   register(app: FastifyInstance): void {
     app.addHook('onRequest', async (request, reply) => {
       if (this.allows(request.socket.remoteAddress)) return;
+      if (this.#refusalDelayMs > 0) await delay(this.#refusalDelayMs);
       reply.header('retry-after', '1');
       throw new ApiError('RATE_LIMITED');
     });

@@ -8,6 +8,7 @@ import { buildTestApi, silentLogger } from './api-fixtures.js';
 import { listenForFeed } from './live-feed-fixtures.js';
 
 const BURST = 5;
+const REFUSAL_DELAY_MS = 200;
 
 describe('API requests per peer', () => {
   let server: TestRedis;
@@ -20,7 +21,14 @@ describe('API requests per peer', () => {
     ({ app } = await buildTestApi({
       redis,
       keyPrefix: 'rate-limit',
-      options: { rateLimit: { burst: BURST, requestsPerMinute: 1, exemptIps: ['192.0.2.1'] } },
+      options: {
+        rateLimit: {
+          burst: BURST,
+          requestsPerMinute: 1,
+          exemptIps: ['192.0.2.1'],
+          refusalDelayMs: REFUSAL_DELAY_MS,
+        },
+      },
     }));
   });
 
@@ -32,10 +40,13 @@ describe('API requests per peer', () => {
 
   const get = (remoteAddress: string, url = '/api/stats') => app.inject({ url, remoteAddress });
 
-  it('serves a burst, then answers 429 RATE_LIMITED with Retry-After, before any work', async () => {
+  it('serves a burst, then answers 429 RATE_LIMITED with Retry-After after a delay, before any work', async () => {
     for (let i = 0; i < BURST; i++) expect((await get('198.51.100.1')).statusCode).toBe(200);
+    const started = Date.now();
     const refused = await get('198.51.100.1', '/api/payments?page=9&limit=100');
     expect(refused.statusCode).toBe(429);
+    // Answered late: a flood on keep-alive connections waits instead of costing a reply per round trip.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(REFUSAL_DELAY_MS - 20);
     expect(refused.headers['retry-after']).toBe('1');
     expect(refused.json()).toMatchObject({ error: { code: 'RATE_LIMITED' } });
     expect(app.pool.rateLimit.refused).toBeGreaterThanOrEqual(1);

@@ -4,8 +4,8 @@
  * share (hashed here with the native cn/upx2) every SHARE_MS, both with random phase. Round trips
  * are recorded under the phase run.ts names (baseline, then each attack) and reported on request.
  */
-import { bytesToHex, hexToBytes } from '../../src/fuego/hex.js';
 import { loadNativeHasher } from '../../src/pow/native.js';
+import { difficultyOneShare } from '../stratum/difficulty-one-share.js';
 import { percentile, round } from '../stratum/measure-process.js';
 import { connectMiners, type LoggedInMiner } from '../stratum/simulated-miners.js';
 import { nowMs, type WireJob } from '../stratum/stratum-client.js';
@@ -14,8 +14,6 @@ import type { HonestCommand, HonestEvent, HonestPhaseStats, Target } from './mes
 const KEEPALIVE_MS = 5_000;
 const SHARE_MS = 10_000;
 const TICK_MS = 10;
-/** Offset of the 4-byte nonce in a hashing blob. */
-const NONCE_OFFSET = 39;
 
 interface Miner {
   readonly logged: LoggedInMiner;
@@ -89,18 +87,9 @@ function tick(): void {
   }
 }
 
-/** A share at difficulty 1 (any hash is one) on the miner's current job. */
+/** A share at difficulty 1 on the miner's current job, with its next nonce. */
 function share(miner: Miner): object {
-  const blob = hexToBytes(miner.job.blob);
-  const nonce = Buffer.alloc(4);
-  nonce.writeUInt32LE(miner.nonce++ >>> 0, 0);
-  blob.set(nonce, NONCE_OFFSET);
-  return {
-    id: miner.logged.sessionId,
-    job_id: miner.job.job_id,
-    nonce: nonce.toString('hex'),
-    result: bytesToHex(hasher.hash(blob)),
-  };
+  return { id: miner.logged.sessionId, ...difficultyOneShare(hasher, miner.job, miner.nonce++) };
 }
 
 async function timed(

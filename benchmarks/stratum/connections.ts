@@ -19,9 +19,14 @@
  * FUEGO_BENCH_STRATUM_PROCESSES=N runs the pool with `stratum.processes: N` (default 1): RSS and
  * main-thread CPU are then the sums over the pool process and its stratum children.
  * Prints a table, then one JSON object as the last line.
+ *
+ * `npm run bench:connections -- --miners N` runs the benchmark at scale instead (connections-scale.ts):
+ * N miners in load-generator processes, the pool with `stratum.processes: "auto"`, figures at
+ * 20k, 50k, 100k steps.
  */
 import { availableParallelism, loadavg } from 'node:os';
 import { type BenchStack, startBenchStack } from './bench-stack.js';
+import { runConnectionsAtScale } from './connections-scale.js';
 import { measureJobArrivals, PUSH_ROUNDS, TARGET_PUSH_P99_MS } from './job-arrivals.js';
 import {
   countOpenFds,
@@ -325,4 +330,17 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+/** `--miners N` or `--miners=N`; undefined without it. */
+function minersOption(args: readonly string[]): number | undefined {
+  const at = args.findIndex((a) => a === '--miners' || a.startsWith('--miners='));
+  if (at === -1) return undefined;
+  const arg = args[at]!;
+  const text = arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : args[at + 1];
+  const miners = Number(text);
+  if (!Number.isInteger(miners) || miners < 1)
+    throw new Error(`--miners wants a positive whole number, not ${text}`);
+  return miners;
+}
+
+const scaleMiners = minersOption(process.argv.slice(2));
+await (scaleMiners === undefined ? main() : runConnectionsAtScale(scaleMiners));

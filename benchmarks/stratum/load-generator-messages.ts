@@ -1,0 +1,47 @@
+/** IPC between the connections benchmark at scale (connections-scale.ts) and its load generators. */
+
+/** CPU seconds (user + system) of a load generator since it started. */
+export interface CpuReport {
+  readonly cpuSeconds: number;
+}
+
+export type LoadCommand =
+  /** Log in miners until this process holds `total` (miner names and source addresses by index). */
+  | {
+      readonly type: 'connect';
+      readonly port: number;
+      readonly address: string;
+      readonly total: number;
+      readonly sources: readonly string[];
+    }
+  /** Forget the last push: the next job notification of each miner is the one measured. */
+  | { readonly type: 'arm' }
+  /** Wait (at most `timeoutMs`) until every miner got its next job, then report. */
+  | { readonly type: 'collect'; readonly height: number; readonly timeoutMs: number }
+  /** Hash `perMiner` difficulty-1 shares for each of the first `miners` miners, on their current jobs. */
+  | { readonly type: 'prepare-shares'; readonly miners: number; readonly perMiner: number }
+  /** Send the prepared shares at once and report when every one is answered. */
+  | { readonly type: 'burst' }
+  | { readonly type: 'stop' };
+
+export type LoadEvent =
+  | ({ readonly type: 'connected'; readonly miners: number; readonly seconds: number } & CpuReport)
+  | ({ readonly type: 'armed' } & CpuReport)
+  | ({
+      readonly type: 'arrivals';
+      /** Wall-clock ms (performance.timeOrigin + now) when each received job's chunk was read. */
+      readonly atMs: readonly number[];
+      readonly missing: number;
+      readonly wrongHeight: number;
+    } & CpuReport)
+  | ({ readonly type: 'prepared'; readonly shares: number } & CpuReport)
+  | ({
+      readonly type: 'burst';
+      readonly accepted: number;
+      /** Replies other than OK, by error message. */
+      readonly refused: Readonly<Record<string, number>>;
+      /** Wall-clock ms of the first submit written and of the last reply read. */
+      readonly startMs: number;
+      readonly endMs: number;
+    } & CpuReport)
+  | { readonly type: 'failed'; readonly message: string };

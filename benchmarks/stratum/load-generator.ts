@@ -1,0 +1,172 @@
+/**
+ * A load generator of the connections benchmark at scale, in its own process (forked by
+ * connections-scale.ts): it holds its share of the idle miners, stamps each miner's job
+ * notifications, and sends bursts of valid shares, as told over IPC (load-generator-messages.ts).
+ * Its CPU is reported with every answer, so the benchmark can show it apart from the pool's.
+ */
+import { loadNativeHasher } from '../../src/pow/native.js';
+import { difficultyOneShare, type ShareParams } from './difficulty-one-share.js';
+import type { LoadCommand, LoadEvent } from './load-generator-messages.js';
+import { connectMiners, type LoggedInMiner } from './simulated-miners.js';
+import { nowMs, type WireJob } from './stratum-client.js';
+
+/** Logins in flight at once, per load generator. */
+const BATCH_SIZE = 500;
+/** This process's number among the load generators: miner names and source addresses carry it. */
+const GENERATOR_INDEX = Number(process.argv[2] ?? 0);
+
+interface Miner {
+  readonly logged: LoggedInMiner;
+  /** The last job notification's line, parsed only when a share is needed. */
+  lastJobLine: string | undefined;
+  /** Arrival of the first job after `arm`, wall-clock ms. */
+  armedArrivalMs: number | undefined;
+  armedLine: string | undefined;
+  nonce: number;
+}
+
+const miners: Miner[] = [];
+let armed = false;
+let received = 0;
+let onAllReceived: (() => void) | undefined;
+let prepared: Array<{ readonly miner: Miner; readonly share: ShareParams }> = [];
+
+function send(event: LoadEvent): void {
+  process.send?.(event);
+}
+
+function cpuSeconds(): number {
+  const usage = process.cpuUsage();
+  return (usage.user + usage.system) / 1e6;
+}
+
+function track(logged: LoggedInMiner): Miner {
+  const miner: Miner = {
+    logged,
+    lastJobLine: undefined,
+    armedArrivalMs: undefined,
+    armedLine: undefined,
+    nonce: 0,
+  };
+  logged.client.onJob = (notification) => {
+    miner.lastJobLine = notification.line;
+    // Notifications are kept only while a push is measured.
+    logged.client.notifications.length = 0;
+    if (!armed || miner.armedArrivalMs !== undefined) return;
+    miner.armedArrivalMs = notification.atMs;
+    miner.armedLine = notification.line;
+    if (++received === miners.length) onAllReceived?.();
+  };
+  return miner;
+}
+
+async function connect(command: Extract<LoadCommand, { type: 'connect' }>): Promise<void> {
+  const started = performance.now();
+  const { sources } = command;
+  const added = await connectMiners(miners.length, command.total, {
+    port: command.port,
+    login: (i) => `${command.address}.g${GENERATOR_INDEX}w${i}`,
+    batchSize: BATCH_SIZE,
+    localAddresses: sources,
+  });
+  for (const logged of added) miners.push(track(logged));
+  send({
+    type: 'connected',
+    miners: miners.length,
+    seconds: (performance.now() - started) / 1000,
+    cpuSeconds: cpuSeconds(),
+  });
+}
+
+function arm(): void {
+  for (const miner of miners) {
+    miner.armedArrivalMs = undefined;
+    miner.armedLine = undefined;
+  }
+  received = 0;
+  armed = true;
+  send({ type: 'armed', cpuSeconds: cpuSeconds() });
+}
+
+async function collect(height: number, timeoutMs: number): Promise<void> {
+  if (received < miners.length) {
+    let timer: NodeJS.Timeout | undefined;
+    await new Promise<void>((resolve) => {
+      onAllReceived = resolve;
+      timer = setTimeout(resolve, timeoutMs);
+    });
+    clearTimeout(timer);
+    onAllReceived = undefined;
+  }
+  armed = false;
+  const atMs: number[] = [];
+  let wrongHeight = 0;
+  for (const miner of miners) {
+    if (miner.armedArrivalMs === undefined || miner.armedLine === undefined) continue;
+    atMs.push(miner.armedArrivalMs);
+    const job = (JSON.parse(miner.armedLine) as { params: WireJob }).params;
+    if (job.height !== height) wrongHeight++;
+  }
+  send({
+    type: 'arrivals',
+    atMs,
+    missing: miners.length - atMs.length,
+    wrongHeight,
+    cpuSeconds: cpuSeconds(),
+  });
+}
+
+const hasher = loadNativeHasher({ portable: false });
+
+function prepareShares(count: number, perMiner: number): void {
+  prepared = [];
+  for (const miner of miners.slice(0, count)) {
+    const job = miner.lastJobLine
+      ? (JSON.parse(miner.lastJobLine) as { params: WireJob }).params
+      : miner.logged.job;
+    for (let k = 0; k < perMiner; k++)
+      prepared.push({ miner, share: difficultyOneShare(hasher, job, miner.nonce++) });
+  }
+  send({ type: 'prepared', shares: prepared.length, cpuSeconds: cpuSeconds() });
+}
+
+async function burst(): Promise<void> {
+  const refused: Record<string, number> = {};
+  let accepted = 0;
+  const startMs = nowMs();
+  await Promise.all(
+    prepared.map(async ({ miner, share }) => {
+      const reply = await miner.logged.client.request('submit', { id: miner.logged.sessionId, ...share });
+      if (reply.error === null) accepted++;
+      else refused[reply.error.message] = (refused[reply.error.message] ?? 0) + 1;
+    }),
+  );
+  const endMs = nowMs();
+  prepared = [];
+  send({ type: 'burst', accepted, refused, startMs, endMs, cpuSeconds: cpuSeconds() });
+}
+
+function stop(): void {
+  for (const miner of miners) miner.logged.client.destroy();
+  process.exit(0);
+}
+
+const handlers: { [K in LoadCommand['type']]: (command: Extract<LoadCommand, { type: K }>) => unknown } = {
+  connect,
+  arm,
+  collect: (command) => collect(command.height, command.timeoutMs),
+  'prepare-shares': (command) => prepareShares(command.miners, command.perMiner),
+  burst,
+  stop,
+};
+
+process.on('message', (command: LoadCommand) => {
+  const handler = handlers[command.type] as (command: LoadCommand) => unknown;
+  Promise.resolve()
+    .then(() => handler(command))
+    .catch((error: unknown) =>
+      send({ type: 'failed', message: error instanceof Error ? error.message : String(error) }),
+    );
+});
+// The benchmark is gone (it exited or crashed): nothing left to measure for.
+process.on('disconnect', stop);

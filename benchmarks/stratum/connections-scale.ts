@@ -28,7 +28,7 @@ import {
   percentile,
   printReport,
   processTree,
-  readProcessCpuSeconds,
+  readProcessCpuSplit,
   readRssKb,
   round,
   type TableRow,
@@ -40,6 +40,8 @@ const STEPS = [1_000, 20_000, 50_000, 100_000];
 /** Miners that send the share bursts (the first ones logged in), and shares each. */
 const SHARE_MINERS = 1_000;
 const SHARES_PER_MINER = 3;
+/** Bursts per step, averaged: the neighbours' load moves a single one by 20% or more. */
+const BURSTS = 2;
 /** Open files a process keeps besides its miners' sockets (Redis, IPC, worker threads, logs). */
 const FD_RESERVE = 500;
 /** A stratum process gets its connections round-robin: room for an uneven spread. */
@@ -69,6 +71,8 @@ interface PushResult {
   readonly missing: number;
   readonly wrongHeight: number;
   readonly poolCpuSeconds: number;
+  /** The part of poolCpuSeconds spent in the kernel (on loopback it includes delivering to the miner's socket). */
+  readonly poolSystemSeconds: number;
   readonly generatorCpuSeconds: number;
   /** The leader's "new block template" log minus T0 (noticing the tip and fetching the template). */
   readonly templateAfterTipMs: number | undefined;
@@ -90,6 +94,8 @@ interface StepResult {
   readonly push: Distribution;
   readonly pushMissing: number;
   readonly poolCpuUsPerMinerPush: number;
+  /** The kernel's part of poolCpuUsPerMinerPush. */
+  readonly poolSystemUsPerMinerPush: number;
   readonly generatorCpuUsPerMinerPush: number;
   readonly idlePoolCpuPercent: number;
   readonly sharesPerSec: number;
@@ -134,9 +140,26 @@ function distribution(sorted: readonly number[]): Distribution {
   };
 }
 
-/** CPU seconds of the pool process and its stratum children, every thread. */
+interface CpuSplit {
+  readonly userSeconds: number;
+  readonly systemSeconds: number;
+}
+
+/** CPU seconds of the pool process and its stratum children, every thread, user and kernel. */
+function poolCpu(pid: number): CpuSplit {
+  let userSeconds = 0;
+  let systemSeconds = 0;
+  for (const member of processTree(pid)) {
+    const cpu = readProcessCpuSplit(member);
+    userSeconds += cpu.userSeconds;
+    systemSeconds += cpu.systemSeconds;
+  }
+  return { userSeconds, systemSeconds };
+}
+
 function poolCpuSeconds(pid: number): number {
-  return processTree(pid).reduce((sum, member) => sum + readProcessCpuSeconds(member), 0);
+  const cpu = poolCpu(pid);
+  return cpu.userSeconds + cpu.systemSeconds;
 }
 
 function poolRssBytes(pid: number): number {
@@ -146,17 +169,19 @@ function poolRssBytes(pid: number): number {
 /** Mines one block and waits for every miner's next job. */
 async function measurePush(stack: BenchStack, generators: LoadGenerators): Promise<PushResult> {
   const armed = await generators.all('armed', { type: 'arm' });
-  const cpuBefore = poolCpuSeconds(stack.pool.pid);
+  const cpuBefore = poolCpu(stack.pool.pid);
   const height = stack.devnet.control.mineBlocks(1)[0]!.height + 1;
   const t0 = nowMs();
   const arrivals = await generators.all('arrivals', { type: 'collect', height, timeoutMs: PUSH_TIMEOUT_MS });
-  const poolCpu = poolCpuSeconds(stack.pool.pid) - cpuBefore;
+  const cpuAfter = poolCpu(stack.pool.pid);
+  const systemSeconds = cpuAfter.systemSeconds - cpuBefore.systemSeconds;
   const template = stack.pool.logs.find((l) => l.msg === 'new block template' && l['height'] === height);
   return {
     fromTipMs: arrivals.flatMap((a) => a.atMs.map((at) => at - t0)).sort((a, b) => a - b),
     missing: arrivals.reduce((s, a) => s + a.missing, 0),
     wrongHeight: arrivals.reduce((s, a) => s + a.wrongHeight, 0),
-    poolCpuSeconds: poolCpu,
+    poolCpuSeconds: cpuAfter.userSeconds - cpuBefore.userSeconds + systemSeconds,
+    poolSystemSeconds: systemSeconds,
     generatorCpuSeconds: arrivals.reduce((s, a, i) => s + a.cpuSeconds - armed[i]!.cpuSeconds, 0),
     templateAfterTipMs: template ? template.time - t0 : undefined,
   };
@@ -172,7 +197,7 @@ async function measureBurst(stack: BenchStack, generators: LoadGenerators): Prom
   });
   const cpuBefore = poolCpuSeconds(stack.pool.pid);
   const bursts = await generators.all('burst', { type: 'burst' });
-  const poolCpu = poolCpuSeconds(stack.pool.pid) - cpuBefore;
+  const burstCpuSeconds = poolCpuSeconds(stack.pool.pid) - cpuBefore;
   const accepted = bursts.reduce((s, b) => s + b.accepted, 0);
   const refused: Record<string, number> = {};
   for (const b of bursts)
@@ -184,7 +209,7 @@ async function measureBurst(stack: BenchStack, generators: LoadGenerators): Prom
     accepted,
     refused,
     sharesPerSec: accepted / seconds,
-    poolCpuUsPerShare: (poolCpu * 1e6) / Math.max(1, accepted),
+    poolCpuUsPerShare: (burstCpuSeconds * 1e6) / Math.max(1, accepted),
   };
 }
 
@@ -288,8 +313,15 @@ export async function runConnectionsAtScale(miners: number): Promise<void> {
       const perMinerPush = (us: number) => us / (reached * pushes.length);
       // The first burst warms the share path (JIT, verifier threads) and is not counted.
       if (steps.length === 0) await measureBurst(stack, generators);
-      const burst = await measureBurst(stack, generators);
-      await sleep(SETTLE_MS);
+      const bursts: BurstResult[] = [];
+      for (let b = 0; b < BURSTS; b++) {
+        bursts.push(await measureBurst(stack, generators));
+        await sleep(SETTLE_MS);
+      }
+      const sharesPerSec = bursts.reduce((sum, b) => sum + b.sharesPerSec, 0) / bursts.length;
+      const refused: Record<string, number> = {};
+      for (const b of bursts)
+        for (const [message, n] of Object.entries(b.refused)) refused[message] = (refused[message] ?? 0) + n;
 
       const result: StepResult = {
         miners: reached,
@@ -299,9 +331,13 @@ export async function runConnectionsAtScale(miners: number): Promise<void> {
         push,
         pushMissing,
         poolCpuUsPerMinerPush: round(perMinerPush(poolCpuUs), 2),
+        poolSystemUsPerMinerPush: round(
+          perMinerPush(pushes.reduce((s, p) => s + p.poolSystemSeconds, 0) * 1e6),
+          2,
+        ),
         generatorCpuUsPerMinerPush: round(perMinerPush(generatorCpuUs), 2),
         idlePoolCpuPercent: round(idlePoolCpuPercent),
-        sharesPerSec: round(burst.sharesPerSec),
+        sharesPerSec: round(sharesPerSec),
       };
       steps.push(result);
       const warm = distribution(warmup.fromTipMs);
@@ -322,12 +358,12 @@ export async function runConnectionsAtScale(miners: number): Promise<void> {
         [
           `${reached}: pool CPU per miner per push (µs)`,
           result.poolCpuUsPerMinerPush.toFixed(2),
-          `all pool processes and threads, T0 to the last arrival (per push ${pushes.map((p) => ((p.poolCpuSeconds * 1e6) / reached).toFixed(1)).join(' / ')}); load generators ${result.generatorCpuUsPerMinerPush.toFixed(2)} µs per miner per push`,
+          `${result.poolSystemUsPerMinerPush.toFixed(2)} of it in the kernel; all pool processes and threads, T0 to the last arrival (per push ${pushes.map((p) => ((p.poolCpuSeconds * 1e6) / reached).toFixed(1)).join(' / ')}); load generators ${result.generatorCpuUsPerMinerPush.toFixed(2)} µs per miner per push`,
         ],
         [
           `${reached}: shares verified per second`,
-          burst.sharesPerSec.toFixed(0),
-          `${burst.accepted}/${burst.shares} accepted from ${SHARE_MINERS} miners at difficulty 1, ${describeRefused(burst.refused)}; pool CPU ${burst.poolCpuUsPerShare.toFixed(0)} µs per share`,
+          sharesPerSec.toFixed(0),
+          `mean of ${bursts.length} bursts (${bursts.map((b) => b.sharesPerSec.toFixed(0)).join(' / ')}) of ${bursts[0]!.shares} shares from ${SHARE_MINERS} miners at difficulty 1: ${bursts.reduce((sum, b) => sum + b.accepted, 0)} accepted, ${describeRefused(refused)}; pool CPU ${bursts.map((b) => b.poolCpuUsPerShare.toFixed(0)).join(' / ')} µs per share`,
         ],
       );
       say(
@@ -364,6 +400,7 @@ export async function runConnectionsAtScale(miners: number): Promise<void> {
     pushP99Ms: last?.push.p99 ?? null,
     pushMaxMs: last?.push.max ?? null,
     poolCpuUsPerMinerPush: last?.poolCpuUsPerMinerPush ?? null,
+    poolSystemUsPerMinerPush: last?.poolSystemUsPerMinerPush ?? null,
     sharesPerSec: last?.sharesPerSec ?? null,
     sharesPerSecAt1k: atOneK?.sharesPerSec ?? null,
     stratumProcesses: stratumProcesses,

@@ -75,6 +75,16 @@ export function readProcessCpuSeconds(pid: number): number {
   return readThreadCpu(pid).reduce((sum, t) => sum + t.cpuSeconds, 0);
 }
 
+/** CPU seconds of `pid`, all threads, in user space and in the kernel (/proc/PID/stat fields 14 and 15). */
+export function readProcessCpuSplit(pid: number): { userSeconds: number; systemSeconds: number } {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return {
+    userSeconds: Number(fields[11]) / CLOCK_TICKS_PER_SECOND,
+    systemSeconds: Number(fields[12]) / CLOCK_TICKS_PER_SECOND,
+  };
+}
+
 /** CPU seconds per thread between two snapshots, by thread, busiest first. */
 export function cpuDelta(before: readonly ThreadCpu[], after: readonly ThreadCpu[]): ThreadCpu[] {
   const start = new Map(before.map((t) => [t.tid, t.cpuSeconds]));

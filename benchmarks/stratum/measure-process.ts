@@ -16,6 +16,13 @@ export function readRssKb(pid: number): number {
   return Number(match[1]);
 }
 
+/** VmRSS of `pid` split (kB): anonymous memory, file-backed pages (the node binary, shared by every Node process) and shared memory. */
+export function readRssPartsKb(pid: number): { anonKb: number; fileKb: number; shmemKb: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+)\\s+kB`, 'm').exec(status)?.[1] ?? 0);
+  return { anonKb: field('RssAnon'), fileKb: field('RssFile'), shmemKb: field('RssShmem') };
+}
+
 /** `pid` and its child processes (a pool with stratum.processes > 1 has one per stratum process). */
 export function processTree(pid: number): number[] {
   return [pid, ...childProcessIds(pid)];

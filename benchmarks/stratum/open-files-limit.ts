@@ -45,19 +45,18 @@ function mayRaiseTo(limit: number): boolean {
 }
 
 /**
- * Runs this benchmark again with the open-files limit at `wanted` (capped at fs.nr_open), or at
- * the hard limit if only the soft one may be raised, and exits with its exit code; signals are
- * passed on to it. Returns (without re-running) when the limit is already there, when this is the
- * re-run, or when not even the soft limit can be raised.
+ * Runs this benchmark again with the open-files limit at `wanted` (capped at fs.nr_open) and exits
+ * with its exit code; signals are passed on to it. Returns (without re-running) when the limit is
+ * already there, when this is the re-run, or when the hard limit may not be raised (then the soft
+ * one is already at it: Node raises its soft limit to the hard one when it starts).
  */
 export async function rerunWithOpenFiles(wanted: number): Promise<void> {
   if (process.env[RERUN_ENV] === '1') return;
   const target = Math.min(wanted, readNrOpen());
   const current = readOpenFiles();
   if (current.soft >= target) return;
-  const limit = mayRaiseTo(target) ? target : current.hard > current.soft ? current.hard : undefined;
-  if (limit === undefined) return;
-  const [command, args] = limitedCommand(limit, [
+  if (!mayRaiseTo(target)) return;
+  const [command, args] = limitedCommand(target, [
     process.execPath,
     ...process.execArgv,
     ...process.argv.slice(1),

@@ -24,23 +24,22 @@ import { availableParallelism, loadavg } from 'node:os';
 import { type BenchStack, startBenchStack } from './bench-stack.js';
 import { PUSH_ROUNDS } from './job-arrivals.js';
 import { LoadGenerators } from './load-generators.js';
-import {
-  percentile,
-  printReport,
-  processTree,
-  readProcessCpuSplit,
-  readRssKb,
-  readRssPartsKb,
-  round,
-  type TableRow,
-} from './measure-process.js';
+import { printReport, processTree, round, type TableRow } from './measure-process.js';
 import { howToRaise, readOpenFiles, rerunWithOpenFiles } from './open-files-limit.js';
-import { nowMs } from './stratum-client.js';
+import { poolCpuSeconds, poolMemory } from './pool-tree-usage.js';
+import {
+  type BurstResult,
+  type Distribution,
+  describeRefused,
+  distribution,
+  measureBurst,
+  measurePush,
+  mergeRefused,
+  type PushResult,
+  SHARE_MINERS,
+} from './scale-measurements.js';
 
 const STEPS = [1_000, 20_000, 50_000, 100_000];
-/** Miners that send the share bursts (the first ones logged in), and shares each. */
-const SHARE_MINERS = 1_000;
-const SHARES_PER_MINER = 3;
 /** Bursts per step, averaged: the neighbours' load moves a single one by 20% or more. */
 const BURSTS = 2;
 /** Open files a process keeps besides its miners' sockets (Redis, IPC, worker threads, logs). */
@@ -51,7 +50,6 @@ const STRATUM_SPREAD_SLACK = 0.9;
 const SOURCES_PER_GENERATOR = 16;
 /** Pause before reading RSS and between pushes, so the pool's event loop and GC settle. */
 const SETTLE_MS = 2_000;
-const PUSH_TIMEOUT_MS = 30_000;
 /** The issue's targets at 100,000 miners. */
 const TARGET_RSS_BYTES = 1.5 * 1024 ** 3;
 const TARGET_PUSH_P99_MS = 1_000;
@@ -59,33 +57,7 @@ const TARGET_CPU_US_PER_MINER_PUSH = 10;
 const TARGET_SHARE_RATE_RATIO = 0.9;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-interface Distribution {
-  readonly p50: number;
-  readonly p99: number;
-  readonly max: number;
-}
-
-interface PushResult {
-  /** Arrival minus T0, ms, ascending. */
-  readonly fromTipMs: number[];
-  readonly missing: number;
-  readonly wrongHeight: number;
-  readonly poolCpuSeconds: number;
-  /** The part of poolCpuSeconds spent in the kernel (on loopback it includes delivering to the miner's socket). */
-  readonly poolSystemSeconds: number;
-  readonly generatorCpuSeconds: number;
-  /** The leader's "new block template" log minus T0 (noticing the tip and fetching the template). */
-  readonly templateAfterTipMs: number | undefined;
-}
-
-interface BurstResult {
-  readonly shares: number;
-  readonly accepted: number;
-  readonly refused: Readonly<Record<string, number>>;
-  readonly sharesPerSec: number;
-  readonly poolCpuUsPerShare: number;
-}
+const MB = 1048576;
 
 interface StepResult {
   readonly miners: number;
@@ -101,6 +73,21 @@ interface StepResult {
   readonly generatorCpuUsPerMinerPush: number;
   readonly idlePoolCpuPercent: number;
   readonly sharesPerSec: number;
+}
+
+/** What a step measured besides its result, for the table. */
+interface StepDetail {
+  readonly result: StepResult;
+  readonly warmup: PushResult;
+  readonly pushes: readonly PushResult[];
+  readonly bursts: readonly BurstResult[];
+}
+
+/** The running benchmark: the pool, the generators, the pool's idle RSS. */
+interface ScaleRun {
+  readonly stack: BenchStack;
+  readonly generators: LoadGenerators;
+  readonly idleRssBytes: number;
 }
 
 interface Plan {
@@ -134,121 +121,123 @@ function plan(miners: number, wantedOpenFiles: number): Plan {
   return { generators, stratumProcesses, openFiles: limit.soft, notes };
 }
 
-function distribution(sorted: readonly number[]): Distribution {
-  return {
-    p50: round(percentile(sorted, 50)),
-    p99: round(percentile(sorted, 99)),
-    max: round(sorted.at(-1) ?? Number.NaN),
-  };
+/** Logs the generators' miners in up to `step` in all; returns how many are logged in and at what rate. */
+async function connectUpTo(
+  run: ScaleRun,
+  step: number,
+  before: number,
+): Promise<{ miners: number; loginsPerSec: number }> {
+  const { stack, generators } = run;
+  const count = generators.count;
+  const started = performance.now();
+  const connected = await generators.all('connected', (index) => ({
+    type: 'connect',
+    port: stack.pool.stratumPort,
+    address: stack.minerAddress,
+    total: Math.floor((step * (index + 1)) / count) - Math.floor((step * index) / count),
+    sources: Array.from({ length: SOURCES_PER_GENERATOR }, (_, k) => `127.10.${index}.${k + 1}`),
+  }));
+  const miners = connected.reduce((s, c) => s + c.miners, 0);
+  return { miners, loginsPerSec: (miners - before) / ((performance.now() - started) / 1000) };
 }
 
-interface CpuSplit {
-  readonly userSeconds: number;
-  readonly systemSeconds: number;
-}
+/** RSS and idle CPU, one warm-up and PUSH_ROUNDS pushes, BURSTS share bursts, with `miners` logged in. */
+async function measureStep(
+  run: ScaleRun,
+  miners: number,
+  loginsPerSec: number,
+  first: boolean,
+): Promise<StepDetail> {
+  const { stack, generators } = run;
+  const pid = stack.pool.pid;
+  const idleCpuBefore = poolCpuSeconds(pid);
+  await sleep(SETTLE_MS);
+  const idlePoolCpuPercent = ((poolCpuSeconds(pid) - idleCpuBefore) / (SETTLE_MS / 1000)) * 100;
+  const memory = poolMemory(pid);
 
-/** CPU seconds of the pool process and its stratum children, every thread, user and kernel. */
-function poolCpu(pid: number): CpuSplit {
-  let userSeconds = 0;
-  let systemSeconds = 0;
-  for (const member of processTree(pid)) {
-    const cpu = readProcessCpuSplit(member);
-    userSeconds += cpu.userSeconds;
-    systemSeconds += cpu.systemSeconds;
+  // The first push to the new miners is shown but not counted (cold code, first writes).
+  const warmup = await measurePush(stack, generators);
+  await sleep(SETTLE_MS);
+  const pushes: PushResult[] = [];
+  for (let r = 0; r < PUSH_ROUNDS; r++) {
+    pushes.push(await measurePush(stack, generators));
+    await sleep(SETTLE_MS);
   }
-  return { userSeconds, systemSeconds };
-}
-
-function poolCpuSeconds(pid: number): number {
-  const cpu = poolCpu(pid);
-  return cpu.userSeconds + cpu.systemSeconds;
-}
-
-interface PoolMemory {
-  /** VmRSS summed over the pool's processes (as the issue's target counts it). */
-  readonly rssBytes: number;
-  /**
-   * The same with file-backed pages counted once, not once per process: they are mostly the node
-   * binary, which every process maps and the kernel holds once.
-   */
-  readonly rssSharedOnceBytes: number;
-}
-
-function poolMemory(pid: number): PoolMemory {
-  let rssKb = 0;
-  let privateKb = 0;
-  let fileKb = 0;
-  for (const member of processTree(pid)) {
-    rssKb += readRssKb(member);
-    const parts = readRssPartsKb(member);
-    privateKb += parts.anonKb + parts.shmemKb;
-    fileKb = Math.max(fileKb, parts.fileKb);
+  // The first burst warms the share path (JIT, verifier threads) and is not counted.
+  if (first) await measureBurst(stack, generators);
+  const bursts: BurstResult[] = [];
+  for (let b = 0; b < BURSTS; b++) {
+    bursts.push(await measureBurst(stack, generators));
+    await sleep(SETTLE_MS);
   }
-  return { rssBytes: rssKb * 1024, rssSharedOnceBytes: (privateKb + fileKb) * 1024 };
-}
-
-/** Mines one block and waits for every miner's next job. */
-async function measurePush(stack: BenchStack, generators: LoadGenerators): Promise<PushResult> {
-  const armed = await generators.all('armed', { type: 'arm' });
-  const cpuBefore = poolCpu(stack.pool.pid);
-  const height = stack.devnet.control.mineBlocks(1)[0]!.height + 1;
-  const t0 = nowMs();
-  const arrivals = await generators.all('arrivals', { type: 'collect', height, timeoutMs: PUSH_TIMEOUT_MS });
-  const cpuAfter = poolCpu(stack.pool.pid);
-  const systemSeconds = cpuAfter.systemSeconds - cpuBefore.systemSeconds;
-  const template = stack.pool.logs.find((l) => l.msg === 'new block template' && l['height'] === height);
-  return {
-    fromTipMs: arrivals.flatMap((a) => a.atMs.map((at) => at - t0)).sort((a, b) => a - b),
-    missing: arrivals.reduce((s, a) => s + a.missing, 0),
-    wrongHeight: arrivals.reduce((s, a) => s + a.wrongHeight, 0),
-    poolCpuSeconds: cpuAfter.userSeconds - cpuBefore.userSeconds + systemSeconds,
-    poolSystemSeconds: systemSeconds,
-    generatorCpuSeconds: arrivals.reduce((s, a, i) => s + a.cpuSeconds - armed[i]!.cpuSeconds, 0),
-    templateAfterTipMs: template ? template.time - t0 : undefined,
+  const sum = (values: readonly number[]) => values.reduce((s, v) => s + v, 0);
+  const perMinerPushUs = (seconds: number) => round((seconds * 1e6) / (miners * pushes.length), 2);
+  const result: StepResult = {
+    miners,
+    poolRssBytes: memory.rssBytes,
+    poolRssSharedOnceBytes: memory.rssSharedOnceBytes,
+    bytesPerMiner: Math.round((memory.rssBytes - run.idleRssBytes) / miners),
+    loginsPerSec: Math.round(loginsPerSec),
+    push: distribution(pushes.flatMap((p) => p.fromTipMs).sort((a, b) => a - b)),
+    pushMissing: sum(pushes.map((p) => p.missing + p.wrongHeight)),
+    poolCpuUsPerMinerPush: perMinerPushUs(sum(pushes.map((p) => p.poolCpuSeconds))),
+    poolSystemUsPerMinerPush: perMinerPushUs(sum(pushes.map((p) => p.poolSystemSeconds))),
+    generatorCpuUsPerMinerPush: perMinerPushUs(sum(pushes.map((p) => p.generatorCpuSeconds))),
+    idlePoolCpuPercent: round(idlePoolCpuPercent),
+    sharesPerSec: round(sum(bursts.map((b) => b.sharesPerSec)) / bursts.length),
   };
+  return { result, warmup, pushes, bursts };
 }
 
-/** SHARE_MINERS miners (spread over the generators) send SHARES_PER_MINER valid shares each at once. */
-async function measureBurst(stack: BenchStack, generators: LoadGenerators): Promise<BurstResult> {
-  const perGenerator = Math.ceil(SHARE_MINERS / generators.count);
-  const prepared = await generators.all('prepared', {
-    type: 'prepare-shares',
-    miners: perGenerator,
-    perMiner: SHARES_PER_MINER,
-  });
-  const cpuBefore = poolCpuSeconds(stack.pool.pid);
-  const bursts = await generators.all('burst', { type: 'burst' });
-  const burstCpuSeconds = poolCpuSeconds(stack.pool.pid) - cpuBefore;
-  const accepted = bursts.reduce((s, b) => s + b.accepted, 0);
-  const refused: Record<string, number> = {};
-  for (const b of bursts)
-    for (const [message, n] of Object.entries(b.refused)) refused[message] = (refused[message] ?? 0) + n;
-  const seconds =
-    (Math.max(...bursts.map((b) => b.endMs)) - Math.min(...bursts.map((b) => b.startMs))) / 1000;
-  return {
-    shares: prepared.reduce((s, p) => s + p.shares, 0),
-    accepted,
-    refused,
-    sharesPerSec: accepted / seconds,
-    poolCpuUsPerShare: (burstCpuSeconds * 1e6) / Math.max(1, accepted),
-  };
+/** The table's four rows for one step. */
+function stepRows({ result, warmup, pushes, bursts }: StepDetail): TableRow[] {
+  const { miners, push } = result;
+  const warm = distribution(warmup.fromTipMs);
+  const template = pushes.map((p) =>
+    p.templateAfterTipMs === undefined ? 'n/a' : p.templateAfterTipMs.toFixed(0),
+  );
+  const accepted = bursts.reduce((sum, b) => sum + b.accepted, 0);
+  return [
+    [
+      `${miners}: pool RSS, all processes (MB)`,
+      (result.poolRssBytes / MB).toFixed(1),
+      `${(result.poolRssSharedOnceBytes / MB).toFixed(1)} MB with the node binary's pages counted once; ${(result.bytesPerMiner / 1024).toFixed(2)} kB per miner above idle; ${(result.poolRssBytes / miners / 1024).toFixed(2)} kB per miner in all; logins ${result.loginsPerSec}/s; idle pool CPU ${result.idlePoolCpuPercent.toFixed(1)}%`,
+    ],
+    [
+      `${miners}: job push p50/p99/max (ms)`,
+      `${push.p50} / ${push.p99} / ${push.max}`,
+      `${pushes.length} pushes (per push p99 ${pushes.map((p) => distribution(p.fromTipMs).p99).join(' / ')}); warm-up not counted ${warm.p50} / ${warm.p99} / ${warm.max}; template ${template.join(' / ')} ms after the tip; missing or wrong height ${result.pushMissing}`,
+    ],
+    [
+      `${miners}: pool CPU per miner per push (µs)`,
+      result.poolCpuUsPerMinerPush.toFixed(2),
+      `${result.poolSystemUsPerMinerPush.toFixed(2)} of it in the kernel; all pool processes and threads, T0 to the last arrival (per push ${pushes.map((p) => ((p.poolCpuSeconds * 1e6) / miners).toFixed(1)).join(' / ')}); load generators ${result.generatorCpuUsPerMinerPush.toFixed(2)} µs per miner per push`,
+    ],
+    [
+      `${miners}: shares verified per second`,
+      result.sharesPerSec.toFixed(0),
+      `mean of ${bursts.length} bursts (${bursts.map((b) => b.sharesPerSec.toFixed(0)).join(' / ')}) of ${bursts[0]?.shares ?? 0} shares from ${SHARE_MINERS} miners at difficulty 1: ${accepted} accepted, ${describeRefused(mergeRefused(bursts))}; pool CPU ${bursts.map((b) => b.poolCpuUsPerShare.toFixed(0)).join(' / ')} µs per share`,
+    ],
+  ];
 }
 
-function describeRefused(refused: Readonly<Record<string, number>>): string {
-  const entries = Object.entries(refused);
-  return entries.length === 0
-    ? 'none refused'
-    : `refused: ${entries.map(([m, n]) => `${n} ${m}`).join(', ')}`;
+/** The issue's four targets, judged at the last step when it reached 100,000. */
+function targetsNote(last: StepResult, atOneK: StepResult | undefined): string {
+  const met = (ok: boolean) => (ok ? 'met' : 'NOT met');
+  const shareRate = atOneK ? met(last.sharesPerSec >= TARGET_SHARE_RATE_RATIO * atOneK.sharesPerSec) : 'n/a';
+  return `targets at ${last.miners}: RSS <= 1.5 GB ${met(last.poolRssBytes <= TARGET_RSS_BYTES)} (node binary counted once: ${met(last.poolRssSharedOnceBytes <= TARGET_RSS_BYTES)}); push p99 <= ${TARGET_PUSH_P99_MS} ms ${met(last.push.p99 <= TARGET_PUSH_P99_MS)}; pool CPU <= ${TARGET_CPU_US_PER_MINER_PUSH} µs per miner per push ${met(last.poolCpuUsPerMinerPush <= TARGET_CPU_US_PER_MINER_PUSH)}; share rate within 10% of 1,000 miners' ${shareRate}`;
+}
+
+function loads(): string {
+  return loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
 }
 
 export async function runConnectionsAtScale(miners: number): Promise<void> {
   const wantedOpenFiles = miners + 4 * FD_RESERVE;
   await rerunWithOpenFiles(wantedOpenFiles);
   const say = (text: string) => process.stdout.write(`${text}\n`);
-  const loads = () =>
-    loadavg()
-      .map((l) => l.toFixed(2))
-      .join(' ');
   say(`load average at start: ${loads()} (${availableParallelism()} cores)`);
   const { generators: generatorCount, stratumProcesses, openFiles, notes } = plan(miners, wantedOpenFiles);
   for (const note of notes) say(`note: ${note}`);
@@ -282,120 +271,28 @@ export async function runConnectionsAtScale(miners: number): Promise<void> {
         processes: stratumProcesses,
       },
     });
-    const { pool } = stack;
-    const poolPids = processTree(pool.pid);
+    const poolPids = processTree(stack.pool.pid);
     generators = LoadGenerators.start(generatorCount);
     say(
-      `pool pid ${pool.pid} with ${poolPids.length - 1} stratum processes (${poolPids.slice(1).join(', ')}), stratum.processes ${JSON.stringify(stratumProcesses)}; ${generatorCount} load generators (${generators.pids.join(', ')}); open files per process ${openFiles}`,
+      `pool pid ${stack.pool.pid} with ${poolPids.length - 1} stratum processes (${poolPids.slice(1).join(', ')}), stratum.processes ${JSON.stringify(stratumProcesses)}; ${generatorCount} load generators (${generators.pids.join(', ')}); open files per process ${openFiles}`,
     );
     await sleep(SETTLE_MS);
-    const idle = poolMemory(pool.pid);
-    const idleRssBytes = idle.rssBytes;
+    const idle = poolMemory(stack.pool.pid);
     rows.push([
       'pool RSS idle, all processes (MB)',
-      (idleRssBytes / 1048576).toFixed(1),
-      `${poolPids.length} processes; ${(idle.rssSharedOnceBytes / 1048576).toFixed(1)} MB with the node binary's pages counted once`,
+      (idle.rssBytes / MB).toFixed(1),
+      `${poolPids.length} processes; ${(idle.rssSharedOnceBytes / MB).toFixed(1)} MB with the node binary's pages counted once`,
     ]);
-
-    const address = stack.minerAddress;
-    const port = pool.stratumPort;
-    const count = generatorCount;
+    const run: ScaleRun = { stack, generators, idleRssBytes: idle.rssBytes };
     for (const step of [...STEPS.filter((s) => s < miners), miners]) {
-      const started = performance.now();
-      const connected = await generators.all('connected', (index) => ({
-        type: 'connect',
-        port,
-        address,
-        total: Math.floor((step * (index + 1)) / count) - Math.floor((step * index) / count),
-        sources: Array.from({ length: SOURCES_PER_GENERATOR }, (_, k) => `127.10.${index}.${k + 1}`),
-      }));
-      reached = connected.reduce((s, c) => s + c.miners, 0);
-      const loginsPerSec = (reached - (steps.at(-1)?.miners ?? 0)) / ((performance.now() - started) / 1000);
-      say(`${reached} miners logged in (${loginsPerSec.toFixed(0)} logins/s); load ${loads()}`);
-
-      const idleCpuBefore = poolCpuSeconds(pool.pid);
-      await sleep(SETTLE_MS);
-      const idlePoolCpuPercent = ((poolCpuSeconds(pool.pid) - idleCpuBefore) / (SETTLE_MS / 1000)) * 100;
-      const memory = poolMemory(pool.pid);
-      const rss = memory.rssBytes;
-      const bytesPerMiner = (rss - idleRssBytes) / reached;
-
-      // The first push to the new miners is shown but not counted (cold code, first writes).
-      const warmup = await measurePush(stack, generators);
-      await sleep(SETTLE_MS);
-      const pushes: PushResult[] = [];
-      for (let r = 0; r < PUSH_ROUNDS; r++) {
-        pushes.push(await measurePush(stack, generators));
-        await sleep(SETTLE_MS);
-      }
-      const all = pushes.flatMap((p) => p.fromTipMs).sort((a, b) => a - b);
-      const push = distribution(all);
-      const pushMissing = pushes.reduce((s, p) => s + p.missing + p.wrongHeight, 0);
-      const poolCpuUs = pushes.reduce((s, p) => s + p.poolCpuSeconds, 0) * 1e6;
-      const generatorCpuUs = pushes.reduce((s, p) => s + p.generatorCpuSeconds, 0) * 1e6;
-      const perMinerPush = (us: number) => us / (reached * pushes.length);
-      // The first burst warms the share path (JIT, verifier threads) and is not counted.
-      if (steps.length === 0) await measureBurst(stack, generators);
-      const bursts: BurstResult[] = [];
-      for (let b = 0; b < BURSTS; b++) {
-        bursts.push(await measureBurst(stack, generators));
-        await sleep(SETTLE_MS);
-      }
-      const sharesPerSec = bursts.reduce((sum, b) => sum + b.sharesPerSec, 0) / bursts.length;
-      const refused: Record<string, number> = {};
-      for (const b of bursts)
-        for (const [message, n] of Object.entries(b.refused)) refused[message] = (refused[message] ?? 0) + n;
-
-      const result: StepResult = {
-        miners: reached,
-        poolRssBytes: rss,
-        poolRssSharedOnceBytes: memory.rssSharedOnceBytes,
-        bytesPerMiner: Math.round(bytesPerMiner),
-        loginsPerSec: Math.round(loginsPerSec),
-        push,
-        pushMissing,
-        poolCpuUsPerMinerPush: round(perMinerPush(poolCpuUs), 2),
-        poolSystemUsPerMinerPush: round(
-          perMinerPush(pushes.reduce((s, p) => s + p.poolSystemSeconds, 0) * 1e6),
-          2,
-        ),
-        generatorCpuUsPerMinerPush: round(perMinerPush(generatorCpuUs), 2),
-        idlePoolCpuPercent: round(idlePoolCpuPercent),
-        sharesPerSec: round(sharesPerSec),
-      };
-      steps.push(result);
-      const warm = distribution(warmup.fromTipMs);
-      const template = pushes.map((p) =>
-        p.templateAfterTipMs === undefined ? 'n/a' : p.templateAfterTipMs.toFixed(0),
-      );
-      rows.push(
-        [
-          `${reached}: pool RSS, all processes (MB)`,
-          (rss / 1048576).toFixed(1),
-          `${(memory.rssSharedOnceBytes / 1048576).toFixed(1)} MB with the node binary's pages counted once; ${(bytesPerMiner / 1024).toFixed(2)} kB per miner above idle; ${(rss / reached / 1024).toFixed(2)} kB per miner in all; logins ${loginsPerSec.toFixed(0)}/s; idle pool CPU ${idlePoolCpuPercent.toFixed(1)}%`,
-        ],
-        [
-          `${reached}: job push p50/p99/max (ms)`,
-          `${push.p50} / ${push.p99} / ${push.max}`,
-          `${pushes.length} pushes (per push p99 ${pushes.map((p) => distribution(p.fromTipMs).p99).join(' / ')}); warm-up not counted ${warm.p50} / ${warm.p99} / ${warm.max}; template ${template.join(' / ')} ms after the tip; missing or wrong height ${pushMissing}`,
-        ],
-        [
-          `${reached}: pool CPU per miner per push (µs)`,
-          result.poolCpuUsPerMinerPush.toFixed(2),
-          `${result.poolSystemUsPerMinerPush.toFixed(2)} of it in the kernel; all pool processes and threads, T0 to the last arrival (per push ${pushes.map((p) => ((p.poolCpuSeconds * 1e6) / reached).toFixed(1)).join(' / ')}); load generators ${result.generatorCpuUsPerMinerPush.toFixed(2)} µs per miner per push`,
-        ],
-        [
-          `${reached}: shares verified per second`,
-          sharesPerSec.toFixed(0),
-          `mean of ${bursts.length} bursts (${bursts.map((b) => b.sharesPerSec.toFixed(0)).join(' / ')}) of ${bursts[0]!.shares} shares from ${SHARE_MINERS} miners at difficulty 1: ${bursts.reduce((sum, b) => sum + b.accepted, 0)} accepted, ${describeRefused(refused)}; pool CPU ${bursts.map((b) => b.poolCpuUsPerShare.toFixed(0)).join(' / ')} µs per share`,
-        ],
-      );
-      say(
-        `${rows
-          .slice(-4)
-          .map((r) => `  ${r[0]}: ${r[1]} (${r[2]})`)
-          .join('\n')}`,
-      );
+      const connected = await connectUpTo(run, step, reached);
+      reached = connected.miners;
+      say(`${reached} miners logged in (${connected.loginsPerSec.toFixed(0)} logins/s); load ${loads()}`);
+      const detail = await measureStep(run, reached, connected.loginsPerSec, steps.length === 0);
+      steps.push(detail.result);
+      const added = stepRows(detail);
+      rows.push(...added);
+      say(added.map((r) => `  ${r[0]}: ${r[1]} (${r[2]})`).join('\n'));
     }
   } catch (error) {
     notes.push(
@@ -410,12 +307,7 @@ export async function runConnectionsAtScale(miners: number): Promise<void> {
 
   const last = steps.at(-1);
   const atOneK = steps.find((s) => s.miners === SHARE_MINERS);
-  if (last && last.miners >= 100_000) {
-    const met = (ok: boolean) => (ok ? 'met' : 'NOT met');
-    notes.push(
-      `targets at ${last.miners}: RSS <= 1.5 GB ${met(last.poolRssBytes <= TARGET_RSS_BYTES)} (node binary counted once: ${met(last.poolRssSharedOnceBytes <= TARGET_RSS_BYTES)}); push p99 <= ${TARGET_PUSH_P99_MS} ms ${met(last.push.p99 <= TARGET_PUSH_P99_MS)}; pool CPU <= ${TARGET_CPU_US_PER_MINER_PUSH} µs per miner per push ${met(last.poolCpuUsPerMinerPush <= TARGET_CPU_US_PER_MINER_PUSH)}; share rate within 10% of 1,000 miners' ${atOneK ? met(last.sharesPerSec >= TARGET_SHARE_RATE_RATIO * atOneK.sharesPerSec) : 'n/a'}`,
-    );
-  }
+  if (last && last.miners >= 100_000) notes.push(targetsNote(last, atOneK));
   printReport(say, rows, notes, {
     miners: last?.miners ?? reached,
     poolRssBytes: last?.poolRssBytes ?? null,
@@ -428,7 +320,7 @@ export async function runConnectionsAtScale(miners: number): Promise<void> {
     poolSystemUsPerMinerPush: last?.poolSystemUsPerMinerPush ?? null,
     sharesPerSec: last?.sharesPerSec ?? null,
     sharesPerSecAt1k: atOneK?.sharesPerSec ?? null,
-    stratumProcesses: stratumProcesses,
+    stratumProcesses,
     loadGenerators: generatorCount,
     openFilesPerProcess: openFiles,
     steps,

@@ -1,0 +1,109 @@
+import type { BenchStack } from './bench-stack.js';
+import type { LoadGenerators } from './load-generators.js';
+import { percentile, round } from './measure-process.js';
+import { poolCpu, poolCpuSeconds } from './pool-tree-usage.js';
+import { nowMs } from './stratum-client.js';
+
+/** The two measurements of the connections benchmark at scale: a job push to every miner, a share burst. */
+
+/** Miners that send the share bursts (the first ones logged in), and shares each. */
+export const SHARE_MINERS = 1_000;
+const SHARES_PER_MINER = 3;
+const PUSH_TIMEOUT_MS = 30_000;
+
+export interface Distribution {
+  readonly p50: number;
+  readonly p99: number;
+  readonly max: number;
+}
+
+export interface PushResult {
+  /** Arrival minus T0, ms, ascending. */
+  readonly fromTipMs: number[];
+  readonly missing: number;
+  readonly wrongHeight: number;
+  readonly poolCpuSeconds: number;
+  /** The part of poolCpuSeconds spent in the kernel (on loopback it includes delivering to the miner's socket). */
+  readonly poolSystemSeconds: number;
+  readonly generatorCpuSeconds: number;
+  /** The leader's "new block template" log minus T0 (noticing the tip and fetching the template). */
+  readonly templateAfterTipMs: number | undefined;
+}
+
+export interface BurstResult {
+  readonly shares: number;
+  readonly accepted: number;
+  readonly refused: Readonly<Record<string, number>>;
+  readonly sharesPerSec: number;
+  readonly poolCpuUsPerShare: number;
+}
+
+export function distribution(sorted: readonly number[]): Distribution {
+  return {
+    p50: round(percentile(sorted, 50)),
+    p99: round(percentile(sorted, 99)),
+    max: round(sorted.at(-1) ?? Number.NaN),
+  };
+}
+
+/** Mines one block and waits for every miner's next job. */
+export async function measurePush(stack: BenchStack, generators: LoadGenerators): Promise<PushResult> {
+  const armed = await generators.all('armed', { type: 'arm' });
+  const cpuBefore = poolCpu(stack.pool.pid);
+  const height = stack.devnet.control.mineBlocks(1)[0]!.height + 1;
+  const t0 = nowMs();
+  const arrivals = await generators.all('arrivals', { type: 'collect', height, timeoutMs: PUSH_TIMEOUT_MS });
+  const cpuAfter = poolCpu(stack.pool.pid);
+  const systemSeconds = cpuAfter.systemSeconds - cpuBefore.systemSeconds;
+  const template = stack.pool.logs.find((l) => l.msg === 'new block template' && l['height'] === height);
+  return {
+    fromTipMs: arrivals.flatMap((a) => a.atMs.map((at) => at - t0)).sort((a, b) => a - b),
+    missing: arrivals.reduce((s, a) => s + a.missing, 0),
+    wrongHeight: arrivals.reduce((s, a) => s + a.wrongHeight, 0),
+    poolCpuSeconds: cpuAfter.userSeconds - cpuBefore.userSeconds + systemSeconds,
+    poolSystemSeconds: systemSeconds,
+    generatorCpuSeconds: arrivals.reduce((s, a, i) => s + a.cpuSeconds - armed[i]!.cpuSeconds, 0),
+    templateAfterTipMs: template ? template.time - t0 : undefined,
+  };
+}
+
+/** SHARE_MINERS miners (spread over the generators) send SHARES_PER_MINER valid shares each at once. */
+export async function measureBurst(stack: BenchStack, generators: LoadGenerators): Promise<BurstResult> {
+  const perGenerator = Math.ceil(SHARE_MINERS / generators.count);
+  const prepared = await generators.all('prepared', {
+    type: 'prepare-shares',
+    miners: perGenerator,
+    perMiner: SHARES_PER_MINER,
+  });
+  const cpuBefore = poolCpuSeconds(stack.pool.pid);
+  const bursts = await generators.all('burst', { type: 'burst' });
+  const burstCpuSeconds = poolCpuSeconds(stack.pool.pid) - cpuBefore;
+  const accepted = bursts.reduce((s, b) => s + b.accepted, 0);
+  const refused = mergeRefused(bursts);
+  const seconds =
+    (Math.max(...bursts.map((b) => b.endMs)) - Math.min(...bursts.map((b) => b.startMs))) / 1000;
+  return {
+    shares: prepared.reduce((s, p) => s + p.shares, 0),
+    accepted,
+    refused,
+    sharesPerSec: accepted / seconds,
+    poolCpuUsPerShare: (burstCpuSeconds * 1e6) / Math.max(1, accepted),
+  };
+}
+
+export function describeRefused(refused: Readonly<Record<string, number>>): string {
+  const entries = Object.entries(refused);
+  return entries.length === 0
+    ? 'none refused'
+    : `refused: ${entries.map(([m, n]) => `${n} ${m}`).join(', ')}`;
+}
+
+/** Refusals of several bursts added up, by message. */
+export function mergeRefused(
+  bursts: ReadonlyArray<{ readonly refused: Readonly<Record<string, number>> }>,
+): Record<string, number> {
+  const refused: Record<string, number> = {};
+  for (const b of bursts)
+    for (const [message, n] of Object.entries(b.refused)) refused[message] = (refused[message] ?? 0) + n;
+  return refused;
+}

@@ -31,6 +31,8 @@ const MINUTES = 12;
 const REQUESTED_MINERS = 100;
 const REQUESTS = 1_000;
 const TARGET_P99_MS = 50;
+/** The pool's default cap of worker names per miner (`store.maxWorkersPerMiner`). */
+const MAX_WORKERS_PER_MINER = configSchema.parse({}).store.maxWorkersPerMiner;
 
 function validAddress(n: number): string {
   const seed = (label: string) => new TextEncoder().encode(`bench-${label}-${n}`);
@@ -96,7 +98,9 @@ async function main(): Promise<void> {
         }
       }
       for (let i = 0; i < shares.length; i += 2_500) {
-        await redis.pipeline(hashrateBucketCommands(keys, shares.slice(i, i + 2_500))).exec();
+        await redis
+          .pipeline(hashrateBucketCommands(keys, shares.slice(i, i + 2_500), MAX_WORKERS_PER_MINER))
+          .exec();
       }
     }
     const ledger = new RedisShareLedger(
@@ -133,7 +137,10 @@ async function main(): Promise<void> {
       { classicApi: true },
       {
         redisProbe: () => redis.ping(),
-        stores: createApiStores(keyPrefix, redis, { maxThresholdAtomic: 10_000_000_000n }),
+        stores: createApiStores(keyPrefix, redis, {
+          maxThresholdAtomic: 10_000_000_000n,
+          maxWorkersPerMiner: MAX_WORKERS_PER_MINER,
+        }),
         daemon: {
           getInfo: async () => info,
           getFeePoolInfo: async () => Promise.reject(new RpcError('RPC_NOT_SUPPORTED', 'no')),

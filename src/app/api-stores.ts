@@ -2,7 +2,6 @@ import type { Redis } from 'ioredis';
 import type { ApiStores } from '../servers/api/api-context.js';
 import { RedisMinerAccounts } from '../servers/api/miner-accounts.js';
 import { HashrateReader } from '../store/hashrate/hashrate-reader.js';
-import { DEFAULT_MAX_WORKERS_PER_MINER } from '../store/hashrate/worker-admission.js';
 import { RedisBalances } from '../store/payments/balances-store.js';
 import { RedisMinerThresholds } from '../store/payments/miner-thresholds.js';
 import { PayoutStore } from '../store/payments/payout-store.js';
@@ -19,17 +18,16 @@ import { PoolBlocksReader } from '../store/shares/pool-blocks-reader.js';
 export function createApiStores(
   keyPrefix: string,
   redis: Redis,
-  limits: { readonly maxThresholdAtomic: bigint; readonly maxWorkersPerMiner?: number },
+  limits: { readonly maxThresholdAtomic: bigint; readonly maxWorkersPerMiner: number },
   clock: () => number = Date.now,
 ): ApiStores {
-  const maxWorkers = (limits.maxWorkersPerMiner ?? DEFAULT_MAX_WORKERS_PER_MINER) + 1;
   return {
     thresholds: new RedisMinerThresholds(
       { keyPrefix, maxThresholdAtomic: limits.maxThresholdAtomic },
       { redis },
     ),
     ledger: new RedisLedgerReader({ keyPrefix }, { redis }),
-    hashrate: new HashrateReader({ keyPrefix, maxWorkers }, { redis }),
+    hashrate: new HashrateReader({ keyPrefix, maxWorkersPerMiner: limits.maxWorkersPerMiner }, { redis }),
     blocks: new PoolBlocksReader({ keyPrefix }, { redis }),
     accounts: new RedisMinerAccounts({
       balances: new RedisBalances({ keyPrefix }, { redis }),

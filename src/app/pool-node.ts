@@ -388,7 +388,12 @@ async function startControl(
     events: shared.events,
     stats: createControlStats(
       {},
-      { reader: new HashrateReader({ keyPrefix: config.redis.keyPrefix }, { redis: shared.redis }) },
+      {
+        reader: new HashrateReader(
+          { keyPrefix: config.redis.keyPrefix, maxWorkersPerMiner: config.store.maxWorkersPerMiner },
+          { redis: shared.redis },
+        ),
+      },
     ),
     logger: context.logger.child({ module: 'control' }),
   });

@@ -15,6 +15,7 @@ import { HashrateBucketWriter } from '../../src/store/hashrate/hashrate-buckets.
 import { createPaymentKeys } from '../../src/store/payments/payment-keys.js';
 import { createRedisClient } from '../../src/store/redis-client.js';
 import { ensureXmrig } from '../../src/tools/xmrig.js';
+import { DEFAULT_MAX_WORKERS_PER_MINER } from '../helpers/config-defaults.js';
 import { csvColumn, parseCsv } from '../helpers/csv.js';
 import { until } from '../helpers/until.js';
 import { E2E_STACK_OPTIONS } from './e2e-stack-options.js';
@@ -88,7 +89,10 @@ async function seedMinerRecords(redisUrl: string, address: string): Promise<void
 /** Twenty minutes of shares of OFFLINE_WORKER, the last one 15 minutes ago. */
 async function seedOfflineWorker(redisUrl: string, address: string): Promise<void> {
   const redis = await createRedisClient({ url: redisUrl }, createLogger({ level: 'silent' }));
-  const writer = new HashrateBucketWriter({ keyPrefix: 'fuego' }, { redis });
+  const writer = new HashrateBucketWriter(
+    { keyPrefix: 'fuego', maxWorkersPerMiner: DEFAULT_MAX_WORKERS_PER_MINER },
+    { redis },
+  );
   const now = Date.now();
   await writer.record(
     Array.from({ length: 20 }, (_, i) => ({

@@ -63,3 +63,6 @@ export function controlServerOptions(
 
 /** The share ledger's tuning as the `store` section's defaults give it. */
 export const DEFAULT_STORE_OPTIONS: PoolConfig['store'] = DEFAULT_CONFIG.store;
+
+/** `store.maxWorkersPerMiner` as the schema defaults it. */
+export const DEFAULT_MAX_WORKERS_PER_MINER = DEFAULT_CONFIG.store.maxWorkersPerMiner;

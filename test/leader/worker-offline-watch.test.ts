@@ -7,6 +7,7 @@ import { createPoolEventBus, type PoolEventMap } from '../../src/pool/events.js'
 import { HashrateBucketWriter } from '../../src/store/hashrate/hashrate-buckets.js';
 import { createHashrateKeys } from '../../src/store/hashrate/hashrate-keys.js';
 import { WorkerOfflineScanner } from '../../src/store/hashrate/worker-offline-scan.js';
+import { DEFAULT_MAX_WORKERS_PER_MINER } from '../helpers/config-defaults.js';
 import { useTestRedisClient } from '../helpers/redis-server.js';
 import { ADDRESSES, makeShare, uniquePrefix } from '../store/store-fixtures.js';
 
@@ -39,7 +40,10 @@ describe('worker-offline watch (leader)', () => {
 
   it('publishes once per transition; donation minutes and short pauses are no transition', async () => {
     const keyPrefix = uniquePrefix('offline-watch');
-    const writer = new HashrateBucketWriter({ keyPrefix }, { redis });
+    const writer = new HashrateBucketWriter(
+      { keyPrefix, maxWorkersPerMiner: DEFAULT_MAX_WORKERS_PER_MINER },
+      { redis },
+    );
     let now = T0;
     const { watch, seen } = watchOn(redis, keyPrefix, () => now);
     // When each worker mines (minutes from T0): `rig` with XMRig's donation minute twice, stops at
@@ -77,7 +81,10 @@ describe('worker-offline watch (leader)', () => {
 
   it('reports nothing from before its first run, and carries on from the mark after a restart', async () => {
     const keyPrefix = uniquePrefix('offline-mark');
-    const writer = new HashrateBucketWriter({ keyPrefix }, { redis });
+    const writer = new HashrateBucketWriter(
+      { keyPrefix, maxWorkersPerMiner: DEFAULT_MAX_WORKERS_PER_MINER },
+      { redis },
+    );
     await writer.record([makeShare({ worker: 'old', timestampMs: T0 })]);
     let now = T0 + 30 * MINUTE;
     const first = watchOn(redis, keyPrefix, () => now);
@@ -96,7 +103,10 @@ describe('worker-offline watch (leader)', () => {
 
   it('notifies at most maxWorkersPerScan workers per run and counts the rest', async () => {
     const keyPrefix = uniquePrefix('offline-many');
-    const writer = new HashrateBucketWriter({ keyPrefix }, { redis });
+    const writer = new HashrateBucketWriter(
+      { keyPrefix, maxWorkersPerMiner: DEFAULT_MAX_WORKERS_PER_MINER },
+      { redis },
+    );
     const scanner = new WorkerOfflineScanner({ keyPrefix }, { redis });
     await scanner.scan(T0, OFFLINE_MS, 2);
     await writer.record(

@@ -10,7 +10,7 @@ import {
   POOL_SLOT_MS,
   workerMember,
 } from './hashrate-keys.js';
-import { admitWorkers, checkMaxWorkersPerMiner, DEFAULT_MAX_WORKERS_PER_MINER } from './worker-admission.js';
+import { admitWorkers, checkMaxWorkersPerMiner } from './worker-admission.js';
 
 /** Minute buckets of miners, workers and the pool are kept this long (key layout: hashrate-keys.ts). */
 export const DEFAULT_MINUTE_RETENTION_MS = 24 * HOUR_MS;
@@ -96,8 +96,8 @@ function checkRetention(retention: HashrateRetention): void {
 export function hashrateBucketCommands(
   keys: HashrateKeys,
   shares: readonly AcceptedShare[],
+  maxWorkersPerMiner: number,
   retention: HashrateRetention = DEFAULT_HASHRATE_RETENTION,
-  maxWorkersPerMiner = DEFAULT_MAX_WORKERS_PER_MINER,
 ): RedisCommand[] {
   if (shares.length === 0) return [];
   const minuteRetentionSec = Math.ceil(retention.minuteRetentionMs / 1000);
@@ -181,8 +181,8 @@ function zadd(key: string, entries: Map<string, number>): RedisCommand {
 export interface HashrateBucketWriterOptions {
   readonly keyPrefix: string;
   readonly retention?: HashrateRetention;
-  /** Worker names with statistics per miner; further names count as OTHER_WORKERS. */
-  readonly maxWorkersPerMiner?: number;
+  /** Worker names with statistics per miner (`store.maxWorkersPerMiner`); further names count as OTHER_WORKERS. */
+  readonly maxWorkersPerMiner: number;
 }
 
 /**
@@ -201,7 +201,7 @@ export class HashrateBucketWriter {
     this.#redis = modules.redis;
     this.#keys = createHashrateKeys(opts.keyPrefix);
     this.#retention = opts.retention ?? DEFAULT_HASHRATE_RETENTION;
-    this.#maxWorkersPerMiner = opts.maxWorkersPerMiner ?? DEFAULT_MAX_WORKERS_PER_MINER;
+    this.#maxWorkersPerMiner = opts.maxWorkersPerMiner;
     checkRetention(this.#retention);
     checkMaxWorkersPerMiner(this.#maxWorkersPerMiner);
   }
@@ -213,7 +213,7 @@ export class HashrateBucketWriter {
   async record(shares: readonly AcceptedShare[]): Promise<void> {
     if (shares.length === 0) return;
     const admitted = await admitWorkers(this.#redis, this.#keys, shares, this.#maxWorkersPerMiner);
-    const commands = hashrateBucketCommands(this.#keys, admitted, this.#retention, this.#maxWorkersPerMiner);
+    const commands = hashrateBucketCommands(this.#keys, admitted, this.#maxWorkersPerMiner, this.#retention);
     let replies: [Error | null, unknown][] | null;
     try {
       replies = await this.#redis.pipeline(commands).exec();

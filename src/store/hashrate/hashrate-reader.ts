@@ -8,10 +8,7 @@ import {
   MINUTE_MS,
   POOL_SLOT_MS,
 } from './hashrate-keys.js';
-import { DEFAULT_MAX_WORKERS_PER_MINER } from './worker-admission.js';
 
-/** Workers listed for one miner at most: the writer's cap and the "(others)" worker. */
-const DEFAULT_MAX_WORKERS = DEFAULT_MAX_WORKERS_PER_MINER + 1;
 const MAX_CHART_SPAN_MS = 7 * DAY_MS;
 
 export interface ChartPoint {
@@ -82,12 +79,16 @@ export class HashrateReader {
   readonly #maxWorkers: number;
 
   constructor(
-    opts: { readonly keyPrefix: string; readonly maxWorkers?: number },
+    opts: {
+      readonly keyPrefix: string;
+      /** The writer's cap (`store.maxWorkersPerMiner`): a miner's workers are listed whole, "(others)" too. */
+      readonly maxWorkersPerMiner: number;
+    },
     modules: { readonly redis: Redis },
   ) {
     this.#redis = modules.redis;
     this.#keys = createHashrateKeys(opts.keyPrefix);
-    this.#maxWorkers = opts.maxWorkers ?? DEFAULT_MAX_WORKERS;
+    this.#maxWorkers = opts.maxWorkersPerMiner + 1;
   }
 
   /** Pool hashrate (H/s) over the window ending now. */

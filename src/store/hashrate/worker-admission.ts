@@ -3,9 +3,6 @@ import type { AcceptedShare } from '../../model/share-ledger.js';
 import { execStorePipeline, StoreError } from '../store-error.js';
 import type { HashrateKeys } from './hashrate-keys.js';
 
-/** Worker names a miner has statistics for at most (the config's `store.maxWorkersPerMiner`). */
-export const DEFAULT_MAX_WORKERS_PER_MINER = 500;
-
 /**
  * The worker the shares of a miner's names beyond the cap are counted under. Sanitised worker
  * names hold only letters, digits, `.`, `_` and `-` (login.ts), so no miner can name one so.

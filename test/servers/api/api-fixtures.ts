@@ -10,6 +10,7 @@ import { RpcError } from '../../../src/rpc/rpc-error.js';
 import { type ApiServerModules, buildApiServer } from '../../../src/servers/api/build-api-server.js';
 import type { NetworkDaemon } from '../../../src/servers/api/network-info.js';
 import type { PoolInfo } from '../../../src/servers/api/pool-info.js';
+import { DEFAULT_MAX_WORKERS_PER_MINER } from '../../helpers/config-defaults.js';
 
 export const silentLogger = createLogger({ level: 'silent' });
 
@@ -76,6 +77,12 @@ export function daemonInfo(overrides: Partial<DaemonInfo> = {}): DaemonInfo {
   };
 }
 
+/** What createApiStores needs of the pool's limits, as the tests' pool has them. */
+export const TEST_STORE_LIMITS = {
+  maxThresholdAtomic: TEST_POOL_INFO.payments.maxThresholdAtomic,
+  maxWorkersPerMiner: DEFAULT_MAX_WORKERS_PER_MINER,
+};
+
 /** A scripted daemon: getinfo from `info`; optional endpoints unsupported unless given. */
 export class FakeDaemon implements NetworkDaemon {
   info: DaemonInfo = daemonInfo();
@@ -116,7 +123,7 @@ export async function buildTestApi(setup: TestApiSetup) {
   const events = setup.events ?? createPoolEventBus(() => {});
   const app = await buildApiServer(setup.options ?? {}, {
     redisProbe: () => setup.redis.ping(),
-    stores: createApiStores(setup.keyPrefix, setup.redis, TEST_POOL_INFO.payments, setup.clock),
+    stores: createApiStores(setup.keyPrefix, setup.redis, TEST_STORE_LIMITS, setup.clock),
     daemon,
     poolInfo: TEST_POOL_INFO,
     events,

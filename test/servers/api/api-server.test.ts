@@ -27,9 +27,9 @@ import { PayoutWatchStore } from '../../../src/store/payments/payout-watch-store
 import { createRedisClient } from '../../../src/store/redis-client.js';
 import { RedisShareLedger } from '../../../src/store/shares/redis-share-ledger.js';
 import { createShareKeys } from '../../../src/store/shares/share-keys.js';
-import { DEFAULT_STORE_OPTIONS } from '../../helpers/config-defaults.js';
+import { DEFAULT_MAX_WORKERS_PER_MINER, DEFAULT_STORE_OPTIONS } from '../../helpers/config-defaults.js';
 import { startTestRedis, type TestRedis } from '../../helpers/redis-server.js';
-import { buildTestApi, FakeDaemon, fuegoAddress, silentLogger, TEST_POOL_INFO } from './api-fixtures.js';
+import { buildTestApi, FakeDaemon, fuegoAddress, silentLogger, TEST_STORE_LIMITS } from './api-fixtures.js';
 
 const NOW = Date.now();
 const ADMIN_TOKEN = 'correct-horse-battery-staple-0123456789';
@@ -60,7 +60,10 @@ describe('HTTP API', () => {
       { ...DEFAULT_STORE_OPTIONS, keyPrefix, maxBatchDelayMs: 0 },
       { redis, logger: silentLogger },
     );
-    const buckets = new HashrateBucketWriter({ keyPrefix }, { redis });
+    const buckets = new HashrateBucketWriter(
+      { keyPrefix, maxWorkersPerMiner: DEFAULT_MAX_WORKERS_PER_MINER },
+      { redis },
+    );
     // 5 minutes of shares: A mines 60 000 difficulty a minute on two rigs, B 6 000 on one.
     const shares: AcceptedShare[] = [];
     for (let minute = 5; minute >= 1; minute--) {
@@ -317,7 +320,7 @@ describe('HTTP API', () => {
       redis,
       keyPrefix,
       clock: () => NOW,
-      modules: { stores: { ...createApiStores(keyPrefix, redis, TEST_POOL_INFO.payments), accounts } },
+      modules: { stores: { ...createApiStores(keyPrefix, redis, TEST_STORE_LIMITS), accounts } },
     });
     const page = body(
       paymentsPageSchema,

@@ -6,6 +6,7 @@ import type { PoolEventBus } from '../../../src/pool/events.js';
 import { LIVE_FEED_PATH } from '../../../src/servers/api/live-feed.js';
 import { HashrateBucketWriter } from '../../../src/store/hashrate/hashrate-buckets.js';
 import { createRedisClient } from '../../../src/store/redis-client.js';
+import { DEFAULT_MAX_WORKERS_PER_MINER } from '../../helpers/config-defaults.js';
 import { startTestRedis, type TestRedis } from '../../helpers/redis-server.js';
 import { buildTestApi, fuegoAddress, silentLogger } from './api-fixtures.js';
 import { listenForFeed, until } from './live-feed-fixtures.js';
@@ -42,7 +43,10 @@ describe('WebSocket live feed', () => {
   beforeAll(async () => {
     server = await startTestRedis();
     redis = await createRedisClient({ url: server.url }, silentLogger);
-    await new HashrateBucketWriter({ keyPrefix }, { redis }).record([
+    await new HashrateBucketWriter(
+      { keyPrefix, maxWorkersPerMiner: DEFAULT_MAX_WORKERS_PER_MINER },
+      { redis },
+    ).record([
       {
         address: MINER,
         worker: 'w',

@@ -11,6 +11,7 @@ import {
 } from '../../../src/servers/api/api-schemas.js';
 import { HashrateBucketWriter } from '../../../src/store/hashrate/hashrate-buckets.js';
 import { RedisMinerThresholds } from '../../../src/store/payments/miner-thresholds.js';
+import { DEFAULT_MAX_WORKERS_PER_MINER } from '../../helpers/config-defaults.js';
 import { useTestRedisClient } from '../../helpers/redis-server.js';
 import { buildTestApi, fuegoWallet, TEST_POOL_INFO } from './api-fixtures.js';
 
@@ -58,7 +59,10 @@ describe('POST /api/miners/:address/threshold (a payout threshold signed by the 
 
   beforeAll(async () => {
     // One share, so the miner page exists.
-    await new HashrateBucketWriter({ keyPrefix }, { redis }).record([
+    await new HashrateBucketWriter(
+      { keyPrefix, maxWorkersPerMiner: DEFAULT_MAX_WORKERS_PER_MINER },
+      { redis },
+    ).record([
       {
         address: WALLET.address,
         worker: 'rig',

@@ -5,6 +5,7 @@ import { createControlStats } from '../../../src/servers/control/control-stats.j
 import { HashrateBucketWriter } from '../../../src/store/hashrate/hashrate-buckets.js';
 import { HashrateReader } from '../../../src/store/hashrate/hashrate-reader.js';
 import { createRedisClient } from '../../../src/store/redis-client.js';
+import { DEFAULT_MAX_WORKERS_PER_MINER } from '../../helpers/config-defaults.js';
 import { startTestRedis, type TestRedis } from '../../helpers/redis-server.js';
 
 const A = `fire${'A'.repeat(94)}`;
@@ -27,7 +28,10 @@ describe('createControlStats (real Redis)', () => {
 
   it('ranks active miners by hashrate over the window, with active worker counts', async () => {
     const keyPrefix = `ctl${process.pid}`;
-    const writer = new HashrateBucketWriter({ keyPrefix }, { redis });
+    const writer = new HashrateBucketWriter(
+      { keyPrefix, maxWorkersPerMiner: DEFAULT_MAX_WORKERS_PER_MINER },
+      { redis },
+    );
     const now = Date.now();
     const share = (address: string, worker: string, difficulty: number, ageMs: number) => ({
       address,
@@ -47,7 +51,13 @@ describe('createControlStats (real Redis)', () => {
     ]);
     const stats = createControlStats(
       {},
-      { reader: new HashrateReader({ keyPrefix }, { redis }), clock: () => now },
+      {
+        reader: new HashrateReader(
+          { keyPrefix, maxWorkersPerMiner: DEFAULT_MAX_WORKERS_PER_MINER },
+          { redis },
+        ),
+        clock: () => now,
+      },
     );
 
     const top = await stats.topMiners(10, 600_000);
@@ -66,7 +76,12 @@ describe('createControlStats (real Redis)', () => {
   it('returns no miners for an empty pool', async () => {
     const stats = createControlStats(
       {},
-      { reader: new HashrateReader({ keyPrefix: `empty${process.pid}` }, { redis }) },
+      {
+        reader: new HashrateReader(
+          { keyPrefix: `empty${process.pid}`, maxWorkersPerMiner: DEFAULT_MAX_WORKERS_PER_MINER },
+          { redis },
+        ),
+      },
     );
     expect(await stats.topMiners(5, 600_000)).toEqual([]);
     expect(await stats.poolHashrate(600_000)).toEqual({ hashrate: 0, miners: 0, workers: 0 });

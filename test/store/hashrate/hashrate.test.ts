@@ -9,6 +9,7 @@ import {
 import { createHashrateKeys, parseWorkerMember } from '../../../src/store/hashrate/hashrate-keys.js';
 import { HashrateReader } from '../../../src/store/hashrate/hashrate-reader.js';
 import { OTHER_WORKERS } from '../../../src/store/hashrate/worker-admission.js';
+import { DEFAULT_MAX_WORKERS_PER_MINER } from '../../helpers/config-defaults.js';
 import { useTestRedisClient } from '../../helpers/redis-server.js';
 import { ADDRESSES, makeShare, uniquePrefix } from '../store-fixtures.js';
 
@@ -30,7 +31,7 @@ describe('hashrateBucketCommands', () => {
         timestampMs: HOUR_START + i,
       }),
     );
-    const commands = hashrateBucketCommands(keys, shares);
+    const commands = hashrateBucketCommands(keys, shares, DEFAULT_MAX_WORKERS_PER_MINER);
     // pool minute + pool slot + 2 miners + 6 workers = 10 keys x (HINCRBY + EXPIREAT), 2 ZADD, 2 prunes,
     // 4 per miner.
     expect(commands).toHaveLength(10 * 2 + 4 + 2 * 4);
@@ -77,7 +78,11 @@ describe('hashrateBucketCommands', () => {
           add(keys.workerMinutes(hour, address, worker), minute, difficulty);
         }
         const actual = new Map<string, bigint>();
-        for (const [name, key, field, value] of hashrateBucketCommands(keys, shares)) {
+        for (const [name, key, field, value] of hashrateBucketCommands(
+          keys,
+          shares,
+          DEFAULT_MAX_WORKERS_PER_MINER,
+        )) {
           if (name !== 'hincrby') continue;
           actual.set(`${key} ${field}`, (actual.get(`${key} ${field}`) ?? 0n) + BigInt(value!));
         }
@@ -88,7 +93,7 @@ describe('hashrateBucketCommands', () => {
   });
 
   it('returns nothing for an empty batch', () => {
-    expect(hashrateBucketCommands(keys, [])).toEqual([]);
+    expect(hashrateBucketCommands(keys, [], DEFAULT_MAX_WORKERS_PER_MINER)).toEqual([]);
   });
 
   it('splits a worker member at the first colon only', () => {
@@ -105,8 +110,14 @@ describe('HashrateBucketWriter + HashrateReader', () => {
 
   it('computes pool, miner and worker hashrate over a window and counts active miners', async () => {
     const keyPrefix = uniquePrefix('hashrate');
-    const writer = new HashrateBucketWriter({ keyPrefix }, { redis });
-    const reader = new HashrateReader({ keyPrefix }, { redis });
+    const writer = new HashrateBucketWriter(
+      { keyPrefix, maxWorkersPerMiner: DEFAULT_MAX_WORKERS_PER_MINER },
+      { redis },
+    );
+    const reader = new HashrateReader(
+      { keyPrefix, maxWorkersPerMiner: DEFAULT_MAX_WORKERS_PER_MINER },
+      { redis },
+    );
     // 10 minutes of shares: miner A 6000 difficulty per minute on two workers, miner B 600 per minute.
     for (let minute = 0; minute < 10; minute++) {
       const t = HOUR_START + minute * 60_000 + 1_000;
@@ -143,7 +154,10 @@ describe('HashrateBucketWriter + HashrateReader', () => {
     const keyPrefix = uniquePrefix('hashrate-ttl');
     const keys = createHashrateKeys(keyPrefix);
     const retention = { minuteRetentionMs: 3_600_000, chartRetentionMs: 86_400_000 };
-    const writer = new HashrateBucketWriter({ keyPrefix, retention }, { redis });
+    const writer = new HashrateBucketWriter(
+      { keyPrefix, retention, maxWorkersPerMiner: DEFAULT_MAX_WORKERS_PER_MINER },
+      { redis },
+    );
     await writer.record([makeShare({ worker: 'old', timestampMs: HOUR_START })]);
     await writer.record([makeShare({ worker: 'new', timestampMs: HOUR_START + 2 * 3_600_000 })]);
     expect(await redis.zrange(keys.activeWorkers, 0, -1)).toEqual([`${ADDRESSES[0]}:new`]);
@@ -155,7 +169,10 @@ describe('HashrateBucketWriter + HashrateReader', () => {
 
   it('HashrateBatcher: many small ledger batches become one write per interval; stop() writes the rest', async () => {
     const keyPrefix = uniquePrefix('hashrate-batched');
-    const writer = new HashrateBucketWriter({ keyPrefix }, { redis });
+    const writer = new HashrateBucketWriter(
+      { keyPrefix, maxWorkersPerMiner: DEFAULT_MAX_WORKERS_PER_MINER },
+      { redis },
+    );
     const writes: number[] = [];
     const errors: number[] = [];
     const batcher = new HashrateBatcher(
@@ -212,7 +229,10 @@ describe('HashrateBucketWriter + HashrateReader', () => {
     const keyPrefix = uniquePrefix('hashrate-bad');
     const keys = createHashrateKeys(keyPrefix);
     await redis.hset(keys.poolMinutes(HOUR_START / 3_600_000), '0', 'abc');
-    const reader = new HashrateReader({ keyPrefix }, { redis });
+    const reader = new HashrateReader(
+      { keyPrefix, maxWorkersPerMiner: DEFAULT_MAX_WORKERS_PER_MINER },
+      { redis },
+    );
     await expect(reader.poolHashrate(HOUR_START + 1_000, 60_000)).rejects.toMatchObject({
       code: 'CORRUPT_RECORD',
     });
@@ -222,7 +242,7 @@ describe('HashrateBucketWriter + HashrateReader', () => {
     const keyPrefix = uniquePrefix('hashrate-cap');
     const keys = createHashrateKeys(keyPrefix);
     const writer = new HashrateBucketWriter({ keyPrefix, maxWorkersPerMiner: 3 }, { redis });
-    const reader = new HashrateReader({ keyPrefix, maxWorkers: 4 }, { redis });
+    const reader = new HashrateReader({ keyPrefix, maxWorkersPerMiner: 3 }, { redis });
     const t = HOUR_START + 5 * 60_000;
     // 10 000 names in a few batches, from one miner; the other miner's workers are not affected.
     for (let batch = 0; batch < 10; batch++) {
@@ -255,8 +275,14 @@ describe('HashrateBucketWriter + HashrateReader', () => {
 
   it('draws per-worker charts like the miner chart, one pipeline for all', async () => {
     const keyPrefix = uniquePrefix('hashrate-wcharts');
-    const writer = new HashrateBucketWriter({ keyPrefix }, { redis });
-    const reader = new HashrateReader({ keyPrefix }, { redis });
+    const writer = new HashrateBucketWriter(
+      { keyPrefix, maxWorkersPerMiner: DEFAULT_MAX_WORKERS_PER_MINER },
+      { redis },
+    );
+    const reader = new HashrateReader(
+      { keyPrefix, maxWorkersPerMiner: DEFAULT_MAX_WORKERS_PER_MINER },
+      { redis },
+    );
     for (let minute = 0; minute < 20; minute++) {
       await writer.record([
         makeShare({ worker: 'a', difficulty: 600, timestampMs: HOUR_START + minute * 60_000 }),

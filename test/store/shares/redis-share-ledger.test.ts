@@ -12,7 +12,7 @@ import {
 import { createShareKeys } from '../../../src/store/shares/share-keys.js';
 import type { RedisShareLedgerOptions } from '../../../src/store/shares/share-ledger-options.js';
 import { StoreError } from '../../../src/store/store-error.js';
-import { DEFAULT_STORE_OPTIONS } from '../../helpers/config-defaults.js';
+import { DEFAULT_MAX_WORKERS_PER_MINER, DEFAULT_STORE_OPTIONS } from '../../helpers/config-defaults.js';
 import { startTestRedis, type TestRedis } from '../../helpers/redis-server.js';
 import {
   ADDRESSES,
@@ -302,7 +302,10 @@ describe('RedisShareLedger on a real Redis', () => {
 
   it('a block-solving share counts once in the miner’s hashrate buckets, as stratum wires them', async () => {
     const { ledger, keyPrefix } = newLedger('candidate-hashrate', {}, (shares) => batcher.add(shares));
-    const writer = new HashrateBucketWriter({ keyPrefix }, { redis });
+    const writer = new HashrateBucketWriter(
+      { keyPrefix, maxWorkersPerMiner: DEFAULT_MAX_WORKERS_PER_MINER },
+      { redis },
+    );
     const batcher = new HashrateBatcher(
       { flushIntervalMs: 60_000 },
       { record: (shares) => writer.record(shares), onError: () => undefined },

@@ -13,7 +13,6 @@ import { JobManager, unusableTemplateReason } from './job-manager.js';
 import { parseLogin } from './login.js';
 import { MinerSession } from './miner-session.js';
 import { PeerBudget, type PeerBudgetOptions } from './peer-budget.js';
-import { peerKey } from './peer-key.js';
 import { type PoolBackendMetrics, PoolCounters } from './pool-counters.js';
 import { type BlockSubmitter, ShareProcessor } from './share-processor.js';
 import type { ShareVerifier } from './share-verifier.js';
@@ -198,7 +197,7 @@ export class PoolBackend implements StratumBackend {
 
   /** An address not seen before costs its peer one token: a host cannot make every login a new key check. */
   #chargeNewAddress(ip: string): void {
-    if (!this.#newAddresses.take(peerKey(ip, this.#options.ban.ipv6PrefixLength), this.#clock())) {
+    if (!this.#newAddresses.take(this.#bans.keyOf(ip), this.#clock())) {
       throw new StratumError('LOGIN_RATE_LIMITED');
     }
   }

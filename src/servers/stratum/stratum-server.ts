@@ -1,9 +1,9 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { createSecureContext, type SecureContext, TLSSocket } from 'node:tls';
 import type { Logger } from '../../log/logger.js';
+import { PeerBudget } from '../../pool/peer-budget.js';
 import { peerKey } from '../../pool/peer-key.js';
 import type { StratumBackend } from '../../pool/stratum-backend.js';
-import { BannedPeerNotices } from './banned-notices.js';
 import {
   type AdmissionVerdict,
   type ConnectionAdmission,
@@ -22,8 +22,13 @@ import {
 } from './stratum-options.js';
 import { SubmitGate } from './submit-gate.js';
 
-/** A banned peer is told why on one connection in this long; its others close at accept. */
-const BANNED_NOTICE_INTERVAL_MS = 10_000;
+/**
+ * A banned peer is told why ("Your IP is banned") on one connection in 10 s, so a miner's operator
+ * sees it; its other connections close at accept, unread, since a peer reconnecting at full speed
+ * would otherwise cost a session, a parse and a reply each time. One token per peer, refilled at
+ * 6 a minute; the least recently seen peers are forgotten first.
+ */
+const BANNED_NOTICES = { burst: 1, perMinute: 6, maxPeers: 10_000 } as const;
 
 export interface StratumServerModules {
   readonly backend: StratumBackend;
@@ -75,7 +80,7 @@ export class StratumServer {
   readonly #stats = new StratumMetrics();
   readonly #connections = new Set<StratumConnection>();
   readonly #admission: ConnectionAdmission;
-  readonly #bannedNotices = new BannedPeerNotices(BANNED_NOTICE_INTERVAL_MS);
+  readonly #bannedNotices = new PeerBudget(BANNED_NOTICES);
   readonly #ipv6PrefixLength: number;
   readonly #onProtocolViolation: ((ip: string, code: ProtocolViolationCode) => void) | undefined;
   #nextConnectionId = 1;
@@ -229,7 +234,7 @@ export class StratumServer {
     }
     // Counted by network for IPv6, so one subscriber's /64 cannot open connections without end.
     const peer = peerKey(ip, this.#ipv6PrefixLength);
-    if (this.#isBanned(ip) && !this.#bannedNotices.shouldTell(peer, Date.now())) {
+    if (this.#isBanned(ip) && !this.#bannedNotices.take(peer, Date.now())) {
       this.#stats.connectionRefused('banned');
       socket.destroy();
       return;

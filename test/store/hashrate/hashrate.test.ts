@@ -108,16 +108,15 @@ describe('HashrateBucketWriter + HashrateReader', () => {
     redis = client;
   });
 
+  /** A writer and a reader of one pool's keys; by default the config's cap of worker names. */
+  const openStore = (keyPrefix: string, maxWorkersPerMiner = DEFAULT_MAX_WORKERS_PER_MINER) => ({
+    writer: new HashrateBucketWriter({ keyPrefix, maxWorkersPerMiner }, { redis }),
+    reader: new HashrateReader({ keyPrefix, maxWorkersPerMiner }, { redis }),
+  });
+
   it('computes pool, miner and worker hashrate over a window and counts active miners', async () => {
     const keyPrefix = uniquePrefix('hashrate');
-    const writer = new HashrateBucketWriter(
-      { keyPrefix, maxWorkersPerMiner: DEFAULT_MAX_WORKERS_PER_MINER },
-      { redis },
-    );
-    const reader = new HashrateReader(
-      { keyPrefix, maxWorkersPerMiner: DEFAULT_MAX_WORKERS_PER_MINER },
-      { redis },
-    );
+    const { writer, reader } = openStore(keyPrefix);
     // 10 minutes of shares: miner A 6000 difficulty per minute on two workers, miner B 600 per minute.
     for (let minute = 0; minute < 10; minute++) {
       const t = HOUR_START + minute * 60_000 + 1_000;
@@ -169,10 +168,7 @@ describe('HashrateBucketWriter + HashrateReader', () => {
 
   it('HashrateBatcher: many small ledger batches become one write per interval; stop() writes the rest', async () => {
     const keyPrefix = uniquePrefix('hashrate-batched');
-    const writer = new HashrateBucketWriter(
-      { keyPrefix, maxWorkersPerMiner: DEFAULT_MAX_WORKERS_PER_MINER },
-      { redis },
-    );
+    const { writer } = openStore(keyPrefix);
     const writes: number[] = [];
     const errors: number[] = [];
     const batcher = new HashrateBatcher(
@@ -229,10 +225,7 @@ describe('HashrateBucketWriter + HashrateReader', () => {
     const keyPrefix = uniquePrefix('hashrate-bad');
     const keys = createHashrateKeys(keyPrefix);
     await redis.hset(keys.poolMinutes(HOUR_START / 3_600_000), '0', 'abc');
-    const reader = new HashrateReader(
-      { keyPrefix, maxWorkersPerMiner: DEFAULT_MAX_WORKERS_PER_MINER },
-      { redis },
-    );
+    const { reader } = openStore(keyPrefix);
     await expect(reader.poolHashrate(HOUR_START + 1_000, 60_000)).rejects.toMatchObject({
       code: 'CORRUPT_RECORD',
     });
@@ -241,8 +234,7 @@ describe('HashrateBucketWriter + HashrateReader', () => {
   it('keeps statistics for at most maxWorkersPerMiner names; later names count under (others)', async () => {
     const keyPrefix = uniquePrefix('hashrate-cap');
     const keys = createHashrateKeys(keyPrefix);
-    const writer = new HashrateBucketWriter({ keyPrefix, maxWorkersPerMiner: 3 }, { redis });
-    const reader = new HashrateReader({ keyPrefix, maxWorkersPerMiner: 3 }, { redis });
+    const { writer, reader } = openStore(keyPrefix, 3);
     const t = HOUR_START + 5 * 60_000;
     // 10 000 names in a few batches, from one miner; the other miner's workers are not affected.
     for (let batch = 0; batch < 10; batch++) {
@@ -275,14 +267,7 @@ describe('HashrateBucketWriter + HashrateReader', () => {
 
   it('draws per-worker charts like the miner chart, one pipeline for all', async () => {
     const keyPrefix = uniquePrefix('hashrate-wcharts');
-    const writer = new HashrateBucketWriter(
-      { keyPrefix, maxWorkersPerMiner: DEFAULT_MAX_WORKERS_PER_MINER },
-      { redis },
-    );
-    const reader = new HashrateReader(
-      { keyPrefix, maxWorkersPerMiner: DEFAULT_MAX_WORKERS_PER_MINER },
-      { redis },
-    );
+    const { writer, reader } = openStore(keyPrefix);
     for (let minute = 0; minute < 20; minute++) {
       await writer.record([
         makeShare({ worker: 'a', difficulty: 600, timestampMs: HOUR_START + minute * 60_000 }),

@@ -141,7 +141,12 @@ export class StratumProcessGroup {
       );
     }
     const group = new StratumProcessGroup(options, modules);
-    cluster.setupPrimary({ exec: fileURLToPath(group.#entry), args: [], serialization: 'advanced' });
+    cluster.setupPrimary({
+      exec: fileURLToPath(group.#entry),
+      args: [],
+      execArgv: childExecArgv(process.execArgv, options.config.stratum.childSemiSpaceMb),
+      serialization: 'advanced',
+    });
     try {
       const started = Promise.all(group.#slots.map((slot) => group.#startChild(slot)));
       await (modules.abandon ? Promise.race([started, modules.abandon]) : started);
@@ -425,4 +430,12 @@ function banMessageOf(change: BanChange): ParentMessage {
   return change.kind === 'banned'
     ? { kind: 'adopt-ban', entry: change.entry }
     : { kind: 'unban', ip: change.ip };
+}
+
+/**
+ * The node flags of a child: the parent's (an operator's --inspect or heap flags) and then the
+ * configured semi-space, which wins over the parent's own (V8 takes the last).
+ */
+export function childExecArgv(parentArgv: readonly string[], semiSpaceMb: number): string[] {
+  return semiSpaceMb > 0 ? [...parentArgv, `--max-semi-space-size=${semiSpaceMb}`] : [...parentArgv];
 }

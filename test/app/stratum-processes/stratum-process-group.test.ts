@@ -1,5 +1,9 @@
+import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { StratumProcessGroup } from '../../../src/app/stratum-processes/stratum-process-group.js';
+import {
+  childExecArgv,
+  StratumProcessGroup,
+} from '../../../src/app/stratum-processes/stratum-process-group.js';
 import { parseConfig } from '../../../src/config/load-config.js';
 import { createLogger } from '../../../src/log/logger.js';
 import { manualBan } from '../../../src/pool/ban-registry.js';
@@ -39,6 +43,23 @@ describe('stratum process group', () => {
     await group.stop();
     expect(children.every((c) => !isRunning(c.pid!))).toBe(true);
     expect(group.children().map((c) => c.state)).toEqual(['stopped', 'stopped']);
+  });
+
+  it("runs the children with the configured young generation, after the parent's own node flags", async () => {
+    process.env['FAKE_STRATUM_CHILD'] = 'serve';
+    const small = parseConfig({ pool: { nodeId: 3 }, stratum: { processes: 2, childSemiSpaceMb: 2 } });
+    const group = await StratumProcessGroup.start(
+      { config: small, processes: 2 },
+      { logger, entry: FAKE_CHILD, bans: new FakeBanRegistry() },
+    );
+    groups.push(group);
+    for (const child of group.children()) {
+      const argv = readFileSync(`/proc/${child.pid}/cmdline`, 'utf8').split('\0');
+      expect(argv.at(argv.indexOf('--max-semi-space-size=2') - 1)).toBe(
+        process.execArgv.at(-1) ?? process.execPath,
+      );
+    }
+    expect(childExecArgv(['--inspect'], 0)).toEqual(['--inspect']);
   });
 
   it('fails the start when a child is not serving in time, and leaves no child running', async () => {

@@ -204,7 +204,11 @@ export async function classicStatsAddress(
 
 /**
  * `/get_payments`: the pool's payout batches, or `address`'s payments, sent before `beforeSec`
- * (newest first, at most one classic list); empty without the balances store.
+ * (newest first, at most one classic list); empty without the balances store. The batches are
+ * read from `beforeSec` down, so a time older than the newest MAX_ACCOUNT_ROWS batches still
+ * answers. A miner's payments are a list without a time index, but mark_sent trims it to
+ * paymentsMaxLength (1,000 = MAX_ACCOUNT_ROWS), so reading its newest MAX_ACCOUNT_ROWS reads all
+ * of it and filtering afterwards misses nothing.
  */
 export async function classicPayments(
   stores: ApiStores,
@@ -213,14 +217,13 @@ export async function classicPayments(
 ): Promise<ClassicZset> {
   const accounts = stores.accounts;
   if (accounts === null) return [];
-  const page = { offset: 0, limit: MAX_ACCOUNT_ROWS };
-  const before = (row: { timestampMs: number }) => seconds(row.timestampMs) < beforeSec;
   if (address !== undefined) {
-    const rows = await accounts.listPayments(address, page);
-    return minerPaymentsZset(rows.filter(before).slice(0, CLASSIC_ROWS));
+    const rows = await accounts.listPayments(address, { offset: 0, limit: MAX_ACCOUNT_ROWS });
+    const before = rows.filter((row) => seconds(row.timestampMs) < beforeSec);
+    return minerPaymentsZset(before.slice(0, CLASSIC_ROWS));
   }
-  const batches = await accounts.listBatches(page);
-  return batchesZset(batches.filter(before).slice(0, CLASSIC_ROWS));
+  // seconds(t) < beforeSec exactly when t < beforeSec * 1000 (whole seconds).
+  return batchesZset(await accounts.listBatchesBefore(beforeSec * 1000, CLASSIC_ROWS));
 }
 
 /** `/get_blocks`: the pool's blocks, highest first, below `height` when given. */

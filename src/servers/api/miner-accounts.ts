@@ -1,3 +1,4 @@
+import type { PayoutBatch } from '../../model/payouts/payout-batch.js';
 import {
   type BalanceChangeReason,
   DEFAULT_HISTORY_MAX_LENGTH,
@@ -59,6 +60,8 @@ export interface MinerAccountsReader {
   listRewards(address: string, page: Page): Promise<MinerRewardView[]>;
   /** Sent payout batches, newest first (prepared, sending and failed ones are not public). */
   listBatches(page: Page): Promise<PaymentBatchView[]>;
+  /** The newest `limit` sent payout batches whose time is before `beforeMs`, newest first. */
+  listBatchesBefore(beforeMs: number, limit: number): Promise<PaymentBatchView[]>;
 }
 
 /** How long a page of the public payout list is served from memory (a flood of requests reads once). */
@@ -157,16 +160,27 @@ export class RedisMinerAccounts implements MinerAccountsReader {
     return this.#batchPages.get(`${page.offset}:${page.limit}`, () => this.#readBatches(page));
   }
 
+  /** Kept like a page: a flood of requests for one time reads once. */
+  listBatchesBefore(beforeMs: number, limit: number): Promise<PaymentBatchView[]> {
+    return this.#batchPages.get(`before:${beforeMs}:${limit}`, async () =>
+      batchViews(await this.#payouts.listSentBatchesBefore(beforeMs, Math.min(limit, MAX_ACCOUNT_ROWS))),
+    );
+  }
+
   async #readBatches(page: Page): Promise<PaymentBatchView[]> {
     const limit = Math.max(0, rowsNeeded(page) - page.offset);
     const batches = limit === 0 ? [] : await this.#payouts.listSentBatches({ offset: page.offset, limit });
-    return batches.map((batch) => ({
-      batchId: batch.id,
-      transactionHash: batch.txHash ?? '',
-      timestampMs: batch.updatedAtMs,
-      recipients: batch.transfers.length,
-      amountAtomic: batch.totalAmountAtomic,
-      feeAtomic: batch.actualFeeAtomic ?? batch.networkFeeAtomic,
-    }));
+    return batchViews(batches);
   }
+}
+
+function batchViews(batches: readonly PayoutBatch[]): PaymentBatchView[] {
+  return batches.map((batch) => ({
+    batchId: batch.id,
+    transactionHash: batch.txHash ?? '',
+    timestampMs: batch.updatedAtMs,
+    recipients: batch.transfers.length,
+    amountAtomic: batch.totalAmountAtomic,
+    feeAtomic: batch.actualFeeAtomic ?? batch.networkFeeAtomic,
+  }));
 }

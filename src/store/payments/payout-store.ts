@@ -189,12 +189,21 @@ export class PayoutStore implements PayoutJournal {
     return this.#listFrom(this.keys.batches, limit, true);
   }
 
-  /** Most recently rolled back first. */
   /** Sent batches, newest first, paged over sent ones only (see sent-batches-reader.ts). */
   async listSentBatches(page: SentBatchesPage): Promise<PayoutBatch[]> {
     return this.#sent.page(page);
   }
 
+  /**
+   * The newest `limit` sent batches whose time (updatedAtMs) is before `beforeMs`, found from
+   * `beforeMs` down, so older ones than the newest MAX_LIST_PAGE are reachable too; at most
+   * MAX_LIST_PAGE batches (of any state) are looked at per call.
+   */
+  async listSentBatchesBefore(beforeMs: number, limit: number): Promise<PayoutBatch[]> {
+    return this.#sent.before(beforeMs, Math.min(limit, MAX_LIST_PAGE));
+  }
+
+  /** Most recently rolled back first. */
   async listFailedBatches(limit = 50): Promise<PayoutBatch[]> {
     return this.#listFrom(this.keys.batchesFailed, limit, true);
   }

@@ -34,16 +34,46 @@ export class SentBatchesReader {
 
   async page(page: SentBatchesPage): Promise<PayoutBatch[]> {
     const wanted = page.offset + page.limit;
+    const sent = await this.#collect(
+      wanted,
+      (start, count) => this.#redis.zrevrange(this.#keys.batches, start, start + count - 1),
+      () => true,
+    );
+    return sent.slice(page.offset, wanted);
+  }
+
+  /**
+   * The newest `limit` sent batches whose time (updatedAtMs: sent, or confirmed, the time the
+   * lists show) is before `beforeMs`. The index's score is createdAtMs, never later than
+   * updatedAtMs, so the walk starts at the first batch created before `beforeMs` rather than at
+   * the newest one: an old `beforeMs` is answered however many batches came after it.
+   */
+  async before(beforeMs: number, limit: number): Promise<PayoutBatch[]> {
+    const sent = await this.#collect(
+      limit,
+      (start, count) =>
+        this.#redis.zrevrangebyscore(this.#keys.batches, `(${beforeMs}`, '-inf', 'LIMIT', start, count),
+      (batch) => batch.updatedAtMs < beforeMs,
+    );
+    return sent.slice(0, limit);
+  }
+
+  /** Up to `wanted` sent batches that `keep`, walking `readIds` newest first, scanLimit ids at most. */
+  async #collect(
+    wanted: number,
+    readIds: (start: number, count: number) => Promise<string[]>,
+    keep: (batch: PayoutBatch) => boolean,
+  ): Promise<PayoutBatch[]> {
     const sent: PayoutBatch[] = [];
     for (let start = 0; sent.length < wanted && start < this.#scanLimit; start += SCAN_CHUNK) {
-      const stop = Math.min(start + SCAN_CHUNK, this.#scanLimit) - 1;
-      const ids = await read(() => this.#redis.zrevrange(this.#keys.batches, start, stop));
+      const count = Math.min(SCAN_CHUNK, this.#scanLimit - start);
+      const ids = await read(() => readIds(start, count));
       for (const batch of await this.#readBatches(ids)) {
-        if (batch.state === 'sent' && batch.txHash !== null) sent.push(batch);
+        if (batch.state === 'sent' && batch.txHash !== null && keep(batch)) sent.push(batch);
       }
-      if (ids.length < stop - start + 1) break;
+      if (ids.length < count) break;
     }
-    return sent.slice(page.offset, wanted);
+    return sent;
   }
 
   async #readBatches(ids: readonly string[]): Promise<PayoutBatch[]> {

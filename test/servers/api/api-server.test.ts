@@ -315,6 +315,7 @@ describe('HTTP API', () => {
           amountAtomic: 10n ** 18n,
           feeAtomic: 80_000n,
         })),
+      listBatchesBefore: async () => [],
     };
     const { app: other } = await buildTestApi({
       redis,

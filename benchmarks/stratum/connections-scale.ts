@@ -18,7 +18,8 @@
  * inherit M; when the host refuses (no CAP_SYS_RESOURCE), it says what to run and spreads the
  * miners over enough processes to stay under the limit it has: more load generators, and more
  * stratum processes than "auto" if one per core cannot hold them. FUEGO_BENCH_STRATUM_PROCESSES
- * sets the stratum processes instead.
+ * sets the stratum processes instead, FUEGO_BENCH_CHILD_SEMI_SPACE_MB their `stratum.childSemiSpaceMb`
+ * (0 for V8's default, to pair against the configured one).
  */
 import { availableParallelism, loadavg } from 'node:os';
 import { type BenchStack, startBenchStack } from './bench-stack.js';
@@ -95,6 +96,16 @@ interface Plan {
   readonly stratumProcesses: number | 'auto';
   readonly openFiles: number;
   readonly notes: string[];
+}
+
+/** The children's young generation when FUEGO_BENCH_CHILD_SEMI_SPACE_MB says, else the config's default. */
+function childSemiSpace(): { childSemiSpaceMb?: number } {
+  const setting = process.env['FUEGO_BENCH_CHILD_SEMI_SPACE_MB'];
+  if (setting === undefined) return {};
+  const mb = Number(setting);
+  if (!Number.isInteger(mb) || mb < 0)
+    throw new Error('FUEGO_BENCH_CHILD_SEMI_SPACE_MB must be an integer >= 0');
+  return { childSemiSpaceMb: mb };
 }
 
 /** How many processes hold the miners, given the open-files limit this process got. */
@@ -269,6 +280,7 @@ export async function runConnectionsAtScale(miners: number): Promise<void> {
       stratum: {
         limits: { maxConnectionsPerIp: miners, maxConnections: miners + 1_000 },
         processes: stratumProcesses,
+        ...childSemiSpace(),
       },
     });
     const poolPids = processTree(stack.pool.pid);

@@ -185,7 +185,9 @@ export class StratumServer {
   }
 
   #listen(port: PortRuntime): Promise<void> {
-    const server = createServer({ noDelay: true, keepAlive: true });
+    // No noDelay/keepAlive here: Node would set them on every accepted socket, refused ones too
+    // (a flood of them); StratumConnection sets both once a connection is admitted.
+    const server = createServer();
     port.server = server;
     server.on('connection', (socket: Socket) => this.#onConnection(socket, port));
     return new Promise<void>((resolve, reject) => {

@@ -92,7 +92,7 @@ interface FatalSignal {
  * `stratumSurface`.
  *
  * Each role's modules are loaded when that role starts: a stratum child process then holds only
- * the stratum code, not the leader's, the API's or the control socket's (~25 MB of RSS less in
+ * the stratum code, not the leader's, the API's or the control socket's (~19 MB of RSS less in
  * every child).
  */
 export class PoolNode {

@@ -24,7 +24,7 @@ import { SubmitGate } from './submit-gate.js';
 
 /**
  * A banned peer is told why ("Your IP is banned") on one connection in 10 s, so a miner's operator
- * sees it; its other connections close at accept, unread, since a peer reconnecting at full speed
+ * sees it; its other connections are reset at accept, unread, since a peer reconnecting at full speed
  * would otherwise cost a session, a parse and a reply each time. One token per peer, refilled at
  * 6 a minute; the least recently seen peers are forgotten first.
  */
@@ -238,7 +238,7 @@ export class StratumServer {
     const peer = peerKey(ip, this.#ipv6PrefixLength);
     if (this.#isBanned(ip) && !this.#bannedNotices.take(peer, Date.now())) {
       this.#stats.connectionRefused('banned');
-      socket.destroy();
+      socket.resetAndDestroy();
       return;
     }
     let verdict: AdmissionVerdict | Promise<AdmissionVerdict>;
@@ -271,9 +271,11 @@ export class StratumServer {
       return;
     }
     if (verdict !== 'admit') {
-      // No reply: there is no request to answer yet; XMRig retries after its retry-pause.
+      // No reply: there is no request to answer yet; XMRig retries after its retry-pause. A reset,
+      // not a FIN: the kernel frees the socket at once instead of keeping it in TIME_WAIT, which a
+      // connection flood would fill (the pool closes first, so the wait would be its own).
       this.#stats.connectionRefused(verdict);
-      socket.destroy();
+      socket.resetAndDestroy();
       return;
     }
 

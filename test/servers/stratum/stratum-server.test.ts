@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import fc from 'fast-check';
@@ -143,13 +144,20 @@ class LineClient {
     );
   }
 
+  /**
+   * Connects; a connection the server resets at accept (a refused peer) may fail before 'connect'
+   * is seen on loopback, and comes back as a client that is already closed.
+   */
   static async open(port: number, host = '127.0.0.1', localAddress?: string): Promise<LineClient> {
     const socket = netConnect({ port, host, ...(localAddress === undefined ? {} : { localAddress }) });
+    const client = new LineClient(socket);
     await new Promise<void>((resolve, reject) => {
       socket.once('connect', resolve);
-      socket.once('error', reject);
+      socket.once('error', (error: NodeJS.ErrnoException) =>
+        error.code === 'ECONNRESET' ? resolve() : reject(error),
+      );
     });
-    return new LineClient(socket);
+    return client;
   }
 
   send(message: Json | string): void {
@@ -233,6 +241,16 @@ async function client(port: number, localAddress?: string): Promise<LineClient> 
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** IPv4 TCP sockets in TIME_WAIT (state 06 in /proc/net/tcp) whose local port is `port`. */
+function timeWaitSocketsOnLocalPort(port: number): number {
+  const portHex = port.toString(16).toUpperCase().padStart(4, '0');
+  return readFileSync('/proc/net/tcp', 'utf8')
+    .split('\n')
+    .slice(1)
+    .map((line) => line.trim().split(/\s+/))
+    .filter((fields) => fields[1]?.endsWith(`:${portHex}`) && fields[3] === '06').length;
+}
 
 async function until(condition: () => boolean, timeoutMs = 2000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -692,6 +710,18 @@ describe('StratumServer: limits and protections', () => {
     await until(() => server.metrics().connections.current === 2);
     await (await client(port)).login();
   });
+
+  it.runIf(process.platform === 'linux')(
+    'resets connections over the cap, so a flood of them leaves no sockets waiting in TIME_WAIT',
+    async () => {
+      const { port, server } = await startServer(new FakeBackend(), { maxConnectionsPerIp: 1 });
+      await (await client(port)).login();
+      for (let i = 0; i < 50; i++) expect(await (await client(port)).waitClosed()).toBe(true);
+      expect(server.metrics().connections.refused['per-ip-limit']).toBe(50);
+      // A close (FIN) from the pool's side would leave each of them in TIME_WAIT for a minute.
+      expect(timeWaitSocketsOnLocalPort(port)).toBe(0);
+    },
+  );
 
   it('closes a connection that does not log in within loginTimeoutMs', async () => {
     const { port, server } = await startServer(new FakeBackend(), { loginTimeoutMs: 150 });

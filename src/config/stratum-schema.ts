@@ -191,7 +191,7 @@ export const stratumSchema = z
       .max(256)
       .default(1)
       .describe(
-        "V8's young-generation semi-space of each stratum child process, in MB (node's --max-semi-space-size); 0 leaves V8's default (16 MB on 64-bit). A small one keeps a child's RSS near its live data: every job push fills a large one with garbage in every child (at 100,000 miners in 6 children, 1 MB took the pool from 1.65 to 1.34 GB). A single-process pool takes the same flag from its own command line or NODE_OPTIONS.",
+        "V8's young-generation semi-space of each stratum child process, in MB (node's --max-semi-space-size); 0 leaves V8's default (16 MB on 64-bit). A small one keeps a child's RSS near its live data: every job push fills a large one with garbage in every child (at 100,000 miners in 6 children, 1 MB took the pool's summed RSS from ~1.58 to ~1.41 GB). A single-process pool takes the same flag from its own command line or NODE_OPTIONS.",
       ),
     jobsPerSession: z
       .number()

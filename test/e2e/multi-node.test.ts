@@ -119,7 +119,7 @@ async function loginError(port: number): Promise<string | null> {
       agent: 'multi-node-test/1.0',
       algo: ['cn/upx2'],
     });
-    // A banned peer is told why on one connection in 10 s per node; its others close unanswered.
+    // A banned peer is told why on one connection in 10 s per node; its others are reset unanswered.
     if (reply === undefined) return BANNED;
     return (reply['error'] as { message?: string } | null | undefined)?.message ?? null;
   } finally {
@@ -138,10 +138,11 @@ function logOf(node: NodeProcess): string {
   return existsSync(node.logFile) ? readFileSync(node.logFile, 'utf8') : '';
 }
 
+/** Whether something listens on `port` (one that resets a banned peer at accept listens too). */
 async function accepts(port: number): Promise<boolean> {
   return await new Promise<boolean>((resolve) => {
     const socket = new Socket();
-    socket.once('error', () => resolve(false));
+    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'ECONNRESET'));
     socket.connect(port, '127.0.0.1', () => {
       socket.destroy();
       resolve(true);

@@ -30,13 +30,20 @@ export class StratumLineClient {
     });
   }
 
+  /**
+   * Connects; a connection the pool resets at accept (a banned or capped peer) may fail before
+   * 'connect' is seen on loopback, and comes back as a client that is already closed.
+   */
   static async open(port: number): Promise<StratumLineClient> {
     const socket = connect({ port, host: '127.0.0.1' });
+    const client = new StratumLineClient(socket);
     await new Promise<void>((resolve, reject) => {
       socket.once('connect', resolve);
-      socket.once('error', reject);
+      socket.once('error', (error: NodeJS.ErrnoException) =>
+        error.code === 'ECONNRESET' ? resolve() : reject(error),
+      );
     });
-    return new StratumLineClient(socket);
+    return client;
   }
 
   /** Sends a request and resolves with its reply (undefined if the pool closed the connection). */

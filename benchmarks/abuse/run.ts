@@ -29,7 +29,8 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { availableParallelism, loadavg, setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { startBenchStack } from '../stratum/bench-stack.js';
-import { processTree, readProcessCpuSeconds, readRssKb, round } from '../stratum/measure-process.js';
+import { round } from '../stratum/measure-process.js';
+import { poolCpuSeconds, poolMemory } from '../stratum/pool-tree-usage.js';
 import {
   ATTACKS,
   type AttackerEvent,
@@ -88,9 +89,6 @@ interface PoolUse {
   readonly poolCpuPercent: number;
 }
 
-const poolCpuSeconds = (poolPid: number) =>
-  processTree(poolPid).reduce((sum, pid) => sum + readProcessCpuSeconds(pid), 0);
-
 /** What the pool's processes used while `during` runs. */
 async function poolUse(poolPid: number, during: Promise<unknown>): Promise<PoolUse> {
   const started = performance.now();
@@ -101,8 +99,7 @@ async function poolUse(poolPid: number, during: Promise<unknown>): Promise<PoolU
     done = true;
   });
   while (!done) {
-    const kb = processTree(poolPid).reduce((sum, pid) => sum + readRssKb(pid), 0);
-    peak = Math.max(peak, kb / 1024);
+    peak = Math.max(peak, poolMemory(poolPid).rssBytes / 2 ** 20);
     await Promise.race([sleep(500), during]);
   }
   const elapsedSeconds = (performance.now() - started) / 1000;

@@ -279,6 +279,24 @@ export const apiOptionsFields = z.strictObject({
     .describe(
       'Signatures checked per second by `POST /api/miners/:address/threshold`, for the whole process (about 5 ms of CPU each, on the event loop); requests beyond it answer TOO_MANY_REQUESTS.',
     ),
+  maxConnections: z
+    .number()
+    .int()
+    .min(1)
+    .max(1_000_000)
+    .default(4_000)
+    .describe(
+      'TCP connections the API, dashboard and live feed hold at once (feed clients and long polls included); beyond it a new connection is closed at accept. It keeps the open files the stratum server needs for miners.',
+    ),
+  maxConnectionsPerPeer: z
+    .number()
+    .int()
+    .min(1)
+    .max(1_000_000)
+    .default(64)
+    .describe(
+      'Of those, connections one peer (an IP; an IPv6 peer: its stratum.ipv6PrefixLength network) may hold; beyond it a new one is reset at accept, before any HTTP. Addresses in api.rateLimit.exemptIps (a reverse proxy on the host) are not capped.',
+    ),
   classicApi: z
     .boolean()
     .default(true)

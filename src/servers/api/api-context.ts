@@ -3,6 +3,7 @@ import type { HashrateReader } from '../../store/hashrate/hashrate-reader.js';
 import type { RedisMinerThresholds } from '../../store/payments/miner-thresholds.js';
 import type { PoolBlocksReader } from '../../store/shares/pool-blocks-reader.js';
 import type { PoolMetrics } from './api-metrics.js';
+import type { ApiConnectionCaps } from './connection-caps.js';
 import type { HealthMonitor } from './health-monitor.js';
 import type { LiveFeed } from './live-feed.js';
 import type { MinerAccountsReader } from './miner-accounts.js';
@@ -35,6 +36,7 @@ export interface ApiServices {
   readonly liveFeed: LiveFeed;
   readonly metrics: PoolMetrics;
   readonly rateLimit: RequestRateLimit;
+  readonly connectionCaps: ApiConnectionCaps;
 }
 
 declare module 'fastify' {

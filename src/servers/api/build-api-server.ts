@@ -16,6 +16,7 @@ import { ApiError, errorReply } from './api-errors.js';
 import { createPoolMetrics, type MetricsSources, type PoolMetrics } from './api-metrics.js';
 import { parseApiOptions } from './api-options.js';
 import { registerClassicRoutes } from './classic-routes.js';
+import { ApiConnectionCaps } from './connection-caps.js';
 import { dashboardDir, registerDashboardFiles } from './dashboard-files.js';
 import { registerExportRoutes } from './export-routes.js';
 import { HealthMonitor, type HealthView } from './health-monitor.js';
@@ -84,6 +85,7 @@ export async function buildApiServer(
     return503OnClosing: true,
   });
   app.decorate('pool', services);
+  services.connectionCaps.attach(app.server);
   services.liveFeed.attach(app.server);
   setErrorHandlers(app, logger);
   services.rateLimit.register(app);
@@ -144,7 +146,14 @@ function buildServices(
     clock,
     ...(modules.aliasOf === undefined ? {} : { aliasOf: modules.aliasOf }),
   });
-  const rateLimit = new RequestRateLimit(options.rateLimit, modules.ipv6PrefixLength ?? 64, clock);
+  const ipv6PrefixLength = modules.ipv6PrefixLength ?? 64;
+  const rateLimit = new RequestRateLimit(options.rateLimit, ipv6PrefixLength, clock);
+  const connectionCaps = new ApiConnectionCaps({
+    maxConnections: options.maxConnections,
+    maxConnectionsPerPeer: options.maxConnectionsPerPeer,
+    exemptIps: options.rateLimit.exemptIps,
+    ipv6PrefixLength,
+  });
   const liveFeed = new LiveFeed(options, {
     allowConnection: (ip) => rateLimit.allows(ip),
     events: modules.events,
@@ -159,20 +168,26 @@ function buildServices(
       {
         ...modules.metricsSources,
         liveFeedClients: () => liveFeed.metrics().clients,
-        apiRefusals: () => refusalsOf(rateLimit, liveFeed),
+        apiRefusals: () => refusalsOf(rateLimit, liveFeed, connectionCaps),
         dependencies: async () => dependenciesOf(await health.check()),
         daemonChain: () => daemonChainOf(network.info()),
         lastShareMs: () => modules.stores.hashrate.poolLastShareMs(),
       },
       modules.events,
     );
-  return { stats, network, health, liveFeed, metrics, rateLimit };
+  return { stats, network, health, liveFeed, metrics, rateLimit, connectionCaps };
 }
 
 /** The API's refusals by reason, as /metrics counts them. */
-function refusalsOf(rateLimit: RequestRateLimit, liveFeed: LiveFeed): Record<string, number> {
+function refusalsOf(
+  rateLimit: RequestRateLimit,
+  liveFeed: LiveFeed,
+  connectionCaps: ApiConnectionCaps,
+): Record<string, number> {
   const feed = liveFeed.metrics();
   return {
+    'connections-full': connectionCaps.refusedFull,
+    'connections-per-peer': connectionCaps.refusedPerPeer,
     'rate-limited': rateLimit.refused,
     'feed-full': feed.refusedFull,
     'feed-per-peer': feed.refusedPeer,

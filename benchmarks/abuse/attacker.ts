@@ -55,23 +55,29 @@ function freshAddress(): string {
 }
 
 /** Connections opened and held without a login: the per-IP cap should refuse them. */
-async function connectionFlood(attack: Attack): Promise<void> {
+function connectionFlood(attack: Attack): Promise<void> {
+  return holdConnections(attack, attack.target.stratumPort, 'connection refused (per-IP cap)');
+}
+
+/** Idle connections to the API, held: the per-peer connection cap should refuse them. */
+function apiConnectionHold(attack: Attack): Promise<void> {
+  return holdConnections(attack, attack.target.apiPort, 'connection refused (per-peer cap)');
+}
+
+/** 32 loops opening connections to `port` and holding each the pool has not closed after 100 ms. */
+async function holdConnections(attack: Attack, port: number, refusal: string): Promise<void> {
   const held: { destroy(): void }[] = [];
   await inParallel(attack, 32, async () => {
     attack.tally.sent++;
     const outcome = await new Promise<'open' | 'closed'>((resolve) => {
-      const socket = connect({
-        port: attack.target.stratumPort,
-        host: '127.0.0.1',
-        localAddress: attack.source,
-      });
+      const socket = connect({ port, host: '127.0.0.1', localAddress: attack.source });
       socket.on('error', () => resolve('closed'));
       socket.on('close', () => resolve('closed'));
       socket.on('connect', () => setTimeout(() => resolve(socket.destroyed ? 'closed' : 'open'), 100));
       held.push(socket);
     });
     if (outcome === 'open') served(attack.tally);
-    else limited(attack.tally, 'connection refused (per-IP cap)');
+    else limited(attack.tally, refusal);
   });
   for (const socket of held) socket.destroy();
 }
@@ -200,6 +206,7 @@ async function submitStorm(attack: Attack): Promise<void> {
 
 const ATTACK_BODIES: Record<AttackName, (attack: Attack) => Promise<void>> = {
   'connection-flood': connectionFlood,
+  'api-connection-hold': apiConnectionHold,
   'login-flood': loginFlood,
   'feed-flood': feedFlood,
   'expensive-reads': expensiveReads,

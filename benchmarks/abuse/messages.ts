@@ -31,6 +31,7 @@ export type HonestEvent =
 
 export const ATTACKS = [
   'connection-flood',
+  'api-connection-hold',
   'login-flood',
   'feed-flood',
   'expensive-reads',

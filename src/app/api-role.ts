@@ -32,6 +32,8 @@ export interface ApiRoleModules {
   readonly bans: Pick<BanRegistry, 'list'>;
   /** Age of the template this process serves or polls; absent on an API-only node. */
   readonly templateAgeMs?: () => number | undefined;
+  /** API connections this process's open files allow (open-files-budget.ts); none: api.maxConnections. */
+  readonly maxConnectionsInProcess?: number;
 }
 
 /**
@@ -45,7 +47,14 @@ export async function startApiRole(
   parts: Part[],
 ): Promise<FastifyInstance> {
   const { enabled: _enabled, ...apiInput } = config.api;
-  const apiOptions = parseApiOptions(apiInput);
+  const configured = parseApiOptions(apiInput);
+  const apiOptions =
+    modules.maxConnectionsInProcess === undefined
+      ? configured
+      : {
+          ...configured,
+          maxConnections: Math.max(1, Math.min(configured.maxConnections, modules.maxConnectionsInProcess)),
+        };
   const { redis, stratum, templateAgeMs } = modules;
   const api = await buildApiServer(apiOptions, {
     redisProbe: () => redis.ping(),

@@ -12,6 +12,7 @@ import { WalletClient } from '../rpc/wallet-client.js';
 import type { ConnectionAdmission } from '../servers/stratum/connection-admission.js';
 import type { ListeningPort, StratumServer } from '../servers/stratum/stratum-server.js';
 import type { LeaderRole } from './leader-role.js';
+import { type OpenFilesPlan, openFilesPlan, readOpenFilesLimit } from './open-files-budget.js';
 import { type Part, stopParts } from './parts.js';
 import { connectRedis } from './redis-connection.js';
 import type { PoolRole } from './roles.js';
@@ -34,6 +35,8 @@ export interface PoolNodeModules {
   readonly bans?: BanRegistry;
   /** Applies the stratum connection caps (a stratum child process asks its parent). */
   readonly connectionAdmission?: ConnectionAdmission;
+  /** This process's open-files limit; by default read from /proc (null: unknown, no cap). */
+  readonly openFilesLimit?: number | null;
 }
 
 /** The stratum role as PoolNode runs it: in this process, in child processes, or not at all. */
@@ -139,6 +142,17 @@ export class PoolNode {
     const env = modules.env ?? process.env;
     // Configuration problems fail here, before anything runs.
     const plan = await planStart(config, modules.tls, env);
+    const openFiles = openFilesPlan(
+      modules.openFilesLimit !== undefined ? modules.openFilesLimit : (readOpenFilesLimit() ?? null),
+      {
+        stratumMaxConnections: plan.roles.has('stratum') ? config.stratum.limits.maxConnections : null,
+        stratumProcesses: plan.roles.has('stratum') ? stratumProcessCount(config) : 1,
+        apiMaxConnections: plan.runApi ? config.api.maxConnections : null,
+      },
+      // A stratum child: its parent, which knows how many children there are, told the operator.
+      { quiet: modules.connectionAdmission !== undefined },
+    );
+    for (const line of openFiles.warnings) logger.warn({ openFilesLimit: openFiles.limit }, line);
     const fatal = fatalSignal();
     const parts: Part[] = [];
     try {
@@ -150,10 +164,10 @@ export class PoolNode {
           ? null
           : await startLeader(config, { shared, logger, poolAddress: plan.poolAddress, fatal }, parts);
       const stratum = plan.roles.has('stratum')
-        ? await startStratum(config, { plan, shared, bans, logger, fatal, modules }, parts)
+        ? await startStratum(config, { plan, shared, bans, logger, fatal, modules, openFiles }, parts)
         : { role: null, processes: null, surface: null };
       const edges: EdgeContext = { shared, bans, stratum, leader, logger };
-      const api = plan.runApi ? await startApi(config, edges, plan.adminToken, parts) : null;
+      const api = plan.runApi ? await startApi(config, edges, { ...plan, openFiles }, parts) : null;
       const { webhooks, discord = [], telegram = [] } = config.notifications;
       if (leader !== null && webhooks.length + discord.length + telegram.length > 0) {
         await startWebhooks(config, { leader, events: shared.events, logger, env }, parts);
@@ -285,10 +299,11 @@ async function startStratum(
     logger: Logger;
     fatal: FatalSignal;
     modules: PoolNodeModules;
+    openFiles: OpenFilesPlan;
   },
   parts: Part[],
 ): Promise<StratumParts> {
-  const { plan, shared, bans, logger, modules } = context;
+  const { plan, shared, bans, logger, modules, openFiles } = context;
   const abandon = context.fatal.failed.then((error) => Promise.reject(error));
   abandon.catch(() => undefined);
   const processes = stratumProcessCount(config);
@@ -313,6 +328,7 @@ async function startStratum(
       abandon,
       bans,
       ...(modules.connectionAdmission ? { connectionAdmission: modules.connectionAdmission } : {}),
+      ...(openFiles.stratum === undefined ? {} : { maxConnectionsInProcess: openFiles.stratum }),
     },
     parts,
   );
@@ -322,9 +338,10 @@ async function startStratum(
 async function startApi(
   config: Readonly<PoolConfig>,
   context: EdgeContext,
-  adminToken: string | null,
+  access: { readonly adminToken: string | null; readonly openFiles: OpenFilesPlan },
   parts: Part[],
 ): Promise<FastifyInstance> {
+  const { adminToken, openFiles } = access;
   const { shared, stratum, leader } = context;
   const { startApiRole } = await import('./api-role.js');
   const served = stratum.role;
@@ -339,6 +356,7 @@ async function startApi(
       adminToken,
       stratum: stratum.surface,
       bans: context.bans,
+      ...(openFiles.api === undefined ? {} : { maxConnectionsInProcess: openFiles.api }),
       ...(served !== null
         ? { templateAgeMs: () => served.templates.status().templateAgeMs }
         : leader !== null

@@ -12,7 +12,11 @@ import { nativeFastHash } from '../pow/native-fast-hash.js';
 import type { PowImplementationName } from '../pow/types.js';
 import { ShareVerifierPool } from '../pow/verifier-pool.js';
 import type { DaemonClient } from '../rpc/daemon-client.js';
-import type { ConnectionAdmission } from '../servers/stratum/connection-admission.js';
+import {
+  type ConnectionAdmission,
+  ConnectionCounter,
+  ProcessConnectionCap,
+} from '../servers/stratum/connection-admission.js';
 import type { StratumPortOptions } from '../servers/stratum/stratum-options.js';
 import { StratumServer } from '../servers/stratum/stratum-server.js';
 import { HashrateBatcher } from '../store/hashrate/hashrate-batcher.js';
@@ -35,6 +39,8 @@ export interface StratumRoleModules {
   readonly bans: BanRegistry;
   /** Applies the connection caps; by default the stratum server counts its own connections. */
   readonly connectionAdmission?: ConnectionAdmission;
+  /** Stratum connections this process's open files allow (open-files-budget.ts); none: no cap. */
+  readonly maxConnectionsInProcess?: number;
 }
 
 /** What the stratum role built (for the API's metrics and the demo). */
@@ -107,10 +113,15 @@ export async function startStratumRole(
   backend.start();
   parts.push({ name: 'pool', stop: () => backend.close() });
 
-  const server = new StratumServer(stratumServerOptionsFrom(config, modules.ports), {
+  const serverOptions = stratumServerOptionsFrom(config, modules.ports);
+  const hostCaps = modules.connectionAdmission ?? new ConnectionCounter(serverOptions.limits);
+  const server = new StratumServer(serverOptions, {
     backend,
     logger: logger.child({ module: 'stratum' }),
-    ...(modules.connectionAdmission ? { admission: modules.connectionAdmission } : {}),
+    admission:
+      modules.maxConnectionsInProcess === undefined
+        ? hostCaps
+        : new ProcessConnectionCap(modules.maxConnectionsInProcess, hostCaps),
   });
   await server.start();
   parts.push({ name: 'stratum', stop: () => server.close() });

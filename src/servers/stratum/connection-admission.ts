@@ -77,6 +77,48 @@ export class ConnectionCounter implements ConnectionAdmission {
   }
 }
 
+/**
+ * At most `cap` connections in this process, whatever `inner` (the host's caps) would allow: the
+ * process's open-files limit, past which the kernel would refuse every new file, Redis reconnects
+ * and verifier restarts included. Checked before `inner`, so a refused connection costs the
+ * parent no round trip.
+ */
+export class ProcessConnectionCap implements ConnectionAdmission {
+  readonly #cap: number;
+  readonly #inner: ConnectionAdmission;
+  #held = 0;
+
+  constructor(cap: number, inner: ConnectionAdmission) {
+    this.#cap = cap;
+    this.#inner = inner;
+  }
+
+  admit(ip: string): AdmissionVerdict | Promise<AdmissionVerdict> {
+    if (this.#held >= this.#cap) return 'open-files';
+    // Counted while the inner answer is pending, so a burst cannot overshoot the cap.
+    this.#held += 1;
+    const verdict = this.#inner.admit(ip);
+    if (typeof verdict === 'string') return this.#settle(verdict);
+    return verdict.then(
+      (answer) => this.#settle(answer),
+      (error: unknown) => {
+        this.#held -= 1;
+        throw error;
+      },
+    );
+  }
+
+  release(ip: string): void {
+    this.#held -= 1;
+    this.#inner.release(ip);
+  }
+
+  #settle(verdict: AdmissionVerdict): AdmissionVerdict {
+    if (verdict !== 'admit') this.#held -= 1;
+    return verdict;
+  }
+}
+
 /** Adds `delta` to the count of `key`, dropping the key at 0. */
 function addTo(counts: Map<string, number>, key: string, delta: number): void {
   const next = (counts.get(key) ?? 0) + delta;

@@ -20,6 +20,8 @@ export type CloseReason =
  */
 export type RefusalReason =
   | 'max-connections'
+  /** This process holds what its open-files limit allows (ProcessConnectionCap). */
+  | 'open-files'
   | 'per-ip-limit'
   | 'per-network-limit'
   | 'banned'

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { ConnectionCounter } from '../../../src/servers/stratum/connection-admission.js';
+import {
+  type AdmissionVerdict,
+  type ConnectionAdmission,
+  ConnectionCounter,
+  ProcessConnectionCap,
+} from '../../../src/servers/stratum/connection-admission.js';
 import { NO_AGGREGATE_CAP } from './admission-caps.js';
 
 describe('ConnectionCounter', () => {
@@ -46,5 +51,47 @@ describe('ConnectionCounter', () => {
     expect(counter.admit('10.0.0.1')).toBe('admit');
     expect(counter.admit('10.0.0.1')).toBe('admit');
     expect(counter.admit('10.0.0.1')).toBe('per-ip-limit');
+  });
+});
+
+describe('ProcessConnectionCap', () => {
+  const roomy = () =>
+    new ConnectionCounter({ ...NO_AGGREGATE_CAP, maxConnections: 100, maxConnectionsPerIp: 100 });
+
+  it('refuses past its cap before asking the host caps, and admits again after a release', () => {
+    const host = roomy();
+    const cap = new ProcessConnectionCap(2, host);
+    expect(cap.admit('10.0.0.1')).toBe('admit');
+    expect(cap.admit('10.0.0.2')).toBe('admit');
+    expect(cap.admit('10.0.0.3')).toBe('open-files');
+    expect(host.total).toBe(2);
+    cap.release('10.0.0.1');
+    expect(host.total).toBe(1);
+    expect(cap.admit('10.0.0.3')).toBe('admit');
+  });
+
+  it('a refusal of the host caps takes no room in the process', () => {
+    const host = new ConnectionCounter({ ...NO_AGGREGATE_CAP, maxConnections: 100, maxConnectionsPerIp: 1 });
+    const cap = new ProcessConnectionCap(2, host);
+    expect(cap.admit('10.0.0.1')).toBe('admit');
+    expect(cap.admit('10.0.0.1')).toBe('per-ip-limit');
+    expect(cap.admit('10.0.0.2')).toBe('admit');
+    expect(cap.admit('10.0.0.3')).toBe('open-files');
+  });
+
+  it('counts a connection while the host (a parent process) is still answering, so a burst cannot overshoot', async () => {
+    const answers: Array<(verdict: AdmissionVerdict) => void> = [];
+    const asking: ConnectionAdmission = {
+      admit: () => new Promise<AdmissionVerdict>((resolve) => answers.push(resolve)),
+      release: () => undefined,
+    };
+    const cap = new ProcessConnectionCap(1, asking);
+    const first = cap.admit('10.0.0.1');
+    expect(cap.admit('10.0.0.2')).toBe('open-files');
+    answers[0]!('per-ip-limit');
+    expect(await first).toBe('per-ip-limit');
+    const second = cap.admit('10.0.0.2');
+    answers[1]!('admit');
+    expect(await second).toBe('admit');
   });
 });

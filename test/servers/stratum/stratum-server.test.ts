@@ -18,6 +18,7 @@ import {
   type AdmissionVerdict,
   type ConnectionAdmission,
   ConnectionCounter,
+  ProcessConnectionCap,
 } from '../../../src/servers/stratum/connection-admission.js';
 import type { StratumLimits } from '../../../src/servers/stratum/stratum-options.js';
 import { StratumServer } from '../../../src/servers/stratum/stratum-server.js';
@@ -708,6 +709,30 @@ describe('StratumServer: limits and protections', () => {
     expect(server.metrics().connections).toMatchObject({ current: 3, refused: { 'per-ip-limit': 1 } });
     kept[0]!.end();
     await until(() => server.metrics().connections.current === 2);
+    await (await client(port)).login();
+  });
+
+  it('holds no more connections than its open-files limit allows, whatever the host caps allow', async () => {
+    const hostCaps = new ConnectionCounter({
+      ...NO_AGGREGATE_CAP,
+      maxConnections: 100,
+      maxConnectionsPerIp: 100,
+    });
+    const { port, server } = await startServer(
+      new FakeBackend(),
+      {},
+      undefined,
+      undefined,
+      new ProcessConnectionCap(2, hostCaps),
+    );
+    const kept = [await client(port), await client(port)];
+    for (const c of kept) await c.login();
+    expect(await (await client(port)).waitClosed()).toBe(true);
+    expect(server.metrics().connections).toMatchObject({ current: 2, refused: { 'open-files': 1 } });
+    // The host's count never saw the refused one.
+    expect(hostCaps.total).toBe(2);
+    kept[0]!.end();
+    await until(() => server.metrics().connections.current === 1);
     await (await client(port)).login();
   });
 

@@ -22,6 +22,7 @@
  * (0 for V8's default, to pair against the configured one).
  */
 import { availableParallelism, loadavg } from 'node:os';
+import { openFilesBudget } from '../../src/app/open-files-budget.js';
 import { type BenchStack, startBenchStack } from './bench-stack.js';
 import { PUSH_ROUNDS } from './job-arrivals.js';
 import { LoadGenerators } from './load-generators.js';
@@ -43,7 +44,7 @@ import {
 const STEPS = [1_000, 20_000, 50_000, 100_000];
 /** Bursts per step, averaged: the neighbours' load moves a single one by 20% or more. */
 const BURSTS = 2;
-/** Open files a process keeps besides its miners' sockets (Redis, IPC, worker threads, logs). */
+/** Open files a load generator keeps besides its miners' sockets (IPC, logs). */
 const FD_RESERVE = 500;
 /** A stratum process gets its connections round-robin: room for an uneven spread. */
 const STRATUM_SPREAD_SLACK = 0.9;
@@ -120,7 +121,9 @@ function plan(miners: number, wantedOpenFiles: number): Plan {
   }
   const generators = Math.max(2, Math.ceil(miners / perProcess));
   const override = process.env['FUEGO_BENCH_STRATUM_PROCESSES'];
-  const needed = Math.ceil(miners / (perProcess * STRATUM_SPREAD_SLACK));
+  // What a stratum child holds by the pool's own share-out of its open files (no API in a child).
+  const perStratumProcess = Math.max(1, openFilesBudget(Math.min(limit.soft, 1e9), null).stratum);
+  const needed = Math.ceil(miners / (perStratumProcess * STRATUM_SPREAD_SLACK));
   let stratumProcesses: number | 'auto' = 'auto';
   if (override !== undefined) stratumProcesses = override === 'auto' ? 'auto' : Number(override);
   else if (needed > availableParallelism()) {

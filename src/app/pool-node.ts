@@ -167,7 +167,9 @@ export class PoolNode {
         ? await startStratum(config, { plan, shared, bans, logger, fatal, modules, openFiles }, parts)
         : { role: null, processes: null, surface: null };
       const edges: EdgeContext = { shared, bans, stratum, leader, logger };
-      const api = plan.runApi ? await startApi(config, edges, { ...plan, openFiles }, parts) : null;
+      const api = plan.runApi
+        ? await startApi(config, edges, { adminToken: plan.adminToken, openFiles }, parts)
+        : null;
       const { webhooks, discord = [], telegram = [] } = config.notifications;
       if (leader !== null && webhooks.length + discord.length + telegram.length > 0) {
         await startWebhooks(config, { leader, events: shared.events, logger, env }, parts);

@@ -38,6 +38,11 @@ export class AddressCache {
     }
   }
 
+  /** Whether `text` was checked already (valid or refused): decoding it costs nothing then. */
+  knows(text: string): boolean {
+    return this.#valid.has(text) || this.#refused.has(text);
+  }
+
   get size(): number {
     return this.#valid.size;
   }

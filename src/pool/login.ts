@@ -44,7 +44,42 @@ const EMPTY_PASSWORDS = new Set(['', 'x', 'X', 'password', 'pass']);
  * Anything unparsable is INVALID_LOGIN; the address itself is fully validated (checksum, prefix, keys).
  */
 export function parseLogin(request: LoginRequest, options: LoginParseOptions): ParsedLogin {
-  const login = typeof request.login === 'string' ? request.login.trim() : '';
+  const parts = splitLogin(request.login);
+  const requested = parts.difficultyText === undefined ? undefined : Number(parts.difficultyText);
+  return {
+    payee: parsePayee(parts.payeeText, options.decodeAddress),
+    worker: pickWorker(parts.workerInLogin, request.rigid, request.pass),
+    fixedDifficulty:
+      requested === undefined
+        ? undefined
+        : Math.min(options.maxDifficulty, Math.max(options.minDifficulty, requested)),
+    solo: parts.solo,
+  };
+}
+
+/**
+ * The address a login pays, as text and unchecked; undefined for an alias or a login that does
+ * not parse (parseLogin says why). The pool asks before the costly check of a new address.
+ */
+export function loginAddressText(request: LoginRequest): string | undefined {
+  try {
+    const { payeeText } = splitLogin(request.login);
+    return payeeText.startsWith('@') ? undefined : payeeText;
+  } catch {
+    return undefined;
+  }
+}
+
+interface LoginParts {
+  readonly payeeText: string;
+  readonly workerInLogin: string | undefined;
+  readonly difficultyText: string | undefined;
+  readonly solo: boolean;
+}
+
+/** `[solo:]PAYEE[.WORKER][+DIFF]` into its parts, nothing checked but the length. */
+function splitLogin(loginField: unknown): LoginParts {
+  const login = typeof loginField === 'string' ? loginField.trim() : '';
   if (login.length === 0 || login.length > MAX_LOGIN_LENGTH) {
     throw new StratumError('INVALID_LOGIN', { reason: 'LOGIN_LENGTH', length: login.length });
   }
@@ -54,23 +89,14 @@ export function parseLogin(request: LoginRequest, options: LoginParseOptions): P
     solo = true;
     body = body.slice(SOLO_PREFIX.length);
   }
-
   const diffMatch = DIFF_SUFFIX.exec(body);
-  let fixedDifficulty: number | undefined;
-  if (diffMatch?.[2] !== undefined) {
-    body = diffMatch[1] ?? '';
-    const requested = Number(diffMatch[2]);
-    fixedDifficulty = Math.min(options.maxDifficulty, Math.max(options.minDifficulty, requested));
-  }
-
+  const difficultyText = diffMatch?.[2];
+  if (difficultyText !== undefined) body = diffMatch?.[1] ?? '';
   const dot = body.indexOf('.');
-  const payeeText = dot === -1 ? body : body.slice(0, dot);
-  const workerInLogin = dot === -1 ? undefined : body.slice(dot + 1);
-
   return {
-    payee: parsePayee(payeeText, options.decodeAddress),
-    worker: pickWorker(workerInLogin, request.rigid, request.pass),
-    fixedDifficulty,
+    payeeText: dot === -1 ? body : body.slice(0, dot),
+    workerInLogin: dot === -1 ? undefined : body.slice(dot + 1),
+    difficultyText,
     solo,
   };
 }

@@ -8,9 +8,10 @@ import { type AliasDaemon, AliasResolver } from './alias-resolver.js';
 import { BanEnforcement } from './ban-enforcement.js';
 import type { BanPolicyOptions } from './ban-policy.js';
 import type { BanRegistry } from './ban-registry.js';
+import { CheckTurns } from './check-turns.js';
 import { ExtraNonceAllocator, ExtraNonceError } from './extra-nonce.js';
 import { JobManager, unusableTemplateReason } from './job-manager.js';
-import { parseLogin } from './login.js';
+import { loginAddressText, parseLogin } from './login.js';
 import { MinerSession } from './miner-session.js';
 import { PeerBudget, type PeerBudgetOptions } from './peer-budget.js';
 import { type PoolBackendMetrics, PoolCounters } from './pool-counters.js';
@@ -101,6 +102,7 @@ export class PoolBackend implements StratumBackend {
   readonly #aliases: AliasResolver;
   readonly #addresses: AddressCache;
   readonly #newAddresses: PeerBudget;
+  readonly #checkTurns = new CheckTurns();
   readonly #unsubscribe: () => void;
   readonly #broadcast: TemplateBroadcast;
   readonly #counters = new PoolCounters();
@@ -210,11 +212,17 @@ export class PoolBackend implements StratumBackend {
     const ip = connection.remoteAddress;
     if (this.isBanned(ip)) throw new StratumError('BANNED');
     if (!canMineUpx2(request.algo)) throw new StratumError('NO_COMPATIBLE_ALGO');
+    const addressText = loginAddressText(request);
+    if (addressText !== undefined && !this.#addresses.knows(addressText)) {
+      // A new address: charged to its peer's budget, then checked in its turn, one per loop turn.
+      this.#chargeNewAddress(ip);
+      await this.#checkTurns.turn(this.#bans.keyOf(ip));
+    }
     const { vardiff: vardiffConfig } = this.#options;
     const parsed = parseLogin(request, {
       minDifficulty: this.#options.minLoginDifficulty,
       maxDifficulty: vardiffConfig.maxDifficulty,
-      decodeAddress: (text) => this.#addresses.decode(text, () => this.#chargeNewAddress(ip)),
+      decodeAddress: (text) => this.#addresses.decode(text),
     });
     if (this.#jobs.current() === undefined) throw new StratumError('NO_TEMPLATE');
     const address =

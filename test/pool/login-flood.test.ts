@@ -84,6 +84,38 @@ describe('login floods', () => {
     expect(gates).toBe(2);
   });
 
+  it('checks a burst of new addresses one per event-loop turn, so the loop serves other miners between them', async () => {
+    const { login } = setup({ burst: 20, perMinute: 1, maxPeers: 100 });
+    // Counts event-loop iterations while the logins run (an I/O callback would run as often).
+    let iterations = 0;
+    let counting = true;
+    const count = () => {
+      iterations += 1;
+      if (counting) setImmediate(count);
+    };
+    setImmediate(count);
+    const finishedAt: number[] = [];
+    await Promise.all(
+      Array.from({ length: 8 }, (_, n) =>
+        login(addressNumber(40 + n)).then(() => finishedAt.push(iterations)),
+      ),
+    );
+    counting = false;
+    // Checked back to back, all eight (~11 ms of ed25519 checks) would end in one iteration.
+    expect(new Set(finishedAt).size).toBe(8);
+  });
+
+  it("a peer flooding new addresses delays another peer's new address by one check, not by its burst", async () => {
+    const { login } = setup({ burst: 20, perMinute: 1, maxPeers: 100 });
+    const order: string[] = [];
+    const flood = Array.from({ length: 10 }, (_, n) =>
+      login(addressNumber(60 + n), '198.51.100.66').then(() => order.push('flood')),
+    );
+    const honest = login(addressNumber(80), '203.0.113.80').then(() => order.push('honest'));
+    await Promise.all([...flood, honest]);
+    expect(order.indexOf('honest')).toBeLessThanOrEqual(1);
+  });
+
   it('keeps at most maxPeers buckets, forgetting the least recently used', () => {
     const budget = new PeerBudget({ burst: 1, perMinute: 1, maxPeers: 2 });
     expect(budget.take('a', 0)).toBe(true);

@@ -4,6 +4,7 @@ import { type RawData, type WebSocket, WebSocketServer } from 'ws';
 import type { ApiOptions } from '../../config/api-schema.js';
 import { decodeAddress } from '../../fuego/address.js';
 import type { Logger } from '../../log/logger.js';
+import { CheckTurns } from '../../pool/check-turns.js';
 import type { PoolEventBus, PoolEventMap, PoolEventName } from '../../pool/events.js';
 import { PeerBudget } from '../../pool/peer-budget.js';
 import type { HashrateReader } from '../../store/hashrate/hashrate-reader.js';
@@ -78,6 +79,8 @@ interface Client {
   alive: boolean;
   badRequests: number;
   addressChecks: number;
+  /** Its messages are handled one after another, in order, even while one waits for its check. */
+  handling: Promise<void>;
 }
 
 function jsonSafe(value: unknown): unknown {
@@ -112,6 +115,7 @@ export class LiveFeed {
   readonly #waiterSlots: PeerSlots;
   /** New addresses each peer may have decoded, over all its connections. */
   readonly #newAddresses: PeerBudget;
+  readonly #checkTurns = new CheckTurns();
   /** Addresses that decoded: a subscribe to one of them costs no ed25519 checks. */
   readonly #validAddresses = new Set<string>();
   #refusedPeer = 0;
@@ -326,12 +330,20 @@ export class LiveFeed {
       alive: true,
       badRequests: 0,
       addressChecks: 0,
+      handling: Promise.resolve(),
     };
     this.#clients.add(client);
     socket.on('pong', () => {
       client.alive = true;
     });
-    socket.on('message', (data: RawData, isBinary: boolean) => this.#onMessage(client, data, isBinary));
+    socket.on('message', (data: RawData, isBinary: boolean) => {
+      client.handling = client.handling
+        .then(() => this.#onMessage(client, data, isBinary))
+        .catch((error: unknown) => {
+          this.#modules.logger.warn({ err: error }, 'live feed message failed; connection dropped');
+          this.#drop(client);
+        });
+    });
     socket.on('close', () => this.#removeClient(client));
     socket.on('error', () => this.#drop(client));
     this.#send(
@@ -343,7 +355,7 @@ export class LiveFeed {
     );
   }
 
-  #onMessage(client: Client, data: RawData, isBinary: boolean): void {
+  async #onMessage(client: Client, data: RawData, isBinary: boolean): Promise<void> {
     if (isBinary) {
       this.#refuse(client, 'BAD_REQUEST', 'send text JSON messages');
       return;
@@ -365,25 +377,16 @@ export class LiveFeed {
       this.#send(client, this.#encode('unsubscribed', { address }));
       return;
     }
-    this.#subscribe(client, address);
+    await this.#subscribe(client, address);
   }
 
-  /** Cheap limits first: the address is decoded (~1.4 ms of ed25519 checks) only within them. */
-  #subscribe(client: Client, address: string): void {
-    if (client.subscriptions.has(address)) return;
+  /**
+   * Cheap limits first: the address is decoded (~1.4 ms of ed25519 checks) only within them, and
+   * in its turn (CheckTurns: one check per event-loop turn, peers in turn).
+   */
+  async #subscribe(client: Client, address: string): Promise<void> {
+    if (this.#subscriptionRefused(client, address)) return;
     const limits = this.#options.liveFeed;
-    if (client.subscriptions.size >= limits.maxSubscriptionsPerClient) {
-      this.#error(
-        client,
-        'TOO_MANY_SUBSCRIPTIONS',
-        `at most ${limits.maxSubscriptionsPerClient} addresses per connection`,
-      );
-      return;
-    }
-    if (!this.#followed.has(address) && this.#followed.size >= limits.maxSubscribedAddresses) {
-      this.#error(client, 'TOO_MANY_SUBSCRIPTIONS', 'the server follows too many addresses; retry later');
-      return;
-    }
     const known = this.#followed.has(address) || this.#validAddresses.has(address);
     if (!known && client.addressChecks >= limits.maxAddressChecksPerClient) {
       this.#refuse(client, 'TOO_MANY_REQUESTS', 'too many new addresses on this connection');
@@ -394,14 +397,38 @@ export class LiveFeed {
       this.#refuse(client, 'TOO_MANY_REQUESTS', 'too many new addresses from your address; retry later');
       return;
     }
-    if (!known) client.addressChecks += 1;
-    if (!known && !this.#isValidAddress(address)) {
-      this.#refuse(client, 'INVALID_ADDRESS', 'not a valid Fuego address');
-      return;
+    if (!known) {
+      client.addressChecks += 1;
+      await this.#checkTurns.turn(client.peer);
+      // Meanwhile the client may have gone, or its other subscribes filled its limits.
+      if (!this.#clients.has(client) || this.#subscriptionRefused(client, address)) return;
+      if (!this.#validAddresses.has(address) && !this.#isValidAddress(address)) {
+        this.#refuse(client, 'INVALID_ADDRESS', 'not a valid Fuego address');
+        return;
+      }
     }
     client.subscriptions.add(address);
     this.#followed.set(address, (this.#followed.get(address) ?? 0) + 1);
     this.#send(client, this.#encode('subscribed', { address }));
+  }
+
+  /** True (and the client told why) when the subscription caps leave no room for `address`. */
+  #subscriptionRefused(client: Client, address: string): boolean {
+    if (client.subscriptions.has(address)) return true;
+    const limits = this.#options.liveFeed;
+    if (client.subscriptions.size >= limits.maxSubscriptionsPerClient) {
+      this.#error(
+        client,
+        'TOO_MANY_SUBSCRIPTIONS',
+        `at most ${limits.maxSubscriptionsPerClient} addresses per connection`,
+      );
+      return true;
+    }
+    if (!this.#followed.has(address) && this.#followed.size >= limits.maxSubscribedAddresses) {
+      this.#error(client, 'TOO_MANY_SUBSCRIPTIONS', 'the server follows too many addresses; retry later');
+      return true;
+    }
+    return false;
   }
 
   /** Decodes `address` (the caller checked it is not known yet); a valid one is remembered. */

@@ -103,6 +103,8 @@ export class PoolBackend implements StratumBackend {
   readonly #addresses: AddressCache;
   readonly #newAddresses: PeerBudget;
   readonly #checkTurns = new CheckTurns();
+  /** New addresses waiting for their check, by text. */
+  readonly #pendingChecks = new Map<string, Promise<void>>();
   readonly #unsubscribe: () => void;
   readonly #broadcast: TemplateBroadcast;
   readonly #counters = new PoolCounters();
@@ -204,6 +206,29 @@ export class PoolBackend implements StratumBackend {
     }
   }
 
+  /**
+   * A new address is charged to its peer's budget and checked in its turn (CheckTurns), once: the
+   * logins of a farm reconnecting with one address at once wait for the same check.
+   */
+  #checkNewAddress(text: string, ip: string): Promise<void> {
+    if (this.#addresses.knows(text)) return Promise.resolve();
+    const pending = this.#pendingChecks.get(text);
+    if (pending !== undefined) return pending;
+    this.#chargeNewAddress(ip);
+    const check = this.#checkTurns
+      .turn(this.#bans.keyOf(ip))
+      .then(() => {
+        try {
+          this.#addresses.decode(text);
+        } catch {
+          // Remembered as refused: the login's own decode throws it.
+        }
+      })
+      .finally(() => this.#pendingChecks.delete(text));
+    this.#pendingChecks.set(text, check);
+    return check;
+  }
+
   async #login(
     request: LoginRequest,
     connection: ConnectionInfo,
@@ -213,11 +238,7 @@ export class PoolBackend implements StratumBackend {
     if (this.isBanned(ip)) throw new StratumError('BANNED');
     if (!canMineUpx2(request.algo)) throw new StratumError('NO_COMPATIBLE_ALGO');
     const addressText = loginAddressText(request);
-    if (addressText !== undefined && !this.#addresses.knows(addressText)) {
-      // A new address: charged to its peer's budget, then checked in its turn, one per loop turn.
-      this.#chargeNewAddress(ip);
-      await this.#checkTurns.turn(this.#bans.keyOf(ip));
-    }
+    if (addressText !== undefined) await this.#checkNewAddress(addressText, ip);
     const { vardiff: vardiffConfig } = this.#options;
     const parsed = parseLogin(request, {
       minDifficulty: this.#options.minLoginDifficulty,

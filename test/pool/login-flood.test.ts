@@ -116,6 +116,15 @@ describe('login floods', () => {
     expect(order.indexOf('honest')).toBeLessThanOrEqual(1);
   });
 
+  it('a farm logging in at once with one new address costs one token and one check', async () => {
+    const { login } = setup({ burst: 2, perMinute: 1, maxPeers: 100 });
+    const rigs = await Promise.all(Array.from({ length: 30 }, () => login(addressNumber(90))));
+    expect(rigs).toHaveLength(30);
+    // One token of two spent: the host still has a new address left.
+    await expect(login(addressNumber(91))).resolves.toBeDefined();
+    await expect(login(addressNumber(92))).rejects.toMatchObject({ code: 'LOGIN_RATE_LIMITED' });
+  });
+
   it('keeps at most maxPeers buckets, forgetting the least recently used', () => {
     const budget = new PeerBudget({ burst: 1, perMinute: 1, maxPeers: 2 });
     expect(budget.take('a', 0)).toBe(true);

@@ -21,13 +21,6 @@ export class CheckTurns {
     });
   }
 
-  /** Callers waiting for a turn. */
-  get waiting(): number {
-    let count = 0;
-    for (const queue of this.#waiting.values()) count += queue.length;
-    return count;
-  }
-
   #schedule(): void {
     if (this.#scheduled) return;
     this.#scheduled = true;

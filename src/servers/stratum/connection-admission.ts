@@ -97,7 +97,13 @@ export class ProcessConnectionCap implements ConnectionAdmission {
     if (this.#held >= this.#cap) return 'open-files';
     // Counted while the inner answer is pending, so a burst cannot overshoot the cap.
     this.#held += 1;
-    const verdict = this.#inner.admit(ip);
+    let verdict: AdmissionVerdict | Promise<AdmissionVerdict>;
+    try {
+      verdict = this.#inner.admit(ip);
+    } catch (error) {
+      this.#held -= 1;
+      throw error;
+    }
     if (typeof verdict === 'string') return this.#settle(verdict);
     return verdict.then(
       (answer) => this.#settle(answer),

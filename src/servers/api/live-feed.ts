@@ -2,13 +2,11 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { type RawData, type WebSocket, WebSocketServer } from 'ws';
 import type { ApiOptions } from '../../config/api-schema.js';
-import { decodeAddress } from '../../fuego/address.js';
 import type { Logger } from '../../log/logger.js';
-import { CheckTurns } from '../../pool/check-turns.js';
 import type { PoolEventBus, PoolEventMap, PoolEventName } from '../../pool/events.js';
-import { PeerBudget } from '../../pool/peer-budget.js';
 import type { HashrateReader } from '../../store/hashrate/hashrate-reader.js';
 import { apiPeerKey } from './api-peer.js';
+import { FeedAddressChecks } from './feed-address-checks.js';
 import { PeerSlots } from './peer-slots.js';
 
 /** Where the feed is served (a WebSocket upgrade of a plain GET). */
@@ -55,12 +53,6 @@ export type WaitRefusal = 'too-many' | 'too-many-from-peer';
 
 /** Close code for a client that broke the feed's rules (RFC 6455 policy violation). */
 export const POLICY_VIOLATION = 1008;
-
-/** Peers whose new-address budget is remembered (least recently seen forgotten first). */
-const NEW_ADDRESS_BUDGET_PEERS = 100_000;
-
-/** Distinct valid addresses remembered so a repeated subscribe is not decoded again. */
-const VALID_ADDRESS_CACHE = 10_000;
 
 export interface LiveFeedMetrics {
   readonly clients: number;
@@ -113,11 +105,7 @@ export class LiveFeed {
   #tickWaiters: (() => void)[] = [];
   readonly #feedSlots: PeerSlots;
   readonly #waiterSlots: PeerSlots;
-  /** New addresses each peer may have decoded, over all its connections. */
-  readonly #newAddresses: PeerBudget;
-  readonly #checkTurns = new CheckTurns();
-  /** Addresses that decoded: a subscribe to one of them costs no ed25519 checks. */
-  readonly #validAddresses = new Set<string>();
+  readonly #addressChecks: FeedAddressChecks;
   #refusedPeer = 0;
   #closedBadRequests = 0;
   #ticking = false;
@@ -131,11 +119,7 @@ export class LiveFeed {
     this.#modules = modules;
     this.#feedSlots = new PeerSlots(options.liveFeed.maxClientsPerPeer);
     this.#waiterSlots = new PeerSlots(options.maxLongPollWaitersPerPeer);
-    this.#newAddresses = new PeerBudget({
-      burst: options.liveFeed.newAddressBurstPerPeer,
-      perMinute: options.liveFeed.newAddressesPerPeerPerMinute,
-      maxPeers: NEW_ADDRESS_BUDGET_PEERS,
-    });
+    this.#addressChecks = new FeedAddressChecks(options.liveFeed, modules.clock);
     this.#wss = new WebSocketServer({
       noServer: true,
       maxPayload: options.liveFeed.maxIncomingBytes,
@@ -381,28 +365,25 @@ export class LiveFeed {
   }
 
   /**
-   * Cheap limits first: the address is decoded (~1.4 ms of ed25519 checks) only within them, and
-   * in its turn (CheckTurns: one check per event-loop turn, peers in turn).
+   * Cheap limits first: an address not seen before is decoded (~1.4 ms of ed25519 checks) only
+   * within them, and in its turn (FeedAddressChecks).
    */
   async #subscribe(client: Client, address: string): Promise<void> {
     if (this.#subscriptionRefused(client, address)) return;
-    const limits = this.#options.liveFeed;
-    const known = this.#followed.has(address) || this.#validAddresses.has(address);
-    if (!known && client.addressChecks >= limits.maxAddressChecksPerClient) {
-      this.#refuse(client, 'TOO_MANY_REQUESTS', 'too many new addresses on this connection');
-      return;
-    }
-    // Per peer too: reconnecting must not bring a fresh budget.
-    if (!known && !this.#newAddresses.take(client.peer, this.#modules.clock())) {
-      this.#refuse(client, 'TOO_MANY_REQUESTS', 'too many new addresses from your address; retry later');
-      return;
-    }
-    if (!known) {
-      client.addressChecks += 1;
-      await this.#checkTurns.turn(client.peer);
+    const checks = this.#addressChecks;
+    if (!this.#followed.has(address) && !checks.isKnown(address)) {
+      const refusal = checks.charge(client, client.peer);
+      if (refusal !== undefined) {
+        const where =
+          refusal === 'connection-spent' ? 'on this connection' : 'from your address; retry later';
+        this.#refuse(client, 'TOO_MANY_REQUESTS', `too many new addresses ${where}`);
+        return;
+      }
+      await checks.turn(client.peer);
       // Meanwhile the client may have gone, or its other subscribes filled its limits.
       if (!this.#clients.has(client) || this.#subscriptionRefused(client, address)) return;
-      if (!this.#validAddresses.has(address) && !this.#isValidAddress(address)) {
+      if (!checks.isValid(address)) {
+        // A refused address costs its sender one of its few bad requests.
         this.#refuse(client, 'INVALID_ADDRESS', 'not a valid Fuego address');
         return;
       }
@@ -429,18 +410,6 @@ export class LiveFeed {
       return true;
     }
     return false;
-  }
-
-  /** Decodes `address` (the caller checked it is not known yet); a valid one is remembered. */
-  #isValidAddress(address: string): boolean {
-    try {
-      decodeAddress(address);
-    } catch {
-      return false; // a refused address costs its sender one of its few bad requests
-    }
-    if (this.#validAddresses.size >= VALID_ADDRESS_CACHE) this.#validAddresses.clear();
-    this.#validAddresses.add(address);
-    return true;
   }
 
   #error(client: Client, code: string, message: string): void {

@@ -19,15 +19,14 @@ export class AddressCache {
   }
 
   /**
-   * Validates (or recalls) `text`; INVALID_LOGIN when it is no Fuego address. `beforeCheck` runs
-   * only when the address is not remembered, before the costly check, and may throw to refuse it.
+   * Validates (or recalls) `text`; INVALID_LOGIN when it is no Fuego address. The caller charges
+   * and schedules the costly check of an address it does not `know` (PoolBackend).
    */
-  decode(text: string, beforeCheck?: () => void): DecodedAddress {
+  decode(text: string): DecodedAddress {
     const known = recall(this.#valid, text);
     if (known !== undefined) return known;
     const refusal = recall(this.#refused, text);
     if (refusal !== undefined) throw refusal;
-    beforeCheck?.();
     try {
       const { decoded } = parseAddress(text);
       remember(this.#valid, text, decoded, this.#maxEntries);

@@ -70,18 +70,27 @@ describe('login floods', () => {
     await expect(login(addressNumber(20))).resolves.toBeDefined();
   });
 
-  it('the address cache runs the check (and its gate) once per address, valid or not', () => {
+  it('the address cache checks each address once, valid or not, and remembers the outcome', () => {
     const cache = new AddressCache(10);
-    let gates = 0;
-    const gate = () => {
-      gates += 1;
-    };
     const bad = addressWithBadKey(2);
-    expect(() => cache.decode(bad, gate)).toThrow();
-    expect(() => cache.decode(bad, gate)).toThrow();
-    cache.decode(addressNumber(30), gate);
-    cache.decode(addressNumber(30), gate);
-    expect(gates).toBe(2);
+    expect(cache.knows(bad)).toBe(false);
+    const refusalOf = (text: string): unknown => {
+      try {
+        cache.decode(text);
+      } catch (error) {
+        return error;
+      }
+      return undefined;
+    };
+    const first = refusalOf(bad);
+    expect(first).toMatchObject({ code: 'INVALID_LOGIN' });
+    expect(cache.knows(bad)).toBe(true);
+    // The remembered refusal itself, not a second check.
+    expect(refusalOf(bad)).toBe(first);
+    const good = addressNumber(30);
+    const decoded = cache.decode(good);
+    expect(cache.knows(good)).toBe(true);
+    expect(cache.decode(good)).toBe(decoded);
   });
 
   it('checks a burst of new addresses one per event-loop turn, so the loop serves other miners between them', async () => {

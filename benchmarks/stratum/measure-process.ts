@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
+import { parseOpenFilesLimits } from '../../src/app/open-files-budget.js';
 import { childProcessIds } from '../../src/tools/child-processes.js';
 
 /**
@@ -36,8 +37,7 @@ export function countOpenFds(pid: number): number {
 /** Soft limit on open files of `pid`. */
 export function readOpenFilesLimit(pid: number): number {
   const limits = readFileSync(`/proc/${pid}/limits`, 'utf8');
-  const match = /^Max open files\s+(\d+)/m.exec(limits);
-  return match ? Number(match[1]) : Number.POSITIVE_INFINITY;
+  return parseOpenFilesLimits(limits)?.soft ?? Number.POSITIVE_INFINITY;
 }
 
 export interface ThreadCpu {

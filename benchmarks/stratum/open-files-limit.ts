@@ -1,5 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { parseOpenFilesLimits } from '../../src/app/open-files-budget.js';
 
 /**
  * The open-files limit of the connections benchmark. Node cannot call setrlimit on itself, so the
@@ -19,10 +20,7 @@ export interface OpenFilesLimit {
 /** The soft and hard open-files limits of `pid` (/proc/PID/limits; "unlimited" is Infinity). */
 export function readOpenFiles(pid: number | 'self' = 'self'): OpenFilesLimit {
   const text = readFileSync(`/proc/${pid}/limits`, 'utf8');
-  const match = /^Max open files\s+(\S+)\s+(\S+)/m.exec(text);
-  const value = (field: string | undefined) =>
-    field === undefined || field === 'unlimited' ? Number.POSITIVE_INFINITY : Number(field);
-  return { soft: value(match?.[1]), hard: value(match?.[2]) };
+  return parseOpenFilesLimits(text) ?? { soft: Number.POSITIVE_INFINITY, hard: Number.POSITIVE_INFINITY };
 }
 
 /** fs.nr_open: the highest open-files limit the kernel allows a process. */

@@ -8,6 +8,15 @@ export const OWN_OPEN_FILES = 512;
 /** The API may take at most this part of what is left: the miners come first. */
 const API_SHARE = 1 / 4;
 
+/** The soft and hard open-files limits in the text of a /proc/PID/limits file ("unlimited": Infinity). */
+export function parseOpenFilesLimits(text: string): { soft: number; hard: number } | undefined {
+  const match = /^Max open files\s+(\S+)\s+(\S+)/m.exec(text);
+  if (match === null) return undefined;
+  const value = (field: string | undefined) =>
+    field === undefined || field === 'unlimited' ? Number.POSITIVE_INFINITY : Number(field);
+  return { soft: value(match[1]), hard: value(match[2]) };
+}
+
 /**
  * This process's open-files limit (the soft one, which node raised to the hard one at start), from
  * /proc/self/limits; undefined where that cannot be read (not Linux) or the limit is unlimited.
@@ -19,8 +28,8 @@ export function readOpenFilesLimit(limitsPath = '/proc/self/limits'): number | u
   } catch {
     return undefined;
   }
-  const soft = /^Max open files\s+(\d+)\s/m.exec(text)?.[1];
-  return soft === undefined ? undefined : Number(soft);
+  const soft = parseOpenFilesLimits(text)?.soft;
+  return soft === undefined || !Number.isFinite(soft) ? undefined : soft;
 }
 
 /** How one process shares its open files out, in connections. */

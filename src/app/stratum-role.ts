@@ -12,11 +12,7 @@ import { nativeFastHash } from '../pow/native-fast-hash.js';
 import type { PowImplementationName } from '../pow/types.js';
 import { ShareVerifierPool } from '../pow/verifier-pool.js';
 import type { DaemonClient } from '../rpc/daemon-client.js';
-import {
-  type ConnectionAdmission,
-  ConnectionCounter,
-  ProcessConnectionCap,
-} from '../servers/stratum/connection-admission.js';
+import type { ConnectionAdmission } from '../servers/stratum/connection-admission.js';
 import type { StratumPortOptions } from '../servers/stratum/stratum-options.js';
 import { StratumServer } from '../servers/stratum/stratum-server.js';
 import { HashrateBatcher } from '../store/hashrate/hashrate-batcher.js';
@@ -113,15 +109,13 @@ export async function startStratumRole(
   backend.start();
   parts.push({ name: 'pool', stop: () => backend.close() });
 
-  const serverOptions = stratumServerOptionsFrom(config, modules.ports);
-  const hostCaps = modules.connectionAdmission ?? new ConnectionCounter(serverOptions.limits);
-  const server = new StratumServer(serverOptions, {
+  const server = new StratumServer(stratumServerOptionsFrom(config, modules.ports), {
     backend,
     logger: logger.child({ module: 'stratum' }),
-    admission:
-      modules.maxConnectionsInProcess === undefined
-        ? hostCaps
-        : new ProcessConnectionCap(modules.maxConnectionsInProcess, hostCaps),
+    ...(modules.connectionAdmission ? { admission: modules.connectionAdmission } : {}),
+    ...(modules.maxConnectionsInProcess === undefined
+      ? {}
+      : { maxConnectionsInProcess: modules.maxConnectionsInProcess }),
   });
   await server.start();
   parts.push({ name: 'stratum', stop: () => server.close() });

@@ -8,6 +8,7 @@ import {
   type AdmissionVerdict,
   type ConnectionAdmission,
   ConnectionCounter,
+  ProcessConnectionCap,
 } from './connection-admission.js';
 import type { ProtocolViolationCode } from './protocol.js';
 import { StratumConnection } from './stratum-connection.js';
@@ -40,6 +41,11 @@ export interface StratumServerModules {
    * own connections. A stratum child process passes its parent's host-wide count.
    */
   readonly admission?: ConnectionAdmission;
+  /**
+   * Connections this process may hold whatever `admission` allows (its open-files limit, see
+   * ProcessConnectionCap); none: no cap of its own.
+   */
+  readonly maxConnectionsInProcess?: number;
 }
 
 export interface ListeningPort {
@@ -104,7 +110,11 @@ export class StratumServer {
     this.#backend = modules.backend;
     this.#logger = modules.logger.child({ module: 'stratum' });
     this.#onProtocolViolation = modules.onProtocolViolation;
-    this.#admission = modules.admission ?? new ConnectionCounter(this.#limits);
+    const hostCaps = modules.admission ?? new ConnectionCounter(this.#limits);
+    this.#admission =
+      modules.maxConnectionsInProcess === undefined
+        ? hostCaps
+        : new ProcessConnectionCap(modules.maxConnectionsInProcess, hostCaps);
     this.#ipv6PrefixLength = prefix;
     this.#ports = opts.ports.map((options) => ({
       options,

@@ -1,11 +1,19 @@
 import { peerKey } from '../../pool/peer-key.js';
 
 /**
- * The key the API's per-peer caps count a client by: its IP, an IPv6 client by its network
- * (stratum.ipv6PrefixLength), an IPv4-mapped IPv6 address as its IPv4 address.
+ * A client's IP as the API's limits see it: an IPv4-mapped IPv6 address (what a server listening
+ * on "::" reports for an IPv4 client) as its IPv4 address, so that it matches api.rateLimit.exemptIps
+ * and counts as the same peer as when the server listens on an IPv4 address.
+ */
+export function apiClientIp(ip: string | undefined): string {
+  const address = ip ?? 'unknown';
+  return address.startsWith('::ffff:') && address.includes('.') ? address.slice(7) : address;
+}
+
+/**
+ * The key the API's per-peer caps count a client by: its IP (apiClientIp), an IPv6 client by its
+ * network (stratum.ipv6PrefixLength).
  */
 export function apiPeerKey(ip: string | undefined, ipv6PrefixLength: number): string {
-  const address = ip ?? 'unknown';
-  const plain = address.startsWith('::ffff:') && address.includes('.') ? address.slice(7) : address;
-  return peerKey(plain, ipv6PrefixLength);
+  return peerKey(apiClientIp(ip), ipv6PrefixLength);
 }

@@ -1,5 +1,5 @@
 import type { Server } from 'node:net';
-import { apiPeerKey } from './api-peer.js';
+import { apiClientIp, apiPeerKey } from './api-peer.js';
 import { PeerSlots } from './peer-slots.js';
 
 export interface ApiConnectionCapsOptions {
@@ -26,7 +26,7 @@ export class ApiConnectionCaps {
 
   constructor(options: ApiConnectionCapsOptions) {
     this.#options = options;
-    this.#exempt = new Set(options.exemptIps);
+    this.#exempt = new Set(options.exemptIps.map(apiClientIp));
     this.#slots = new PeerSlots(options.maxConnectionsPerPeer);
   }
 
@@ -38,7 +38,7 @@ export class ApiConnectionCaps {
     });
     server.on('connection', (socket) => {
       const ip = socket.remoteAddress;
-      if (ip === undefined || this.#isExempt(ip)) return;
+      if (ip === undefined || this.#exempt.has(apiClientIp(ip))) return;
       const peer = apiPeerKey(ip, this.#options.ipv6PrefixLength);
       if (!this.#slots.take(peer)) {
         this.#refusedPerPeer += 1;
@@ -57,11 +57,5 @@ export class ApiConnectionCaps {
   /** Connections closed because the server held maxConnections. */
   get refusedFull(): number {
     return this.#refusedFull;
-  }
-
-  #isExempt(ip: string): boolean {
-    if (this.#exempt.has(ip)) return true;
-    // A server on "::" sees IPv4 clients as IPv4-mapped addresses.
-    return ip.startsWith('::ffff:') && this.#exempt.has(ip.slice(7));
   }
 }

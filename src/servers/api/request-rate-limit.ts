@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ApiOptions } from '../../config/api-schema.js';
 import { PeerBudget } from '../../pool/peer-budget.js';
 import { ApiError } from './api-errors.js';
-import { apiPeerKey } from './api-peer.js';
+import { apiClientIp, apiPeerKey } from './api-peer.js';
 
 /**
  * Requests per peer for the whole API: a token bucket per peer (api.rateLimit), taken by every
@@ -27,7 +27,7 @@ export class RequestRateLimit {
             perMinute: options.requestsPerMinute,
             maxPeers: options.maxPeers,
           });
-    this.#exempt = new Set(options.exemptIps);
+    this.#exempt = new Set(options.exemptIps.map(apiClientIp));
     this.#ipv6PrefixLength = ipv6PrefixLength;
     this.#clock = clock;
     this.#refusalDelayMs = options.refusalDelayMs;
@@ -35,7 +35,7 @@ export class RequestRateLimit {
 
   /** Takes one token of `ip`'s peer; false (counted as refused) when its budget is spent. */
   allows(ip: string | undefined): boolean {
-    if (this.#budget === undefined || (ip !== undefined && this.#exempt.has(ip))) return true;
+    if (this.#budget === undefined || (ip !== undefined && this.#exempt.has(apiClientIp(ip)))) return true;
     if (this.#budget.take(apiPeerKey(ip, this.#ipv6PrefixLength), this.#clock())) return true;
     this.#refused += 1;
     return false;

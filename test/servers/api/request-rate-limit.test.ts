@@ -62,6 +62,15 @@ describe('API requests per peer', () => {
     for (let i = 0; i < 3 * BURST; i++) expect((await get('192.0.2.1')).statusCode).toBe(200);
   });
 
+  it('an exempt address is exempt in its IPv4-mapped form too (an API listening on "::")', async () => {
+    // A dual-stack server sees the reverse proxy at 192.0.2.1 as ::ffff:192.0.2.1: limited, every
+    // visitor behind the proxy would share one budget.
+    for (let i = 0; i < 3 * BURST; i++) expect((await get('::ffff:192.0.2.1')).statusCode).toBe(200);
+    // A mapped client that is not exempt is the same peer as its plain IPv4 form.
+    for (let i = 0; i < BURST; i++) expect((await get('198.51.100.3')).statusCode).toBe(200);
+    expect((await get('::ffff:198.51.100.3')).statusCode).toBe(429);
+  });
+
   it('a live feed connection takes a token too: past the budget the upgrade gets 429', async () => {
     const url = await listenForFeed(app);
     const open = (): Promise<WebSocket> =>

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { explorerSchema } from './explorer-schema.js';
+import { ipText } from './schema-parts.js';
 
 /**
  * Requests per peer: every route and the live feed's upgrade take a token. The few that are not
@@ -25,7 +26,7 @@ const rateLimitSchema = z.strictObject({
       'Requests one peer may make at once before the per-minute rate applies (a dashboard page load is about ten).',
     ),
   exemptIps: z
-    .array(z.string().min(1).max(64))
+    .array(ipText({ networks: false }))
     .max(1_000)
     .default(['127.0.0.1', '::1'])
     .describe(

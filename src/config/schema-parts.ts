@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { canonicalIp } from './canonical-ip.js';
 
 /** Building blocks shared by the config section schemas. */
 
@@ -10,4 +11,30 @@ export const integerIn = (min: number, max: number) => z.number().int().min(min)
 /** A section whose every key has a default: absent means "all defaults" (parsed from `{}`). */
 export function section<S extends z.ZodType<unknown, object>>(schema: S) {
   return schema.prefault({} as z.input<S>);
+}
+
+/**
+ * An IP as the servers compare it (canonicalIp: IPv6 compressed and lower-case, IPv4-mapped as
+ * IPv4), so that "2001:DB8::1" in a config file matches the client 2001:db8::1. With `networks`,
+ * an IPv6 network "2001:db8:1:2::/64" too. Anything else is refused at start: a typo would
+ * otherwise never match and silently exempt no one.
+ */
+export function ipText(options: { readonly networks: boolean }) {
+  const parse = (text: string): string | null => {
+    const ip = canonicalIp(text.trim());
+    return ip === null || (!options.networks && ip.includes('/')) ? null : ip;
+  };
+  // A check and an overwrite rather than a transform: the config reference keeps its defaults.
+  return z
+    .string()
+    .superRefine((text, ctx) => {
+      if (parse(text) !== null) return;
+      ctx.addIssue({
+        code: 'custom',
+        message: options.networks
+          ? `"${text}" is not an IP address or an IPv6 network ("2001:db8:1:2::/64")`
+          : `"${text}" is not an IP address`,
+      });
+    })
+    .overwrite((text) => parse(text) ?? text);
 }

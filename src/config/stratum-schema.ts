@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { host, positiveInt, section } from './schema-parts.js';
+import { host, ipText, positiveInt, section } from './schema-parts.js';
 
 /**
  * The `stratum` config section: the listening ports, vardiff, automatic bans and the limits on
@@ -92,7 +92,8 @@ const bansSchema = z.strictObject({
     .default(86_400_000)
     .describe('An IP not banned for this long starts again at firstBanSeconds.'),
   exemptIps: z
-    .array(z.string())
+    .array(ipText({ networks: true }))
+    .max(1_000)
     .default([])
     .describe(
       'IPs never banned automatically (e.g. your own proxy); an IPv6 peer is matched by its address or its network key ("2001:db8:1:2::/64").',

@@ -42,6 +42,28 @@ describe('configuration', () => {
     expect(error.data['issues']).toHaveLength(2);
   });
 
+  it('refuses an exempt IP that is not one, naming the key, and spells the others as clients are seen', () => {
+    const error = configErrorOf(() =>
+      parseConfig({
+        api: { rateLimit: { exemptIps: ['127.0.0.l'] } },
+        stratum: { bans: { exemptIps: ['2001:db8::/129'] } },
+      }),
+    );
+    expect(error.message).toContain('api.rateLimit.exemptIps.0');
+    expect(error.message).toContain('"127.0.0.l" is not an IP address');
+    expect(error.message).toContain('stratum.bans.exemptIps.0');
+    // The API matches exempt clients by address only: a network there would never match.
+    expect(() => parseConfig({ api: { rateLimit: { exemptIps: ['2001:db8:1:2::/64'] } } })).toThrow(
+      /exemptIps\.0/,
+    );
+    const config = parseConfig({
+      api: { rateLimit: { exemptIps: ['2001:DB8:0::1', '::ffff:192.0.2.7'] } },
+      stratum: { bans: { exemptIps: ['2001:DB8:1:2::/64', ' 192.0.2.8 '] } },
+    });
+    expect(config.api.rateLimit.exemptIps).toEqual(['2001:db8::1', '192.0.2.7']);
+    expect(config.stratum.bans.exemptIps).toEqual(['2001:db8:1:2::/64', '192.0.2.8']);
+  });
+
   it('rejects a file that is not JSON, naming the file', () => {
     const dir = mkdtempSync(join(tmpdir(), 'fuego-config-'));
     const path = join(dir, 'pool.json');

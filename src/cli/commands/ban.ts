@@ -1,4 +1,4 @@
-import { canonicalIp } from '../../servers/control/canonical-ip.js';
+import { canonicalIp } from '../../config/canonical-ip.js';
 import {
   type BanView,
   MAX_BAN_REASON_LENGTH,

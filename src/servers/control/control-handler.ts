@@ -5,7 +5,7 @@ import type { PoolEventBus } from '../../pool/events.js';
 import type { BatchReport, PayoutRunSummary, UpkeepReport } from '../../pool/payouts/payout-reports.js';
 import type { PoolBackendMetrics } from '../../pool/pool-backend.js';
 import type { StratumMetricsSnapshot } from '../stratum/stratum-metrics.js';
-import { canonicalIp } from './canonical-ip.js';
+import { canonicalIp } from '../../config/canonical-ip.js';
 import { ControlError } from './control-errors.js';
 import type {
   BanView,

@@ -1,8 +1,8 @@
 import { isIP } from 'node:net';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { peerKey } from '../../src/pool/peer-key.js';
 import { canonicalIp } from '../../src/config/canonical-ip.js';
+import { peerKey } from '../../src/pool/peer-key.js';
 
 describe('the key connection caps and bans count a peer by', () => {
   it('is an IPv4 address itself, and an IPv6 address by its /64', () => {

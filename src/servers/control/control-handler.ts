@@ -1,3 +1,4 @@
+import { canonicalIp } from '../../config/canonical-ip.js';
 import { formatAtomic } from '../../fuego/money.js';
 import type { Logger } from '../../log/logger.js';
 import { type BanEntry, type BanRegistry, manualBan } from '../../pool/ban-registry.js';
@@ -5,7 +6,6 @@ import type { PoolEventBus } from '../../pool/events.js';
 import type { BatchReport, PayoutRunSummary, UpkeepReport } from '../../pool/payouts/payout-reports.js';
 import type { PoolBackendMetrics } from '../../pool/pool-backend.js';
 import type { StratumMetricsSnapshot } from '../stratum/stratum-metrics.js';
-import { canonicalIp } from '../../config/canonical-ip.js';
 import { ControlError } from './control-errors.js';
 import type {
   BanView,

@@ -4,4 +4,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/ensure-prereqs.sh
 npm run --silent build
-exec node dist/cli.js demo "$@"
+# The young generation of deploy/fuego-pool.service (short GC pauses under connection floods).
+exec node --max-semi-space-size=2 dist/cli.js demo "$@"

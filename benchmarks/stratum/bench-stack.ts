@@ -2,7 +2,7 @@ import type { PoolConfigInput } from '../../src/config/schema.js';
 import { Devnet } from '../../src/devnet/devnet.js';
 import { loadNativeHasher } from '../../src/pow/native.js';
 import { type PrivateRedis, startPrivateRedis } from '../../src/tools/redis-server.js';
-import { type PoolProcess, startPoolProcess } from './pool-process.js';
+import { type PoolProcess, type PoolProcessOptions, startPoolProcess } from './pool-process.js';
 
 /**
  * Network difficulty of the benchmark devnet: 2^53 - 1, so a share at difficulty 1 is a block with
@@ -16,6 +16,8 @@ export interface BenchStackOptions {
   /** Merged over the benchmark's stratum section (limits, say). */
   readonly stratum?: Partial<NonNullable<PoolConfigInput['stratum']>>;
   readonly pow?: NonNullable<PoolConfigInput['pow']>;
+  /** Node flags for the pool process and a reader of its non-JSON output (see PoolProcessOptions). */
+  readonly pool?: Pick<PoolProcessOptions, 'nodeArgs' | 'onRawLine'>;
 }
 
 export interface BenchStack {
@@ -111,10 +113,10 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
     // With stratum children, each child logs "stratum listening": ready is when all of them serve.
     const processes = options.stratum?.processes ?? 1;
     const children = processes === 'auto' || processes > 1;
-    const pool = await startPoolProcess(
-      config,
-      children ? { readyMessage: 'stratum processes serving' } : {},
-    );
+    const pool = await startPoolProcess(config, {
+      ...options.pool,
+      ...(children ? { readyMessage: 'stratum processes serving' } : {}),
+    });
     const stop = async () => {
       await pool.stop().catch(() => undefined);
       await backends.stop();

@@ -37,7 +37,18 @@ export interface PoolProcessOptions {
    * give `stratumPort`); a leader-only process logs "leader lease acquired", say.
    */
   readonly readyMessage?: string;
+  /** Node flags of this benchmark's own (e.g. `--trace-gc`), after OPERATOR_NODE_ARGS. */
+  readonly nodeArgs?: readonly string[];
+  /** Called with each line that is not JSON (a crash trace, `--trace-gc` lines), as it arrives. */
+  readonly onRawLine?: (line: string) => void;
 }
+
+/**
+ * The node flags the pool runs with in deploy/fuego-pool.service and `npm run devnet`: a 2 MB
+ * young generation (see the README's abuse figures), so the benchmarks run it as operators do.
+ * FUEGO_BENCH_POOL_NODE_ARGS="--max-semi-space-size=0" gives V8's default back (the last wins).
+ */
+export const OPERATOR_NODE_ARGS: readonly string[] = ['--max-semi-space-size=2'];
 /**
  * Extra node flags for the pool process, space-separated, e.g. to profile it:
  * `FUEGO_BENCH_POOL_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof"` (NODE_OPTIONS refuses --cpu-prof).
@@ -59,7 +70,16 @@ export async function startPoolProcess(
   await writeFile(configFile, JSON.stringify(config, null, 2));
   const cli = join(findPackageRoot(), 'dist', 'cli.js');
   const nodeArgs = (process.env[POOL_NODE_ARGS_ENV] ?? '').split(' ').filter((a) => a.length > 0);
-  const args = [...nodeArgs, cli, 'start', '--config', configFile, ...(options.args ?? [])];
+  const args = [
+    ...OPERATOR_NODE_ARGS,
+    ...(options.nodeArgs ?? []),
+    ...nodeArgs,
+    cli,
+    'start',
+    '--config',
+    configFile,
+    ...(options.args ?? []),
+  ];
   const child = spawn(process.execPath, args, {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -73,6 +93,7 @@ export async function startPoolProcess(
       onLine?.(line);
     } catch {
       rawOutput.push(text);
+      options.onRawLine?.(text);
     }
   };
   createInterface({ input: child.stdout! }).on('line', collect);

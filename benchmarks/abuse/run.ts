@@ -11,7 +11,10 @@
  * measured before the first attack and after every attack (a pause before each phase lets the
  * last one's connections close). Printed per phase: honest keepalived round trip p50/p99 and share
  * acknowledgement p99, honest failures, what the attacker sent and what the pool served it before
- * the first limit, and the pool's RSS (largest seen in the phase). Target: honest p99 under
+ * the first limit, the pool's RSS (largest seen in the phase) and CPU, its main thread's GC
+ * pauses (node's --trace-gc: the largest, the total and how many; the event loop stands still in
+ * each) and its event-loop delay (from its /metrics), which tells a stall of the pool apart from
+ * one of the load processes on the same cores. Target: honest p99 under
  * attack at most 2x the baseline, RSS bounded. The baseline an attack is held to is the median of
  * all the baselines: a p99 of a few milliseconds on two shared cores moves by 2x between quiet
  * phases on its own (first runs with one baseline measured 2.9 and 7.0 ms for it, and 2.7x between
@@ -23,7 +26,8 @@
  * rules allow 127.0.0.0/8 and ::1 only, so the aggregate caps and bans are covered by tests) and
  * the control-socket attack (a local file-system matter, covered by tests).
  * FUEGO_BENCH_ABUSE_SECONDS sets the length of each phase (default 20), FUEGO_BENCH_STRATUM_PROCESSES
- * the pool's `stratum.processes` (default 1: every role on one event loop).
+ * the pool's `stratum.processes` (default 1: every role on one event loop), FUEGO_BENCH_ABUSE_ATTACKS a
+ * comma-separated subset of the attacks (default all).
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { availableParallelism, loadavg, setPriority } from 'node:os';
@@ -31,9 +35,11 @@ import { fileURLToPath } from 'node:url';
 import { startBenchStack } from '../stratum/bench-stack.js';
 import { round } from '../stratum/measure-process.js';
 import { poolCpuSeconds, poolMemory } from '../stratum/pool-tree-usage.js';
+import { type GcPauseSummary, GcPauses } from './gc-pauses.js';
 import {
   ATTACKS,
   type AttackerEvent,
+  type AttackName,
   type AttackResult,
   type HonestCommand,
   type HonestEvent,
@@ -47,8 +53,21 @@ const PHASE_MS = Number(process.env['FUEGO_BENCH_ABUSE_SECONDS'] ?? 20) * 1000;
 const PAUSE_MS = 5_000;
 const TARGET_P99_RATIO = 2;
 const STRATUM_PROCESSES = stratumProcessesSetting(process.env['FUEGO_BENCH_STRATUM_PROCESSES']);
+const SELECTED_ATTACKS = attacksSetting(process.env['FUEGO_BENCH_ABUSE_ATTACKS']);
 /** Before the baseline: one share period of every honest miner, and then some. */
 const WARM_UP_MS = 15_000;
+
+/** A comma-separated subset of ATTACKS (to look at one attack, e.g. under a profiler); all by default. */
+function attacksSetting(setting: string | undefined): readonly AttackName[] {
+  if (setting === undefined || setting === '') return ATTACKS;
+  const names = setting.split(',').map((name) => name.trim());
+  const unknown = names.filter((name) => !(ATTACKS as readonly string[]).includes(name));
+  if (unknown.length > 0)
+    throw new Error(
+      `FUEGO_BENCH_ABUSE_ATTACKS: unknown ${unknown.join(', ')} (known: ${ATTACKS.join(', ')})`,
+    );
+  return names as AttackName[];
+}
 
 function stratumProcessesSetting(setting: string | undefined): number | 'auto' {
   if (setting === undefined) return 1;
@@ -87,10 +106,43 @@ interface PoolUse {
   readonly poolRssMb: number;
   /** CPU time of the pool's processes over the phase, as a share of one core. */
   readonly poolCpuPercent: number;
+  /** The pool main thread's GC pauses in the phase (its event loop stood still). */
+  readonly gc: GcPauseSummary;
+  /** The pool's event-loop delay over the phase (its /metrics, reset at the phase's start), ms. */
+  readonly loopDelayMaxMs: number;
+  readonly loopDelayP99Ms: number;
+}
+
+/** prom-client's event-loop timer (its eventLoopMonitoringPrecision default). */
+const LOOP_DELAY_RESOLUTION_MS = 10;
+
+/**
+ * The pool's event-loop delay since the previous call, from its /metrics (prom-client's default
+ * metrics reset their event-loop histogram at each scrape; 10 ms resolution). It tells a stall of
+ * the pool apart from one of the load processes, which share the cores.
+ */
+async function scrapeLoopDelay(apiPort: number): Promise<{ maxMs: number; p99Ms: number }> {
+  const response = await fetch(`http://127.0.0.1:${apiPort}/metrics`);
+  const text = await response.text();
+  const seconds = (name: string) =>
+    Number(new RegExp(`^${name} ([\\d.e+-]+)`, 'm').exec(text)?.[1] ?? Number.NaN);
+  // The histogram records each 10 ms timer's whole interval: the delay is what exceeds it.
+  const delayMs = (name: string) => round(Math.max(0, seconds(name) * 1000 - LOOP_DELAY_RESOLUTION_MS), 1);
+  return {
+    maxMs: delayMs('fuego_pool_nodejs_eventloop_lag_max_seconds'),
+    p99Ms: delayMs('fuego_pool_nodejs_eventloop_lag_p99_seconds'),
+  };
 }
 
 /** What the pool's processes used while `during` runs. */
-async function poolUse(poolPid: number, during: Promise<unknown>): Promise<PoolUse> {
+async function poolUse(
+  pool: { readonly pid: number; readonly apiPort: number },
+  gc: GcPauses,
+  during: Promise<unknown>,
+): Promise<PoolUse> {
+  const poolPid = pool.pid;
+  await scrapeLoopDelay(pool.apiPort);
+  const startedAtMs = Date.now();
   const started = performance.now();
   const cpuBefore = poolCpuSeconds(poolPid);
   let peak = 0;
@@ -104,7 +156,16 @@ async function poolUse(poolPid: number, during: Promise<unknown>): Promise<PoolU
   }
   const elapsedSeconds = (performance.now() - started) / 1000;
   const cpuPercent = ((poolCpuSeconds(poolPid) - cpuBefore) / elapsedSeconds) * 100;
-  return { poolRssMb: round(peak, 0), poolCpuPercent: round(cpuPercent, 0) };
+  const loopDelay = await scrapeLoopDelay(pool.apiPort);
+  // The last pause's trace line is read a moment after it ends.
+  await sleep(50);
+  return {
+    poolRssMb: round(peak, 0),
+    poolCpuPercent: round(cpuPercent, 0),
+    gc: gc.between(startedAtMs, Date.now()),
+    loopDelayMaxMs: loopDelay.maxMs,
+    loopDelayP99Ms: loopDelay.p99Ms,
+  };
 }
 
 async function apiPortOf(logs: readonly { msg: string; [field: string]: unknown }[]): Promise<number> {
@@ -144,9 +205,9 @@ function medianBaseline(rows: readonly PhaseRow[]): Baseline {
 function printRows(rows: readonly PhaseRow[], base: Baseline): void {
   const ratio = (value: number, of: number) => (of > 0 ? `${round(value / of, 2)}x` : '-');
   console.log(
-    '\nphase              keepalived p50/p99 ms (x base)   share ack p99 ms (x base)  honest fails  attacker sent / served / before limit, first limit      pool RSS  pool CPU',
+    '\nphase              keepalived p50/p99 ms (x base)   share ack p99 ms (x base)  honest fails  attacker sent / served / before limit, first limit      pool RSS  pool CPU  GC pauses: largest / total ms (n)  event-loop delay max / p99 ms',
   );
-  for (const { honest, attack, poolRssMb, poolCpuPercent } of rows) {
+  for (const { honest, attack, poolRssMb, poolCpuPercent, gc, loopDelayMaxMs, loopDelayP99Ms } of rows) {
     const attackText = attack
       ? `${attack.sent} / ${attack.served} / ${attack.servedBeforeLimit}, ${attack.firstLimit}; ${round(attack.attackerCpuMs / 1000, 1)} s CPU`
       : '-';
@@ -160,7 +221,9 @@ function printRows(rows: readonly PhaseRow[], base: Baseline): void {
         String(honest.failures).padEnd(13),
         attackText.padEnd(70),
         `${poolRssMb} MB`.padEnd(9),
-        `${poolCpuPercent}%`,
+        `${poolCpuPercent}%`.padEnd(9),
+        `${gc.maxMs} / ${gc.totalMs} (${gc.count})`.padEnd(32),
+        `${loopDelayMaxMs} / ${loopDelayP99Ms}`,
       ].join(' '),
     );
   }
@@ -170,7 +233,12 @@ async function main(): Promise<void> {
   console.log(
     `abuse benchmark: ${HONEST_MINERS} honest miners, ${PHASE_MS / 1000} s per phase, stratum.processes ${STRATUM_PROCESSES}, ${availableParallelism()} cores, load ${loadavg()[0]?.toFixed(2)}`,
   );
-  const stack = await startBenchStack({ shareDifficulty: 1, stratum: { processes: STRATUM_PROCESSES } });
+  const gc = new GcPauses();
+  const stack = await startBenchStack({
+    shareDifficulty: 1,
+    stratum: { processes: STRATUM_PROCESSES },
+    pool: { nodeArgs: ['--trace-gc'], onRawLine: (line) => gc.record(line) },
+  });
   const honest = forkLoad('./honest-miners.js');
   const attacker = forkLoad('./attacker.js');
   // The attacker stands in for another host: full speed, but at the lowest CPU priority, so that
@@ -183,6 +251,7 @@ async function main(): Promise<void> {
       apiPort: await apiPortOf(stack.pool.logs),
       address: stack.minerAddress,
     };
+    const pool = { pid: stack.pool.pid, apiPort: target.apiPort };
     const ready = nextMessage<{ miners: number }>(honest, 'ready');
     tell({ type: 'start', target, miners: HONEST_MINERS });
     console.log(`honest miners logged in: ${(await ready).miners}`);
@@ -193,17 +262,25 @@ async function main(): Promise<void> {
     const measureBaseline = async (index: number) => {
       const name = `baseline-${index}`;
       tell({ type: 'phase', name });
-      rows.push({ name, attack: undefined, ...(await poolUse(stack.pool.pid, sleep(PHASE_MS))) });
+      rows.push({ name, attack: undefined, ...(await poolUse(pool, gc, sleep(PHASE_MS))) });
     };
     await measureBaseline(0);
-    for (const [i, name] of ATTACKS.entries()) {
+    for (const [i, attack] of SELECTED_ATTACKS.entries()) {
+      // An attack selected again gets a phase of its own.
+      const name = SELECTED_ATTACKS.indexOf(attack) === i ? attack : `${attack}-${i}`;
       tell({ type: 'phase', name: `pause-before-${name}` });
       await sleep(PAUSE_MS);
       tell({ type: 'phase', name });
       console.log(`attack: ${name}`);
       const result = nextMessage<AttackerEvent>(attacker, 'result');
-      attacker.send({ type: 'attack', name, target, durationMs: PHASE_MS, source: `127.2.0.${i + 1}` });
-      const use = await poolUse(stack.pool.pid, result);
+      attacker.send({
+        type: 'attack',
+        name: attack,
+        target,
+        durationMs: PHASE_MS,
+        source: `127.2.0.${i + 1}`,
+      });
+      const use = await poolUse(pool, gc, result);
       rows.push({ name, attack: (await result).result, ...use });
       tell({ type: 'phase', name: `pause-after-${name}` });
       await sleep(PAUSE_MS);
@@ -224,7 +301,7 @@ async function main(): Promise<void> {
         ),
     );
     console.log(
-      `\nbaseline (median of ${table.length - ATTACKS.length} phases without attack): keepalived p99 ${base.keepaliveP99Ms} ms, share ack p99 ${base.shareP99Ms} ms`,
+      `\nbaseline (median of ${table.length - SELECTED_ATTACKS.length} phases without attack): keepalived p99 ${base.keepaliveP99Ms} ms, share ack p99 ${base.shareP99Ms} ms`,
     );
     console.log(
       `worst honest p99 under attack: ${round(worst, 2)}x the baseline (target at most ${TARGET_P99_RATIO}x): ${worst <= TARGET_P99_RATIO ? 'met' : 'NOT met'}`,
@@ -241,6 +318,11 @@ async function main(): Promise<void> {
           attack: r.attack,
           poolRssMb: r.poolRssMb,
           poolCpuPercent: r.poolCpuPercent,
+          gcPauseMaxMs: r.gc.maxMs,
+          gcPauseTotalMs: r.gc.totalMs,
+          gcPauses: r.gc.count,
+          loopDelayMaxMs: r.loopDelayMaxMs,
+          loopDelayP99Ms: r.loopDelayP99Ms,
         })),
       }),
     );

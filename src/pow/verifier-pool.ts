@@ -220,9 +220,11 @@ export class ShareVerifierPool {
    */
   cancel(owner: string): number {
     const dropped = this.#queue.removeOwner(owner);
-    for (const job of dropped) {
-      job.reject(new VerifierPoolError('CANCELLED', 'job cancelled before it was hashed', { owner }));
-    }
+    if (dropped.length === 0) return 0;
+    // One error for the whole backlog (a banned peer's may hold hundreds of jobs): each would
+    // otherwise capture a stack trace, all in the turn that bans the peer.
+    const cancelled = new VerifierPoolError('CANCELLED', 'job cancelled before it was hashed', { owner });
+    for (const job of dropped) job.reject(cancelled);
     return dropped.length;
   }
 

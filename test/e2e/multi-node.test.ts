@@ -369,8 +369,14 @@ describe('pool roles in separate processes', () => {
     expect(await loginError(port2)).toBe(BANNED);
     // The API node has no stratum role: it counts the pool's bans in Redis.
     expect(await activeBansAtApi()).toBe(1);
-    const listed = await withControlClient(controlOf('stratum-2'), (client) =>
-      client.request({ type: 'bans' }),
+    // The restarted node opens its control socket after its stratum port: ask until it answers.
+    const listed = await until(
+      () =>
+        withControlClient(controlOf('stratum-2'), (client) => client.request({ type: 'bans' })).catch(
+          () => undefined,
+        ),
+      30_000,
+      'the control socket of the restarted stratum-2',
     );
     expect(listed.bans.map((b) => [b.ip, b.reason])).toEqual([['127.0.0.1', 'cross-host test']]);
     // A node without the stratum role lists the pool's bans from Redis.

@@ -71,10 +71,9 @@ export function openFilesShortfalls(limit: number, configured: ConfiguredConnect
   const lines: string[] = [];
   const raise = `raise the open-files limit (LimitNOFILE in a systemd unit, \`ulimit -n\`, \`--ulimit nofile=\` for docker)`;
   const { stratumMaxConnections, stratumProcesses, apiMaxConnections } = configured;
-  const inProcess = openFilesBudget(limit, stratumProcesses > 1 ? null : apiMaxConnections);
   if (stratumMaxConnections !== null) {
     // Children have no API: all but their own files go to miners.
-    const perProcess = stratumProcesses > 1 ? openFilesBudget(limit, null).stratum : inProcess.stratum;
+    const perProcess = openFilesBudget(limit, stratumProcesses > 1 ? null : apiMaxConnections).stratum;
     const holds = perProcess * stratumProcesses;
     if (holds < stratumMaxConnections) {
       lines.push(
@@ -118,10 +117,11 @@ export function openFilesPlan(
   if (limit === null) return { limit, stratum: undefined, api: undefined, warnings: [] };
   const { stratumMaxConnections, stratumProcesses, apiMaxConnections } = configured;
   const holdsStratum = stratumMaxConnections !== null && stratumProcesses === 1;
+  const budget = openFilesBudget(limit, apiMaxConnections);
   return {
     limit,
-    stratum: holdsStratum ? openFilesBudget(limit, apiMaxConnections).stratum : undefined,
-    api: apiMaxConnections === null ? undefined : openFilesBudget(limit, apiMaxConnections).api,
+    stratum: holdsStratum ? budget.stratum : undefined,
+    api: apiMaxConnections === null ? undefined : budget.api,
     warnings: options.quiet ? [] : openFilesShortfalls(limit, configured),
   };
 }

@@ -1,5 +1,13 @@
 import { isIP, SocketAddress } from 'node:net';
 
+/**
+ * An IPv4-mapped IPv6 address ("::ffff:1.2.3.4", what a server listening on "::" reports for an
+ * IPv4 client) as its IPv4 address; any other address as it is.
+ */
+export function unmappedIp(address: string): string {
+  return address.startsWith('::ffff:') && address.includes('.') ? address.slice(7) : address;
+}
+
 /** The eight 16-bit groups of an IPv6 address (valid per net.isIP, no zone id). */
 function ipv6Groups(address: string): number[] {
   let text = address;

@@ -1,4 +1,4 @@
-import { peerKey } from '../../pool/peer-key.js';
+import { peerKey, unmappedIp } from '../../pool/peer-key.js';
 
 /**
  * A client's IP as the API's limits see it: an IPv4-mapped IPv6 address (what a server listening
@@ -6,8 +6,7 @@ import { peerKey } from '../../pool/peer-key.js';
  * and counts as the same peer as when the server listens on an IPv4 address.
  */
 export function apiClientIp(ip: string | undefined): string {
-  const address = ip ?? 'unknown';
-  return address.startsWith('::ffff:') && address.includes('.') ? address.slice(7) : address;
+  return unmappedIp(ip ?? 'unknown');
 }
 
 /**

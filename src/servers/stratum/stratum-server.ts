@@ -2,7 +2,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { createSecureContext, type SecureContext, TLSSocket } from 'node:tls';
 import type { Logger } from '../../log/logger.js';
 import { PeerBudget } from '../../pool/peer-budget.js';
-import { peerKey } from '../../pool/peer-key.js';
+import { peerKey, unmappedIp } from '../../pool/peer-key.js';
 import type { StratumBackend } from '../../pool/stratum-backend.js';
 import {
   type AdmissionVerdict,
@@ -63,12 +63,6 @@ interface PortRuntime {
   readonly secureContext: SecureContext | undefined;
   server: Server | undefined;
   boundPort: number;
-}
-
-/** "::ffff:1.2.3.4" (IPv4 on a dual-stack listener) is the same peer as "1.2.3.4" for bans and caps. */
-function normalizeIp(address: string | undefined): string | undefined {
-  if (address === undefined) return undefined;
-  return address.startsWith('::ffff:') && address.includes('.') ? address.slice(7) : address;
 }
 
 /**
@@ -238,7 +232,8 @@ export class StratumServer {
 
   #onConnection(socket: Socket, port: PortRuntime): void {
     socket.on('error', () => {}); // errors before and during setup end in the 'close' below
-    const ip = normalizeIp(socket.remoteAddress);
+    // "::ffff:1.2.3.4" (IPv4 on a dual-stack listener) is the same peer as "1.2.3.4" for bans and caps.
+    const ip = socket.remoteAddress === undefined ? undefined : unmappedIp(socket.remoteAddress);
     if (ip === undefined || this.#closing) {
       if (ip !== undefined) this.#stats.connectionRefused('shutting-down');
       socket.destroy();

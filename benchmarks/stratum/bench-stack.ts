@@ -16,6 +16,8 @@ export interface BenchStackOptions {
   /** Merged over the benchmark's stratum section (limits, say). */
   readonly stratum?: Partial<NonNullable<PoolConfigInput['stratum']>>;
   readonly pow?: NonNullable<PoolConfigInput['pow']>;
+  /** Merged over the benchmark's api section (its connection cap, say). */
+  readonly api?: Partial<NonNullable<PoolConfigInput['api']>>;
   /** Node flags for the pool process and a reader of its non-JSON output (see PoolProcessOptions). */
   readonly pool?: Pick<PoolProcessOptions, 'nodeArgs' | 'onRawLine'>;
 }
@@ -90,7 +92,7 @@ export function benchPoolConfig(backends: BenchBackends, options: BenchStackOpti
     wallet: { host: walletUrl.hostname, port: Number(walletUrl.port) },
     redis: { url: backends.redis.url, keyPrefix: 'bench' },
     control: { enabled: false },
-    api: { port: 0 },
+    api: { port: 0, ...options.api },
     pool: { address: backends.devnet.walletAddress },
     ...(options.pow ? { pow: options.pow } : {}),
     stratum: {

@@ -25,6 +25,7 @@
  * 20k, 50k, 100k steps.
  */
 import { availableParallelism, loadavg } from 'node:os';
+import { openFilesBudget } from '../../src/app/open-files-budget.js';
 import { type BenchStack, startBenchStack } from './bench-stack.js';
 import { runConnectionsAtScale } from './connections-scale.js';
 import { measureJobArrivals, PUSH_ROUNDS, TARGET_PUSH_P99_MS } from './job-arrivals.js';
@@ -56,6 +57,11 @@ const FD_HEADROOM = 64;
 const LOCAL_ADDRESSES = ['127.0.0.2', '127.0.0.3', '127.0.0.4', '127.0.0.5'];
 const TARGET_RSS_MB = 400;
 const STRATUM_PROCESSES = Number(process.env['FUEGO_BENCH_STRATUM_PROCESSES'] ?? 1);
+/**
+ * The API's connection cap in the benchmark's pool. Its default (4,000) takes that many open files
+ * from the miners of a one-process pool (src/app/open-files-budget.ts), and no API client runs here.
+ */
+const API_MAX_CONNECTIONS = 64;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -196,6 +202,7 @@ async function main(): Promise<void> {
         limits: { maxConnectionsPerIp: TARGET_CONNECTIONS, maxConnections: 100_000 },
         processes: STRATUM_PROCESSES,
       },
+      api: { maxConnections: API_MAX_CONNECTIONS },
     });
     if (STRATUM_PROCESSES > 1) {
       say(`stratum.processes ${STRATUM_PROCESSES}: pids ${processTree(stack.pool.pid).join(', ')}`);
@@ -206,8 +213,13 @@ async function main(): Promise<void> {
     const poolFdLimit = readOpenFilesLimit(pool.pid);
     const selfFdLimit = readOpenFilesLimit(process.pid);
     const poolBaseFds = countOpenFds(pool.pid);
+    // What the pool holds by its own open-files budget (each child has the same limit, no API).
+    const poolHolds =
+      openFilesBudget(poolFdLimit, STRATUM_PROCESSES > 1 ? null : API_MAX_CONNECTIONS).stratum *
+      STRATUM_PROCESSES;
     const maxConnections = Math.min(
       TARGET_CONNECTIONS,
+      poolHolds,
       poolFdLimit - poolBaseFds - FD_HEADROOM,
       selfFdLimit - countOpenFds(process.pid) - FD_HEADROOM,
     );

@@ -78,6 +78,7 @@ export async function startStratumRole(
       workers: config.pow.workers,
       implementation: config.pow.implementation,
       maxQueuedJobs: config.pow.maxQueuedJobs,
+      maxQueuedJobsPerOwner: config.pow.maxQueuedJobsPerPeer,
     },
     { logger: logger.child({ module: 'verifier' }) },
   );

@@ -149,6 +149,15 @@ const powSchema = z.strictObject({
     .describe(
       'Shares waiting for a verifier worker, shared fairly between peers (IP, or IPv6 /64): a peer holding its part (this divided by the peers waiting) has its submits held back; at twice this, the largest backlog makes room.',
     ),
+  maxQueuedJobsPerPeer: z
+    .number()
+    .int()
+    .min(1)
+    .max(1_000_000)
+    .default(256)
+    .describe(
+      "The most shares one peer may have waiting for a verifier worker, even when no other peer waits; beyond it the peer's submits are held back (not refused) until some are hashed. It bounds how much of a submit storm is read and queued in one go (256 is ~30 ms of hashing on two cores, far above an honest peer's backlog). Values above pow.maxQueuedJobs act as pow.maxQueuedJobs.",
+    ),
 });
 
 const poolSchema = z.strictObject({

@@ -42,6 +42,11 @@ export interface ShareVerifierPoolOptions {
    * the owner holds its share (this divided by the owners with jobs waiting).
    */
   readonly maxQueuedJobs: number;
+  /**
+   * The most one owner may have waiting, even alone: a submit storm from one peer is read and
+   * queued at most this far before its sockets pause. Defaults to maxQueuedJobs.
+   */
+  readonly maxQueuedJobsPerOwner?: number;
   readonly maxBatchSize?: number;
   readonly batchDelayMs?: number;
   readonly closeTimeoutMs?: number;
@@ -84,8 +89,8 @@ export function resolveVerifierWorkerUrl(moduleUrl: string = import.meta.url): U
  * peer's share by one job per waiting peer, not by its whole backlog.
  *
  * Back-pressure: canAcceptWork(owner) is false once the owner holds its share of `maxQueuedJobs`
- * (all of it while it is the only one waiting); the stratum layer then stops reading that peer's
- * sockets. verify() still queues past that mark, so a share already read is never lost, up to
+ * (all of it while it is the only one waiting, but never more than `maxQueuedJobsPerOwner`); the
+ * stratum layer then stops reading that peer's sockets. verify() still queues past that mark, so a share already read is never lost, up to
  * HARD_QUEUE_LIMIT_FACTOR x maxQueuedJobs in all; there, a job of the owner holding the most is
  * refused to make room for one below its share, or else the new job is: QUEUE_FULL, an explicit
  * error, never a silent drop.
@@ -134,10 +139,15 @@ export class ShareVerifierPool {
     if (!Number.isInteger(opts.maxQueuedJobs) || opts.maxQueuedJobs < 1) {
       throw new RangeError(`maxQueuedJobs must be an integer >= 1, got ${opts.maxQueuedJobs}`);
     }
+    const perOwner = opts.maxQueuedJobsPerOwner ?? opts.maxQueuedJobs;
+    if (!Number.isInteger(perOwner) || perOwner < 1) {
+      throw new RangeError(`maxQueuedJobsPerOwner must be an integer >= 1, got ${perOwner}`);
+    }
     this.#opts = Object.freeze({
       workers: opts.workers === 0 ? availableParallelism() : opts.workers,
       implementation: opts.implementation,
       maxQueuedJobs: opts.maxQueuedJobs,
+      maxQueuedJobsPerOwner: Math.min(perOwner, opts.maxQueuedJobs),
       maxBatchSize: Math.max(1, opts.maxBatchSize ?? DEFAULT_MAX_BATCH_SIZE),
       batchDelayMs: Math.max(0, opts.batchDelayMs ?? DEFAULT_BATCH_DELAY_MS),
       closeTimeoutMs: opts.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS,
@@ -181,10 +191,14 @@ export class ShareVerifierPool {
     return !this.#abort.signal.aborted && this.#queue.countOf(owner) < this.#fairShare(owner);
   }
 
-  /** The jobs `owner` may have waiting: an equal part of maxQueuedJobs among the owners waiting. */
+  /**
+   * The jobs `owner` may have waiting: an equal part of maxQueuedJobs among the owners waiting,
+   * and never more than maxQueuedJobsPerOwner.
+   */
   #fairShare(owner: string): number {
     const others = this.#queue.owners - (this.#queue.countOf(owner) > 0 ? 1 : 0);
-    return Math.max(1, Math.floor(this.#opts.maxQueuedJobs / (others + 1)));
+    const equalPart = Math.max(1, Math.floor(this.#opts.maxQueuedJobs / (others + 1)));
+    return Math.min(equalPart, this.#opts.maxQueuedJobsPerOwner);
   }
 
   /** The 32-byte cn/upx2 hash of `hashingBlob`, computed on a worker thread, for `owner`. */

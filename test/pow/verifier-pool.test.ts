@@ -182,6 +182,23 @@ describe('ShareVerifierPool is fair between peers (submit storms)', () => {
     expect(pool.canAcceptWork('attacker')).toBe(true);
   });
 
+  itNative('a peer alone is held back at maxQueuedJobsPerOwner, well before maxQueuedJobs', async () => {
+    const pool = await startPool({
+      workers: 1,
+      maxQueuedJobs: 1000,
+      maxQueuedJobsPerOwner: 8,
+      maxBatchSize: 2,
+    });
+    const flood = vectors.slice(0, 12).map((v) => settle(pool.verify(v.input, 'attacker')));
+    // The worker took a batch; more than 8 still wait, so the storm's sockets would pause here.
+    expect(pool.metrics().queueDepth).toBeGreaterThanOrEqual(8);
+    expect(pool.canAcceptWork('attacker')).toBe(false);
+    expect(pool.canAcceptWork('honest')).toBe(true);
+    // Held back, not refused: every share already read is hashed.
+    expect((await Promise.all(flood)).every((o) => o.ok)).toBe(true);
+    expect(pool.canAcceptWork('attacker')).toBe(true);
+  });
+
   itNative(
     "at the hard limit a newcomer's share takes the place of the largest backlog's newest job",
     async () => {

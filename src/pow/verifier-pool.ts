@@ -90,10 +90,10 @@ export function resolveVerifierWorkerUrl(moduleUrl: string = import.meta.url): U
  *
  * Back-pressure: canAcceptWork(owner) is false once the owner holds its share of `maxQueuedJobs`
  * (all of it while it is the only one waiting, but never more than `maxQueuedJobsPerOwner`); the
- * stratum layer then stops reading that peer's sockets. verify() still queues past that mark, so a share already read is never lost, up to
- * HARD_QUEUE_LIMIT_FACTOR x maxQueuedJobs in all; there, a job of the owner holding the most is
- * refused to make room for one below its share, or else the new job is: QUEUE_FULL, an explicit
- * error, never a silent drop.
+ * stratum layer then stops reading that peer's sockets. verify() still queues past that mark, so
+ * a share already read is never lost, up to HARD_QUEUE_LIMIT_FACTOR x maxQueuedJobs in all;
+ * there, a job of the owner holding the most is refused to make room for one below its share, or
+ * else the new job is: QUEUE_FULL, an explicit error, never a silent drop.
  *
  * Batching: an idle worker gets queued jobs at once; a busy one (up to MAX_BATCHES_PER_WORKER
  * batches) gets them in batches of up to maxBatchSize in one postMessage, as one transferred

@@ -190,7 +190,7 @@ describe('ShareVerifierPool is fair between peers (submit storms)', () => {
       maxBatchSize: 2,
     });
     const flood = vectors.slice(0, 12).map((v) => settle(pool.verify(v.input, 'attacker')));
-    // The worker took a batch; more than 8 still wait, so the storm's sockets would pause here.
+    // The worker took a batch; 8 or more still wait, so the storm's sockets would pause here.
     expect(pool.metrics().queueDepth).toBeGreaterThanOrEqual(8);
     expect(pool.canAcceptWork('attacker')).toBe(false);
     expect(pool.canAcceptWork('honest')).toBe(true);

@@ -233,7 +233,8 @@ export class StratumServer {
   #onConnection(socket: Socket, port: PortRuntime): void {
     socket.on('error', () => {}); // errors before and during setup end in the 'close' below
     // "::ffff:1.2.3.4" (IPv4 on a dual-stack listener) is the same peer as "1.2.3.4" for bans and caps.
-    const ip = socket.remoteAddress === undefined ? undefined : unmappedIp(socket.remoteAddress);
+    const remote = socket.remoteAddress; // a getter over getpeername: read once per accept
+    const ip = remote === undefined ? undefined : unmappedIp(remote);
     if (ip === undefined || this.#closing) {
       if (ip !== undefined) this.#stats.connectionRefused('shutting-down');
       socket.destroy();

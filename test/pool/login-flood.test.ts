@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { keyPairFromSeed } from '../../src/devnet/wallet/ed25519-keys.js';
-import { decodeAddress, encodeAddress } from '../../src/fuego/address.js';
+import { encodeAddress } from '../../src/fuego/address.js';
 import { AddressCache } from '../../src/pool/address-cache.js';
 import { PeerBudget } from '../../src/pool/peer-budget.js';
 import type { PoolBackendOptions } from '../../src/pool/pool-backend.js';
+import { addressWithBadKey } from '../helpers/bad-key-address.js';
 import { hostTestBackend } from './pool-fakes.js';
 
 /** A valid address of its own for each `n` (real keys, so the full check passes). */
@@ -14,21 +15,6 @@ function addressNumber(n: number): string {
     spendPublicKey: keyPairFromSeed(seed('spend')).publicKey,
     viewPublicKey: keyPairFromSeed(seed('view')).publicKey,
   });
-}
-
-/** Checksum right, keys not on the curve: only the costly check refuses it (the n-th such key found). */
-function addressWithBadKey(n: number): string {
-  let found = 0;
-  for (let k = 0; k < 256; k++) {
-    const key = `${k.toString(16).padStart(2, '0')}${'ab'.repeat(31)}`;
-    const address = encodeAddress({ spendPublicKey: key, viewPublicKey: key }, { checkKeys: false });
-    try {
-      decodeAddress(address);
-    } catch {
-      if (found++ === n) return address;
-    }
-  }
-  throw new Error('no bad key found');
 }
 
 function setup(newAddressesPerPeer: PoolBackendOptions['newAddressesPerPeer']) {

@@ -1,11 +1,11 @@
-import { decodeAddress } from '../../fuego/address.js';
+import { AddressCache } from '../../pool/address-cache.js';
 import { CheckTurns } from '../../pool/check-turns.js';
 import { PeerBudget } from '../../pool/peer-budget.js';
 
 /** Peers whose new-address budget is remembered (least recently seen forgotten first). */
 const NEW_ADDRESS_BUDGET_PEERS = 100_000;
-/** Distinct valid addresses remembered so a repeated subscribe is not decoded again. */
-const VALID_ADDRESS_CACHE = 10_000;
+/** Distinct addresses whose check is remembered (valid ones and refused ones, each). */
+const ADDRESS_CACHE_ENTRIES = 10_000;
 
 export interface FeedAddressCheckLimits {
   /** New addresses one connection may have decoded. */
@@ -21,14 +21,16 @@ export type AddressCheckRefusal = 'connection-spent' | 'peer-spent';
  * What a feed subscription to an address not seen before costs, and its bounds. Decoding one is
  * ~1.4 ms of ed25519 checks on the event loop, so each connection and each peer (over all its
  * connections, so reconnecting brings no fresh budget) may have only so many decoded, each in its
- * turn (CheckTurns); valid addresses are remembered and cost nothing again.
+ * turn (CheckTurns). Each outcome, valid or refused, is remembered (AddressCache): an address
+ * checked once costs nobody a check or a charge again, so clients repeating one invalid address
+ * make the feed pay once.
  */
 export class FeedAddressChecks {
   readonly #limits: FeedAddressCheckLimits;
   readonly #clock: () => number;
   readonly #perPeer: PeerBudget;
   readonly #turns = new CheckTurns();
-  readonly #valid = new Set<string>();
+  readonly #addresses = new AddressCache(ADDRESS_CACHE_ENTRIES);
 
   constructor(limits: FeedAddressCheckLimits, clock: () => number) {
     this.#limits = limits;
@@ -40,9 +42,9 @@ export class FeedAddressChecks {
     });
   }
 
-  /** Decoded before and valid: subscribing to it costs no check. */
+  /** Checked before (valid or refused): its outcome costs no check. */
   isKnown(address: string): boolean {
-    return this.#valid.has(address);
+    return this.#addresses.knows(address);
   }
 
   /**
@@ -61,16 +63,13 @@ export class FeedAddressChecks {
     return this.#turns.turn(peer);
   }
 
-  /** Decodes `address` (call it in its turn); a valid one is remembered. */
+  /** Whether `address` is a Fuego address: decoded in its turn when not known, recalled otherwise. */
   isValid(address: string): boolean {
-    if (this.#valid.has(address)) return true;
     try {
-      decodeAddress(address);
+      this.#addresses.decode(address);
+      return true;
     } catch {
       return false;
     }
-    if (this.#valid.size >= VALID_ADDRESS_CACHE) this.#valid.clear();
-    this.#valid.add(address);
-    return true;
   }
 }

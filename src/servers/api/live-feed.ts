@@ -371,17 +371,19 @@ export class LiveFeed {
   async #subscribe(client: Client, address: string): Promise<void> {
     if (this.#subscriptionRefused(client, address)) return;
     const checks = this.#addressChecks;
-    if (!this.#followed.has(address) && !checks.isKnown(address)) {
-      const refusal = checks.charge(client, client.peer);
-      if (refusal !== undefined) {
-        const where =
-          refusal === 'connection-spent' ? 'on this connection' : 'from your address; retry later';
-        this.#refuse(client, 'TOO_MANY_REQUESTS', `too many new addresses ${where}`);
-        return;
+    if (!this.#followed.has(address)) {
+      if (!checks.isKnown(address)) {
+        const refusal = checks.charge(client, client.peer);
+        if (refusal !== undefined) {
+          const where =
+            refusal === 'connection-spent' ? 'on this connection' : 'from your address; retry later';
+          this.#refuse(client, 'TOO_MANY_REQUESTS', `too many new addresses ${where}`);
+          return;
+        }
+        await checks.turn(client.peer);
+        // Meanwhile the client may have gone, or its other subscribes filled its limits.
+        if (!this.#clients.has(client) || this.#subscriptionRefused(client, address)) return;
       }
-      await checks.turn(client.peer);
-      // Meanwhile the client may have gone, or its other subscribes filled its limits.
-      if (!this.#clients.has(client) || this.#subscriptionRefused(client, address)) return;
       if (!checks.isValid(address)) {
         // A refused address costs its sender one of its few bad requests.
         this.#refuse(client, 'INVALID_ADDRESS', 'not a valid Fuego address');

@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { createRedisClient } from '../../../src/store/redis-client.js';
+import { addressWithBadKey } from '../../helpers/bad-key-address.js';
 import { startTestRedis, type TestRedis } from '../../helpers/redis-server.js';
 import { buildTestApi, fuegoAddress, silentLogger } from './api-fixtures.js';
 import { listenForFeed, until } from './live-feed-fixtures.js';
@@ -149,6 +150,23 @@ describe('live feed abuse limits', () => {
     await until(() => other.codes.includes('subscribed'));
     for (const feed of [second, other]) feed.socket.close();
     await Promise.all([second.closed, other.closed]);
+  });
+
+  it('refuses an address found invalid before without checking or charging it again, on any connection', async () => {
+    const bogus = addressWithBadKey();
+    const first = await connect(url, '127.0.0.9');
+    first.socket.send(JSON.stringify({ op: 'subscribe', address: bogus }));
+    first.socket.send(JSON.stringify({ op: 'subscribe', address: bogus }));
+    await until(() => first.codes.filter((c) => c === 'INVALID_ADDRESS').length === 2);
+    const second = await connect(url, '127.0.0.9');
+    second.socket.send(JSON.stringify({ op: 'subscribe', address: bogus }));
+    await until(() => second.codes.includes('INVALID_ADDRESS'));
+    // Only the first check was charged to the peer (budget 3): a new valid address still fits.
+    second.socket.send(JSON.stringify({ op: 'subscribe', address: fuegoAddress(51) }));
+    await until(() => second.codes.length === 3);
+    expect(second.codes).toEqual(['hello', 'INVALID_ADDRESS', 'subscribed']);
+    for (const feed of [first, second]) feed.socket.close();
+    await Promise.all([first.closed, second.closed]);
   });
 
   it('caps /live_stats waiters per peer with 429 while other peers still wait', async () => {

@@ -32,8 +32,8 @@ const MAX_LOGIN_LENGTH = 512;
 const MAX_WORKER_LENGTH = 64;
 const SOLO_PREFIX = 'solo:';
 const ALIAS_PATTERN = /^@[A-Za-z0-9_-]{1,64}$/;
-/** `BODY[+DIFF]`; at most 15 digits so the value stays a safe integer. */
-const DIFF_SUFFIX = /^(.*?)(?:\+(\d{1,15}))?$/s;
+/** `BODY[+DIFF]`; any number of digits: a value out of range is clamped, never refused. */
+const DIFF_SUFFIX = /^(.*?)(?:\+(\d+))?$/s;
 /** Passwords that mean "nothing" rather than a worker name. */
 const EMPTY_PASSWORDS = new Set(['', 'x', 'X', 'password', 'pass']);
 
@@ -45,7 +45,11 @@ const EMPTY_PASSWORDS = new Set(['', 'x', 'X', 'password', 'pass']);
  */
 export function parseLogin(request: LoginRequest, options: LoginParseOptions): ParsedLogin {
   const parts = splitLogin(request.login);
-  const requested = parts.difficultyText === undefined ? undefined : Number(parts.difficultyText);
+  // Capped at a safe integer first: longer digit strings would read as imprecise or Infinity.
+  const requested =
+    parts.difficultyText === undefined
+      ? undefined
+      : Math.min(Number(parts.difficultyText), Number.MAX_SAFE_INTEGER);
   return {
     payee: parsePayee(parts.payeeText, options.decodeAddress),
     worker: pickWorker(parts.workerInLogin, request.rigid, request.pass),

@@ -54,6 +54,11 @@ export class Vardiff {
    * whose difficulty is far too high for it, and so sends no shares at all, is brought down.
    */
   review(nowMs: number): number | undefined {
+    if (nowMs < this.#windowStartMs) {
+      // The wall clock stepped back: start the window again now rather than wait out the step.
+      this.#restartWindow(nowMs);
+      return undefined;
+    }
     const elapsedSec = (nowMs - this.#windowStartMs) / 1000;
     if (elapsedSec < this.#config.retargetIntervalSec) return undefined;
     // With no share in the window, assume one would have arrived right now: a safe lower bound
@@ -63,9 +68,7 @@ export class Vardiff {
     const observedShareTimeSec = (elapsedSec * this.#difficultyValue) / work;
     const { targetShareTimeSec, variancePercent, maxChangeFactor } = this.#config;
     const deviation = Math.abs(observedShareTimeSec - targetShareTimeSec) / targetShareTimeSec;
-    this.#windowStartMs = nowMs;
-    this.#sharesInWindow = 0;
-    this.#workInWindow = 0;
+    this.#restartWindow(nowMs);
     if (deviation * 100 <= variancePercent) return undefined;
     const factor = clamp(targetShareTimeSec / observedShareTimeSec, 1 / maxChangeFactor, maxChangeFactor);
     // Round towards the current value so that one step never exceeds maxChangeFactor.
@@ -75,6 +78,12 @@ export class Vardiff {
     if (next === this.#difficultyValue) return undefined;
     this.#difficultyValue = next;
     return next;
+  }
+
+  #restartWindow(nowMs: number): void {
+    this.#windowStartMs = nowMs;
+    this.#sharesInWindow = 0;
+    this.#workInWindow = 0;
   }
 }
 

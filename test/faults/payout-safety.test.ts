@@ -10,6 +10,9 @@ import type { PayoutStep } from '../../src/leader/payouts/batch-sender.js';
 import type { PayoutRunnerOptions } from '../../src/leader/payouts/payout-runner.js';
 import type { Logger } from '../../src/log/logger.js';
 import { createLogger } from '../../src/log/logger.js';
+import type { PayoutWallet } from '../../src/pool/payouts/payout-wallet.js';
+import type { JsonHttpClient } from '../../src/rpc/json-http.js';
+import { callJsonRpc } from '../../src/rpc/json-rpc.js';
 import type { WalletClient } from '../../src/rpc/wallet-client.js';
 import { RedisBalances } from '../../src/store/payments/balances-store.js';
 import { PayoutStore } from '../../src/store/payments/payout-store.js';
@@ -63,6 +66,39 @@ function paymentsTo(devnet: Devnet, address: string): number {
     }
   }
   return count;
+}
+
+/**
+ * What the real walletd (Fuego's WalletService::sendTransaction) answers when its daemon is more
+ * than 2 blocks behind the network: that check runs first, before any transfer is built, so
+ * nothing can have been sent. The devnet wallet never answers it. Made into the client's RpcError
+ * by the client's own JSON-RPC parsing.
+ */
+async function daemonNotSyncedError(): Promise<unknown> {
+  const body =
+    '{"error":{"code":-32000,"data":{"application_code":41},"message":"Daemon is not synchronized"},"id":1,"jsonrpc":"2.0"}';
+  const http = { send: async () => ({ status: 200, body }) } as unknown as JsonHttpClient;
+  return callJsonRpc(http, 1, 'sendTransaction', {}).then(
+    () => new Error('expected a refusal'),
+    (error: unknown) => error,
+  );
+}
+
+/** `wallet`, except that its next `refusals.count` sends are refused as walletd does when not synced. */
+function notSyncedWallet(wallet: WalletClient, refusals: { count: number }): PayoutWallet {
+  return {
+    getStatus: () => wallet.getStatus(),
+    getBalance: (address?: string) => wallet.getBalance(address),
+    getAddresses: () => wallet.getAddresses(),
+    getTransactions: (range, filter) => wallet.getTransactions(range, filter),
+    getTransaction: (hash) => wallet.getTransaction(hash),
+    getUnconfirmedTransactionHashes: () => wallet.getUnconfirmedTransactionHashes(),
+    sendTransaction: async (request) => {
+      if (refusals.count === 0) return wallet.sendTransaction(request);
+      refusals.count -= 1;
+      throw await daemonNotSyncedError();
+    },
+  };
 }
 
 function capturingLogger(): { logger: Logger; lines: () => Array<Record<string, unknown>> } {
@@ -271,6 +307,31 @@ describe('payouts when Redis loses writes or the wallet misbehaves', () => {
     const later = await runner(keyPrefix, { clockOffsetMs: 27 * HOUR_MS }).runOnce();
     expect(later.recovered.map((b) => b.state)).toEqual(['failed']);
     expect(later.batches.map((b) => b.state)).toEqual(['sent']);
+    devnet.control.mineBlocks(1);
+    await expectPaidExactlyOnce(devnet, redis, keyPrefix, [[miner, 2n * COIN]]);
+  });
+
+  it('"Daemon is not synchronized" (41) is a refusal before anything is built: rolled back at once and paid on the next pass, not held for a day', async () => {
+    const keyPrefix = uniquePrefix('not-synced');
+    const miner = minerAddress('not-synced-1');
+    await fundMiners(redis, keyPrefix, [[miner, 2n * COIN]]);
+    const refusals = { count: 1 };
+    const notSynced = () =>
+      payoutRunnerFor(
+        redis,
+        keyPrefix,
+        { wallet: notSyncedWallet(wallet, refusals), logger: silentLogger },
+        { minPayoutAtomic: COIN },
+      );
+    const first = await notSynced().runOnce();
+    expect(refusals.count).toBe(0);
+    expect(paymentsTo(devnet, miner)).toBe(0);
+    // Nothing left the wallet, so nothing may stay open with the miner's money in it.
+    expect(first.batches.map((b) => b.state)).toEqual(['failed']);
+    expect((await new RedisBalances({ keyPrefix }, { redis }).getBalance(miner)).inPayout).toBe(0n);
+    // The daemon caught up: paid now, not after unresolvedRollbackAfterSec (26 h).
+    const second = await notSynced().runOnce();
+    expect(second.batches.map((b) => b.state)).toEqual(['sent']);
     devnet.control.mineBlocks(1);
     await expectPaidExactlyOnce(devnet, redis, keyPrefix, [[miner, 2n * COIN]]);
   });

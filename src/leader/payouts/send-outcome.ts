@@ -31,6 +31,8 @@ const REFUSED_BEFORE_BROADCAST: ReadonlySet<WalletErrorKind> = new Set<WalletErr
   'CHANGE_ADDRESS_REQUIRED',
   'CHANGE_ADDRESS_NOT_FOUND',
   'TRANSACTION_TOO_BIG',
+  // walletd checks its daemon is within 2 blocks of the network before anything else.
+  'DAEMON_NOT_SYNCED',
   // The daemon answered "not OK" to the relay: walletd keeps the record as FAILED.
   'NODE_REFUSED',
 ]);

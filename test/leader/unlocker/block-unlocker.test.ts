@@ -223,6 +223,36 @@ describe('BlockUnlocker against the devnet daemon', () => {
     await expectLedgerConsistent(redis, s.keyPrefix, [A, B, C]);
   });
 
+  it('credits a refused PPLNS block promoted as already on the chain after 20,000 shares trimmed its entry, and lets the stream be trimmed again', async () => {
+    const s = setup('promoted-trimmed', 'pplns', { streamMaxLength: 10_000 });
+    await s.ledger.recordShare(makeShare({ address: B, difficulty: 700 }));
+    const [block] = devnet.control.mineBlocks(1);
+    const refused = makeCandidate({
+      hash: block!.id,
+      height: block!.height,
+      networkDifficulty: 1000n,
+      submitResult: 'rejected',
+      share: makeShare({ address: A, difficulty: 300 }),
+    });
+    await s.ledger.writeBlockCandidate(refused);
+    // A refused block holds nothing back: the stream is trimmed past its entry meanwhile.
+    await recordMany(s.ledger, 20_000, makeShare({ address: C, difficulty: 50 }));
+    expect(await redis.xlen(s.keys.shares)).toBeLessThan(10_300);
+    // The diagnosis finds it on the chain after all: a pending pool block, waiting for its window.
+    expect(await s.ledger.recordBlockRefusal(refused, 'already-on-chain')).toBe('promoted');
+
+    devnet.control.mineBlocks(5);
+    const decided = await s.unlocker.runOnce();
+    // The block is on the chain at depth: its reward must reach the miners, not stay pending for ever.
+    expect(decided.decisions).toEqual([expect.objectContaining({ hash: block!.id, outcome: 'confirmed' })]);
+    expect((await s.balances.getTotals()).rewards).toBe(block!.rewardAtomic);
+    await expectLedgerConsistent(redis, s.keyPrefix, [A, B, C]);
+    // Nothing waits for a window any more: the stream is trimmed again.
+    await recordMany(s.ledger, 10, makeShare({ address: B, difficulty: 50 }));
+    expect(await redis.zcard(s.keys.blocksWindowPending)).toBe(0);
+    expect(await redis.xlen(s.keys.shares)).toBeLessThan(10_300);
+  });
+
   it('PROP: credits the round the block closed, fixed when it was found, whatever came after', async () => {
     const s = setup('prop-e2e', 'prop', { streamMaxLength: 10_000 });
     await s.ledger.recordShare(makeShare({ address: A, difficulty: 600 }));

@@ -13,7 +13,8 @@ import { FuegoPoolError } from '../errors.js';
  * - CORRUPT_RECORD: a stored value that does not parse (never turned into a zero).
  * - SHARE_ENTRY_MISSING: a block's share entry is no longer in the stream (trimmed). The stream is
  *   not trimmed while a found block's window waits to be fixed, so only a block recorded before
- *   windows were fixed at find time can meet it (its window is read back at unlock).
+ *   windows were fixed at find time (its window is read back at unlock), or a refused block
+ *   promoted once found on the chain (the window fixer fixes it empty), can meet it.
  * - NOT_DURABLE: Redis cannot confirm that a write survives a crash or failover (payouts wait).
  */
 export type StoreErrorCode =

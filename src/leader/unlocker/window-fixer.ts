@@ -1,5 +1,5 @@
 import type { Logger } from '../../log/logger.js';
-import type { BlockWindowLedger } from '../../model/blocks/unlock-ledger.js';
+import type { BlockWindowLedger, ShareWindow } from '../../model/blocks/unlock-ledger.js';
 import { pplnsWindowDifficulty } from '../../pool/schemes/pplns-window.js';
 import { pplnsWindowWeights } from '../../pool/schemes/pplns-window-weights.js';
 import { UnlockError } from './unlock-error.js';
@@ -94,7 +94,7 @@ export class WindowFixer {
       });
     }
     const windowDifficulty = pplnsWindowDifficulty(candidate.networkDifficulty, this.#opts.pplnsWindowFactor);
-    const window = await this.#ledger.readSharesBackFrom(candidate.shareEntryId, windowDifficulty);
+    const window = await this.#readWindow(candidate.shareEntryId, windowDifficulty);
     const { weights, countedDifficulty, shareCount } = pplnsWindowWeights(
       window.shares.map((share) => ({
         address: share.address,
@@ -130,5 +130,23 @@ export class WindowFixer {
       'PPLNS window fixed',
     );
     return { hash, outcome: 'fixed', detail: `${weights.size} miners, ${shareCount} shares` };
+  }
+
+  /**
+   * The block's window read back from its share entry. An entry already trimmed away (a refused
+   * block promoted once found on the chain: nothing held the stream back before) leaves no share
+   * of the window: it is fixed empty ('trimmed'), and the unlocker's empty-round policy decides,
+   * instead of the block waiting for ever and the stream never being trimmed again.
+   */
+  async #readWindow(
+    entryId: string,
+    windowDifficulty: bigint,
+  ): Promise<Pick<ShareWindow, 'shares' | 'endReason'>> {
+    try {
+      return await this.#ledger.readSharesBackFrom(entryId, windowDifficulty);
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'SHARE_ENTRY_MISSING') throw error;
+      return { shares: [], endReason: 'trimmed' };
+    }
   }
 }

@@ -220,6 +220,16 @@ describe('money scripts on a real Redis', () => {
       expect((await s.balances.getTotals()).adjustments).toBe(300n);
       await expectLedgerConsistent(redis, s.keyPrefix, [A]);
     });
+    it('refuses a debit from a balance already below zero (a late-found payment debited it again)', async () => {
+      const s = setup('adjust-negative');
+      expect(await s.balances.adjust({ address: A, deltaAtomic: 500n, note: 'goodwill' })).toBe(500n);
+      // As resolve_unknown_payment leaves it: the miner was paid twice over, later credits settle it.
+      await redis.hset(s.keys.balance(A), 'balance', '-500', 'paid', '1000');
+      await expect(
+        s.balances.adjust({ address: A, deltaAtomic: -3n, note: 'correction' }),
+      ).rejects.toMatchObject({ code: 'INSUFFICIENT_BALANCE' });
+      expect(await redis.hget(s.keys.balance(A), 'balance')).toBe('-500');
+    });
   });
 
   describe('payout batch state machine', () => {

@@ -15,8 +15,10 @@ export const MONEY_LUA_PRELUDE = `
 local function fenced()
   return fencingToken ~= '' and redis.call('GET', leaderKey) ~= fencingToken
 end
--- a >= b for decimal strings of non-negative integers without leading zeros
+-- a >= b for decimal integer strings without leading zeros; a may be negative (a balance a
+-- late-found payment debited again), b is not
 local function ge(a, b)
+  if string.sub(a, 1, 1) == '-' then return false end
   if #a ~= #b then return #a > #b end
   return a >= b
 end

@@ -38,7 +38,9 @@ const vardiffSchema = z
       .min(1)
       .max(86_400)
       .default(60)
-      .describe("Seconds between reviews of a connection's difficulty."),
+      .describe(
+        "The shortest window a connection's difficulty is judged on. A window that shows no clear deviation yet (shares arrive at random) grows until it does, or until it holds enough shares to show the miner within variancePercent.",
+      ),
     variancePercent: z
       .number()
       .min(0)

@@ -1,3 +1,10 @@
+/** See isDecisive: the window's deviation is acted on once chance explains it less than e^-3. */
+const DECISIVE_EVIDENCE = 3;
+/** A window within the band with this many shares' worth of work starts again (settled). */
+const SETTLED_SHARES = 16;
+/** A window that expected this many shares is acted on whatever its evidence (±18 % at 1 σ). */
+const FULL_WINDOW_SHARES = 32;
+
 export interface VardiffConfig {
   /** Seconds between shares the pool aims for, per connection. */
   readonly targetShareTimeSec: number;
@@ -52,6 +59,12 @@ export class Vardiff {
   /**
    * Reviews the window. Also call it periodically (e.g. every retarget interval) so that a miner
    * whose difficulty is far too high for it, and so sends no shares at all, is brought down.
+   *
+   * Shares arrive at random (a Poisson process), and a retarget interval holds only a few of them:
+   * judged on one interval, a miner already at its ideal difficulty would look 30 % off in most
+   * of them and be retargeted every minute or two. So the window grows, interval after interval,
+   * until it shows a deviation beyond `variancePercent` that chance alone would hardly produce
+   * (decisive), or enough shares that the miner is known to be within it (settled).
    */
   review(nowMs: number): number | undefined {
     if (nowMs < this.#windowStartMs) {
@@ -61,15 +74,21 @@ export class Vardiff {
     }
     const elapsedSec = (nowMs - this.#windowStartMs) / 1000;
     if (elapsedSec < this.#config.retargetIntervalSec) return undefined;
+    const { targetShareTimeSec, variancePercent, maxChangeFactor } = this.#config;
+    // Shares the window would hold at the target time, and the window's work in shares at this
+    // difficulty.
+    const expected = elapsedSec / targetShareTimeSec;
+    const seen = this.#workInWindow / this.#difficultyValue;
     // With no share in the window, assume one would have arrived right now: a safe lower bound
     // on the miner's speed, so the difficulty only falls as far as the evidence allows.
-    const work = this.#sharesInWindow === 0 ? this.#difficultyValue : this.#workInWindow;
-    // The time between shares at this difficulty, at the speed the window's work shows.
-    const observedShareTimeSec = (elapsedSec * this.#difficultyValue) / work;
-    const { targetShareTimeSec, variancePercent, maxChangeFactor } = this.#config;
+    const observedShareTimeSec = elapsedSec / (this.#sharesInWindow === 0 ? 1 : seen);
     const deviation = Math.abs(observedShareTimeSec - targetShareTimeSec) / targetShareTimeSec;
+    if (deviation * 100 <= variancePercent) {
+      if (seen >= SETTLED_SHARES) this.#restartWindow(nowMs);
+      return undefined;
+    }
+    if (!isDecisive(expected, seen) && expected < FULL_WINDOW_SHARES) return undefined;
     this.#restartWindow(nowMs);
-    if (deviation * 100 <= variancePercent) return undefined;
     const factor = clamp(targetShareTimeSec / observedShareTimeSec, 1 / maxChangeFactor, maxChangeFactor);
     // Round towards the current value so that one step never exceeds maxChangeFactor.
     const scaled = this.#difficultyValue * factor;
@@ -85,6 +104,19 @@ export class Vardiff {
     this.#sharesInWindow = 0;
     this.#workInWindow = 0;
   }
+}
+
+/**
+ * Whether `seen` shares where `expected` were due is a deviation chance alone would produce less
+ * often than e^-DECISIVE_EVIDENCE (~5 %). Chernoff's bound on a Poisson tail: P ≤ e^(−λ·h(k/λ))
+ * with h(x) = 1 − x + x·ln x, so no share at all is decisive after 3 expected ones, twice as
+ * fast after ~8, half as fast after ~20.
+ */
+function isDecisive(expected: number, seen: number): boolean {
+  if (expected <= 0) return false;
+  const x = seen / expected;
+  const h = x === 0 ? 1 : 1 - x + x * Math.log(x);
+  return expected * h >= DECISIVE_EVIDENCE;
 }
 
 function clamp(value: number, min: number, max: number): number {

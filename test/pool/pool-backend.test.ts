@@ -735,14 +735,17 @@ describe('PoolBackend vardiff', () => {
     const { login, submitMined, ledger, clock } = setup({ options: { vardiff } });
     const { sessionId, job, sink } = await login({ login: ADDRESS }, { startDifficulty: 1 });
     clock.advance(1000);
+    // One share in 1 s against a 10 s target is well within chance; two are not.
     await submitMined(sessionId, job, 1);
+    expect(sink.jobs).toHaveLength(0);
+    await submitMined(sessionId, job, 2);
     expect(sink.jobs).toHaveLength(1);
     const pushed = sink.jobs[0]!;
     expect(pushed.job_id).not.toBe(job.job_id);
     expect(pushed.blob).not.toBe(job.blob);
     expect(difficultyFromTargetHex(pushed.target)).toBe(4n);
-    await submitMined(sessionId, job, 2);
-    expect(ledger.shares.map((s) => s.difficulty)).toEqual([1, 1]);
+    await submitMined(sessionId, job, 3);
+    expect(ledger.shares.map((s) => s.difficulty)).toEqual([1, 1, 1]);
   });
 
   it('the tick lowers the difficulty of a quiet miner with a new job', async () => {

@@ -253,6 +253,54 @@ describe('BlockUnlocker against the devnet daemon', () => {
     expect(await redis.xlen(s.keys.shares)).toBeLessThan(10_300);
   });
 
+  /** findPplnsBlock's shares, but submitblock refused the block: recorded 'rejected', `reason` if diagnosed. */
+  async function findRefusedPplnsBlock(
+    s: ReturnType<typeof setup>,
+    reason: 'unknown' | 'stale-tip' | null,
+    hash?: string,
+  ): Promise<ChainBlock> {
+    await s.ledger.recordShare(makeShare({ address: C, difficulty: 5000 }));
+    await s.ledger.recordShare(makeShare({ address: B, difficulty: 700 }));
+    await s.ledger.recordShare(makeShare({ address: A, difficulty: 900 }));
+    const [block] = devnet.control.mineBlocks(1);
+    const refused = makeCandidate({
+      hash: hash ?? block!.id,
+      height: block!.height,
+      networkDifficulty: 1000n,
+      submitResult: 'rejected',
+      share: makeShare({ address: A, difficulty: 300 }),
+    });
+    await s.ledger.writeBlockCandidate(refused);
+    if (reason !== null) await s.ledger.recordBlockRefusal(refused, reason);
+    return block!;
+  }
+
+  it.each([
+    ['the diagnosis could not ask the daemon', 'unknown' as const],
+    ['the process stopped before the diagnosis', null],
+  ])('credits a refused block that is the main chain’s block at its height (%s)', async (_, reason) => {
+    const s = setup(`refused-on-chain-${reason ?? 'none'}`);
+    const block = await findRefusedPplnsBlock(s, reason);
+    expect((await s.ledger.getBlockCandidate(block.id))?.status).toBe('rejected');
+
+    await s.unlocker.runOnce();
+    // Found on the chain: promoted as the stratum side would have, then decided like any block.
+    const promoted = await s.ledger.getBlockCandidate(block.id);
+    expect(promoted).toMatchObject({ status: 'pending', refusalReason: 'already-on-chain' });
+    devnet.control.mineBlocks(5);
+    const confirmed = await s.unlocker.runOnce();
+    expect(confirmed.decisions).toEqual([
+      expect.objectContaining({ hash: block.id, outcome: 'confirmed', rewardAtomic: block.rewardAtomic }),
+    ]);
+    const expected = pplnsSplitOf(block);
+    for (const address of [A, B, C]) {
+      expect((await s.balances.getBalance(address)).credited).toBe(expected.credits.get(address) ?? 0n);
+    }
+    expect((await s.balances.getTotals()).rewards).toBe(block.rewardAtomic);
+    expect((await s.unlocker.runOnce()).decisions).toEqual([]);
+    await expectLedgerConsistent(redis, s.keyPrefix, [A, B, C]);
+  });
+
   it('PROP: credits the round the block closed, fixed when it was found, whatever came after', async () => {
     const s = setup('prop-e2e', 'prop', { streamMaxLength: 10_000 });
     await s.ledger.recordShare(makeShare({ address: A, difficulty: 600 }));

@@ -4,7 +4,8 @@
  *   a daemon answering -7 for a block it took): recorded as found and credited like any block.
  * - `pow-disagreement`: same tip, block not on the chain: the daemon's cn/upx2 most likely
  *   disagrees with the pool's (and XMRig's), as with a fuegod built with GCC -O3.
- * - `unknown`: the daemon could not be asked.
+ * - `unknown`: the daemon could not be asked (the leader's unlocker asks the chain later, as it
+ *   does for a refusal never diagnosed).
  */
 export type BlockRefusalReason = 'stale-tip' | 'already-on-chain' | 'pow-disagreement' | 'unknown';
 

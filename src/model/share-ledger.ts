@@ -51,7 +51,8 @@ export interface ShareLedger {
    * Adds why the daemon refused a recorded candidate (a record whose submitResult is not
    * 'rejected' is left as it is). A block that is on the chain after all (`already-on-chain`) is
    * real, so it becomes a pending candidate and closes the round, as if submitblock had said yes;
-   * doing so again changes nothing.
+   * doing so again changes nothing. A refusal left `unknown` (or never diagnosed) is checked
+   * against the chain by the leader's unlocker, which promotes it the same way if the chain holds it.
    */
   recordBlockRefusal(candidate: BlockCandidate, reason: BlockRefusalReason): Promise<RefusalRecordOutcome>;
 }

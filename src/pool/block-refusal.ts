@@ -49,7 +49,9 @@ const LIKELY_CAUSES: Readonly<Record<BlockRefusalReason, string>> = Object.freez
   'pow-disagreement':
     'the tip did not move and the block is not on the chain although its proof of work meets the ' +
     `target by XMRig's cn/upx2: the daemon most likely computes a different cn/upx2; ${REBUILD_ADVICE}`,
-  unknown: `the daemon could not be asked; likely a stale tip, or a daemon whose cn/upx2 disagrees: ${REBUILD_ADVICE}`,
+  unknown:
+    'the daemon could not be asked (the leader checks the chain later and credits the block if it ' +
+    `is there); likely a stale tip, or a daemon whose cn/upx2 disagrees: ${REBUILD_ADVICE}`,
 });
 
 export function likelyCauseOf(reason: BlockRefusalReason): string {

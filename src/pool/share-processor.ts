@@ -327,10 +327,11 @@ export class ShareProcessor {
       await ledger.recordBlockRefusal(candidate, diagnosis.reason);
     } catch (error) {
       if (onChain) {
-        // The block is real but stays recorded as rejected: the unlocker would never credit it.
+        // The block is real but stays recorded as rejected, without a reason: the leader's
+        // unlocker finds it on the chain in its next run and promotes it then.
         logger.error(
           { err: error, blockId: candidate.hash, height: candidate.height },
-          'block on the chain NOT recorded as found: ledger failed; it stays rejected and is never credited',
+          'block on the chain NOT recorded as found: ledger failed; the unlocker promotes it once it checks the chain',
         );
       } else {
         logger.warn({ err: error, blockId: candidate.hash }, 'refusal reason not recorded: ledger failed');

@@ -16,6 +16,8 @@ import type { WindowFixer } from './window-fixer.js';
 /** Candidates examined per run (pages of listBlockCandidates). */
 const MAX_CANDIDATES_PER_RUN = 2_000;
 const CANDIDATE_PAGE = 500;
+/** Refused blocks looked at per run: the newest ones (refusals are rare; most are explained). */
+const REFUSALS_PER_RUN = 500;
 /** fuegod: "To big height" - the height is not (yet) in the main chain. */
 const TOO_BIG_HEIGHT = -2;
 
@@ -96,9 +98,13 @@ export interface UnlockerRunSummary {
  *   the real daemon does not report it reliably.
  * - the daemon answers "To big height" (the chain is shorter than the height, after a reorg to a
  *   shorter chain or while the daemon resyncs) -> stays pending: nothing holds the height yet.
- * - submitblock said 'rejected' -> orphaned at once (it never entered the chain; it closed no round),
- *   unless the pool found it on the chain afterwards (refusalReason `already-on-chain`: promoted
- *   to pending, it closed its round then): such a block is decided by the chain like any other.
+ * A block refused at submitblock is not a candidate: the stratum side's diagnosis promotes it to
+ * one if the chain holds it after all (`already-on-chain`). When no diagnosis explained the
+ * refusal (`unknown`: the daemon did not answer in time; none: the process stopped first), the
+ * unlocker asks the chain itself, first in each run (see #recheckRefusal): the main chain's block
+ * at its height -> promoted the same way (it then closes its round and is decided above, from this
+ * run on); another block there confirmDepth deep -> noted off the chain and never asked again; a
+ * shallower other block, a height above the tip or a daemon error -> asked again next run.
  *
  * Every scheme credits by weights fixed when the block was found: PPLNS by the window the
  * WindowFixer stored (run first in each run), PROP by the round the block closed, SOLO the finder.
@@ -132,23 +138,17 @@ export class BlockUnlocker {
   async runOnce(): Promise<UnlockerRunSummary> {
     const token = this.#token();
     if (token === null) return { skipped: 'not-leader', decisions: [] };
-    // Windows first, so the candidates listed next carry their fixed windows.
+    // Refused blocks found on the chain first, then windows: a promoted block gets its window
+    // fixed and is listed with the candidates next, which carry their fixed windows.
+    const decisions = await this.#recheckRefusals(token);
     await this.windows.fixPending();
     const candidates = await this.#pendingCandidates();
-    const decisions: CandidateDecision[] = [];
     for (const candidate of candidates) {
       let decision: CandidateDecision;
       try {
         decision = await this.#decide(candidate, token);
       } catch (error) {
-        // A fencing refusal stops the run: this process is no longer the leader.
-        if ((error as { code?: string }).code === 'FENCED') throw error;
-        const detail = error instanceof Error ? error.message : String(error);
-        this.#logger.error(
-          { err: error, hash: candidate.hash, height: candidate.height },
-          'block unlock failed',
-        );
-        decision = { hash: candidate.hash, height: candidate.height, outcome: 'error', detail };
+        decision = this.#failed(candidate, error, 'block unlock failed');
       }
       decisions.push(decision);
       if (decision.outcome === 'confirmed' || decision.outcome === 'orphaned') {
@@ -156,6 +156,15 @@ export class BlockUnlocker {
       }
     }
     return { skipped: null, decisions };
+  }
+
+  /** A candidate whose check threw: reported, left as it is for the next run. */
+  #failed(candidate: StoredBlockCandidate, error: unknown, message: string): CandidateDecision {
+    // A fencing refusal stops the run: this process is no longer the leader.
+    if ((error as { code?: string }).code === 'FENCED') throw error;
+    const detail = error instanceof Error ? error.message : String(error);
+    this.#logger.error({ err: error, hash: candidate.hash, height: candidate.height }, message);
+    return { hash: candidate.hash, height: candidate.height, outcome: 'error', detail };
   }
 
   #token(): string | null {
@@ -174,16 +183,62 @@ export class BlockUnlocker {
     return pending.sort((a, b) => a.height - b.height);
   }
 
+  /** Every unexplained refusal against the chain; a daemon or store error is reported, never final. */
+  async #recheckRefusals(token: string): Promise<CandidateDecision[]> {
+    const errors: CandidateDecision[] = [];
+    for (const refused of await this.#ledger.listUnexplainedRefusals(REFUSALS_PER_RUN)) {
+      try {
+        await this.#recheckRefusal(refused, token);
+      } catch (error) {
+        errors.push(this.#failed(refused, error, 'refused block not checked against the chain'));
+      }
+    }
+    return errors;
+  }
+
   /**
-   * One pending block against the chain: refused at submit (not on the chain) is orphaned; above
-   * the tip or replaced while shallower than confirmDepth it stays pending with a note; at
-   * confirmDepth it is credited if the chain holds it and orphaned if another block holds its height.
+   * A refused block no diagnosis explained may be on the chain after all (a daemon answering -7
+   * for a block it took, or a duplicate submit), and then its miners are owed its reward. If the
+   * main chain holds this very hash at its height it is promoted as the stratum side would have
+   * (the same script, fenced: a stale leader changes nothing), and decided as a candidate. If
+   * another block holds the height confirmDepth deep it is off the chain for good: noted so, it
+   * stays refused. Otherwise (shallower, above the tip) it waits for the next run.
+   */
+  async #recheckRefusal(refused: StoredBlockCandidate, token: string): Promise<void> {
+    const { hash, height } = refused;
+    const header = await this.#headerAt(height);
+    if (header === null) return;
+    if (header.hash === hash) {
+      const { promoted } = await this.#ledger.promoteRefusedBlock({ hash, height, fencingToken: token });
+      if (promoted) {
+        this.#logger.warn(
+          { hash, height, depth: header.depth, refusalReason: refused.refusalReason },
+          'block refused at submitblock is on the main chain: promoted to a pending candidate',
+        );
+      }
+      return;
+    }
+    if (header.depth < this.#opts.confirmDepth) return;
+    await this.#ledger.noteRefusalOffChain({
+      hash,
+      observedHash: header.hash,
+      note: `refused and not on the chain: another block at height ${height}, ${header.depth} deep`,
+      fencingToken: token,
+    });
+    this.#logger.info(
+      { hash, height, depth: header.depth, mainChainHash: header.hash },
+      'refused block is not on the main chain',
+    );
+  }
+
+  /**
+   * One pending block against the chain: above the tip or replaced while shallower than
+   * confirmDepth it stays pending with a note; at confirmDepth it is credited if the chain holds it
+   * and orphaned if another block holds its height. A refused block promoted (found on the chain)
+   * is decided the same way.
    */
   async #decide(candidate: StoredBlockCandidate, token: string): Promise<CandidateDecision> {
     const { hash, height } = candidate;
-    if (candidate.submitResult === 'rejected' && candidate.refusalReason !== 'already-on-chain') {
-      return this.#orphanRefused(candidate, token);
-    }
     const header = await this.#headerAt(height);
     if (header === null) {
       await this.#offMainChain(candidate, token, 'height above the chain tip');
@@ -202,24 +257,6 @@ export class BlockUnlocker {
       if (error instanceof RpcError && error.rpcCode === TOO_BIG_HEIGHT) return null;
       throw error;
     }
-  }
-
-  async #orphanRefused(candidate: StoredBlockCandidate, token: string): Promise<CandidateDecision> {
-    const { hash, height } = candidate;
-    const orphaned = await this.#ledger.orphanBlock({
-      hash,
-      height,
-      mergeRound: false,
-      reason: 'rejected by the daemon at submitblock',
-      observedHash: '',
-      fencingToken: token,
-    });
-    return {
-      hash,
-      height,
-      outcome: orphaned.applied ? 'orphaned' : 'already-decided',
-      detail: 'submitblock rejected',
-    };
   }
 
   /** Shallower than confirmDepth: nothing is decided; the API and the pending estimate are told. */

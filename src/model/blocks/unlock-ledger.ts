@@ -41,6 +41,23 @@ export interface ObserveBlockRequest {
   readonly fencingToken?: string;
 }
 
+/** A refused block the unlocker found on the main chain at its height. */
+export interface PromoteRefusedBlockRequest {
+  readonly hash: string;
+  /** The record's height. */
+  readonly height: number;
+  readonly fencingToken?: string;
+}
+
+/** A refused block the unlocker found off the chain: another block holds its height, deep enough. */
+export interface NoteRefusalOffChainRequest {
+  readonly hash: string;
+  /** The main chain's block at that height. */
+  readonly observedHash: string;
+  readonly note: string;
+  readonly fencingToken?: string;
+}
+
 /** `applied` false when the block was no longer pending (another run decided it first). */
 export type CreditOutcome = { readonly applied: true } | { readonly applied: false; readonly status: string };
 
@@ -83,7 +100,8 @@ export interface BlockWindowLedger {
 
 /**
  * What the block unlocker reads and writes (src/store on Redis): the candidates, the weights their
- * schemes split by, and the three decisions, each one atomic and idempotent by block hash.
+ * schemes split by, and the three decisions, each one atomic and idempotent by block hash; and the
+ * refused blocks whose refusal was never explained, with the two ways the chain settles them.
  * Writes with a fencing token are refused (an error with `code` FENCED) unless it is the leader's.
  */
 export interface UnlockLedger {
@@ -102,6 +120,20 @@ export interface UnlockLedger {
   orphanBlock(request: OrphanBlockRequest): Promise<CreditOutcome>;
   /** Records how deep a still-pending block is (for the API). */
   observeBlock(request: ObserveBlockRequest): Promise<void>;
+  /**
+   * Refused blocks (status 'rejected') whose refusal no diagnosis explained (reason `unknown`, or
+   * none: the process stopped first) and that the unlocker has not found off the chain yet: they
+   * may be on the chain. The newest `limit` refused blocks are looked at, highest height first.
+   */
+  listUnexplainedRefusals(limit: number): Promise<StoredBlockCandidate[]>;
+  /**
+   * What the stratum side's diagnosis does for a refused block found on the chain (reason
+   * `already-on-chain`): promoted to a pending candidate that closes its pool round, in one step.
+   * `promoted` false when the record was no longer a refused one.
+   */
+  promoteRefusedBlock(request: PromoteRefusedBlockRequest): Promise<{ readonly promoted: boolean }>;
+  /** Notes that a refused block is not on the chain, so it is not asked about again. */
+  noteRefusalOffChain(request: NoteRefusalOffChainRequest): Promise<void>;
 }
 
 /**

@@ -5,21 +5,28 @@ import type {
   CreditBlockRequest,
   CreditOutcome,
   FixBlockWindowRequest,
+  NoteRefusalOffChainRequest,
   ObserveBlockRequest,
   OrphanBlockRequest,
+  PromoteRefusedBlockRequest,
   UnlockLedger,
 } from '../../model/blocks/unlock-ledger.js';
 import { defineScript, type ScriptCall, type ScriptRunner } from '../scripts/define-script.js';
 import { RedisLedgerReader, type ShareWindow } from '../shares/ledger-reader.js';
 import { createShareKeys, type ShareKeys } from '../shares/share-keys.js';
-import { toStoreError } from '../store-error.js';
+import { StoreError, toStoreError } from '../store-error.js';
 import { DEFAULT_HISTORY_MAX_LENGTH } from './balances-store.js';
 import { createPaymentKeys, type PaymentKeys } from './payment-keys.js';
 import { PaymentStoreError, refusalOf } from './payment-store-error.js';
 import { buildCreditBlockCall, CREDIT_BLOCK_LUA } from './scripts/credit-block.js';
 import { buildFixBlockWindowCall, FIX_BLOCK_WINDOW_LUA } from './scripts/fix-block-window.js';
+import {
+  buildNoteRefusalOffChainCall,
+  NOTE_REFUSAL_OFF_CHAIN_LUA,
+} from './scripts/note-refusal-off-chain.js';
 import { buildObserveBlockCall, OBSERVE_BLOCK_LUA } from './scripts/observe-block.js';
 import { buildOrphanBlockCall, ORPHAN_BLOCK_LUA } from './scripts/orphan-block.js';
+import { buildPromoteRefusedBlockCall, PROMOTE_REFUSED_BLOCK_LUA } from './scripts/promote-refused-block.js';
 
 export interface UnlockerStoreOptions {
   readonly keyPrefix: string;
@@ -28,8 +35,8 @@ export interface UnlockerStoreOptions {
 
 /**
  * The unlocker's ledger on Redis: its writes (fix a found block's window, credit a confirmed block,
- * orphan one, note a pending one's depth) and the reads its decisions need (through the ledger
- * reader).
+ * orphan one, note a pending one's depth, promote a refused block found on the chain or note one
+ * found off it) and the reads its decisions need (through the ledger reader).
  */
 export class UnlockerStore implements UnlockLedger, BlockWindowLedger {
   readonly keys: PaymentKeys;
@@ -42,6 +49,8 @@ export class UnlockerStore implements UnlockLedger, BlockWindowLedger {
   readonly #orphan: ScriptRunner;
   readonly #observe: ScriptRunner;
   readonly #fixWindow: ScriptRunner;
+  readonly #promoteRefused: ScriptRunner;
+  readonly #noteOffChain: ScriptRunner;
 
   constructor(opts: UnlockerStoreOptions, modules: { redis: Redis; clock?: () => number }) {
     this.keys = createPaymentKeys(opts.keyPrefix);
@@ -54,6 +63,16 @@ export class UnlockerStore implements UnlockLedger, BlockWindowLedger {
     this.#orphan = defineScript(modules.redis, 'fuegoPoolOrphanBlock', ORPHAN_BLOCK_LUA);
     this.#observe = defineScript(modules.redis, 'fuegoPoolObserveBlock', OBSERVE_BLOCK_LUA);
     this.#fixWindow = defineScript(modules.redis, 'fuegoPoolFixBlockWindow', FIX_BLOCK_WINDOW_LUA);
+    this.#promoteRefused = defineScript(
+      modules.redis,
+      'fuegoPoolPromoteRefusedBlock',
+      PROMOTE_REFUSED_BLOCK_LUA,
+    );
+    this.#noteOffChain = defineScript(
+      modules.redis,
+      'fuegoPoolNoteRefusalOffChain',
+      NOTE_REFUSAL_OFF_CHAIN_LUA,
+    );
   }
 
   listBlockCandidates(page: { offset: number; limit: number }): Promise<StoredBlockCandidate[]> {
@@ -84,6 +103,10 @@ export class UnlockerStore implements UnlockLedger, BlockWindowLedger {
     return this.#reader.listWindowPending(limit);
   }
 
+  listUnexplainedRefusals(limit: number): Promise<StoredBlockCandidate[]> {
+    return this.#reader.listUnexplainedRefusals(limit);
+  }
+
   /** Fixes a block's PPLNS weights once; `applied` false when it was not waiting (any more). */
   async fixBlockWindow(request: FixBlockWindowRequest): Promise<{ applied: boolean }> {
     const call = buildFixBlockWindowCall(this.#scriptKeys, request, this.#clock);
@@ -108,6 +131,25 @@ export class UnlockerStore implements UnlockLedger, BlockWindowLedger {
   async observeBlock(request: ObserveBlockRequest): Promise<void> {
     const call = buildObserveBlockCall(this.#scriptKeys, request, this.#clock());
     await this.#write('observe_block', this.#observe, call);
+  }
+
+  /** record_block_refusal's promotion, fenced; `promoted` false when the record was not a refused one. */
+  async promoteRefusedBlock(request: PromoteRefusedBlockRequest): Promise<{ promoted: boolean }> {
+    const call = buildPromoteRefusedBlockCall(this.#scriptKeys, request, this.#clock());
+    const reply = await run('promote_refused_block', () => this.#promoteRefused(call));
+    const refusal = refusalOf(reply, 'promote_refused_block');
+    if (refusal) throw refusal;
+    if (reply !== 0 && reply !== 2) {
+      throw new StoreError('STORE_WRITE_FAILED', 'promote_refused_block gave an unexpected reply', {
+        hash: request.hash,
+      });
+    }
+    return { promoted: reply === 2 };
+  }
+
+  async noteRefusalOffChain(request: NoteRefusalOffChainRequest): Promise<void> {
+    const call = buildNoteRefusalOffChainCall(this.#scriptKeys, request, this.#clock());
+    await this.#write('note_refusal_off_chain', this.#noteOffChain, call);
   }
 
   async #write(operation: string, script: ScriptRunner, call: ScriptCall): Promise<unknown[]> {

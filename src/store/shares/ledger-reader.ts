@@ -217,19 +217,60 @@ export class RedisLedgerReader {
     if (limit > MAX_BLOCK_PAGE) {
       throw new StoreError('INVALID_RECORD', `limit must be at most ${MAX_BLOCK_PAGE}`, { limit });
     }
-    const hashes = await runStoreCommand('listBlockCandidates', () =>
-      this.#redis.zrevrange(this.#keys.blockCandidates, offset, offset + limit - 1),
+    const records = await this.#readListedBlocks(
+      'listBlockCandidates',
+      this.#keys.blockCandidates,
+      offset,
+      limit,
+    );
+    return records.map(({ hash, fields }) => parseBlockRecord(hash, fields));
+  }
+
+  /**
+   * Of the newest `limit` refused blocks (`<p>:blocks:rejected`, highest first), those still
+   * refused whose refusal no diagnosis explained (reason `unknown` or none) and that the unlocker
+   * has not found off the chain (no `chainCheckedMs`).
+   */
+  async listUnexplainedRefusals(limit: number): Promise<StoredBlockCandidate[]> {
+    if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_BLOCK_PAGE) {
+      throw new StoreError('INVALID_OPTION', `limit must be an integer in 1..${MAX_BLOCK_PAGE}`, { limit });
+    }
+    const records = await this.#readListedBlocks(
+      'listUnexplainedRefusals',
+      this.#keys.blocksRejected,
+      0,
+      limit,
+    );
+    return records
+      .filter(
+        ({ fields }) =>
+          fields['status'] === 'rejected' &&
+          (fields['refusalReason'] ?? 'unknown') === 'unknown' &&
+          fields['chainCheckedMs'] === undefined,
+      )
+      .map(({ hash, fields }) => parseBlockRecord(hash, fields));
+  }
+
+  /** The block records of a ZSET's members from `offset`, highest first; each record must exist. */
+  async #readListedBlocks(
+    operation: string,
+    listKey: string,
+    offset: number,
+    limit: number,
+  ): Promise<{ hash: string; fields: Record<string, string> }[]> {
+    const hashes = await runStoreCommand(operation, () =>
+      this.#redis.zrevrange(listKey, offset, offset + limit - 1),
     );
     if (hashes.length === 0) return [];
     const pipeline = this.#redis.pipeline();
     for (const hash of hashes) pipeline.hgetall(this.#keys.block(hash));
-    const replies = await runStoreCommand('listBlockCandidates', () => pipeline.exec());
+    const replies = await runStoreCommand(operation, () => pipeline.exec());
     return hashes.map((hash, index) => {
       const [error, fields] = replies?.[index] ?? [new Error('no reply'), null];
-      if (error) throw toStoreError(error, 'listBlockCandidates', { hash });
+      if (error) throw toStoreError(error, operation, { hash });
       const record = fields as Record<string, string>;
-      if (Object.keys(record).length === 0) throw corrupt('candidate list: block record missing', { hash });
-      return parseBlockRecord(hash, record);
+      if (Object.keys(record).length === 0) throw corrupt('block list: block record missing', { hash });
+      return { hash, fields: record };
     });
   }
 

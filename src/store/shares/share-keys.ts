@@ -32,7 +32,8 @@ import { keyTag } from '../key-tag.js';
  *   orphan_block (the credits hash is the record).
  * - `<p>:blocks:rejected` - ZSET - score height, member block hash: submitblock said no, so no
  *   round was closed - record_block_candidate - kept (audit, small), except a block found on the
- *   chain after all, which record_block_refusal moves to the candidates.
+ *   chain after all, which record_block_refusal (or the leader's promote_refused_block, for a
+ *   refusal no diagnosis explained) moves to the candidates.
  * - `<p>:block:<hash>` - HASH - height, hash, prevHash, networkDifficulty, finderAddress,
  *   finderWorker, shareEntryId (stream id of the solving share), shareDifficulty, solo ("1"/"0"),
  *   submitResult, submitError (only if any), timestampMs, status (pending | rejected, later
@@ -40,7 +41,9 @@ import { keyTag } from '../key-tag.js';
  *   was kept), and for a block that closed the pool round roundStartedAtMs, roundTotalDifficulty,
  *   roundShareCount - record_block_candidate; refusalReason (stale-tip | already-on-chain |
  *   pow-disagreement | unknown) of a rejected block - record_block_refusal, which also promotes
- *   an already-on-chain one (status pending and the round fields; submitResult kept); once its
+ *   an already-on-chain one (status pending and the round fields; submitResult kept), as does
+ *   promote_refused_block; chainCheckedMs, observedHash and unlockNote of a refused block the
+ *   unlocker found off the chain - note_refusal_off_chain; once its
  *   window is fixed windowDifficulty, windowCountedDifficulty, windowShareCount, windowEndReason,
  *   windowFixedAtMs - fix_block_window; status, confirmations, unlockNote and the decision's
  *   fields by the unlocker - kept.

@@ -9,7 +9,9 @@ import { pplnsSplit } from '../../../src/pool/schemes/pplns.js';
 import { propSplit } from '../../../src/pool/schemes/prop.js';
 import { soloSplit } from '../../../src/pool/schemes/solo.js';
 import { DaemonClient } from '../../../src/rpc/daemon-client.js';
+import { RpcError } from '../../../src/rpc/rpc-error.js';
 import { RedisBalances } from '../../../src/store/payments/balances-store.js';
+import { createPaymentKeys } from '../../../src/store/payments/payment-keys.js';
 import { createRedisClient } from '../../../src/store/redis-client.js';
 import { RedisShareLedger } from '../../../src/store/shares/redis-share-ledger.js';
 import { createShareKeys } from '../../../src/store/shares/share-keys.js';
@@ -299,6 +301,97 @@ describe('BlockUnlocker against the devnet daemon', () => {
     expect((await s.balances.getTotals()).rewards).toBe(block.rewardAtomic);
     expect((await s.unlocker.runOnce()).decisions).toEqual([]);
     await expectLedgerConsistent(redis, s.keyPrefix, [A, B, C]);
+  });
+
+  it('keeps a refused block whose height another block holds refused: asked again until it is confirmDepth deep, then noted off the chain', async () => {
+    const s = setup('refused-off-chain');
+    const block = await findRefusedPplnsBlock(s, 'unknown', blockHash(0x0ff));
+    const refusedHash = blockHash(0x0ff);
+    const asked = vi.spyOn(daemon, 'getBlockHeaderByHeight');
+    try {
+      // Another block at its height, 1 deep: nothing is final yet.
+      expect((await s.unlocker.runOnce()).decisions).toEqual([]);
+      expect(await s.ledger.getBlockCandidate(refusedHash)).toMatchObject({
+        status: 'rejected',
+        refusalReason: 'unknown',
+        unlockNote: null,
+      });
+      devnet.control.mineBlocks(5);
+      expect((await s.unlocker.runOnce()).decisions).toEqual([]);
+      const noted = await s.ledger.getBlockCandidate(refusedHash);
+      expect(noted).toMatchObject({
+        status: 'rejected',
+        unlockNote: expect.stringContaining('another block'),
+      });
+      expect(await redis.hget(s.keys.block(refusedHash), 'observedHash')).toBe(block.id);
+      expect(asked.mock.calls.filter(([height]) => height === block.height)).toHaveLength(2);
+      // Settled: not asked again.
+      await s.unlocker.runOnce();
+      expect(asked.mock.calls.filter(([height]) => height === block.height)).toHaveLength(2);
+    } finally {
+      asked.mockRestore();
+    }
+    expect(await redis.zscore(s.keys.blockCandidates, refusedHash)).toBeNull();
+    expect(await redis.zscore(s.keys.blocksRejected, refusedHash)).not.toBeNull();
+    for (const address of [A, B, C]) expect((await s.balances.getBalance(address)).credited).toBe(0n);
+    expect(await s.balances.getTotals()).toMatchObject({ blocksOrphaned: 0n, rewards: 0n });
+  });
+
+  it('keeps a refused block refused while the daemon cannot be asked or its height is above the tip', async () => {
+    const s = setup('refused-daemon-error');
+    const block = await findRefusedPplnsBlock(s, null);
+    const aboveTip = makeCandidate({
+      hash: blockHash(0xa60),
+      height: devnet.chain.height + 3,
+      submitResult: 'rejected',
+      share: makeShare({ address: B }),
+    });
+    await s.ledger.writeBlockCandidate(aboveTip);
+    const failing = vi
+      .spyOn(daemon, 'getBlockHeaderByHeight')
+      .mockRejectedValue(new RpcError('RPC_UNREACHABLE', 'connect ECONNREFUSED'));
+    try {
+      const run = await s.unlocker.runOnce();
+      expect(run.decisions).toEqual([
+        expect.objectContaining({ hash: aboveTip.hash, outcome: 'error', detail: 'connect ECONNREFUSED' }),
+        expect.objectContaining({ hash: block.id, outcome: 'error', detail: 'connect ECONNREFUSED' }),
+      ]);
+    } finally {
+      failing.mockRestore();
+    }
+    expect(await s.ledger.getBlockCandidate(block.id)).toMatchObject({
+      status: 'rejected',
+      unlockNote: null,
+    });
+    expect(await s.ledger.getBlockCandidate(aboveTip.hash)).toMatchObject({
+      status: 'rejected',
+      unlockNote: null,
+    });
+    // The daemon answers again: the block is found on the chain; the one above the tip still waits.
+    expect((await s.unlocker.runOnce()).decisions).toEqual([
+      expect.objectContaining({ hash: block.id, outcome: 'pending' }),
+    ]);
+    expect((await s.ledger.getBlockCandidate(block.id))?.status).toBe('pending');
+    expect(await s.ledger.getBlockCandidate(aboveTip.hash)).toMatchObject({
+      status: 'rejected',
+      unlockNote: null,
+    });
+  });
+
+  it('a stale leader does not promote a refused block found on the chain', async () => {
+    const s = setup('refused-fenced');
+    const block = await findRefusedPplnsBlock(s, 'unknown');
+    await redis.set(createPaymentKeys(s.keyPrefix).leaderToken, 'token-2');
+    const stale = unlockerOn(
+      redis,
+      s.keyPrefix,
+      { confirmDepth: 5 },
+      { daemon, logger: silentLogger, fencingToken: () => 'token-1' },
+    );
+    await expect(stale.runOnce()).rejects.toMatchObject({ code: 'FENCED' });
+    expect((await s.ledger.getBlockCandidate(block.id))?.status).toBe('rejected');
+    expect(await redis.zscore(s.keys.blocksWindowPending, block.id)).toBeNull();
+    expect(await redis.exists(s.keys.closedRound(block.height, block.id))).toBe(0);
   });
 
   it('PROP: credits the round the block closed, fixed when it was found, whatever came after', async () => {

@@ -202,6 +202,70 @@ describe('money scripts on a real Redis', () => {
     });
   });
 
+  describe('refused blocks the unlocker checks against the chain', () => {
+    /** A refused pool block at `height`, with its diagnosis' reason if any. */
+    async function refusedBlock(
+      s: ReturnType<typeof setup>,
+      height: number,
+      reason: 'unknown' | 'stale-tip' | 'pow-disagreement' | 'already-on-chain' | null,
+    ) {
+      const refused = makeCandidate({ hash: blockHash(height), height, submitResult: 'rejected' });
+      await s.ledger.writeBlockCandidate(refused);
+      if (reason !== null) await s.ledger.recordBlockRefusal(refused, reason);
+      return refused;
+    }
+
+    it('lists only the refusals no diagnosis explained and not yet found off the chain, highest first', async () => {
+      const s = setup('unexplained');
+      await refusedBlock(s, 10, 'unknown');
+      await refusedBlock(s, 11, null);
+      await refusedBlock(s, 12, 'stale-tip');
+      await refusedBlock(s, 13, 'pow-disagreement');
+      await refusedBlock(s, 14, 'already-on-chain');
+      await refusedBlock(s, 15, 'unknown');
+      await s.ledger.writeBlockCandidate(makeCandidate({ hash: blockHash(16), height: 16 }));
+      await s.unlocker.noteRefusalOffChain({
+        hash: blockHash(15),
+        observedHash: blockHash(0xf15),
+        note: 'off',
+      });
+      const listed = await s.unlocker.listUnexplainedRefusals(500);
+      expect(listed.map((block) => block.height)).toEqual([11, 10]);
+      expect(await s.ledger.getBlockCandidate(blockHash(15))).toMatchObject({
+        status: 'rejected',
+        refusalReason: 'unknown',
+        unlockNote: 'off',
+      });
+      await expect(s.unlocker.listUnexplainedRefusals(501)).rejects.toMatchObject({ code: 'INVALID_OPTION' });
+    });
+
+    it('promote_refused_block promotes as record_block_refusal does, once, and only for the leader', async () => {
+      const s = setup('promote-leader');
+      await s.ledger.recordShare(makeShare({ address: B, difficulty: 800 }));
+      const refused = await refusedBlock(s, 20, 'unknown');
+      await redis.set(s.keys.leaderToken, 'token-2');
+      await expect(
+        s.unlocker.promoteRefusedBlock({ hash: refused.hash, height: 20, fencingToken: 'token-1' }),
+      ).rejects.toMatchObject({ code: 'FENCED' });
+      expect((await s.ledger.getBlockCandidate(refused.hash))?.status).toBe('rejected');
+
+      const request = { hash: refused.hash, height: 20, fencingToken: 'token-2' };
+      expect(await s.unlocker.promoteRefusedBlock(request)).toEqual({ promoted: true });
+      expect(await s.ledger.getBlockCandidate(refused.hash)).toMatchObject({
+        status: 'pending',
+        submitResult: 'rejected',
+        refusalReason: 'already-on-chain',
+        round: { totalDifficulty: 7_800n, shareCount: 2 },
+      });
+      expect(await redis.zscore(s.storeKeys.blocksWindowPending, refused.hash)).toBe('20');
+      expect(await redis.zscore(s.storeKeys.blocksRejected, refused.hash)).toBeNull();
+      expect(await s.unlocker.promoteRefusedBlock(request)).toEqual({ promoted: false });
+      // Promoted: never noted off the chain.
+      await s.unlocker.noteRefusalOffChain({ hash: refused.hash, observedHash: blockHash(1), note: 'off' });
+      expect((await s.ledger.getBlockCandidate(refused.hash))?.unlockNote).toBeNull();
+    });
+  });
+
   describe('adjust_balance', () => {
     it('credits and debits with a history entry, and never below zero', async () => {
       const s = setup('adjust');

@@ -1,22 +1,23 @@
 import type { BlockRefusalReason } from '../../../model/block-refusal-reason.js';
 import type { BlockCandidate } from '../../../model/share-ledger.js';
 import type { ScriptCall } from '../../scripts/define-script.js';
-import { scriptLayout } from '../../scripts/script-layout.js';
+import { type ScriptValues, scriptLayout } from '../../scripts/script-layout.js';
 import type { ShareKeys } from '../share-keys.js';
 import { CLOSE_POOL_ROUND_LUA } from './close-pool-round-lua.js';
 
-const LAYOUT = scriptLayout({
-  keys: [
-    'blockKey',
-    'rejectedKey',
-    'candidatesKey',
-    'roundCurrentKey',
-    'roundMetaKey',
-    'closedRoundKey',
-    'windowPendingKey',
-  ],
-  args: ['reason', 'hash', 'height', 'now'],
-});
+/** The names record_block_refusal's body reads (the leader's fenced promote_refused_block takes them too). */
+export const RECORD_BLOCK_REFUSAL_KEYS = [
+  'blockKey',
+  'rejectedKey',
+  'candidatesKey',
+  'roundCurrentKey',
+  'roundMetaKey',
+  'closedRoundKey',
+  'windowPendingKey',
+] as const;
+export const RECORD_BLOCK_REFUSAL_ARGS = ['reason', 'hash', 'height', 'now'] as const;
+
+const LAYOUT = scriptLayout({ keys: RECORD_BLOCK_REFUSAL_KEYS, args: RECORD_BLOCK_REFUSAL_ARGS });
 
 /**
  * record_block_refusal: why submitblock refused a recorded candidate, as `refusalReason` of its
@@ -31,9 +32,10 @@ const LAYOUT = scriptLayout({
  * (the unlocker decides it by the chain); for a pool block (not solo) the open round is closed
  * into `<p>:round:<height>:<hash>` with the round summary fields, and the block waits in
  * window-pending for its PPLNS window. submitResult stays 'rejected' (what the daemon said).
- * - PROP: the round closed here has run on since the find (the diagnosis comes moments after it),
- *   so it holds those moments' shares too; they are paid by this block instead of the next one,
- *   which is fair enough for a block the pool would otherwise never pay.
+ * - PROP: the round closed here has run on since the find (the diagnosis comes moments after it;
+ *   the leader's promotion up to an unlock run later, or once the daemon answers again), so it
+ *   holds those shares too; they are paid by this block instead of the next one, which is fair
+ *   enough for a block the pool would otherwise never pay.
  * - PPLNS: the window is read back from the block's own share entry, so it is the find's. The
  *   entry is still in the stream unless `streamMaxLength` shares came in between find and
  *   promotion (the stream is trimmed only while window-pending is empty); then the window pays the
@@ -42,8 +44,11 @@ const LAYOUT = scriptLayout({
  * `height` must be the record's (it names `closedRoundKey`); `now` is the next round's
  * startedAtMs.
  * Returns 0 when left alone, 1 when the reason was written, 2 when the block was promoted too.
+ *
+ * RECORD_BLOCK_REFUSAL_BODY is the script after its layout: the leader's promote_refused_block
+ * runs the same body behind the money scripts' fencing check, so there is one promotion.
  */
-export const RECORD_BLOCK_REFUSAL_LUA = `${LAYOUT.lua}${CLOSE_POOL_ROUND_LUA}
+export const RECORD_BLOCK_REFUSAL_BODY = `${CLOSE_POOL_ROUND_LUA}
 local record = redis.call('HMGET', blockKey, 'submitResult', 'status', 'height', 'solo')
 if record[1] ~= 'rejected' or record[2] ~= 'rejected' then
   return 0
@@ -65,13 +70,16 @@ redis.call('ZADD', candidatesKey, height, hash)
 return 2
 `;
 
-export function buildRecordBlockRefusalCall(
+export const RECORD_BLOCK_REFUSAL_LUA = `${LAYOUT.lua}${RECORD_BLOCK_REFUSAL_BODY}`;
+
+/** The values of record_block_refusal's names for one refused block. */
+export function recordBlockRefusalValues(
   keys: ShareKeys,
   block: Pick<BlockCandidate, 'hash' | 'height'>,
   reason: BlockRefusalReason,
   nowMs: number,
-): ScriptCall {
-  return LAYOUT.call({
+): ScriptValues<typeof RECORD_BLOCK_REFUSAL_KEYS, typeof RECORD_BLOCK_REFUSAL_ARGS, [], []> {
+  return {
     keys: {
       blockKey: keys.block(block.hash),
       rejectedKey: keys.blocksRejected,
@@ -82,5 +90,14 @@ export function buildRecordBlockRefusalCall(
       windowPendingKey: keys.blocksWindowPending,
     },
     args: { reason, hash: block.hash, height: String(block.height), now: String(nowMs) },
-  });
+  };
+}
+
+export function buildRecordBlockRefusalCall(
+  keys: ShareKeys,
+  block: Pick<BlockCandidate, 'hash' | 'height'>,
+  reason: BlockRefusalReason,
+  nowMs: number,
+): ScriptCall {
+  return LAYOUT.call(recordBlockRefusalValues(keys, block, reason, nowMs));
 }

@@ -85,6 +85,33 @@ describe('stratum process group', () => {
     );
   });
 
+  it('stops a child forked just before the stop at once: the stop sent before it listened is not lost', async () => {
+    // A fatal error right after the fork (e.g. the leader's daemon is on another network) stops
+    // the group while the children are still loading: their first message is 'waiting'.
+    process.env['FAKE_STRATUM_CHILD'] = 'serve';
+    const messages: string[] = [];
+    const abandon = Promise.reject(new Error('fatal leader error'));
+    abandon.catch(() => undefined);
+    const startedAtMs = Date.now();
+    await expect(
+      StratumProcessGroup.start(
+        { config, processes: 2, stopTimeoutMs: 4_000 },
+        {
+          logger: createLogger(
+            { level: 'info' },
+            { write: (line: string) => messages.push(JSON.parse(line).msg) },
+          ),
+          entry: FAKE_CHILD,
+          bans: new FakeBanRegistry(),
+          abandon,
+        },
+      ),
+    ).rejects.toThrow('fatal leader error');
+    // Not started (and serving miners) after the stop, then killed when stopTimeoutMs ran out.
+    expect(messages).not.toContain('stratum process did not stop; killing it');
+    expect(Date.now() - startedAtMs).toBeLessThan(3_000);
+  });
+
   it('starts a child that dies again, waiting longer after each quick death', async () => {
     process.env['FAKE_STRATUM_CHILD'] = 'crash';
     const delays: Array<{ child: number; ms: number }> = [];

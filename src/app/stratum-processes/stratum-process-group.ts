@@ -294,6 +294,11 @@ export class StratumProcessGroup {
   #onChildMessage(slot: ChildSlot, message: ChildMessage): void {
     switch (message.kind) {
       case 'waiting':
+        // A 'stop' sent before the child listened was lost: say it again instead of starting it.
+        if (this.#stopping) {
+          this.#send(slot, { kind: 'stop' });
+          return;
+        }
         this.#send(slot, {
           kind: 'start',
           config: childConfig(this.#options.config, slot.index, this.#slots.length),

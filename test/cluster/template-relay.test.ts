@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { LeaderElection } from '../../src/cluster/leader-election.js';
 import { RedisTemplatePublisher } from '../../src/cluster/redis-template-publisher.js';
 import { RedisTemplateSource } from '../../src/cluster/redis-template-source.js';
+import { templateMessageOf } from '../../src/cluster/template-message.js';
 import { parseBlockTemplate } from '../../src/fuego/block-template.js';
 import { bytesToHex, hexToBytes } from '../../src/fuego/hex.js';
 import { createLogger } from '../../src/log/logger.js';
@@ -158,6 +159,52 @@ describe('template relay over Redis', () => {
     };
     expect(latest).toMatchObject({ height: 14, token });
     await election.stop();
+  });
+
+  it('a template the node missed is taken from the key even when Redis lost the leader epoch (failover, older snapshot)', async () => {
+    const prefix = 'relay4';
+    const electionOf = (nodeName: string) =>
+      new LeaderElection(
+        { keyPrefix: prefix, lockTtlMs: 5_000, renewIntervalMs: 1_000, nodeName },
+        { redis, logger },
+      );
+    // Many elections won before: the lease of epoch 57.
+    await redis.set(`{${prefix}}:leader:epoch`, '56');
+    const before = electionOf('before');
+    await before.step();
+    const publisher = new RedisTemplatePublisher(
+      { keyPrefix: prefix },
+      { redis, fencingToken: () => before.token(), logger },
+    );
+    expect(await publisher.publish(leaderTemplate(40, realTemplate(18)), 'new-block')).toBe('published');
+    const source = new RedisTemplateSource(
+      { keyPrefix: prefix, resyncIntervalMs: 60_000 },
+      { redis, logger },
+    );
+    try {
+      expect((await source.start()).height).toBe(18);
+      // Redis comes back without its last writes (a replica promoted behind its master, a restart
+      // from an older snapshot): the epoch counter is back at 2 and the lease is gone.
+      await redis.set(`{${prefix}}:leader:epoch`, '2');
+      await redis.del(`{${prefix}}:leader:token`, `{${prefix}}:leader:holder`);
+      const after = electionOf('after');
+      await after.step();
+      expect(after.token()).toMatch(/^3\./);
+      // Its first template on the next tip: published while this node's subscriber was still
+      // reconnecting (pub/sub does not keep it), so only the key has it.
+      const next = leaderTemplate(1, realTemplate(19));
+      await redis.set(
+        `{${prefix}}:template:latest`,
+        JSON.stringify(templateMessageOf(next, 'new-block', after.token()!)),
+      );
+      await source.resync();
+      expect(source.current()?.height).toBe(19);
+      await before.stop();
+      await after.stop();
+    } finally {
+      publisher.close();
+      await source.stop();
+    }
   });
 });
 

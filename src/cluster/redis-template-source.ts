@@ -59,6 +59,8 @@ export class RedisTemplateSource implements TemplateSource {
   readonly #listeners = new Set<(template: ActiveTemplate, change: TemplateChange) => void>();
   #received: Received | undefined;
   #nextId = 1;
+  /** Live messages received so far: tells a snapshot read that a live message overtook it. */
+  #liveMessages = 0;
   #subscriber: Redis | undefined;
   #resyncTimer: NodeJS.Timeout | undefined;
   #subscribed = false;
@@ -103,7 +105,9 @@ export class RedisTemplateSource implements TemplateSource {
     );
     this.#subscriber = subscriber;
     subscriber.on('message', (channel: string, text: string) => {
-      if (channel === this.keys.templateChannel) this.#accept(text, 'live');
+      if (channel !== this.keys.templateChannel) return;
+      this.#liveMessages += 1;
+      this.#accept(text, 'live');
     });
     subscriber.on('ready', () => {
       this.#subscribed = true;
@@ -134,11 +138,13 @@ export class RedisTemplateSource implements TemplateSource {
     });
   }
 
-  /** Reads `<p>:template:latest` and takes it if it is newer than the served one. Never throws. */
+  /** Reads `<p>:template:latest` and takes it unless a newer one came live meanwhile. Never throws. */
   async resync(): Promise<void> {
     try {
+      const liveBefore = this.#liveMessages;
       const text = await this.#modules.redis.get(this.keys.templateLatest);
-      if (text !== null) this.#accept(text, 'snapshot');
+      if (text !== null)
+        this.#accept(text, this.#liveMessages === liveBefore ? 'snapshot' : 'raced-snapshot');
     } catch (error) {
       this.#modules.logger.debug({ err: error }, 'latest template not readable; serving the last one');
     }
@@ -155,10 +161,12 @@ export class RedisTemplateSource implements TemplateSource {
 
   /**
    * Live messages arrive in the order the (fenced) script published them, so each is taken unless
-   * it repeats the served template. A snapshot read may race a live message, so it is taken only
-   * when newer by (leader epoch, leader sequence).
+   * it repeats the served template. The key holds the last of them, so a snapshot is taken too,
+   * unless a live message came while it was read ('raced-snapshot'): then only when newer by
+   * (leader epoch, leader sequence). Epochs alone cannot order snapshots: they go back when Redis
+   * loses its last writes (a lagging replica promoted, a restart from an older snapshot).
    */
-  #accept(text: string, via: 'live' | 'snapshot'): void {
+  #accept(text: string, via: 'live' | 'snapshot' | 'raced-snapshot'): void {
     if (this.#stopped) return;
     const message = parseTemplateMessage(text);
     if (message === null) {
@@ -173,7 +181,7 @@ export class RedisTemplateSource implements TemplateSource {
         this.#received = { ...previous, message };
         return;
       }
-      if (via === 'snapshot' && !isNewer(message, previous.message)) return;
+      if (via === 'raced-snapshot' && !isNewer(message, previous.message)) return;
     }
     let template: ReturnType<typeof blockTemplateOf>;
     try {

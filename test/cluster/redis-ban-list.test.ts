@@ -84,6 +84,19 @@ describe('one ban list for every stratum host', () => {
     expect(await redis.hlen(a.list.keys.bans)).toBe(0);
   });
 
+  it('a ban announced while a host was resubscribing reaches it once its subscription is back', async () => {
+    const prefix = freshPrefix();
+    const a = await startList(prefix, 'host-a');
+    const b = await startList(prefix, 'host-b');
+    // Every subscriber connection drops (a network blip, a Redis proxy restart): the ban below is
+    // published while they are away, and pub/sub does not keep it for them.
+    await redis.client('KILL', 'TYPE', 'pubsub');
+    const entry = ban('203.0.113.7', Date.now() + 60_000);
+    await a.list.storeBan(entry);
+    await until(() => (b.sink.adopted.length === 1 ? true : undefined), 5_000, 'the missed ban');
+    expect(b.sink.adopted[0]).toEqual(entry);
+  });
+
   it('a host that starts takes over the bans still running; those that ran out or are malformed are dropped', async () => {
     const prefix = freshPrefix();
     const a = await startList(prefix, 'host-a');

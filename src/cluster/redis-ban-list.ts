@@ -95,7 +95,9 @@ export class RedisBanList {
 
   /**
    * Applies the bans still running in Redis (dropping those that ran out), then follows the other
-   * hosts' bans and unbans. Subscribes first, so nothing announced during the load is missed.
+   * hosts' bans and unbans. Subscribes first, so nothing announced during the load is missed; and
+   * reads them again after every reconnect and prune, since pub/sub drops what is announced while
+   * the subscription is down (a ban held at least as long is not taken twice).
    */
   async start(sink: BanListSink): Promise<void> {
     const subscriber = await openSubscriber(this.#redis, 'fuego-pool-bans', this.#logger);
@@ -109,12 +111,16 @@ export class RedisBanList {
     for (const entry of running) sink.adopt(entry);
     if (running.length > 0)
       this.#logger.info({ bans: running.length }, 'bans still running taken over from Redis');
-    // Bans run out by themselves; their fields would pile up (one per banned IP) until a restart.
-    this.#pruneTimer = setInterval(() => {
-      this.#prune().catch((error: unknown) =>
-        this.#logger.debug({ err: error }, 'pruning bans that ran out failed; next time'),
+    const catchUp = () =>
+      this.#prune().then(
+        (bans) => {
+          for (const entry of bans) sink.adopt(entry);
+        },
+        (error: unknown) => this.#logger.debug({ err: error }, 'reading the bans failed; next time'),
       );
-    }, this.#pruneIntervalMs);
+    subscriber.on('ready', () => void catchUp());
+    // Bans run out by themselves; their fields would pile up (one per banned IP) until a restart.
+    this.#pruneTimer = setInterval(() => void catchUp(), this.#pruneIntervalMs);
     this.#pruneTimer.unref();
   }
 

@@ -115,6 +115,30 @@ describe('template relay over Redis', () => {
     }
   });
 
+  it("a repeat of the served template (the leader confirming it) renews the node's template age", async () => {
+    let now = 5_000_000;
+    const publisher = new RedisTemplatePublisher(
+      { keyPrefix: 'relay5' },
+      { redis, fencingToken: () => '', logger },
+    );
+    const source = new RedisTemplateSource({ keyPrefix: 'relay5' }, { redis, logger, clock: () => now });
+    const seen = record(source);
+    try {
+      const template = leaderTemplate(1, realTemplate(20));
+      await publisher.publish(template, 'new-block');
+      await source.start();
+      now += 150_000;
+      expect(source.status().templateAgeMs).toBe(150_000);
+      await publisher.publish(template, 'refresh');
+      await until(() => source.status().templateAgeMs === 0);
+      // Still the same jobs: nothing new for the miners.
+      expect(seen).toHaveLength(1);
+    } finally {
+      publisher.close();
+      await source.stop();
+    }
+  });
+
   it('a node that starts late gets the latest template at once', async () => {
     const publisher = new RedisTemplatePublisher(
       { keyPrefix: 'relay2' },

@@ -148,6 +148,31 @@ describe('DaemonTemplateSource', () => {
     expect(changes).toEqual(['new-block']);
   });
 
+  it('a template the daemon still gives at each refresh is not stale, however long the block takes', async () => {
+    // Fuego's blocks come every 480 s on average, often with no transaction: the template stays
+    // the same, and /health calls a template older than api.maxTemplateAgeMs (120 s) stale.
+    let now = 1_000_000;
+    const daemon = new ScriptedDaemon();
+    const source = new DaemonTemplateSource(options({ refreshIntervalMs: 30_000 }), {
+      daemon,
+      logger,
+      clock: () => now,
+    });
+    await source.start();
+    source.stop();
+    for (let step = 0; step < 10; step++) {
+      now += 30_000;
+      await source.pollOnce();
+    }
+    expect(daemon.templateCalls).toBe(11);
+    expect(source.status().templateAgeMs).toBeLessThanOrEqual(30_000);
+    // The daemon away: the age grows from the last answer.
+    daemon.down = true;
+    now += 200_000;
+    await source.pollOnce().catch(() => undefined);
+    expect(source.status().templateAgeMs).toBe(200_000);
+  });
+
   it('sees a new height between two slow polls and fetches the template at once', async () => {
     const daemon = new ScriptedDaemon();
     const source = new DaemonTemplateSource(options({ pollIntervalMs: 60_000, tipCheckIntervalMs: 5 }), {

@@ -80,6 +80,7 @@ class LeaderTerm {
     const { events, logger } = modules;
     this.loop.start();
     this.#offs.push(this.#publisher.attach(this.templates));
+    this.#offs.push(this.templates.onConfirmed((active) => this.#publisher.confirm(active)));
     this.#offs.push(
       this.templates.onTemplate((active, change) => {
         if (change !== 'new-block') return;

@@ -69,6 +69,14 @@ export class RedisTemplatePublisher {
     return Number(reply) === 1 ? 'published' : 'fenced';
   }
 
+  /**
+   * Sends the served template again when the daemon still gives it: a stratum node takes a repeat
+   * as the leader's word that its template is current (its age starts over) and changes no job.
+   */
+  confirm(active: ActiveTemplate): void {
+    this.#send(active, 'refresh');
+  }
+
   close(): void {
     this.#closed = true;
     clearTimeout(this.#retryTimer);

@@ -58,6 +58,8 @@ export class RedisTemplateSource implements TemplateSource {
   readonly #clock: () => number;
   readonly #listeners = new Set<(template: ActiveTemplate, change: TemplateChange) => void>();
   #received: Received | undefined;
+  /** When the served template came, or the leader last sent it again live (it is still current). */
+  #confirmedAtMs = 0;
   #nextId = 1;
   /** Live messages received so far: tells a snapshot read that a live message overtook it. */
   #liveMessages = 0;
@@ -86,7 +88,7 @@ export class RedisTemplateSource implements TemplateSource {
     const active = this.#received?.active;
     return {
       healthy: this.#subscribed && active !== undefined,
-      templateAgeMs: active === undefined ? undefined : this.#clock() - active.receivedAtMs,
+      templateAgeMs: active === undefined ? undefined : this.#clock() - this.#confirmedAtMs,
       height: active?.height,
       leaderToken: this.#received?.message.token,
       subscribed: this.#subscribed,
@@ -177,8 +179,10 @@ export class RedisTemplateSource implements TemplateSource {
     const contentKey = `${message.reservedOffset}/${message.reserveSize}/${message.parentStyle}/${message.blob}`;
     if (previous !== undefined) {
       if (contentKey === previous.contentKey) {
-        // Same template (e.g. re-published by a new leader): keep the jobs, note who leads.
+        // Same template (the leader confirming it, or a new leader's first): keep the jobs, note
+        // who leads. Only a live one says the leader still sends it: the key keeps the last for good.
         this.#received = { ...previous, message };
+        if (via === 'live') this.#confirmedAtMs = this.#clock();
         return;
       }
       if (via === 'raced-snapshot' && !isNewer(message, previous.message)) return;
@@ -208,6 +212,7 @@ export class RedisTemplateSource implements TemplateSource {
         ? 'new-block'
         : 'refresh';
     this.#received = { active, message, contentKey };
+    this.#confirmedAtMs = active.receivedAtMs;
     this.#modules.logger.info(
       { height: active.height, change, templateId: active.id, leaderSeq: message.seq, via },
       'new block template from the leader',

@@ -68,7 +68,10 @@ export interface TemplateSourceStatus {
  */
 export class DaemonTemplateSource implements TemplateSource {
   readonly #listeners = new Set<(template: ActiveTemplate, change: TemplateChange) => void>();
+  readonly #confirmListeners = new Set<(template: ActiveTemplate) => void>();
   #active: ActiveTemplate | undefined;
+  /** When the daemon last gave the served template (or a new one): what its age counts from. */
+  #confirmedAtMs = 0;
   #nextId = 1;
   #tipHash: string | undefined;
   #lastFetchMs = 0;
@@ -97,12 +100,22 @@ export class DaemonTemplateSource implements TemplateSource {
     return () => this.#listeners.delete(listener);
   }
 
+  /**
+   * Subscribes to the refreshes that found the served template unchanged (no new transaction):
+   * it is still the daemon's, however long the block takes. Returns the unsubscribe function.
+   */
+  onConfirmed(listener: (template: ActiveTemplate) => void): () => void {
+    this.#confirmListeners.add(listener);
+    return () => this.#confirmListeners.delete(listener);
+  }
+
+  /** templateAgeMs: since the daemon last gave the served template (a refresh that changed nothing counts). */
   status(): TemplateSourceStatus {
     return {
       healthy: this.#failures === 0 && this.#active !== undefined,
       consecutiveFailures: this.#failures,
       lastError: this.#lastError,
-      templateAgeMs: this.#active ? this.#now() - this.#active.receivedAtMs : undefined,
+      templateAgeMs: this.#active ? this.#now() - this.#confirmedAtMs : undefined,
       height: this.#active?.height,
     };
   }
@@ -191,7 +204,11 @@ export class DaemonTemplateSource implements TemplateSource {
       ...(this.#options.fastHash ? { fastHash: this.#options.fastHash } : {}),
     });
     const prevHash = bytesToHex(template.prevId);
-    if (change === 'refresh' && this.#active && sameTransactions(this.#active.template, template)) return;
+    if (change === 'refresh' && this.#active && sameTransactions(this.#active.template, template)) {
+      this.#confirmedAtMs = this.#lastFetchMs;
+      for (const listener of this.#confirmListeners) listener(this.#active);
+      return;
+    }
     // The tip may have moved between the header and the template: the template is the authority.
     const effectiveChange = this.#active && prevHash !== this.#active.prevHash ? 'new-block' : change;
     this.#tipHash = effectiveChange === 'new-block' ? prevHash : tipHash;
@@ -203,6 +220,7 @@ export class DaemonTemplateSource implements TemplateSource {
       prevHash,
       receivedAtMs: this.#now(),
     };
+    this.#confirmedAtMs = this.#active.receivedAtMs;
     this.#modules.logger.info(
       {
         height: response.height,

@@ -173,6 +173,30 @@ describe('DaemonTemplateSource', () => {
     expect(source.status().templateAgeMs).toBe(200_000);
   });
 
+  it('a refresh that finds the tip moved since the header serves the new template at once, transactions or not', async () => {
+    let now = 1_000_000;
+    const daemon = new ScriptedDaemon();
+    const source = new DaemonTemplateSource(options({ refreshIntervalMs: 30_000 }), {
+      daemon,
+      logger,
+      clock: () => now,
+    });
+    const seen: Array<[number, TemplateChange]> = [];
+    source.onTemplate((t, change) => seen.push([t.height, change]));
+    await source.start();
+    source.stop();
+    // A block lands between the header (still the old tip) and the refresh's template.
+    const oldTip = daemon.template.blocktemplate_blob.slice(4, 68);
+    daemon.getLastBlockHeader = async () => ({ hash: oldTip }) as BlockHeader;
+    daemon.template = realTemplate(11);
+    now += 30_000;
+    await source.pollOnce();
+    expect(seen).toEqual([
+      [10, 'new-block'],
+      [11, 'new-block'],
+    ]);
+  });
+
   it('sees a new height between two slow polls and fetches the template at once', async () => {
     const daemon = new ScriptedDaemon();
     const source = new DaemonTemplateSource(options({ pollIntervalMs: 60_000, tipCheckIntervalMs: 5 }), {

@@ -204,9 +204,16 @@ export class DaemonTemplateSource implements TemplateSource {
       ...(this.#options.fastHash ? { fastHash: this.#options.fastHash } : {}),
     });
     const prevHash = bytesToHex(template.prevId);
-    if (change === 'refresh' && this.#active && sameTransactions(this.#active.template, template)) {
+    const served = this.#active;
+    // Unchanged: the same tip (a block may have landed since the header) and the same transactions.
+    if (
+      change === 'refresh' &&
+      served !== undefined &&
+      prevHash === served.prevHash &&
+      sameTransactions(served.template, template)
+    ) {
       this.#confirmedAtMs = this.#lastFetchMs;
-      for (const listener of this.#confirmListeners) listener(this.#active);
+      for (const listener of this.#confirmListeners) listener(served);
       return;
     }
     // The tip may have moved between the header and the template: the template is the authority.

@@ -275,7 +275,7 @@ export function createPoolMetrics(sources: MetricsSources, events?: PoolEventBus
   });
   const templateAge = gauge(registry, {
     name: 'fuego_pool_template_age_seconds',
-    help: 'Age of the block template being mined',
+    help: 'Seconds since the daemon last gave the block template being mined (an unchanged refresh counts)',
   });
   const liveClients = gauge(registry, {
     name: 'fuego_pool_live_feed_clients',

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { coinAmountAtomic } from '../../src/config/coin-amount.js';
 import { ConfigError, loadConfigFile, parseConfig } from '../../src/config/load-config.js';
 import { parseCoins } from '../../src/fuego/money.js';
+import { parseApiOptions } from '../../src/servers/api/api-options.js';
 
 function configErrorOf(fn: () => unknown): ConfigError {
   try {
@@ -107,6 +108,17 @@ describe('pool sections', () => {
       parseConfig({ stratum: { vardiff: { targetShareTimeSec: 60, retargetIntervalSec: 30 } } }),
     );
     expect(error.message).toContain('stratum.vardiff.retargetIntervalSec');
+  });
+
+  it('refuses a miner chart resolution that is not a whole number of minutes, naming the key', () => {
+    // The charts are drawn from minute buckets: 90 s was accepted at start, and then every read of
+    // a miner's chart threw, so /api/miners/:address, /workers and /stats_address answered 500.
+    const error = configErrorOf(() => parseConfig({ api: { minerChartResolutionMs: 90_000 } }));
+    expect(error.message).toContain('api.minerChartResolutionMs');
+    expect(() => parseApiOptions({ minerChartResolutionMs: 90_000 })).toThrow(/api\.minerChartResolutionMs/);
+    expect(parseConfig({ api: { minerChartResolutionMs: 120_000 } }).api.minerChartResolutionMs).toBe(
+      120_000,
+    );
   });
 
   it('refuses two ports on the same address', () => {

@@ -199,6 +199,8 @@ export const apiOptionsFields = z.strictObject({
     .int()
     .min(60_000)
     .max(3_600_000)
+    // The chart is summed from minute buckets (hashrate-reader.ts), which refuses anything else.
+    .multipleOf(60_000, { message: 'must be a whole number of minutes (a multiple of 60000)' })
     .default(600_000)
     .describe("Time per point of a miner's hashrate chart; a whole number of minutes."),
   workerOfflineMs: z

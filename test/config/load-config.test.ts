@@ -121,6 +121,19 @@ describe('pool sections', () => {
     );
   });
 
+  it('refuses a stratum timeout longer than a Node timer can wait, naming the key', () => {
+    // Node runs a timer longer than 2^31 - 1 ms after 1 ms: a login or idle timeout of ~35 days
+    // was accepted and then closed every miner's connection right after it connected or logged in.
+    for (const key of ['loginTimeoutMs', 'idleTimeoutMs', 'writeTimeoutMs']) {
+      const error = configErrorOf(() => parseConfig({ stratum: { limits: { [key]: 3_000_000_000 } } }));
+      expect(error.message).toContain(`stratum.limits.${key}`);
+      expect(parseConfig({ stratum: { limits: { [key]: 2_147_483_647 } } }).stratum.limits).toHaveProperty(
+        key,
+        2_147_483_647,
+      );
+    }
+  });
+
   it('refuses two ports on the same address', () => {
     const error = configErrorOf(() =>
       parseConfig({

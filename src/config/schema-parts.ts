@@ -8,6 +8,13 @@ export const port = z.number().int().min(1).max(65535);
 export const positiveInt = z.number().int().min(1);
 export const integerIn = (min: number, max: number) => z.number().int().min(min).max(max);
 
+/** Node runs a timer longer than this after 1 ms instead (TimeoutOverflowWarning). */
+const LONGEST_TIMER_MS = 2_147_483_647;
+/** A duration a timer waits for, in ms: positive, and one Node can wait. */
+export const timerMs = positiveInt.max(LONGEST_TIMER_MS, {
+  message: `must be at most ${LONGEST_TIMER_MS} (the longest a timer can wait, about 24.8 days)`,
+});
+
 /** A section whose every key has a default: absent means "all defaults" (parsed from `{}`). */
 export function section<S extends z.ZodType<unknown, object>>(schema: S) {
   return schema.prefault({} as z.input<S>);

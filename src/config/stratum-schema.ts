@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { host, ipText, positiveInt, section } from './schema-parts.js';
+import { host, ipText, positiveInt, section, timerMs } from './schema-parts.js';
 
 /**
  * The `stratum` config section: the listening ports, vardiff, automatic bans and the limits on
@@ -123,13 +123,13 @@ const stratumLimitsSchema = z.strictObject({
   maxSendQueueBytes: positiveInt
     .default(1024 * 1024)
     .describe('Bytes queued for a miner that does not read; beyond this it is dropped.'),
-  loginTimeoutMs: positiveInt
+  loginTimeoutMs: timerMs
     .default(30_000)
     .describe('From connect (TLS handshake included) to a successful login, at most.'),
-  idleTimeoutMs: positiveInt
+  idleTimeoutMs: timerMs
     .default(900_000)
     .describe('A logged-in connection that sends no request (keepalived counts) for this long is closed.'),
-  writeTimeoutMs: positiveInt
+  writeTimeoutMs: timerMs
     .default(30_000)
     .describe('Queued writes that make no progress for this long close the connection.'),
   maxConnectionsPerIp: positiveInt

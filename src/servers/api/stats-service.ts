@@ -262,9 +262,13 @@ export class StatsService {
       aliasOf === undefined ? null : aliasOf(address),
       thresholds.read(address),
     ]);
+    // A pending credit is a record too: the PPLNS window can reach past the hashrate statistics.
     const hasBalance =
       balance !== null &&
-      (balance.unlockedAtomic !== 0n || balance.inPayoutAtomic !== 0n || balance.paidAtomic !== 0n);
+      (balance.unlockedAtomic !== 0n ||
+        balance.inPayoutAtomic !== 0n ||
+        balance.paidAtomic !== 0n ||
+        (balance.pendingAtomic ?? 0n) !== 0n);
     if (lastShareMs === null && workers.length === 0 && !hasBalance && payments.length === 0) return null;
     return {
       address,

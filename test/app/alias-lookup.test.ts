@@ -43,4 +43,34 @@ describe('alias of a miner address', () => {
     const daemon = daemonWith((address) => ({ found: false, alias: '', address, status: 'OK' }));
     expect(await cachedAliasByAddress(daemon, { ttlMs: 1, maxEntries: 1 })('fireA')).toBeNull();
   });
+
+  it('does not hold the miner page while the daemon does not answer, and keeps the late answer', async () => {
+    // A busy or hung fuegod answers after its timeout and retries (4 x 10 s by default): the miner
+    // page (/api/miners/:address, /stats_address) waited for it, though it only lacks the alias.
+    let answer: (lookup: AliasLookup) => void = () => {};
+    let calls = 0;
+    const daemon = {
+      getAliasByAddress: (address: string) =>
+        new Promise<AliasLookup>((resolve) => {
+          calls += 1;
+          answer = (lookup) => resolve({ ...lookup, address });
+        }),
+    };
+    const aliasOf = cachedAliasByAddress(daemon, { ttlMs: 60_000, maxEntries: 10 });
+    const startedMs = Date.now();
+    const late = Symbol('late');
+    const first = await Promise.race([
+      aliasOf('fireA'),
+      new Promise<typeof late>((resolve) => setTimeout(() => resolve(late), 3_000)),
+    ]);
+    expect(first).toBeNull();
+    expect(Date.now() - startedMs).toBeLessThan(2_000);
+    // Pages asking meanwhile share the one question instead of multiplying calls to the daemon.
+    expect(await aliasOf('fireA')).toBeNull();
+    expect(calls).toBe(1);
+    answer({ found: true, alias: 'miner-one', address: '', status: 'OK' });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(await aliasOf('fireA')).toBe('miner-one');
+    expect(calls).toBe(1);
+  }, 10_000);
 });

@@ -241,8 +241,13 @@ export const pageQuerySchema = z.strictObject({
 });
 export type PageQuery = z.infer<typeof pageQuerySchema>;
 
+/** The longest `:address` a route takes: an integrated address is 186 characters. */
+export const MAX_ADDRESS_PARAM_LENGTH = 256;
+
 /** `:address` in a miner route (decoded by parseMinerAddress). */
-export const addressParamsSchema = z.strictObject({ address: z.string().min(1).max(256) });
+export const addressParamsSchema = z.strictObject({
+  address: z.string().min(1).max(MAX_ADDRESS_PARAM_LENGTH),
+});
 
 /** A miner's payout threshold (set with a signed message: POST /api/miners/:address/threshold). */
 export const payoutThresholdSchema = z.strictObject({

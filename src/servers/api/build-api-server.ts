@@ -15,6 +15,7 @@ import type { ApiServices, ApiStores } from './api-context.js';
 import { ApiError, errorReply } from './api-errors.js';
 import { createPoolMetrics, type MetricsSources, type PoolMetrics } from './api-metrics.js';
 import { parseApiOptions } from './api-options.js';
+import { MAX_ADDRESS_PARAM_LENGTH } from './api-schemas.js';
 import { registerClassicRoutes } from './classic-routes.js';
 import { ApiConnectionCaps } from './connection-caps.js';
 import { dashboardDir, registerDashboardFiles } from './dashboard-files.js';
@@ -81,6 +82,8 @@ export async function buildApiServer(
     // Per-request lines would flood the log; counters belong in /metrics.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT_BYTES,
+    // fastify's default (100) matches no route for a longer parameter: an integrated address.
+    maxParamLength: MAX_ADDRESS_PARAM_LENGTH,
     trustProxy: false,
     return503OnClosing: true,
   });

@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { decodeAddress, encodeIntegratedAddress } from '../../../src/fuego/address.js';
 import { minerSchema, minerWorkersSchema } from '../../../src/servers/api/api-schemas.js';
 import { HashrateBucketWriter } from '../../../src/store/hashrate/hashrate-buckets.js';
+import { PendingCredits } from '../../../src/store/shares/pending-credits.js';
+import { createShareKeys } from '../../../src/store/shares/share-keys.js';
 import { useTestRedisClient } from '../../helpers/redis-server.js';
 import { buildTestApi, fuegoAddress } from './api-fixtures.js';
 
@@ -15,17 +17,42 @@ const INTEGRATED = encodeIntegratedAddress({
   paymentId: 'ab'.repeat(32),
 });
 
-/**
- * Stratum accepts an integrated address as the login and credits it as given, so its miner has a
- * page, workers, exports and a threshold under that address like any other.
- */
-describe('the miner routes of an integrated address', () => {
+/** Miners the pool holds something of, who must reach their page rather than a 404. */
+describe("a miner's page", () => {
   let redis: Redis;
   useTestRedisClient((client) => {
     redis = client;
   });
 
-  it('answer for the address, not 404 "no such resource" (the route was never matched)', async () => {
+  /*
+   * On a small pool the PPLNS window reaches further back than the 24 h of hashrate statistics,
+   * so a block found today can credit shares of a miner who stopped two days ago, and until the
+   * block is confirmed (60 blocks, ~8 h) the pending credit is all the pool holds of them.
+   */
+  it('GET /api/miners/:address shows a pending credit, the only record, instead of 404 "no record"', async () => {
+    const keyPrefix = 'api-pending-only';
+    const miner = fuegoAddress(31);
+    const blockHash = 'cd'.repeat(32);
+    await redis.zadd(createShareKeys(keyPrefix).blockCandidates, 995, blockHash);
+    await new PendingCredits({ keyPrefix }, { redis }).write(
+      blockHash,
+      new Map([[miner, 5_000_000n]]),
+      3_600_000,
+    );
+    const { app } = await buildTestApi({ redis, keyPrefix });
+    try {
+      const reply = await app.inject({ url: `/api/miners/${miner}` });
+      expect(reply.statusCode).toBe(200);
+      const view = minerSchema.parse(reply.json());
+      expect(view.balance?.pendingAtomic).toBe('5000000');
+      expect(view.workers).toEqual([]);
+    } finally {
+      await app.close();
+    }
+  });
+
+  // Stratum accepts an integrated address as the login and credits it as given.
+  it('the miner routes of an integrated address answer for it, not 404 "no such resource" (no route matched)', async () => {
     const keyPrefix = 'api-integrated';
     const share = {
       address: INTEGRATED,

@@ -13,7 +13,8 @@ export interface SeededBatch {
 
 /**
  * Writes the batches' hashes and their `payout:batches` index entries (score createdAtMs, as
- * prepare_batch writes them) in one MULTI, so a test can hold thousands without running payouts.
+ * prepare_batch writes them), and a sent batch's transaction in `payout:txs`, in one MULTI, so a
+ * test can hold thousands without running payouts.
  */
 export async function seedPayoutBatches(
   redis: Redis,
@@ -35,6 +36,9 @@ export async function seedPayoutBatches(
       networkFee: '10',
       ...(batch.txHash === undefined ? {} : { txHash: batch.txHash }),
     });
+    // mark_sent records each sent transaction; revert_sent removes it again.
+    if (batch.state === 'sent' && batch.txHash !== undefined)
+      multi.hset(keys.payoutTransactions, batch.txHash, batch.id);
   }
   await multi.exec();
 }

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { classicStatsSchema } from '../../../src/servers/api/api-schemas.js';
 import { createRedisClient } from '../../../src/store/redis-client.js';
 import { type SeededBatch, seedPayoutBatches } from '../../helpers/payout-batch-seed.js';
 import { startTestRedis, type TestRedis } from '../../helpers/redis-server.js';
@@ -74,6 +75,15 @@ describe('/get_payments?time= over more batches than one read (classic API)', ()
     expect(reply.payload).toBe(JSON.stringify(expectedFrom(1_101)));
     const none = await app.inject({ url: `/get_payments?time=${seconds(batch(BATCHES).createdAtMs)}` });
     expect(JSON.parse(none.payload)).toEqual([]);
+    await app.close();
+  });
+
+  it('/stats counts every sent batch in totalPayments, not only the 30 it lists', async () => {
+    const { app } = await buildTestApi({ redis, keyPrefix, clock: () => NOW });
+    const stats = classicStatsSchema.parse((await app.inject({ url: '/stats' })).json());
+    expect(stats.pool.payments).toHaveLength(2 * CLASSIC_ROWS);
+    // Classic front ends show it as "Total payments": 1,080 sent (every tenth of 1,200 failed).
+    expect(stats.pool.totalPayments).toBe(BATCHES - BATCHES / 10);
     await app.close();
   });
 });

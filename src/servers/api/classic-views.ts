@@ -117,10 +117,11 @@ export async function classicStats(
   address: string | undefined,
 ): Promise<ClassicStats> {
   const { options, stats, stores, network, poolInfo } = modules;
-  const [pool, blocks, batches, chart] = await Promise.all([
+  const [pool, blocks, batches, sentBatches, chart] = await Promise.all([
     stats.poolStats(),
     stores.blocks.list({ offset: 0, limit: CLASSIC_ROWS }),
     stores.accounts === null ? [] : stores.accounts.listBatches({ offset: 0, limit: CLASSIC_ROWS }),
+    stores.accounts === null ? 0 : stores.accounts.countSentBatches(),
     stats.poolChart(),
   ]);
   const info = network.info();
@@ -138,7 +139,7 @@ export async function classicStats(
       blocks: blocksZset(blocks),
       totalBlocks: pool.pool.blocksFound,
       payments: batchesZset(batches),
-      totalPayments: batches.length,
+      totalPayments: sentBatches,
       totalMinersPaid: batches.reduce((sum, batch) => sum + batch.recipients, 0),
       miners: pool.pool.miners,
       workers: pool.pool.workers,

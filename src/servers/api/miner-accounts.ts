@@ -62,6 +62,8 @@ export interface MinerAccountsReader {
   listBatches(page: Page): Promise<PaymentBatchView[]>;
   /** The newest `limit` sent payout batches whose time is before `beforeMs`, newest first. */
   listBatchesBefore(beforeMs: number, limit: number): Promise<PaymentBatchView[]>;
+  /** How many payout batches were sent (all of them, not a page). */
+  countSentBatches(): Promise<number>;
 }
 
 /** How long a page of the public payout list is served from memory (a flood of requests reads once). */
@@ -165,6 +167,10 @@ export class RedisMinerAccounts implements MinerAccountsReader {
     return this.#batchPages.get(`before:${beforeMs}:${limit}`, async () =>
       batchViews(await this.#payouts.listSentBatchesBefore(beforeMs, Math.min(limit, MAX_ACCOUNT_ROWS))),
     );
+  }
+
+  countSentBatches(): Promise<number> {
+    return this.#payouts.countSentBatches();
   }
 
   async #readBatches(page: Page): Promise<PaymentBatchView[]> {

@@ -217,6 +217,11 @@ export class PayoutStore implements PayoutJournal {
     return { open, failed };
   }
 
+  /** Batches sent and not reverted: each holds one entry of `payout:txs` (mark_sent adds it, revert_sent removes it). */
+  async countSentBatches(): Promise<number> {
+    return run('countSentBatches', () => this.#redis.hlen(this.keys.payoutTransactions));
+  }
+
   /** The batch id a transaction hash was recorded for, if any. */
   async batchIdOfTransaction(txHash: string): Promise<string | null> {
     return run('batchIdOfTransaction', () => this.#redis.hget(this.keys.payoutTransactions, txHash));

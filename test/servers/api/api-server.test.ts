@@ -316,6 +316,7 @@ describe('HTTP API', () => {
           feeAtomic: 80_000n,
         })),
       listBatchesBefore: async () => [],
+      countSentBatches: async () => 3,
     };
     const { app: other } = await buildTestApi({
       redis,

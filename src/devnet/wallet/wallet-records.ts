@@ -179,11 +179,13 @@ export class WalletRecords {
     if (!movement) return undefined;
     const { transfers, amount } = movement;
     if (filter && !transfers.some((t) => filter.has(t.address))) return undefined;
-    const blockCount = this.#chain.height;
+    const blockIndex = block ? block.height : UNCONFIRMED_BLOCK_INDEX;
     return {
       amount,
-      blockIndex: block ? block.height : UNCONFIRMED_BLOCK_INDEX,
-      confirmations: block ? blockCount - block.height : 0,
+      blockIndex,
+      // walletd subtracts in uint32: a pooled transaction (blockIndex 2^32 − 1) shows blockCount + 1
+      // (captures 45 and 53: 65 at blockCount 64), not 0.
+      confirmations: (this.#chain.height - blockIndex) >>> 0,
       depositCount: sent?.depositId !== undefined ? 1 : 0,
       extra: bytesToHex(transaction.extra),
       fee: feeAtomic,

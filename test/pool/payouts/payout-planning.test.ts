@@ -10,6 +10,15 @@ import { planPayouts } from '../../../src/pool/payouts/payout-planner.js';
 import { integratedMinerAddress, minerAddress } from '../../leader/payouts/payout-test-kit.js';
 
 const MINERS = Array.from({ length: 12 }, (_, i) => minerAddress(`plan-${i}`));
+/** A plan with a small fee and a wallet that covers everything. */
+const PLAN_OPTIONS = {
+  minPayoutAtomic: 100n,
+  maxTransfersPerTransaction: 10,
+  networkFeeAtomic: 10n,
+  feePaidBy: 'pool' as const,
+  availableAtomic: 10n ** 12n,
+  maxBatches: 5,
+};
 
 describe('batch tag in the transaction extra', () => {
   const id = '0123456789abcdef0123456789abcdef';
@@ -106,14 +115,7 @@ describe('planPayouts', () => {
   });
 
   it("waits for a miner's own threshold above the pool minimum; one below it counts as the minimum", () => {
-    const options = {
-      minPayoutAtomic: 100n,
-      maxTransfersPerTransaction: 10,
-      networkFeeAtomic: 10n,
-      feePaidBy: 'pool' as const,
-      availableAtomic: 10n ** 12n,
-      maxBatches: 5,
-    };
+    const options = PLAN_OPTIONS;
     const paidOf = (miners: Parameters<typeof planPayouts>[0]) =>
       planPayouts(miners, options).batches.flatMap((b) =>
         b.transfers.map((t) => [t.address, t.amountAtomic]),
@@ -133,5 +135,23 @@ describe('planPayouts', () => {
       [MINERS[3], 150n],
       [MINERS[5], 100n],
     ]);
+  });
+});
+
+describe('planPayouts: integrated addresses keep their place by balance', () => {
+  const integrated = integratedMinerAddress('plan-big', 'ab'.repeat(32));
+
+  it('pays the largest balance first when the batch limit leaves room for one batch', () => {
+    // A pool with more standard miners due than fit one run's batches: the integrated address
+    // (an exchange deposit, the largest balance) must not wait behind every one of them.
+    const plan = planPayouts(
+      [
+        { address: integrated, balanceAtomic: 1_000_000n },
+        { address: MINERS[0]!, balanceAtomic: 200n },
+        { address: MINERS[1]!, balanceAtomic: 150n },
+      ],
+      { ...PLAN_OPTIONS, maxBatches: 1 },
+    );
+    expect(plan.batches.map((b) => b.transfers.map((t) => t.address))).toEqual([[integrated]]);
   });
 });

@@ -48,7 +48,8 @@ export interface PayoutPlan {
  *   is given the standard address and the payment id travels in extra (see batch-tag.ts).
  * - feePaidBy 'miners': the network fee is split evenly among the transaction's recipients, the
  *   first ones carrying the odd units, so the shares add up to the fee exactly.
- * - Batches are kept in order while the wallet's spendable balance covers them.
+ * - Batches go in the order of their largest balance, integrated or not, each kept while the
+ *   wallet's spendable balance covers it and the batch limit allows.
  */
 export function planPayouts(miners: readonly PayableMiner[], options: PlanOptions): PayoutPlan {
   const skipped: Array<{ address: string; reason: string }> = [];
@@ -92,6 +93,13 @@ export function planPayouts(miners: readonly PayableMiner[], options: PlanOption
     groups.push({ members: standard.slice(i, i + options.maxTransfersPerTransaction), paymentId: '' });
   }
   for (const one of integrated) groups.push({ members: [one], paymentId: one.paymentId });
+  // Largest first across both kinds: behind every standard batch, an integrated address would
+  // wait for as long as the batch limit or the wallet balance is used up by smaller balances.
+  // (sort is stable: members are sorted, so a group's first member is its largest.)
+  groups.sort((a, b) => {
+    const [x, y] = [a.members[0]!.balance, b.members[0]!.balance];
+    return x === y ? 0 : x > y ? -1 : 1;
+  });
 
   const batches: PlannedBatch[] = [];
   let available = options.availableAtomic;

@@ -1,7 +1,11 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { payoutRunnerOptionsFrom } from '../../../src/app/money-options.js';
+import { parseConfig } from '../../../src/config/load-config.js';
 import { trackHeldPayouts } from '../../../src/leader/payouts/held-payouts.js';
+import { PayoutRunner, type PayoutRunnerModules } from '../../../src/leader/payouts/payout-runner.js';
 import { createLogger } from '../../../src/log/logger.js';
+import type { HeldPayout } from '../../../src/model/payouts/payout-watch.js';
 
 function logCapture() {
   const lines: Array<Record<string, unknown>> = [];
@@ -45,5 +49,49 @@ describe('held payouts', () => {
     expect(lines).toEqual([
       expect.objectContaining({ level: 40, miners: 25, amount: '50', reason: 'redis not durable' }),
     ]);
+  });
+});
+
+describe('held payouts of a pass that pays nothing', () => {
+  it('holds only miners who are due: not one still below its own threshold (as holdPass does)', async () => {
+    const { logger } = logCapture();
+    const balance = (amount: bigint) => ({ balance: amount, inPayout: 0n });
+    let held: readonly HeldPayout[] = [];
+    const modules = {
+      journal: {
+        acquireLock: async () => true,
+        releaseLock: async () => true,
+        listOpenBatches: async () => [],
+      },
+      balances: {
+        listPayable: async () => [
+          { address: 'WAITS', balance: balance(200n) },
+          { address: 'DUE', balance: balance(150n) },
+        ],
+      },
+      watch: {
+        getScanCursor: async () => null,
+        listHeld: async () => held,
+        replaceHeld: async (next: readonly HeldPayout[]) => {
+          held = next;
+          return [...next];
+        },
+      },
+      durability: {},
+      // walletd down: the pass holds everyone due
+      wallet: {
+        getAddresses: async () => Promise.reject(new Error('connection refused')),
+        getStatus: async () => Promise.reject(new Error('connection refused')),
+      },
+      logger,
+      thresholdOf: async (address: string) => (address === 'WAITS' ? 500n : undefined),
+    } as unknown as PayoutRunnerModules;
+    const options = payoutRunnerOptionsFrom(parseConfig({}).payments, 'held-thresholds');
+    const runner = new PayoutRunner({ ...options, minPayoutAtomic: 100n }, modules);
+
+    const summary = await runner.runOnce();
+    expect(summary.skipped).toBe('wallet-unhealthy');
+    expect(summary.skippedMiners.map((h) => h.address)).toEqual(['DUE']);
+    expect(held.map((h) => h.address)).toEqual(['DUE']);
   });
 });

@@ -1,5 +1,5 @@
 import type { Logger } from '../../log/logger.js';
-import type { PayableBalances } from '../../model/payouts/payable-balances.js';
+import type { PayableBalance, PayableBalances } from '../../model/payouts/payable-balances.js';
 import type { HeldPayout, PayoutWatch } from '../../model/payouts/payout-watch.js';
 
 /** Miners considered when a whole pass is held (the payout runner considers as many per pass). */
@@ -80,16 +80,26 @@ export interface PassHold {
  * that held them. Returns the list.
  */
 export async function holdPass(hold: PassHold, reason: string): Promise<HeldPayout[]> {
-  const due: Array<Omit<HeldPayout, 'sinceMs'>> = [];
-  for (const { address, balance } of await hold.balances.listPayable(
-    hold.minPayoutAtomic,
-    MAX_HELD_PER_PASS,
-  )) {
-    const threshold = await hold.thresholdOf?.(address);
-    if (threshold !== undefined && balance.balance < threshold) continue;
-    due.push({ address, amountAtomic: balance.balance, reason });
-  }
+  const payable = await hold.balances.listPayable(hold.minPayoutAtomic, MAX_HELD_PER_PASS);
+  const due = (await dueOnly(payable, hold.thresholdOf)).map(({ address, balance }) => ({
+    address,
+    amountAtomic: balance.balance,
+    reason,
+  }));
   const held = trackHeldPayouts(await hold.watch.listHeld(), due, (hold.clock ?? Date.now)(), hold.logger);
   await hold.watch.replaceHeld(held);
   return held;
+}
+
+/** The payable miners who are due: a miner below its own threshold is not, so it is never held. */
+export async function dueOnly(
+  payable: readonly PayableBalance[],
+  thresholdOf: ((address: string) => Promise<bigint | undefined>) | undefined,
+): Promise<PayableBalance[]> {
+  const due: PayableBalance[] = [];
+  for (const entry of payable) {
+    const threshold = await thresholdOf?.(entry.address);
+    if (threshold === undefined || entry.balance.balance >= threshold) due.push(entry);
+  }
+  return due;
 }

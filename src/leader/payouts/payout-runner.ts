@@ -11,7 +11,7 @@ import type { BatchReport, PassStop, PayoutRunSummary } from '../../pool/payouts
 import type { PayoutWallet } from '../../pool/payouts/payout-wallet.js';
 import type { DaemonClient } from '../../rpc/daemon-client.js';
 import { BatchSender, type IdentifiedBatch, type PayoutStep } from './batch-sender.js';
-import { trackHeldPayouts } from './held-payouts.js';
+import { dueOnly, trackHeldPayouts } from './held-payouts.js';
 import { type HeldEntry, heldEntry, type PassPlan, planPass } from './pass-plan.js';
 import { PayoutRecovery, type UnknownPaymentCheck } from './payout-recovery.js';
 import { batchReport, emptySummary, errorText } from './payout-summary.js';
@@ -225,9 +225,10 @@ export class PayoutRunner {
     return { batches, stop: null };
   }
 
-  /** A pass that pays nothing new: every payable miner held with the reason. */
+  /** A pass that pays nothing new: every miner due held with the reason. */
   async #holdAll(stop: PassStop, done: Partial<PayoutRunSummary>): Promise<PayoutRunSummary> {
-    const held = await this.#recordHeld((await this.#listPayable()).map((p) => heldEntry(p, stop.detail)));
+    const due = await dueOnly(await this.#listPayable(), this.#modules.thresholdOf);
+    const held = await this.#recordHeld(due.map((p) => heldEntry(p, stop.detail)));
     return { ...emptySummary(stop.skipped, stop.detail), ...done, skippedMiners: held };
   }
 

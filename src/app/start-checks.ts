@@ -2,6 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { ConfigError } from '../config/load-config.js';
 import type { PoolConfig } from '../config/schema.js';
 import { AddressError, decodeAddress } from '../fuego/address.js';
+import { notificationTargets } from '../leader/notifications/webhook-notifier.js';
+import { createLogger } from '../log/logger.js';
 import { adminTokenFromEnv, parseApiOptions } from '../servers/api/api-options.js';
 import type { StratumPortOptions } from '../servers/stratum/stratum-options.js';
 import { checkConfigAddresses } from './config-addresses.js';
@@ -28,8 +30,8 @@ export interface StartPlan {
 
 /**
  * The configuration problems a pool process can find before it runs anything (bad Fuego addresses,
- * no reward address, unreadable TLS files, bad API options), thrown as ConfigError; and what it
- * then starts.
+ * no reward address, unreadable TLS files, bad API options), thrown as ConfigError, and notification
+ * secrets missing from the environment (NotificationError); and what it then starts.
  */
 export async function planStart(
   config: Readonly<PoolConfig>,
@@ -41,6 +43,12 @@ export async function planStart(
   const poolAddress = roles.has('leader') ? requireStandardAddress(config.pool.address) : null;
   const tlsPem = roles.has('stratum') ? await readTlsPem(config, tls) : undefined;
   const ports = roles.has('stratum') ? stratumPortsFrom(config, tlsPem) : [];
+  // The leader sends the notifications: a secret missing from its environment stops it here. The
+  // targets are thrown away (silently: the notifier logs their warnings when it starts).
+  if (roles.has('leader')) {
+    const logger = createLogger({ level: 'silent' });
+    notificationTargets(config.notifications, { env, logger, clock: Date.now });
+  }
   const adminToken = adminTokenFromEnv(env);
   const runApi = roles.has('api') && config.api.enabled;
   if (runApi) {

@@ -95,13 +95,29 @@ export function createWebhookNotifier(
 ): WebhookNotifier {
   const env = modules.env ?? process.env;
   const clock = modules.clock ?? Date.now;
+  const targets = notificationTargets(options, { env, logger: modules.logger, clock });
+  return new WebhookQueue(options, { ...modules, clock }, targets);
+}
+
+/**
+ * The configured targets, each with its secret read from `env`; a missing or malformed secret
+ * throws the NotificationError naming its config key (planStart calls this before anything runs).
+ */
+export function notificationTargets(
+  options: Pick<WebhookNotifierOptions, 'webhooks' | 'discord' | 'telegram' | 'explorer'>,
+  modules: {
+    readonly env: Readonly<Record<string, string | undefined>>;
+    readonly logger: Logger;
+    readonly clock: () => number;
+  },
+): NotificationTarget[] {
+  const { env, logger, clock } = modules;
   const context = options.explorer === undefined ? {} : { explorer: options.explorer };
-  const targets = [
-    ...options.webhooks.map((config, index) => webhookTarget(config, index, { env, logger: modules.logger })),
+  return [
+    ...options.webhooks.map((config, index) => webhookTarget(config, index, { env, logger })),
     ...(options.discord ?? []).map((config, index) => discordTarget(config, index, context, clock)),
     ...(options.telegram ?? []).map((config, index) => telegramTarget(config, index, context, env)),
   ];
-  return new WebhookQueue(options, { ...modules, clock }, targets);
 }
 
 class WebhookQueue implements WebhookNotifier {

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { PoolConfig } from '../config/schema.js';
+import { FuegoPoolError } from '../errors.js';
 import { COIN_DECIMALS } from '../fuego/money.js';
 import type { Logger } from '../log/logger.js';
 import type { BanRegistry } from '../pool/ban-registry.js';
@@ -82,10 +83,36 @@ export async function startApiRole(
     activeBans: async () => (await modules.bans.list()).length,
     ...(stratum === null ? {} : { adminCounters: () => adminCountersOf(stratum) }),
   });
-  await api.listen({ host: apiOptions.host, port: apiOptions.port });
+  try {
+    await api.listen({ host: apiOptions.host, port: apiOptions.port });
+  } catch (error) {
+    // Its background work started on `ready`, before the bind failed.
+    await api.close().catch(() => undefined);
+    throw listenError(error, `${apiOptions.host}:${apiOptions.port}`);
+  }
   parts.push({ name: 'api', stop: () => api.close() });
   modules.logger.info({ address: api.addresses() }, 'API listening');
   return api;
+}
+
+/** The API port could not be bound (the operator's message names it, as a stratum port's does). */
+export class ApiListenError extends FuegoPoolError<'API_PORT_IN_USE' | 'API_LISTEN_FAILED'> {}
+
+function listenError(error: unknown, where: string): ApiListenError {
+  const errno = (error as NodeJS.ErrnoException | null)?.code;
+  return errno === 'EADDRINUSE'
+    ? new ApiListenError(
+        'API_PORT_IN_USE',
+        `API port ${where} is already in use`,
+        { where },
+        { cause: error },
+      )
+    : new ApiListenError(
+        'API_LISTEN_FAILED',
+        `API port ${where}: ${error instanceof Error ? error.message : String(error)}`,
+        { where, errno },
+        { cause: error },
+      );
 }
 
 /** The stratum role's counters for /api/admin/overview, flat (the children added up, if any). */

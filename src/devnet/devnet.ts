@@ -1,3 +1,4 @@
+import { FuegoPoolError } from '../errors.js';
 import { encodeAddress } from '../fuego/address.js';
 import { ATOMIC_UNITS_PER_COIN } from '../fuego/money.js';
 import type { Logger } from '../log/logger.js';
@@ -15,6 +16,35 @@ import { SPENDABLE_CONFIRMATIONS } from './wallet/wallet-outputs.js';
 import { WalletService } from './wallet/wallet-service.js';
 
 export const DEVNET_HOST = '127.0.0.1';
+
+/** A devnet port could not be bound; the message names it. */
+export class DevnetListenError extends FuegoPoolError<'DEVNET_PORT_IN_USE' | 'DEVNET_LISTEN_FAILED'> {}
+
+async function listenOn(server: RpcHttpServer, name: 'daemon' | 'wallet', port: number): Promise<void> {
+  try {
+    await server.start();
+  } catch (error) {
+    const where = `${DEVNET_HOST}:${port}`;
+    const errno = (error as NodeJS.ErrnoException | null)?.code;
+    if (errno === 'EADDRINUSE') {
+      throw new DevnetListenError(
+        'DEVNET_PORT_IN_USE',
+        `${name} port ${where} is already in use`,
+        { port },
+        { cause: error },
+      );
+    }
+    const detail = error instanceof Error ? error.message : String(error);
+    throw new DevnetListenError(
+      'DEVNET_LISTEN_FAILED',
+      `${name} port ${where}: ${detail}`,
+      { port, errno },
+      {
+        cause: error,
+      },
+    );
+  }
+}
 
 export interface DevnetModules {
   /** cn/upx2 implementation used to check submitted blocks (one hash per submitblock). */
@@ -119,8 +149,14 @@ export class Devnet {
       const maturity = Math.max(this.config.daemon.coinbaseMaturityBlocks, SPENDABLE_CONFIRMATIONS);
       this.control.mineBlocks(1 + maturity);
     }
-    await this.#daemonServer.start();
-    await this.#walletServer.start();
+    await listenOn(this.#daemonServer, 'daemon', this.config.daemon.port);
+    try {
+      await listenOn(this.#walletServer, 'wallet', this.config.wallet.port);
+    } catch (error) {
+      // Or the daemon server would keep the process alive after the failed start.
+      await this.#daemonServer.stop();
+      throw error;
+    }
     const busyMs = this.config.daemon.startBusyMs;
     if (busyMs > 0) {
       this.#busyTimer = setTimeout(() => {

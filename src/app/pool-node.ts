@@ -413,7 +413,9 @@ async function startControl(
     stratum: stratum.surface?.control.stratum ?? null,
     // Whatever the roles of this process: the pool's bans.
     bans: context.bans,
-    templates: () => served?.templates ?? leader?.templates() ?? null,
+    // The leading term's daemon poller first: it knows when the daemon fails (with why). The
+    // stratum role's copy from Redis stays healthy while it has any template.
+    templates: () => leader?.templates() ?? served?.templates ?? null,
     leader: leader === null ? null : () => leader.loop(),
     events: shared.events,
     stats: createControlStats(

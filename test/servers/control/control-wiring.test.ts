@@ -40,7 +40,7 @@ const wiringFits = {
   ): Omit<ControlServerModules, 'stats' | 'logger'> => ({
     backend: served?.backend ?? null,
     stratum: served?.server ?? null,
-    templates: () => served?.templates ?? polled?.templates() ?? null,
+    templates: () => polled?.templates() ?? served?.templates ?? null,
     leader: polled === null ? null : () => polled.loop(),
   }),
   notifications: (

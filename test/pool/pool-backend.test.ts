@@ -694,7 +694,10 @@ describe('PoolBackend stale shares and template changes', () => {
   });
 
   it('broadcasts in chunks so a large pool does not block the event loop', async () => {
-    const { login, templates, backend } = setup({ options: { broadcastChunkSize: 10 } });
+    // Chunks by count only: a loaded machine must not cut a turn short at the default 15 ms slice.
+    const { login, templates, backend } = setup({
+      options: { broadcastChunkSize: 10, broadcastSliceMs: 60_000 },
+    });
     const sessions = [];
     for (let i = 0; i < 35; i++) sessions.push(await login());
     templates.emit(activeTemplate(2, 11, HUGE), 'new-block');
@@ -710,7 +713,7 @@ describe('PoolBackend stale shares and template changes', () => {
   });
 
   it('a newer template abandons a broadcast in progress; everyone ends on the newest', async () => {
-    const { login, templates } = setup({ options: { broadcastChunkSize: 5 } });
+    const { login, templates } = setup({ options: { broadcastChunkSize: 5, broadcastSliceMs: 60_000 } });
     const sessions = [];
     for (let i = 0; i < 12; i++) sessions.push(await login());
     templates.emit(activeTemplate(2, 11, HUGE), 'new-block');

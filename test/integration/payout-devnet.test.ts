@@ -236,9 +236,12 @@ describe('payouts through the devnet wallet', () => {
           expect((await store.getBatch(batch!.id))?.state).toBe('sending');
           expect(devnetTransactionsWithBatch(devnet, batch!.id)).toEqual([]);
         }
-        // The dead runner's lock expires by itself; until then a new run is refused.
+        // The dead runner's lock expires by itself; until then a new run is refused. A wallet the
+        // loaded machine keeps from answering in time holds the pass (seen once in a full run):
+        // that is not what this test is about, so it is asked again too.
         let summary = await recovering().runOnce();
-        for (let tries = 0; summary.skipped === 'locked' && tries < 50; tries++) {
+        const retry = (skipped: string | null) => skipped === 'locked' || skipped === 'wallet-unhealthy';
+        for (let tries = 0; retry(summary.skipped) && tries < 50; tries++) {
           await new Promise((resolve) => setTimeout(resolve, 100));
           summary = await recovering().runOnce();
         }

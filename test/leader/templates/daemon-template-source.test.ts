@@ -90,6 +90,24 @@ async function until(condition: () => boolean, timeoutMs = 2_000): Promise<void>
   }
 }
 
+/** A source refreshing every 30 s on a clock the test moves with `advance`. */
+function refreshingSource() {
+  let now = 1_000_000;
+  const daemon = new ScriptedDaemon();
+  const source = new DaemonTemplateSource(options({ refreshIntervalMs: 30_000 }), {
+    daemon,
+    logger,
+    clock: () => now,
+  });
+  return {
+    daemon,
+    source,
+    advance: (ms: number) => {
+      now += ms;
+    },
+  };
+}
+
 describe('DaemonTemplateSource', () => {
   it('waits while the daemon is busy, then serves the real template', async () => {
     const daemon = new ScriptedDaemon();
@@ -131,18 +149,12 @@ describe('DaemonTemplateSource', () => {
   });
 
   it('refreshes at the same height without announcing when no transaction changed', async () => {
-    let now = 1_000_000;
-    const daemon = new ScriptedDaemon();
-    const source = new DaemonTemplateSource(options({ refreshIntervalMs: 30_000 }), {
-      daemon,
-      logger,
-      clock: () => now,
-    });
+    const { daemon, source, advance } = refreshingSource();
     const changes: TemplateChange[] = [];
     source.onTemplate((_t, change) => changes.push(change));
     await source.start();
     source.stop();
-    now += 30_000;
+    advance(30_000);
     await source.pollOnce();
     expect(daemon.templateCalls).toBe(2);
     expect(changes).toEqual(['new-block']);
@@ -151,36 +163,24 @@ describe('DaemonTemplateSource', () => {
   it('a template the daemon still gives at each refresh is not stale, however long the block takes', async () => {
     // Fuego's blocks come every 480 s on average, often with no transaction: the template stays
     // the same, and /health calls a template older than api.maxTemplateAgeMs (120 s) stale.
-    let now = 1_000_000;
-    const daemon = new ScriptedDaemon();
-    const source = new DaemonTemplateSource(options({ refreshIntervalMs: 30_000 }), {
-      daemon,
-      logger,
-      clock: () => now,
-    });
+    const { daemon, source, advance } = refreshingSource();
     await source.start();
     source.stop();
     for (let step = 0; step < 10; step++) {
-      now += 30_000;
+      advance(30_000);
       await source.pollOnce();
     }
     expect(daemon.templateCalls).toBe(11);
     expect(source.status().templateAgeMs).toBeLessThanOrEqual(30_000);
     // The daemon away: the age grows from the last answer.
     daemon.down = true;
-    now += 200_000;
+    advance(200_000);
     await source.pollOnce().catch(() => undefined);
     expect(source.status().templateAgeMs).toBe(200_000);
   });
 
   it('a refresh that finds the tip moved since the header serves the new template at once, transactions or not', async () => {
-    let now = 1_000_000;
-    const daemon = new ScriptedDaemon();
-    const source = new DaemonTemplateSource(options({ refreshIntervalMs: 30_000 }), {
-      daemon,
-      logger,
-      clock: () => now,
-    });
+    const { daemon, source, advance } = refreshingSource();
     const seen: Array<[number, TemplateChange]> = [];
     source.onTemplate((t, change) => seen.push([t.height, change]));
     await source.start();
@@ -189,7 +189,7 @@ describe('DaemonTemplateSource', () => {
     const oldTip = daemon.template.blocktemplate_blob.slice(4, 68);
     daemon.getLastBlockHeader = async () => ({ hash: oldTip }) as BlockHeader;
     daemon.template = realTemplate(11);
-    now += 30_000;
+    advance(30_000);
     await source.pollOnce();
     expect(seen).toEqual([
       [10, 'new-block'],

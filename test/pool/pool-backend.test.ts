@@ -37,6 +37,8 @@ interface SetupOptions {
   noTemplate?: boolean;
   options?: Partial<PoolBackendOptions>;
   logger?: Logger;
+  /** A clock for intervals apart from the wall clock (the default: the wall clock). */
+  elapsedClock?: TestClock;
 }
 
 function setup(setupOptions: SetupOptions = {}) {
@@ -66,6 +68,7 @@ function setup(setupOptions: SetupOptions = {}) {
     daemon,
     logger: setupOptions.logger ?? silentLogger,
     clock: clock.now,
+    ...(setupOptions.elapsedClock ? { elapsedClock: setupOptions.elapsedClock.now } : {}),
     bans,
   });
 
@@ -806,6 +809,44 @@ describe('PoolBackend vardiff', () => {
     backend.tick();
     expect(proxy.sink.jobs).toHaveLength(1);
     expect(miner.sink.jobs).toHaveLength(0);
+  });
+});
+
+describe('PoolBackend when the wall clock steps', () => {
+  const HOUR = 3_600_000;
+
+  it('a step forward does not lower a quiet miner’s difficulty', async () => {
+    const elapsed = new TestClock();
+    const { login, backend, clock } = setup({ elapsedClock: elapsed });
+    const { sink } = await login({ login: ADDRESS }, { startDifficulty: 1000 });
+    // An NTP correction (or a VM resumed) moves the wall clock an hour; a second passed.
+    clock.advance(HOUR);
+    elapsed.advance(1000);
+    backend.tick();
+    expect(sink.jobs).toEqual([]);
+  });
+
+  it('a step forward does not expire the previous tip’s shares still in their grace', async () => {
+    const elapsed = new TestClock();
+    const { login, backend, templates, ledger, clock } = setup({ elapsedClock: elapsed });
+    const { sessionId, job } = await login();
+    templates.emit(activeTemplate(2, 11, HUGE), 'new-block');
+    clock.advance(HOUR);
+    elapsed.advance(500);
+    await expect(backend.submit(sessionId, { jobId: job.job_id, ...mine(job, 1) })).resolves.toBeUndefined();
+    expect(ledger.shares.at(-1)).toMatchObject({ stale: true, height: 10 });
+  });
+
+  it('a step back does not keep the previous tip’s shares credited past their grace', async () => {
+    const elapsed = new TestClock();
+    const { login, backend, templates, clock } = setup({ elapsedClock: elapsed });
+    const { sessionId, job } = await login();
+    templates.emit(activeTemplate(2, 11, HUGE), 'new-block');
+    clock.advance(-HOUR);
+    elapsed.advance(DEFAULT_POOL_BACKEND_OPTIONS.staleGraceMs + 1);
+    await expect(backend.submit(sessionId, { jobId: job.job_id, ...mine(job, 1) })).rejects.toMatchObject({
+      code: 'BLOCK_EXPIRED',
+    });
   });
 });
 

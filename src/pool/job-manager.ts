@@ -14,6 +14,7 @@ export interface JobManagerOptions {
 export interface JobManagerModules {
   readonly templates: TemplateSource;
   readonly extraNonces: ExtraNonceAllocator;
+  /** A clock that never steps (see PoolBackendModules.elapsedClock): when a tip was superseded, when a job was issued. */
   readonly clock: () => number;
 }
 

@@ -43,7 +43,6 @@ export interface MinerSessionInit {
   readonly vardiff: Vardiff | undefined;
   readonly fixedDifficulty: number;
   readonly jobsPerSession: number;
-  readonly nowMs: number;
 }
 
 /** Job ids no longer kept but still recognised, so a late share on them is "Block expired", not a reconnect. */
@@ -67,7 +66,6 @@ export class MinerSession {
   /** xmrig-proxy, xmr-node-proxy or a NiceHash rig: many miners behind one blob, any 32-bit nonce, periodic fresh jobs. */
   readonly isProxy: boolean;
   readonly vardiff: Vardiff | undefined;
-  lastActivityMs: number;
   readonly #fixedDifficulty: number;
   readonly #jobsPerSession: number;
   readonly #jobs = new Map<string, IssuedJob>();
@@ -87,7 +85,6 @@ export class MinerSession {
     this.vardiff = init.vardiff;
     this.#fixedDifficulty = init.fixedDifficulty;
     this.#jobsPerSession = Math.max(1, init.jobsPerSession);
-    this.lastActivityMs = init.nowMs;
   }
 
   get ip(): string {

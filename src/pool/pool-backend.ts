@@ -1,4 +1,5 @@
 import { randomInt, randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import type { Logger } from '../log/logger.js';
 import type { ShareLedger } from '../model/share-ledger.js';
 import { AddressCache } from './address-cache.js';
@@ -73,7 +74,15 @@ export interface PoolBackendModules {
   readonly ledger: ShareLedger;
   readonly daemon: BlockSubmitter & AliasDaemon;
   readonly logger: Logger;
+  /** The wall clock: share timestamps, ban expiry (bans are shared between hosts), alias cache. */
   readonly clock?: () => number;
+  /**
+   * A clock that never steps, for intervals: vardiff windows, the stale grace, proxy refreshes. A
+   * wall-clock step (an NTP correction, a resumed VM) would otherwise retarget every miner at once
+   * or expire, or extend, the previous tip's grace. Milliseconds; defaults to the process's
+   * monotonic clock.
+   */
+  readonly elapsedClock?: () => number;
   /**
    * The pool's bans: the ban policy's decisions go there, logins and submits ask it, and the
    * sessions of an IP it bans (whoever decided it) are closed.
@@ -83,6 +92,11 @@ export interface PoolBackendModules {
 
 /** The metrics snapshot's type lives with the counters; callers take it from the pool core. */
 export type { PoolBackendMetrics };
+
+/** Milliseconds from a point near process start that only go forward (CLOCK_MONOTONIC). */
+function monotonicMs(): number {
+  return performance.timeOrigin + performance.now();
+}
 
 const EXTENSIONS: readonly string[] = Object.freeze(['algo', 'keepalive']);
 
@@ -94,6 +108,7 @@ export class PoolBackend implements StratumBackend {
   readonly #options: PoolBackendOptions;
   readonly #modules: PoolBackendModules;
   readonly #clock: () => number;
+  readonly #elapsedClock: () => number;
   readonly #logger: Logger;
   readonly #sessions = new Map<string, MinerSession>();
   readonly #jobs: JobManager;
@@ -116,6 +131,7 @@ export class PoolBackend implements StratumBackend {
     this.#options = options;
     this.#modules = modules;
     this.#clock = modules.clock ?? Date.now;
+    this.#elapsedClock = modules.elapsedClock ?? monotonicMs;
     this.#logger = modules.logger.child({ module: 'pool' });
     const extraNonces = new ExtraNonceAllocator({
       nodeId: options.nodeId,
@@ -123,7 +139,7 @@ export class PoolBackend implements StratumBackend {
     });
     this.#jobs = new JobManager(
       { staleGraceMs: options.staleGraceMs },
-      { templates: modules.templates, extraNonces, clock: this.#clock },
+      { templates: modules.templates, extraNonces, clock: this.#elapsedClock },
     );
     this.#shares = new ShareProcessor({
       jobs: this.#jobs,
@@ -132,6 +148,7 @@ export class PoolBackend implements StratumBackend {
       daemon: modules.daemon,
       logger: this.#logger,
       clock: this.#clock,
+      elapsedClock: this.#elapsedClock,
       onBlockRefused: (reason) => this.#counters.blockRefused(reason),
     });
     this.#bans = new BanEnforcement(options, {
@@ -252,7 +269,6 @@ export class PoolBackend implements StratumBackend {
         : await this.#aliases.resolve(parsed.payee.alias);
     if (this.#closed) throw new StratumError('NO_TEMPLATE', { reason: 'CLOSED' });
 
-    const now = this.#clock();
     const portDifficulty =
       connection.startDifficulty >= 1 ? connection.startDifficulty : this.#options.defaultDifficulty;
     const fixed = parsed.fixedDifficulty !== undefined || connection.fixedDifficulty;
@@ -267,10 +283,9 @@ export class PoolBackend implements StratumBackend {
       worker: parsed.worker,
       solo: parsed.solo || connection.solo,
       agent: typeof request.agent === 'string' ? request.agent.slice(0, 256) : '',
-      vardiff: fixed ? undefined : new Vardiff(vardiffConfig, startDifficulty, now),
+      vardiff: fixed ? undefined : new Vardiff(vardiffConfig, startDifficulty, this.#elapsedClock()),
       fixedDifficulty: startDifficulty,
       jobsPerSession: this.#options.jobsPerSession,
-      nowMs: now,
     });
     const job = this.#issue(session);
     this.#sessions.set(session.id, session);
@@ -290,7 +305,6 @@ export class PoolBackend implements StratumBackend {
 
   getJob(sessionId: string): StratumJob {
     const session = this.#session(sessionId);
-    session.lastActivityMs = this.#clock();
     return this.#issue(session);
   }
 
@@ -305,7 +319,6 @@ export class PoolBackend implements StratumBackend {
       this.#counters.shareRejected('BANNED');
       throw new StratumError('BANNED');
     }
-    session.lastActivityMs = this.#clock();
     let outcome: Awaited<ReturnType<ShareProcessor['process']>>;
     try {
       outcome = await this.#shares.process(session, request);
@@ -317,7 +330,7 @@ export class PoolBackend implements StratumBackend {
     }
     this.#bans.record(session, 'OK');
     this.#counters.shareAccepted(outcome);
-    const retarget = session.vardiff?.recordShare(this.#clock(), outcome.share.difficulty);
+    const retarget = session.vardiff?.recordShare(this.#elapsedClock(), outcome.share.difficulty);
     if (
       retarget !== undefined &&
       this.#sessions.get(session.id) === session &&
@@ -328,7 +341,8 @@ export class PoolBackend implements StratumBackend {
   }
 
   keepalive(sessionId: string): void {
-    this.#session(sessionId).lastActivityMs = this.#clock();
+    // Only checks the session: the connection's idle timer is what a keepalive resets.
+    this.#session(sessionId);
   }
 
   disconnect(sessionId: string): void {
@@ -355,7 +369,7 @@ export class PoolBackend implements StratumBackend {
    * ban-list pruning.
    */
   tick(): void {
-    const now = this.#clock();
+    const now = this.#elapsedClock();
     for (const session of this.#sessions.values()) {
       const retarget = session.vardiff?.review(now);
       const proxyDue =

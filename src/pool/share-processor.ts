@@ -28,7 +28,10 @@ export interface ShareProcessorModules {
   readonly ledger: ShareLedger;
   readonly daemon: BlockSubmitter;
   readonly logger: Logger;
+  /** The wall clock, for share timestamps. */
   readonly clock: () => number;
+  /** A clock that never steps, for the stale grace (see PoolBackendModules.elapsedClock). */
+  readonly elapsedClock: () => number;
   /** Told the reason of every refused block once it is known (after the miner was answered). */
   readonly onBlockRefused?: (reason: BlockRefusalReason) => void;
 }
@@ -92,14 +95,14 @@ export class ShareProcessor {
   }
 
   async process(session: MinerSession, request: SubmitRequest): Promise<ShareOutcome> {
-    const { jobs, clock } = this.#modules;
+    const { jobs, elapsedClock } = this.#modules;
     const found = session.findJob(String(request.jobId));
     if (found === undefined)
       throw new StratumError('INVALID_JOB_ID', { jobId: String(request.jobId).slice(0, 64) });
     if (found === 'retired')
       throw new StratumError('BLOCK_EXPIRED', { jobId: request.jobId, reason: 'RETIRED' });
     const job = found;
-    const freshnessAtReceipt = jobs.freshness(job, clock());
+    const freshnessAtReceipt = jobs.freshness(job, elapsedClock());
     if (freshnessAtReceipt === 'expired') throw new StratumError('BLOCK_EXPIRED', { jobId: job.jobId });
 
     if (typeof request.nonce !== 'string' || !NONCE_PATTERN.test(request.nonce)) {
@@ -131,12 +134,13 @@ export class ShareProcessor {
 
     // Re-read the tip: a block may have arrived while the hash was computed. Such a share is still
     // credited (it was valid when it came) but is no longer worth submitting.
-    let freshness: JobFreshness = freshnessAtReceipt === 'current' ? jobs.freshness(job, clock()) : 'stale';
+    let freshness: JobFreshness =
+      freshnessAtReceipt === 'current' ? jobs.freshness(job, elapsedClock()) : 'stale';
     let endTurn: (() => void) | undefined;
     if (freshness === 'current' && checkHash(hash, job.template.active.networkDifficulty)) {
       endTurn = await this.#blockTurn(job.template.active);
       // The block before this one on the same tip may have been accepted meanwhile.
-      freshness = jobs.freshness(job, clock());
+      freshness = jobs.freshness(job, elapsedClock());
       if (freshness !== 'current') {
         endTurn();
         endTurn = undefined;
@@ -147,7 +151,7 @@ export class ShareProcessor {
       worker: session.worker,
       difficulty: job.difficulty,
       height: job.template.active.height,
-      timestampMs: clock(),
+      timestampMs: this.#modules.clock(),
       solo: session.solo,
       stale: freshness !== 'current',
     };

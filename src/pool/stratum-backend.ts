@@ -70,7 +70,7 @@ export interface StratumBackend {
    * (UNAUTHENTICATED, INVALID_JOB_ID, BLOCK_EXPIRED, DUPLICATE_SHARE, LOW_DIFFICULTY, ...).
    */
   submit(sessionId: string, request: SubmitRequest): Promise<void>;
-  /** Refreshes the session's activity; throws UNAUTHENTICATED for an unknown session. */
+  /** A keepalived for the session; throws UNAUTHENTICATED for an unknown session. */
   keepalive(sessionId: string): void;
   /** The connection is gone: forget the session. */
   disconnect(sessionId: string): void;

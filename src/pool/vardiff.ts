@@ -68,7 +68,8 @@ export class Vardiff {
    */
   review(nowMs: number): number | undefined {
     if (nowMs < this.#windowStartMs) {
-      // The wall clock stepped back: start the window again now rather than wait out the step.
+      // A clock that went back (the pool passes a monotonic one; a caller might not): start the
+      // window again now rather than wait out the step.
       this.#restartWindow(nowMs);
       return undefined;
     }

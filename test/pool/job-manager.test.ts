@@ -38,7 +38,6 @@ function setup(networkDifficulty: bigint) {
           : undefined,
       fixedDifficulty: difficulty,
       jobsPerSession: 4,
-      nowMs: clock.nowMs,
     });
   }
   /** The difficulty of the wire target and of the kept job (what shares are checked and credited at). */

@@ -37,7 +37,7 @@ interface SetupOptions {
   noTemplate?: boolean;
   options?: Partial<PoolBackendOptions>;
   logger?: Logger;
-  /** A clock for intervals apart from the wall clock (the default: the wall clock). */
+  /** A clock for intervals apart from the wall clock (by default the one test clock is both). */
   elapsedClock?: TestClock;
 }
 
@@ -68,7 +68,7 @@ function setup(setupOptions: SetupOptions = {}) {
     daemon,
     logger: setupOptions.logger ?? silentLogger,
     clock: clock.now,
-    ...(setupOptions.elapsedClock ? { elapsedClock: setupOptions.elapsedClock.now } : {}),
+    elapsedClock: (setupOptions.elapsedClock ?? clock).now,
     bans,
   });
 

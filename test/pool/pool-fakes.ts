@@ -326,6 +326,7 @@ export function hostTestBackend(overrides: Partial<PoolBackendOptions> = {}) {
       daemon: new FakeDaemon(),
       logger: silentLogger,
       clock: clock.now,
+      elapsedClock: clock.now,
       bans,
     },
   );

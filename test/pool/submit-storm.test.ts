@@ -55,6 +55,7 @@ async function setup() {
       daemon: new FakeDaemon(),
       logger: silentLogger,
       clock: clock.now,
+      elapsedClock: clock.now,
       bans,
     },
   );

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { Redis, RedisOptions } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RedisBanRegistry, type RedisBanRegistryOptions } from '../../src/cluster/redis-ban-registry.js';
 import { createLogger } from '../../src/log/logger.js';
@@ -36,6 +36,14 @@ async function startRegistry(
   const changes: BanChange[] = [];
   registry.onChange((change) => changes.push(change));
   return { registry, changes };
+}
+
+/** A client of the test Redis of this test's own, with `options` (its subscriber inherits them). */
+async function ownClient(options: RedisOptions = {}): Promise<Redis> {
+  const client = redis.duplicate(options);
+  clients.push(client);
+  await client.connect();
+  return client;
 }
 
 function automatic(ip: string, seconds = 60) {
@@ -117,6 +125,59 @@ describe('the pool ban registry over Redis', () => {
     expect((await restarted.registry.list()).find((b) => b.ip === '10.0.0.2')).toMatchObject({
       manual: true,
     });
+  });
+
+  it('an unban announced while a host was resubscribing is caught up once it is back: IPv4, IPv6 /64 and /48', async () => {
+    const keyPrefix = freshPrefix();
+    const a = await startRegistry({ keyPrefix, origin: 'host-a' });
+    // Host b reconnects 400 ms after a drop: the unbans below are announced while it is away.
+    const b = await startRegistry(
+      { keyPrefix, origin: 'host-b' },
+      await ownClient({ retryStrategy: () => 400 }),
+    );
+    const bans = ['203.0.113.20', '2001:db8:20:1::/64', '2001:db8:21::/48', '203.0.113.21'];
+    for (const ip of bans) await a.registry.ban(manualBan(ip, 600, 'operator', Date.now()));
+    await b.registry.ban(automatic('203.0.113.22'));
+    await until(() => (bans.every((ip) => b.registry.isBanned(ip)) ? true : undefined), 5_000, 'the bans');
+
+    await redis.client('KILL', 'TYPE', 'pubsub');
+    expect(await a.registry.unban('203.0.113.20')).toBe(true);
+    expect(await a.registry.unban('2001:db8:20:1::9')).toBe(true);
+    expect(await a.registry.unban('2001:db8:21::/48')).toBe(true);
+
+    await until(
+      () =>
+        ['203.0.113.20', '2001:db8:20:1::/64', '2001:db8:21::/48'].some((ip) => b.registry.isBanned(ip))
+          ? undefined
+          : true,
+      5_000,
+      'the missed unbans caught up',
+    );
+    expect(b.changes.flatMap((c) => (c.kind === 'unbanned' ? [c.ip] : []))).toEqual(
+      expect.arrayContaining(['203.0.113.20', '2001:db8:20:1::/64', '2001:db8:21::/48']),
+    );
+    // What the list still holds stays: a's ban it did not lift, and b's own.
+    expect((await b.registry.list()).map((entry) => entry.ip).sort()).toEqual([
+      '203.0.113.21',
+      '203.0.113.22',
+    ]);
+  });
+
+  it('an unban announced while a host cannot resubscribe is caught up at its next prune', async () => {
+    const keyPrefix = freshPrefix();
+    const a = await startRegistry({ keyPrefix, origin: 'host-a' });
+    // Host b's subscriber does not come back after a drop; its command connection stays.
+    const b = await startRegistry(
+      { keyPrefix, origin: 'host-b', pruneIntervalMs: 200 },
+      await ownClient({ retryStrategy: () => null }),
+    );
+    await a.registry.ban(automatic('203.0.113.30'));
+    await until(() => (b.registry.isBanned('203.0.113.30') ? true : undefined), 5_000, 'the ban');
+
+    await redis.client('KILL', 'TYPE', 'pubsub');
+    expect(await a.registry.unban('203.0.113.30')).toBe(true);
+    await until(() => (b.registry.isBanned('203.0.113.30') ? undefined : true), 5_000, 'the missed unban');
+    expect(b.changes.at(-1)).toEqual({ kind: 'unbanned', ip: '203.0.113.30' });
   });
 
   it('Redis away: a ban or unban still holds where it was made, and says it was not shared', async () => {

@@ -12,12 +12,18 @@ end
 return 0
 `;
 
-/** Where bans heard from other processes, or found in Redis at start, are applied. */
+/** Where bans heard from other processes, or read from Redis, are applied. */
 export interface BanListSink {
   /** A ban decided elsewhere, without announcing it again. */
   adopt(ban: Ban): void;
   /** Lifted elsewhere (by an operator). */
   lift(ip: string): void;
+  /**
+   * The list is read (at start, after a reconnect, at a prune): `read` sends the read when called
+   * and resolves with the running bans; the sink takes them, lifts what the list no longer holds,
+   * and resolves with them too (rejects as `read` does).
+   */
+  catchUp(read: () => Promise<readonly Ban[]>): Promise<readonly Ban[]>;
 }
 
 type BanMessage =
@@ -94,10 +100,10 @@ export class RedisBanList {
   }
 
   /**
-   * Applies the bans still running in Redis (dropping those that ran out), then follows the other
-   * hosts' bans and unbans. Subscribes first, so nothing announced during the load is missed; and
-   * reads them again after every reconnect and prune, since pub/sub drops what is announced while
-   * the subscription is down (a ban held at least as long is not taken twice).
+   * Hands the sink the bans still running in Redis (dropping those that ran out), then follows the
+   * other hosts' bans and unbans. Subscribes first, so nothing announced during the load is missed;
+   * and has the sink catch up again after every reconnect and prune, since pub/sub drops what is
+   * announced while the subscription is down, bans and unbans alike.
    */
   async start(sink: BanListSink): Promise<void> {
     const subscriber = await openSubscriber(this.#redis, 'fuego-pool-bans', this.#logger);
@@ -107,17 +113,13 @@ export class RedisBanList {
     });
     await subscriber.subscribe(this.keys.banChannel);
 
-    const running = await this.#prune();
-    for (const entry of running) sink.adopt(entry);
+    const running = await sink.catchUp(() => this.#prune());
     if (running.length > 0)
       this.#logger.info({ bans: running.length }, 'bans still running taken over from Redis');
     const catchUp = () =>
-      this.#prune().then(
-        (bans) => {
-          for (const entry of bans) sink.adopt(entry);
-        },
-        (error: unknown) => this.#logger.debug({ err: error }, 'reading the bans failed; next time'),
-      );
+      sink
+        .catchUp(() => this.#prune())
+        .catch((error: unknown) => this.#logger.debug({ err: error }, 'reading the bans failed; next time'));
     subscriber.on('ready', () => void catchUp());
     // Bans run out by themselves; their fields would pile up (one per banned IP) until a restart.
     this.#pruneTimer = setInterval(() => void catchUp(), this.#pruneIntervalMs);

@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from '../log/logger.js';
 import type { Ban, BanChange, BanEntry, BanRegistry } from '../pool/ban-registry.js';
 import { LocalBans } from '../pool/local-bans.js';
+import { BanListReconciler } from './ban-list-reconciler.js';
 import { RedisBanList } from './redis-ban-list.js';
 
 export interface RedisBanRegistryOptions {
@@ -12,20 +13,23 @@ export interface RedisBanRegistryOptions {
   readonly ipv6PrefixLength: number;
   /** stratum.bans.exemptIps: another host's automatic ban of one of these is not taken here. */
   readonly exemptIps: readonly string[];
-  /** How often bans that ran out are removed from Redis. */
+  /** How often bans that ran out are removed from Redis and this view is reconciled with the list. */
   readonly pruneIntervalMs?: number;
 }
 
 /**
  * The pool's bans with the Redis ban list (`<p>:bans`, see RedisBanList) as the source of truth,
  * one per pool process whatever its roles. Its view (what `isBanned` and `list` answer) is loaded
- * from Redis at start and kept current by the ban channel; a ban or unban made here is in force
- * here at once, then stored and announced. If Redis is away, it still holds where it was made
- * (ban() and unban() reject, so the operator hears the rest of the pool did not get it).
+ * from Redis at start, kept current by the ban channel, and reconciled with Redis after every
+ * reconnect of the channel and at every prune (what the channel missed, bans and unbans alike). A
+ * ban or unban made here is in force here at once, then stored and announced. If Redis is away,
+ * it still holds where it was made (ban() and unban() reject, so the operator hears the rest of
+ * the pool did not get it).
  */
 export class RedisBanRegistry implements BanRegistry {
   readonly #list: RedisBanList;
   readonly #local: LocalBans;
+  readonly #reconciler: BanListReconciler;
 
   constructor(
     options: RedisBanRegistryOptions,
@@ -47,13 +51,18 @@ export class RedisBanRegistry implements BanRegistry {
         onListenerError: (error) => logger.error({ err: error }, 'a ban change listener failed'),
       },
     );
+    this.#reconciler = new BanListReconciler(this.#local, modules.clock);
   }
 
-  /** Takes over the bans still running in Redis, then follows the other processes' bans and unbans. */
+  /**
+   * Takes over the bans still running in Redis, then follows the other processes' bans and unbans,
+   * reconciled with Redis again whenever the list is read (see BanListReconciler).
+   */
   async start(): Promise<void> {
     await this.#list.start({
-      adopt: (ban) => void this.#local.adopt(ban),
-      lift: (ip) => void this.#local.remove(ip),
+      adopt: (ban) => void this.#reconciler.adopt(ban),
+      lift: (ip) => void this.#reconciler.lift(ip),
+      catchUp: (read) => this.#reconciler.catchUp(read),
     });
   }
 
@@ -66,14 +75,15 @@ export class RedisBanRegistry implements BanRegistry {
   }
 
   async ban(ban: Ban): Promise<BanEntry> {
-    const entry = this.#local.put(ban);
+    const { entry, stored } = this.#reconciler.put(ban);
     await this.#list.storeBan(entry);
+    stored();
     return entry;
   }
 
   async unban(ip: string): Promise<boolean> {
     const key = this.#local.keyOf(ip);
-    const heldHere = this.#local.remove(key);
+    const heldHere = this.#reconciler.lift(key);
     const stored = await this.#list.storeUnban(key);
     return heldHere || stored;
   }

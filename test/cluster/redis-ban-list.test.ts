@@ -30,6 +30,11 @@ class RecordingSink implements BanListSink {
   lift(ip: string): void {
     this.lifted.push(ip);
   }
+  async catchUp(read: () => Promise<readonly Ban[]>): Promise<readonly Ban[]> {
+    const running = await read();
+    for (const ban of running) this.adopt(ban);
+    return running;
+  }
 }
 
 function ban(ip: string, untilMs: number, overrides: Partial<Ban> = {}): Ban {

@@ -63,7 +63,8 @@ export class BanListReconciler {
       this.#listed.set(key, { at: this.#next(), untilMs: ban.untilMs });
       return true;
     }
-    // A longer ban held from the list stays (heard bans only extend), but the list now ends it here.
+    // The list holds this one now; a longer ban held from it stays (heard bans only extend), and
+    // its absence from a read after this one's end means it ran out there, not that it was lifted.
     if (this.#listed.has(key)) this.#listed.set(key, { at: this.#next(), untilMs: ban.untilMs });
     return false;
   }

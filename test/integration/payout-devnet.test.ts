@@ -110,6 +110,106 @@ describe('payouts through the devnet wallet', () => {
     expect((await runner.runOnce()).batches).toEqual([]);
   });
 
+  it('credits miners back what they were charged above the fee the wallet paid, in proportion, to the unit', async () => {
+    const keyPrefix = uniquePrefix('fee-refund');
+    const miners = ['f1', 'f2', 'f3'].map(minerAddress);
+    const credits = [
+      [miners[0]!, 3n * COIN],
+      [miners[1]!, 2n * COIN],
+      [miners[2]!, COIN + 1n],
+    ] as const;
+    await fundMiners(redis, keyPrefix, credits);
+    const balances = new RedisBalances({ keyPrefix }, { redis });
+    const before = await balances.getTotals();
+    // Charged 100000 split 33334 / 33333 / 33333; the devnet, like walletd 1.9.3, pays 80000.
+    const runner = runnerFor(keyPrefix, {
+      maxTransfersPerTransaction: 3,
+      feePaidBy: 'miners',
+      networkFeeAtomic: 100_000n,
+    });
+    const summary = await runner.runOnce();
+    expect(summary.batches.map((b) => [b.state, b.recipients])).toEqual([['sent', 3]]);
+    const [batch] = await new PayoutStore({ keyPrefix }, { redis }).listRecentBatches();
+    expect(batch?.actualFeeAtomic).toBe(80_000n);
+    // The 20000 surplus in proportion to the charges: 6666.8 / 6666.6 / 6666.6, the two odd units
+    // to the largest charge, then to the lower address of the tied two.
+    const [tieFirst, tieSecond] = [miners[1]!, miners[2]!].sort();
+    const refunds = new Map([
+      [miners[0]!, 6_667n],
+      [tieFirst!, 6_667n],
+      [tieSecond!, 6_666n],
+    ]);
+    const charges = new Map([
+      [miners[0]!, 33_334n],
+      [miners[1]!, 33_333n],
+      [miners[2]!, 33_333n],
+    ]);
+    for (const [address, credited] of credits) {
+      const refund = refunds.get(address)!;
+      const charged = charges.get(address)!;
+      expect(await balances.getBalance(address), address).toMatchObject({
+        balance: refund,
+        inPayout: 0n,
+        paid: credited - charged,
+        networkFees: charged - refund,
+      });
+      const [latest] = await balances.getHistory(address);
+      expect(latest).toMatchObject({
+        reason: 'payout-fee-refund',
+        amountAtomic: refund,
+        balanceAfterAtomic: refund,
+      });
+      expect((await balances.getPayments(address))[0]).toMatchObject({
+        amountAtomic: credited - charged,
+        networkFeeAtomic: charged - refund,
+      });
+    }
+    const after = await balances.getTotals();
+    // The miners paid exactly the wallet's fee; the pool's fee ledger did not move.
+    expect(after.networkFees - before.networkFees).toBe(80_000n);
+    expect(after.poolNetworkFees).toBe(before.poolNetworkFees);
+    // Conservation: nothing created or lost, and what left the wallet is what the ledger paid.
+    const held = (t: typeof before) => t.balance + t.inPayout + t.paid + t.networkFees;
+    expect(held(after)).toBe(held(before));
+    devnet.control.mineBlocks(1);
+    await expectPaidExactlyOnce(devnet, redis, keyPrefix, credits);
+    await expectLedgerConsistent(redis, keyPrefix, miners);
+    // The refunds are balances like any other: below the minimum, they wait for later credits.
+    expect((await runner.runOnce()).batches).toEqual([]);
+  });
+
+  it('lets the pool pay the part of the fee the miners were not charged (wallet fee above the charge)', async () => {
+    const keyPrefix = uniquePrefix('fee-short');
+    const miners = ['s1', 's2'].map(minerAddress);
+    const credits = [
+      [miners[0]!, 2n * COIN],
+      [miners[1]!, 2n * COIN + 7n],
+    ] as const;
+    await fundMiners(redis, keyPrefix, credits);
+    const balances = new RedisBalances({ keyPrefix }, { redis });
+    const runner = runnerFor(keyPrefix, {
+      maxTransfersPerTransaction: 2,
+      feePaidBy: 'miners',
+      networkFeeAtomic: 60_001n,
+    });
+    const summary = await runner.runOnce();
+    expect(summary.batches.map((b) => b.state)).toEqual(['sent']);
+    // Charged 30001 + 30000; the wallet paid 80000: the pool pays the other 19999, nobody more.
+    expect(await balances.getBalance(miners[1]!)).toMatchObject({ balance: 0n, networkFees: 30_001n });
+    expect(await balances.getBalance(miners[0]!)).toMatchObject({ balance: 0n, networkFees: 30_000n });
+    for (const address of miners) {
+      expect((await balances.getHistory(address)).map((h) => h.reason)).toEqual([
+        'payout-sent',
+        'payout-debit',
+        'block-credit',
+      ]);
+    }
+    expect((await balances.getTotals()).poolNetworkFees).toBe(19_999n);
+    devnet.control.mineBlocks(1);
+    await expectPaidExactlyOnce(devnet, redis, keyPrefix, credits);
+    await expectLedgerConsistent(redis, keyPrefix, miners);
+  });
+
   it('pays an integrated address alone, to its standard address with the payment id in extra', async () => {
     const keyPrefix = uniquePrefix('integrated');
     const paymentId = 'ab'.repeat(32);

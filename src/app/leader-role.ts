@@ -4,7 +4,6 @@ import { RedisTemplatePublisher } from '../cluster/redis-template-publisher.js';
 import { someTargetLists } from '../config/notifications-schema.js';
 import type { PoolConfig } from '../config/schema.js';
 import { FUEGO_COINBASE_MATURITY_BLOCKS } from '../fuego/coinbase-maturity.js';
-import { MINIMUM_FEE_ATOMIC } from '../fuego/money.js';
 import { LeaderLoop } from '../leader/leader-loop.js';
 import { DaemonTemplateSource, TemplateSourceError } from '../leader/templates/daemon-template-source.js';
 import { WorkerOfflineWatch } from '../leader/worker-offline-watch.js';
@@ -165,12 +164,6 @@ export class LeaderRole {
       this.#config.network === 'devnet' ? null : confirmDepthWarning(this.#config.payments.confirmDepth);
     if (warning !== null)
       this.#modules.logger.warn({ confirmDepth: this.#config.payments.confirmDepth }, warning);
-    const feeWarning = minersFeeWarning(this.#config.payments.payouts);
-    if (feeWarning !== null)
-      this.#modules.logger.warn(
-        { networkFeeAtomic: this.#config.payments.payouts.networkFeeAtomic },
-        feeWarning,
-      );
     this.election.start();
   }
 
@@ -231,17 +224,4 @@ export class LeaderRole {
 export function confirmDepthWarning(confirmDepth: number): string | null {
   if (confirmDepth >= FUEGO_COINBASE_MATURITY_BLOCKS) return null;
   return `payments.confirmDepth ${confirmDepth} is below Fuego's coinbase maturity (${FUEGO_COINBASE_MATURITY_BLOCKS} blocks): rewards are credited before the wallet can spend them, so payouts will be held for "wallet balance too low" while the pool keeps finding blocks; set it to ${FUEGO_COINBASE_MATURITY_BLOCKS} or more`;
-}
-
-/**
- * walletd 1.9.3 pays MINIMUM_FEE_ATOMIC whatever it is asked. With miners paying the fee, a larger
- * configured one is charged to them in full and the difference stays in the pool wallet.
- */
-export function minersFeeWarning(payouts: {
-  readonly feePaidBy: 'pool' | 'miners';
-  readonly networkFeeAtomic: number;
-}): string | null {
-  const fee = BigInt(payouts.networkFeeAtomic);
-  if (payouts.feePaidBy !== 'miners' || fee <= MINIMUM_FEE_ATOMIC) return null;
-  return `payments.payouts.networkFeeAtomic ${fee} with feePaidBy "miners": miners are charged ${fee} per payout transaction, but walletd 1.9.3 always pays ${MINIMUM_FEE_ATOMIC}, so the difference stays in the pool wallet ("network fees paid by the pool" goes negative in fuego-pool report); set it to ${MINIMUM_FEE_ATOMIC} unless your walletd pays what it is asked`;
 }

@@ -176,7 +176,7 @@ export const payoutConfigSchema = z.strictObject({
     .enum(['pool', 'miners'])
     .default('pool')
     .describe(
-      "Who pays each transaction's network fee: the pool wallet, or its recipients in equal parts (taken from their payouts).",
+      "Who pays each transaction's network fee: the pool wallet, or its recipients in equal parts of networkFeeAtomic (taken from their payouts; what the wallet paid less comes back to their balances once sent).",
     ),
   changeAddress: z
     .string()

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkConfigAddresses } from '../../src/app/config-addresses.js';
-import { confirmDepthWarning, minersFeeWarning } from '../../src/app/leader-role.js';
+import { confirmDepthWarning } from '../../src/app/leader-role.js';
 import {
   feePoliciesFrom,
   maxThresholdAtomicOf,
@@ -109,15 +109,6 @@ describe('payments config', () => {
     );
     expect(confirmDepthWarning(60)).toBeNull();
     expect(confirmDepthWarning(120)).toBeNull();
-  });
-
-  it('warns when miners are charged a network fee above the 80000 walletd 1.9.3 pays', () => {
-    const payouts = (over: object) => parsePaymentsConfig({ payouts: over }).payouts;
-    expect(minersFeeWarning(payouts({ feePaidBy: 'miners', networkFeeAtomic: 100_000 }))).toMatch(
-      /payments\.payouts\.networkFeeAtomic 100000 with feePaidBy "miners": .*walletd 1\.9\.3 always pays 80000/,
-    );
-    expect(minersFeeWarning(payouts({ feePaidBy: 'miners', networkFeeAtomic: 80_000 }))).toBeNull();
-    expect(minersFeeWarning(payouts({ feePaidBy: 'pool', networkFeeAtomic: 100_000 }))).toBeNull();
   });
 
   it('maps the wallet upkeep: on by default, fusions under 100 XFG at half the outputs ready, to the change address', () => {

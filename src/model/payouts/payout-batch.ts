@@ -40,6 +40,11 @@ export interface PayoutBatch {
   readonly sendingAtMs: number | null;
   readonly txHash: string | null;
   readonly actualFeeAtomic: bigint | null;
+  /**
+   * What mark_sent gave back of each transfer's fee share (the miners were charged more than the
+   * wallet paid), in transfer order; null while not sent, or sent before refunds existed.
+   */
+  readonly feeRefundsAtomic: readonly bigint[] | null;
   readonly lastError: string | null;
   readonly lastErrorKind: string | null;
   readonly failReason: string | null;

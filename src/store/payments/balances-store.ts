@@ -34,7 +34,10 @@ export interface PoolTotals extends MinerBalance {
   readonly poolFees: bigint;
   /** Signed sum of manual adjustments. */
   readonly adjustments: bigint;
-  /** Network fees paid by the pool (all of them with feePaidBy 'pool'; rounding otherwise). */
+  /**
+   * Network fees paid by the pool: all of them with feePaidBy 'pool'; otherwise what the wallet
+   * paid above the miners' charge (miners get back what it paid below it, at mark_sent).
+   */
   readonly poolNetworkFees: bigint;
   readonly blocksConfirmed: bigint;
   readonly blocksOrphaned: bigint;
@@ -49,6 +52,7 @@ export type BalanceChangeReason =
   | 'payout-late-found'
   | 'payout-adopted'
   | 'payout-reverted'
+  | 'payout-fee-refund'
   | 'adjustment';
 
 export interface BalanceHistoryEntry {
@@ -67,6 +71,7 @@ export interface PaymentRecord {
   readonly txHash: string;
   /** Negative in the record that reverts a payment the wallet dropped unmined. */
   readonly amountAtomic: bigint;
+  /** The miner's part of the fee the wallet paid: its fee share less any refund. */
   readonly networkFeeAtomic: bigint;
   readonly timestampMs: number;
   /** This record takes back an earlier one of the same transaction (it never reached the miner). */

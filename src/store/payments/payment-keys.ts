@@ -11,18 +11,22 @@ import { keyTag } from '../key-tag.js';
  *   balances/unlocker/payout script - kept.
  * - `<p>:balances:totals` - HASH - the same five fields summed over all miners, plus rewards
  *   (confirmed block rewards), poolFees (fees kept in the wallet: no fee address), adjustments
- *   (manual, signed), poolNetworkFees (network fees the pool paid), blocksConfirmed, blocksOrphaned.
+ *   (manual, signed), poolNetworkFees (network fees the pool paid, signed: batches sent before fee
+ *   refunds kept miners' surplus), blocksConfirmed, blocksOrphaned.
  *   Invariant: rewards + adjustments = credited + poolFees - same scripts - kept.
  * - `<p>:balances:payable` - ZSET - score balance, member address, only balances > 0: the payout
  *   runner's index (no KEYS scans) - same scripts - kept.
  * - `<p>:history:<address>` - STREAM - one entry per balance change: r reason (block-credit,
  *   pool-fee, payout-debit, payout-sent, payout-rollback, payout-late-found, payout-adopted
  *   (an unknown tagged transaction the operator recorded as paid), payout-reverted (a sent
- *   transaction the wallet dropped unmined), adjustment), a signed
+ *   transaction the wallet dropped unmined), payout-fee-refund (mark_sent gives back the part of a
+ *   miner's fee share above its part of the fee the wallet paid; negative when revert_sent takes
+ *   it back), adjustment), a signed
  *   amount, ref (block hash / batch id / note), b balance after, t timestamp ms - same scripts -
  *   MAXLEN ~ historyMaxLength.
  * - `<p>:payments:<address>` - LIST - JSON of each payment sent to the miner, newest first:
- *   batchId, txHash, amountAtomic, networkFeeAtomic (the miner's share), timestampMs - mark_sent -
+ *   batchId, txHash, amountAtomic, networkFeeAtomic (the miner's share of the fee the wallet paid:
+ *   its fee share less the refund), timestampMs - mark_sent -
  *   LTRIM to paymentsMaxLength.
  * - `<p>:block:<hash>:credits` - HASH - address -> atomic units credited for that block -
  *   credit_block - kept (audit; replaces the weights it was split by, the closed round and the

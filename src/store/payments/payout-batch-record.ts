@@ -38,10 +38,24 @@ export function parseBatch(raw: Record<string, string>): PayoutBatch {
     sendingAtMs: num('sendingAtMs'),
     txHash: text('txHash'),
     actualFeeAtomic: raw['actualFee'] === undefined ? null : parseStoredAmount(raw['actualFee'], 'actualFee'),
+    feeRefundsAtomic: parseFeeRefunds(raw['feeRefunds'], bad),
     lastError: text('lastError'),
     lastErrorKind: text('lastErrorKind'),
     failReason: text('failReason'),
     resolution: text('resolution'),
     resolvedAtMs: num('resolvedAtMs'),
   };
+}
+
+/** mark_sent's `feeRefunds`: a JSON list of decimal strings, one per transfer; null before it. */
+function parseFeeRefunds(text: string | undefined, bad: (what: string) => never): bigint[] | null {
+  if (text === undefined) return null;
+  let list: unknown;
+  try {
+    list = JSON.parse(text);
+  } catch {
+    return bad('feeRefunds');
+  }
+  if (!Array.isArray(list)) return bad('feeRefunds');
+  return list.map((item) => parseStoredAmount(String(item), 'fee refund'));
 }

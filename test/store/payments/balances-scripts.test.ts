@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import type { BatchTransfer, PayoutWriter } from '../../../src/model/payouts/payout-batch.js';
+import type { BatchTransfer, PayoutBatch, PayoutWriter } from '../../../src/model/payouts/payout-batch.js';
 import { RedisBalances } from '../../../src/store/payments/balances-store.js';
 import { createPaymentKeys } from '../../../src/store/payments/payment-keys.js';
 import { PayoutStore } from '../../../src/store/payments/payout-store.js';
@@ -317,6 +317,17 @@ describe('money scripts on a real Redis', () => {
       return { s, writer };
     }
 
+    /** A batch whose miners were charged a 100000 network fee between them. */
+    function prepareChargingMiners(
+      s: ReturnType<typeof setup>,
+      writer: PayoutWriter,
+      id: string,
+      transfers: BatchTransfer[],
+    ) {
+      const request = { id, transfers, paymentId: '', walletBlockCount: 100 };
+      return s.payouts.prepareBatch(writer, { ...request, networkFeeAtomic: 100_000n, feePaidBy: 'miners' });
+    }
+
     it('prepare -> sending -> sent moves balance to in-payout to paid, once', async () => {
       const { s, writer } = await funded('batch-sent');
       const id = 'a'.repeat(32);
@@ -364,6 +375,93 @@ describe('money scripts on a real Redis', () => {
         'payout-debit',
         'block-credit',
       ]);
+      await expectLedgerConsistent(redis, s.keyPrefix, [A, B, C]);
+    });
+
+    it('gives a fee surplus back once at mark_sent, takes it back with revert_sent, and again if found late', async () => {
+      const { s, writer } = await funded('batch-refund');
+      const id = '9'.repeat(32);
+      // Charged 100000 (50001 + 49999), the wallet paid 80000: 10001 and 9999 come back.
+      await prepareChargingMiners(s, writer, id, [
+        transfer(A, 949_999n, 50_001n),
+        transfer(B, 1_950_001n, 49_999n),
+      ]);
+      await s.payouts.markSending(writer, id);
+      const sending = (await s.payouts.getBatch(id))!;
+      const txHash = '7'.repeat(64);
+      // Marked sent twice: refunded once.
+      const markSentTwice = async (batch: PayoutBatch) => {
+        const outcome = { txHash, actualFeeAtomic: 80_000n, resolution: 'test' };
+        expect(await s.payouts.markSent(writer, batch, outcome)).toBe(true);
+        expect(await s.payouts.markSent(writer, batch, outcome)).toBe(false);
+        expect(await s.balances.getBalance(A)).toMatchObject({
+          balance: 10_001n,
+          inPayout: 0n,
+          paid: 949_999n,
+          networkFees: 40_000n,
+        });
+        expect(await s.balances.getBalance(B)).toMatchObject({ balance: 9_999n, networkFees: 40_000n });
+        expect((await s.balances.getTotals()).poolNetworkFees).toBe(0n);
+        await expectLedgerConsistent(redis, s.keyPrefix, [A, B, C]);
+      };
+      await markSentTwice(sending);
+      expect(
+        (await s.balances.getHistory(A)).map((h) => [h.reason, h.amountAtomic, h.balanceAfterAtomic]),
+      ).toEqual([
+        ['payout-fee-refund', 10_001n, 10_001n],
+        ['payout-sent', 949_999n, 0n],
+        ['payout-debit', -1_000_000n, 0n],
+        ['block-credit', 1_000_000n, 1_000_000n],
+      ]);
+      expect((await s.balances.getPayments(A))[0]).toMatchObject({
+        amountAtomic: 949_999n,
+        networkFeeAtomic: 40_000n,
+      });
+      const sent = (await s.payouts.getBatch(id))!;
+      expect(sent.feeRefundsAtomic).toEqual([10_001n, 9_999n]);
+      expect(await redis.zscore(s.keys.payable, A)).toBe('10001');
+
+      // The wallet dropped it: everything goes back as it was before the batch, refund included.
+      await s.payouts.revertSent(writer, sent, 'dropped');
+      expect(await s.balances.getBalance(A)).toMatchObject({
+        balance: 1_000_000n,
+        paid: 0n,
+        networkFees: 0n,
+      });
+      expect((await s.balances.getHistory(A)).slice(0, 2).map((h) => [h.reason, h.amountAtomic])).toEqual([
+        ['payout-reverted', 1_000_000n],
+        ['payout-fee-refund', -10_001n],
+      ]);
+      expect((await s.balances.getPayments(A))[0]).toMatchObject({
+        amountAtomic: -949_999n,
+        networkFeeAtomic: -40_000n,
+      });
+      const reverted = (await s.payouts.getBatch(id))!;
+      expect(reverted.feeRefundsAtomic).toBeNull();
+      expect((await s.balances.getTotals()).poolNetworkFees).toBe(0n);
+      expect((await s.balances.getTotals()).networkFees).toBe(0n);
+      await expectLedgerConsistent(redis, s.keyPrefix, [A, B, C]);
+
+      // Mined after all: debited again, refunded again, once.
+      await markSentTwice(reverted);
+    });
+
+    it('refuses a revert whose refunds are not the ones mark_sent recorded, writing nothing', async () => {
+      const { s, writer } = await funded('batch-refund-stale');
+      const id = '8'.repeat(32);
+      await prepareChargingMiners(s, writer, id, [transfer(A, 900_000n, 100_000n)]);
+      const txHash = '6'.repeat(64);
+      await s.payouts.markSent(writer, (await s.payouts.getBatch(id))!, {
+        txHash,
+        actualFeeAtomic: 80_000n,
+        resolution: 'test',
+      });
+      const sent = (await s.payouts.getBatch(id))!;
+      await expect(
+        s.payouts.revertSent(writer, { ...sent, feeRefundsAtomic: null }, 'dropped'),
+      ).rejects.toMatchObject({ code: 'BATCH_STATE' });
+      expect((await s.payouts.getBatch(id))?.state).toBe('sent');
+      expect(await s.balances.getBalance(A)).toMatchObject({ balance: 20_000n, networkFees: 80_000n });
       await expectLedgerConsistent(redis, s.keyPrefix, [A, B, C]);
     });
 

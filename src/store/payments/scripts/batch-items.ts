@@ -1,5 +1,6 @@
 import type { PayoutBatch } from '../../../model/payouts/payout-batch.js';
 import type { PaymentKeys } from '../payment-keys.js';
+import { amountArg } from '../payment-store-error.js';
 
 /**
  * Lua shared by the payout scripts that act on a stored batch (mark_sent, rollback_batch,
@@ -24,13 +25,23 @@ export function balanceItems(keys: PaymentKeys, batch: PayoutBatch) {
   }));
 }
 
-/** One item per transfer of the batch: its miner's balance, history and payments keys. */
-export function paymentItems(keys: PaymentKeys, batch: PayoutBatch) {
-  return batch.transfers.map((t) => ({
-    keys: {
-      balanceKey: keys.balance(t.address),
-      historyKey: keys.history(t.address),
-      paymentsKey: keys.payments(t.address),
-    },
-  }));
+/**
+ * One item per transfer of the batch: its miner's balance, history and payments keys, and how its
+ * fee share settled: `refund` (given back to the miner: refunds[i]) and `netFee` (the rest).
+ */
+export function feeSettlementItems(keys: PaymentKeys, batch: PayoutBatch, refunds: readonly bigint[]) {
+  return batch.transfers.map((t, i) => {
+    const refund = refunds[i] ?? 0n;
+    return {
+      keys: {
+        balanceKey: keys.balance(t.address),
+        historyKey: keys.history(t.address),
+        paymentsKey: keys.payments(t.address),
+      },
+      args: {
+        refund: amountArg(refund, 'fee refund'),
+        netFee: amountArg(t.feeShareAtomic - refund, 'net fee share'),
+      },
+    };
+  });
 }

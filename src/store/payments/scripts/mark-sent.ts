@@ -1,7 +1,8 @@
+import { feeRefunds, poolFeeShare } from '../../../model/payouts/fee-refunds.js';
 import type { PayoutBatch } from '../../../model/payouts/payout-batch.js';
 import type { ScriptCall } from '../../scripts/define-script.js';
 import { amountArg } from '../payment-store-error.js';
-import { BATCH_ITEMS_LUA, paymentItems } from './batch-items.js';
+import { BATCH_ITEMS_LUA, feeSettlementItems } from './batch-items.js';
 import {
   type PayoutCallContext,
   payoutCallBase,
@@ -21,8 +22,10 @@ const LAYOUT = payoutScriptLayout({
     'tag',
     'resolution',
     'batchId',
+    'feeRefundsJson',
   ],
   itemKeys: ['balanceKey', 'historyKey', 'paymentsKey'],
+  itemArgs: ['refund', 'netFee'],
 });
 
 /**
@@ -31,8 +34,11 @@ const LAYOUT = payoutScriptLayout({
  * was rolled back (failed) and then turns out to have gone out is re-debited from the balance
  * (which may go negative: the miner was paid, later credits settle it) - the money stays right.
  * The batch joins the unconfirmed set until its transaction is deep in the chain (or the wallet
- * drops it: revert_sent). One item per transfer: its miner's balance, history and payments.
- * `poolNetworkFee` is signed.
+ * drops it: revert_sent). One item per transfer: its miner's balance, history and payments, what
+ * the miner gets back of a fee share above its part of the fee the wallet paid (`refund`, credited
+ * to the balance with its own history entry; kept in the batch as `feeRefunds` for revert_sent)
+ * and the fee share less it (`netFee`, the miner's network fee). Marking the batch sent is what
+ * refunds, so a refund happens exactly once whichever path marks it. `poolNetworkFee` is signed.
  */
 export const MARK_SENT_LUA = payoutScriptLua(
   LAYOUT,
@@ -41,10 +47,17 @@ local state = redis.call('HGET', batchKey, 'state')
 if not state then return {0, 'BATCH_NOT_FOUND', ''} end
 if state == 'sent' then return {2, redis.call('HGET', batchKey, 'txHash') or ''} end
 local items = batch_items(batchKey)
-if not items then return {0, 'BATCH_STATE', 'keys do not match the batch'} end
-local late = state == 'failed'
+if not items or #items ~= itemCount then return {0, 'BATCH_STATE', 'keys do not match the batch'} end
 for i, item in ipairs(items) do
-  local itemKeys = item_keys(i)
+  local refund = item_args(i).refund
+  if not ge(refund, '0') or not ge(item.fee, refund) then
+    return {0, 'BATCH_STATE', 'a fee refund exceeds its fee share'}
+  end
+end
+local late = state == 'failed'
+local ref = batchId .. ':' .. txHash
+for i, item in ipairs(items) do
+  local itemKeys, settled = item_keys(i), item_args(i)
   local balanceKey = itemKeys.balanceKey
   if late then
     redis.call('HINCRBY', balanceKey, 'balance', negate(item.deb))
@@ -54,21 +67,27 @@ for i, item in ipairs(items) do
     redis.call('HINCRBY', totalsKey, 'inPayout', negate(item.deb))
   end
   redis.call('HINCRBY', balanceKey, 'paid', item.amt)
-  redis.call('HINCRBY', balanceKey, 'networkFees', item.fee)
+  redis.call('HINCRBY', balanceKey, 'networkFees', settled.netFee)
   redis.call('HINCRBY', totalsKey, 'paid', item.amt)
-  redis.call('HINCRBY', totalsKey, 'networkFees', item.fee)
+  redis.call('HINCRBY', totalsKey, 'networkFees', settled.netFee)
   local balance = index_payable(payableKey, balanceKey, item.a)
   local reason = 'payout-sent'
   local amount = item.amt
   if late then reason = 'payout-late-found'; amount = negate(item.deb) end
-  history(itemKeys.historyKey, historyMax, reason, amount, batchId .. ':' .. txHash, balance, now)
+  history(itemKeys.historyKey, historyMax, reason, amount, ref, balance, now)
+  if settled.refund ~= '0' then
+    redis.call('HINCRBY', balanceKey, 'balance', settled.refund)
+    redis.call('HINCRBY', totalsKey, 'balance', settled.refund)
+    balance = index_payable(payableKey, balanceKey, item.a)
+    history(itemKeys.historyKey, historyMax, 'payout-fee-refund', settled.refund, ref, balance, now)
+  end
   redis.call('LPUSH', itemKeys.paymentsKey, cjson.encode({batchId = batchId, txHash = txHash,
-    amountAtomic = item.amt, networkFeeAtomic = item.fee, timestampMs = now}))
+    amountAtomic = item.amt, networkFeeAtomic = settled.netFee, timestampMs = now}))
   redis.call('LTRIM', itemKeys.paymentsKey, 0, tonumber(paymentsMax) - 1)
 end
 redis.call('HINCRBY', totalsKey, 'poolNetworkFees', poolNetworkFee)
 redis.call('HSET', batchKey, 'state', 'sent', 'txHash', txHash, 'actualFee', actualFee,
-  'resolution', resolution, 'resolvedAtMs', now, 'updatedAtMs', now)
+  'feeRefunds', feeRefundsJson, 'resolution', resolution, 'resolvedAtMs', now, 'updatedAtMs', now)
 redis.call('ZREM', openKey, batchId)
 redis.call('ZREM', failedKey, batchId)
 redis.call('HSET', txsKey, txHash, batchId)
@@ -90,7 +109,8 @@ export function buildMarkSentCall(
 ): ScriptCall {
   const { keys } = ctx;
   const base = payoutCallBase(ctx);
-  const minersFeeShare = batch.transfers.reduce((sum, t) => sum + t.feeShareAtomic, 0n);
+  const refunds = feeRefunds(batch.transfers, outcome.actualFeeAtomic);
+  const poolShare = poolFeeShare(batch.transfers, outcome.actualFeeAtomic, refunds);
   return LAYOUT.call({
     keys: {
       ...base.keys,
@@ -106,13 +126,14 @@ export function buildMarkSentCall(
       ...base.args,
       txHash: outcome.txHash,
       actualFee: amountArg(outcome.actualFeeAtomic, 'actualFee'),
-      poolNetworkFee: amountArg(outcome.actualFeeAtomic - minersFeeShare, 'poolNetworkFee', true),
+      poolNetworkFee: amountArg(poolShare, 'poolNetworkFee', true),
       historyMax: String(ctx.historyMaxLength),
       paymentsMax: String(ctx.paymentsMaxLength),
       tag: keys.tag,
       resolution: outcome.resolution,
       batchId: batch.id,
+      feeRefundsJson: JSON.stringify(refunds.map(String)),
     },
-    items: paymentItems(keys, batch),
+    items: feeSettlementItems(keys, batch, refunds),
   });
 }

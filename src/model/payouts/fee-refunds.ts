@@ -17,17 +17,7 @@ export function feeRefunds(transfers: readonly BatchTransfer[], actualFeeAtomic:
   let left = surplus - refunds.reduce((sum, r) => sum + r, 0n);
   const byCharge = transfers
     .map((t, index) => ({ index, share: t.feeShareAtomic, address: t.address }))
-    .sort((a, b) =>
-      a.share === b.share
-        ? a.address < b.address
-          ? -1
-          : a.address > b.address
-            ? 1
-            : 0
-        : a.share > b.share
-          ? -1
-          : 1,
-    );
+    .sort((a, b) => compareDescending(a.share, b.share) || compareAscending(a.address, b.address));
   for (const { index } of byCharge) {
     if (left === 0n) break;
     refunds[index]! += 1n;
@@ -51,4 +41,12 @@ export function poolFeeShare(
 
 function chargedFee(transfers: readonly BatchTransfer[]): bigint {
   return transfers.reduce((sum, t) => sum + t.feeShareAtomic, 0n);
+}
+
+function compareDescending(a: bigint, b: bigint): number {
+  return a === b ? 0 : a > b ? -1 : 1;
+}
+
+function compareAscending(a: string, b: string): number {
+  return a === b ? 0 : a < b ? -1 : 1;
 }

@@ -4,7 +4,7 @@ import type { ChainBlock } from '../../../src/devnet/chain/chain-state.js';
 import type { Devnet } from '../../../src/devnet/devnet.js';
 import { LeaderLoop } from '../../../src/leader/leader-loop.js';
 import type { AcceptedShare } from '../../../src/model/share-ledger.js';
-import { createPoolEventBus } from '../../../src/pool/events.js';
+import { createPoolEventBus, type PoolEventMap } from '../../../src/pool/events.js';
 import { pplnsSplit } from '../../../src/pool/schemes/pplns.js';
 import { propSplit } from '../../../src/pool/schemes/prop.js';
 import { soloSplit } from '../../../src/pool/schemes/solo.js';
@@ -392,6 +392,57 @@ describe('BlockUnlocker against the devnet daemon', () => {
     expect((await s.ledger.getBlockCandidate(block.id))?.status).toBe('rejected');
     expect(await redis.zscore(s.keys.blocksWindowPending, block.id)).toBeNull();
     expect(await redis.exists(s.keys.closedRound(block.height, block.id))).toBe(0);
+  });
+
+  /** A leader loop around `s`'s unlocker (not started: runs are driven by the test) and the block-found events it publishes. */
+  function leaderOf(s: ReturnType<typeof setup>) {
+    const events = createPoolEventBus(() => undefined);
+    const found: PoolEventMap['block-found'][] = [];
+    events.subscribe('block-found', (payload) => found.push(payload));
+    const loop = new LeaderLoop(
+      { unlockIntervalMs: 3_600_000, payoutIntervalMs: null },
+      // Payouts are off (null interval): the runner is never called.
+      { unlocker: s.unlocker, payouts: undefined as never, events, logger: silentLogger },
+    );
+    return { loop, found };
+  }
+
+  it('publishes block-found once for a refused block the unlocker promotes, not again on later runs', async () => {
+    const s = setup('refused-found-event');
+    const block = await findRefusedPplnsBlock(s, 'unknown');
+    const refused = await s.ledger.getBlockCandidate(block.id);
+    const { loop, found } = leaderOf(s);
+
+    await loop.unlockOnce();
+    expect((await s.ledger.getBlockCandidate(block.id))?.status).toBe('pending');
+    expect(found).toEqual([
+      expect.objectContaining({
+        height: block.height,
+        hash: block.id,
+        finderAddress: A,
+        solo: false,
+        timestampMs: refused!.timestampMs,
+      }),
+    ]);
+    // Later runs (pending, then confirmed) find nothing to promote: no second block-found.
+    await loop.unlockOnce();
+    devnet.control.mineBlocks(5);
+    await loop.unlockOnce();
+    expect((await s.ledger.getBlockCandidate(block.id))?.status).toBe('confirmed');
+    expect(found).toHaveLength(1);
+  });
+
+  it('publishes no block-found from the leader for a refused block the stratum side promoted already', async () => {
+    const s = setup('refused-found-by-stratum');
+    const block = await findRefusedPplnsBlock(s, null);
+    // The stratum side's diagnosis found it on the chain first (and announced it itself).
+    const refused = makeCandidate({ hash: block.id, height: block.height, submitResult: 'rejected' });
+    expect(await s.ledger.recordBlockRefusal(refused, 'already-on-chain')).toBe('promoted');
+    const { loop, found } = leaderOf(s);
+
+    await loop.unlockOnce();
+    expect((await s.ledger.getBlockCandidate(block.id))?.status).toBe('pending');
+    expect(found).toEqual([]);
   });
 
   it('PROP: credits the round the block closed, fixed when it was found, whatever came after', async () => {

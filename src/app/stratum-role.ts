@@ -4,7 +4,6 @@ import { NodeIdClaim } from '../cluster/node-id-claim.js';
 import { RedisTemplateSource } from '../cluster/redis-template-source.js';
 import type { PoolConfig } from '../config/schema.js';
 import type { Logger } from '../log/logger.js';
-import type { BlockCandidate, ShareLedger } from '../model/share-ledger.js';
 import type { BanRegistry } from '../pool/ban-registry.js';
 import type { PoolEventBus } from '../pool/events.js';
 import { PoolBackend } from '../pool/pool-backend.js';
@@ -18,6 +17,7 @@ import { StratumServer } from '../servers/stratum/stratum-server.js';
 import { HashrateBatcher } from '../store/hashrate/hashrate-batcher.js';
 import { HashrateBucketWriter } from '../store/hashrate/hashrate-buckets.js';
 import { RedisShareLedger } from '../store/shares/redis-share-ledger.js';
+import { announcingBlocks } from './block-announcing-ledger.js';
 import type { Part } from './parts.js';
 import { replicaAcksOf } from './redis-connection.js';
 import { poolBackendOptionsFrom, stratumServerOptionsFrom } from './stratum-options.js';
@@ -168,33 +168,4 @@ function startShareLedger(
   );
   parts.push({ name: 'ledger', stop: () => ledger.close() });
   return ledger;
-}
-
-/**
- * The ledger, seen by the pool core, announcing each durable, not rejected candidate as
- * `block-found`, and a refused one once it is promoted (found on the chain after all); the leader
- * (here or, through the event relay, elsewhere) polls the daemon at once on it, so miners leave the
- * solved height without waiting for the next poll, and fixes the block's PPLNS window.
- */
-function announcingBlocks(ledger: ShareLedger, events: PoolEventBus): ShareLedger {
-  const announce = (candidate: BlockCandidate): void =>
-    events.publish('block-found', {
-      height: candidate.height,
-      hash: candidate.hash,
-      finderAddress: candidate.share.address,
-      solo: candidate.share.solo,
-      timestampMs: candidate.timestampMs,
-    });
-  return {
-    recordShare: (share) => ledger.recordShare(share),
-    async recordBlockRefusal(candidate, reason) {
-      const outcome = await ledger.recordBlockRefusal(candidate, reason);
-      if (outcome === 'promoted') announce(candidate);
-      return outcome;
-    },
-    async recordBlockCandidate(candidate) {
-      await ledger.recordBlockCandidate(candidate);
-      if (candidate.submitResult !== 'rejected') announce(candidate);
-    },
-  };
 }

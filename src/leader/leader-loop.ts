@@ -97,8 +97,17 @@ export class LeaderLoop {
     await Promise.allSettled([...this.#running]);
   }
 
+  /**
+   * One unlock run, published: each refused block it promotes as `block-found` the moment it is
+   * promoted (found on the chain after all; the stratum side announced none of them, as its
+   * diagnosis did not promote them), then what it decided, so a block promoted and confirmed in
+   * one run is found before it is confirmed.
+   */
   async unlockOnce(): Promise<void> {
-    const result = await this.#modules.unlocker.runOnce();
+    const result = await this.#modules.unlocker.runOnce({
+      onPromoted: (block) =>
+        this.#modules.events.publish('block-found', { ...block, foundAfterRefusal: true }),
+    });
     for (const decision of result.decisions) {
       if (decision.outcome === 'confirmed') {
         this.#modules.events.publish('block-confirmed', {

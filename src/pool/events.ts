@@ -15,13 +15,20 @@ export interface PoolEventMap {
     readonly difficulty: bigint;
     readonly timestampMs: number;
   };
-  /** The pool submitted a block candidate the daemon accepted (or answered ambiguously). */
+  /**
+   * The pool submitted a block candidate the daemon accepted (or answered ambiguously), or one it
+   * refused was found on the chain after all and promoted (by the stratum side's diagnosis or the
+   * leader's unlocker, whichever promoted it: once per block).
+   */
   readonly 'block-found': {
     readonly height: number;
     readonly hash: string;
     readonly finderAddress: string;
     readonly solo: boolean;
+    /** When the block was found (a promoted block's find, not its promotion). */
     readonly timestampMs: number;
+    /** true: submitblock refused it and it was found on the chain later; absent otherwise. */
+    readonly foundAfterRefusal?: true;
   };
   /** The unlocker saw the block reach the unlock depth on the main chain. */
   readonly 'block-confirmed': {

@@ -38,6 +38,12 @@ function heightsOf(burst: Burst<{ readonly height: number }>): string {
   );
 }
 
+/** Why a found block is announced late: its submit was refused, the chain showed it later. */
+const REFUSED_FIRST_FIELD: ChatField = {
+  name: 'Submit',
+  value: 'refused by the daemon; found on the chain afterwards',
+};
+
 export const BLOCK_FOUND_FORMAT: EventFormat<Found> = {
   data: (p, options) => ({
     height: p.height,
@@ -45,6 +51,8 @@ export const BLOCK_FOUND_FORMAT: EventFormat<Found> = {
     solo: p.solo,
     timestampMs: p.timestampMs,
     ...(options.includeAddresses ? { finderAddress: p.finderAddress } : {}),
+    // Only when set: receivers written before it see the body they know.
+    ...(p.foundAfterRefusal ? { foundAfterRefusal: true } : {}),
   }),
   chat: (burst, context) => {
     const round = (p: Found) => (p.solo ? 'solo' : 'pool');
@@ -57,6 +65,7 @@ export const BLOCK_FOUND_FORMAT: EventFormat<Found> = {
         fields: [
           { name: 'Height', value: String(p.height), inline: true },
           { name: 'Round', value: round(p), inline: true },
+          ...(p.foundAfterRefusal ? [REFUSED_FIRST_FIELD] : []),
           hashField('Hash', p.hash, explorerLink(context.explorer, 'block', p.hash)),
         ],
         ...lastTimestamp(burst),

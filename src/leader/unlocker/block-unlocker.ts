@@ -78,6 +78,22 @@ export interface CandidateDecision {
   readonly rewardAtomic?: bigint;
 }
 
+/** A refused block a run found on the main chain and promoted to a pending candidate. */
+export type PromotedRefusal = Pick<
+  StoredBlockCandidate,
+  'hash' | 'height' | 'finderAddress' | 'solo' | 'timestampMs'
+>;
+
+/** What a caller of one run hears while it runs. */
+export interface UnlockRunListener {
+  /**
+   * A refused block this run promoted, told at once (a later failure of the run cannot lose it),
+   * and only when this run's script did the promotion: a block promoted already, by the stratum
+   * side or an earlier run, is not told again. Must not throw.
+   */
+  readonly onPromoted?: (block: PromotedRefusal) => void;
+}
+
 export interface UnlockerRunSummary {
   readonly skipped: 'not-leader' | null;
   readonly decisions: readonly CandidateDecision[];
@@ -103,8 +119,9 @@ export interface UnlockerRunSummary {
  * refusal (`unknown`: the daemon did not answer in time; none: the process stopped first), the
  * unlocker asks the chain itself, first in each run (see #recheckRefusal): the main chain's block
  * at its height -> promoted the same way (it then closes its round and is decided above, from this
- * run on); another block there confirmDepth deep -> noted off the chain and never asked again; a
- * shallower other block, a height above the tip or a daemon error -> asked again next run.
+ * run on; the run's listener is told, once); another block there confirmDepth deep -> noted off
+ * the chain and never asked again; a shallower other block, a height above the tip or a daemon
+ * error -> asked again next run.
  *
  * Every scheme credits by weights fixed when the block was found: PPLNS by the window the
  * WindowFixer stored (run first in each run), PROP by the round the block closed, SOLO the finder.
@@ -135,12 +152,12 @@ export class BlockUnlocker {
     this.windows = modules.windows;
   }
 
-  async runOnce(): Promise<UnlockerRunSummary> {
+  async runOnce(listener: UnlockRunListener = {}): Promise<UnlockerRunSummary> {
     const token = this.#token();
     if (token === null) return { skipped: 'not-leader', decisions: [] };
     // Refused blocks found on the chain first, then windows: a promoted block gets its window
     // fixed and is listed with the candidates next, which carry their fixed windows.
-    const decisions = await this.#recheckRefusals(token);
+    const decisions = await this.#recheckRefusals(token, listener);
     await this.windows.fixPending();
     const candidates = await this.#pendingCandidates();
     for (const candidate of candidates) {
@@ -183,14 +200,22 @@ export class BlockUnlocker {
     return pending.sort((a, b) => a.height - b.height);
   }
 
-  /** Every unexplained refusal against the chain; a daemon or store error is reported, never final. */
-  async #recheckRefusals(token: string): Promise<CandidateDecision[]> {
+  /**
+   * Every unexplained refusal against the chain, each one promoted told to `listener`; a daemon or
+   * store error is reported, never final.
+   */
+  async #recheckRefusals(token: string, listener: UnlockRunListener): Promise<CandidateDecision[]> {
     const errors: CandidateDecision[] = [];
     for (const refused of await this.#ledger.listUnexplainedRefusals(REFUSALS_PER_RUN)) {
+      let promoted = false;
       try {
-        await this.#recheckRefusal(refused, token);
+        promoted = await this.#recheckRefusal(refused, token);
       } catch (error) {
         errors.push(this.#failed(refused, error, 'refused block not checked against the chain'));
+      }
+      if (promoted) {
+        const { hash, height, finderAddress, solo, timestampMs } = refused;
+        listener.onPromoted?.({ hash, height, finderAddress, solo, timestampMs });
       }
     }
     return errors;
@@ -203,11 +228,12 @@ export class BlockUnlocker {
    * (the same script, fenced: a stale leader changes nothing), and decided as a candidate. If
    * another block holds the height confirmDepth deep it is off the chain for good: noted so, it
    * stays refused. Otherwise (shallower, above the tip) it waits for the next run.
+   * Returns whether this call promoted it (false when the stratum side or an earlier run did).
    */
-  async #recheckRefusal(refused: StoredBlockCandidate, token: string): Promise<void> {
+  async #recheckRefusal(refused: StoredBlockCandidate, token: string): Promise<boolean> {
     const { hash, height } = refused;
     const header = await this.#headerAt(height);
-    if (header === null) return;
+    if (header === null) return false;
     if (header.hash === hash) {
       const { promoted } = await this.#ledger.promoteRefusedBlock({ hash, height, fencingToken: token });
       if (promoted) {
@@ -216,9 +242,9 @@ export class BlockUnlocker {
           'block refused at submitblock is on the main chain: promoted to a pending candidate',
         );
       }
-      return;
+      return promoted;
     }
-    if (header.depth < this.#opts.confirmDepth) return;
+    if (header.depth < this.#opts.confirmDepth) return false;
     await this.#ledger.noteRefusalOffChain({
       hash,
       observedHash: header.hash,
@@ -229,6 +255,7 @@ export class BlockUnlocker {
       { hash, height, depth: header.depth, mainChainHash: header.hash },
       'refused block is not on the main chain',
     );
+    return false;
   }
 
   /**

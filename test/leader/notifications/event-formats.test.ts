@@ -143,4 +143,25 @@ describe('event formats', () => {
       'fireX',
     );
   });
+
+  it('block-found after a refusal: foundAfterRefusal in the webhook data, a Submit field in the chat message', () => {
+    const plain = { height: 9, hash: HASH, finderAddress: 'fireX', solo: false, timestampMs: 3 };
+    const payload = { ...plain, foundAfterRefusal: true as const };
+    expect(formatOf('block-found').data(payload, { includeAddresses: false })).toEqual({
+      ...formatOf('block-found').data(plain, { includeAddresses: false }),
+      foundAfterRefusal: true,
+    });
+    expect(formatOf('block-found').data(plain, { includeAddresses: false })).not.toHaveProperty(
+      'foundAfterRefusal',
+    );
+    const one = formatOf('block-found').chat(burst(payload), {});
+    expect(one.headline).toBe('Block 9 found (pool round)');
+    expect(one.fields.map((f) => f.name)).toEqual(['Height', 'Round', 'Submit', 'Hash']);
+    expect(one.fields[2]!.value).toMatch(/refused by the daemon/);
+    expect(
+      formatOf('block-found')
+        .chat(burst(plain), {})
+        .fields.map((f) => f.name),
+    ).toEqual(['Height', 'Round', 'Hash']);
+  });
 });

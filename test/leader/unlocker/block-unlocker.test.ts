@@ -404,7 +404,7 @@ describe('BlockUnlocker against the devnet daemon', () => {
       // Payouts are off (null interval): the runner is never called.
       { unlocker: s.unlocker, payouts: undefined as never, events, logger: silentLogger },
     );
-    return { loop, found };
+    return { loop, events, found };
   }
 
   it('publishes block-found once for a refused block the unlocker promotes, not again on later runs', async () => {
@@ -422,6 +422,7 @@ describe('BlockUnlocker against the devnet daemon', () => {
         finderAddress: A,
         solo: false,
         timestampMs: refused!.timestampMs,
+        foundAfterRefusal: true,
       }),
     ]);
     // Later runs (pending, then confirmed) find nothing to promote: no second block-found.
@@ -443,6 +444,34 @@ describe('BlockUnlocker against the devnet daemon', () => {
     await loop.unlockOnce();
     expect((await s.ledger.getBlockCandidate(block.id))?.status).toBe('pending');
     expect(found).toEqual([]);
+  });
+
+  it('publishes block-found for a promotion even when the rest of that run fails', async () => {
+    const s = setup('refused-found-run-fails');
+    const block = await findRefusedPplnsBlock(s, 'unknown');
+    const { loop, found } = leaderOf(s);
+    const fix = vi.spyOn(s.unlocker.windows, 'fixPending').mockRejectedValueOnce(new Error('redis down'));
+    try {
+      await expect(loop.unlockOnce()).rejects.toThrow('redis down');
+    } finally {
+      fix.mockRestore();
+    }
+    expect(found).toEqual([expect.objectContaining({ hash: block.id, foundAfterRefusal: true })]);
+    await loop.unlockOnce();
+    expect(found).toHaveLength(1);
+  });
+
+  it('a refused block already confirmDepth deep is promoted and confirmed in one run: block-found comes first', async () => {
+    const s = setup('refused-found-deep');
+    const block = await findRefusedPplnsBlock(s, null);
+    devnet.control.mineBlocks(5);
+    const { loop, events } = leaderOf(s);
+    const published: string[] = [];
+    events.subscribe('block-found', (p) => published.push(`found ${p.hash}`));
+    events.subscribe('block-confirmed', (p) => published.push(`confirmed ${p.hash}`));
+
+    await loop.unlockOnce();
+    expect(published).toEqual([`found ${block.id}`, `confirmed ${block.id}`]);
   });
 
   it('PROP: credits the round the block closed, fixed when it was found, whatever came after', async () => {

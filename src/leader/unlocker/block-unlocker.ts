@@ -11,6 +11,7 @@ import { weightedSplit } from '../../pool/schemes/weighted-split.js';
 import type { DaemonClient } from '../../rpc/daemon-client.js';
 import { RpcError } from '../../rpc/rpc-error.js';
 import { UnlockError } from './unlock-error.js';
+import type { UnlockRunListener } from './unlock-run-listener.js';
 import type { WindowFixer } from './window-fixer.js';
 
 /** Candidates examined per run (pages of listBlockCandidates). */
@@ -76,22 +77,6 @@ export interface CandidateDecision {
   readonly outcome: CandidateOutcome;
   readonly detail: string;
   readonly rewardAtomic?: bigint;
-}
-
-/** A refused block a run found on the main chain and promoted to a pending candidate. */
-export type PromotedRefusal = Pick<
-  StoredBlockCandidate,
-  'hash' | 'height' | 'finderAddress' | 'solo' | 'timestampMs'
->;
-
-/** What a caller of one run hears while it runs. */
-export interface UnlockRunListener {
-  /**
-   * A refused block this run promoted, told at once (a later failure of the run cannot lose it),
-   * and only when this run's script did the promotion: a block promoted already, by the stratum
-   * side or an earlier run, is not told again. Must not throw.
-   */
-  readonly onPromoted?: (block: PromotedRefusal) => void;
 }
 
 export interface UnlockerRunSummary {
@@ -200,10 +185,7 @@ export class BlockUnlocker {
     return pending.sort((a, b) => a.height - b.height);
   }
 
-  /**
-   * Every unexplained refusal against the chain, each one promoted told to `listener`; a daemon or
-   * store error is reported, never final.
-   */
+  /** Every unexplained refusal against the chain, promotions told to `listener`; errors are not final. */
   async #recheckRefusals(token: string, listener: UnlockRunListener): Promise<CandidateDecision[]> {
     const errors: CandidateDecision[] = [];
     for (const refused of await this.#ledger.listUnexplainedRefusals(REFUSALS_PER_RUN)) {

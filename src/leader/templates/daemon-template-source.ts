@@ -79,6 +79,8 @@ export class DaemonTemplateSource implements TemplateSource {
   #lastError: string | undefined;
   #timer: NodeJS.Timeout | undefined;
   #tipCheckTimer: NodeJS.Timeout | undefined;
+  /** Ends the wait between attempts at once (stop: a process stopping does not sit out the backoff). */
+  #endRetryWait: (() => void) | undefined;
   /** The last `/getheight` answer. */
   #chainHeight: number | undefined;
   #stopped = false;
@@ -152,6 +154,7 @@ export class DaemonTemplateSource implements TemplateSource {
     this.#stopped = true;
     if (this.#timer) clearTimeout(this.#timer);
     if (this.#tipCheckTimer) clearTimeout(this.#tipCheckTimer);
+    this.#endRetryWait?.();
   }
 
   /**
@@ -290,9 +293,19 @@ export class DaemonTemplateSource implements TemplateSource {
       } catch (error) {
         if (error instanceof TemplateSourceError) throw error;
         this.#recordFailure(error);
-        await new Promise((resolve) => setTimeout(resolve, this.#options.retryDelayMs));
+        await this.#retryWait();
       }
     }
+  }
+
+  #retryWait(): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, this.#options.retryDelayMs);
+      this.#endRetryWait = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
   }
 
   #recordSuccess(): void {

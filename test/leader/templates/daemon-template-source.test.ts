@@ -124,6 +124,19 @@ describe('DaemonTemplateSource', () => {
     source.stop();
   });
 
+  it('stop() ends the wait between attempts at once: a stopping pool does not sit out the backoff', async () => {
+    const daemon = new ScriptedDaemon();
+    daemon.down = true;
+    const source = new DaemonTemplateSource(options({ retryDelayMs: 60_000 }), { daemon, logger });
+    const started = source.start().catch((e: unknown) => e);
+    await until(() => source.status().consecutiveFailures === 1);
+    const stoppedAtMs = Date.now();
+    source.stop();
+    const error = await started;
+    expect(Date.now() - stoppedAtMs).toBeLessThan(1_000);
+    expect((error as TemplateSourceError).code).toBe('TEMPLATE_SOURCE_STOPPED');
+  });
+
   it('refuses a daemon on another network, naming both currency ids', async () => {
     const daemon = new ScriptedDaemon();
     daemon.currencyId = 'bb'.repeat(32);

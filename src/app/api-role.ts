@@ -33,6 +33,8 @@ export interface ApiRoleModules {
   readonly bans: Pick<BanRegistry, 'list'>;
   /** Age of the template this process serves or polls; absent on an API-only node. */
   readonly templateAgeMs?: () => number | undefined;
+  /** While the stratum role waits for its first template: what for, in one line (else null). */
+  readonly firstTemplateWait?: () => string | null;
   /** API connections this process's open files allow (open-files-budget.ts); none: api.maxConnections. */
   readonly maxConnectionsInProcess?: number;
 }
@@ -79,7 +81,14 @@ export async function startApiRole(
     walletProbe: () => modules.wallet.getStatus(),
     aliasOf: cachedAliasByAddress(modules.daemon, { ttlMs: 10 * 60_000, maxEntries: 10_000 }),
 
-    ...(templateAgeMs === undefined ? {} : { templateStatus: () => ({ templateAgeMs: templateAgeMs() }) }),
+    ...(templateAgeMs === undefined
+      ? {}
+      : {
+          templateStatus: () => ({
+            templateAgeMs: templateAgeMs(),
+            waiting: modules.firstTemplateWait?.() ?? null,
+          }),
+        }),
     activeBans: async () => (await modules.bans.list()).length,
     ...(stratum === null ? {} : { adminCounters: () => adminCountersOf(stratum) }),
   });
@@ -139,17 +148,20 @@ function adminCountersOf(stratum: StratumSurface): Record<string, number> {
 
 function poolInfoFrom(config: Readonly<PoolConfig>, stratum: StratumSurface | null): PoolInfo {
   const payments = config.payments;
-  const listening = stratum?.listening() ?? [];
   return {
     name: config.pool.name,
-    ports: config.stratum.ports.map((p, i) => ({
-      port: listening[i]?.port ?? p.port,
-      difficulty: p.difficulty,
-      varDiff: !p.fixedDifficulty,
-      tls: p.tls,
-      solo: p.solo,
-      description: `${p.tls ? 'TLS' : 'TCP'}${p.solo ? ' solo' : ''}, start difficulty ${p.difficulty}`,
-    })),
+    // Read per request: the API may start before the stratum ports are bound (a port 0 gets its number then).
+    get ports() {
+      const listening = stratum?.listening() ?? [];
+      return config.stratum.ports.map((p, i) => ({
+        port: listening[i]?.port ?? p.port,
+        difficulty: p.difficulty,
+        varDiff: !p.fixedDifficulty,
+        tls: p.tls,
+        solo: p.solo,
+        description: `${p.tls ? 'TLS' : 'TCP'}${p.solo ? ' solo' : ''}, start difficulty ${p.difficulty}`,
+      }));
+    },
     payments: {
       scheme: payments.scheme,
       pplnsWindowFactor: payments.scheme === 'pplns' ? payments.pplnsWindowFactor : null,

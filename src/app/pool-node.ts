@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import { RedisEventRelay } from '../cluster/redis-event-relay.js';
 import type { PoolConfig } from '../config/schema.js';
+import { FuegoPoolError } from '../errors.js';
 import type { Logger } from '../log/logger.js';
 import type { BanRegistry } from '../pool/ban-registry.js';
 import { createPoolEventBus, type PoolEventBus } from '../pool/events.js';
@@ -11,16 +12,18 @@ import { DaemonClient } from '../rpc/daemon-client.js';
 import { WalletClient } from '../rpc/wallet-client.js';
 import type { ConnectionAdmission } from '../servers/stratum/connection-admission.js';
 import type { ListeningPort, StratumServer } from '../servers/stratum/stratum-server.js';
+import { FirstTemplateWait, whyNoTemplate } from './first-template-wait.js';
 import type { LeaderRole } from './leader-role.js';
 import { type OpenFilesPlan, openFilesPlan, readOpenFilesLimit } from './open-files-budget.js';
 import { type Part, stopParts } from './parts.js';
 import { connectRedis } from './redis-connection.js';
 import type { PoolRole } from './roles.js';
-import { planStart, type StartPlan, type TlsPem } from './start-checks.js';
+import { planStart, type TlsPem } from './start-checks.js';
 import { stratumProcessCount } from './stratum-processes/process-count.js';
 import type { StratumProcessGroup } from './stratum-processes/stratum-process-group.js';
 import type { StratumRole } from './stratum-role.js';
-import { type StratumSurface, surfaceOfRole } from './stratum-surface.js';
+import { NO_STRATUM, prepareStratum, type StratumParts } from './stratum-start.js';
+import type { StratumSurface } from './stratum-surface.js';
 
 export interface PoolNodeModules {
   readonly logger: Logger;
@@ -37,14 +40,16 @@ export interface PoolNodeModules {
   readonly connectionAdmission?: ConnectionAdmission;
   /** This process's open-files limit; by default read from /proc (null: unknown, no cap). */
   readonly openFilesLimit?: number | null;
+  /**
+   * Aborted when the process is asked to stop (SIGINT/SIGTERM). Before the stratum role serves
+   * (waiting for the first template), the start then stops what it started, in the order stop()
+   * would, and rejects with STOPPED_WHILE_STARTING.
+   */
+  readonly shutdown?: AbortSignal;
 }
 
-/** The stratum role as PoolNode runs it: in this process, in child processes, or not at all. */
-interface StratumParts {
-  readonly role: StratumRole | null;
-  readonly processes: StratumProcessGroup | null;
-  readonly surface: StratumSurface | null;
-}
+/** The start did not finish: the process was asked to stop first (see PoolNodeModules.shutdown). */
+export class PoolNodeStartError extends FuegoPoolError<'STOPPED_WHILE_STARTING'> {}
 
 /** What every role of a process uses: the RPC clients, Redis, and the relayed event bus. */
 interface SharedParts {
@@ -72,6 +77,8 @@ interface EdgeContext {
   readonly bans: BanRegistry;
   readonly stratum: StratumParts;
   readonly leader: LeaderRole | null;
+  /** While the stratum role waits for its first template; null without that role. */
+  readonly firstTemplate: FirstTemplateWait | null;
   readonly logger: Logger;
 }
 
@@ -93,6 +100,10 @@ interface FatalSignal {
  * With `stratum.processes` > 1 the stratum role runs in that many child processes instead
  * (StratumProcessGroup, each child a stratum-only PoolNode); this process reads them through
  * `stratumSurface`.
+ *
+ * The control socket and the API start before the stratum role waits for its first template
+ * (fuegod down or syncing): `status` and /health then say what the process waits for, and a
+ * stop during the wait is an ordinary stop. The stratum ports open only with a template.
  *
  * Each role's modules are loaded when that role starts: a stratum child process then holds only
  * the stratum code, not the leader's, the API's or the control socket's (~19 MB of RSS less in
@@ -154,6 +165,7 @@ export class PoolNode {
     );
     for (const line of openFiles.warnings) logger.warn({ openFilesLimit: openFiles.limit }, line);
     const fatal = fatalSignal();
+    const abandon = abandonSignal(fatal, modules.shutdown);
     const parts: Part[] = [];
     try {
       logger.info({ roles: [...plan.roles], nodeId: config.pool.nodeId }, 'starting pool node');
@@ -163,10 +175,20 @@ export class PoolNode {
         plan.poolAddress === null
           ? null
           : await startLeader(config, { shared, logger, poolAddress: plan.poolAddress, fatal }, parts);
-      const stratum = plan.roles.has('stratum')
-        ? await startStratum(config, { plan, shared, bans, logger, fatal, modules, openFiles }, parts)
-        : { role: null, processes: null, surface: null };
-      const edges: EdgeContext = { shared, bans, stratum, leader, logger };
+      const prepared = plan.roles.has('stratum')
+        ? await prepareStratum(
+            config,
+            { plan, shared, bans, logger, abandon, admission: modules.connectionAdmission, openFiles },
+            parts,
+          )
+        : null;
+      const stratum = prepared?.parts ?? NO_STRATUM;
+      const firstTemplate =
+        prepared === null
+          ? null
+          : new FirstTemplateWait({ daemonUrl: shared.daemon.endpoint, reason: () => whyNoTemplate(leader) });
+      const edges: EdgeContext = { shared, bans, stratum, leader, firstTemplate, logger };
+      const edgesFrom = parts.length;
       const api = plan.runApi
         ? await startApi(config, edges, { adminToken: plan.adminToken, openFiles }, parts)
         : null;
@@ -175,6 +197,13 @@ export class PoolNode {
         await startWebhooks(config, { leader, events: shared.events, logger, env }, parts);
       }
       if (config.control.enabled) await startControl(config, edges, parts);
+      if (prepared !== null) {
+        const edgeCount = parts.length - edgesFrom;
+        await prepared.serve();
+        firstTemplate?.end();
+        // Started before the wait, the API and control socket still stop first (parts stop in reverse).
+        parts.push(...parts.splice(edgesFrom, edgeCount));
+      }
       const built = { roles: plan.roles, shared, bans, stratum, leader, api };
       return new PoolNode(config, logger, parts, built, fatal.failed);
     } catch (error) {
@@ -202,6 +231,23 @@ export class PoolNode {
   async stop(): Promise<void> {
     await stopParts(this.#parts, this.#logger);
   }
+}
+
+/**
+ * Rejects with the first fatal error, or with STOPPED_WHILE_STARTING once `shutdown` aborts: what
+ * the stratum role's wait for its first template races.
+ */
+function abandonSignal(fatal: FatalSignal, shutdown: AbortSignal | undefined): Promise<never> {
+  const stopped = new Promise<never>((_, reject) => {
+    if (shutdown === undefined) return;
+    const stop = () =>
+      reject(new PoolNodeStartError('STOPPED_WHILE_STARTING', 'asked to stop before the pool served miners'));
+    if (shutdown.aborted) stop();
+    else shutdown.addEventListener('abort', stop, { once: true });
+  });
+  const abandon = Promise.race([fatal.failed.then((error) => Promise.reject(error)), stopped]);
+  abandon.catch(() => undefined);
+  return abandon;
 }
 
 function fatalSignal(): FatalSignal {
@@ -292,51 +338,6 @@ async function startLeader(
   return leader;
 }
 
-async function startStratum(
-  config: Readonly<PoolConfig>,
-  context: {
-    plan: StartPlan;
-    shared: SharedParts;
-    bans: BanRegistry;
-    logger: Logger;
-    fatal: FatalSignal;
-    modules: PoolNodeModules;
-    openFiles: OpenFilesPlan;
-  },
-  parts: Part[],
-): Promise<StratumParts> {
-  const { plan, shared, bans, logger, modules, openFiles } = context;
-  const abandon = context.fatal.failed.then((error) => Promise.reject(error));
-  abandon.catch(() => undefined);
-  const processes = stratumProcessCount(config);
-  if (processes > 1) {
-    const { StratumProcessGroup } = await import('./stratum-processes/stratum-process-group.js');
-    const group = await StratumProcessGroup.start(
-      { config, processes, ...(plan.tlsPem ? { tls: plan.tlsPem } : {}) },
-      { logger: logger.child({ module: 'stratum-processes' }), abandon, bans },
-    );
-    parts.push({ name: 'stratum processes', stop: () => group.stop() });
-    return { role: null, processes: group, surface: group.surface() };
-  }
-  const { startStratumRole } = await import('./stratum-role.js');
-  const role = await startStratumRole(
-    config,
-    {
-      redis: shared.redis,
-      daemon: shared.daemon,
-      events: shared.events,
-      logger,
-      ports: plan.ports,
-      abandon,
-      bans,
-      ...(modules.connectionAdmission ? { connectionAdmission: modules.connectionAdmission } : {}),
-      ...(openFiles.stratum === undefined ? {} : { maxConnectionsInProcess: openFiles.stratum }),
-    },
-    parts,
-  );
-  return { role, processes: null, surface: surfaceOfRole(role) };
-}
-
 async function startApi(
   config: Readonly<PoolConfig>,
   context: EdgeContext,
@@ -344,7 +345,7 @@ async function startApi(
   parts: Part[],
 ): Promise<FastifyInstance> {
   const { adminToken, openFiles } = access;
-  const { shared, stratum, leader } = context;
+  const { shared, stratum, leader, firstTemplate } = context;
   const { startApiRole } = await import('./api-role.js');
   const served = stratum.role;
   return await startApiRole(
@@ -359,6 +360,7 @@ async function startApi(
       stratum: stratum.surface,
       bans: context.bans,
       ...(openFiles.api === undefined ? {} : { maxConnectionsInProcess: openFiles.api }),
+      ...(firstTemplate === null ? {} : { firstTemplateWait: () => firstTemplate.detail() }),
       ...(served !== null
         ? { templateAgeMs: () => served.templates.status().templateAgeMs }
         : leader !== null
@@ -417,6 +419,7 @@ async function startControl(
     // stratum role's copy from Redis stays healthy while it has any template.
     templates: () => leader?.templates() ?? served?.templates ?? null,
     leader: leader === null ? null : () => leader.loop(),
+    waiting: () => context.firstTemplate?.view() ?? null,
     events: shared.events,
     stats: createControlStats(
       {},

@@ -29,7 +29,7 @@ export interface StratumRoleModules {
   readonly events: PoolEventBus;
   readonly logger: Logger;
   readonly ports: StratumPortOptions[];
-  /** Resolves if the process must give up waiting for a first template (a fatal leader error). */
+  /** Rejects if the process must give up waiting for a first template (a fatal leader error, a stop). */
   readonly abandon?: Promise<never>;
   /** The pool's bans (in a stratum child: its parent's, over IPC). */
   readonly bans: BanRegistry;
@@ -48,16 +48,28 @@ export interface StratumRole {
   readonly server: StratumServer;
 }
 
+/** The stratum role built, its ports still closed (see prepareStratumRole). */
+export interface PreparedStratumRole {
+  readonly role: StratumRole;
+  /**
+   * Waits for the first template (or the `abandon` of the modules), then opens the ports. Until
+   * then no miner can connect: there would be no job to give.
+   */
+  serve(): Promise<void>;
+}
+
 /**
- * Builds and starts the stratum role in dependency order, pushing each part onto `parts` as soon
- * as it runs (the caller stops them in reverse, also when a later step fails): verifier, share
- * ledger, the leader's templates from Redis, the pool core, the listening server.
+ * Builds the stratum role in dependency order, pushing each part onto `parts` as soon as it runs
+ * (the caller stops them in reverse, also when a later step fails): node id claim, verifier, share
+ * ledger, the leader's templates from Redis, the pool core and the server, not yet listening. The
+ * role exists (its counters read zero) while `serve` waits for the first template, so the control
+ * socket and the API can start and tell the operator what the process waits for.
  */
-export async function startStratumRole(
+export async function prepareStratumRole(
   config: Readonly<PoolConfig>,
   modules: StratumRoleModules,
   parts: Part[],
-): Promise<StratumRole> {
+): Promise<PreparedStratumRole> {
   const { logger, redis, events } = modules;
   // First, so that a second process with this node id stops before it does anything.
   const claim = await NodeIdClaim.acquire(
@@ -97,7 +109,8 @@ export async function startStratumRole(
   );
   parts.push({ name: 'templates', stop: () => templates.stop() });
   const first = templates.start();
-  await (modules.abandon ? Promise.race([first, modules.abandon]) : first);
+  // Read by serve; a start stopped before it (a later part failed) must not leave it unhandled.
+  first.catch(() => undefined);
 
   const backend = new PoolBackend(poolBackendOptionsFrom(config), {
     templates,
@@ -107,7 +120,6 @@ export async function startStratumRole(
     logger: logger.child({ module: 'pool' }),
     bans: modules.bans,
   });
-  backend.start();
   parts.push({ name: 'pool', stop: () => backend.close() });
 
   const server = new StratumServer(stratumServerOptionsFrom(config, modules.ports), {
@@ -118,10 +130,15 @@ export async function startStratumRole(
       ? {}
       : { maxConnectionsInProcess: modules.maxConnectionsInProcess }),
   });
-  await server.start();
-  parts.push({ name: 'stratum', stop: () => server.close() });
-  logger.info({ ports: server.listening(), nodeId: config.pool.nodeId }, 'stratum listening');
-  return { verifier, ledger, templates, backend, server };
+  const role = { verifier, ledger, templates, backend, server };
+  const serve = async (): Promise<void> => {
+    await (modules.abandon ? Promise.race([first, modules.abandon]) : first);
+    backend.start();
+    await server.start();
+    parts.push({ name: 'stratum', stop: () => server.close() });
+    logger.info({ ports: server.listening(), nodeId: config.pool.nodeId }, 'stratum listening');
+  };
+  return { role, serve };
 }
 
 /** The share ledger, writing the hashrate buckets of each batch it records. */

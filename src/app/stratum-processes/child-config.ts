@@ -29,3 +29,11 @@ export function childConfig(
     notifications: { ...notifications, webhooks: [] },
   };
 }
+
+/**
+ * The node flags of a child: the parent's (an operator's --inspect or heap flags) and then the
+ * configured semi-space, which wins over the parent's own (V8 takes the last).
+ */
+export function childExecArgv(parentArgv: readonly string[], semiSpaceMb: number): string[] {
+  return semiSpaceMb > 0 ? [...parentArgv, `--max-semi-space-size=${semiSpaceMb}`] : [...parentArgv];
+}

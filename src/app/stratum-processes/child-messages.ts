@@ -1,5 +1,5 @@
 import type { PoolConfig } from '../../config/schema.js';
-import type { BanEntry } from '../../pool/ban-registry.js';
+import type { BanChange, BanEntry } from '../../pool/ban-registry.js';
 import type { PoolBackendMetrics } from '../../pool/pool-backend.js';
 import type { ShareVerifierPoolMetrics } from '../../pow/verifier-pool.js';
 import type { AdmissionVerdict } from '../../servers/stratum/connection-admission.js';
@@ -83,4 +83,11 @@ export function isParentMessage(value: unknown): value is ParentMessage {
 
 export function isChildMessage(value: unknown): value is ChildMessage {
   return hasKind(value, CHILD_KINDS);
+}
+
+/** A change of the pool's bans as the children hear it. */
+export function banMessageOf(change: BanChange): ParentMessage {
+  return change.kind === 'banned'
+    ? { kind: 'adopt-ban', entry: change.entry }
+    : { kind: 'unban', ip: change.ip };
 }

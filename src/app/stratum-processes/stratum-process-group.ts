@@ -4,12 +4,18 @@ import { compiledSiblingUrl } from '../../compiled-module-url.js';
 import type { PoolConfig } from '../../config/schema.js';
 import { FuegoPoolError } from '../../errors.js';
 import type { Logger } from '../../log/logger.js';
-import type { BanChange, BanRegistry } from '../../pool/ban-registry.js';
+import type { BanRegistry } from '../../pool/ban-registry.js';
 import type { StratumProcessView } from '../../servers/control/control-protocol.js';
 import type { ListeningPort } from '../../servers/stratum/stratum-server.js';
 import type { StratumSurface } from '../stratum-surface.js';
-import { childConfig } from './child-config.js';
-import { type ChildMessage, type ChildStats, isChildMessage, type ParentMessage } from './child-messages.js';
+import { childConfig, childExecArgv } from './child-config.js';
+import {
+  banMessageOf,
+  type ChildMessage,
+  type ChildStats,
+  isChildMessage,
+  type ParentMessage,
+} from './child-messages.js';
 import { countersOnly, sumChildStats } from './child-stats-sum.js';
 import { HostConnectionCounts } from './host-connection-counts.js';
 
@@ -85,6 +91,7 @@ export class StratumProcessGroup {
     Pick<StratumProcessGroupOptions, 'tls'>;
   readonly #logger: Logger;
   readonly #bans: BanRegistry;
+  readonly #abandon: Promise<never> | undefined;
   readonly #unsubscribeBans: () => void;
   readonly #clock: () => number;
   readonly #entry: URL;
@@ -95,7 +102,20 @@ export class StratumProcessGroup {
   /** Counters of the children that exited (see countersOnly). */
   #retired: ChildStats | null = null;
 
-  private constructor(options: StratumProcessGroupOptions, modules: StratumProcessGroupModules) {
+  /**
+   * The group with no child started yet (every child `stopped`, its surface reading zero): the
+   * parent's control socket and API can run while serve() waits for the children.
+   */
+  constructor(options: StratumProcessGroupOptions, modules: StratumProcessGroupModules) {
+    const { nodeId } = options.config.pool;
+    const { processes } = options;
+    if (nodeId + processes - 1 > 0xffff) {
+      throw new StratumProcessError(
+        'NODE_ID_RANGE',
+        `pool.nodeId ${nodeId} + stratum.processes ${processes} - 1 is above 65535 (each process takes a node id)`,
+        { nodeId, processes },
+      );
+    }
     this.#options = {
       snapshotIntervalMs: 1_000,
       startTimeoutMs: 120_000,
@@ -106,11 +126,11 @@ export class StratumProcessGroup {
     };
     this.#logger = modules.logger;
     this.#bans = modules.bans;
+    this.#abandon = modules.abandon;
     this.#clock = modules.clock ?? Date.now;
     this.#entry = modules.entry ?? compiledSiblingUrl('stratum-child-main.js', import.meta.url);
     this.#connections = new HostConnectionCounts(options.config.stratum.limits);
-    const { nodeId } = options.config.pool;
-    this.#slots = Array.from({ length: options.processes }, (_, index) => ({
+    this.#slots = Array.from({ length: processes }, (_, index) => ({
       index,
       nodeId: nodeId + index,
       worker: null,
@@ -126,39 +146,38 @@ export class StratumProcessGroup {
     this.#unsubscribeBans = this.#bans.onChange((change) => this.#broadcast(banMessageOf(change)));
   }
 
-  /** Starts every child and resolves once all of them serve; on any failure stops them and throws. */
+  /** The constructor and serve(): resolves once every child serves; on any failure stops them and throws. */
   static async start(
     options: StratumProcessGroupOptions,
     modules: StratumProcessGroupModules,
   ): Promise<StratumProcessGroup> {
-    const { nodeId } = options.config.pool;
-    const { processes } = options;
-    if (nodeId + processes - 1 > 0xffff) {
-      throw new StratumProcessError(
-        'NODE_ID_RANGE',
-        `pool.nodeId ${nodeId} + stratum.processes ${processes} - 1 is above 65535 (each process takes a node id)`,
-        { nodeId, processes },
-      );
-    }
     const group = new StratumProcessGroup(options, modules);
+    await group.serve();
+    return group;
+  }
+
+  /**
+   * Starts every child and resolves once all of them serve (each waits for its first template);
+   * on any failure, or the modules' `abandon`, stops them and throws.
+   */
+  async serve(): Promise<void> {
     cluster.setupPrimary({
-      exec: fileURLToPath(group.#entry),
+      exec: fileURLToPath(this.#entry),
       args: [],
-      execArgv: childExecArgv(process.execArgv, options.config.stratum.childSemiSpaceMb),
+      execArgv: childExecArgv(process.execArgv, this.#options.config.stratum.childSemiSpaceMb),
       serialization: 'advanced',
     });
     try {
-      const started = Promise.all(group.#slots.map((slot) => group.#startChild(slot)));
-      await (modules.abandon ? Promise.race([started, modules.abandon]) : started);
+      const started = Promise.all(this.#slots.map((slot) => this.#startChild(slot)));
+      await (this.#abandon ? Promise.race([started, this.#abandon]) : started);
     } catch (error) {
-      await group.stop();
+      await this.stop();
       throw error;
     }
-    group.#logger.info(
-      { processes, nodeIds: group.#slots.map((s) => s.nodeId), ports: group.#listening },
+    this.#logger.info(
+      { processes: this.#slots.length, nodeIds: this.#slots.map((s) => s.nodeId), ports: this.#listening },
       'stratum processes serving',
     );
-    return group;
   }
 
   /** The ports as bound (the same in every child). */
@@ -428,19 +447,4 @@ export class StratumProcessGroup {
         );
     });
   }
-}
-
-/** A change of the pool's bans as the children hear it. */
-function banMessageOf(change: BanChange): ParentMessage {
-  return change.kind === 'banned'
-    ? { kind: 'adopt-ban', entry: change.entry }
-    : { kind: 'unban', ip: change.ip };
-}
-
-/**
- * The node flags of a child: the parent's (an operator's --inspect or heap flags) and then the
- * configured semi-space, which wins over the parent's own (V8 takes the last).
- */
-export function childExecArgv(parentArgv: readonly string[], semiSpaceMb: number): string[] {
-  return semiSpaceMb > 0 ? [...parentArgv, `--max-semi-space-size=${semiSpaceMb}`] : [...parentArgv];
 }

@@ -64,7 +64,7 @@ export const commands: readonly CommandEntry[] = [
   {
     path: ['status'],
     summary:
-      'summary of the running pool process, over its control socket (exit 1 when templates are unhealthy)',
+      'summary of the running pool process, over its control socket (exit 1 when templates are unhealthy or it still waits for its first one)',
     load: async () => (await import('./status.js')).statusCommand,
   },
   {

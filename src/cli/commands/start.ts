@@ -1,8 +1,8 @@
 import { loadPoolConfig } from '../../app/config-addresses.js';
-import { PoolNode } from '../../app/pool-node.js';
+import { PoolNode, PoolNodeStartError } from '../../app/pool-node.js';
 import { resolveRoles } from '../../app/roles.js';
 import type { PoolConfig } from '../../config/schema.js';
-import { createLogger } from '../../log/logger.js';
+import { createLogger, type Logger } from '../../log/logger.js';
 import { type CliCommand, type CliIo, UsageError } from '../command.js';
 import { waitForShutdownSignal } from '../shutdown-signal.js';
 
@@ -70,6 +70,34 @@ function withOverrides(config: Readonly<PoolConfig>, args: StartArgs): Readonly<
 }
 
 /**
+ * Runs the pool until SIGINT/SIGTERM (exit 0) or a fatal fault (exit 1). The signals are listened
+ * for from the start: a stop while the pool waits for its first template (fuegod down or syncing)
+ * is an ordinary stop, not the signal's default action.
+ */
+async function runUntilStopped(
+  config: Readonly<PoolConfig>,
+  logger: Logger,
+  ended: AbortSignal,
+): Promise<number> {
+  const shutdown = new AbortController();
+  const signalled = waitForShutdownSignal(ended).then((signal) => {
+    logger.info({ signal }, 'shutting down');
+    shutdown.abort();
+    return signal;
+  });
+  const node = await PoolNode.start(config, { logger, shutdown: shutdown.signal }).catch((error: unknown) => {
+    // The start stopped what it had started, as node.stop() does.
+    if (error instanceof PoolNodeStartError && error.code === 'STOPPED_WHILE_STARTING') return null;
+    throw error;
+  });
+  if (node === null) return 0;
+  const error = await Promise.race([signalled.then(() => null), node.failed()]);
+  if (error !== null) logger.info({ error: error.message }, 'shutting down');
+  await node.stop();
+  return error === null ? 0 : 1;
+}
+
+/**
  * `fuego-pool start --config FILE [--role ...] [--node-id N]`: runs the roles of this process
  * (default: the config's `roles`, which default to all) until SIGINT/SIGTERM.
  */
@@ -81,13 +109,11 @@ export const startCommand: CliCommand = {
     const parsed = parseArgs(args);
     const config = withOverrides(loadPoolConfig(parsed.configFile), parsed);
     const logger = createLogger(config.log);
-    const node = await PoolNode.start(config, { logger });
-    const outcome = await Promise.race([
-      waitForShutdownSignal().then((signal) => ({ signal, error: null })),
-      node.failed().then((error) => ({ signal: null, error })),
-    ]);
-    logger.info({ signal: outcome.signal, error: outcome.error?.message }, 'shutting down');
-    await node.stop();
-    return outcome.error === null ? 0 : 1;
+    const ended = new AbortController();
+    try {
+      return await runUntilStopped(config, logger, ended.signal);
+    } finally {
+      ended.abort();
+    }
   },
 };

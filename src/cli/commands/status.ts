@@ -1,15 +1,26 @@
+import { firstTemplateWaitText } from '../../app/first-template-wait.js';
 import type { StatusView, StratumProcessView } from '../../servers/control/control-protocol.js';
 import { type CliCommand, type CliIo, UsageError, writeLine } from '../command.js';
 import { CONTROL_FLAGS, parseFlags, socketFlags } from '../control-args.js';
 import { resolveSocketPath, withControlClient } from '../control-client.js';
 import { formatDuration, formatHashrate, formatTable } from '../text-format.js';
 
-/** The status as a two-column table, one line per part of the pool this process runs. */
+/**
+ * The status as a two-column table, one line per part of the pool this process runs. A process
+ * still waiting for its first template says so (what from, for how long, why) instead of the
+ * template and stratum counters, which mean nothing yet.
+ */
 export function formatStatus(status: StatusView): string[] {
   const { templates, stratum, pool, payouts } = status;
-  const rows: string[][] = [['templates', templatesText(templates)]];
+  const waiting = waitingOf(status);
+  const rows: string[][] = [
+    ['templates', waiting === null ? templatesText(templates) : firstTemplateWaitText(waiting)],
+  ];
   if (stratum === null) {
     rows.push(['stratum', 'not run by this process']);
+  } else if (waiting !== null) {
+    rows.push(['stratum', 'not listening yet: the ports open with the first template']);
+    if (stratum.processes !== null) rows.push(['processes', processesText(stratum.processes)]);
   } else {
     const ports = Object.entries(stratum.ports)
       .map(([port, current]) => `port ${port}: ${current}`)
@@ -73,6 +84,11 @@ function templatesText(templates: StatusView['templates']): string {
   return `UNHEALTHY${detail === '' ? '' : ` (${detail})`}, ${where}`;
 }
 
+/** A pool process older than this field sends none (an upgrade's old process, a new CLI). */
+function waitingOf(status: StatusView): StatusView['waiting'] {
+  return status.waiting ?? null;
+}
+
 function ageText(ms: number | null): string {
   return ms === null ? 'none yet' : `${(ms / 1000).toFixed(1)} s old`;
 }
@@ -82,7 +98,7 @@ export const statusCommand: CliCommand = {
   path: ['status'],
   usage: 'fuego-pool status [--socket PATH | --config FILE] [--json]',
   summary:
-    'summary of the running pool process (over its control socket); exit 1 when its templates are unhealthy',
+    'summary of the running pool process (over its control socket); exit 1 when its templates are unhealthy or it still waits for its first one',
   async run(args: string[], io: CliIo): Promise<number> {
     const flags = parseFlags(args, CONTROL_FLAGS);
     if (flags.positionals.length > 0) throw new UsageError(`unexpected argument ${flags.positionals[0]}`);
@@ -90,6 +106,8 @@ export const statusCommand: CliCommand = {
     const status = await withControlClient({ socketPath }, (client) => client.request({ type: 'status' }));
     if (flags.switches.has('--json')) writeLine(io.stdout, JSON.stringify(status, null, 2));
     else for (const line of formatStatus(status)) writeLine(io.stdout, line);
+    // Waiting for the first template is not healthy: the pool takes no miner yet.
+    if (waitingOf(status) !== null) return 1;
     return status.templates === null || status.templates.healthy ? 0 : 1;
   },
 };

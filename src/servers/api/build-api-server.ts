@@ -20,7 +20,7 @@ import { registerClassicRoutes } from './classic-routes.js';
 import { ApiConnectionCaps } from './connection-caps.js';
 import { dashboardDir, registerDashboardFiles } from './dashboard-files.js';
 import { registerExportRoutes } from './export-routes.js';
-import { HealthMonitor, type HealthView } from './health-monitor.js';
+import { HealthMonitor, type HealthView, type TemplateHealthStatus } from './health-monitor.js';
 import { LiveFeed } from './live-feed.js';
 import { registerMinerRoutes } from './miner-routes.js';
 import { registerMinerThresholdRoute } from './miner-threshold-route.js';
@@ -50,7 +50,7 @@ export interface ApiServerModules {
   /** A registry shared with the rest of the process (to time RPC calls); built here if absent. */
   readonly metrics?: PoolMetrics;
   readonly walletProbe?: () => Promise<unknown>;
-  readonly templateStatus?: () => { readonly templateAgeMs: number | undefined };
+  readonly templateStatus?: () => TemplateHealthStatus;
   readonly aliasOf?: (address: string) => Promise<string | null>;
   /** Active bans (a count: the API never shows an IP). */
   readonly activeBans?: () => number | Promise<number>;

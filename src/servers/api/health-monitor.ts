@@ -9,6 +9,11 @@ export type HealthView = z.infer<typeof healthSchema>;
 /** PING answered within this, or Redis counts as failing for /health. */
 const REDIS_PING_TIMEOUT_MS = 1_000;
 
+export interface TemplateHealthStatus {
+  readonly templateAgeMs: number | undefined;
+  readonly waiting?: string | null;
+}
+
 export interface HealthMonitorOptions {
   readonly refreshMs: number;
   /** Daemon data older than this (no successful poll) is failing. */
@@ -22,8 +27,11 @@ export interface HealthMonitorModules {
   readonly network: { status(): NetworkStatus };
   /** e.g. () => walletClient.getStatus(); absent: the wallet is "not-configured" (an API-only node). */
   readonly walletProbe?: () => Promise<unknown>;
-  /** Age of the template being mined (DaemonTemplateSource.status()); absent on an API-only node. */
-  readonly templateStatus?: () => { readonly templateAgeMs: number | undefined };
+  /**
+   * Age of the template being mined (DaemonTemplateSource.status()); absent on an API-only node.
+   * `waiting`: while a starting process waits for its first template, what for (the check's detail).
+   */
+  readonly templateStatus?: () => TemplateHealthStatus;
   readonly logger: Logger;
   readonly clock: () => number;
 }
@@ -129,8 +137,8 @@ export class HealthMonitor {
   #checkTemplate(): HealthCheck {
     const provider = this.#modules.templateStatus;
     if (provider === undefined) return { status: 'not-configured', detail: null, ageMs: null };
-    const age = provider().templateAgeMs;
-    if (age === undefined) return { status: 'failing', detail: 'no template yet', ageMs: null };
+    const { templateAgeMs: age, waiting } = provider();
+    if (age === undefined) return { status: 'failing', detail: waiting ?? 'no template yet', ageMs: null };
     const ageMs = Math.max(0, Math.round(age));
     return ageMs > this.#options.maxTemplateAgeMs
       ? { status: 'failing', detail: 'template is stale', ageMs }

@@ -85,7 +85,7 @@ export interface ControlHandlerOptions {
  * What the control socket reaches in this process. Roles decide what exists: without the stratum
  * role there are no share counters or connection count; without the leader role no payouts; a
  * leader standing by (another process holds the lease) has no payout loop until it wins. The ban
- * commands go to the pool's ban registry, which every pool process has.
+ * commands go to the pool's ban registry, which every pool process has. `waiting`: StatusView's.
  */
 export interface ControlHandlerModules {
   /** The stratum role's pool core; null without that role. */
@@ -101,6 +101,7 @@ export interface ControlHandlerModules {
    * process stands by: payout-now then answers PAYOUTS_UNAVAILABLE.
    */
   readonly leader: (() => ControlPayouts | null) | null;
+  readonly waiting?: () => StatusView['waiting'];
   /** For payout-now progress: payment-sent events seen while the pass runs. */
   readonly events?: Pick<PoolEventBus, 'subscribe'>;
   readonly stats: ControlStats;
@@ -210,7 +211,7 @@ export class ControlRequestHandler {
   }
 
   async #status(): Promise<StatusView> {
-    const { backend, stratum, templates, stats, leader, logger } = this.#modules;
+    const { backend, stratum, templates, stats, leader, waiting, logger } = this.#modules;
     const windowMs = this.#options.hashrateWindowMs;
     const pool = await stats.poolHashrate(windowMs).catch((error: unknown) => {
       logger.warn({ err: error }, 'status: pool hashrate not readable');
@@ -220,6 +221,7 @@ export class ControlRequestHandler {
     return {
       version: this.#options.version,
       uptimeSeconds: Math.floor((this.#clock() - this.#startedAtMs) / 1000),
+      waiting: waiting?.() ?? null,
       templates:
         template === undefined
           ? null

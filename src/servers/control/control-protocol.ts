@@ -81,9 +81,20 @@ export interface StratumProcessView {
   readonly sessions: number;
 }
 
+/** The stratum role waiting for its first block template: its ports stay closed until one comes. */
+export interface FirstTemplateWaitView {
+  /** The daemon the templates come from (its URL). */
+  readonly daemon: string;
+  readonly waitedSeconds: number;
+  /** Why there is none yet (the leader's last daemon error, or that another process leads); null: no answer yet. */
+  readonly reason: string | null;
+}
+
 export interface StatusView {
   readonly version: string;
   readonly uptimeSeconds: number;
+  /** Set while the process waits for its first template (it takes no miner yet); null otherwise. */
+  readonly waiting: FirstTemplateWaitView | null;
   /** The templates this process serves or polls; null on a process with neither. */
   readonly templates: {
     readonly healthy: boolean;

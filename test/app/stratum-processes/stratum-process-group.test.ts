@@ -1,9 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  childExecArgv,
-  StratumProcessGroup,
-} from '../../../src/app/stratum-processes/stratum-process-group.js';
+import { childExecArgv } from '../../../src/app/stratum-processes/child-config.js';
+import { StratumProcessGroup } from '../../../src/app/stratum-processes/stratum-process-group.js';
 import { parseConfig } from '../../../src/config/load-config.js';
 import { createLogger } from '../../../src/log/logger.js';
 import { manualBan } from '../../../src/pool/ban-registry.js';

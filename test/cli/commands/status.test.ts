@@ -61,6 +61,29 @@ describe('fuego-pool status', () => {
     expect(run.stdout).toContain('hashrate   unavailable (statistics store not readable)');
   });
 
+  it('says the process waits for its first template (daemon, how long, why) and exits 1', async () => {
+    fixture = await startControlFixture({
+      waiting: () => ({
+        daemon: 'http://127.0.0.1:18180',
+        waitedSeconds: 42,
+        reason: 'connect ECONNREFUSED 127.0.0.1:18180',
+      }),
+    });
+    const run = await runCliForTest(['status', '--socket', fixture.socketPath]);
+    expect(run.code).toBe(1);
+    expect(run.stdout.split('\n').slice(1, 3)).toEqual([
+      'templates  waiting for the first template from the daemon at http://127.0.0.1:18180 for 42 s: connect ECONNREFUSED 127.0.0.1:18180',
+      'stratum    not listening yet: the ports open with the first template',
+    ]);
+    const json = await runCliForTest(['status', '--json', '--socket', fixture.socketPath]);
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stdout).waiting).toEqual({
+      daemon: 'http://127.0.0.1:18180',
+      waitedSeconds: 42,
+      reason: 'connect ECONNREFUSED 127.0.0.1:18180',
+    });
+  });
+
   it('tells the operator when there is no socket, with the error code', async () => {
     const run = await runCliForTest(['status', '--socket', '/tmp/fuego-pool-test-missing.sock']);
     expect(run.code).toBe(1);
@@ -78,6 +101,7 @@ describe('fuego-pool status', () => {
     const view: StatusView = {
       version: '0.1.0',
       uptimeSeconds: 5,
+      waiting: null,
       templates: null,
       stratum: {
         connections: 7,
@@ -101,10 +125,24 @@ describe('fuego-pool status', () => {
     );
   });
 
+  it('a pool process from before the waiting field (an upgrade under way) is formatted as before', () => {
+    const { waiting: _waiting, ...older } = {
+      version: '0.1.0',
+      uptimeSeconds: 3,
+      waiting: null,
+      templates: null,
+      stratum: null,
+      pool: null,
+      payouts: { role: 'none', running: false },
+    } satisfies StatusView;
+    expect(formatStatus(older as StatusView)).toContain('templates  none in this process');
+  });
+
   it('formats a process without the stratum role, standing by as leader', () => {
     const view: StatusView = {
       version: '0.1.0',
       uptimeSeconds: 3723,
+      waiting: null,
       templates: {
         healthy: true,
         height: null,

@@ -375,6 +375,24 @@ describe('HTTP API', () => {
     await other.close();
   });
 
+  it('GET /health: a process still waiting for its first template says what for in the template check', async () => {
+    let waiting: string | null =
+      'waiting for the first template from the daemon at http://127.0.0.1:18180 for 3 s';
+    const { app: other } = await buildTestApi({
+      redis,
+      keyPrefix,
+      modules: { templateStatus: () => ({ templateAgeMs: undefined, waiting }) },
+    });
+    await other.pool.network.refresh();
+    const view = body(healthSchema, (await other.inject({ url: '/health' })).payload);
+    expect(view.status).toBe('degraded');
+    expect(view.checks.template).toEqual({ status: 'failing', detail: waiting, ageMs: null });
+    waiting = null;
+    const after = body(healthSchema, (await other.inject({ url: '/health' })).payload);
+    expect(after.checks.template).toMatchObject({ status: 'failing', detail: 'no template yet' });
+    await other.close();
+  });
+
   it('GET /metrics: Prometheus text with the pool metrics, and no IPs', async () => {
     const { app: other } = await buildTestApi({
       redis,

@@ -1,0 +1,80 @@
+import type { Redis } from 'ioredis';
+import type { PoolConfig } from '../config/schema.js';
+import type { Logger } from '../log/logger.js';
+import type { BanRegistry } from '../pool/ban-registry.js';
+import type { PoolEventBus } from '../pool/events.js';
+import type { DaemonClient } from '../rpc/daemon-client.js';
+import type { ConnectionAdmission } from '../servers/stratum/connection-admission.js';
+import type { OpenFilesPlan } from './open-files-budget.js';
+import type { Part } from './parts.js';
+import type { StartPlan } from './start-checks.js';
+import { stratumProcessCount } from './stratum-processes/process-count.js';
+import type { StratumProcessGroup } from './stratum-processes/stratum-process-group.js';
+import type { StratumRole } from './stratum-role.js';
+import { type StratumSurface, surfaceOfRole } from './stratum-surface.js';
+
+/** The stratum role as PoolNode runs it: in this process, in child processes, or not at all. */
+export interface StratumParts {
+  readonly role: StratumRole | null;
+  readonly processes: StratumProcessGroup | null;
+  readonly surface: StratumSurface | null;
+}
+
+export const NO_STRATUM: StratumParts = { role: null, processes: null, surface: null };
+
+/** The stratum role built with its ports closed: `serve` waits for the first template and opens them. */
+export interface PreparedStratum {
+  readonly parts: StratumParts;
+  serve(): Promise<void>;
+}
+
+/** Builds the stratum role (in this process or its children) with its ports closed. */
+export async function prepareStratum(
+  config: Readonly<PoolConfig>,
+  context: {
+    plan: StartPlan;
+    shared: { readonly redis: Redis; readonly daemon: DaemonClient; readonly events: PoolEventBus };
+    bans: BanRegistry;
+    logger: Logger;
+    abandon: Promise<never>;
+    /** A stratum child's: the parent applies the host's connection caps. */
+    admission: ConnectionAdmission | undefined;
+    openFiles: OpenFilesPlan;
+  },
+  parts: Part[],
+): Promise<PreparedStratum> {
+  const { plan, shared, bans, logger, abandon, admission, openFiles } = context;
+  const processes = stratumProcessCount(config);
+  if (processes > 1) {
+    const { StratumProcessGroup } = await import('./stratum-processes/stratum-process-group.js');
+    const group = new StratumProcessGroup(
+      { config, processes, ...(plan.tlsPem ? { tls: plan.tlsPem } : {}) },
+      { logger: logger.child({ module: 'stratum-processes' }), abandon, bans },
+    );
+    return {
+      parts: { role: null, processes: group, surface: group.surface() },
+      async serve() {
+        // The group stops its children itself when this fails.
+        await group.serve();
+        parts.push({ name: 'stratum processes', stop: () => group.stop() });
+      },
+    };
+  }
+  const { prepareStratumRole } = await import('./stratum-role.js');
+  const { role, serve } = await prepareStratumRole(
+    config,
+    {
+      redis: shared.redis,
+      daemon: shared.daemon,
+      events: shared.events,
+      logger,
+      ports: plan.ports,
+      abandon,
+      bans,
+      ...(admission ? { connectionAdmission: admission } : {}),
+      ...(openFiles.stratum === undefined ? {} : { maxConnectionsInProcess: openFiles.stratum }),
+    },
+    parts,
+  );
+  return { parts: { role, processes: null, surface: surfaceOfRole(role) }, serve };
+}

@@ -1,6 +1,6 @@
 import { parseConfig } from '../../config/load-config.js';
 import { createLogger, type Logger } from '../../log/logger.js';
-import { PoolNode } from '../pool-node.js';
+import { PoolNode, PoolNodeStartError } from '../pool-node.js';
 import type { StratumRole } from '../stratum-role.js';
 import { type ChildMessage, type ChildStats, isParentMessage, type ParentMessage } from './child-messages.js';
 import { ParentConnectionAdmission } from './parent-admission.js';
@@ -15,6 +15,10 @@ import { ParentBanRegistry } from './parent-ban-registry.js';
  */
 
 let node: PoolNode | null = null;
+/** Aborted by stop(): a stop while the node waits for its first template ends that start cleanly. */
+const startAbort = new AbortController();
+/** Settles when PoolNode.start does (it has then stopped what it started, if it failed). */
+let nodeStarted: Promise<unknown> = Promise.resolve();
 let logger: Logger | null = null;
 let stopping: Promise<void> | null = null;
 let statsTimer: NodeJS.Timeout | undefined;
@@ -57,13 +61,18 @@ async function start(message: Extract<ParentMessage, { kind: 'start' }>): Promis
         onListenerError: (error) => banLogger.error({ err: error }, 'a ban change listener failed'),
       },
     );
-    node = await PoolNode.start(config, {
+    const starting = PoolNode.start(config, {
       logger,
       ...(message.tls ? { tls: message.tls } : {}),
       bans,
       connectionAdmission: admission,
+      shutdown: startAbort.signal,
     });
+    nodeStarted = starting.catch(() => undefined);
+    node = await starting;
   } catch (error) {
+    // Asked to stop while starting: stop() is under way.
+    if (error instanceof PoolNodeStartError && error.code === 'STOPPED_WHILE_STARTING') return;
     logger?.error({ err: error }, 'stratum process could not start');
     await send({ kind: 'start-failed', message: (error as Error).message });
     await stop(1);
@@ -86,6 +95,8 @@ async function start(message: Extract<ParentMessage, { kind: 'start' }>): Promis
 function stop(exitCode: number): Promise<void> {
   stopping ??= (async () => {
     clearInterval(statsTimer);
+    startAbort.abort();
+    await nodeStarted;
     admission.close();
     await node
       ?.stop()

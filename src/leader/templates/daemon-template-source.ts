@@ -178,6 +178,8 @@ export class DaemonTemplateSource implements TemplateSource {
 
   async #checkNetwork(): Promise<void> {
     const info = await this.#modules.daemon.getInfo();
+    // fuegod answers BUSY until it is synchronized with its peers (and while its core starts).
+    if (info.status === 'BUSY') throw new Error('daemon status is BUSY: still syncing (or starting)');
     if (info.status !== 'OK') throw new Error(`daemon status is ${info.status}`);
     const expected = this.#options.expectedCurrencyId;
     if (expected === undefined) return;

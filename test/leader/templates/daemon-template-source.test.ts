@@ -116,6 +116,8 @@ describe('DaemonTemplateSource', () => {
     const started = source.start();
     await new Promise((resolve) => setTimeout(resolve, 30));
     expect(source.current()).toBeUndefined();
+    // What `fuego-pool status` and /health show while the pool waits for its first template.
+    expect(source.status().lastError).toBe('daemon status is BUSY: still syncing (or starting)');
     daemon.status = 'OK';
     const first = await started;
     expect(first.height).toBe(10);

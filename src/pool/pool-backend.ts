@@ -77,10 +77,10 @@ export interface PoolBackendModules {
   /** The wall clock: share timestamps, ban expiry (bans are shared between hosts), alias cache. */
   readonly clock?: () => number;
   /**
-   * A clock that never steps, for intervals: vardiff windows, the stale grace, proxy refreshes. A
-   * wall-clock step (an NTP correction, a resumed VM) would otherwise retarget every miner at once
-   * or expire, or extend, the previous tip's grace. Milliseconds; defaults to the process's
-   * monotonic clock.
+   * A clock that never steps, for intervals: vardiff windows, the stale grace, proxy refreshes, the
+   * new-address budget. A wall-clock step (an NTP correction, a resumed VM) would otherwise
+   * retarget every miner at once or expire, or extend, the previous tip's grace. Milliseconds;
+   * defaults to the process's monotonic clock.
    */
   readonly elapsedClock?: () => number;
   /**
@@ -218,7 +218,7 @@ export class PoolBackend implements StratumBackend {
 
   /** An address not seen before costs its peer one token: a host cannot make every login a new key check. */
   #chargeNewAddress(ip: string): void {
-    if (!this.#newAddresses.take(this.#bans.keyOf(ip), this.#clock())) {
+    if (!this.#newAddresses.take(this.#bans.keyOf(ip), this.#elapsedClock())) {
       throw new StratumError('LOGIN_RATE_LIMITED');
     }
   }

@@ -245,6 +245,32 @@ describe('webhook notifier', () => {
     expect(slow.received).toHaveLength(2);
   });
 
+  it("a receiver that never answers holds one request slot, never the other targets' turn", async () => {
+    // Never answers: every attempt to it runs into timeoutMs.
+    const dead = await receiver([200], new Promise<void>(() => undefined));
+    const live = await receiver([200]);
+    closeReceiver = async () => {
+      await dead.close();
+      await live.close();
+    };
+    start({
+      ...FAST,
+      timeoutMs: 3_000,
+      maxRetries: 0,
+      webhooks: [
+        { url: dead.url, events: ['block-orphaned'] },
+        { url: live.url, events: ['block-orphaned'] },
+      ],
+    });
+    const started = Date.now();
+    for (const height of [1, 2, 3, 4]) bus.publish('block-orphaned', { height, hash: '01'.repeat(32) });
+    await expect.poll(() => live.received.length, { timeout: 10_000 }).toBe(4);
+    // Before: the dead receiver's requests took both slots, and each live one waited a timeout.
+    expect(Date.now() - started).toBeLessThan(1_500);
+    expect(live.received.map((r) => JSON.parse(r.body).data.height)).toEqual([1, 2, 3, 4]);
+    expect(dead.received).toHaveLength(1);
+  });
+
   it('drops the oldest waiting notification when the queue is full, and counts it', async () => {
     let release!: () => void;
     const hold = new Promise<void>((resolve) => {

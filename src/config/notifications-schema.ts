@@ -167,7 +167,7 @@ export const notificationConfigSchema = z
       .min(1)
       .max(16)
       .default(2)
-      .describe('Requests in flight at once, over all targets.'),
+      .describe('Requests in flight at once, over all targets; at most one per target.'),
   })
   .refine((n) => n.maxBackoffMs >= n.initialBackoffMs, {
     message: 'must be at least initialBackoffMs',

@@ -83,7 +83,8 @@ interface Delivery {
  * webhooks and Telegram chats (notification-target.ts). The event listener only renders the
  * notification and queues it, or adds the event to the target's debounce window (synchronous,
  * no I/O), so a slow or dead receiver never slows a share, a block or a payout. A pump sends up
- * to `concurrency` requests at once; a failure is retried after initialBackoffMs * 2^(attempt-1)
+ * to `concurrency` requests at once, at most one per target (a receiver that never answers holds
+ * one slot, never the other targets' turn); a failure is retried after initialBackoffMs * 2^(attempt-1)
  * (capped at maxBackoffMs), or after the receiver's 429 retry_after if longer (nothing else goes
  * to that target meanwhile), up to maxRetries times. The queue holds at most maxQueueSize
  * notifications: when full, the oldest waiting one is dropped and counted (a burst of recent news
@@ -129,6 +130,8 @@ class WebhookQueue implements WebhookNotifier {
   /** Waiting deliveries in creation order (seq), so the oldest is always first. */
   readonly #waiting: Delivery[] = [];
   readonly #inFlight = new Set<Promise<void>>();
+  /** Targets with a request in flight: one at a time each, so a dead receiver holds one slot only. */
+  readonly #sending = new Set<NotificationTarget>();
   readonly #unsubscribe: Array<() => void> = [];
   readonly #counts = { delivered: 0, retried: 0, givenUp: 0, dropped: 0 };
   readonly #bursts: BurstCollector;
@@ -264,6 +267,11 @@ class WebhookQueue implements WebhookNotifier {
     });
   }
 
+  /** Whether a delivery may go now: due, its target not paused and not already sending. */
+  #isReady(delivery: Delivery, now: number): boolean {
+    return this.#readyAtMs(delivery) <= now && !this.#sending.has(delivery.target);
+  }
+
   /** When a delivery may be attempted: its own due time, or later while its target is paused. */
   #readyAtMs(delivery: Delivery): number {
     return Math.max(delivery.dueAtMs, this.#pausedUntilMs.get(delivery.target) ?? 0);
@@ -273,11 +281,13 @@ class WebhookQueue implements WebhookNotifier {
     if (this.#closed) return;
     const now = this.#clock();
     while (this.#inFlight.size < this.#options.concurrency) {
-      const index = this.#waiting.findIndex((d) => this.#readyAtMs(d) <= now);
+      const index = this.#waiting.findIndex((d) => this.#isReady(d, now));
       if (index < 0) break;
-      const [delivery] = this.#waiting.splice(index, 1);
-      const attempt = this.#attempt(delivery!).finally(() => {
+      const delivery = this.#waiting.splice(index, 1)[0]!;
+      this.#sending.add(delivery.target);
+      const attempt = this.#attempt(delivery).finally(() => {
         this.#inFlight.delete(attempt);
+        this.#sending.delete(delivery.target);
         this.#pump();
       });
       this.#inFlight.add(attempt);
@@ -285,11 +295,17 @@ class WebhookQueue implements WebhookNotifier {
     this.#armTimer(now);
   }
 
-  /** One timer, for the earliest retry, when a request slot is free to take it. */
+  /**
+   * One timer, for the earliest retry, when a request slot is free to take it. Deliveries of a
+   * target that is sending are left out: its request's end pumps again.
+   */
   #armTimer(now: number): void {
-    if (this.#inFlight.size >= this.#options.concurrency || this.#waiting.length === 0) return;
+    if (this.#inFlight.size >= this.#options.concurrency) return;
     let nextDueMs = Number.POSITIVE_INFINITY;
-    for (const delivery of this.#waiting) nextDueMs = Math.min(nextDueMs, this.#readyAtMs(delivery));
+    for (const delivery of this.#waiting) {
+      if (!this.#sending.has(delivery.target)) nextDueMs = Math.min(nextDueMs, this.#readyAtMs(delivery));
+    }
+    if (nextDueMs === Number.POSITIVE_INFINITY) return;
     if (this.#timer !== undefined && this.#timerDueMs <= nextDueMs) return;
     clearTimeout(this.#timer);
     this.#timerDueMs = nextDueMs;

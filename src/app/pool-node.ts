@@ -171,7 +171,15 @@ export class PoolNode {
       logger.info({ roles: [...plan.roles], nodeId: config.pool.nodeId }, 'starting pool node');
       const shared = await startShared(config, logger, env, parts);
       const bans = modules.bans ?? (await startBanRegistry(config, shared, logger, parts));
-      const leader =
+      const { webhooks, discord = [], telegram = [] } = config.notifications;
+      let leader: LeaderRole | null = null;
+      // Before the leader, so it stops after it (parts stop in reverse): what the leader's last
+      // work publishes while it stops (a payout pass recording its batch) is still sent.
+      if (plan.poolAddress !== null && webhooks.length + discord.length + telegram.length > 0) {
+        const holdsLease = () => leader?.election.isLeader() === true;
+        await startWebhooks(config, { holdsLease, events: shared.events, logger, env }, parts);
+      }
+      leader =
         plan.poolAddress === null
           ? null
           : await startLeader(config, { shared, logger, poolAddress: plan.poolAddress, fatal }, parts);
@@ -192,10 +200,6 @@ export class PoolNode {
       const api = plan.runApi
         ? await startApi(config, edges, { adminToken: plan.adminToken, openFiles }, parts)
         : null;
-      const { webhooks, discord = [], telegram = [] } = config.notifications;
-      if (leader !== null && webhooks.length + discord.length + telegram.length > 0) {
-        await startWebhooks(config, { leader, events: shared.events, logger, env }, parts);
-      }
       if (config.control.enabled) await startControl(config, edges, parts);
       if (prepared !== null) {
         const edgeCount = parts.length - edgesFrom;
@@ -374,14 +378,14 @@ async function startApi(
 async function startWebhooks(
   config: Readonly<PoolConfig>,
   modules: {
-    leader: LeaderRole;
+    /** Whether this process holds the leader lease now. */
+    holdsLease: () => boolean;
     events: PoolEventBus;
     logger: Logger;
     env: Readonly<Record<string, string | undefined>>;
   },
   parts: Part[],
 ): Promise<void> {
-  const { leader } = modules;
   const { createWebhookNotifier } = await import('../leader/notifications/webhook-notifier.js');
   const { notificationEventsOf } = await import('../leader/notifications/notification-events.js');
   // Chat messages link blocks and transactions with the explorer templates the dashboard uses.
@@ -390,8 +394,9 @@ async function startWebhooks(
     events: notificationEventsOf(modules.events),
     logger: modules.logger.child({ module: 'webhooks' }),
     env: modules.env,
-    // Every process sees every event through the relay: only the acting leader sends.
-    isActive: () => leader.loop() !== null,
+    // Every process sees every event through the relay: only the lease holder sends. The lease,
+    // not the term: a stopping term still holds it while its work in flight ends and publishes.
+    isActive: modules.holdsLease,
   });
   parts.push({ name: 'webhooks', stop: () => notifier.close() });
 }

@@ -63,7 +63,10 @@ export interface WebhookMetrics {
 
 export interface WebhookNotifier {
   metrics(): WebhookMetrics;
-  /** Unsubscribes, lets requests in flight finish (each bounded by timeoutMs), logs what is left. */
+  /**
+   * Unsubscribes, starts what is due while request slots are free, lets the requests in flight
+   * finish (each bounded by timeoutMs), logs what is left.
+   */
   close(): Promise<void>;
 }
 
@@ -178,6 +181,9 @@ class WebhookQueue implements WebhookNotifier {
     for (const unsubscribe of this.#unsubscribe.splice(0)) unsubscribe();
     clearTimeout(this.#timer);
     const debounced = this.#bursts.discard();
+    // What is due and has a free slot still gets its attempt: an event published just before
+    // (the leader's last payout) would otherwise wait for a pump that no longer runs.
+    this.#startDue(this.#clock());
     await Promise.allSettled([...this.#inFlight]);
     if (this.#waiting.length > 0 || debounced > 0) {
       this.#logger.warn(
@@ -280,6 +286,12 @@ class WebhookQueue implements WebhookNotifier {
   #pump(): void {
     if (this.#closed) return;
     const now = this.#clock();
+    this.#startDue(now);
+    this.#armTimer(now);
+  }
+
+  /** Starts the due deliveries, oldest first, while request slots are free. */
+  #startDue(now: number): void {
     while (this.#inFlight.size < this.#options.concurrency) {
       const index = this.#waiting.findIndex((d) => this.#isReady(d, now));
       if (index < 0) break;
@@ -292,7 +304,6 @@ class WebhookQueue implements WebhookNotifier {
       });
       this.#inFlight.add(attempt);
     }
-    this.#armTimer(now);
   }
 
   /**

@@ -123,6 +123,25 @@ describe('event formats', () => {
     expect(two.fields.map((f) => f.value)).toEqual(['no money', 'locked']);
   });
 
+  it('a burst beyond what a window keeps sums its latest events and says so (the oldest went)', () => {
+    // The collector keeps the last MAX_BURST_EVENTS of a window and counts the oldest as omitted.
+    const kept = { payloads: [sent(8), sent(9)], omitted: 7 };
+    const payments = formatOf('payment-sent').chat(kept, {});
+    expect(payments.headline).toBe('9 payments sent: 2.0000000 XFG to 17 miners (last 2 batches)');
+    expect(payments.fields[0]!.name).toBe('Total (last 2 batches)');
+    const confirmed = formatOf('block-confirmed').chat(
+      {
+        payloads: [
+          { height: 8, hash: HASH, rewardAtomic: 3n },
+          { height: 9, hash: HASH, rewardAtomic: 4n },
+        ],
+        omitted: 7,
+      },
+      {},
+    );
+    expect(confirmed.fields[0]).toEqual({ name: 'Rewards of the last 2', value: '0.0000007 XFG' });
+  });
+
   it('webhook data is a whitelist of fields (the finder address only when asked)', () => {
     const payload = {
       height: 1,

@@ -105,7 +105,7 @@ export const BLOCK_CONFIRMED_FORMAT: EventFormat<Confirmed> = {
     }
     const count = burstSize(burst);
     const total = burst.payloads.reduce((sum, p) => sum + p.rewardAtomic, 0n);
-    const totalName = burst.omitted > 0 ? `Rewards of the first ${burst.payloads.length}` : 'Rewards';
+    const totalName = burst.omitted > 0 ? `Rewards of the last ${burst.payloads.length}` : 'Rewards';
     return {
       title: `${count} blocks confirmed`,
       headline: `${count} blocks confirmed: heights ${heightsOf(burst)}`,

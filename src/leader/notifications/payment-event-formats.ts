@@ -23,7 +23,7 @@ function miners(count: number): string {
   return counted(count, 'miner', 'miners');
 }
 
-/** Sums over the payloads kept of a burst (all of them unless it exceeded MAX_BURST_EVENTS). */
+/** Sums over the payloads kept of a burst (all of them, or the latest MAX_BURST_EVENTS of a longer one). */
 function totals(burst: Burst<{ readonly amountAtomic: bigint; readonly recipients: number }>): {
   amountAtomic: bigint;
   recipients: number;
@@ -32,7 +32,7 @@ function totals(burst: Burst<{ readonly amountAtomic: bigint; readonly recipient
   return {
     amountAtomic: burst.payloads.reduce((sum, p) => sum + p.amountAtomic, 0n),
     recipients: burst.payloads.reduce((sum, p) => sum + p.recipients, 0),
-    label: burst.omitted > 0 ? ` (first ${burst.payloads.length} batches)` : '',
+    label: burst.omitted > 0 ? ` (last ${burst.payloads.length} batches)` : '',
   };
 }
 

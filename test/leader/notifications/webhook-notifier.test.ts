@@ -220,6 +220,33 @@ describe('webhook notifier', () => {
     expect(JSON.stringify(lines())).not.toContain('token=abc');
   });
 
+  it('keeps the URL path and query out of the log when the receiver echoes them in its error', async () => {
+    // Frameworks answer an unknown route with its URL (Fastify: "Route POST:/x?token=... not found").
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(404, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ message: `Route ${req.method}:${req.url} not found` }));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    closeReceiver = () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      });
+    const { logger, lines } = logCapture();
+    const url = `http://127.0.0.1:${port}/hooks/pool-7f3a9c?token=abc`;
+    start({ ...FAST, webhooks: [{ url, events: ['block-orphaned'] }] }, { logger });
+    bus.publish('block-orphaned', { height: 9, hash: 'cc'.repeat(32) });
+    await expect.poll(() => notifier!.metrics().givenUp).toBe(1);
+    const refused = lines().find((l) => l['msg'] === 'webhook refused the notification; not retrying');
+    expect(refused).toMatchObject({ detail: expect.stringContaining('HTTP 404: Route POST:') });
+    expect(JSON.stringify(lines())).not.toContain('token=abc');
+    expect(JSON.stringify(lines())).not.toContain('pool-7f3a9c');
+  });
+
   it('does not retry a 4xx refusal, but retries a timeout', async () => {
     const refusing = await receiver([404]);
     // Long enough for two timed-out attempts; the 404 has a whole timeout to arrive even on a

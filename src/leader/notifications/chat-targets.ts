@@ -5,6 +5,7 @@ import { formatOf } from './event-formats.js';
 import { NotificationError } from './notification-errors.js';
 import { type NotificationTarget, type SecretEnv, secretFromEnv, targetUrl } from './notification-target.js';
 import { telegramBody } from './telegram-format.js';
+import { urlSecrets } from './url-secrets.js';
 
 export type DiscordTargetConfig = Pick<DiscordConfig, 'url' | 'events' | 'debounceMs'>;
 export type TelegramTargetConfig = Pick<
@@ -30,7 +31,7 @@ export function discordTarget(
     log: { discord: index, origin: url.origin },
     events: config.events,
     debounceMs: config.debounceMs,
-    secrets: [url.pathname],
+    secrets: urlSecrets(url),
     render: (event, burst) => discordBody(formatOf(event).chat(burst, context), clock()),
     request: (notification) => ({ url: url.href, headers: JSON_HEADERS, body: notification.body }),
   };

@@ -1,6 +1,7 @@
 import type { WebhookConfig } from '../../config/notifications-schema.js';
 import type { Logger } from '../../log/logger.js';
 import { type NotificationTarget, type SecretEnv, secretFromEnv, targetUrl } from './notification-target.js';
+import { urlSecrets } from './url-secrets.js';
 import { webhookBody } from './webhook-payload.js';
 import { signWebhook, WEBHOOK_HEADERS } from './webhook-signature.js';
 
@@ -29,7 +30,7 @@ export function webhookTarget(
     log,
     events: config.events,
     debounceMs: 0,
-    secrets: [],
+    secrets: urlSecrets(url),
     render: (event, burst, meta) => {
       const [payload] = burst.payloads;
       if (payload === undefined) throw new RangeError('a webhook notification needs its event');

@@ -344,6 +344,20 @@ describe('chat notifications (Discord, Telegram)', () => {
     expect(notifier!.metrics()).toMatchObject({ retried: 1, givenUp: 0 });
   });
 
+  it('waits for the Retry-After of a 503 (a receiver down for maintenance says for how long)', async () => {
+    const hook = await service([{ status: 503, headers: { 'retry-after': '1' } }, { status: 204 }]);
+    // Backoff alone (20 ms, then given up after one retry) would lose the message.
+    start({
+      ...FAST,
+      maxRetries: 1,
+      discord: [{ url: `${hook.base}/d`, events: ['block-orphaned'], debounceMs: 0 }],
+    });
+    bus.publish('block-orphaned', { height: 1, hash: HASH });
+    await expect.poll(() => hook.received.length, { timeout: 3_000 }).toBe(2);
+    expect(hook.received[1]!.atMs - hook.received[0]!.atMs).toBeGreaterThanOrEqual(980);
+    await expect.poll(() => notifier!.metrics().delivered).toBe(1);
+  });
+
   it("waits for Telegram's parameters.retry_after on 429", async () => {
     const telegram = await service([
       {

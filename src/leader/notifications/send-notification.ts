@@ -10,7 +10,7 @@ export interface NotificationRequest {
 export interface SendFailure {
   readonly outcome: 'retry' | 'refused';
   readonly detail: string;
-  /** What the receiver asked to wait before the next request (429 retry_after). */
+  /** What the receiver asked to wait before the next request (429 retry_after, 503 Retry-After). */
   readonly retryAfterMs?: number;
 }
 
@@ -25,8 +25,8 @@ const MAX_ERROR_BODY_BYTES = 8_192;
 /**
  * POSTs one request. 2xx: delivered. Network errors, timeouts, 408, 425, 429 and 5xx: retry;
  * other statuses (4xx, redirects, which could point anywhere) are refusals. An error reply's
- * JSON `description` (Telegram) or `message` (Discord) is added to the detail, and a 429's
- * `Retry-After` header, `retry_after` (Discord) or `parameters.retry_after` (Telegram) becomes
+ * JSON `description` (Telegram) or `message` (Discord) is added to the detail, and a 429's or
+ * 503's `Retry-After` header, `retry_after` (Discord) or `parameters.retry_after` (Telegram) becomes
  * retryAfterMs.
  */
 export async function sendNotification(
@@ -54,7 +54,9 @@ export async function sendNotification(
     const status = response.status;
     const retryable = status === 408 || status === 425 || status === 429 || status >= 500;
     if (!retryable) return { outcome: 'refused', detail };
-    const retryAfterMs = status === 429 ? retryAfterOf(response.headers, reply, nowMs) : undefined;
+    // 503 with Retry-After: down for maintenance, and it says for how long (RFC 9110 10.2.3).
+    const asksToWait = status === 429 || status === 503;
+    const retryAfterMs = asksToWait ? retryAfterOf(response.headers, reply, nowMs) : undefined;
     return { outcome: 'retry', detail, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) };
   } catch (error) {
     const name = (error as { name?: unknown } | null)?.name;
@@ -64,7 +66,7 @@ export async function sendNotification(
 }
 
 /**
- * The longest wait a 429 asks for, in ms (at most MAX_RETRY_AFTER_MS): the Retry-After header
+ * The longest wait a 429 or 503 asks for, in ms (at most MAX_RETRY_AFTER_MS): the Retry-After header
  * (seconds, fractions allowed, or an HTTP date), Discord's `retry_after` (seconds) or Telegram's
  * `parameters.retry_after` (seconds). None given: undefined.
  */

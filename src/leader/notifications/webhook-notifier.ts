@@ -87,11 +87,11 @@ interface Delivery {
  * notification and queues it, or adds the event to the target's debounce window (synchronous,
  * no I/O), so a slow or dead receiver never slows a share, a block or a payout. A pump sends up
  * to `concurrency` requests at once, at most one per target (a receiver that never answers holds
- * one slot, never the other targets' turn); a failure is retried after initialBackoffMs * 2^(attempt-1)
- * (capped at maxBackoffMs), or after the receiver's 429 retry_after if longer (nothing else goes
- * to that target meanwhile), up to maxRetries times. The queue holds at most maxQueueSize
- * notifications: when full, the oldest waiting one is dropped and counted (a burst of recent news
- * is worth more than a stale one).
+ * one slot, never the other targets' turn); a failure is retried after
+ * initialBackoffMs * 2^(attempt-1) (capped at maxBackoffMs), or after the receiver's 429 or 503
+ * retry_after if longer (nothing else goes to that target meanwhile), up to maxRetries times.
+ * The queue holds at most maxQueueSize notifications: when full, the oldest waiting one is
+ * dropped and counted (a burst of recent news is worth more than a stale one).
  */
 export function createWebhookNotifier(
   options: WebhookNotifierOptions,
@@ -138,7 +138,7 @@ class WebhookQueue implements WebhookNotifier {
   readonly #unsubscribe: Array<() => void> = [];
   readonly #counts = { delivered: 0, retried: 0, givenUp: 0, dropped: 0 };
   readonly #bursts: BurstCollector;
-  /** Targets that answered 429: nothing is sent to them before this time. */
+  /** Targets that asked to wait (429, 503 with Retry-After): nothing is sent to them before this time. */
   readonly #pausedUntilMs = new Map<NotificationTarget, number>();
   #seq = 0;
   #timer: NodeJS.Timeout | undefined;

@@ -325,6 +325,19 @@ describe('chat notifications (Discord, Telegram)', () => {
     );
   });
 
+  it('sends an open debounce window at shutdown instead of dropping it', async () => {
+    const discord = await service([{ status: 204 }]);
+    // Default debounceMs (10 s): the block found just before a restart waits in its window.
+    start({ ...FAST, discord: [{ url: `${discord.base}/d` }] });
+    bus.publish('block-found', FOUND);
+    bus.publish('block-found', { ...FOUND, height: FOUND.height + 1 });
+    await notifier!.close();
+    expect(discord.received.map((r) => r.json['content'])).toEqual([
+      '2 blocks found: heights 812345 and 812346',
+    ]);
+    expect(notifier!.metrics()).toMatchObject({ delivered: 1, debouncing: 0 });
+  });
+
   it("waits for Discord's retry_after on 429, and holds that webhook's other messages meanwhile", async () => {
     const discord = await service([
       { status: 429, body: { message: 'You are being rate limited.', retry_after: 0.4, global: false } },

@@ -58,14 +58,14 @@ export class BurstCollector {
     return count;
   }
 
-  /** Closes every window without handing it on; returns how many events they held. */
-  discard(): number {
-    const count = this.waiting();
-    for (const byEvent of this.#open.values()) {
-      for (const open of byEvent.values()) clearTimeout(open.timer);
+  /** Ends every open window now, handing each burst on (at shutdown: no timer left behind). */
+  flushAll(): void {
+    for (const [target, byEvent] of [...this.#open]) {
+      for (const [event, open] of [...byEvent]) {
+        clearTimeout(open.timer);
+        this.#flush(target, event);
+      }
     }
-    this.#open.clear();
-    return count;
   }
 
   #flush(target: NotificationTarget, event: NotificationEventName): void {

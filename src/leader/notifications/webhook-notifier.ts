@@ -64,8 +64,8 @@ export interface WebhookMetrics {
 export interface WebhookNotifier {
   metrics(): WebhookMetrics;
   /**
-   * Unsubscribes, starts what is due while request slots are free, lets the requests in flight
-   * finish (each bounded by timeoutMs), logs what is left.
+   * Unsubscribes, ends the open debounce windows, starts what is due while request slots are
+   * free, lets the requests in flight finish (each bounded by timeoutMs), logs what is left.
    */
   close(): Promise<void>;
 }
@@ -144,6 +144,9 @@ class WebhookQueue implements WebhookNotifier {
   #timer: NodeJS.Timeout | undefined;
   #timerDueMs = Number.POSITIVE_INFINITY;
   #pumpScheduled = false;
+  /** close() was called: no new events are taken. */
+  #closing = false;
+  /** close() has started its last requests: nothing more is sent. */
   #closed = false;
 
   constructor(
@@ -176,18 +179,19 @@ class WebhookQueue implements WebhookNotifier {
   }
 
   async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
+    if (this.#closing) return;
+    this.#closing = true;
     for (const unsubscribe of this.#unsubscribe.splice(0)) unsubscribe();
     clearTimeout(this.#timer);
-    const debounced = this.#bursts.discard();
-    // What is due and has a free slot still gets its attempt: an event published just before
-    // (the leader's last payout) would otherwise wait for a pump that no longer runs.
+    // Open debounce windows end now, and what is due gets its attempt while slots are free: an
+    // event published just before (a block found, the leader's last payout) is still told.
+    this.#bursts.flushAll();
     this.#startDue(this.#clock());
+    this.#closed = true;
     await Promise.allSettled([...this.#inFlight]);
-    if (this.#waiting.length > 0 || debounced > 0) {
+    if (this.#waiting.length > 0) {
       this.#logger.warn(
-        { undelivered: this.#waiting.length, debouncedEvents: debounced },
+        { undelivered: this.#waiting.length },
         'webhook notifications not delivered at shutdown',
       );
     }

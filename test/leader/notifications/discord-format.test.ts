@@ -50,6 +50,28 @@ describe('discord execute-webhook body', () => {
     expect(embed!.color).toBe(0xe7_4c_3c);
   });
 
+  it('says how many fields the embed total left out (ten failed batches with long wallet texts)', () => {
+    const body = render({
+      title: '10 payments failed',
+      headline: '10 payments failed',
+      tone: 'bad',
+      fields: Array.from({ length: 10 }, (_, i) => ({
+        name: `0.0000010 XFG to ${i + 2} miners`,
+        // 500 characters (the reason's clip), 625 once its underscores are escaped.
+        value: `${i}_b `.repeat(125),
+      })),
+    });
+    const fields = body.embeds[0]!.fields;
+    expect(fields.slice(0, -1).every((f) => f.name.endsWith('miners'))).toBe(true);
+    expect(fields.at(-1)).toEqual({
+      name: 'More',
+      value: `${10 - (fields.length - 1)} more not shown (Discord's size limit)`,
+      inline: false,
+    });
+    const total = fields.reduce((sum, f) => sum + f.name.length + f.value.length, 18);
+    expect(total).toBeLessThanOrEqual(DISCORD_LIMITS.embedTotal);
+  });
+
   it('uses the event time, else the sending time, as the embed timestamp', () => {
     const message: ChatMessage = { title: 't', headline: 'h', tone: 'neutral', fields: [] };
     expect(render(message).embeds[0]!.timestamp).toBe('2026-01-02T03:04:05.000Z');

@@ -25,30 +25,56 @@ const COLORS: Readonly<Record<ChatTone, number>> = {
  */
 export function discordBody(message: ChatMessage, nowMs: number): string {
   const title = clip(escapeMarkdown(message.title), DISCORD_LIMITS.title);
-  const fields: Array<{ name: string; value: string; inline: boolean }> = [];
-  let total = title.length;
-  for (const field of message.fields.slice(0, DISCORD_LIMITS.fields)) {
-    const rendered = {
-      name: clip(escapeMarkdown(field.name), DISCORD_LIMITS.fieldName) || '-',
-      value: fieldValue(field),
-      inline: field.inline ?? false,
-    };
-    total += rendered.name.length + rendered.value.length;
-    if (total > DISCORD_LIMITS.embedTotal) break;
-    fields.push(rendered);
-  }
   return JSON.stringify({
     content: clip(escapeMarkdown(message.headline), DISCORD_LIMITS.content),
     embeds: [
       {
         title,
-        fields,
+        fields: embedFields(message.fields, title.length),
         timestamp: new Date(message.timestampMs ?? nowMs).toISOString(),
         color: COLORS[message.tone],
       },
     ],
     allowed_mentions: { parse: [] },
   });
+}
+
+interface EmbedField {
+  readonly name: string;
+  readonly value: string;
+  readonly inline: boolean;
+}
+
+/** Room kept for the field that counts what did not fit: "More" and "NNN more not shown (...)". */
+const MORE_FIELD_ROOM = 64;
+
+/**
+ * The fields within the field count and the embed total (`used` characters are the title's);
+ * when some do not fit, the last one says how many are left out.
+ */
+function embedFields(fields: readonly ChatField[], used: number): EmbedField[] {
+  const shown: EmbedField[] = [];
+  let total = used;
+  for (const [index, field] of fields.entries()) {
+    const rendered = {
+      name: clip(escapeMarkdown(field.name), DISCORD_LIMITS.fieldName) || '-',
+      value: fieldValue(field),
+      inline: field.inline ?? false,
+    };
+    const last = index === fields.length - 1;
+    const slots = DISCORD_LIMITS.fields - (last ? 0 : 1);
+    const room = DISCORD_LIMITS.embedTotal - (last ? 0 : MORE_FIELD_ROOM);
+    total += rendered.name.length + rendered.value.length;
+    if (shown.length >= slots || total > room) {
+      const more = fields.length - shown.length;
+      return [
+        ...shown,
+        { name: 'More', value: `${more} more not shown (Discord's size limit)`, inline: false },
+      ];
+    }
+    shown.push(rendered);
+  }
+  return shown;
 }
 
 /** A value as code and/or a masked link, within the field value limit (a link too long is left out). */

@@ -23,7 +23,7 @@ function miners(count: number): string {
   return counted(count, 'miner', 'miners');
 }
 
-/** Sums over the payloads kept of a burst (all of them, or the latest MAX_BURST_EVENTS of a longer one). */
+/** Sums over the payloads a burst kept: all, or the latest MAX_BURST_EVENTS of a longer one. */
 function totals(burst: Burst<{ readonly amountAtomic: bigint; readonly recipients: number }>): {
   amountAtomic: bigint;
   recipients: number;

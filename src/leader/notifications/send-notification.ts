@@ -26,8 +26,8 @@ const MAX_ERROR_BODY_BYTES = 8_192;
  * POSTs one request. 2xx: delivered. Network errors, timeouts, 408, 425, 429 and 5xx: retry;
  * other statuses (4xx, redirects, which could point anywhere) are refusals. An error reply's
  * JSON `description` (Telegram) or `message` (Discord) is added to the detail, and a 429's or
- * 503's `Retry-After` header, `retry_after` (Discord) or `parameters.retry_after` (Telegram) becomes
- * retryAfterMs.
+ * 503's `Retry-After` header, `retry_after` (Discord) or `parameters.retry_after` (Telegram)
+ * becomes retryAfterMs.
  */
 export async function sendNotification(
   fetchFn: typeof fetch,
@@ -66,9 +66,9 @@ export async function sendNotification(
 }
 
 /**
- * The longest wait a 429 or 503 asks for, in ms (at most MAX_RETRY_AFTER_MS): the Retry-After header
- * (seconds, fractions allowed, or an HTTP date), Discord's `retry_after` (seconds) or Telegram's
- * `parameters.retry_after` (seconds). None given: undefined.
+ * The longest wait a 429 or 503 asks for, in ms (at most MAX_RETRY_AFTER_MS): the Retry-After
+ * header (seconds, fractions allowed, or an HTTP date), Discord's `retry_after` (seconds) or
+ * Telegram's `parameters.retry_after` (seconds). None given: undefined.
  */
 export function retryAfterOf(headers: Headers, reply: unknown, nowMs: number): number | undefined {
   const seconds: number[] = [];

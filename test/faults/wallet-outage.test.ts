@@ -13,6 +13,7 @@ import {
   expectPaidExactlyOnce,
   fundMiners,
   minerAddress,
+  unlessWalletHeld,
   walletClientFor,
 } from '../leader/payouts/payout-test-kit.js';
 import { silentLogger, uniquePrefix } from '../store/store-fixtures.js';
@@ -49,22 +50,6 @@ describe('fault: wallet down during a payout', () => {
     await Promise.all([server?.stop(), devnet?.stop()]);
   });
 
-  /**
-   * A pass the wallet's health check held (a loaded machine kept the devnet wallet from answering
-   * within 500 ms; seen once in a full run) reaches no step of the runner, so the outage would not
-   * happen where the test puts it: such a pass is run again.
-   */
-  async function unlessHeld<T extends { readonly skipped: string | null }>(
-    run: () => Promise<T>,
-  ): Promise<T> {
-    let summary = await run();
-    for (let tries = 0; summary.skipped === 'wallet-unhealthy' && tries < 20; tries++) {
-      await new Promise((resolve) => setTimeout(resolve, 250));
-      summary = await run();
-    }
-    return summary;
-  }
-
   async function scenario(
     label: string,
     downAfter: PayoutStep,
@@ -97,7 +82,7 @@ describe('fault: wallet down during a payout', () => {
         },
         { minPayoutAtomic: COIN, maxTransfersPerTransaction: 2 },
       );
-    const first = await unlessHeld(() => runner(true).runOnce());
+    const first = await unlessWalletHeld(() => runner(true).runOnce());
     const firstStates = [...first.batches, ...first.stillOpen].map((b) => b.state);
     // While the wallet stays down, further runs pay nothing and break nothing.
     const whileDown = await runner(false).runOnce();
@@ -108,7 +93,7 @@ describe('fault: wallet down during a payout', () => {
     devnet.control.mineBlocks(1);
     const sentIds = new Set<string>();
     for (let run = 0; run < 4; run++) {
-      const summary = await unlessHeld(() => runner(false, run === 0 ? 0 : 27 * 3_600_000).runOnce());
+      const summary = await unlessWalletHeld(() => runner(false, run === 0 ? 0 : 27 * 3_600_000).runOnce());
       for (const b of [...summary.recovered, ...summary.batches])
         if (b.state === 'sent') sentIds.add(b.batchId);
       devnet.control.mineBlocks(1);

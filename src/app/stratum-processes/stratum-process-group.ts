@@ -16,6 +16,7 @@ import {
   isChildMessage,
   type ParentMessage,
 } from './child-messages.js';
+import { type ChildSlot, idleChildSlot } from './child-slot.js';
 import { countersOnly, sumChildStats } from './child-stats-sum.js';
 import { HostConnectionCounts } from './host-connection-counts.js';
 
@@ -50,23 +51,6 @@ export interface StratumProcessGroupModules {
   readonly abandon?: Promise<never>;
   /** The pool's bans: the children's decisions go there, and every ban in force reaches every child. */
   readonly bans: BanRegistry;
-}
-
-type ChildState = StratumProcessView['state'];
-
-interface ChildSlot {
-  readonly index: number;
-  readonly nodeId: number;
-  worker: Worker | null;
-  state: ChildState;
-  stats: ChildStats | null;
-  startedAtMs: number;
-  restarts: number;
-  restartDelayMs: number;
-  restartTimer: NodeJS.Timeout | undefined;
-  /** Settled by the child's first `ready` or by its failure, for the group's start. */
-  onStarted: ((error?: Error) => void) | undefined;
-  exited: Promise<void>;
 }
 
 /** A child that served this long has its restart delay reset (its crash was not a start loop). */
@@ -130,19 +114,9 @@ export class StratumProcessGroup {
     this.#clock = modules.clock ?? Date.now;
     this.#entry = modules.entry ?? compiledSiblingUrl('stratum-child-main.js', import.meta.url);
     this.#connections = new HostConnectionCounts(options.config.stratum.limits);
-    this.#slots = Array.from({ length: processes }, (_, index) => ({
-      index,
-      nodeId: nodeId + index,
-      worker: null,
-      state: 'stopped' as ChildState,
-      stats: null,
-      startedAtMs: 0,
-      restarts: 0,
-      restartDelayMs: this.#options.restartDelayMs,
-      restartTimer: undefined,
-      onStarted: undefined,
-      exited: Promise.resolve(),
-    }));
+    this.#slots = Array.from({ length: processes }, (_, index) =>
+      idleChildSlot(index, nodeId + index, this.#options.restartDelayMs),
+    );
     this.#unsubscribeBans = this.#bans.onChange((change) => this.#broadcast(banMessageOf(change)));
   }
 

@@ -46,6 +46,11 @@ export interface PoolNodeModules {
    * would, and rejects with STOPPED_WHILE_STARTING.
    */
   readonly shutdown?: AbortSignal;
+  /**
+   * Called once everything is built and the stratum role starts its wait for the first template,
+   * however long that takes (a stratum child tells its parent that it has booted).
+   */
+  readonly onAwaitingFirstTemplate?: () => void;
 }
 
 /** The start did not finish: the process was asked to stop first (see PoolNodeModules.shutdown). */
@@ -203,6 +208,7 @@ export class PoolNode {
       if (config.control.enabled) await startControl(config, edges, parts);
       if (prepared !== null) {
         const edgeCount = parts.length - edgesFrom;
+        modules.onAwaitingFirstTemplate?.();
         await prepared.serve();
         firstTemplate?.end();
         // Started before the wait, the API and control socket still stop first (parts stop in reverse).

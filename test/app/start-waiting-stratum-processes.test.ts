@@ -18,9 +18,10 @@ const POOL_ADDRESS =
 
 /**
  * With `stratum.processes` > 1 the wait for the first template is in the stratum child
- * processes. The parent's control socket answers meanwhile (each child `starting`), and a stop
- * during the wait ends every child cleanly: their node ids are given back at once, so a restart
- * does not find them taken for a lease.
+ * processes. The parent's control socket answers meanwhile (each child `waiting-for-template`
+ * once booted: the start timeout no longer runs), and a stop during the wait ends every child
+ * cleanly: their node ids are given back at once, so a restart does not find them taken for a
+ * lease.
  */
 describe('PoolNode with stratum child processes, the daemon down', () => {
   let redis: TestRedis;
@@ -39,7 +40,7 @@ describe('PoolNode with stratum child processes, the daemon down', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('status shows the children starting; a stop during the wait gives every node id back', async () => {
+  it('status shows the children waiting for the template; a stop during the wait gives every node id back', async () => {
     const socketPath = join(dir, 'control.sock');
     const [daemonPort, walletPort] = await Promise.all([freePort(), freePort()]);
     const config = parseConfig({
@@ -68,14 +69,16 @@ describe('PoolNode with stratum child processes, the daemon down', () => {
       async () => {
         const run = await runCliForTest(['status', '--socket', socketPath]).catch(() => undefined);
         const claimed = await client.get(keys.nodeIdClaim(21));
-        return run?.stdout.includes('#1 node 21') && claimed !== null ? run : undefined;
+        const bothWaiting =
+          /#0 node 20 pid \d+ waiting-for-template; #1 node 21 pid \d+ waiting-for-template/;
+        return run !== undefined && bothWaiting.test(run.stdout) && claimed !== null ? run : undefined;
       },
       30_000,
       'status while the children wait for the first template',
     );
     expect(status.code).toBe(1);
     expect(status.stdout).toContain('waiting for the first template');
-    expect(status.stdout).toContain('#0 node 20');
+    expect(status.stdout).toContain('stratum    not listening yet: the ports open with the first template');
 
     const stoppedAtMs = Date.now();
     shutdown.abort();

@@ -47,6 +47,11 @@ export type ParentMessage =
 export type ChildMessage =
   /** The child listens for messages now (anything sent before could be lost). */
   | { readonly kind: 'waiting' }
+  /**
+   * Booted (Redis connected, its role built): it waits for its first template now, as long as
+   * that takes, and sends `ready` with it.
+   */
+  | { readonly kind: 'booted' }
   | { readonly kind: 'ready'; readonly listening: ListeningPort[]; readonly stats: ChildStats }
   | { readonly kind: 'stats'; readonly stats: ChildStats }
   /** A ban this child decided: the parent puts it in force everywhere. */
@@ -62,6 +67,7 @@ export type ChildMessage =
 const PARENT_KINDS: ReadonlySet<string> = new Set(['start', 'adopt-ban', 'unban', 'admission', 'stop']);
 const CHILD_KINDS: ReadonlySet<string> = new Set([
   'waiting',
+  'booted',
   'ready',
   'stats',
   'banned',

@@ -15,6 +15,8 @@ export interface ChildSlot {
   restarts: number;
   restartDelayMs: number;
   restartTimer: NodeJS.Timeout | undefined;
+  /** The start timeout, armed until the child has booted (its wait for a template has none). */
+  bootTimer: NodeJS.Timeout | undefined;
   /** Settled by the child's first `ready` or by its failure, for the group's start. */
   onStarted: ((error?: Error) => void) | undefined;
   exited: Promise<void>;
@@ -32,6 +34,7 @@ export function idleChildSlot(index: number, nodeId: number, restartDelayMs: num
     restarts: 0,
     restartDelayMs,
     restartTimer: undefined,
+    bootTimer: undefined,
     onStarted: undefined,
     exited: Promise.resolve(),
   };

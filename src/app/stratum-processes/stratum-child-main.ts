@@ -67,6 +67,8 @@ async function start(message: Extract<ParentMessage, { kind: 'start' }>): Promis
       bans,
       connectionAdmission: admission,
       shutdown: startAbort.signal,
+      // The parent's start timeout ends here: the wait for the template has no limit.
+      onAwaitingFirstTemplate: () => void send({ kind: 'booted' }),
     });
     nodeStarted = starting.catch(() => undefined);
     node = await starting;

@@ -33,7 +33,10 @@ export interface StratumProcessGroupOptions {
   readonly tls?: { readonly cert: string; readonly key: string };
   /** How often each child reports its numbers. */
   readonly snapshotIntervalMs?: number;
-  /** A child that is not serving by then fails the start (it waits for the first template). */
+  /**
+   * A child that has not booted by then (process up, Redis connected, role built) is killed: it
+   * fails the start, or is started again. Its wait for the first template after that has no limit.
+   */
   readonly startTimeoutMs?: number;
   /** Time each child gets to close its miners and flush its shares before SIGKILL. */
   readonly stopTimeoutMs?: number;
@@ -61,7 +64,8 @@ const STABLE_RUN_MS = 60_000;
  * the stratum ports; the parent keeps the leader, API and control roles. Each child has its own
  * node id, verifier threads, Redis connection and miners; templates reach it through Redis like
  * any stratum node. The parent:
- * - starts the children and fails its own start if one cannot serve;
+ * - starts the children and fails its own start if one cannot serve (one that boots waits for
+ *   its first template as long as the daemon takes);
  * - restarts a child that dies, with a growing delay;
  * - passes the bans of the pool's registry on to every child (all of them to a child that starts,
  *   before it opens the ports), and a child's ban to the registry, since a banned miner's next
@@ -131,8 +135,8 @@ export class StratumProcessGroup {
   }
 
   /**
-   * Starts every child and resolves once all of them serve (each waits for its first template);
-   * on any failure, or the modules' `abandon`, stops them and throws.
+   * Starts every child and resolves once all of them serve (each waits for its first template, with
+   * no limit once it has booted); on any failure, or the modules' `abandon`, stops them and throws.
    */
   async serve(): Promise<void> {
     cluster.setupPrimary({
@@ -240,24 +244,24 @@ export class StratumProcessGroup {
     slot.stats = null;
     slot.startedAtMs = this.#clock();
     const started = new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => {
+      const settle = (error?: Error) => {
+        clearTimeout(slot.bootTimer);
+        slot.onStarted = undefined;
+        if (error) reject(error);
+        else resolve();
+      };
+      slot.onStarted = settle;
+      slot.bootTimer = setTimeout(() => {
         settle(
           new StratumProcessError(
             'CHILD_START_FAILED',
-            `stratum process ${slot.index} not serving after ${this.#options.startTimeoutMs} ms`,
+            `stratum process ${slot.index} not booted after ${this.#options.startTimeoutMs} ms`,
             { index: slot.index },
           ),
         );
         // Its exit restarts it (while the pool runs) or ends the failed start.
         worker.process.kill('SIGKILL');
       }, this.#options.startTimeoutMs);
-      const settle = (error?: Error) => {
-        clearTimeout(timer);
-        slot.onStarted = undefined;
-        if (error) reject(error);
-        else resolve();
-      };
-      slot.onStarted = settle;
     });
     slot.exited = new Promise<void>((resolve) => {
       worker.once('exit', (code: number | null, signal: string | null) => {
@@ -302,6 +306,13 @@ export class StratumProcessGroup {
         });
         // Before it opens the ports (it holds its ban registry once it has `start`)...
         this.#sendBans(slot);
+        return;
+      case 'booted':
+        // Too late: the start timeout ran out and killed it.
+        if (slot.onStarted === undefined) return;
+        clearTimeout(slot.bootTimer);
+        slot.state = 'waiting-for-template';
+        this.#logger.info({ child: slot.index }, 'stratum process waiting for its first template');
         return;
       case 'ready':
         slot.state = 'serving';
@@ -382,9 +393,11 @@ export class StratumProcessGroup {
       slot.restartTimer = undefined;
       if (this.#stopping) return;
       slot.restarts += 1;
-      this.#startChild(slot).catch((error: unknown) =>
-        this.#logger.error({ err: error, child: slot.index }, 'stratum process restart failed'),
-      );
+      this.#startChild(slot).catch((error: unknown) => {
+        // A stop while it waited for a template ends that start too: no failure.
+        if (!this.#stopping)
+          this.#logger.error({ err: error, child: slot.index }, 'stratum process restart failed');
+      });
     }, delayMs);
   }
 

@@ -183,7 +183,7 @@ function verifierMetrics(registry: Registry) {
 function stratumProcessMetrics(registry: Registry) {
   const states = gauge(registry, {
     name: 'fuego_pool_stratum_processes',
-    help: 'Stratum child processes by state (serving, starting, waiting-to-restart, stopped)',
+    help: 'Stratum child processes by state (serving, starting, waiting-for-template, waiting-to-restart, stopped)',
     labelNames: ['state'],
   });
   const restartsFrom = counterFrom(
@@ -194,7 +194,8 @@ function stratumProcessMetrics(registry: Registry) {
   );
   return (children: readonly StratumChildSnapshot[]): void => {
     states.reset();
-    for (const state of ['serving', 'starting', 'waiting-to-restart', 'stopped']) states.set({ state }, 0);
+    for (const state of ['serving', 'starting', 'waiting-for-template', 'waiting-to-restart', 'stopped'])
+      states.set({ state }, 0);
     for (const child of children) states.inc({ state: child.state });
     restartsFrom(
       {},

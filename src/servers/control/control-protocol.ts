@@ -76,7 +76,8 @@ export interface StratumProcessView {
   readonly nodeId: number;
   /** null while it is being restarted. */
   readonly pid: number | null;
-  readonly state: 'starting' | 'serving' | 'waiting-to-restart' | 'stopped';
+  /** starting: booting (the start timeout runs); waiting-for-template: booted, ports still closed. */
+  readonly state: 'starting' | 'waiting-for-template' | 'serving' | 'waiting-to-restart' | 'stopped';
   readonly restarts: number;
   readonly sessions: number;
 }

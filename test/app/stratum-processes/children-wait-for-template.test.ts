@@ -98,7 +98,10 @@ describe('stratum child processes waiting for their first template', () => {
     const pids = waiting.children().map((c) => c.pid);
     await new Promise((resolve) => setTimeout(resolve, startedAtMs + START_TIMEOUT_MS + 1_500 - Date.now()));
     expect(outcome).toBe('pending');
-    expect(waiting.children().map((c) => c.pid)).toEqual(pids);
+    expect(waiting.children().map((c) => [c.state, c.pid])).toEqual([
+      ['waiting-for-template', pids[0]],
+      ['waiting-for-template', pids[1]],
+    ]);
     expect(pids.every((pid) => pid !== null && isRunning(pid))).toBe(true);
 
     devnet = await startTestDevnet({ daemon: { port: daemonPort }, wallet: { port: walletPort } });

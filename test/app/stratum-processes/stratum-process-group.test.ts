@@ -11,13 +11,15 @@ import { FakeBanRegistry } from '../../pool/pool-fakes.js';
 
 /**
  * The process group's own rules, with a fake child (test/fixtures/stratum-processes) instead of a
- * pool: start timeout, restarts with a growing delay, stop. The real child is in
+ * pool: start timeout (for the boot only), restarts with a growing delay, stop. The real child is in
  * test/e2e/stratum-processes.test.ts.
  */
 const FAKE_CHILD = new URL('../../fixtures/stratum-processes/fake-stratum-child.mjs', import.meta.url);
 const logger = createLogger({ level: 'silent' });
 const config = parseConfig({ pool: { nodeId: 3 }, stratum: { processes: 2 } });
 const groups: StratumProcessGroup[] = [];
+/** A fake child boots in well under this, also on a loaded machine. */
+const BOOT_TIMEOUT_MS = 2_000;
 
 afterEach(async () => {
   await Promise.all(groups.splice(0).map((group) => group.stop()));
@@ -60,7 +62,7 @@ describe('stratum process group', () => {
     expect(childExecArgv(['--inspect'], 0)).toEqual(['--inspect']);
   });
 
-  it('fails the start when a child is not serving in time, and leaves no child running', async () => {
+  it('fails the start when a child has not booted in time, and leaves no child running', async () => {
     process.env['FAKE_STRATUM_CHILD'] = 'never-ready';
     const pids: number[] = [];
     const start = StratumProcessGroup.start(
@@ -73,7 +75,7 @@ describe('stratum process group', () => {
     );
     await expect(start).rejects.toMatchObject({
       code: 'CHILD_START_FAILED',
-      message: expect.stringMatching(/^stratum process [01] not serving after 500 ms$/),
+      message: expect.stringMatching(/^stratum process [01] not booted after 500 ms$/),
     });
     expect(pids).toHaveLength(2);
     await until(
@@ -81,6 +83,82 @@ describe('stratum process group', () => {
       5_000,
       'the children to exit',
     );
+  });
+
+  it('lets a booted child wait for its first template past the start timeout, and serves with it', async () => {
+    process.env['FAKE_STRATUM_CHILD'] = 'booted';
+    const group = new StratumProcessGroup(
+      { config, processes: 2, startTimeoutMs: BOOT_TIMEOUT_MS },
+      { logger, entry: FAKE_CHILD, bans: new FakeBanRegistry() },
+    );
+    groups.push(group);
+    let outcome = 'pending';
+    const serving = group.serve().then(
+      () => {
+        outcome = 'started';
+      },
+      (error: unknown) => {
+        outcome = (error as { code?: string }).code ?? String(error);
+      },
+    );
+    await until(
+      () => (group.children().every((c) => c.state === 'waiting-for-template') ? true : undefined),
+      5_000,
+      'both children booted',
+    );
+    const pids = group.children().map((c) => c.pid);
+    await new Promise((resolve) => setTimeout(resolve, BOOT_TIMEOUT_MS + 200));
+    expect(outcome).toBe('pending');
+    expect(group.children().map((c) => [c.state, c.pid])).toEqual([
+      ['waiting-for-template', pids[0]],
+      ['waiting-for-template', pids[1]],
+    ]);
+    // The template comes.
+    for (const pid of pids) process.kill(pid!, 'SIGUSR2');
+    await serving;
+    expect(outcome).toBe('started');
+    expect(group.children().map((c) => [c.state, c.pid, c.restarts])).toEqual([
+      ['serving', pids[0], 0],
+      ['serving', pids[1], 0],
+    ]);
+  });
+
+  it('does not kill a child started again while there is no template: once booted it waits', async () => {
+    process.env['FAKE_STRATUM_CHILD'] = 'crash';
+    const errors: string[] = [];
+    const group = await StratumProcessGroup.start(
+      { config, processes: 2, startTimeoutMs: BOOT_TIMEOUT_MS, restartDelayMs: 100 },
+      {
+        logger: createLogger(
+          { level: 'error' },
+          { write: (line: string) => errors.push(JSON.parse(line).msg) },
+        ),
+        entry: FAKE_CHILD,
+        bans: new FakeBanRegistry(),
+      },
+    );
+    groups.push(group);
+    // Each child dies 100 ms after it served; started again, it finds no template (booted only).
+    process.env['FAKE_STRATUM_CHILD'] = 'booted';
+    const waiting = await until(
+      () => {
+        const children = group.children();
+        return children.every((c) => c.restarts === 1 && c.state === 'waiting-for-template')
+          ? children
+          : undefined;
+      },
+      10_000,
+      'both children started again and waiting',
+    );
+    await new Promise((resolve) => setTimeout(resolve, BOOT_TIMEOUT_MS + 200));
+    expect(group.children()).toEqual(waiting);
+    expect(waiting.every((c) => isRunning(c.pid!))).toBe(true);
+    // A stop during that wait ends the restart quietly (only the two deaths were errors).
+    await group.stop();
+    expect(errors).toEqual([
+      'stratum process died; its miners reconnect to the others',
+      'stratum process died; its miners reconnect to the others',
+    ]);
   });
 
   it('stops a child forked just before the stop at once: the stop sent before it listened is not lost', async () => {

@@ -16,8 +16,8 @@ import { FakeBanRegistry } from '../../pool/pool-fakes.js';
 
 const POOL_ADDRESS =
   'fireVHx639SLMhzmBoJ8drTXbVyv2eRG6A8aMLc1taTiRNwk8pnwXpBDUSjH1dT5fg7yVVZrKkvm31CmigAMdVDg7sgxJmAUNp';
-/** Short, so that the test outlives it; the real children boot well within it. */
-const START_TIMEOUT_MS = 4_000;
+/** Short, so that the test outlives it; the real children boot well within it (~1 s; a few on a loaded machine). */
+const START_TIMEOUT_MS = 10_000;
 
 /**
  * Stratum child processes (the real child, from dist/) whose daemon is down: they boot and then

@@ -69,7 +69,7 @@ class LeaderTerm {
       {
         unlocker: createBlockUnlocker(config, { redis, daemon, logger, fencingToken }),
         ...createPayoutPass(config, { redis, wallet, daemon, logger, fencingToken }),
-        ...workerWatchOf(config, { redis, events, logger }),
+        ...workerWatchOf(config, { redis, events, logger, fencingToken }),
         events,
         logger,
       },
@@ -117,10 +117,16 @@ class LeaderTerm {
  */
 function workerWatchOf(
   config: Readonly<PoolConfig>,
-  modules: { readonly redis: Redis; readonly events: PoolEventBus; readonly logger: Logger },
+  modules: {
+    readonly redis: Redis;
+    readonly events: PoolEventBus;
+    readonly logger: Logger;
+    readonly fencingToken: () => string | null;
+  },
 ): { workerWatch?: WorkerOfflineWatch } {
   if (!someTargetLists(config.notifications, 'worker-offline')) return {};
-  const scanner = new WorkerOfflineScanner({ keyPrefix: config.redis.keyPrefix }, { redis: modules.redis });
+  const { redis, fencingToken } = modules;
+  const scanner = new WorkerOfflineScanner({ keyPrefix: config.redis.keyPrefix }, { redis, fencingToken });
   return {
     workerWatch: new WorkerOfflineWatch(
       { offlineMs: config.api.workerOfflineMs },

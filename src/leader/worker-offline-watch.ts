@@ -41,6 +41,12 @@ export class WorkerOfflineWatch {
     this.#modules = modules;
   }
 
+  /**
+   * Publishes only what the scanner returned, i.e. after its fenced move of the mark succeeded: a
+   * scan of a process that lost the lease publishes nothing and leaves the span to the next
+   * leader. At most once, not exactly once: if this process dies (or its lease runs out) between
+   * that write and the publish, those workers are reported by nobody.
+   */
   async runOnce(): Promise<void> {
     const { scanner, events, logger } = this.#modules;
     const { offlineMs, maxWorkersPerScan } = this.#options;

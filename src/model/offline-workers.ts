@@ -17,6 +17,10 @@ export interface OfflineScan {
 }
 
 export interface OfflineWorkerSource {
-  /** Workers whose last share became `offlineMs` old since the previous scan, each once. */
+  /**
+   * Workers whose last share became `offlineMs` old since the previous scan, each once. Returned
+   * only once the scan is recorded as done (fenced by the leader's lease), so the caller publishes
+   * after that record; none when this process no longer leads or a later scan got there first.
+   */
   scan(nowMs: number, offlineMs: number, maxWorkers: number): Promise<OfflineScan>;
 }

@@ -20,7 +20,8 @@ import { StoreError } from '../store-error.js';
  *   names plus "(others)", which takes the shares of names beyond (worker-admission.ts).
  *
  * - `<p>:hashrate:offline-watch` - STRING - the last-share time (ms) up to which the leader's
- *   worker-offline watch has looked (worker-offline-scan.ts) - no expiry.
+ *   worker-offline watch has looked (worker-offline-scan.ts); moved only forward and only by
+ *   the lease holder (compare-and-set, fenced by `<p>:leader:token`) - no expiry.
  *
  * `<hour>` is floor(ms / 3 600 000) and `<day>` floor(ms / 86 400 000), both UTC epoch based.
  *

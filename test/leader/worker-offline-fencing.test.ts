@@ -52,14 +52,15 @@ function pausableRedis(redis: Redis) {
 }
 
 /** A leader's watch: its own clock and, when `token` is given, the fencing token of its lease. */
-function leaderWatch(redis: Redis, keyPrefix: string, token?: string) {
+function leaderWatch(redis: Redis, keyPrefix: string, token?: string | (() => string | null)) {
   const bus = createPoolEventBus((error) => {
     throw error;
   });
   const seen: string[] = [];
   bus.subscribe('worker-offline', (event) => seen.push(event.worker));
   const clock = { now: T0 };
-  const modules = { redis, ...(token === undefined ? {} : { fencingToken: () => token }) };
+  const fencingToken = typeof token === 'string' ? () => token : token;
+  const modules = { redis, ...(fencingToken === undefined ? {} : { fencingToken }) };
   const watch = new WorkerOfflineWatch(
     { offlineMs: OFFLINE_MS },
     {
@@ -113,6 +114,29 @@ describe('worker-offline watch across leader changes', () => {
     next.clock.now = old.clock.now + 30_000;
     await next.watch.runOnce();
     expect(next.seen).toEqual(['rig']);
+  });
+
+  it('a leader whose lease ran out by its own clock mid-scan writes nothing, though Redis still holds its token', async () => {
+    const s = setup(redis, 'offline-expired');
+    await redis.set(s.leaderKey, 'token-1');
+    let leading = true;
+    const paused = pausableRedis(redis);
+    const old = leaderWatch(paused.redis, s.keyPrefix, () => (leading ? 'token-1' : null));
+    await old.watch.runOnce();
+    await s.writer.record([makeShare({ worker: 'rig', timestampMs: T0 + MINUTE })]);
+    old.clock.now = T0 + MINUTE + OFFLINE_MS + 1_000;
+    const pause = paused.pauseNextRead();
+    const run = old.watch.runOnce();
+    await pause.reached;
+    // The election's local deadline comes before Redis lets a successor in.
+    leading = false;
+    pause.release();
+    await run;
+    expect(old.seen).toEqual([]);
+    expect(await redis.get(s.markKey)).toBe(String(T0 - OFFLINE_MS));
+    // Not leading: the next run does not even read.
+    await old.watch.runOnce();
+    expect(await redis.get(s.markKey)).toBe(String(T0 - OFFLINE_MS));
   });
 
   it.each([

@@ -100,7 +100,7 @@ describe('webhook notifier', () => {
 
   function start(
     options: WebhookNotifierOptions,
-    extra: { logger?: Logger; fetch?: typeof fetch; isActive?: () => boolean } = {},
+    extra: { logger?: Logger; fetch?: typeof fetch; isActive?: () => boolean; clock?: () => number } = {},
   ) {
     bus = createPoolEventBus((error) => {
       throw error;
@@ -111,6 +111,7 @@ describe('webhook notifier', () => {
       env: { POOL_HOOK_SECRET: 's3cret' },
       ...(extra.fetch ? { fetch: extra.fetch } : {}),
       ...(extra.isActive ? { isActive: extra.isActive } : {}),
+      ...(extra.clock ? { clock: extra.clock } : {}),
     });
     return notifier;
   }
@@ -320,6 +321,52 @@ describe('webhook notifier', () => {
     release();
     await expect.poll(() => notifier!.metrics().delivered).toBe(3);
     expect(hook.received.map((r) => JSON.parse(r.body).data.height)).toEqual([1, 4, 5]);
+  });
+
+  it('logs the first drop at once, then one summary per minute by target and event, however many drop', async () => {
+    let release!: () => void;
+    const hold = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const hook = await receiver([200], hold);
+    closeReceiver = hook.close;
+    const { logger, lines } = logCapture();
+    let nowMs = 1_700_000_000_000;
+    start(
+      {
+        ...FAST,
+        concurrency: 1,
+        maxQueueSize: 2,
+        webhooks: [{ url: hook.url, events: ['block-orphaned', 'block-found'] }],
+      },
+      { logger, clock: () => nowMs },
+    );
+    bus.publish('block-orphaned', { height: 1, hash: '01'.repeat(32) });
+    await expect.poll(() => notifier!.metrics().inFlight).toBe(1);
+    // An outage: a thousand events while the receiver holds the one request slot.
+    for (let height = 2; height < 1_002; height++) {
+      if (height % 2 === 0) bus.publish('block-orphaned', { height, hash: '01'.repeat(32) });
+      else bus.publish('block-found', { ...BLOCK_FOUND, height });
+    }
+    const warnings = () => lines().filter((l) => typeof l['level'] === 'number' && l['level'] >= 40);
+    const dropLines = () => warnings().filter((l) => String(l['msg']).startsWith('webhook queue full'));
+    expect(notifier!.metrics().dropped).toBe(998);
+    expect(dropLines()).toHaveLength(1);
+    expect(dropLines()[0]).toMatchObject({ webhook: 0, event: 'block-orphaned' });
+
+    nowMs += 60_000; // a minute later, still dropping: one line sums up the minute
+    bus.publish('block-found', { ...BLOCK_FOUND, height: 1_002 });
+    expect(notifier!.metrics().dropped).toBe(999);
+    expect(dropLines()).toHaveLength(2);
+    expect(dropLines()[1]).toMatchObject({
+      level: 40,
+      dropped: 998,
+      droppedTotal: 999,
+      byTarget: { 'webhook.0': { 'block-orphaned': 499, 'block-found': 499 } },
+    });
+    expect(JSON.stringify(lines())).not.toContain('token=abc');
+    release();
+    await expect.poll(() => notifier!.metrics().delivered).toBe(3);
   });
 
   it('never blocks or breaks the publisher, even when fetch hangs or throws', async () => {

@@ -16,6 +16,7 @@ import type {
   NotificationEventSource,
 } from './notification-events.js';
 import { type NotificationTarget, withoutSecrets } from './notification-target.js';
+import { RepeatedLog } from './repeated-log.js';
 import { type SendFailure, sendNotification } from './send-notification.js';
 import { type WebhookTargetConfig, webhookTarget } from './webhook-target.js';
 
@@ -138,6 +139,8 @@ class WebhookQueue implements WebhookNotifier {
   readonly #unsubscribe: Array<() => void> = [];
   readonly #counts = { delivered: 0, retried: 0, givenUp: 0, dropped: 0 };
   readonly #bursts: BurstCollector;
+  /** Drops come in floods (an outage, a dead receiver): the first at once, then a summary a minute. */
+  readonly #dropLog: RepeatedLog;
   /** Targets that asked to wait (429, 503 with Retry-After): nothing is sent to them before this time. */
   readonly #pausedUntilMs = new Map<NotificationTarget, number>();
   #seq = 0;
@@ -160,6 +163,15 @@ class WebhookQueue implements WebhookNotifier {
     this.#clock = modules.clock;
     this.#isActive = modules.isActive ?? (() => true);
     this.#bursts = new BurstCollector((target, event, burst) => this.#onBurst(target, event, burst));
+    this.#dropLog = new RepeatedLog({
+      logger: this.#logger,
+      level: 'warn',
+      message: 'webhook queue full: dropped the oldest notification',
+      summaryMessage: 'webhook queue full: dropped notifications since the last line',
+      countField: 'dropped',
+      clock: this.#clock,
+      summaryFields: () => ({ droppedTotal: this.#counts.dropped }),
+    });
     for (const name of NOTIFICATION_EVENT_NAMES) {
       const subscribed = targets.filter((target) => target.events.includes(name));
       if (subscribed.length === 0) continue;
@@ -189,6 +201,7 @@ class WebhookQueue implements WebhookNotifier {
     this.#startDue(this.#clock());
     this.#closed = true;
     await Promise.allSettled([...this.#inFlight]);
+    this.#dropLog.flush();
     if (this.#waiting.length > 0) {
       this.#logger.warn(
         { undelivered: this.#waiting.length },
@@ -255,15 +268,10 @@ class WebhookQueue implements WebhookNotifier {
     while (this.#waiting.length > this.#options.maxQueueSize) {
       const dropped = this.#waiting.shift()!;
       this.#counts.dropped += 1;
-      this.#logger.warn(
-        {
-          ...dropped.target.log,
-          event: dropped.event,
-          delivery: dropped.id,
-          dropped: this.#counts.dropped,
-        },
-        'webhook queue full: dropped the oldest notification',
-      );
+      this.#dropLog.record(dropped.target, dropped.event, {
+        delivery: dropped.id,
+        droppedTotal: this.#counts.dropped,
+      });
     }
   }
 

@@ -369,6 +369,45 @@ describe('webhook notifier', () => {
     await expect.poll(() => notifier!.metrics().delivered).toBe(3);
   });
 
+  it('an attempt that fails after close() is logged as not delivered, not as a retry', async () => {
+    let release!: () => void;
+    const hold = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const hook = await receiver([500], hold);
+    closeReceiver = hook.close;
+    const { logger, lines } = logCapture();
+    start(
+      { ...FAST, concurrency: 1, maxQueueSize: 1, webhooks: [{ url: hook.url, events: ['block-orphaned'] }] },
+      { logger },
+    );
+    bus.publish('block-orphaned', { height: 1, hash: '01'.repeat(32) });
+    await expect.poll(() => notifier!.metrics().inFlight).toBe(1);
+    bus.publish('block-orphaned', { height: 2, hash: '02'.repeat(32) }); // waits: one slot
+    const closed = notifier!.close();
+    release(); // the request in flight at shutdown fails (HTTP 500)
+    await closed;
+    const records = lines();
+    expect(records.filter((l) => l['msg'] === 'webhook failed; will retry')).toEqual([]);
+    const notDelivered = records.filter((l) => l['msg'] === 'webhook failed at shutdown; not delivered');
+    expect(notDelivered).toHaveLength(1);
+    expect(notDelivered[0]).toMatchObject({
+      level: 40,
+      webhook: 0,
+      event: 'block-orphaned',
+      detail: 'HTTP 500',
+    });
+    // Both are lost: the failed one and the one still waiting; nothing was dropped for it.
+    expect(records.filter((l) => String(l['msg']).startsWith('webhook queue full'))).toEqual([]);
+    expect(records.find((l) => l['msg'] === 'webhook notifications not delivered at shutdown')).toMatchObject(
+      {
+        level: 40,
+        undelivered: 2,
+      },
+    );
+    expect(notifier!.metrics()).toMatchObject({ retried: 0, dropped: 0, delivered: 0 });
+  });
+
   it('never blocks or breaks the publisher, even when fetch hangs or throws', async () => {
     let calls = 0;
     const hanging = ((): Promise<Response> => {

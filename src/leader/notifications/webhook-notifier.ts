@@ -144,6 +144,8 @@ class WebhookQueue implements WebhookNotifier {
   /** Targets that asked to wait (429, 503 with Retry-After): nothing is sent to them before this time. */
   readonly #pausedUntilMs = new Map<NotificationTarget, number>();
   #seq = 0;
+  /** Requests in flight at close() that then failed: not retried, lost with the waiting ones. */
+  #failedAtShutdown = 0;
   #timer: NodeJS.Timeout | undefined;
   #timerDueMs = Number.POSITIVE_INFINITY;
   #pumpScheduled = false;
@@ -202,11 +204,9 @@ class WebhookQueue implements WebhookNotifier {
     this.#closed = true;
     await Promise.allSettled([...this.#inFlight]);
     this.#dropLog.flush();
-    if (this.#waiting.length > 0) {
-      this.#logger.warn(
-        { undelivered: this.#waiting.length },
-        'webhook notifications not delivered at shutdown',
-      );
+    const undelivered = this.#waiting.length + this.#failedAtShutdown;
+    if (undelivered > 0) {
+      this.#logger.warn({ undelivered }, 'webhook notifications not delivered at shutdown');
     }
   }
 
@@ -369,6 +369,12 @@ class WebhookQueue implements WebhookNotifier {
           ? 'webhook refused the notification; not retrying'
           : 'webhook failed; giving up after the last retry',
       );
+      return;
+    }
+    if (this.#closed) {
+      // Nothing will retry it: close() has started its last requests.
+      this.#failedAtShutdown += 1;
+      this.#logger.warn({ ...log, detail }, 'webhook failed at shutdown; not delivered');
       return;
     }
     this.#counts.retried += 1;

@@ -408,6 +408,46 @@ describe('webhook notifier', () => {
     expect(notifier!.metrics()).toMatchObject({ retried: 0, dropped: 0, delivered: 0 });
   });
 
+  it('a dead receiver logs its first retry and give-up at once, then one summary each per minute', async () => {
+    const { logger, lines } = logCapture();
+    let offsetMs = 0; // the notifier's clock runs with real time, plus the minutes a test skips
+    const refused = (() => Promise.reject(new TypeError('connect ECONNREFUSED'))) as typeof fetch;
+    start(
+      {
+        ...FAST,
+        maxRetries: 2,
+        webhooks: [{ url: 'http://127.0.0.1:9/x?token=abc', events: ['block-orphaned'] }],
+      },
+      { logger, fetch: refused, clock: () => Date.now() + offsetMs },
+    );
+    for (let height = 1; height <= 20; height++)
+      bus.publish('block-orphaned', { height, hash: '01'.repeat(32) });
+    await expect.poll(() => notifier!.metrics().givenUp, { timeout: 10_000 }).toBe(20);
+    const failed = (level: number) =>
+      lines().filter((l) => l['level'] === level && String(l['msg']).startsWith('webhook failed;'));
+    expect(notifier!.metrics().retried).toBe(40);
+    expect(failed(40)).toHaveLength(1); // the first retry, with its detail
+    expect(failed(40)[0]).toMatchObject({
+      msg: 'webhook failed; will retry',
+      detail: 'connect ECONNREFUSED',
+    });
+    expect(failed(50)).toHaveLength(1); // the first give-up
+    expect(failed(50)[0]).toMatchObject({ msg: 'webhook failed; giving up after the last retry' });
+
+    offsetMs += 60_000; // a minute later the receiver is still dead
+    bus.publish('block-orphaned', { height: 21, hash: '01'.repeat(32) });
+    await expect.poll(() => notifier!.metrics().givenUp, { timeout: 10_000 }).toBe(21);
+    expect(failed(40)).toHaveLength(2);
+    expect(failed(40)[1]).toMatchObject({
+      retried: 40,
+      lastDetail: 'connect ECONNREFUSED',
+      byTarget: { 'webhook.0': { 'block-orphaned': 40 } },
+    });
+    expect(failed(50)).toHaveLength(2);
+    expect(failed(50)[1]).toMatchObject({ givenUp: 20, byTarget: { 'webhook.0': { 'block-orphaned': 20 } } });
+    expect(JSON.stringify(lines())).not.toContain('token=abc');
+  });
+
   it('never blocks or breaks the publisher, even when fetch hangs or throws', async () => {
     let calls = 0;
     const hanging = ((): Promise<Response> => {

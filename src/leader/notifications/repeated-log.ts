@@ -31,6 +31,8 @@ export class RepeatedLog {
   /** Counts since the last line: target name -> event -> count. */
   readonly #pending = new Map<string, Map<NotificationEventName, number>>();
   #pendingCount = 0;
+  /** The `detail` field of the last repeat counted (the receiver's error, secrets removed). */
+  #lastDetail: string | undefined;
   #nextLineAtMs = Number.NEGATIVE_INFINITY;
   #timer: NodeJS.Timeout | undefined;
 
@@ -41,6 +43,7 @@ export class RepeatedLog {
 
   record(target: NotificationTarget, event: NotificationEventName, fields: Record<string, unknown>): void {
     const { logger, level, message, clock } = this.#options;
+    // `fields` hold no URL or secret: the caller removed them (withoutSecrets), as for every line.
     const now = clock();
     if (this.#pendingCount === 0 && now >= this.#nextLineAtMs) {
       logger[level]({ ...target.log, event, ...fields }, message);
@@ -49,6 +52,7 @@ export class RepeatedLog {
     }
     logger.debug({ ...target.log, event, ...fields }, message);
     this.#count(targetName(target), event);
+    if (typeof fields['detail'] === 'string') this.#lastDetail = fields['detail'];
     if (now >= this.#nextLineAtMs) this.flush();
     else this.#armTimer(this.#nextLineAtMs - now);
   }
@@ -61,9 +65,14 @@ export class RepeatedLog {
     const { logger, level, summaryMessage, countField, clock, summaryFields } = this.#options;
     const byTarget: Record<string, Record<string, number>> = {};
     for (const [name, byEvent] of this.#pending) byTarget[name] = Object.fromEntries(byEvent);
-    logger[level]({ [countField]: this.#pendingCount, ...summaryFields?.(), byTarget }, summaryMessage);
+    const last = this.#lastDetail === undefined ? {} : { lastDetail: this.#lastDetail };
+    logger[level](
+      { [countField]: this.#pendingCount, ...summaryFields?.(), ...last, byTarget },
+      summaryMessage,
+    );
     this.#pending.clear();
     this.#pendingCount = 0;
+    this.#lastDetail = undefined;
     this.#nextLineAtMs = clock() + this.#intervalMs;
   }
 

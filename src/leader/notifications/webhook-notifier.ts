@@ -10,13 +10,13 @@ import {
   type TelegramTargetConfig,
   telegramTarget,
 } from './chat-targets.js';
+import { type DeliveryLogs, deliveryLogs, flushDeliveryLogs } from './delivery-logs.js';
 import type {
   NotificationEventMap,
   NotificationEventName,
   NotificationEventSource,
 } from './notification-events.js';
 import { type NotificationTarget, withoutSecrets } from './notification-target.js';
-import { RepeatedLog } from './repeated-log.js';
 import { type SendFailure, sendNotification } from './send-notification.js';
 import { type WebhookTargetConfig, webhookTarget } from './webhook-target.js';
 
@@ -139,8 +139,8 @@ class WebhookQueue implements WebhookNotifier {
   readonly #unsubscribe: Array<() => void> = [];
   readonly #counts = { delivered: 0, retried: 0, givenUp: 0, dropped: 0 };
   readonly #bursts: BurstCollector;
-  /** Drops come in floods (an outage, a dead receiver): the first at once, then a summary a minute. */
-  readonly #dropLog: RepeatedLog;
+  /** Drops, retries, give-ups come in floods (an outage, a dead receiver): bounded lines. */
+  readonly #logs: DeliveryLogs;
   /** Targets that asked to wait (429, 503 with Retry-After): nothing is sent to them before this time. */
   readonly #pausedUntilMs = new Map<NotificationTarget, number>();
   #seq = 0;
@@ -165,15 +165,7 @@ class WebhookQueue implements WebhookNotifier {
     this.#clock = modules.clock;
     this.#isActive = modules.isActive ?? (() => true);
     this.#bursts = new BurstCollector((target, event, burst) => this.#onBurst(target, event, burst));
-    this.#dropLog = new RepeatedLog({
-      logger: this.#logger,
-      level: 'warn',
-      message: 'webhook queue full: dropped the oldest notification',
-      summaryMessage: 'webhook queue full: dropped notifications since the last line',
-      countField: 'dropped',
-      clock: this.#clock,
-      summaryFields: () => ({ droppedTotal: this.#counts.dropped }),
-    });
+    this.#logs = deliveryLogs(this.#logger, this.#clock, this.#counts);
     for (const name of NOTIFICATION_EVENT_NAMES) {
       const subscribed = targets.filter((target) => target.events.includes(name));
       if (subscribed.length === 0) continue;
@@ -203,7 +195,7 @@ class WebhookQueue implements WebhookNotifier {
     this.#startDue(this.#clock());
     this.#closed = true;
     await Promise.allSettled([...this.#inFlight]);
-    this.#dropLog.flush();
+    flushDeliveryLogs(this.#logs);
     const undelivered = this.#waiting.length + this.#failedAtShutdown;
     if (undelivered > 0) {
       this.#logger.warn({ undelivered }, 'webhook notifications not delivered at shutdown');
@@ -268,7 +260,7 @@ class WebhookQueue implements WebhookNotifier {
     while (this.#waiting.length > this.#options.maxQueueSize) {
       const dropped = this.#waiting.shift()!;
       this.#counts.dropped += 1;
-      this.#dropLog.record(dropped.target, dropped.event, {
+      this.#logs.dropped.record(dropped.target, dropped.event, {
         delivery: dropped.id,
         droppedTotal: this.#counts.dropped,
       });
@@ -363,12 +355,8 @@ class WebhookQueue implements WebhookNotifier {
     const detail = withoutSecrets(result.detail, target.secrets);
     if (result.outcome === 'refused' || delivery.attempts > this.#options.maxRetries) {
       this.#counts.givenUp += 1;
-      this.#logger.error(
-        { ...log, detail },
-        result.outcome === 'refused'
-          ? 'webhook refused the notification; not retrying'
-          : 'webhook failed; giving up after the last retry',
-      );
+      const line = result.outcome === 'refused' ? this.#logs.refused : this.#logs.givenUp;
+      line.record(target, delivery.event, { ...log, detail });
       return;
     }
     if (this.#closed) {
@@ -379,7 +367,7 @@ class WebhookQueue implements WebhookNotifier {
     }
     this.#counts.retried += 1;
     const delayMs = this.#retryDelayMs(delivery, result);
-    this.#logger.warn({ ...log, detail, retryInMs: delayMs }, 'webhook failed; will retry');
+    this.#logs.retry.record(target, delivery.event, { ...log, detail, retryInMs: delayMs });
     delivery.dueAtMs = this.#clock() + delayMs;
     this.#enqueue(delivery);
   }

@@ -86,10 +86,10 @@ export class RepeatedLog {
     this.#pendingCount += 1;
   }
 
-  /** Repeats that stop still get their summary, within an interval. */
+  /** Repeats that stop still get their summary, within an interval (even if the clock was set back). */
   #armTimer(delayMs: number): void {
     if (this.#timer !== undefined) return;
-    this.#timer = setTimeout(() => this.flush(), delayMs);
+    this.#timer = setTimeout(() => this.flush(), Math.min(delayMs, this.#intervalMs));
     this.#timer.unref?.();
   }
 }

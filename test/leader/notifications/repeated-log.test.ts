@@ -76,6 +76,24 @@ describe('RepeatedLog', () => {
     expect(vi.getTimerCount()).toBe(0);
   });
 
+  it('still sums up within an interval when the wall clock is set back', () => {
+    const { logger, records } = captureLogs();
+    let offsetMs = 0;
+    const log = new RepeatedLog({
+      logger,
+      clock: () => Date.now() + offsetMs,
+      level: 'warn',
+      message: 'it failed',
+      summaryMessage: 'it failed since the last line',
+      countField: 'failed',
+    });
+    log.record(WEBHOOK, 'block-found', {});
+    offsetMs = -3_600_000; // NTP set the clock back an hour
+    log.record(WEBHOOK, 'block-found', {});
+    vi.advanceTimersByTime(60_000);
+    expect(records.filter((r) => r['level'] === 40).map((r) => r['failed'])).toEqual([undefined, 1]);
+  });
+
   it('names a target by kind and index, never by its origin', () => {
     expect(targetName(WEBHOOK)).toBe('webhook.0');
     expect(targetName(DISCORD)).toBe('discord.1');

@@ -55,6 +55,15 @@ async function receiver(
   };
 }
 
+/** A receiver (see receiver) that answers nothing until `release` is called. */
+async function heldReceiver(statuses: number[]) {
+  let release!: () => void;
+  const hold = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  return { hook: await receiver(statuses, hold), release };
+}
+
 function logCapture(): { logger: Logger; lines: () => Array<Record<string, unknown>> } {
   const lines: string[] = [];
   const stream = new Writable({
@@ -300,11 +309,7 @@ describe('webhook notifier', () => {
   });
 
   it('drops the oldest waiting notification when the queue is full, and counts it', async () => {
-    let release!: () => void;
-    const hold = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const hook = await receiver([200], hold);
+    const { hook, release } = await heldReceiver([200]);
     closeReceiver = hook.close;
     const { logger, lines } = logCapture();
     start(
@@ -324,11 +329,7 @@ describe('webhook notifier', () => {
   });
 
   it('logs the first drop at once, then one summary per minute by target and event, however many drop', async () => {
-    let release!: () => void;
-    const hold = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const hook = await receiver([200], hold);
+    const { hook, release } = await heldReceiver([200]);
     closeReceiver = hook.close;
     const { logger, lines } = logCapture();
     let nowMs = 1_700_000_000_000;
@@ -370,11 +371,7 @@ describe('webhook notifier', () => {
   });
 
   it('an attempt that fails after close() is logged as not delivered, not as a retry', async () => {
-    let release!: () => void;
-    const hold = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const hook = await receiver([500], hold);
+    const { hook, release } = await heldReceiver([500]);
     closeReceiver = hook.close;
     const { logger, lines } = logCapture();
     start(

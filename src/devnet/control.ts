@@ -15,8 +15,8 @@ export interface DevnetControlParts {
 
 /**
  * What tests (and `fuego-pool devnet` flags) can do to the devnet beyond the RPC: mine, reorg (and
- * back), pause or break the daemon, make the wallet fail after broadcasting, refuse its sends or
- * fail their relay, change the difficulty.
+ * back), pause or break the daemon, make the wallet fail after broadcasting, refuse its sends, fail
+ * their relay or fail reads of a sent transaction, change the difficulty.
  */
 export class DevnetControl {
   readonly #parts: DevnetControlParts;
@@ -100,6 +100,14 @@ export class DevnetControl {
   /** The next `count` sendTransaction calls broadcast, then fail with `mode` (see WalletJsonRpc). */
   failAfterBroadcast(count: number, mode: FailAfterBroadcastMode = 'error'): void {
     this.#parts.walletRpc.failAfterBroadcast(count, mode);
+  }
+
+  /**
+   * The transaction of the next successful sendTransaction cannot be read: the next `count`
+   * getTransaction calls for it fail (5 "Internal error occurred"), then it reads as usual.
+   */
+  failReadsOfNextSend(count: number): void {
+    this.#parts.walletRpc.failReadsOfNextSend(count);
   }
 
   /** The next `count` valid blocks are refused with -7, like a daemon whose cn/upx2 disagrees. */

@@ -160,6 +160,27 @@ describe('devnet control', () => {
     expect(devnet.chain.mempool()).toHaveLength(0);
   });
 
+  test('failReadsOfNextSend: the sent transaction cannot be read `count` times, then reads as usual', async () => {
+    const [, b] = devnet.wallet.addresses;
+    devnet.control.failReadsOfNextSend(2);
+    const sent = (await sendTo(b!))['result'] as { transactionHash: string };
+    const read = () =>
+      jsonRpc(devnet.walletUrl, 'getTransaction', { transactionHash: sent.transactionHash }, 1);
+    for (let i = 0; i < 2; i++) {
+      expect((await read())['error']).toEqual({
+        code: -32000,
+        data: { application_code: 5 },
+        message: 'Internal error occurred',
+      });
+    }
+    const record = (await read())['result'] as { transaction: Record<string, unknown> };
+    expect(record.transaction['fee']).toBe(80000);
+    // Armed for one send only: the next one reads at once.
+    const next = (await sendTo(b!))['result'] as { transactionHash: string };
+    expect((await jsonRpc(devnet.walletUrl, 'getTransaction', next, 1))['result']).toBeDefined();
+    devnet.control.mineBlocks(1);
+  });
+
   test('coinbase to the wallet is locked until 60 deep, spendable after', async () => {
     const [, b] = devnet.wallet.addresses;
     const before = (await jsonRpc(devnet.walletUrl, 'getBalance', { address: b }, 1))['result'] as Record<

@@ -16,12 +16,15 @@ const WALLET_HEADERS: [string, string][] = [
  * walletd's HTTP face: only POST/GET `/json_rpc` (anything else is 404 "Requested url is not found"),
  * JSON-RPC 2.0 envelopes with sorted keys, parse errors carrying `"id":null`, application errors as
  * `-32000` + `data.application_code`, bad or missing fields as `-32600 Invalid Request`.
- * Also the fault injection for exactly-once payout tests (`failAfterBroadcast`).
+ * Also the fault injection for exactly-once payout tests (`failAfterBroadcast`, `failReadsOfNextSend`).
  */
 export class WalletJsonRpc {
   readonly #wallet: WalletService;
   readonly #methods: ReadonlyMap<string, (params: unknown) => unknown>;
   #pendingFaults: { remaining: number; mode: FailAfterBroadcastMode } = { remaining: 0, mode: 'error' };
+  /** getTransaction failures armed for the next sent transaction, then per transaction hash. */
+  #unreadableNextSend = 0;
+  readonly #unreadable = new Map<string, number>();
 
   constructor(wallet: WalletService) {
     this.#wallet = wallet;
@@ -72,6 +75,15 @@ export class WalletJsonRpc {
     this.#pendingFaults = { remaining: count, mode };
   }
 
+  /**
+   * The transaction the next successful sendTransaction builds cannot be read: the next `count`
+   * getTransaction calls for its hash answer `-32000` / 5 "Internal error occurred" (a wallet busy
+   * or restarting right after the send), later ones answer as usual. Other transactions read as usual.
+   */
+  failReadsOfNextSend(count: number): void {
+    this.#unreadableNextSend = count;
+  }
+
   handle(request: HttpRequestView): HttpOutcome {
     if (request.path !== '/json_rpc') {
       return { kind: 'reply', status: 404, body: 'Requested url is not found\n', headers: WALLET_HEADERS };
@@ -89,7 +101,11 @@ export class WalletJsonRpc {
     const handler = this.#methods.get(method);
     if (!handler) return reply({ error: { code: -32601, message: 'Method not found' }, id });
     try {
+      if (method === 'getTransaction' && this.#takeUnreadable(fields['params'])) {
+        return reply({ error: applicationError(5, 'Internal error occurred'), id });
+      }
       const result = handler(fields['params']);
+      if (method === 'sendTransaction') this.#armUnreadable(result);
       if (method === 'sendTransaction' && this.#pendingFaults.remaining > 0) {
         this.#pendingFaults.remaining -= 1;
         if (this.#pendingFaults.mode === 'timeout') return { kind: 'hang' };
@@ -105,6 +121,25 @@ export class WalletJsonRpc {
         return reply({ error: { code: -32600, message: 'Invalid Request' }, id });
       throw error;
     }
+  }
+
+  #armUnreadable(result: unknown): void {
+    if (this.#unreadableNextSend === 0) return;
+    const hash = (result as { transactionHash?: unknown } | null)?.transactionHash;
+    if (typeof hash !== 'string') return;
+    this.#unreadable.set(hash, this.#unreadableNextSend);
+    this.#unreadableNextSend = 0;
+  }
+
+  /** True (and one failure used up) when this getTransaction is for an unreadable transaction. */
+  #takeUnreadable(params: unknown): boolean {
+    const hash = (params as { transactionHash?: unknown } | null)?.transactionHash;
+    if (typeof hash !== 'string') return false;
+    const remaining = this.#unreadable.get(hash) ?? 0;
+    if (remaining === 0) return false;
+    if (remaining === 1) this.#unreadable.delete(hash);
+    else this.#unreadable.set(hash, remaining - 1);
+    return true;
   }
 }
 

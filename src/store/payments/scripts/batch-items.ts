@@ -18,6 +18,29 @@ local function batch_items(batchKey)
 end
 `;
 
+/**
+ * Lua shared by the scripts that settle a sent batch's fee shares (mark_sent, settle_fee,
+ * revert_sent), after BATCH_ITEMS_LUA; they name `totalsKey`, `payableKey`, `historyMax` and `now`:
+ * - refunds_fit(items): every item's `refund` argument is between 0 and its transfer's fee share;
+ * - refund_fee(itemKeys, item, amount, ref): credits `amount` (negative: takes a refund back) to
+ *   the item's miner and the totals, with its `payout-fee-refund` history entry.
+ */
+export const FEE_REFUND_LUA = `
+local function refunds_fit(items)
+  for i, item in ipairs(items) do
+    local refund = item_args(i).refund
+    if not ge(refund, '0') or not ge(item.fee, refund) then return false end
+  end
+  return true
+end
+local function refund_fee(itemKeys, item, amount, ref)
+  redis.call('HINCRBY', itemKeys.balanceKey, 'balance', amount)
+  redis.call('HINCRBY', totalsKey, 'balance', amount)
+  local balance = index_payable(payableKey, itemKeys.balanceKey, item.a)
+  history(itemKeys.historyKey, historyMax, 'payout-fee-refund', amount, ref, balance, now)
+end
+`;
+
 /** One item per transfer of the batch: its miner's balance and history keys. */
 export function balanceItems(keys: PaymentKeys, batch: PayoutBatch) {
   return batch.transfers.map((t) => ({

@@ -2,7 +2,7 @@ import { feeRefunds, poolFeeShare } from '../../../model/payouts/fee-refunds.js'
 import type { PayoutBatch } from '../../../model/payouts/payout-batch.js';
 import type { ScriptCall } from '../../scripts/define-script.js';
 import { amountArg } from '../payment-store-error.js';
-import { BATCH_ITEMS_LUA, feeSettlementItems } from './batch-items.js';
+import { BATCH_ITEMS_LUA, FEE_REFUND_LUA, feeSettlementItems } from './batch-items.js';
 import {
   type PayoutCallContext,
   payoutCallBase,
@@ -42,18 +42,13 @@ const LAYOUT = payoutScriptLayout({
  */
 export const MARK_SENT_LUA = payoutScriptLua(
   LAYOUT,
-  `${BATCH_ITEMS_LUA}
+  `${BATCH_ITEMS_LUA}${FEE_REFUND_LUA}
 local state = redis.call('HGET', batchKey, 'state')
 if not state then return {0, 'BATCH_NOT_FOUND', ''} end
 if state == 'sent' then return {2, redis.call('HGET', batchKey, 'txHash') or ''} end
 local items = batch_items(batchKey)
 if not items or #items ~= itemCount then return {0, 'BATCH_STATE', 'keys do not match the batch'} end
-for i, item in ipairs(items) do
-  local refund = item_args(i).refund
-  if not ge(refund, '0') or not ge(item.fee, refund) then
-    return {0, 'BATCH_STATE', 'a fee refund exceeds its fee share'}
-  end
-end
+if not refunds_fit(items) then return {0, 'BATCH_STATE', 'a fee refund exceeds its fee share'} end
 local late = state == 'failed'
 local ref = batchId .. ':' .. txHash
 for i, item in ipairs(items) do
@@ -75,12 +70,7 @@ for i, item in ipairs(items) do
   local amount = item.amt
   if late then reason = 'payout-late-found'; amount = negate(item.deb) end
   history(itemKeys.historyKey, historyMax, reason, amount, ref, balance, now)
-  if settled.refund ~= '0' then
-    redis.call('HINCRBY', balanceKey, 'balance', settled.refund)
-    redis.call('HINCRBY', totalsKey, 'balance', settled.refund)
-    balance = index_payable(payableKey, balanceKey, item.a)
-    history(itemKeys.historyKey, historyMax, 'payout-fee-refund', settled.refund, ref, balance, now)
-  end
+  if settled.refund ~= '0' then refund_fee(itemKeys, item, settled.refund, ref) end
   redis.call('LPUSH', itemKeys.paymentsKey, cjson.encode({batchId = batchId, txHash = txHash,
     amountAtomic = item.amt, networkFeeAtomic = settled.netFee, timestampMs = now}))
   redis.call('LTRIM', itemKeys.paymentsKey, 0, tonumber(paymentsMax) - 1)

@@ -2,7 +2,7 @@ import { poolFeeShare } from '../../../model/payouts/fee-refunds.js';
 import type { PayoutBatch } from '../../../model/payouts/payout-batch.js';
 import type { ScriptCall } from '../../scripts/define-script.js';
 import { amountArg } from '../payment-store-error.js';
-import { BATCH_ITEMS_LUA, feeSettlementItems } from './batch-items.js';
+import { BATCH_ITEMS_LUA, FEE_REFUND_LUA, feeSettlementItems } from './batch-items.js';
 import {
   type PayoutCallContext,
   payoutCallBase,
@@ -29,7 +29,7 @@ const LAYOUT = payoutScriptLayout({
  */
 export const REVERT_SENT_LUA = payoutScriptLua(
   LAYOUT,
-  `${BATCH_ITEMS_LUA}
+  `${BATCH_ITEMS_LUA}${FEE_REFUND_LUA}
 local state = redis.call('HGET', batchKey, 'state')
 if not state then return {0, 'BATCH_NOT_FOUND', ''} end
 if state ~= 'sent' then return {0, 'BATCH_STATE', state} end
@@ -46,12 +46,7 @@ local ref = batchId .. ':' .. txHash
 for i, item in ipairs(items) do
   local itemKeys, settled = item_keys(i), item_args(i)
   local balanceKey = itemKeys.balanceKey
-  if settled.refund ~= '0' then
-    redis.call('HINCRBY', balanceKey, 'balance', negate(settled.refund))
-    redis.call('HINCRBY', totalsKey, 'balance', negate(settled.refund))
-    local balance = index_payable(payableKey, balanceKey, item.a)
-    history(itemKeys.historyKey, historyMax, 'payout-fee-refund', negate(settled.refund), ref, balance, now)
-  end
+  if settled.refund ~= '0' then refund_fee(itemKeys, item, negate(settled.refund), ref) end
   redis.call('HINCRBY', balanceKey, 'paid', negate(item.amt))
   redis.call('HINCRBY', balanceKey, 'networkFees', negate(settled.netFee))
   redis.call('HINCRBY', balanceKey, 'balance', item.deb)

@@ -17,7 +17,9 @@ import {
   devnetReceived,
   devnetTransactionsWithBatch,
   expectPaidExactlyOnce,
+  expectSurplusOf100000Refunded,
   fundMiners,
+  fundThreeMiners,
   integratedMinerAddress,
   minerAddress,
   walletClientFor,
@@ -63,16 +65,8 @@ describe('payouts through the devnet wallet', () => {
   }
 
   /** Three miners above the minimum, with balances that split a fee unevenly. */
-  async function fundThree(label: string) {
-    const keyPrefix = uniquePrefix(label);
-    const miners = [1, 2, 3].map((n) => minerAddress(`${label}-${n}`));
-    const credits = [
-      [miners[0]!, 3n * COIN],
-      [miners[1]!, 2n * COIN],
-      [miners[2]!, COIN + 1n],
-    ] as const;
-    await fundMiners(redis, keyPrefix, credits);
-    return { keyPrefix, miners, credits };
+  function fundThree(label: string) {
+    return fundThreeMiners(redis, uniquePrefix(label), label);
   }
 
   it('pays balances above the minimum in batches, once, and records history per miner and batch', async () => {
@@ -137,39 +131,7 @@ describe('payouts through the devnet wallet', () => {
     expect(summary.batches.map((b) => [b.state, b.recipients])).toEqual([['sent', 3]]);
     const [batch] = await new PayoutStore({ keyPrefix }, { redis }).listRecentBatches();
     expect(batch?.actualFeeAtomic).toBe(80_000n);
-    // The 20000 surplus in proportion to the charges: 6666.8 / 6666.6 / 6666.6, the two odd units
-    // to the largest charge, then to the lower address of the tied two.
-    const [tieFirst, tieSecond] = [miners[1]!, miners[2]!].sort();
-    const refunds = new Map([
-      [miners[0]!, 6_667n],
-      [tieFirst!, 6_667n],
-      [tieSecond!, 6_666n],
-    ]);
-    const charges = new Map([
-      [miners[0]!, 33_334n],
-      [miners[1]!, 33_333n],
-      [miners[2]!, 33_333n],
-    ]);
-    for (const [address, credited] of credits) {
-      const refund = refunds.get(address)!;
-      const charged = charges.get(address)!;
-      expect(await balances.getBalance(address), address).toMatchObject({
-        balance: refund,
-        inPayout: 0n,
-        paid: credited - charged,
-        networkFees: charged - refund,
-      });
-      const [latest] = await balances.getHistory(address);
-      expect(latest).toMatchObject({
-        reason: 'payout-fee-refund',
-        amountAtomic: refund,
-        balanceAfterAtomic: refund,
-      });
-      expect((await balances.getPayments(address))[0]).toMatchObject({
-        amountAtomic: credited - charged,
-        networkFeeAtomic: charged - refund,
-      });
-    }
+    await expectSurplusOf100000Refunded(balances, { keyPrefix, miners, credits });
     const after = await balances.getTotals();
     // The miners paid exactly the wallet's fee; the pool's fee ledger did not move.
     expect(after.networkFees - before.networkFees).toBe(80_000n);

@@ -120,3 +120,62 @@ export async function expectPaidExactlyOnce(
     expect(devnetReceived(devnet, address), `on-chain receipts of ${address}`).toBe(balance.paid);
   }
 }
+
+const COIN = 10_000_000n;
+
+/** Three miners credited 3, 2 and 1 coin + 1: above a 1-coin minimum, balances that split a fee unevenly. */
+export async function fundThreeMiners(redis: Redis, keyPrefix: string, label: string) {
+  const miners = [1, 2, 3].map((n) => minerAddress(`${label}-${n}`));
+  const credits = [
+    [miners[0]!, 3n * COIN],
+    [miners[1]!, 2n * COIN],
+    [miners[2]!, COIN + 1n],
+  ] as const;
+  await fundMiners(redis, keyPrefix, credits);
+  return { keyPrefix, miners, credits };
+}
+
+/**
+ * fundThreeMiners' miners after one batch charged them 100000 (33334 / 33333 / 33333) and the
+ * wallet paid 80000: the 20000 surplus came back in proportion to the charges (6666.8 / 6666.6 /
+ * 6666.6), the two odd units to the largest charge, then to the lower address of the tied two.
+ * Checks each miner's balance, its latest history entry (the refund) and its latest payment record
+ * (the charge less the refund).
+ */
+export async function expectSurplusOf100000Refunded(
+  balances: RedisBalances,
+  funded: Awaited<ReturnType<typeof fundThreeMiners>>,
+): Promise<void> {
+  const { miners, credits } = funded;
+  const [tieFirst, tieSecond] = [miners[1]!, miners[2]!].sort();
+  const refunds = new Map([
+    [miners[0]!, 6_667n],
+    [tieFirst!, 6_667n],
+    [tieSecond!, 6_666n],
+  ]);
+  const charges = new Map([
+    [miners[0]!, 33_334n],
+    [miners[1]!, 33_333n],
+    [miners[2]!, 33_333n],
+  ]);
+  for (const [address, credited] of credits) {
+    const refund = refunds.get(address)!;
+    const charged = charges.get(address)!;
+    expect(await balances.getBalance(address), address).toMatchObject({
+      balance: refund,
+      inPayout: 0n,
+      paid: credited - charged,
+      networkFees: charged - refund,
+    });
+    const [latest] = await balances.getHistory(address);
+    expect(latest).toMatchObject({
+      reason: 'payout-fee-refund',
+      amountAtomic: refund,
+      balanceAfterAtomic: refund,
+    });
+    expect((await balances.getPayments(address))[0]).toMatchObject({
+      amountAtomic: credited - charged,
+      networkFeeAtomic: charged - refund,
+    });
+  }
+}

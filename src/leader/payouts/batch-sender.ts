@@ -1,7 +1,7 @@
 import { type FaultPoints, NO_FAULTS } from '../../fault-points.js';
 import type { Logger } from '../../log/logger.js';
 import type { DurabilityBarrier } from '../../model/payouts/durability-barrier.js';
-import type { PayoutWriter } from '../../model/payouts/payout-batch.js';
+import { FEE_ASSUMED_RESOLUTION, type PayoutWriter } from '../../model/payouts/payout-batch.js';
 import type { PayoutJournal } from '../../model/payouts/payout-journal.js';
 import type { PayoutWatch, UnknownPayment } from '../../model/payouts/payout-watch.js';
 import { buildPayoutExtra } from '../../pool/payouts/batch-tag.js';
@@ -128,7 +128,8 @@ export class BatchSender {
     await journal.markSent(writer, batch, {
       txHash,
       actualFeeAtomic: actualFeeAtomic ?? this.#opts.networkFeeAtomic,
-      resolution: actualFeeAtomic === null ? 'wallet-reply (fee assumed)' : 'wallet-reply',
+      // An unread fee is settled by a later pass (PayoutRecovery.watchSentBatches).
+      resolution: actualFeeAtomic === null ? FEE_ASSUMED_RESOLUTION : 'wallet-reply',
     });
     await faults.reached('result-recorded', batchId);
     logger.info(

@@ -1,5 +1,9 @@
 import type { Logger } from '../../log/logger.js';
-import type { PayoutBatch, PayoutWriter } from '../../model/payouts/payout-batch.js';
+import {
+  FEE_ASSUMED_RESOLUTION,
+  type PayoutBatch,
+  type PayoutWriter,
+} from '../../model/payouts/payout-batch.js';
 import type { PayoutJournal } from '../../model/payouts/payout-journal.js';
 import type { PayoutWatch, UnknownPayment } from '../../model/payouts/payout-watch.js';
 import type { BatchReport } from '../../pool/payouts/payout-reports.js';
@@ -58,7 +62,8 @@ export interface UnknownPaymentCheck {
  * 1. one read of the wallet's tagged transactions since the last pass and since the oldest open
  *    batch (`read`);
  * 2. each open batch settled by what the wallet shows (`settleOpenBatches`, batch-settlement.ts);
- * 3. sent batches watched until their transaction is deep in the chain (`watchSentBatches`);
+ * 3. sent batches watched until their transaction is deep in the chain, and the fee of one sent
+ *    while the wallet could not tell it settled (`watchSentBatches`);
  * 4. tagged transactions Redis has no batch for recorded as unknown payments, and a rolled-back
  *    batch found relayed after all recorded as sent late (`checkUnknownPayments`).
  */
@@ -120,7 +125,11 @@ export class PayoutRecovery {
    * Sent batches until their transaction is deep in the chain: walletd marks a transaction the
    * daemon dropped from its pool unmined CANCELLED (and lists it no more). Such a batch reached
    * nobody; once it has stayed dropped past unresolvedRollbackAfterMs (another node could still
-   * mine it until its mempool lets it go), its debits go back to the balances.
+   * mine it until its mempool lets it go), its debits go back to the balances. A batch whose fee
+   * was assumed (unread right after the send) is settled with the fee of the first relayed record
+   * read: the surplus goes back to its miners as mark_sent would have given it, once. The watch
+   * ends only on a readable record (confirmed deep, or reverted), so every fee the wallet can tell
+   * is settled; a dropped transaction is never settled (it is reverted, refunds and all).
    */
   async watchSentBatches(writer: PayoutWriter): Promise<BatchReport[]> {
     const { journal, wallet, logger, clock } = this.#modules;
@@ -133,13 +142,16 @@ export class PayoutRecovery {
       } catch (error) {
         // Unknown to the wallet (restored from a backup?) or unreadable: nothing is decided on it.
         logger.warn(
-          { batchId: batch.id, txHash: batch.txHash, err: error },
-          'sent payout transaction not readable in the wallet',
+          { batchId: batch.id, txHash: batch.txHash, err: error, feeAssumed: feeAssumed(batch) },
+          feeAssumed(batch)
+            ? 'sent payout transaction not readable in the wallet: its assumed fee is settled once it is'
+            : 'sent payout transaction not readable in the wallet',
         );
         continue;
       }
       const outcome = walletOutcomeOf(record.state);
       if (outcome === 'sent') {
+        if (feeAssumed(batch)) await this.#settleAssumedFee(writer, batch, BigInt(record.fee));
         if (record.blockIndex !== UNCONFIRMED_BLOCK_INDEX && record.confirmations >= SENT_CONFIRMED_DEPTH) {
           await journal.confirmSent(writer, batch.id, record.blockIndex);
         }
@@ -243,6 +255,19 @@ export class PayoutRecovery {
     }
   }
 
+  async #settleAssumedFee(writer: PayoutWriter, batch: PayoutBatch, actualFeeAtomic: bigint): Promise<void> {
+    if (!(await this.#modules.journal.settleAssumedFee(writer, batch, actualFeeAtomic))) return;
+    this.#modules.logger.info(
+      {
+        batchId: batch.id,
+        txHash: batch.txHash,
+        assumedFee: (batch.actualFeeAtomic ?? batch.networkFeeAtomic).toString(),
+        actualFee: actualFeeAtomic.toString(),
+      },
+      'network fee of a payout batch read later: settled (any surplus refunded to its miners)',
+    );
+  }
+
   /** A batch rolled back as dead that the wallet relayed after all: recorded as sent (late). */
   async #settleLateFound(writer: PayoutWriter, tx: TaggedTransaction): Promise<void> {
     const batch = await this.#modules.journal.getBatch(tx.batchId);
@@ -275,4 +300,9 @@ export class PayoutRecovery {
       }
     }
   }
+}
+
+/** A sent batch whose fee the wallet could not tell right after the send (mark_sent assumed it). */
+function feeAssumed(batch: PayoutBatch): boolean {
+  return batch.state === 'sent' && batch.resolution === FEE_ASSUMED_RESOLUTION;
 }

@@ -52,6 +52,15 @@ export interface PayoutBatch {
   readonly resolvedAtMs: number | null;
 }
 
+/**
+ * The resolution of a batch marked sent while the wallet could not tell its fee right after the
+ * send: the configured fee is recorded (nothing refunded) until a later pass reads the fee the
+ * wallet paid and settles the batch (then FEE_READ_LATER_RESOLUTION).
+ */
+export const FEE_ASSUMED_RESOLUTION = 'wallet-reply (fee assumed)';
+/** A FEE_ASSUMED_RESOLUTION batch whose real fee a later pass read and settled, once. */
+export const FEE_READ_LATER_RESOLUTION = 'wallet-reply (fee read later)';
+
 export interface PrepareBatchRequest {
   readonly id: string;
   readonly transfers: readonly BatchTransfer[];

@@ -22,6 +22,13 @@ export interface PayoutJournal {
     batch: PayoutBatch,
     outcome: { txHash: string; actualFeeAtomic: bigint; resolution: string },
   ): Promise<boolean>;
+  /**
+   * A sent batch recorded with its fee assumed (FEE_ASSUMED_RESOLUTION) gets the fee the wallet
+   * paid: its miners get back what mark_sent would have refunded, the pool's part of the fee and
+   * the payment records follow, and the batch is marked FEE_READ_LATER_RESOLUTION. False when there
+   * is nothing to settle (already settled, reverted, or not an assumed fee): exactly once per batch.
+   */
+  settleAssumedFee(writer: PayoutWriter, batch: PayoutBatch, actualFeeAtomic: bigint): Promise<boolean>;
   /** The batch certainly did not go out: every debit returns to its balance. */
   rollback(
     writer: PayoutWriter,

@@ -36,7 +36,8 @@ export interface PoolTotals extends MinerBalance {
   readonly adjustments: bigint;
   /**
    * Network fees paid by the pool: all of them with feePaidBy 'pool'; otherwise what the wallet
-   * paid above the miners' charge (miners get back what it paid below it, at mark_sent).
+   * paid above the miners' charge (miners get back what it paid below it, at mark_sent, or at
+   * settle_fee when the wallet could tell the fee only later).
    */
   readonly poolNetworkFees: bigint;
   readonly blocksConfirmed: bigint;

@@ -20,14 +20,14 @@ import { keyTag } from '../key-tag.js';
  *   pool-fee, payout-debit, payout-sent, payout-rollback, payout-late-found, payout-adopted
  *   (an unknown tagged transaction the operator recorded as paid), payout-reverted (a sent
  *   transaction the wallet dropped unmined), payout-fee-refund (mark_sent gives back the part of a
- *   miner's fee share above its part of the fee the wallet paid; negative when revert_sent takes
- *   it back), adjustment), a signed
+ *   miner's fee share above its part of the fee the wallet paid, or settle_fee when that fee was
+ *   read later; negative when revert_sent takes it back), adjustment), a signed
  *   amount, ref (block hash / batch id / note), b balance after, t timestamp ms - same scripts -
  *   MAXLEN ~ historyMaxLength.
  * - `<p>:payments:<address>` - LIST - JSON of each payment sent to the miner, newest first:
  *   batchId, txHash, amountAtomic, networkFeeAtomic (the miner's share of the fee the wallet paid:
- *   its fee share less the refund), timestampMs - mark_sent -
- *   LTRIM to paymentsMaxLength.
+ *   its fee share less the refund), timestampMs - mark_sent (settle_fee sets networkFeeAtomic
+ *   in place when the fee was read later) - LTRIM to paymentsMaxLength.
  * - `<p>:block:<hash>:credits` - HASH - address -> atomic units credited for that block -
  *   credit_block - kept (audit; replaces the weights it was split by, the closed round and the
  *   PPLNS window, which credit/orphan delete).

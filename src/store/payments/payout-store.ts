@@ -21,6 +21,7 @@ import {
 import { buildPrepareBatchCall, PREPARE_BATCH_LUA } from './scripts/prepare-batch.js';
 import { buildRevertSentCall, REVERT_SENT_LUA } from './scripts/revert-sent.js';
 import { buildRollbackBatchCall, ROLLBACK_BATCH_LUA } from './scripts/rollback-batch.js';
+import { buildSettleFeeCall, SETTLE_FEE_LUA } from './scripts/settle-fee.js';
 import { type SentBatchesPage, SentBatchesReader } from './sent-batches-reader.js';
 
 /** Payment records kept per miner in `<p>:payments:<address>`. */
@@ -35,7 +36,7 @@ export interface PayoutStoreOptions {
 
 /**
  * Payout batches in Redis: the exactly-once state machine, the payout lock, and reads. Each step
- * is one script of scripts/ (prepare_batch, mark_sending, note_batch_error, mark_sent,
+ * is one script of scripts/ (prepare_batch, mark_sending, note_batch_error, mark_sent, settle_fee,
  * rollback_batch, revert_sent, confirm_sent), all refusing unless the caller holds the lock.
  */
 export class PayoutStore implements PayoutJournal {
@@ -48,6 +49,7 @@ export class PayoutStore implements PayoutJournal {
   readonly #markSending: ScriptRunner;
   readonly #noteError: ScriptRunner;
   readonly #markSent: ScriptRunner;
+  readonly #settleFee: ScriptRunner;
   readonly #rollback: ScriptRunner;
   readonly #revertSent: ScriptRunner;
   readonly #confirmSent: ScriptRunner;
@@ -66,6 +68,7 @@ export class PayoutStore implements PayoutJournal {
     this.#markSending = defineScript(redis, 'fuegoPoolMarkBatchSending', MARK_SENDING_LUA);
     this.#noteError = defineScript(redis, 'fuegoPoolNoteBatchError', NOTE_ERROR_LUA);
     this.#markSent = defineScript(redis, 'fuegoPoolMarkBatchSent', MARK_SENT_LUA);
+    this.#settleFee = defineScript(redis, 'fuegoPoolSettleBatchFee', SETTLE_FEE_LUA);
     this.#rollback = defineScript(redis, 'fuegoPoolRollbackBatch', ROLLBACK_BATCH_LUA);
     this.#revertSent = defineScript(redis, 'fuegoPoolRevertSentBatch', REVERT_SENT_LUA);
     this.#confirmSent = defineScript(redis, 'fuegoPoolConfirmSentBatch', CONFIRM_SENT_LUA);
@@ -119,6 +122,17 @@ export class PayoutStore implements PayoutJournal {
   async markSent(writer: PayoutWriter, batch: PayoutBatch, outcome: SentOutcome): Promise<boolean> {
     const call = buildMarkSentCall(this.#context(writer), batch, outcome);
     const reply = await this.#write('mark_sent', this.#markSent, call);
+    return reply[0] === 1;
+  }
+
+  /** Returns false when there was nothing to settle (settled already, reverted, not assumed). */
+  async settleAssumedFee(
+    writer: PayoutWriter,
+    batch: PayoutBatch,
+    actualFeeAtomic: bigint,
+  ): Promise<boolean> {
+    const call = buildSettleFeeCall(this.#context(writer), batch, actualFeeAtomic);
+    const reply = await this.#write('settle_fee', this.#settleFee, call);
     return reply[0] === 1;
   }
 

@@ -1,6 +1,12 @@
 import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import type { BatchTransfer, PayoutBatch, PayoutWriter } from '../../../src/model/payouts/payout-batch.js';
+import {
+  type BatchTransfer,
+  FEE_ASSUMED_RESOLUTION,
+  FEE_READ_LATER_RESOLUTION,
+  type PayoutBatch,
+  type PayoutWriter,
+} from '../../../src/model/payouts/payout-batch.js';
 import { RedisBalances } from '../../../src/store/payments/balances-store.js';
 import { createPaymentKeys } from '../../../src/store/payments/payment-keys.js';
 import { PayoutStore } from '../../../src/store/payments/payout-store.js';
@@ -328,6 +334,16 @@ describe('money scripts on a real Redis', () => {
       return s.payouts.prepareBatch(writer, { ...request, networkFeeAtomic: 100_000n, feePaidBy: 'miners' });
     }
 
+    /** A batch marked sending that charged A 50001 and B 49999 of a 100000 fee. */
+    async function sendingChargedBatch(s: ReturnType<typeof setup>, writer: PayoutWriter, id: string) {
+      await prepareChargingMiners(s, writer, id, [
+        transfer(A, 949_999n, 50_001n),
+        transfer(B, 1_950_001n, 49_999n),
+      ]);
+      await s.payouts.markSending(writer, id);
+      return (await s.payouts.getBatch(id))!;
+    }
+
     it('prepare -> sending -> sent moves balance to in-payout to paid, once', async () => {
       const { s, writer } = await funded('batch-sent');
       const id = 'a'.repeat(32);
@@ -382,12 +398,7 @@ describe('money scripts on a real Redis', () => {
       const { s, writer } = await funded('batch-refund');
       const id = '9'.repeat(32);
       // Charged 100000 (50001 + 49999), the wallet paid 80000: 10001 and 9999 come back.
-      await prepareChargingMiners(s, writer, id, [
-        transfer(A, 949_999n, 50_001n),
-        transfer(B, 1_950_001n, 49_999n),
-      ]);
-      await s.payouts.markSending(writer, id);
-      const sending = (await s.payouts.getBatch(id))!;
+      const sending = await sendingChargedBatch(s, writer, id);
       const txHash = '7'.repeat(64);
       // Marked sent twice: refunded once.
       const markSentTwice = async (batch: PayoutBatch) => {
@@ -444,6 +455,74 @@ describe('money scripts on a real Redis', () => {
 
       // Mined after all: debited again, refunded again, once.
       await markSentTwice(reverted);
+    });
+
+    it('settles an assumed fee once, only for its lock holder and while sent; a revert takes it back', async () => {
+      const { s, writer } = await funded('batch-settle-fee');
+      const id = '5'.repeat(32);
+      const sending = await sendingChargedBatch(s, writer, id);
+      const txHash = '4'.repeat(64);
+      // The wallet could not tell the fee: the charge is assumed, nothing refunded.
+      await s.payouts.markSent(writer, sending, {
+        txHash,
+        actualFeeAtomic: 100_000n,
+        resolution: FEE_ASSUMED_RESOLUTION,
+      });
+      const assumed = (await s.payouts.getBatch(id))!;
+      expect(await s.balances.getBalance(A)).toMatchObject({ balance: 0n, networkFees: 50_001n });
+      const untouched = await s.balances.getTotals();
+
+      const stranger: PayoutWriter = { fencingToken: '', lockToken: 'not-the-lock' };
+      await expect(s.payouts.settleAssumedFee(stranger, assumed, 80_000n)).rejects.toMatchObject({
+        code: 'LOCK_LOST',
+      });
+      const staleLeader: PayoutWriter = { ...writer, fencingToken: 'a-lost-leadership' };
+      await expect(s.payouts.settleAssumedFee(staleLeader, assumed, 80_000n)).rejects.toMatchObject({
+        code: 'FENCED',
+      });
+      expect(await s.balances.getTotals()).toEqual(untouched);
+
+      // Settled twice (a second leader's pass with the same read): refunded once, as mark_sent would.
+      expect(await s.payouts.settleAssumedFee(writer, assumed, 80_000n)).toBe(true);
+      expect(await s.payouts.settleAssumedFee(writer, assumed, 80_000n)).toBe(false);
+      expect(await s.balances.getBalance(A)).toMatchObject({
+        balance: 10_001n,
+        paid: 949_999n,
+        networkFees: 40_000n,
+      });
+      expect(await s.balances.getBalance(B)).toMatchObject({ balance: 9_999n, networkFees: 40_000n });
+      expect(
+        (await s.balances.getHistory(A)).slice(0, 2).map((h) => [h.reason, h.amountAtomic, h.ref]),
+      ).toEqual([
+        ['payout-fee-refund', 10_001n, `${id}:${txHash}`],
+        ['payout-sent', 949_999n, `${id}:${txHash}`],
+      ]);
+      expect(await s.balances.getPayments(A)).toEqual([
+        expect.objectContaining({ batchId: id, amountAtomic: 949_999n, networkFeeAtomic: 40_000n }),
+      ]);
+      const settled = (await s.payouts.getBatch(id))!;
+      expect(settled).toMatchObject({
+        state: 'sent',
+        actualFeeAtomic: 80_000n,
+        feeRefundsAtomic: [10_001n, 9_999n],
+        resolution: FEE_READ_LATER_RESOLUTION,
+      });
+      expect((await s.balances.getTotals()).poolNetworkFees).toBe(0n);
+      expect(await redis.zscore(s.keys.payable, A)).toBe('10001');
+      await expectLedgerConsistent(redis, s.keyPrefix, [A, B, C]);
+
+      // The wallet dropped it after all: the settled refunds go back too; a settle after the revert
+      // (a pass that read the batch before it) refunds nothing.
+      await s.payouts.revertSent(writer, settled, 'dropped');
+      expect(await s.payouts.settleAssumedFee(writer, assumed, 80_000n)).toBe(false);
+      expect(await s.balances.getBalance(A)).toMatchObject({
+        balance: 1_000_000n,
+        paid: 0n,
+        networkFees: 0n,
+      });
+      const totals = await s.balances.getTotals();
+      expect([totals.networkFees, totals.poolNetworkFees]).toEqual([0n, 0n]);
+      await expectLedgerConsistent(redis, s.keyPrefix, [A, B, C]);
     });
 
     it('refuses a revert whose refunds are not the ones mark_sent recorded, writing nothing', async () => {

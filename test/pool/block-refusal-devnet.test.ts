@@ -3,12 +3,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { announcingBlocks } from '../../src/app/block-announcing-ledger.js';
+import { RedisEventRelay } from '../../src/cluster/redis-event-relay.js';
+import { notificationConfigSchema } from '../../src/config/notifications-schema.js';
 import type { Devnet } from '../../src/devnet/devnet.js';
 import { parseBlockTemplate } from '../../src/fuego/block-template.js';
 import { blockTargetHex, checkHash } from '../../src/fuego/difficulty.js';
 import { bytesToHex, hexToBytes } from '../../src/fuego/hex.js';
+import { notificationEventsOf } from '../../src/leader/notifications/notification-events.js';
+import { createWebhookNotifier } from '../../src/leader/notifications/webhook-notifier.js';
 import { createLogger } from '../../src/log/logger.js';
 import type { StoredBlockCandidate } from '../../src/model/blocks/stored-block.js';
+import { createPoolEventBus, type PoolEventBus } from '../../src/pool/events.js';
 import { PoolBackend } from '../../src/pool/pool-backend.js';
 import { pplnsSplit } from '../../src/pool/schemes/pplns.js';
 import type { StratumJob } from '../../src/pool/stratum-backend.js';
@@ -25,6 +31,7 @@ import {
   DEFAULT_POOL_BACKEND_OPTIONS,
   DEFAULT_STORE_OPTIONS,
 } from '../helpers/config-defaults.js';
+import { startReplayServer } from '../helpers/fixture-http-server.js';
 import { startTestRedis, type TestRedis } from '../helpers/redis-server.js';
 import { until } from '../helpers/until.js';
 import { expectLedgerConsistent } from '../leader/payouts/money-invariants.js';
@@ -76,8 +83,11 @@ describe('a block the daemon refuses, against the devnet', () => {
     await Promise.all([server?.stop(), devnet?.stop()]);
   });
 
-  /** A pool on the devnet's current template, with one miner logged in at difficulty 1. */
-  async function startPool(label: string) {
+  /**
+   * A pool on the devnet's current template, with one miner logged in at difficulty 1. With
+   * `events`, its ledger announces blocks on that bus, as the stratum role wires it.
+   */
+  async function startPool(label: string, events?: PoolEventBus) {
     const keyPrefix = uniquePrefix(label);
     const logLines: Record<string, unknown>[] = [];
     const logger = createLogger(
@@ -85,6 +95,7 @@ describe('a block the daemon refuses, against the devnet', () => {
       { write: (line: string) => void logLines.push(JSON.parse(line) as Record<string, unknown>) },
     );
     const ledger = new RedisShareLedger({ ...DEFAULT_STORE_OPTIONS, keyPrefix }, { redis, logger });
+    const poolLedger = events === undefined ? ledger : announcingBlocks(ledger, events);
     const response = await daemon.getBlockTemplate({
       reserveSize: RESERVE_SIZE,
       walletAddress: devnet.walletAddress,
@@ -116,7 +127,7 @@ describe('a block the daemon refuses, against the devnet', () => {
       {
         templates,
         verifier: { verify: async (input) => hasher.hash(input), canAcceptWork: () => true, cancel: () => 0 },
-        ledger,
+        ledger: poolLedger,
         daemon,
         logger,
         bans: new FakeBanRegistry(),
@@ -138,6 +149,16 @@ describe('a block the daemon refuses, against the devnet', () => {
       sessionId,
       job,
     };
+  }
+
+  /** A process's event bus relayed over the test Redis (`keyPrefix` names the channel), as the pool node builds it. */
+  async function startRelay(keyPrefix: string, origin: string): Promise<RedisEventRelay> {
+    const relay = new RedisEventRelay(
+      { keyPrefix, origin },
+      { redis, local: createPoolEventBus(() => undefined), logger: silentLogger },
+    );
+    await relay.start();
+    return relay;
   }
 
   /** Like XMRig: tries nonces until the hash meets the network difficulty, then submits it. */
@@ -245,6 +266,48 @@ describe('a block the daemon refuses, against the devnet', () => {
     // The kept blob is the whole block: with the fault over, the daemon takes it as it is.
     await daemon.submitBlock(record.blobHex!);
     expect(devnet.chain.tip.id).toBe(record.hash);
+  });
+
+  it('a refused block is told to the operator: block-refused, relayed from the stratum node to the leader, reaches its webhook once with the reason and likely cause', async () => {
+    const cluster = uniquePrefix('refused-events');
+    const stratumNode = await startRelay(cluster, 'stratum-node');
+    const leaderNode = await startRelay(cluster, 'leader-node');
+    const hook = await startReplayServer(() => ({ status: 200, body: 'ok' }));
+    // The leader's notifier with the default events, as an operator who lists none has it.
+    const notifier = createWebhookNotifier(
+      notificationConfigSchema.parse({
+        webhooks: [{ url: `http://127.0.0.1:${hook.port}/hook`, includeAddresses: true }],
+      }),
+      { events: notificationEventsOf(leaderNode.bus), logger: silentLogger },
+    );
+    try {
+      const pool = await startPool('refused-notified', stratumNode.bus);
+      devnet.control.refuseValidBlocks(1);
+
+      await submitABlock(pool.backend, pool.sessionId, pool.job);
+      const record = await refusedRecord(pool);
+      const request = await until(() => hook.requests[0], 5_000, 'the block-refused webhook');
+      expect(JSON.parse(request.body)).toMatchObject({
+        event: 'block-refused',
+        data: {
+          height: record.height,
+          hash: record.hash,
+          finderAddress: ADDRESS,
+          solo: false,
+          timestampMs: record.timestampMs,
+          reason: 'pow-disagreement',
+          likelyCause: expect.stringMatching(/cn\/upx2.*-O2/),
+        },
+      });
+      // Once per block.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(hook.requests).toHaveLength(1);
+    } finally {
+      await notifier.close();
+      await hook.close();
+      stratumNode.stop();
+      leaderNode.stop();
+    }
   });
 
   it('a block the daemon answers -7 but takes (a duplicate submit): already-on-chain, recorded as found, credited at depth by the unlocker', async () => {

@@ -1,34 +1,49 @@
 import type { BlockCandidate, ShareLedger } from '../model/share-ledger.js';
+import { likelyCauseOf } from '../pool/block-refusal.js';
 import type { PoolEventBus } from '../pool/events.js';
 
 /**
  * The ledger, seen by the pool core, announcing each durable, not rejected candidate as
- * `block-found`, and a refused one once its diagnosis promotes it (found on the chain after all;
- * marked `foundAfterRefusal`). Only the call that promoted it announces it: a block the leader's
- * unlocker promoted first comes back 'unchanged' here, and the leader announces that one. The
- * leader (here or, through the event relay, elsewhere) polls the daemon at once on it, so miners
- * leave the solved height without waiting for the next poll, and fixes the block's PPLNS window.
+ * `block-found`, and a refused one once its diagnosis is recorded: as `block-found` (marked
+ * `foundAfterRefusal`) when the diagnosis promotes it (found on the chain after all), as
+ * `block-refused` with the reason when it only records why. Only the call that promoted it
+ * announces it: a block the leader's unlocker promoted first comes back 'unchanged' here, and the
+ * leader announces that one (and no refusal is announced for a block already found). The leader
+ * (here or, through the event relay, elsewhere) polls the daemon at once on `block-found`, so
+ * miners leave the solved height without waiting for the next poll, and fixes the block's PPLNS
+ * window.
+ *
+ * `block-refused` comes after the reason is written, never before: the unlocker asks the chain
+ * only about refusals left `unknown` (or never diagnosed), so a block announced refused for
+ * another reason is not announced found later, and one announced `unknown` may be (both true).
+ * A refusal whose record could not be written (the ledger failed) is announced by nothing; its
+ * error lines tell it.
  */
 export function announcingBlocks(ledger: ShareLedger, events: PoolEventBus): ShareLedger {
-  const announce = (candidate: BlockCandidate, foundAfterRefusal: boolean): void =>
-    events.publish('block-found', {
-      height: candidate.height,
-      hash: candidate.hash,
-      finderAddress: candidate.share.address,
-      solo: candidate.share.solo,
-      timestampMs: candidate.timestampMs,
-      ...(foundAfterRefusal ? { foundAfterRefusal } : {}),
-    });
+  const blockFacts = (candidate: BlockCandidate) => ({
+    height: candidate.height,
+    hash: candidate.hash,
+    finderAddress: candidate.share.address,
+    solo: candidate.share.solo,
+    timestampMs: candidate.timestampMs,
+  });
   return {
     recordShare: (share) => ledger.recordShare(share),
     async recordBlockRefusal(candidate, reason) {
       const outcome = await ledger.recordBlockRefusal(candidate, reason);
-      if (outcome === 'promoted') announce(candidate, true);
+      if (outcome === 'promoted')
+        events.publish('block-found', { ...blockFacts(candidate), foundAfterRefusal: true });
+      else if (outcome === 'recorded' && reason !== 'already-on-chain')
+        events.publish('block-refused', {
+          ...blockFacts(candidate),
+          reason,
+          likelyCause: likelyCauseOf(reason),
+        });
       return outcome;
     },
     async recordBlockCandidate(candidate) {
       await ledger.recordBlockCandidate(candidate);
-      if (candidate.submitResult !== 'rejected') announce(candidate, false);
+      if (candidate.submitResult !== 'rejected') events.publish('block-found', blockFacts(candidate));
     },
   };
 }

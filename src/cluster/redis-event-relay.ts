@@ -11,6 +11,7 @@ import { openSubscriber } from './redis-subscriber.js';
  */
 export const RELAYED_EVENTS: readonly PoolEventName[] = Object.freeze([
   'block-found',
+  'block-refused',
   'block-confirmed',
   'block-orphaned',
   'payment-sent',

@@ -1,3 +1,5 @@
+import type { BlockRefusalReason } from '../model/block-refusal-reason.js';
+
 /**
  * The pool's event bus: the pool core, the block unlocker and the payout runner publish what
  * happened; the live feed (and later webhooks) subscribe. In-process only: a deployment that
@@ -29,6 +31,24 @@ export interface PoolEventMap {
     readonly timestampMs: number;
     /** true: submitblock refused it and it was found on the chain later; absent otherwise. */
     readonly foundAfterRefusal?: true;
+  };
+  /**
+   * submitblock refused a block whose proof of work the pool verified, and the stratum side's
+   * diagnosis has settled and is written to the block record (the block stays `rejected`). Once
+   * per block. Not for `already-on-chain`: that block is promoted and announced as `block-found`
+   * (foundAfterRefusal) instead. A refusal left `unknown` may still be promoted by the leader's
+   * unlocker later, which then announces `block-found` with foundAfterRefusal: both are true.
+   */
+  readonly 'block-refused': {
+    readonly height: number;
+    readonly hash: string;
+    readonly finderAddress: string;
+    readonly solo: boolean;
+    /** When the block was found (its submit). */
+    readonly timestampMs: number;
+    readonly reason: Exclude<BlockRefusalReason, 'already-on-chain'>;
+    /** The diagnosis's likely cause (likelyCauseOf), as the refusal's log line gives it. */
+    readonly likelyCause: string;
   };
   /** The unlocker saw the block reach the unlock depth on the main chain. */
   readonly 'block-confirmed': {

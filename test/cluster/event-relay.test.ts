@@ -25,6 +25,19 @@ describe('RedisEventRelay', () => {
     const decoded = decodeEvent(encodeEvent({ origin: 'x', name: 'payment-sent', payload }));
     expect(decoded?.payload).toEqual(payload);
     expect(decodeEvent('{"origin":"x","name":"network-block","payload":{}}')).toBeNull();
+    // A refusal is diagnosed on the stratum node and told by the leader's notifier.
+    const refused: PoolEventMap['block-refused'] = {
+      height: 7,
+      hash: 'ab'.repeat(32),
+      finderAddress: 'fireA',
+      solo: false,
+      timestampMs: 6,
+      reason: 'pow-disagreement',
+      likelyCause: 'the daemon most likely computes a different cn/upx2',
+    };
+    expect(
+      decodeEvent(encodeEvent({ origin: 'x', name: 'block-refused', payload: refused }))?.payload,
+    ).toEqual(refused);
     expect(decodeEvent('not json')).toBeNull();
   });
 

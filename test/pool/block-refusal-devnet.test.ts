@@ -311,7 +311,13 @@ describe('a block the daemon refuses, against the devnet', () => {
   });
 
   it('a block the daemon answers -7 but takes (a duplicate submit): already-on-chain, recorded as found, credited at depth by the unlocker', async () => {
-    const pool = await startPool('refused-on-chain');
+    const events = createPoolEventBus((error) => {
+      throw error;
+    });
+    const announced: string[] = [];
+    events.subscribe('block-found', (found) => announced.push(`found ${found.foundAfterRefusal}`));
+    events.subscribe('block-refused', (refused) => announced.push(`refused ${refused.reason}`));
+    const pool = await startPool('refused-on-chain', events);
     // Another miner's work in the open round: the block pays it too.
     await pool.ledger.recordShare({
       address: ADDRESS_2,
@@ -344,6 +350,8 @@ describe('a block the daemon refuses, against the devnet', () => {
       round: { totalDifficulty: 31n, shareCount: 2 },
     });
     expect(await redis.zrange(pool.keys.blocksRejected, 0, -1)).toEqual([]);
+    // Announced as found after its refusal, never as refused.
+    expect(announced).toEqual(['found true']);
     expect(await pool.metrics.render()).toMatch(
       /^fuego_pool_blocks_refused_total\{reason="already-on-chain"\} 1$/m,
     );

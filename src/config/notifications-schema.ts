@@ -1,8 +1,13 @@
 import { z } from 'zod';
 
-/** The events a target gets when it lists none: the pool's blocks and payments. */
+/**
+ * The events a target gets when it lists none: the pool's blocks (block-refused too: a block the
+ * daemon refuses is rare and costly, and a daemon that refuses valid blocks refuses many) and
+ * payments.
+ */
 export const DEFAULT_NOTIFICATION_EVENTS = [
   'block-found',
+  'block-refused',
   'block-confirmed',
   'block-orphaned',
   'payment-sent',
@@ -58,7 +63,7 @@ const chatDebounceMsSchema = z
   .max(600_000)
   .default(10_000)
   .describe(
-    'A burst of one event (blocks found, payment batches, workers offline) within this window after its first becomes one message summarising them; 0: one message per event.',
+    'A burst of one event (blocks found or refused, payment batches, workers offline) within this window after its first becomes one message summarising them; 0: one message per event.',
   );
 
 const webhookSchema = z.strictObject({
@@ -73,7 +78,7 @@ const webhookSchema = z.strictObject({
     .boolean()
     .default(false)
     .describe(
-      "Put the finder's address in block-found (addresses are public, but a chat channel may not want them).",
+      "Put the finder's address in block-found and block-refused (addresses are public, but a chat channel may not want them).",
     ),
 });
 
@@ -103,10 +108,10 @@ const telegramSchema = z.strictObject({
 });
 
 /**
- * `notifications` config section: on block found / confirmed / orphaned, payment batch sent /
- * failed and (when listed) worker offline, webhooks POSTed (JSON, signed when a secret is set),
- * Discord webhook messages and Telegram bot messages. Delivery is best effort with retries: a bounded in-memory queue,
- * exponential backoff (or the receiver's retry_after), never blocking the pool. The chat targets
+ * `notifications` config section: on block found / refused by the daemon / confirmed / orphaned,
+ * payment batch sent / failed and (when listed) worker offline, webhooks POSTed (JSON, signed
+ * when a secret is set), Discord webhook messages and Telegram bot messages. Delivery is best
+ * effort with retries: a bounded in-memory queue, exponential backoff (or the receiver's retry_after), never blocking the pool. The chat targets
  * are optional keys (not defaulted lists) so the section's defaults stay what they were.
  */
 export const notificationConfigSchema = z

@@ -11,9 +11,17 @@ import {
   moreField,
   xfg,
 } from './chat-message.js';
-import { burstSize, type ChatContext, type EventFormat, isSingle, lastTimestamp } from './event-format.js';
+import {
+  burstSize,
+  type ChatContext,
+  type EventFormat,
+  isSingle,
+  lastTimestamp,
+  type WebhookPayloadOptions,
+} from './event-format.js';
 
 type Found = PoolEventMap['block-found'];
+type Refused = PoolEventMap['block-refused'];
 type Confirmed = PoolEventMap['block-confirmed'];
 type Orphaned = PoolEventMap['block-orphaned'];
 
@@ -38,6 +46,29 @@ function heightsOf(burst: Burst<{ readonly height: number }>): string {
   );
 }
 
+/** The facts of a block the pool submitted (found or refused) that webhook data carries. */
+function submittedBlockData(p: Found | Refused, options: WebhookPayloadOptions): Record<string, unknown> {
+  return {
+    height: p.height,
+    hash: p.hash,
+    solo: p.solo,
+    timestampMs: p.timestampMs,
+    ...(options.includeAddresses ? { finderAddress: p.finderAddress } : {}),
+  };
+}
+
+function roundOf(p: { readonly solo: boolean }): string {
+  return p.solo ? 'solo' : 'pool';
+}
+
+/** A submitted block's height and round, side by side. */
+function heightAndRoundFields(p: Found | Refused): ChatField[] {
+  return [
+    { name: 'Height', value: String(p.height), inline: true },
+    { name: 'Round', value: roundOf(p), inline: true },
+  ];
+}
+
 /** Why a found block is announced late: its submit was refused, the chain showed it later. */
 const REFUSED_FIRST_FIELD: ChatField = {
   name: 'Submit',
@@ -46,25 +77,19 @@ const REFUSED_FIRST_FIELD: ChatField = {
 
 export const BLOCK_FOUND_FORMAT: EventFormat<Found> = {
   data: (p, options) => ({
-    height: p.height,
-    hash: p.hash,
-    solo: p.solo,
-    timestampMs: p.timestampMs,
-    ...(options.includeAddresses ? { finderAddress: p.finderAddress } : {}),
+    ...submittedBlockData(p, options),
     // Only when set: receivers written before it see the body they know.
     ...(p.foundAfterRefusal ? { foundAfterRefusal: true } : {}),
   }),
   chat: (burst, context) => {
-    const round = (p: Found) => (p.solo ? 'solo' : 'pool');
     if (isSingle(burst)) {
       const [p] = burst.payloads;
       return {
         title: 'Block found',
-        headline: `Block ${p.height} found (${round(p)} round)`,
+        headline: `Block ${p.height} found (${roundOf(p)} round)`,
         tone: 'good',
         fields: [
-          { name: 'Height', value: String(p.height), inline: true },
-          { name: 'Round', value: round(p), inline: true },
+          ...heightAndRoundFields(p),
           ...(p.foundAfterRefusal ? [REFUSED_FIRST_FIELD] : []),
           hashField('Hash', p.hash, explorerLink(context.explorer, 'block', p.hash)),
         ],
@@ -76,7 +101,58 @@ export const BLOCK_FOUND_FORMAT: EventFormat<Found> = {
       title: `${count} blocks found`,
       headline: `${count} blocks found: heights ${heightsOf(burst)}`,
       tone: 'good',
-      fields: blockFields(burst, context, (p) => `Height ${p.height} (${round(p)})`),
+      fields: blockFields(burst, context, (p) => `Height ${p.height} (${roundOf(p)})`),
+      ...lastTimestamp(burst),
+    };
+  },
+};
+
+/** A refusal's likely cause, once per reason of the burst (the kept events), in order of first seen. */
+function likelyCauseFields(burst: Burst<Refused>, name: (p: Refused) => string): ChatField[] {
+  const byReason = new Map<Refused['reason'], Refused>();
+  for (const p of burst.payloads) if (!byReason.has(p.reason)) byReason.set(p.reason, p);
+  return [...byReason.values()].map((p) => ({ name: name(p), value: p.likelyCause }));
+}
+
+/**
+ * A block the daemon refused: what the stratum side's diagnosis found (the reason) and what it
+ * most likely means for the operator (the likely cause: a stale tip, or a fuegod whose cn/upx2
+ * disagrees, to be rebuilt).
+ */
+export const BLOCK_REFUSED_FORMAT: EventFormat<Refused> = {
+  data: (p, options) => ({
+    ...submittedBlockData(p, options),
+    reason: p.reason,
+    likelyCause: p.likelyCause,
+  }),
+  chat: (burst, context) => {
+    if (isSingle(burst)) {
+      const [p] = burst.payloads;
+      return {
+        title: 'Block refused by the daemon',
+        headline: `Block ${p.height} refused by the daemon (${p.reason})`,
+        tone: 'bad',
+        fields: [
+          ...heightAndRoundFields(p),
+          { name: 'Reason', value: p.reason, inline: true },
+          { name: 'Likely cause', value: p.likelyCause },
+          hashField('Hash', p.hash, explorerLink(context.explorer, 'block', p.hash)),
+        ],
+        ...lastTimestamp(burst),
+      };
+    }
+    const count = burstSize(burst);
+    const reasons = new Set(burst.payloads.map((p) => p.reason));
+    const [onlyReason] = reasons;
+    const why = reasons.size === 1 && burst.omitted === 0 ? ` (${onlyReason})` : '';
+    return {
+      title: `${count} blocks refused by the daemon`,
+      headline: `${count} blocks refused by the daemon${why}: heights ${heightsOf(burst)}`,
+      tone: 'bad',
+      fields: [
+        ...likelyCauseFields(burst, (p) => `Likely cause (${p.reason})`),
+        ...blockFields(burst, context, (p) => `Height ${p.height} (${roundOf(p)}, ${p.reason})`),
+      ],
       ...lastTimestamp(burst),
     };
   },

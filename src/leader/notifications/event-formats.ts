@@ -1,4 +1,9 @@
-import { BLOCK_CONFIRMED_FORMAT, BLOCK_FOUND_FORMAT, BLOCK_ORPHANED_FORMAT } from './block-event-formats.js';
+import {
+  BLOCK_CONFIRMED_FORMAT,
+  BLOCK_FOUND_FORMAT,
+  BLOCK_ORPHANED_FORMAT,
+  BLOCK_REFUSED_FORMAT,
+} from './block-event-formats.js';
 import type { EventFormat } from './event-format.js';
 import type { NotificationEventMap, NotificationEventName } from './notification-events.js';
 import { PAYMENT_FAILED_FORMAT, PAYMENT_SENT_FORMAT } from './payment-event-formats.js';
@@ -12,6 +17,7 @@ import { WORKER_OFFLINE_FORMAT } from './worker-event-formats.js';
 export const EVENT_FORMATS: { readonly [K in NotificationEventName]: EventFormat<NotificationEventMap[K]> } =
   {
     'block-found': BLOCK_FOUND_FORMAT,
+    'block-refused': BLOCK_REFUSED_FORMAT,
     'block-confirmed': BLOCK_CONFIRMED_FORMAT,
     'block-orphaned': BLOCK_ORPHANED_FORMAT,
     'payment-sent': PAYMENT_SENT_FORMAT,

@@ -203,6 +203,52 @@ describe('chat notifications (Discord, Telegram)', () => {
     expect(JSON.stringify(logs.records)).not.toContain('AAH-secret');
   });
 
+  it('tells a block the daemon refused to Discord and Telegram by default: the reason in the headline, red, the likely cause as a field', async () => {
+    const discord = await service([{ status: 204 }]);
+    const telegram = await service([{ status: 200, body: { ok: true } }]);
+    start({
+      ...FAST,
+      discord: [{ url: `${discord.base}/d`, debounceMs: 0 }],
+      telegram: [
+        { botTokenEnv: 'TELEGRAM_BOT_TOKEN', chatId: '1', apiBaseUrl: telegram.base, debounceMs: 0 },
+      ],
+    });
+    bus.publish('block-refused', {
+      ...FOUND,
+      reason: 'pow-disagreement',
+      likelyCause: 'the daemon most likely computes a different cn/upx2 <rebuild it at -O2>',
+    });
+    await expect.poll(() => notifier!.metrics().delivered).toBe(2);
+    expect(discord.received[0]!.json).toMatchObject({
+      content: 'Block 812345 refused by the daemon (pow-disagreement)',
+      embeds: [
+        {
+          title: 'Block refused by the daemon',
+          color: 0xe7_4c_3c,
+          fields: [
+            { name: 'Height', value: '812345', inline: true },
+            { name: 'Round', value: 'pool', inline: true },
+            { name: 'Reason', value: 'pow-disagreement', inline: true },
+            expect.objectContaining({ name: 'Likely cause', value: expect.stringContaining('cn/upx2') }),
+            expect.objectContaining({ name: 'Hash' }),
+          ],
+        },
+      ],
+    });
+    const lines = String(telegram.received[0]!.json['text']).split('\n');
+    expect(lines.slice(0, 5)).toEqual([
+      '<b>Block 812345 refused by the daemon (pow-disagreement)</b>',
+      '<b>Height</b>: 812345',
+      '<b>Round</b>: pool',
+      '<b>Reason</b>: pow-disagreement',
+      '<b>Likely cause</b>: the daemon most likely computes a different cn/upx2 &lt;rebuild it at -O2&gt;',
+    ]);
+    // No finder address in a chat message.
+    expect(JSON.stringify([...discord.received, ...telegram.received].map((r) => r.json))).not.toContain(
+      FOUND.finderAddress,
+    );
+  });
+
   it('sends each target only the events it switched on', async () => {
     const discord = await service([{ status: 204 }]);
     const telegram = await service([{ status: 200, body: { ok: true } }]);

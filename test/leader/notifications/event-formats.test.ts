@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { NOTIFICATION_EVENT_NAMES } from '../../../src/config/notifications-schema.js';
 import type { Burst } from '../../../src/leader/notifications/chat-message.js';
 import { EVENT_FORMATS, formatOf } from '../../../src/leader/notifications/event-formats.js';
+import { likelyCauseOf } from '../../../src/pool/block-refusal.js';
 
 const HASH = 'ab'.repeat(32);
 const EXPLORER = {
@@ -182,5 +183,71 @@ describe('event formats', () => {
         .chat(burst(plain), {})
         .fields.map((f) => f.name),
     ).toEqual(['Height', 'Round', 'Hash']);
+  });
+
+  it('block-refused: the reason in the headline, the likely cause and the hash as fields; whitelisted webhook data', () => {
+    const refused = (height: number, reason: 'stale-tip' | 'pow-disagreement' | 'unknown', solo = false) => ({
+      height,
+      hash: HASH,
+      finderAddress: 'fireX',
+      solo,
+      timestampMs: height,
+      reason,
+      likelyCause: likelyCauseOf(reason),
+      ip: '1.2.3.4',
+    });
+    const format = formatOf('block-refused');
+    expect(format.data(refused(123, 'pow-disagreement'), { includeAddresses: false })).toEqual({
+      height: 123,
+      hash: HASH,
+      solo: false,
+      timestampMs: 123,
+      reason: 'pow-disagreement',
+      likelyCause: likelyCauseOf('pow-disagreement'),
+    });
+    expect(format.data(refused(123, 'unknown'), { includeAddresses: true })).toMatchObject({
+      finderAddress: 'fireX',
+      reason: 'unknown',
+    });
+
+    const one = format.chat(burst(refused(123, 'pow-disagreement', true)), { explorer: EXPLORER });
+    expect(one).toMatchObject({
+      title: 'Block refused by the daemon',
+      headline: 'Block 123 refused by the daemon (pow-disagreement)',
+      tone: 'bad',
+      timestampMs: 123,
+    });
+    expect(one.fields.map((f) => [f.name, f.value])).toEqual([
+      ['Height', '123'],
+      ['Round', 'solo'],
+      ['Reason', 'pow-disagreement'],
+      ['Likely cause', likelyCauseOf('pow-disagreement')],
+      ['Hash', 'abababab…abababab'],
+    ]);
+    expect(one.fields.at(-1)?.url).toBe(`https://explorer.example/block/${HASH}`);
+    expect(one.fields.some((f) => f.value.includes('fireX') || f.value.includes('1.2.3.4'))).toBe(false);
+
+    // A burst: the reason in the headline when all share it; each reason's likely cause once.
+    const same = format.chat(burst(refused(5, 'pow-disagreement'), refused(6, 'pow-disagreement')), {});
+    expect(same.headline).toBe('2 blocks refused by the daemon (pow-disagreement): heights 5 and 6');
+    expect(same.fields.map((f) => f.name)).toEqual([
+      'Likely cause (pow-disagreement)',
+      'Height 5 (pool, pow-disagreement)',
+      'Height 6 (pool, pow-disagreement)',
+    ]);
+    const mixed = format.chat(
+      { payloads: [refused(7, 'stale-tip'), refused(8, 'unknown'), refused(9, 'stale-tip')], omitted: 0 },
+      {},
+    );
+    expect(mixed.title).toBe('3 blocks refused by the daemon');
+    expect(mixed.headline).toBe('3 blocks refused by the daemon: heights 7, 8 and 9');
+    expect(mixed.fields.map((f) => f.name)).toEqual([
+      'Likely cause (stale-tip)',
+      'Likely cause (unknown)',
+      'Height 7 (pool, stale-tip)',
+      'Height 8 (pool, unknown)',
+      'Height 9 (pool, stale-tip)',
+    ]);
+    expect(mixed.fields[1]?.value).toBe(likelyCauseOf('unknown'));
   });
 });

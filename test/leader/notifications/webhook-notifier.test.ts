@@ -513,6 +513,7 @@ describe('webhook notifier', () => {
     const parsed = notificationConfigSchema.parse({ webhooks: [{ url: 'https://hooks.example.org/a' }] });
     expect(parsed.webhooks[0]!.events).toEqual([
       'block-found',
+      'block-refused',
       'block-confirmed',
       'block-orphaned',
       'payment-sent',

@@ -15,7 +15,7 @@ export const LIVE_FEED_PATH = '/api/live';
 /**
  * Wire format (server -> client), one JSON object per message:
  *   { "type": <type>, "data": {...}, "timestampMs": <ms> }
- * types: hello, network-block, block-found, block-confirmed, block-orphaned, payment-sent,
+ * types: hello, network-block, block-found, block-refused, block-confirmed, block-orphaned, payment-sent,
  * pool-hashrate (every feedIntervalMs), miner-hashrate (every feedIntervalMs, per subscription),
  * subscribed, unsubscribed, error. Client -> server: {"op":"subscribe"|"unsubscribe","address":..}.
  * bigint values are sent as decimal strings (amounts end in `Atomic`).
@@ -29,9 +29,15 @@ export type LiveMessageType =
   | 'unsubscribed'
   | 'error';
 
+/**
+ * The public events. block-refused too: the pool's miners lose that block's reward, and the
+ * payload is public facts (no IP). Not payment-failed (an operator's matter, told by the
+ * notifier) nor worker-offline.
+ */
 const FORWARDED_EVENTS: readonly PoolEventName[] = [
   'network-block',
   'block-found',
+  'block-refused',
   'block-confirmed',
   'block-orphaned',
   'payment-sent',

@@ -84,6 +84,15 @@ describe('WebSocket live feed', () => {
       solo: false,
       timestampMs: 1,
     });
+    events.publish('block-refused', {
+      height: 8,
+      hash: 'dd'.repeat(32),
+      finderAddress: MINER,
+      solo: false,
+      timestampMs: 2,
+      reason: 'pow-disagreement',
+      likelyCause: 'the daemon most likely computes a different cn/upx2',
+    });
     events.publish('payment-sent', {
       batchId: 'b1',
       transactionHash: 'bb'.repeat(32),
@@ -106,6 +115,11 @@ describe('WebSocket live feed', () => {
       '10000000000000000000',
     );
     expect(client.messages.find((m) => m.type === 'block-found')?.data['height']).toBe(7);
+    expect(client.messages.find((m) => m.type === 'block-refused')?.data).toMatchObject({
+      height: 8,
+      reason: 'pow-disagreement',
+      likelyCause: expect.stringContaining('cn/upx2'),
+    });
     expect(client.messages.filter((m) => m.type === 'error').map((m) => m.data['code'])).toEqual([
       'INVALID_ADDRESS',
       'TOO_MANY_SUBSCRIPTIONS',

@@ -29,11 +29,7 @@ export type LiveMessageType =
   | 'unsubscribed'
   | 'error';
 
-/**
- * The public events. block-refused too: the pool's miners lose that block's reward, and the
- * payload is public facts (no IP). Not payment-failed (an operator's matter, told by the
- * notifier) nor worker-offline.
- */
+/** Public facts only: block-refused too (miners lose that reward); not payment-failed, worker-offline. */
 const FORWARDED_EVENTS: readonly PoolEventName[] = [
   'network-block',
   'block-found',

@@ -111,8 +111,9 @@ const telegramSchema = z.strictObject({
  * `notifications` config section: on block found / refused by the daemon / confirmed / orphaned,
  * payment batch sent / failed and (when listed) worker offline, webhooks POSTed (JSON, signed
  * when a secret is set), Discord webhook messages and Telegram bot messages. Delivery is best
- * effort with retries: a bounded in-memory queue, exponential backoff (or the receiver's retry_after), never blocking the pool. The chat targets
- * are optional keys (not defaulted lists) so the section's defaults stay what they were.
+ * effort with retries: a bounded in-memory queue, exponential backoff (or the receiver's
+ * retry_after), never blocking the pool. The chat targets are optional keys (not defaulted
+ * lists) so the section's defaults stay what they were.
  */
 export const notificationConfigSchema = z
   .strictObject({

@@ -107,11 +107,11 @@ export const BLOCK_FOUND_FORMAT: EventFormat<Found> = {
   },
 };
 
-/** A refusal's likely cause, once per reason of the burst (the kept events), in order of first seen. */
-function likelyCauseFields(burst: Burst<Refused>, name: (p: Refused) => string): ChatField[] {
+/** Each reason's likely cause once, over the burst's kept events, in order of first seen. */
+function likelyCauseFields(burst: Burst<Refused>): ChatField[] {
   const byReason = new Map<Refused['reason'], Refused>();
   for (const p of burst.payloads) if (!byReason.has(p.reason)) byReason.set(p.reason, p);
-  return [...byReason.values()].map((p) => ({ name: name(p), value: p.likelyCause }));
+  return [...byReason.values()].map((p) => ({ name: `Likely cause (${p.reason})`, value: p.likelyCause }));
 }
 
 /**
@@ -150,7 +150,7 @@ export const BLOCK_REFUSED_FORMAT: EventFormat<Refused> = {
       headline: `${count} blocks refused by the daemon${why}: heights ${heightsOf(burst)}`,
       tone: 'bad',
       fields: [
-        ...likelyCauseFields(burst, (p) => `Likely cause (${p.reason})`),
+        ...likelyCauseFields(burst),
         ...blockFields(burst, context, (p) => `Height ${p.height} (${roundOf(p)}, ${p.reason})`),
       ],
       ...lastTimestamp(burst),

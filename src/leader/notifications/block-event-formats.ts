@@ -25,7 +25,13 @@ type Refused = PoolEventMap['block-refused'];
 type Confirmed = PoolEventMap['block-confirmed'];
 type Orphaned = PoolEventMap['block-orphaned'];
 
-/** One field per block of a burst (the first MAX_LISTED_EVENTS), then how many are not listed. */
+/** A chat context without explorer links. */
+const NO_EXPLORER: ChatContext = {};
+
+/**
+ * One field per block of a burst (the first MAX_LISTED_EVENTS), its hash linked to the explorer
+ * when `context` has one, then how many are not listed.
+ */
 function blockFields<P extends { readonly height: number; readonly hash: string }>(
   burst: Burst<P>,
   context: ChatContext,
@@ -117,7 +123,8 @@ function likelyCauseFields(burst: Burst<Refused>): ChatField[] {
 /**
  * A block the daemon refused: what the stratum side's diagnosis found (the reason) and what it
  * most likely means for the operator (the likely cause: a stale tip, or a fuegod whose cn/upx2
- * disagrees, to be rebuilt).
+ * disagrees, to be rebuilt). Its hash is not linked to the explorer: the chain does not hold the
+ * block (if it does after all, block-found follows, linked).
  */
 export const BLOCK_REFUSED_FORMAT: EventFormat<Refused> = {
   data: (p, options) => ({
@@ -125,7 +132,7 @@ export const BLOCK_REFUSED_FORMAT: EventFormat<Refused> = {
     reason: p.reason,
     likelyCause: p.likelyCause,
   }),
-  chat: (burst, context) => {
+  chat: (burst) => {
     if (isSingle(burst)) {
       const [p] = burst.payloads;
       return {
@@ -136,7 +143,7 @@ export const BLOCK_REFUSED_FORMAT: EventFormat<Refused> = {
           ...heightAndRoundFields(p),
           { name: 'Reason', value: p.reason, inline: true },
           { name: 'Likely cause', value: p.likelyCause },
-          hashField('Hash', p.hash, explorerLink(context.explorer, 'block', p.hash)),
+          hashField('Hash', p.hash, undefined),
         ],
         ...lastTimestamp(burst),
       };
@@ -151,7 +158,7 @@ export const BLOCK_REFUSED_FORMAT: EventFormat<Refused> = {
       tone: 'bad',
       fields: [
         ...likelyCauseFields(burst),
-        ...blockFields(burst, context, (p) => `Height ${p.height} (${roundOf(p)}, ${p.reason})`),
+        ...blockFields(burst, NO_EXPLORER, (p) => `Height ${p.height} (${roundOf(p)}, ${p.reason})`),
       ],
       ...lastTimestamp(burst),
     };

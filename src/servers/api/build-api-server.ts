@@ -91,15 +91,18 @@ export async function buildApiServer(
   services.connectionCaps.attach(app.server);
   services.liveFeed.attach(app.server);
   setErrorHandlers(app, logger);
-  services.rateLimit.register(app);
-
+  // CORS before the rate limit: its headers are set first, so a 429 reaches a dashboard on another
+  // origin as a 429 (not an opaque network error); preflights continue to the rate limit.
   if (options.corsOrigins.length > 0) {
     await app.register(cors, {
       origin: options.corsOrigins.includes('*') ? '*' : [...options.corsOrigins],
       // POST: the threshold route, authenticated by the wallet signature in its body (no cookies).
       methods: ['GET', 'HEAD', 'POST'],
+      exposedHeaders: ['Retry-After'],
+      preflightContinue: true,
     });
   }
+  services.rateLimit.register(app);
   if (options.dashboard) await registerDashboardFiles(app, options.staticDir ?? dashboardDir());
 
   const { network, health, liveFeed } = services;

@@ -7,6 +7,8 @@ export interface SeededBatch {
   readonly state: 'prepared' | 'sending' | 'sent' | 'failed';
   readonly createdAtMs: number;
   readonly updatedAtMs: number;
+  /** When mark_sent recorded the transaction (it sets updatedAtMs to the same time). */
+  readonly resolvedAtMs?: number;
   /** Set for sent batches (the lists skip a sent batch without one). */
   readonly txHash?: string;
 }
@@ -35,6 +37,7 @@ export async function seedPayoutBatches(
       totalAmount: '90',
       networkFee: '10',
       ...(batch.txHash === undefined ? {} : { txHash: batch.txHash }),
+      ...(batch.resolvedAtMs === undefined ? {} : { resolvedAtMs: String(batch.resolvedAtMs) }),
     });
     // mark_sent records each sent transaction; revert_sent removes it again.
     if (batch.state === 'sent' && batch.txHash !== undefined)

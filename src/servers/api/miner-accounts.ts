@@ -5,6 +5,7 @@ import {
   type RedisBalances,
 } from '../../store/payments/balances-store.js';
 import type { PayoutStore } from '../../store/payments/payout-store.js';
+import { sentAtMs } from '../../store/payments/sent-batches-reader.js';
 import type { PendingCredits } from '../../store/shares/pending-credits.js';
 import { ShortCache } from './short-cache.js';
 
@@ -40,6 +41,7 @@ export interface MinerRewardView {
 export interface PaymentBatchView {
   readonly batchId: string;
   readonly transactionHash: string;
+  /** When it was sent (sentAtMs), as the miners' payment rows of it say. */
   readonly timestampMs: number;
   readonly recipients: number;
   readonly amountAtomic: bigint;
@@ -60,7 +62,7 @@ export interface MinerAccountsReader {
   listRewards(address: string, page: Page): Promise<MinerRewardView[]>;
   /** Sent payout batches, newest first (prepared, sending and failed ones are not public). */
   listBatches(page: Page): Promise<PaymentBatchView[]>;
-  /** The newest `limit` sent payout batches whose time is before `beforeMs`, newest first. */
+  /** The newest `limit` sent payout batches sent before `beforeMs`, newest first. */
   listBatchesBefore(beforeMs: number, limit: number): Promise<PaymentBatchView[]>;
   /** How many payout batches were sent (all of them, not a page). */
   countSentBatches(): Promise<number>;
@@ -184,7 +186,7 @@ function batchViews(batches: readonly PayoutBatch[]): PaymentBatchView[] {
   return batches.map((batch) => ({
     batchId: batch.id,
     transactionHash: batch.txHash ?? '',
-    timestampMs: batch.updatedAtMs,
+    timestampMs: sentAtMs(batch),
     recipients: batch.transfers.length,
     amountAtomic: batch.totalAmountAtomic,
     feeAtomic: batch.actualFeeAtomic ?? batch.networkFeeAtomic,

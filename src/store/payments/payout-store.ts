@@ -209,7 +209,7 @@ export class PayoutStore implements PayoutJournal {
   }
 
   /**
-   * The newest `limit` sent batches whose time (updatedAtMs) is before `beforeMs`, found from
+   * The newest `limit` sent batches sent (sentAtMs) before `beforeMs`, found from
    * `beforeMs` down, so older ones than the newest MAX_LIST_PAGE are reachable too; at most
    * MAX_LIST_PAGE batches (of any state) are looked at per call.
    */

@@ -8,6 +8,15 @@ import { parseBatch } from './payout-batch-record.js';
 /** Batch ids read per step: their hashes come back in one pipelined round trip. */
 const SCAN_CHUNK = 100;
 
+/**
+ * When a sent batch was sent: mark_sent's time (resolvedAtMs, the time of the miners' payment
+ * rows). Not updatedAtMs, which confirm_sent moves to the confirmation hours later. A batch
+ * written before resolvedAtMs existed falls back to updatedAtMs.
+ */
+export function sentAtMs(batch: PayoutBatch): number {
+  return batch.resolvedAtMs ?? batch.updatedAtMs;
+}
+
 export interface SentBatchesPage {
   /** Sent batches skipped before the page (newest first). */
   readonly offset: number;
@@ -43,17 +52,17 @@ export class SentBatchesReader {
   }
 
   /**
-   * The newest `limit` sent batches whose time (updatedAtMs: sent, or confirmed, the time the
-   * lists show) is before `beforeMs`. The index's score is createdAtMs, never later than
-   * updatedAtMs, so the walk starts at the first batch created before `beforeMs` rather than at
-   * the newest one: an old `beforeMs` is answered however many batches came after it.
+   * The newest `limit` sent batches sent (sentAtMs, the time the lists show) before `beforeMs`.
+   * The index's score is createdAtMs, never later than the send time, so the walk starts at the
+   * first batch created before `beforeMs` rather than at the newest one: an old `beforeMs` is
+   * answered however many batches came after it.
    */
   async before(beforeMs: number, limit: number): Promise<PayoutBatch[]> {
     const sent = await this.#collect(
       limit,
       (start, count) =>
         this.#redis.zrevrangebyscore(this.#keys.batches, `(${beforeMs}`, '-inf', 'LIMIT', start, count),
-      (batch) => batch.updatedAtMs < beforeMs,
+      (batch) => sentAtMs(batch) < beforeMs,
     );
     return sent.slice(0, limit);
   }

@@ -114,6 +114,22 @@ describe('payout list reads (issue 17 item 2)', () => {
     await app.close();
   });
 
+  it('a wall clock set back does not keep the cached page for the size of the jump', async () => {
+    let now = NOW;
+    const { app } = await buildTestApi({ redis, keyPrefix, clock: () => now });
+    const pipeline = vi.spyOn(redis, 'pipeline');
+    await app.inject({ url: '/api/payments?page=3&limit=5' });
+    const read = pipeline.mock.calls.length;
+    // NTP steps the clock back an hour: the entry now looks an hour in the future.
+    now -= 3_600_000;
+    await app.inject({ url: '/api/payments?page=3&limit=5' });
+    expect(pipeline.mock.calls.length).toBe(read + 1);
+    // The entry read after the jump is kept its 3 s, as any other.
+    await app.inject({ url: '/api/payments?page=3&limit=5' });
+    expect(pipeline.mock.calls.length).toBe(read + 1);
+    await app.close();
+  });
+
   it('/stats_address answers 400 for a value that is not an address, before any Redis or daemon call', async () => {
     const aliasOf = vi.fn(async () => null);
     const { app } = await buildTestApi({ redis, keyPrefix, clock: () => NOW, modules: { aliasOf } });

@@ -17,6 +17,17 @@ describe('ShortCache', () => {
     expect(await cache.get('b', read)).toBe(3);
   });
 
+  it('reads again when the clock went back past an entry (an entry from the future is not fresh)', async () => {
+    let now = 10_000;
+    let reads = 0;
+    const cache = new ShortCache<number>({ ttlMs: 3_000, clock: () => now, maxKeys: 10 });
+    const read = async () => ++reads;
+    expect(await cache.get('a', read)).toBe(1);
+    now = 9_999;
+    expect(await cache.get('a', read)).toBe(2);
+    expect(await cache.get('a', read)).toBe(2);
+  });
+
   it('holds at most maxKeys entries', async () => {
     let reads = 0;
     const cache = new ShortCache<number>({ ttlMs: 60_000, clock: () => 0, maxKeys: 3 });

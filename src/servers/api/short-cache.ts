@@ -1,6 +1,7 @@
 /**
  * Keeps each key's answer (its promise, so concurrent callers share one read) for `ttlMs`: a flood
- * of identical requests costs one read of the store. A failed read is not kept.
+ * of identical requests costs one read of the store. A failed read is not kept, nor an entry
+ * stamped after the clock's now (the wall clock was set back: it would stay fresh for the jump).
  */
 export class ShortCache<T> {
   readonly #entries = new Map<string, { readonly atMs: number; readonly value: Promise<T> }>();
@@ -17,7 +18,7 @@ export class ShortCache<T> {
   get(key: string, read: () => Promise<T>): Promise<T> {
     const now = this.#clock();
     const hit = this.#entries.get(key);
-    if (hit !== undefined && now - hit.atMs < this.#ttlMs) return hit.value;
+    if (hit !== undefined && this.#fresh(hit.atMs, now)) return hit.value;
     if (this.#entries.size >= this.#maxKeys) this.#dropExpired(now);
     if (this.#entries.size >= this.#maxKeys) this.#entries.clear();
     const value = read();
@@ -28,7 +29,11 @@ export class ShortCache<T> {
     return value;
   }
 
+  #fresh(atMs: number, now: number): boolean {
+    return now >= atMs && now - atMs < this.#ttlMs;
+  }
+
   #dropExpired(now: number): void {
-    for (const [key, entry] of this.#entries) if (now - entry.atMs >= this.#ttlMs) this.#entries.delete(key);
+    for (const [key, entry] of this.#entries) if (!this.#fresh(entry.atMs, now)) this.#entries.delete(key);
   }
 }

@@ -133,6 +133,29 @@ describe('WebSocket live feed', () => {
     await client.closed;
   });
 
+  it('answers a repeated subscribe with subscribed again (a client waiting for the answer gets it), following once', async () => {
+    const client = await connect(url);
+    try {
+      await until(() => client.messages.some((m) => m.type === 'hello'));
+      for (let i = 0; i < 2; i++) client.socket.send(JSON.stringify({ op: 'subscribe', address: MINER }));
+      client.socket.send(JSON.stringify({ op: 'unsubscribe', address: MINER }));
+      await until(() => client.messages.some((m) => m.type === 'unsubscribed'));
+      const answers = client.messages.filter((m) => m.type !== 'hello');
+      expect(answers.map((m) => [m.type, m.data['address']])).toEqual([
+        ['subscribed', MINER],
+        ['subscribed', MINER],
+        ['unsubscribed', MINER],
+      ]);
+      // One unsubscribe ends the one subscription: the next tick sends no miner-hashrate.
+      await app.pool.liveFeed.tick();
+      await until(() => client.messages.some((m) => m.type === 'pool-hashrate'));
+      expect(client.messages.some((m) => m.type === 'miner-hashrate')).toBe(false);
+    } finally {
+      client.socket.close();
+      await client.closed;
+    }
+  });
+
   it('drops a client that does not read once its unsent data passes the bound', async () => {
     const slow = await connect(url);
     const healthy = await connect(url);

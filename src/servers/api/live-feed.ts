@@ -371,6 +371,11 @@ export class LiveFeed {
    * within them, and in its turn (FeedAddressChecks).
    */
   async #subscribe(client: Client, address: string): Promise<void> {
+    // Subscribing is idempotent: a repeat is answered like the first, and still followed once.
+    if (client.subscriptions.has(address)) {
+      this.#send(client, this.#encode('subscribed', { address }));
+      return;
+    }
     if (this.#subscriptionRefused(client, address)) return;
     const checks = this.#addressChecks;
     if (!this.#followed.has(address)) {
@@ -392,14 +397,16 @@ export class LiveFeed {
         return;
       }
     }
-    client.subscriptions.add(address);
-    this.#followed.set(address, (this.#followed.get(address) ?? 0) + 1);
+    // Counted once per connection, whatever came between the checks (unsubscribe decrements once).
+    if (!client.subscriptions.has(address)) {
+      client.subscriptions.add(address);
+      this.#followed.set(address, (this.#followed.get(address) ?? 0) + 1);
+    }
     this.#send(client, this.#encode('subscribed', { address }));
   }
 
   /** True (and the client told why) when the subscription caps leave no room for `address`. */
   #subscriptionRefused(client: Client, address: string): boolean {
-    if (client.subscriptions.has(address)) return true;
     const limits = this.#options.liveFeed;
     if (client.subscriptions.size >= limits.maxSubscriptionsPerClient) {
       this.#error(

@@ -13,7 +13,7 @@ import type { ShareVerifierPoolMetrics } from '../../../src/pow/verifier-pool.js
 import type { MetricsSources } from '../../../src/servers/api/api-metrics.js';
 import { createPaymentKeys } from '../../../src/store/payments/payment-keys.js';
 import { createRedisClient } from '../../../src/store/redis-client.js';
-import { startTestRedis, type TestRedis } from '../../helpers/redis-server.js';
+import { startTestRedis, type TestRedis, useTestRedisClient } from '../../helpers/redis-server.js';
 import { buildTestApi, silentLogger } from './api-fixtures.js';
 
 /** The pool core's own counters after a few events (the stratum role reports these). */
@@ -115,4 +115,41 @@ describe('/metrics: solvency, payout batches, dependencies, daemon chain, leader
     expect(scrape).toMatch(/^fuego_pool_pow_implementation\{name="reference"\} 1$/m);
     expect(scrape).toMatch(/^fuego_pool_pow_implementation\{name="native"\} 0$/m);
   });
+});
+
+describe('/metrics while a source does not answer', () => {
+  let redis: Redis;
+  useTestRedisClient((client) => {
+    redis = client;
+  });
+
+  /*
+   * walletd holds a request while it saves or rescans; the wallet client waits its timeout (30 s by
+   * default) and retries. Prometheus gives up on a scrape after 10 s by default, so a scrape that
+   * waits for the wallet loses every metric (the target looks down) just when the operator looks.
+   */
+  it("answers within a few seconds with the other metrics, the silent source's gauges left as they were", async () => {
+    const keyPrefix = 'metrics-hung-source';
+    await redis.set(createClusterKeys(keyPrefix).leaderToken, '1.abc', 'PX', 60_000);
+    const sources: MetricsSources = {
+      solvency: () => new Promise<never>(() => {}),
+      leaderPresent: () => readLeaderPresent(keyPrefix, redis),
+    };
+    const { app } = await buildTestApi({ redis, keyPrefix, modules: { metricsSources: sources } });
+    try {
+      const started = Date.now();
+      const reply = await Promise.race([
+        app.inject({ url: '/metrics' }),
+        new Promise<'no answer'>((resolve) => setTimeout(() => resolve('no answer'), 8_000)),
+      ]);
+      expect(reply).not.toBe('no answer');
+      if (reply === 'no answer') return;
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(reply.statusCode).toBe(200);
+      expect(reply.payload).toMatch(/^fuego_pool_leader_present 1$/m);
+      expect(reply.payload).not.toMatch(/^fuego_pool_wallet_balance_atomic\{/m);
+    } finally {
+      await app.close();
+    }
+  }, 15_000);
 });

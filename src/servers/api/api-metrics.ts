@@ -339,9 +339,17 @@ export function createPoolMetrics(sources: MetricsSources, events?: PoolEventBus
 }
 
 /**
+ * How long a scrape waits for one source read over the network. Prometheus gives up on a scrape
+ * after 10 s by default: a wallet holding its answer for the client's 30 s timeout must not take
+ * every other metric down with it.
+ */
+const SCRAPE_SOURCE_WAIT_MS = 3_000;
+
+/**
  * The sources read over the network at scrape time (Redis, the wallet), in parallel. A source
- * that fails leaves its gauges at their last values: /health and fuego_pool_dependency_up say
- * which dependency is away.
+ * that fails, or has not answered within SCRAPE_SOURCE_WAIT_MS, leaves its gauges at their last
+ * values (/health and fuego_pool_dependency_up say which dependency is away); a late answer is
+ * applied when it comes, and until then later scrapes wait for that read rather than start another.
  */
 function storeReadings(registry: Registry, sources: MetricsSources): () => Promise<void> {
   const setPayoutWatch = payoutWatchMetrics(registry);
@@ -350,13 +358,17 @@ function storeReadings(registry: Registry, sources: MetricsSources): () => Promi
   const setDaemonChain = daemonChainMetrics(registry);
   const setLeader = leaderMetrics(registry);
   const setLastShare = lastShareMetrics(registry);
+  const inFlight = new Map<unknown, Promise<void>>();
   const read = async <T>(source: (() => Promise<T>) | undefined, sync: (value: T) => void) => {
     if (source === undefined) return;
-    try {
-      sync(await source());
-    } catch {
-      // Kept at the last values (see above).
+    let reading = inFlight.get(source);
+    if (reading === undefined) {
+      reading = (async () => sync(await source()))()
+        .catch(() => undefined) // kept at the last values (see above)
+        .finally(() => inFlight.delete(source));
+      inFlight.set(source, reading);
     }
+    await waitAtMost(reading, SCRAPE_SOURCE_WAIT_MS);
   };
   return async () => {
     const chain = sources.daemonChain?.();
@@ -369,6 +381,19 @@ function storeReadings(registry: Registry, sources: MetricsSources): () => Promi
       read(sources.lastShareMs, setLastShare),
     ]);
   };
+}
+
+/** Resolves when `work` settles or `waitMs` passed, whichever is first. */
+async function waitAtMost(work: Promise<void>, waitMs: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, waitMs);
+  });
+  try {
+    await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**

@@ -156,6 +156,26 @@ describe('WebSocket live feed', () => {
     }
   });
 
+  it('a refused subscribe names the address it refuses (a client subscribing several can tell which)', async () => {
+    const client = await connect(url);
+    try {
+      await until(() => client.messages.some((m) => m.type === 'hello'));
+      const bogus = 'fireNotAnAddress';
+      for (const address of [bogus, MINER, fuegoAddress(13)])
+        client.socket.send(JSON.stringify({ op: 'subscribe', address }));
+      await until(() => client.messages.filter((m) => m.type === 'error').length === 2);
+      const answers = client.messages.filter((m) => m.type === 'error' || m.type === 'subscribed');
+      expect(answers.map((m) => [m.type, m.data['code'] ?? null, m.data['address']])).toEqual([
+        ['error', 'INVALID_ADDRESS', bogus],
+        ['subscribed', null, MINER],
+        ['error', 'TOO_MANY_SUBSCRIPTIONS', fuegoAddress(13)],
+      ]);
+    } finally {
+      client.socket.close();
+      await client.closed;
+    }
+  });
+
   it('drops a client that does not read once its unsent data passes the bound', async () => {
     const slow = await connect(url);
     const healthy = await connect(url);

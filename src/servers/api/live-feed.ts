@@ -384,7 +384,7 @@ export class LiveFeed {
         if (refusal !== undefined) {
           const where =
             refusal === 'connection-spent' ? 'on this connection' : 'from your address; retry later';
-          this.#refuse(client, 'TOO_MANY_REQUESTS', `too many new addresses ${where}`);
+          this.#refuse(client, 'TOO_MANY_REQUESTS', `too many new addresses ${where}`, address);
           return;
         }
         await checks.turn(client.peer);
@@ -393,7 +393,7 @@ export class LiveFeed {
       }
       if (!checks.isValid(address)) {
         // A refused address costs its sender one of its few bad requests.
-        this.#refuse(client, 'INVALID_ADDRESS', 'not a valid Fuego address');
+        this.#refuse(client, 'INVALID_ADDRESS', 'not a valid Fuego address', address);
         return;
       }
     }
@@ -413,23 +413,33 @@ export class LiveFeed {
         client,
         'TOO_MANY_SUBSCRIPTIONS',
         `at most ${limits.maxSubscriptionsPerClient} addresses per connection`,
+        address,
       );
       return true;
     }
     if (!this.#followed.has(address) && this.#followed.size >= limits.maxSubscribedAddresses) {
-      this.#error(client, 'TOO_MANY_SUBSCRIPTIONS', 'the server follows too many addresses; retry later');
+      this.#error(
+        client,
+        'TOO_MANY_SUBSCRIPTIONS',
+        'the server follows too many addresses; retry later',
+        address,
+      );
       return true;
     }
     return false;
   }
 
-  #error(client: Client, code: string, message: string): void {
-    this.#send(client, this.#encode('error', { code, message }));
+  /** `address`: the one a subscribe asked for, so a client subscribing several knows which failed. */
+  #error(client: Client, code: string, message: string, address?: string): void {
+    this.#send(
+      client,
+      this.#encode('error', address === undefined ? { code, message } : { code, message, address }),
+    );
   }
 
   /** A bad request: answered, and counted; the last one allowed closes the connection. */
-  #refuse(client: Client, code: string, message: string): void {
-    this.#error(client, code, message);
+  #refuse(client: Client, code: string, message: string, address?: string): void {
+    this.#error(client, code, message, address);
     client.badRequests += 1;
     if (client.badRequests < this.#options.liveFeed.maxBadRequests) return;
     this.#closedBadRequests += 1;

@@ -224,6 +224,25 @@ describe('POST /api/miners/:address/threshold (a payout threshold signed by the 
     expect((await post(good)).statusCode).toBe(200);
   });
 
+  it('answers a body too large 413 and a body not JSON 415, with their own codes, not 400 BAD_REQUEST', async () => {
+    const good = signed('9.5', 95_000_000n, nowSec());
+    const url = `/api/miners/${WALLET.address}/threshold`;
+    const huge = await app.inject({
+      method: 'POST',
+      url,
+      payload: { ...good, signature: 'x'.repeat(20_000) },
+    });
+    expect([huge.statusCode, huge.json().error.code]).toEqual([413, 'PAYLOAD_TOO_LARGE']);
+    const form = await app.inject({
+      method: 'POST',
+      url,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({ thresholdCoins: '9.5' }).toString(),
+    });
+    expect([form.statusCode, form.json().error.code]).toEqual([415, 'UNSUPPORTED_MEDIA_TYPE']);
+    for (const reply of [huge, form]) expect(errorReplySchema.safeParse(reply.json()).success).toBe(true);
+  });
+
   it('checks at most maxSignatureChecksPerSecond signatures a second (TOO_MANY_REQUESTS beyond)', async () => {
     const { app: limited } = await buildTestApi({
       redis,

@@ -35,6 +35,8 @@ export const API_ERRORS = {
   },
   ADMIN_DISABLED: { status: 403, message: 'admin endpoints are disabled (no admin token configured)' },
   NOT_FOUND: { status: 404, message: 'no such resource' },
+  PAYLOAD_TOO_LARGE: { status: 413, message: 'the request body is too large' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'send the request body as application/json' },
   STALE_TIMESTAMP: {
     status: 409,
     message: 'a message with the same or a later timestamp was already accepted for this address',

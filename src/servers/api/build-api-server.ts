@@ -241,11 +241,17 @@ function toApiError(error: FastifyError | Error, logger: Logger): ApiError {
   if (error instanceof StoreError && error.code === 'STORE_UNAVAILABLE')
     return new ApiError('STORE_UNAVAILABLE');
   const status = fastifyError.statusCode;
-  if (status !== undefined && status >= 400 && status < 500) {
-    return status === 404 ? new ApiError('NOT_FOUND') : new ApiError('BAD_REQUEST', error.message);
-  }
+  if (status !== undefined && status >= 400 && status < 500) return clientErrorOf(status, error.message);
   logger.error({ err: error }, 'api request failed');
   return new ApiError('INTERNAL');
+}
+
+/** A 4xx fastify raised itself (before a handler ran) as the code of the same status. */
+function clientErrorOf(status: number, detail: string): ApiError {
+  if (status === 404) return new ApiError('NOT_FOUND');
+  if (status === 413) return new ApiError('PAYLOAD_TOO_LARGE');
+  if (status === 415) return new ApiError('UNSUPPORTED_MEDIA_TYPE');
+  return new ApiError('BAD_REQUEST', detail);
 }
 
 /** The route plugins, each given the services and modules it uses; classic ones only if configured. */

@@ -1,12 +1,13 @@
 import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
+import { createApiStores } from '../../../src/app/api-stores.js';
 import { decodeAddress, encodeIntegratedAddress } from '../../../src/fuego/address.js';
 import { minerSchema, minerWorkersSchema } from '../../../src/servers/api/api-schemas.js';
 import { HashrateBucketWriter } from '../../../src/store/hashrate/hashrate-buckets.js';
 import { PendingCredits } from '../../../src/store/shares/pending-credits.js';
 import { createShareKeys } from '../../../src/store/shares/share-keys.js';
 import { useTestRedisClient } from '../../helpers/redis-server.js';
-import { buildTestApi, fuegoAddress } from './api-fixtures.js';
+import { buildTestApi, fuegoAddress, TEST_STORE_LIMITS } from './api-fixtures.js';
 
 const NOW = Math.floor(Date.now() / 60_000) * 60_000 + 30_000;
 const keys = decodeAddress(fuegoAddress(41));
@@ -45,6 +46,24 @@ describe("a miner's page", () => {
       expect(reply.statusCode).toBe(200);
       const view = minerSchema.parse(reply.json());
       expect(view.balance?.pendingAtomic).toBe('5000000');
+      expect(view.workers).toEqual([]);
+    } finally {
+      await app.close();
+    }
+  });
+
+  // A miner may set their threshold before their rigs send a share (POST answers 200 and shows it).
+  it('GET /api/miners/:address shows a stored payout threshold, the only record, instead of 404 "no record"', async () => {
+    const keyPrefix = 'api-threshold-only';
+    const miner = fuegoAddress(32);
+    const stores = createApiStores(keyPrefix, redis, TEST_STORE_LIMITS);
+    expect(await stores.thresholds.write(miner, 250_000_000n, 1_750_000_000)).toBe(true);
+    const { app } = await buildTestApi({ redis, keyPrefix });
+    try {
+      const reply = await app.inject({ url: `/api/miners/${miner}` });
+      expect(reply.statusCode).toBe(200);
+      const view = minerSchema.parse(reply.json());
+      expect(view.payoutThreshold).toMatchObject({ thresholdAtomic: '250000000', custom: true });
       expect(view.workers).toEqual([]);
     } finally {
       await app.close();

@@ -247,7 +247,10 @@ export class StatsService {
     };
   }
 
-  /** null when the pool has no record of the address at all (no shares in the retention, no balance). */
+  /**
+   * null when the pool has no record of the address at all (no shares in the retention, no
+   * balance, no payment, no payout threshold of their own).
+   */
   async miner(address: string): Promise<MinerView | null> {
     const { hashrate, accounts, thresholds, aliasOf, clock } = this.#modules;
     const now = clock();
@@ -269,7 +272,10 @@ export class StatsService {
         balance.inPayoutAtomic !== 0n ||
         balance.paidAtomic !== 0n ||
         (balance.pendingAtomic ?? 0n) !== 0n);
-    if (lastShareMs === null && workers.length === 0 && !hasBalance && payments.length === 0) return null;
+    // A stored threshold is a record too: a miner may set it before their rigs send a share.
+    const hasRecord =
+      lastShareMs !== null || workers.length > 0 || hasBalance || payments.length > 0 || threshold !== null;
+    if (!hasRecord) return null;
     return {
       address,
       alias,

@@ -92,6 +92,8 @@ export class NetworkInfoCache {
   #feePool: FeePoolView = { status: 'unknown', message: 'not polled yet' };
   #heat: HeatView = { status: 'unknown', message: 'not polled yet' };
   #nextExtrasMs = 0;
+  /** The delay #nextExtrasMs was set with. */
+  #extrasDelayMs = 0;
   #lastSuccessMs: number | null = null;
   #lastError: string | null = null;
   #timer: NodeJS.Timeout | undefined;
@@ -168,7 +170,12 @@ export class NetworkInfoCache {
       logger.warn({ err: error }, 'network info poll failed');
       return;
     }
-    if (clock() >= this.#nextExtrasMs) await this.#refreshExtras();
+    if (this.#extrasDue(clock())) await this.#refreshExtras();
+  }
+
+  /** Due at #nextExtrasMs, or now if that is further ahead than its delay (the clock was set back). */
+  #extrasDue(now: number): boolean {
+    return now >= this.#nextExtrasMs || this.#nextExtrasMs - now > this.#extrasDelayMs;
   }
 
   async #refreshExtras(): Promise<void> {
@@ -199,6 +206,7 @@ export class NetworkInfoCache {
     }
     const supportedBoth = this.#feePool.status === 'ok' && this.#heat.status === 'ok';
     const delay = unsupported && !supportedBoth ? UNSUPPORTED_RECHECK_MS : this.#options.extrasRefreshMs;
+    this.#extrasDelayMs = delay;
     this.#nextExtrasMs = clock() + delay;
   }
 

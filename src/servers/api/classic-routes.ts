@@ -9,9 +9,11 @@ import {
   replySchemas,
 } from './api-schemas.js';
 import {
+  type ClassicPoolStats,
   type ClassicViewModules,
   classicBlocks,
   classicPayments,
+  classicPoolStats,
   classicStats,
   classicStatsAddress,
 } from './classic-views.js';
@@ -20,7 +22,8 @@ import { parseMinerAddress } from './miner-address.js';
 
 /**
  * The read endpoints of the classic cryptonote-nodejs-pool API, so an existing front end keeps
- * working: /stats, /live_stats (long poll: answers at the next feed tick), /stats_address,
+ * working: /stats, /live_stats (long poll: answers at the next feed tick, every waiter it releases
+ * with one read of the pool part), /stats_address,
  * /get_payments, /get_blocks. The replies are built in classic-views.ts. Only reads: no classic
  * write endpoint exists here.
  */
@@ -38,6 +41,12 @@ const blocksQuery = z.object({ height: z.number().int().min(0).optional() });
 
 export function registerClassicRoutes(app: FastifyInstance, modules: ClassicRouteModules): void {
   const { stores, liveFeed } = modules;
+  // Every waiter one tick releases answers with the same pool part: read once, not once each.
+  let released: { readonly tick: number; readonly pool: Promise<ClassicPoolStats> } | null = null;
+  const poolAfterTick = (tick: number): Promise<ClassicPoolStats> => {
+    if (released?.tick !== tick) released = { tick, pool: classicPoolStats(modules) };
+    return released.pool;
+  };
   const statsSchema = () => ({
     querystring: jsonSchema(addressQuery, 'input'),
     response: replySchemas(classicStatsSchema),
@@ -55,8 +64,7 @@ export function registerClassicRoutes(app: FastifyInstance, modules: ClassicRout
       const tick = liveFeed.waitForTick(request.ip);
       if (tick === 'too-many') throw new ApiError('TOO_MANY_WAITERS');
       if (tick === 'too-many-from-peer') throw new ApiError('TOO_MANY_WAITERS_FROM_PEER');
-      await tick;
-      return classicStats(modules, address);
+      return classicStats(modules, address, poolAfterTick(await tick));
     },
   );
 

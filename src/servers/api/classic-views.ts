@@ -29,6 +29,8 @@ export interface ClassicViewModules {
 }
 
 export type ClassicStats = z.infer<typeof classicStatsSchema>;
+/** `/stats` but its `miner` part: the same for every viewer. */
+export type ClassicPoolStats = Omit<ClassicStats, 'miner'>;
 export type ClassicStatsAddress = z.infer<typeof classicStatsAddressSchema>;
 /** `[member, score, member, score, ...]`, as the classic API sent its Redis sorted sets. */
 export type ClassicZset = (string | number)[];
@@ -111,11 +113,35 @@ function classicConfig(options: ApiOptions, poolInfo: PoolInfo): ClassicStats['c
   };
 }
 
-/** `/stats` and `/live_stats`: the pool, the network, the last block, the chart; `miner` for `address`. */
+/**
+ * `/stats` and `/live_stats`: the pool part (`pool`, read now unless given, e.g. shared by the
+ * waiters one feed tick released) and `miner` for `address`.
+ */
 export async function classicStats(
   modules: ClassicViewModules,
   address: string | undefined,
+  pool: Promise<ClassicPoolStats> = classicPoolStats(modules),
 ): Promise<ClassicStats> {
+  const [shared, miner] = await Promise.all([pool, classicMiner(modules, address)]);
+  return { ...shared, miner };
+}
+
+/** `/stats`' `miner`: the miner's hashrate for `address`, empty without one. */
+async function classicMiner(
+  modules: ClassicViewModules,
+  address: string | undefined,
+): Promise<Record<string, number>> {
+  if (address === undefined) return {};
+  const rate = await modules.stores.hashrate.minerHashrate(
+    address,
+    modules.clock(),
+    modules.options.hashrateWindowMs,
+  );
+  return { hashrate: Math.round(rate) };
+}
+
+/** `/stats` without `miner`: the pool, the network, the last block, the chart. */
+export async function classicPoolStats(modules: ClassicViewModules): Promise<ClassicPoolStats> {
   const { options, stats, stores, network, poolInfo } = modules;
   const [pool, blocks, batches, sentBatches, chart] = await Promise.all([
     stats.poolStats(),
@@ -126,12 +152,6 @@ export async function classicStats(
   ]);
   const info = network.info();
   const lastBlockFound = pool.pool.lastBlock === null ? '0' : String(pool.pool.lastBlock.timestampMs);
-  const miner: Record<string, number> = {};
-  if (address !== undefined) {
-    miner['hashrate'] = Math.round(
-      await stores.hashrate.minerHashrate(address, modules.clock(), options.hashrateWindowMs),
-    );
-  }
   return {
     config: classicConfig(options, poolInfo),
     pool: {
@@ -159,7 +179,6 @@ export async function classicStats(
       hash: info?.top_block_hash ?? '',
     },
     charts: { hashrate: classicChart(chart.points) },
-    miner,
   };
 }
 

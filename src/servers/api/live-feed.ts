@@ -104,7 +104,9 @@ export class LiveFeed {
   #tickTimer: NodeJS.Timeout | undefined;
   #pingTimer: NodeJS.Timeout | undefined;
   #lastNetworkHeight = -1;
-  #tickWaiters: (() => void)[] = [];
+  #tickWaiters: ((tick: number) => void)[] = [];
+  /** Ticks completed (and waiter releases): waiters released together get the same number. */
+  #ticks = 0;
   readonly #feedSlots: PeerSlots;
   readonly #waiterSlots: PeerSlots;
   readonly #addressChecks: FeedAddressChecks;
@@ -177,16 +179,17 @@ export class LiveFeed {
 
   /**
    * Resolves after the next tick (the classic `/live_stats` long poll from `ip`, as Fastify
-   * reports it); a refusal when too many wait in all or from that peer.
+   * reports it) with that tick's number, the same for every waiter it released (so they can share
+   * one read); a refusal when too many wait in all or from that peer.
    */
-  waitForTick(ip: string): Promise<void> | WaitRefusal {
+  waitForTick(ip: string): Promise<number> | WaitRefusal {
     if (this.#tickWaiters.length >= this.#options.maxLongPollWaiters) return 'too-many';
     const peer = this.#peerOf(ip);
     if (!this.#waiterSlots.take(peer)) return 'too-many-from-peer';
     return new Promise((resolve) =>
-      this.#tickWaiters.push(() => {
+      this.#tickWaiters.push((tick) => {
         this.#waiterSlots.release(peer);
-        resolve();
+        resolve(tick);
       }),
     );
   }
@@ -460,6 +463,7 @@ export class LiveFeed {
   }
 
   #releaseWaiters(): void {
-    for (const resolve of this.#tickWaiters.splice(0)) resolve();
+    this.#ticks += 1;
+    for (const resolve of this.#tickWaiters.splice(0)) resolve(this.#ticks);
   }
 }

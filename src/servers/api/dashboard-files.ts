@@ -16,7 +16,11 @@ function uplotBrowserDir(): string {
   return dirname(createRequire(import.meta.url).resolve('uplot'));
 }
 
-/** Serves `staticDir` at `/` (index.html for a folder) and uPlot's browser build at `/vendor/uplot/`. */
+/**
+ * Serves `staticDir` at `/` (index.html for a folder) and uPlot's browser build at `/vendor/uplot/`.
+ * A file or folder whose name starts with a dot is never served (404): an operator's folder may be
+ * a git checkout with `.git/` or hold a `.env` (@fastify/static serves them by default).
+ */
 export async function registerDashboardFiles(app: FastifyInstance, staticDir: string): Promise<void> {
   // A wrong folder would otherwise only show as a 404 in the operator's browser.
   if (!existsSync(join(staticDir, 'index.html'))) {
@@ -24,11 +28,17 @@ export async function registerDashboardFiles(app: FastifyInstance, staticDir: st
       key: 'staticDir',
     });
   }
-  await app.register(fastifyStatic, { root: staticDir, prefix: '/', index: 'index.html' });
+  await app.register(fastifyStatic, {
+    root: staticDir,
+    prefix: '/',
+    index: 'index.html',
+    dotfiles: 'ignore',
+  });
   // The dashboard's charting library, served from node_modules (never a CDN): a second root.
   await app.register(fastifyStatic, {
     root: uplotBrowserDir(),
     prefix: '/vendor/uplot/',
     decorateReply: false,
+    dotfiles: 'ignore',
   });
 }

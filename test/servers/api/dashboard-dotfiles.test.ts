@@ -26,7 +26,7 @@ describe('a dashboard folder (api.staticDir) with dotfiles', () => {
     const { app } = await buildTestApi({ redis, keyPrefix: 'dash-dotfiles', options: { staticDir: dir } });
     try {
       expect((await app.inject({ url: '/' })).statusCode).toBe(200);
-      for (const url of ['/.env', '/.git/config', '/.git/']) {
+      for (const url of ['/.env', '/.git/config', '/.git/', '/%2eenv', '/x/../.env']) {
         const reply = await app.inject({ url });
         expect(reply.statusCode, url).toBe(404);
         expect(reply.payload, url).not.toContain('secret');

@@ -8,6 +8,7 @@ import type { HashrateReader } from '../../store/hashrate/hashrate-reader.js';
 import { apiPeerKey } from './api-peer.js';
 import { FeedAddressChecks } from './feed-address-checks.js';
 import { PeerSlots } from './peer-slots.js';
+import { TickWaiters, type WaitRefusal } from './tick-waiters.js';
 
 /** Where the feed is served (a WebSocket upgrade of a plain GET). */
 export const LIVE_FEED_PATH = '/api/live';
@@ -50,8 +51,7 @@ export interface LiveFeedModules {
   readonly allowConnection?: (ip: string | undefined) => boolean;
 }
 
-/** Why waitForTick did not queue a long poll. */
-export type WaitRefusal = 'too-many' | 'too-many-from-peer';
+export type { WaitRefusal } from './tick-waiters.js';
 
 /** Close code for a client that broke the feed's rules (RFC 6455 policy violation). */
 export const POLICY_VIOLATION = 1008;
@@ -104,11 +104,8 @@ export class LiveFeed {
   #tickTimer: NodeJS.Timeout | undefined;
   #pingTimer: NodeJS.Timeout | undefined;
   #lastNetworkHeight = -1;
-  #tickWaiters: ((tick: number) => void)[] = [];
-  /** Ticks completed (and waiter releases): waiters released together get the same number. */
-  #ticks = 0;
   readonly #feedSlots: PeerSlots;
-  readonly #waiterSlots: PeerSlots;
+  readonly #tickWaiters: TickWaiters;
   readonly #addressChecks: FeedAddressChecks;
   #refusedPeer = 0;
   #closedBadRequests = 0;
@@ -122,7 +119,10 @@ export class LiveFeed {
     this.#options = options;
     this.#modules = modules;
     this.#feedSlots = new PeerSlots(options.liveFeed.maxClientsPerPeer);
-    this.#waiterSlots = new PeerSlots(options.maxLongPollWaitersPerPeer);
+    this.#tickWaiters = new TickWaiters({
+      maxWaiters: options.maxLongPollWaiters,
+      maxWaitersPerPeer: options.maxLongPollWaitersPerPeer,
+    });
     this.#addressChecks = new FeedAddressChecks(options.liveFeed, modules.clock);
     this.#wss = new WebSocketServer({
       noServer: true,
@@ -162,7 +162,7 @@ export class LiveFeed {
     for (const client of this.#clients) client.socket.close(1001, 'server shutting down');
     for (const client of this.#clients) client.socket.terminate();
     this.#clients.clear();
-    this.#releaseWaiters();
+    this.#tickWaiters.releaseAll();
     await new Promise<void>((resolve) => this.#wss.close(() => resolve()));
   }
 
@@ -183,15 +183,7 @@ export class LiveFeed {
    * one read); a refusal when too many wait in all or from that peer.
    */
   waitForTick(ip: string): Promise<number> | WaitRefusal {
-    if (this.#tickWaiters.length >= this.#options.maxLongPollWaiters) return 'too-many';
-    const peer = this.#peerOf(ip);
-    if (!this.#waiterSlots.take(peer)) return 'too-many-from-peer';
-    return new Promise((resolve) =>
-      this.#tickWaiters.push((tick) => {
-        this.#waiterSlots.release(peer);
-        resolve(tick);
-      }),
-    );
+    return this.#tickWaiters.wait(this.#peerOf(ip));
   }
 
   #peerOf(ip: string | undefined): string {
@@ -208,7 +200,7 @@ export class LiveFeed {
       this.#modules.logger.warn({ err: error }, 'live feed tick failed');
     } finally {
       this.#ticking = false;
-      this.#releaseWaiters();
+      this.#tickWaiters.releaseAll();
     }
   }
 
@@ -400,36 +392,22 @@ export class LiveFeed {
         return;
       }
     }
-    // Counted once per connection, whatever came between the checks (unsubscribe decrements once).
-    if (!client.subscriptions.has(address)) {
-      client.subscriptions.add(address);
-      this.#followed.set(address, (this.#followed.get(address) ?? 0) + 1);
-    }
+    client.subscriptions.add(address);
+    this.#followed.set(address, (this.#followed.get(address) ?? 0) + 1);
     this.#send(client, this.#encode('subscribed', { address }));
   }
 
   /** True (and the client told why) when the subscription caps leave no room for `address`. */
   #subscriptionRefused(client: Client, address: string): boolean {
     const limits = this.#options.liveFeed;
-    if (client.subscriptions.size >= limits.maxSubscriptionsPerClient) {
-      this.#error(
-        client,
-        'TOO_MANY_SUBSCRIPTIONS',
-        `at most ${limits.maxSubscriptionsPerClient} addresses per connection`,
-        address,
-      );
-      return true;
-    }
-    if (!this.#followed.has(address) && this.#followed.size >= limits.maxSubscribedAddresses) {
-      this.#error(
-        client,
-        'TOO_MANY_SUBSCRIPTIONS',
-        'the server follows too many addresses; retry later',
-        address,
-      );
-      return true;
-    }
-    return false;
+    const clientFull = client.subscriptions.size >= limits.maxSubscriptionsPerClient;
+    if (!clientFull && (this.#followed.has(address) || this.#followed.size < limits.maxSubscribedAddresses))
+      return false;
+    const message = clientFull
+      ? `at most ${limits.maxSubscriptionsPerClient} addresses per connection`
+      : 'the server follows too many addresses; retry later';
+    this.#error(client, 'TOO_MANY_SUBSCRIPTIONS', message, address);
+    return true;
   }
 
   /** `address`: the one a subscribe asked for, so a client subscribing several knows which failed. */
@@ -460,10 +438,5 @@ export class LiveFeed {
       client.alive = false;
       client.socket.ping();
     }
-  }
-
-  #releaseWaiters(): void {
-    this.#ticks += 1;
-    for (const resolve of this.#tickWaiters.splice(0)) resolve(this.#ticks);
   }
 }

@@ -170,6 +170,8 @@ export async function classicPoolStats(modules: ClassicViewModules): Promise<Cla
       currentEffort: pool.pool.currentEffort,
       luck: pool.pool.luck.meanEffortPercent,
     },
+    // As the classic pool gave them: get_info's height (blocks in the chain, the height being
+    // mined; its getlastblockheader fallback adds 1) and lastblock the top block, one less.
     network: { difficulty: info?.difficulty ?? 0, height: info?.height ?? 0 },
     lastblock: {
       difficulty: info?.last_block_difficulty ?? 0,

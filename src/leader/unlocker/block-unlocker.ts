@@ -174,15 +174,22 @@ export class BlockUnlocker {
     return this.#fencingToken();
   }
 
+  /**
+   * Lowest height first, read that way: the oldest blocks are the ones deep enough to decide, so
+   * when more are pending than a run reads, it is the newest that wait for a later run.
+   */
   async #pendingCandidates(): Promise<StoredBlockCandidate[]> {
     const pending: StoredBlockCandidate[] = [];
     for (let offset = 0; offset < MAX_CANDIDATES_PER_RUN; offset += CANDIDATE_PAGE) {
-      const page = await this.#ledger.listBlockCandidates({ offset, limit: CANDIDATE_PAGE });
+      const page = await this.#ledger.listBlockCandidates({
+        offset,
+        limit: CANDIDATE_PAGE,
+        lowestFirst: true,
+      });
       pending.push(...page.filter((c) => c.status === 'pending'));
       if (page.length < CANDIDATE_PAGE) break;
     }
-    // Oldest first: older blocks are the ones that can be decided.
-    return pending.sort((a, b) => a.height - b.height);
+    return pending;
   }
 
   /** Every unexplained refusal against the chain, promotions told to `listener`; errors are not final. */

@@ -57,3 +57,10 @@ export interface StoredBlockCandidate {
   /** The unlocker's last word on a pending block (depth, or why it waits); null before it looked. */
   readonly unlockNote: string | null;
 }
+
+/** A page of the block candidates, highest height first unless `lowestFirst`. */
+export interface CandidatePage {
+  readonly offset: number;
+  readonly limit: number;
+  readonly lowestFirst?: boolean;
+}

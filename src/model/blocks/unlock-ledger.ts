@@ -1,5 +1,5 @@
 import type { AcceptedShare } from '../share-ledger.js';
-import type { ShareWindowEnd, StoredBlockCandidate } from './stored-block.js';
+import type { CandidatePage, ShareWindowEnd, StoredBlockCandidate } from './stored-block.js';
 
 export type { ShareWindowEnd } from './stored-block.js';
 
@@ -105,8 +105,8 @@ export interface BlockWindowLedger {
  * Writes with a fencing token are refused (an error with `code` FENCED) unless it is the leader's.
  */
 export interface UnlockLedger {
-  /** Candidates (pending and later states), highest height first. */
-  listBlockCandidates(page: { offset: number; limit: number }): Promise<StoredBlockCandidate[]>;
+  /** Candidates (pending and later states), highest height first, or lowest first with `lowestFirst`. */
+  listBlockCandidates(page: CandidatePage): Promise<StoredBlockCandidate[]>;
   /** address -> difficulty of the round the block closed (PROP). */
   getRoundContributions(round: { height: number; hash: string }): Promise<Map<string, bigint>>;
   /** address -> counted difficulty of the block's fixed PPLNS window (empty when none). */

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { StoredBlockCandidate } from '../../model/blocks/stored-block.js';
+import type { CandidatePage, StoredBlockCandidate } from '../../model/blocks/stored-block.js';
 import type {
   BlockWindowLedger,
   CreditBlockRequest,
@@ -75,7 +75,7 @@ export class UnlockerStore implements UnlockLedger, BlockWindowLedger {
     );
   }
 
-  listBlockCandidates(page: { offset: number; limit: number }): Promise<StoredBlockCandidate[]> {
+  listBlockCandidates(page: CandidatePage): Promise<StoredBlockCandidate[]> {
     return this.#reader.listBlockCandidates(page);
   }
 

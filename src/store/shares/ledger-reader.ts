@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import { isBlockRefusalReason } from '../../model/block-refusal-reason.js';
 import type {
   BlockWindowSummary,
+  CandidatePage,
   RoundSummary,
   ShareWindowEnd,
   StoredBlockCandidate,
@@ -208,8 +209,8 @@ export class RedisLedgerReader {
     return Object.keys(raw).length === 0 ? null : parseBlockRecord(hash, raw);
   }
 
-  /** Candidates (pending and later states), highest height first. */
-  async listBlockCandidates(page: { offset: number; limit: number }): Promise<StoredBlockCandidate[]> {
+  /** Candidates (pending and later states), highest height first, or lowest first with `lowestFirst`. */
+  async listBlockCandidates(page: CandidatePage): Promise<StoredBlockCandidate[]> {
     const { offset, limit } = page;
     if (!Number.isSafeInteger(offset) || offset < 0 || !Number.isSafeInteger(limit) || limit < 1) {
       throw new StoreError('INVALID_RECORD', 'offset must be >= 0 and limit >= 1', { offset, limit });
@@ -222,6 +223,7 @@ export class RedisLedgerReader {
       this.#keys.blockCandidates,
       offset,
       limit,
+      page.lowestFirst === true,
     );
     return records.map(({ hash, fields }) => parseBlockRecord(hash, fields));
   }
@@ -251,15 +253,17 @@ export class RedisLedgerReader {
       .map(({ hash, fields }) => parseBlockRecord(hash, fields));
   }
 
-  /** The block records of a ZSET's members from `offset`, highest first; each record must exist. */
+  /** The block records of a ZSET's members from `offset`, highest first (or lowest); each record must exist. */
   async #readListedBlocks(
     operation: string,
     listKey: string,
     offset: number,
     limit: number,
+    lowestFirst = false,
   ): Promise<{ hash: string; fields: Record<string, string> }[]> {
+    const last = offset + limit - 1;
     const hashes = await runStoreCommand(operation, () =>
-      this.#redis.zrevrange(listKey, offset, offset + limit - 1),
+      lowestFirst ? this.#redis.zrange(listKey, offset, last) : this.#redis.zrevrange(listKey, offset, last),
     );
     if (hashes.length === 0) return [];
     const pipeline = this.#redis.pipeline();

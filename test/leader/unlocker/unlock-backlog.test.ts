@@ -1,6 +1,5 @@
 import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import type { UnlockerChain } from '../../../src/leader/unlocker/block-unlocker.js';
 import { RedisBalances } from '../../../src/store/payments/balances-store.js';
 import { RedisShareLedger } from '../../../src/store/shares/redis-share-ledger.js';
 import { DEFAULT_STORE_OPTIONS } from '../../helpers/config-defaults.js';
@@ -12,29 +11,9 @@ import {
   silentLogger,
   uniquePrefix,
 } from '../../store/store-fixtures.js';
-import { FEE, unlockerOn } from './unlocker-kit.js';
+import { FEE, stubChain, unlockerOn } from './unlocker-kit.js';
 
 const REWARD = 80_000_000;
-
-/** A chain whose top is `tipHeight` and whose block at every height is `hashAt(height)`. */
-function chainWithTip(tipHeight: number, hashAt: (height: number) => string): UnlockerChain {
-  return {
-    getBlockHeaderByHeight: async (height: number) => ({
-      major_version: 9,
-      minor_version: 0,
-      timestamp: 1_795_303_328,
-      prev_hash: blockHash(height + 1_000_000),
-      nonce: 1,
-      orphan_status: false,
-      height,
-      depth: tipHeight - height,
-      deposits: 0,
-      hash: hashAt(height),
-      difficulty: 100_000,
-      reward: REWARD,
-    }),
-  };
-}
 
 describe('BlockUnlocker with more pending blocks than one run reads', () => {
   let redis: Redis;
@@ -58,7 +37,7 @@ describe('BlockUnlocker with more pending blocks than one run reads', () => {
       );
     }
     // Only height 1 is confirmDepth deep; every other block is on the chain, shallower.
-    const daemon = chainWithTip(1 + confirmDepth, blockHash);
+    const daemon = stubChain(1 + confirmDepth, blockHash, REWARD);
     const unlocker = unlockerOn(redis, keyPrefix, { confirmDepth }, { daemon, logger: silentLogger });
 
     const summary = await unlocker.runOnce();

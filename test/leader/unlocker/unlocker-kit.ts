@@ -3,6 +3,7 @@ import {
   BlockUnlocker,
   type BlockUnlockerModules,
   type BlockUnlockerOptions,
+  type UnlockerChain,
 } from '../../../src/leader/unlocker/block-unlocker.js';
 import { WindowFixer } from '../../../src/leader/unlocker/window-fixer.js';
 import { UnlockerStore } from '../../../src/store/payments/unlocker-store.js';
@@ -36,4 +37,31 @@ export function unlockerOn(
     windows: new WindowFixer({ pplnsWindowFactor: opts.pplnsWindowFactor }, { ...modules, ledger }),
     pendingEstimates: new PendingCredits({ keyPrefix }, { redis }),
   });
+}
+
+/**
+ * A main chain whose top block is at `tipHeight` and whose block at each height is `hashAt(height)`,
+ * each with `rewardAtomic`: the daemon as the unlocker reads it, without a devnet.
+ */
+export function stubChain(
+  tipHeight: number,
+  hashAt: (height: number) => string,
+  rewardAtomic: number,
+): UnlockerChain {
+  return {
+    getBlockHeaderByHeight: async (height: number) => ({
+      major_version: 9,
+      minor_version: 0,
+      timestamp: 1_795_303_328,
+      prev_hash: '0'.repeat(64),
+      nonce: 1,
+      orphan_status: false,
+      height,
+      depth: tipHeight - height,
+      deposits: 0,
+      hash: hashAt(height),
+      difficulty: 100_000,
+      reward: rewardAtomic,
+    }),
+  };
 }

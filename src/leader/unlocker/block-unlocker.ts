@@ -295,6 +295,7 @@ export class BlockUnlocker {
     await this.#ledger.observeBlock({
       hash,
       confirmations: header.depth,
+      onMainChain: true,
       note: `${atDepth} confirmations`,
       fencingToken: token,
     });
@@ -384,7 +385,13 @@ export class BlockUnlocker {
    * noted for the API, and out of the miners' pending estimate until it is back.
    */
   async #offMainChain(candidate: StoredBlockCandidate, token: string, note: string): Promise<void> {
-    await this.#ledger.observeBlock({ hash: candidate.hash, confirmations: 0, note, fencingToken: token });
+    await this.#ledger.observeBlock({
+      hash: candidate.hash,
+      confirmations: 0,
+      onMainChain: false,
+      note,
+      fencingToken: token,
+    });
     await this.#pending.remove(candidate.hash).catch((error: unknown) => {
       this.#logger.warn({ err: error, hash: candidate.hash }, 'pending credit estimate not removed');
     });

@@ -56,6 +56,11 @@ export interface StoredBlockCandidate {
   readonly window: BlockWindowSummary | null;
   /** The unlocker's last word on a pending block (depth, or why it waits); null before it looked. */
   readonly unlockNote: string | null;
+  /**
+   * True when the unlocker last found another block, or none, at its height (a reorg it may still
+   * undo): a pending block then has no confirmations. False before it looked.
+   */
+  readonly offMainChain: boolean;
 }
 
 /** A page of the block candidates, highest height first unless `lowestFirst`. */

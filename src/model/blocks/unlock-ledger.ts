@@ -37,6 +37,8 @@ export interface OrphanBlockRequest {
 export interface ObserveBlockRequest {
   readonly hash: string;
   readonly confirmations: number;
+  /** False when another block, or none, holds its height now (the API then shows 0 confirmations). */
+  readonly onMainChain: boolean;
   readonly note: string;
   readonly fencingToken?: string;
 }

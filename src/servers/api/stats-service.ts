@@ -100,11 +100,13 @@ export class StatsService {
   blockView(block: PoolBlock): BlockSummaryView {
     const top = this.topHeight();
     const onChain = block.status === 'pending' || block.status === 'confirmed';
+    // A pending block another block replaced has none: the blocks on top are built on the other one.
+    const replaced = block.status === 'pending' && block.offMainChain;
     return {
       height: block.height,
       hash: block.hash,
       status: block.status,
-      confirmations: top !== null && onChain ? Math.max(0, top - block.height) : null,
+      confirmations: top === null || !onChain ? null : replaced ? 0 : Math.max(0, top - block.height),
       timestampMs: block.timestampMs,
       networkDifficulty: block.networkDifficulty.toString(),
       effortPercent:

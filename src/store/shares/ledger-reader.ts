@@ -118,6 +118,7 @@ export function parseBlockRecord(hash: string, fields: Record<string, string>): 
       : null,
     window: fields['windowFixedAtMs'] === undefined ? null : parseWindowSummary(fields, data),
     unlockNote: fields['unlockNote'] ?? null,
+    offMainChain: fields['onMainChain'] === '0',
   };
 }
 

@@ -104,10 +104,15 @@ describe('HTTP API', () => {
       .zrem(keys.blockCandidates, hash(1))
       .zadd(money.blocksConfirmed, 980, hash(1))
       .hset(keys.block(hash(2)), 'status', 'orphaned', 'unlockNote', 'an old note')
+      // What the unlocker writes for a block another block replaced (4 deep, below confirmDepth).
       .hset(
         keys.block(hash(3)),
         'unlockNote',
         'not on the main chain at depth 4/60: another block at this height',
+        'confirmations',
+        '0',
+        'onMainChain',
+        '0',
       )
       .zrem(keys.blockCandidates, hash(2))
       .zadd(money.blocksOrphaned, 985, hash(2))
@@ -160,7 +165,7 @@ describe('HTTP API', () => {
     expect(stats.pool.hashrate).toBeCloseTo(330_000 / spanSec, 3);
     expect(stats.pool.miners).toBe(2);
     expect(stats.pool.workers).toBe(3);
-    expect(stats.pool.lastBlock).toMatchObject({ height: 995, status: 'pending', confirmations: 4 });
+    expect(stats.pool.lastBlock).toMatchObject({ height: 995, status: 'pending', confirmations: 0 });
     expect(stats.pool.blocksFound).toBe(3);
     expect(stats.pool.round.shareCount).toBe(1);
     expect(stats.pool.round.effortPercent).toBe(3);
@@ -230,7 +235,7 @@ describe('HTTP API', () => {
   it('GET /api/blocks: paged, highest first, with status and confirmations', async () => {
     const first = body(blocksPageSchema, (await app.inject({ url: '/api/blocks?limit=2' })).payload);
     expect(first.blocks.map((b) => [b.height, b.status, b.confirmations])).toEqual([
-      [995, 'pending', 4],
+      [995, 'pending', 0],
       [985, 'orphaned', null],
     ]);
     // A pending block shows why it waits; a decided one shows no stale note.

@@ -218,6 +218,7 @@ describe('RedisShareLedger on a real Redis', () => {
       round: { startedAtMs: 1_000, totalDifficulty: 11_000n, shareCount: 3 },
       window: null,
       unlockNote: null,
+      offMainChain: false,
     });
     // A pool block waits for the leader to fix its PPLNS window.
     expect(await observer.zscore(keys.blocksWindowPending, candidate.hash)).toBe('500');

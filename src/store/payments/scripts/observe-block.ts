@@ -4,14 +4,21 @@ import type { ShareKeys } from '../../shares/share-keys.js';
 import type { PaymentKeys } from '../payment-keys.js';
 import { moneyScriptLayout, moneyScriptLua } from './money-script.js';
 
-const LAYOUT = moneyScriptLayout({ keys: ['blockKey'], args: ['confirmations', 'now', 'note'] });
+const LAYOUT = moneyScriptLayout({
+  keys: ['blockKey'],
+  args: ['confirmations', 'onMainChain', 'now', 'note'],
+});
 
-/** observe_block: records how deep a still-pending block is (for the API), only while pending. */
+/**
+ * observe_block: records how deep a still-pending block is and whether the main chain holds it
+ * (`onMainChain` "1" or "0"), for the API, only while pending.
+ */
 export const OBSERVE_BLOCK_LUA = moneyScriptLua(
   LAYOUT,
   `
 if redis.call('HGET', blockKey, 'status') ~= 'pending' then return {2} end
-redis.call('HSET', blockKey, 'confirmations', confirmations, 'lastCheckedMs', now, 'unlockNote', note)
+redis.call('HSET', blockKey, 'confirmations', confirmations, 'onMainChain', onMainChain,
+  'lastCheckedMs', now, 'unlockNote', note)
 return {1}
 `,
 );
@@ -26,6 +33,7 @@ export function buildObserveBlockCall(
     args: {
       fencingToken: request.fencingToken ?? '',
       confirmations: String(request.confirmations),
+      onMainChain: request.onMainChain ? '1' : '0',
       now: String(nowMs),
       note: request.note,
     },

@@ -174,18 +174,12 @@ export class BlockUnlocker {
     return this.#fencingToken();
   }
 
-  /**
-   * Lowest height first, read that way: the oldest blocks are the ones deep enough to decide, so
-   * when more are pending than a run reads, it is the newest that wait for a later run.
-   */
+  /** Lowest height first: the oldest can be decided; beyond a run's reach, the newest wait. */
   async #pendingCandidates(): Promise<StoredBlockCandidate[]> {
     const pending: StoredBlockCandidate[] = [];
     for (let offset = 0; offset < MAX_CANDIDATES_PER_RUN; offset += CANDIDATE_PAGE) {
-      const page = await this.#ledger.listBlockCandidates({
-        offset,
-        limit: CANDIDATE_PAGE,
-        lowestFirst: true,
-      });
+      const request = { offset, limit: CANDIDATE_PAGE, lowestFirst: true };
+      const page = await this.#ledger.listBlockCandidates(request);
       pending.push(...page.filter((c) => c.status === 'pending'));
       if (page.length < CANDIDATE_PAGE) break;
     }
@@ -385,13 +379,8 @@ export class BlockUnlocker {
    * noted for the API, and out of the miners' pending estimate until it is back.
    */
   async #offMainChain(candidate: StoredBlockCandidate, token: string, note: string): Promise<void> {
-    await this.#ledger.observeBlock({
-      hash: candidate.hash,
-      confirmations: 0,
-      onMainChain: false,
-      note,
-      fencingToken: token,
-    });
+    const observed = { hash: candidate.hash, confirmations: 0, onMainChain: false, note };
+    await this.#ledger.observeBlock({ ...observed, fencingToken: token });
     await this.#pending.remove(candidate.hash).catch((error: unknown) => {
       this.#logger.warn({ err: error, hash: candidate.hash }, 'pending credit estimate not removed');
     });

@@ -29,6 +29,7 @@ const REFUSALS: readonly PaymentStoreErrorCode[] = [
   'BATCH_EXISTS',
   'BATCH_NOT_FOUND',
   'BATCH_STATE',
+  'CORRUPT_BALANCE',
 ];
 
 /**

@@ -40,13 +40,22 @@ const LAYOUT = moneyScriptLayout({
  * twice. The block's closed round and its window (the weights) are deleted: `<p>:block:<hash>:credits`
  * is the record now. `poolFeeKept` is the part of the pool fee that stays in the wallet. One item
  * per credit: the miner's balance and history keys, address, amount and reason.
- * Returns {1, 'confirmed'}.
+ * Returns {1, 'confirmed'}, or {0, 'CORRUPT_BALANCE', key} before any write when a key it adds to
+ * holds something else than an amount (the block stays pending, never half-credited).
  */
 export const CREDIT_BLOCK_LUA = moneyScriptLua(
   LAYOUT,
   `
 local status = redis.call('HGET', blockKey, 'status')
 if status ~= 'pending' then return {2, status or ''} end
+local bad = unwritable(totalsKey, 'hash', 'credited', 'balance', 'rewards', 'poolFees', 'blocksConfirmed')
+  or unwritable(creditsKey, 'hash') or unwritable(payableKey, 'zset')
+for i = 1, itemCount do
+  local itemKeys = item_keys(i)
+  bad = bad or unwritable(itemKeys.balanceKey, 'hash', 'credited', 'balance')
+    or unwritable(itemKeys.historyKey, 'stream')
+end
+if bad then return {0, 'CORRUPT_BALANCE', bad} end
 for i = 1, itemCount do
   local credit, itemKeys = item_args(i), item_keys(i)
   local address, amount = credit.address, credit.amount

@@ -40,16 +40,20 @@ local function index_payable(payable, balanceKey, address)
   end
   return balance
 end
+-- a decimal integer HINCRBY takes (signed 64-bit, to within the last digit)
+local function is_integer(value)
+  return string.match(value, '^%-?%d+$') ~= nil and #value <= 19
+end
 -- the key if it cannot take a script's writes (another type, or a named field HINCRBY would
--- refuse: not a decimal integer in range), else nil; checked before the first write, because a
--- write failing later would leave the ones before it applied
+-- refuse), else nil; checked before the first write, because a write failing later would leave
+-- the ones before it applied
 local function unwritable(key, kind, ...)
   local found = redis.call('TYPE', key)['ok']
   if found == 'none' then return nil end
   if found ~= kind then return key end
   for _, name in ipairs({...}) do
     local value = redis.call('HGET', key, name)
-    if value and not (string.match(value, '^%-?%d+$') and #value <= 19) then return key end
+    if value and not is_integer(value) then return key end
   end
   return nil
 end

@@ -24,16 +24,28 @@ const LAYOUT = moneyScriptLayout({
  * the round it closed: with `mergeRound` "1" (PROP) the closed round is merged into the current
  * one. The block's window is deleted (PPLNS shares stay in the stream for the next block).
  * `observedHash` is the hash seen at that height ("" for none). Idempotent by block hash like
- * credit_block. Returns {1, 'orphaned', merged address count}.
+ * credit_block. Returns {1, 'orphaned', merged address count}, or {0, 'CORRUPT_BALANCE', key}
+ * before any write when a difficulty it adds, or adds to, is not an integer (never half-merged).
  */
 export const ORPHAN_BLOCK_LUA = moneyScriptLua(
   LAYOUT,
   `
 local status = redis.call('HGET', blockKey, 'status')
 if status ~= 'pending' then return {2, status or '', 0} end
+local flat = {}
+if mergeRound == '1' then flat = redis.call('HGETALL', closedRoundKey) end
+local bad = unwritable(totalsKey, 'hash', 'blocksOrphaned')
+if #flat > 0 then
+  bad = bad or unwritable(roundMetaKey, 'hash', 'totalDifficulty', 'shareCount')
+    or unwritable(blockKey, 'hash', 'roundShareCount')
+  for i = 1, #flat, 2 do
+    if not is_integer(flat[i + 1]) then bad = bad or closedRoundKey end
+    bad = bad or unwritable(roundCurrentKey, 'hash', flat[i])
+  end
+end
+if bad then return {0, 'CORRUPT_BALANCE', bad} end
 local merged = 0
 if mergeRound == '1' then
-  local flat = redis.call('HGETALL', closedRoundKey)
   for i = 1, #flat, 2 do
     redis.call('HINCRBY', roundCurrentKey, flat[i], flat[i + 1])
     redis.call('HINCRBY', roundMetaKey, 'totalDifficulty', flat[i + 1])

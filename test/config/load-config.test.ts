@@ -186,6 +186,25 @@ describe('redis section', () => {
     const error = configErrorOf(() => parseConfig({ redis: { mode: 'cluster' } }));
     expect(error.message).toContain('redis.nodes');
   });
+
+  // "127.0.0.1:6379" stopped the pool with a TypeError stack trace once FUEGO_POOL_REDIS_PASSWORD
+  // was set, and "localhost:6379" silently lost that password: the URL is checked at load now.
+  it('refuses a url that is not redis:// or rediss://, naming the key but not echoing it', () => {
+    for (const url of ['127.0.0.1:6379', 'localhost:6379', 'http://127.0.0.1:6379', 'redis://']) {
+      const error = configErrorOf(() => parseConfig({ redis: { url } }));
+      expect(error.message).toContain('redis.url');
+      expect(error.message).toContain('redis://');
+    }
+    const withSecret = configErrorOf(() => parseConfig({ redis: { url: 'localhost:6379?password=s3cret' } }));
+    expect(withSecret.message).not.toContain('s3cret');
+    for (const url of [
+      'redis://127.0.0.1:6379',
+      'rediss://:pw@redis.example.org:6380/2',
+      'redis://[::1]:6379',
+    ]) {
+      expect(parseConfig({ redis: { url } }).redis.url).toBe(url);
+    }
+  });
 });
 
 describe('coin amounts in the config', () => {

@@ -54,6 +54,23 @@ const walletSchema = z.strictObject({
     .describe('Timeout of one RPC call to walletd.'),
 });
 
+/**
+ * A standalone Redis URL with a host. The client would take "host:port" too, but the password of
+ * FUEGO_POOL_REDIS_PASSWORD can only be put into a redis:// URL (src/app/redis-connection.ts).
+ * The message never repeats the URL: it may hold a password.
+ */
+const redisUrl = z.string().refine(
+  (text) => {
+    try {
+      const url = new URL(text);
+      return (url.protocol === 'redis:' || url.protocol === 'rediss:') && url.hostname !== '';
+    } catch {
+      return false;
+    }
+  },
+  { message: 'must be a redis:// or rediss:// URL with a host, e.g. redis://127.0.0.1:6379/0' },
+);
+
 /** The client's timeouts; unset: its own default (src/store/redis-client.ts). */
 const redisTimeoutMs = z.number().int().min(100).max(60_000).optional();
 
@@ -68,11 +85,11 @@ const redisSchema = z
       .enum(['standalone', 'sentinel', 'cluster'])
       .default('standalone')
       .describe('standalone: `url`; sentinel: `sentinels` + `masterName`; cluster: `nodes`.'),
-    url: z
-      .string()
-      .min(1)
+    url: redisUrl
       .default('redis://127.0.0.1:6379')
-      .describe('Standalone only. A password here is allowed but FUEGO_POOL_REDIS_PASSWORD is preferred.'),
+      .describe(
+        'Standalone only: redis://host:port/db, or rediss:// for TLS. A password here is allowed but FUEGO_POOL_REDIS_PASSWORD is preferred.',
+      ),
     sentinels: z
       .array(redisEndpoint)
       .default([])

@@ -44,4 +44,12 @@ describe('createRedisClient', () => {
     expect(redactRedisUrl('redis://host:6379')).toBe('redis://host:6379');
     expect(redactRedisUrl('not a url')).toBe('<unparsable redis url>');
   });
+
+  // The client also takes the password as a query parameter (redis://host:6379/0?password=...).
+  it('redacts a password given in the query string too', () => {
+    expect(redactRedisUrl('redis://host:6379/0?password=secret&db=2')).toBe(
+      'redis://host:6379/0?password=***&db=2',
+    );
+    expect(redactRedisUrl('redis://host:6379/0?sentinelPassword=secret')).not.toContain('secret');
+  });
 });

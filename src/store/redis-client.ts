@@ -58,11 +58,17 @@ export type RedisConnectionOptions = RedisClientOptions | RedisSentinelOptions |
  */
 export type RedisConnection = Redis | Cluster;
 
-/** The URL with any password replaced, for logs and error messages. */
+/**
+ * The URL with any password replaced, for logs and error messages: the one before the host and
+ * any query parameter naming one (the client takes `?password=` too).
+ */
 export function redactRedisUrl(url: string): string {
   try {
     const parsed = new URL(url);
     if (parsed.password !== '') parsed.password = '***';
+    for (const key of [...parsed.searchParams.keys()]) {
+      if (/password/i.test(key)) parsed.searchParams.set(key, '***');
+    }
     return parsed.toString();
   } catch {
     return '<unparsable redis url>';

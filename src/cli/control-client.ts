@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { lstat, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { Client } from 'net-ipc';
 import { controlConfigSchema, defaultControlSocketPaths } from '../config/control-schema.js';
+import { ConfigError, describeIssues, readConfigJson } from '../config/load-config.js';
 import { ControlError, isWireCode } from '../servers/control/control-errors.js';
 import {
   CONTROL_PROTOCOL_VERSION,
@@ -14,7 +15,6 @@ import {
   controlProgressMessageSchema,
   controlReplyEnvelopeSchema,
 } from '../servers/control/control-protocol.js';
-import { UsageError } from './command.js';
 
 export interface ControlClientOptions {
   readonly socketPath: string;
@@ -167,23 +167,21 @@ export function resolveSocketPath(flags: { readonly socket?: string; readonly co
 /**
  * The `control` section of a config file, validated by its own schema. Only this section is read,
  * so a CLI command reaching the socket does not depend on every other section being valid here.
+ * An unusable file or section is a ConfigError, as for the commands that load the whole config.
  */
 export function controlSectionOf(configPath: string): {
   readonly enabled: boolean;
   readonly socketPath: string;
 } {
-  let json: unknown;
-  try {
-    json = JSON.parse(readFileSync(configPath, 'utf8'));
-  } catch (error) {
-    throw new UsageError(`cannot read config file ${configPath}: ${(error as Error).message}`);
-  }
+  const json = readConfigJson(configPath);
   const section = (json as { control?: unknown } | null)?.control ?? {};
   const parsed = controlConfigSchema.safeParse(section);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new UsageError(
-      `${configPath}: control.${issue?.path.map(String).join('.') ?? ''}: ${issue?.message ?? 'invalid'}`,
+    const lines = describeIssues(parsed.error, 'control');
+    throw new ConfigError(
+      'CONFIG_INVALID',
+      `invalid configuration in ${configPath}:\n  ${lines.join('\n  ')}`,
+      { path: configPath, issues: lines },
     );
   }
   return parsed.data;

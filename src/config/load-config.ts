@@ -8,9 +8,9 @@ export type ConfigErrorCode = 'CONFIG_INVALID' | 'CONFIG_UNREADABLE';
 export class ConfigError extends FuegoPoolError<ConfigErrorCode> {}
 
 /** One line per problem, each starting with the full dotted key so the operator knows what to edit. */
-function describeIssues(error: z.ZodError): string[] {
+export function describeIssues(error: z.ZodError, keyPrefix = ''): string[] {
   return error.issues.map((issue) => {
-    const at = issue.path.map(String).join('.');
+    const at = [keyPrefix, ...issue.path.map(String)].filter((part) => part !== '').join('.');
     if (issue.code === 'unrecognized_keys') {
       return issue.keys.map((key) => `${at ? `${at}.` : ''}${key}: unknown key`).join('\n');
     }
@@ -32,16 +32,27 @@ export function parseConfig(input: unknown): Readonly<PoolConfig> {
 
 /** Reads a JSON config file (or none, for all defaults) and validates it. */
 export function loadConfigFile(path: string | undefined): Readonly<PoolConfig> {
-  if (path === undefined) return parseConfig({});
+  return parseConfig(path === undefined ? {} : readConfigJson(path));
+}
+
+/**
+ * The JSON of a config file, unvalidated. CONFIG_UNREADABLE names the file and why: the system's
+ * reason (no such file, permission denied, a directory) or where the JSON breaks.
+ */
+export function readConfigJson(path: string): unknown {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (cause) {
-    throw new ConfigError('CONFIG_UNREADABLE', `cannot read config file ${path}`, { path }, { cause });
+    throw new ConfigError(
+      'CONFIG_UNREADABLE',
+      `cannot read config file ${path}: ${(cause as Error).message}`,
+      { path },
+      { cause },
+    );
   }
-  let json: unknown;
   try {
-    json = JSON.parse(text);
+    return JSON.parse(text);
   } catch (cause) {
     throw new ConfigError(
       'CONFIG_UNREADABLE',
@@ -50,7 +61,6 @@ export function loadConfigFile(path: string | undefined): Readonly<PoolConfig> {
       { cause },
     );
   }
-  return parseConfig(json);
 }
 
 function deepFreeze<T>(value: T): T {

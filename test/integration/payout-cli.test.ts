@@ -87,6 +87,26 @@ describe('fuego-pool payout / report', () => {
     expect(report.out).toContain(': ok');
   });
 
+  it('--dry-run changes nothing: every key of the pool and the wallet stay as they were', async () => {
+    const keyPrefix = uniquePrefix('cli-dry');
+    await fundMiners(redis, keyPrefix, [[minerAddress('cli-dry-1'), 30_000_000n]]);
+    const config = writeConfig(keyPrefix, {
+      payouts: { minPayoutCoins: '2', walletUpkeep: { enabled: true } },
+    });
+    const snapshot = async (): Promise<Record<string, string>> => {
+      const keys = (await redis.keys(`*${keyPrefix}*`)).sort();
+      const dumps = await Promise.all(keys.map((key) => redis.dumpBuffer(key)));
+      return Object.fromEntries(keys.map((key, i) => [key, dumps[i]?.toString('hex') ?? 'none']));
+    };
+    const before = await snapshot();
+    const sentBefore = devnet.wallet.builtTransactionHashes().length;
+    const dry = await run(payoutCommand, ['--config', config, '--dry-run']);
+    expect(dry.code).toBe(0);
+    expect(dry.out).toContain('planned');
+    expect(await snapshot()).toEqual(before);
+    expect(devnet.wallet.builtTransactionHashes().length).toBe(sentBefore);
+  });
+
   it("honours a miner's own threshold (as the signed API call stores it): no payout below it, paid at it", async () => {
     const keyPrefix = uniquePrefix('cli-threshold');
     const [patient, plain] = [minerAddress('cli-threshold-1'), minerAddress('cli-threshold-2')];

@@ -204,10 +204,17 @@ async function checkSocketFile(socketPath: string): Promise<void> {
   }
   const uid = process.getuid?.();
   if (uid === undefined || info.uid === uid) return;
-  if (uid === 0 && (await inDirectoryOnlyItsOwnerWrites(socketPath, info.uid))) return;
+  const owners = `${socketPath} is owned by uid ${info.uid}, not by you (uid ${uid})`;
+  if (uid !== 0) {
+    throw new ControlError('SOCKET_NOT_OWNED', `${owners}: run this as the user that runs the pool`, {
+      socketPath,
+      ownerUid: info.uid,
+    });
+  }
+  if (await inDirectoryOnlyItsOwnerWrites(socketPath, info.uid)) return;
   throw new ControlError(
     'SOCKET_NOT_OWNED',
-    `${socketPath} is owned by uid ${info.uid}, not by you (uid ${uid}), in a directory others could write to; refusing to talk to it`,
+    `${owners}, in a directory others could write to; refusing to talk to it`,
     { socketPath, ownerUid: info.uid },
   );
 }

@@ -57,3 +57,31 @@ describe('planStart: notification secrets', () => {
     await expect(planStart(config, undefined, {})).resolves.toMatchObject({ poolAddress: null });
   });
 });
+
+/**
+ * The API listens at once, the stratum ports only with the first template: an API port that is
+ * also a stratum port stopped the pool (PORT_IN_USE) only once the daemon had synced.
+ */
+describe('planStart: the API port and the stratum ports', () => {
+  const clashing = {
+    pool: { address: POOL_ADDRESS },
+    api: { host: '0.0.0.0', port: 3333 },
+    stratum: { ports: [{ port: 3333, host: '127.0.0.1', difficulty: 1000 }] },
+  };
+
+  it('refuses an API port that is a stratum port of the same process, naming both keys', async () => {
+    await expect(planStart(parseConfig(clashing), undefined, {})).rejects.toMatchObject({
+      code: 'CONFIG_INVALID',
+      message: expect.stringMatching(/api\.port.*stratum\.ports\.0/s),
+    });
+  });
+
+  it('lets processes on different hosts share the number (only one of the two roles here)', async () => {
+    const apiOnly = parseConfig({ ...clashing, roles: ['api'] });
+    await expect(planStart(apiOnly, undefined, {})).resolves.toMatchObject({ runApi: true });
+    const stratumOnly = parseConfig({ ...clashing, roles: ['stratum'] });
+    await expect(planStart(stratumOnly, undefined, {})).resolves.toMatchObject({ runApi: false });
+    const apiOff = parseConfig({ ...clashing, api: { ...clashing.api, enabled: false } });
+    await expect(planStart(apiOff, undefined, {})).resolves.toMatchObject({ runApi: false });
+  });
+});

@@ -148,6 +148,45 @@ describe('pool sections', () => {
     expect(error.message).toContain('stratum.ports');
   });
 
+  // Binding 127.0.0.1:3333 after 0.0.0.0:3333 fails (EADDRINUSE), and the stratum ports open only
+  // with the first template: a pool whose daemon syncs for hours found the clash only then.
+  it('refuses two ports on the same port where one host is a wildcard, naming both', () => {
+    for (const [a, b] of [
+      ['0.0.0.0', '127.0.0.1'],
+      ['192.0.2.5', '0.0.0.0'],
+      ['::', '127.0.0.1'],
+      ['::', '::1'],
+    ] as const) {
+      const error = configErrorOf(() =>
+        parseConfig({
+          stratum: {
+            ports: [
+              { port: 3333, host: a, difficulty: 1 },
+              { port: 3333, host: b, difficulty: 2 },
+            ],
+          },
+        }),
+      );
+      expect(error.message, `${a} and ${b}`).toContain('stratum.ports.1');
+      expect(error.message).toContain(`${a}:3333`);
+    }
+    // Different ports, or two specific addresses, or IPv4 and IPv6 specific hosts: no clash.
+    expect(() =>
+      parseConfig({
+        stratum: {
+          ports: [
+            { port: 3333, host: '0.0.0.0', difficulty: 1 },
+            { port: 3334, host: '127.0.0.1', difficulty: 2 },
+            { port: 3335, host: '127.0.0.1', difficulty: 2 },
+            { port: 3335, host: '192.0.2.5', difficulty: 2 },
+            { port: 3336, host: '0.0.0.0', difficulty: 2 },
+            { port: 3336, host: '::1', difficulty: 2 },
+          ],
+        },
+      }),
+    ).not.toThrow();
+  });
+
   it('runs one stratum process by default and refuses node ids past 65535 for the children', () => {
     expect(parseConfig({}).stratum.processes).toBe(1);
     expect(parseConfig({ pool: { nodeId: 65534 }, stratum: { processes: 2 } }).stratum.processes).toBe(2);

@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { listenersClash } from '../config/listen-clash.js';
 import { ConfigError } from '../config/load-config.js';
 import type { PoolConfig } from '../config/schema.js';
 import { AddressError, decodeAddress } from '../fuego/address.js';
@@ -54,6 +55,7 @@ export async function planStart(
   if (runApi) {
     const { enabled: _enabled, ...apiInput } = config.api;
     parseApiOptions(apiInput);
+    if (roles.has('stratum')) checkApiPortFree(config);
   }
   return { roles, poolAddress, tlsPem, ports, adminToken, runApi };
 }
@@ -80,6 +82,19 @@ function requireStandardAddress(address: string | undefined): string {
       issues: [`pool.address: ${error.message}`],
     });
   }
+}
+
+/**
+ * The API listens at once, the stratum ports only with the first template: an API port that one of
+ * them also takes would stop the pool only then (PORT_IN_USE), maybe hours later. Checked only
+ * when this process runs both: processes on different hosts may use the same number.
+ */
+function checkApiPortFree(config: Readonly<PoolConfig>): void {
+  const index = config.stratum.ports.findIndex((p) => listenersClash(p, config.api));
+  if (index === -1) return;
+  const { host, port } = config.stratum.ports[index]!;
+  const issue = `api.port: ${config.api.host}:${config.api.port} is also stratum.ports.${index} (${host}:${port}); give the API another port`;
+  throw new ConfigError('CONFIG_INVALID', `invalid configuration:\n  ${issue}`, { issues: [issue] });
 }
 
 /** The PEM for TLS ports: given by the caller, or read from stratum.tls when a port has TLS. */

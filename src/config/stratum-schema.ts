@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { listenersClash } from './listen-clash.js';
 import { host, ipText, positiveInt, section, timerMs } from './schema-parts.js';
 
 /**
@@ -240,13 +241,15 @@ export const stratumSchema = z
     message: 'a port has "tls": true, so stratum.tls.certFile and keyFile are required',
     path: ['tls'],
   })
-  .refine(
-    (s) => {
-      const fixed = s.ports.filter((p) => p.port !== 0).map((p) => `${p.host}:${p.port}`);
-      return new Set(fixed).size === fixed.length;
-    },
-    {
-      message: 'two ports listen on the same host and port',
-      path: ['ports'],
-    },
-  );
+  .superRefine((s, ctx) => {
+    s.ports.forEach((later, index) => {
+      const earlier = s.ports.findIndex((p, i) => i < index && listenersClash(p, later));
+      if (earlier === -1) return;
+      const { host, port } = s.ports[earlier]!;
+      ctx.addIssue({
+        code: 'custom',
+        message: `listens on the port of stratum.ports.${earlier} (${host}:${port}): the same port on the same or an overlapping address (0.0.0.0 and :: take it on every address)`,
+        path: ['ports', index],
+      });
+    });
+  });

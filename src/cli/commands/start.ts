@@ -2,8 +2,9 @@ import { loadPoolConfig } from '../../app/config-addresses.js';
 import { PoolNode, PoolNodeStartError } from '../../app/pool-node.js';
 import { resolveRoles } from '../../app/roles.js';
 import type { PoolConfig } from '../../config/schema.js';
+import { FuegoPoolError } from '../../errors.js';
 import { createLogger, type Logger } from '../../log/logger.js';
-import { type CliCommand, type CliIo, UsageError } from '../command.js';
+import { type CliCommand, type CliIo, UsageError, writeLine } from '../command.js';
 import { waitForShutdownSignal } from '../shutdown-signal.js';
 
 const USAGE = 'fuego-pool start --config FILE [--role stratum|leader|api|all]... [--node-id N]';
@@ -70,15 +71,17 @@ function withOverrides(config: Readonly<PoolConfig>, args: StartArgs): Readonly<
 }
 
 /**
- * Runs the pool until SIGINT/SIGTERM (exit 0) or a fatal fault (exit 1). The signals are listened
+ * Runs the pool until SIGINT/SIGTERM (exit 0) or a fatal fault (exit 1, the reason on stderr as
+ * for a failed start: the JSON log may be silent or shipped elsewhere). The signals are listened
  * for from the start: a stop while the pool waits for its first template (fuegod down or syncing)
  * is an ordinary stop, not the signal's default action.
  */
 async function runUntilStopped(
   config: Readonly<PoolConfig>,
-  logger: Logger,
+  modules: { readonly logger: Logger; readonly stderr: NodeJS.WritableStream },
   ended: AbortSignal,
 ): Promise<number> {
+  const { logger } = modules;
   const shutdown = new AbortController();
   const signalled = waitForShutdownSignal(ended).then((signal) => {
     logger.info({ signal }, 'shutting down');
@@ -94,7 +97,11 @@ async function runUntilStopped(
   const error = await Promise.race([signalled.then(() => null), node.failed()]);
   if (error !== null) logger.info({ error: error.message }, 'shutting down');
   await node.stop();
-  return error === null ? 0 : 1;
+  if (error === null) return 0;
+  // The router prints a pool error as it prints one thrown by the start: message and code, exit 1.
+  if (error instanceof FuegoPoolError) throw error;
+  writeLine(modules.stderr, `fuego-pool start: ${error.message}`);
+  return 1;
 }
 
 /**
@@ -105,13 +112,13 @@ export const startCommand: CliCommand = {
   path: ['start'],
   usage: USAGE,
   summary: 'run the pool (stratum, leader, API roles; all by default) until SIGINT/SIGTERM',
-  async run(args: string[], _io: CliIo): Promise<number> {
+  async run(args: string[], io: CliIo): Promise<number> {
     const parsed = parseArgs(args);
     const config = withOverrides(loadPoolConfig(parsed.configFile), parsed);
     const logger = createLogger(config.log);
     const ended = new AbortController();
     try {
-      return await runUntilStopped(config, logger, ended.signal);
+      return await runUntilStopped(config, { logger, stderr: io.stderr }, ended.signal);
     } finally {
       ended.abort();
     }

@@ -74,6 +74,18 @@ describe('configuration', () => {
     expect(error.message).toContain(path);
   });
 
+  // A file holding only `null` loaded as "all defaults": `report` then read the Redis on 127.0.0.1.
+  it('refuses a file whose JSON is not an object', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fuego-config-'));
+    for (const text of ['null', '[]', '"pool"', '3']) {
+      const path = join(dir, 'pool.json');
+      writeFileSync(path, text);
+      const error = configErrorOf(() => loadConfigFile(path));
+      expect(error.code, text).toBe('CONFIG_INVALID');
+      expect(error.message).toContain('(root)');
+    }
+  });
+
   it('loads a valid file', () => {
     const dir = mkdtempSync(join(tmpdir(), 'fuego-config-'));
     const path = join(dir, 'pool.json');

@@ -18,9 +18,10 @@ export function describeIssues(error: z.ZodError, keyPrefix = ''): string[] {
   });
 }
 
-/** Validates a plain object, fills defaults and returns a deeply frozen config. */
+/** Validates a plain object, fills defaults and returns a deeply frozen config (undefined: all defaults). */
 export function parseConfig(input: unknown): Readonly<PoolConfig> {
-  const result = configSchema.safeParse(input ?? {});
+  // Only undefined means "no config": a file holding `null` is a mistake, not an empty config.
+  const result = configSchema.safeParse(input === undefined ? {} : input);
   if (!result.success) {
     const lines = describeIssues(result.error);
     throw new ConfigError('CONFIG_INVALID', `invalid configuration:\n  ${lines.join('\n  ')}`, {

@@ -17,6 +17,17 @@ function printHelp(stream: NodeJS.WritableStream): void {
   for (const c of commands) writeLine(stream, `  ${c.path.join(' ').padEnd(width)}  ${c.summary}`);
 }
 
+/**
+ * `--name=value` as `--name value`, for every command alike (the commands parse the spaced form).
+ * Only the first "=" splits: `--reason=a=b` is the reason "a=b".
+ */
+function withInlineValuesSplit(args: readonly string[]): string[] {
+  return args.flatMap((arg) => {
+    const match = /^(--[a-z][a-z0-9-]*)=(.*)$/s.exec(arg);
+    return match === null ? [arg] : [match[1]!, match[2]!];
+  });
+}
+
 /** `--help` or `-h` anywhere after a command's words asks for its help instead of running it. */
 function asksForHelp(rest: readonly string[]): boolean {
   return rest.some((arg) => arg === '--help' || arg === '-h');
@@ -50,7 +61,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     return 0;
   }
   try {
-    return await command.run(found.rest, io);
+    return await command.run(withInlineValuesSplit(found.rest), io);
   } catch (error) {
     if (error instanceof UsageError) {
       writeLine(io.stderr, `fuego-pool ${command.path.join(' ')}: ${error.message}`);

@@ -13,6 +13,8 @@ export interface PrivateRedis {
   readonly port: number;
   readonly url: string;
   readonly dir: string;
+  /** The Unix socket it also listens on (`unixSocket`), else undefined. */
+  readonly socketPath?: string;
   stop(): Promise<void>;
 }
 
@@ -22,13 +24,21 @@ export interface PrivateRedisOptions {
   /** Reuse a data dir (e.g. the demo's), instead of a fresh temp dir removed on stop. */
   readonly dir?: string;
   readonly port?: number;
+  /** Listen on a Unix socket in the data dir too (mode 0700). */
+  readonly unixSocket?: boolean;
 }
 
 export async function startPrivateRedis(options: PrivateRedisOptions = {}): Promise<PrivateRedis> {
   const ownDir = options.dir === undefined;
   const dir = options.dir ?? (await mkdtemp(join(tmpdir(), 'fuego-pool-redis-')));
   const port = options.port ?? (await freePort());
-  const args = [...dataNodeArgs(port, dir, options.appendOnly ?? false), '--protected-mode', 'yes'];
+  const socketPath = options.unixSocket ? join(dir, 'redis.sock') : undefined;
+  const args = [
+    ...dataNodeArgs(port, dir, options.appendOnly ?? false),
+    '--protected-mode',
+    'yes',
+    ...(socketPath === undefined ? [] : ['--unixsocket', socketPath, '--unixsocketperm', '700']),
+  ];
   let server: Awaited<ReturnType<typeof spawnRedisProcess>>;
   try {
     server = await spawnRedisProcess(port, args);
@@ -40,6 +50,7 @@ export async function startPrivateRedis(options: PrivateRedisOptions = {}): Prom
     port,
     url: `redis://127.0.0.1:${port}`,
     dir,
+    ...(socketPath === undefined ? {} : { socketPath }),
     async stop() {
       await server.stop();
       if (ownDir) await rm(dir, { recursive: true, force: true });

@@ -9,7 +9,9 @@ export type TestRedis = PrivateRedis;
 
 export { freePort };
 
-export function startTestRedis(options: { appendOnly?: boolean } = {}): Promise<TestRedis> {
+export function startTestRedis(
+  options: { appendOnly?: boolean; unixSocket?: boolean } = {},
+): Promise<TestRedis> {
   return startPrivateRedis(options);
 }
 

@@ -19,6 +19,8 @@ export function redisConnectionOptions(config: PoolConfig['redis'], env: Env): R
   switch (config.mode) {
     case 'standalone': {
       if (!env[REDIS_PASSWORD_ENV]) return { url: config.url, ...timeouts };
+      // A socket path has no place for a password: the client takes it as an option.
+      if (config.url.startsWith('/')) return { url: config.url, ...password, ...timeouts };
       const url = new URL(config.url);
       url.password = env[REDIS_PASSWORD_ENV];
       return { url: url.toString(), ...timeouts };

@@ -55,12 +55,14 @@ const walletSchema = z.strictObject({
 });
 
 /**
- * A standalone Redis URL with a host. The client would take "host:port" too, but the password of
- * FUEGO_POOL_REDIS_PASSWORD can only be put into a redis:// URL (src/app/redis-connection.ts).
- * The message never repeats the URL: it may hold a password.
+ * A standalone Redis: a redis:// or rediss:// URL with a host, or the absolute path of a Unix
+ * socket (`?db=N` allowed), which the client takes as its URL too. Not "host:port", which the
+ * client would also take: the password of FUEGO_POOL_REDIS_PASSWORD has no place in it
+ * (src/app/redis-connection.ts). The message never repeats the value: it may hold a password.
  */
 const redisUrl = z.string().refine(
   (text) => {
+    if (text.startsWith('/') && !text.startsWith('//')) return text.length > 1;
     try {
       const url = new URL(text);
       return (url.protocol === 'redis:' || url.protocol === 'rediss:') && url.hostname !== '';
@@ -68,7 +70,10 @@ const redisUrl = z.string().refine(
       return false;
     }
   },
-  { message: 'must be a redis:// or rediss:// URL with a host, e.g. redis://127.0.0.1:6379/0' },
+  {
+    message:
+      'must be a redis:// or rediss:// URL with a host (e.g. redis://127.0.0.1:6379/0) or the absolute path of a Unix socket',
+  },
 );
 
 /** The client's timeouts; unset: its own default (src/store/redis-client.ts). */
@@ -88,7 +93,7 @@ const redisSchema = z
     url: redisUrl
       .default('redis://127.0.0.1:6379')
       .describe(
-        'Standalone only: redis://host:port/db, or rediss:// for TLS. A password here is allowed but FUEGO_POOL_REDIS_PASSWORD is preferred.',
+        'Standalone only: redis://host:port/db, rediss:// for TLS, or the absolute path of a Unix socket (/run/redis/redis.sock, ?db=N). A password here is allowed but FUEGO_POOL_REDIS_PASSWORD is preferred.',
       ),
     sentinels: z
       .array(redisEndpoint)

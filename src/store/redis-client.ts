@@ -17,10 +17,12 @@ interface RedisTimeouts {
   readonly connectTimeoutMs?: number;
 }
 
-/** Standalone Redis by URL (the original form; `mode` may be omitted). */
+/** Standalone Redis by URL, or by Unix socket path (the original form; `mode` may be omitted). */
 export interface RedisClientOptions extends RedisTimeouts {
   readonly mode?: 'standalone';
   readonly url: string;
+  /** For a socket path (a URL carries its own). */
+  readonly password?: string;
 }
 
 export interface RedisEndpoint {
@@ -63,6 +65,7 @@ export type RedisConnection = Redis | Cluster;
  * any query parameter naming one (the client takes `?password=` too).
  */
 export function redactRedisUrl(url: string): string {
+  if (url.startsWith('/')) return redactSocketPath(url);
   try {
     const parsed = new URL(url);
     if (parsed.password !== '') parsed.password = '***';
@@ -73,6 +76,15 @@ export function redactRedisUrl(url: string): string {
   } catch {
     return '<unparsable redis url>';
   }
+}
+
+/** A Unix socket path with its query (`?db=1`), any parameter naming a password replaced. */
+function redactSocketPath(path: string): string {
+  const query = path.indexOf('?');
+  if (query === -1) return path;
+  const params = new URLSearchParams(path.slice(query + 1));
+  for (const key of [...params.keys()]) if (/password/i.test(key)) params.set(key, '***');
+  return `${path.slice(0, query)}?${params.toString().replaceAll('%2A', '*')}`;
 }
 
 /**
@@ -220,7 +232,10 @@ function buildClient(options: RedisConnectionOptions): RedisConnection {
         clusterClientOptions(options),
       );
     default:
-      return new Redis(options.url, clientOptions(options));
+      return new Redis(options.url, {
+        ...clientOptions(options),
+        ...(options.password === undefined ? {} : { password: options.password }),
+      });
   }
 }
 

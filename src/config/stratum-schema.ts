@@ -213,7 +213,7 @@ export const stratumSchema = z
       .max(60_000)
       .default(2_000)
       .describe(
-        'After a new block, shares on the previous template are still credited (never submitted) this long.',
+        'After a new block, shares on the previous template are still credited (never submitted) this long after the miner was sent its job on the new block.',
       ),
     minLoginDifficulty: positiveInt
       .default(100)

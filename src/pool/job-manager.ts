@@ -22,6 +22,12 @@ export interface JobManagerModules {
 const XMRIG_NONCE_OFFSET = 39;
 /** cn/upx2 is the PoW from block major version 9 on; older versions hash differently. */
 const MIN_UPX2_MAJOR_VERSION = 9;
+/**
+ * A session not yet sent a job on the new tip is in its stale grace at most this long after the
+ * tip changed: far beyond any broadcast (seconds at 100,000 miners), so only a session whose
+ * pushes fail stops being credited on the old tip.
+ */
+const MAX_LATE_PUSH_MS = 30_000;
 
 /**
  * Why miners cannot be given jobs on this template, or undefined when they can: the PoW must be
@@ -207,11 +213,25 @@ export class JobManager {
     return this.#lastTarget.hex;
   }
 
-  /** Whether a share on `job` arriving at `nowMs` is current, stale (credited) or expired. */
-  freshness(job: IssuedJob, nowMs: number): JobFreshness {
+  /**
+   * Whether a share on `job` arriving at `nowMs` is current, stale (credited) or expired. Given the
+   * session holding the job, its stale grace runs from when that session was sent a job on a later
+   * tip: a broadcast reaches the last of many miners seconds after the tip changed, and until then
+   * the old job is all a miner has. A session the broadcast has not reached yet is still in its
+   * grace, up to MAX_LATE_PUSH_MS after the tip changed. Without a session, from the tip change.
+   */
+  freshness(job: IssuedJob, nowMs: number, session?: MinerSession): JobFreshness {
     const { supersededAtMs, solved } = job.template;
     if (supersededAtMs === undefined) return solved ? 'stale' : 'current';
-    return nowMs - supersededAtMs <= this.#options.staleGraceMs ? 'stale' : 'expired';
+    let graceStartMs = supersededAtMs;
+    if (session !== undefined) {
+      const movedOnAtMs = session.movedOnFromTipOf(job);
+      if (movedOnAtMs === undefined) {
+        return nowMs - supersededAtMs <= MAX_LATE_PUSH_MS + this.#options.staleGraceMs ? 'stale' : 'expired';
+      }
+      graceStartMs = Math.max(graceStartMs, movedOnAtMs);
+    }
+    return nowMs - graceStartMs <= this.#options.staleGraceMs ? 'stale' : 'expired';
   }
 }
 

@@ -113,6 +113,25 @@ export class MinerSession {
     }
   }
 
+  /**
+   * When this session was first issued a job on another tip than `job`'s (a later one: jobs are
+   * kept in issue order), or undefined if it has not been yet. Such a job is kept whenever `job`
+   * is, being newer.
+   */
+  movedOnFromTipOf(job: IssuedJob): number | undefined {
+    const { height, prevHash } = job.template.active;
+    let after = false;
+    for (const kept of this.#jobs.values()) {
+      if (kept === job) after = true;
+      else if (
+        after &&
+        (kept.template.active.height !== height || kept.template.active.prevHash !== prevHash)
+      )
+        return kept.issuedAtMs;
+    }
+    return undefined;
+  }
+
   /** The job, 'retired' for one this session had but dropped, undefined for one it never had. */
   findJob(jobId: string): IssuedJob | 'retired' | undefined {
     const job = this.#jobs.get(jobId);

@@ -102,7 +102,7 @@ export class ShareProcessor {
     if (found === 'retired')
       throw new StratumError('BLOCK_EXPIRED', { jobId: request.jobId, reason: 'RETIRED' });
     const job = found;
-    const freshnessAtReceipt = jobs.freshness(job, elapsedClock());
+    const freshnessAtReceipt = jobs.freshness(job, elapsedClock(), session);
     if (freshnessAtReceipt === 'expired') throw new StratumError('BLOCK_EXPIRED', { jobId: job.jobId });
 
     if (typeof request.nonce !== 'string' || !NONCE_PATTERN.test(request.nonce)) {
@@ -135,12 +135,12 @@ export class ShareProcessor {
     // Re-read the tip: a block may have arrived while the hash was computed. Such a share is still
     // credited (it was valid when it came) but is no longer worth submitting.
     let freshness: JobFreshness =
-      freshnessAtReceipt === 'current' ? jobs.freshness(job, elapsedClock()) : 'stale';
+      freshnessAtReceipt === 'current' ? jobs.freshness(job, elapsedClock(), session) : 'stale';
     let endTurn: (() => void) | undefined;
     if (freshness === 'current' && checkHash(hash, job.template.active.networkDifficulty)) {
       endTurn = await this.#blockTurn(job.template.active);
       // The block before this one on the same tip may have been accepted meanwhile.
-      freshness = jobs.freshness(job, elapsedClock());
+      freshness = jobs.freshness(job, elapsedClock(), session);
       if (freshness !== 'current') {
         endTurn();
         endTurn = undefined;

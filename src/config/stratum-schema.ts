@@ -40,7 +40,7 @@ const vardiffSchema = z
       .max(86_400)
       .default(60)
       .describe(
-        "The shortest window a connection's difficulty is judged on. A window that shows no clear deviation yet (shares arrive at random) grows until it does, or until it holds enough shares to show the miner within variancePercent.",
+        "The shortest window a connection's difficulty is judged on (but 32 shares' worth within it, a miner far too fast, are acted on at once). A window that shows no clear deviation yet (shares arrive at random) grows until it does, or until it holds enough shares to show the miner within variancePercent.",
       ),
     variancePercent: z
       .number()

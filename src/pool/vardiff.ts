@@ -2,7 +2,10 @@
 const DECISIVE_EVIDENCE = 3;
 /** A window within the band with this many shares' worth of work starts again (settled). */
 const SETTLED_SHARES = 16;
-/** A window that expected this many shares is acted on whatever its evidence (±18 % at 1 σ). */
+/**
+ * A window that expected this many shares is acted on whatever its evidence (±18 % at 1 σ); one
+ * that holds this many is acted on even before retargetIntervalSec.
+ */
 const FULL_WINDOW_SHARES = 32;
 
 export interface VardiffConfig {
@@ -74,12 +77,15 @@ export class Vardiff {
       return undefined;
     }
     const elapsedSec = (nowMs - this.#windowStartMs) / 1000;
-    if (elapsedSec < this.#config.retargetIntervalSec) return undefined;
     const { targetShareTimeSec, variancePercent, maxChangeFactor } = this.#config;
     // Shares the window would hold at the target time, and the window's work in shares at this
     // difficulty.
     const expected = elapsedSec / targetShareTimeSec;
     const seen = this.#workInWindow / this.#difficultyValue;
+    // A full window's worth of shares before the interval is up (a miner 16x too fast at the
+    // defaults) is acted on at once: one step per interval left a GPU rig at a port's start
+    // difficulty flooding the verifier with thousands of shares for minutes.
+    if (elapsedSec < this.#config.retargetIntervalSec && seen < FULL_WINDOW_SHARES) return undefined;
     // With no share in the window, assume one would have arrived right now: a safe lower bound
     // on the miner's speed, so the difficulty only falls as far as the evidence allows.
     const observedShareTimeSec = elapsedSec / (this.#sharesInWindow === 0 ? 1 : seen);

@@ -34,12 +34,14 @@ const SOLO_PREFIX = 'solo:';
 const ALIAS_PATTERN = /^@[A-Za-z0-9_-]{1,64}$/;
 /** `BODY[+DIFF]`; any number of digits: a value out of range is clamped, never refused. */
 const DIFF_SUFFIX = /^(.*?)(?:\+(\d+))?$/s;
+/** `PAYEE+DIFF.WORKER`, the order other pools' users write too (a payee has no `.` or `+`). */
+const DIFF_BEFORE_WORKER = /^([^.+]*)\+(\d+)\.(.*)$/s;
 /** Passwords that mean "nothing" rather than a worker name. */
 const EMPTY_PASSWORDS = new Set(['', 'x', 'X', 'password', 'pass']);
 
 /**
- * Parses a stratum login: `[solo:]PAYEE[.WORKER][+DIFF]`, where PAYEE is a Fuego address (standard
- * or integrated) or `@alias`. Without a `.WORKER` the worker comes from `rigid`, else from `pass`
+ * Parses a stratum login: `[solo:]PAYEE[.WORKER][+DIFF]` (`PAYEE+DIFF.WORKER` too), where PAYEE is
+ * a Fuego address (standard or integrated) or `@alias`. Without a `.WORKER` the worker comes from `rigid`, else from `pass`
  * (the part before a `:`, MoneroOcean's `worker:email`), else "default".
  * Anything unparsable is INVALID_LOGIN; the address itself is fully validated (checksum, prefix, keys).
  */
@@ -81,7 +83,7 @@ interface LoginParts {
   readonly solo: boolean;
 }
 
-/** `[solo:]PAYEE[.WORKER][+DIFF]` into its parts, nothing checked but the length. */
+/** `[solo:]PAYEE[.WORKER][+DIFF]` (or `PAYEE+DIFF.WORKER`) into its parts, nothing checked but the length. */
 function splitLogin(loginField: unknown): LoginParts {
   const login = typeof loginField === 'string' ? loginField.trim() : '';
   if (login.length === 0 || login.length > MAX_LOGIN_LENGTH) {
@@ -94,8 +96,15 @@ function splitLogin(loginField: unknown): LoginParts {
     body = body.slice(SOLO_PREFIX.length);
   }
   const diffMatch = DIFF_SUFFIX.exec(body);
-  const difficultyText = diffMatch?.[2];
+  let difficultyText = diffMatch?.[2];
   if (difficultyText !== undefined) body = diffMatch?.[1] ?? '';
+  else {
+    const diffFirst = DIFF_BEFORE_WORKER.exec(body);
+    if (diffFirst !== null) {
+      difficultyText = diffFirst[2];
+      body = `${diffFirst[1]}.${diffFirst[3]}`;
+    }
+  }
   const dot = body.indexOf('.');
   return {
     payeeText: dot === -1 ? body : body.slice(0, dot),

@@ -92,6 +92,7 @@ export class Devnet {
       seed: config.wallet.seed,
       addressCount: config.wallet.addressCount,
       requireDecoys: config.wallet.requireDecoys,
+      daemonReachable: () => this.#daemonServer.availability.kind !== 'unreachable',
     });
     this.walletRpc = new WalletJsonRpc(this.wallet);
     this.#daemonServer = new RpcHttpServer({

@@ -72,6 +72,8 @@ export interface WalletSenderOptions {
   readonly seed: string;
   /** Refuse sends the chain cannot supply the decoys for (see decoy-supply.ts). */
   readonly requireDecoys: boolean;
+  /** Whether the daemon answers: walletd asks it for decoys and relays through it. */
+  readonly daemonReachable: () => boolean;
 }
 
 /**
@@ -110,6 +112,8 @@ export class WalletSender {
     const { chosen, totalAtomic } = selectInputs(candidates, needed - fromExtraInputs);
     const gathered = totalAtomic + fromExtraInputs;
     if (gathered < needed) throw new WalletRpcError('INSUFFICIENT_FUNDS');
+    // walletd asks the daemon for the decoys before it builds anything.
+    if (plan.mixin > 0 && !this.#options.daemonReachable()) throw new WalletRpcError('NODE_CONNECT_ERROR');
     this.#checkDecoys(chosen, plan.mixin, plan.faultable);
     const changeAmount = gathered - needed;
     const built = this.build({
@@ -172,12 +176,19 @@ export class WalletSender {
     };
     sent.add(record);
     if (dispatch === 'delayed') return record;
-    const failure: RelayFailureMode | undefined = faultable ? this.sendFaults.takeRelayFailure() : undefined;
-    if (failure === undefined && chain.addTransaction(built.bytes).ok) {
+    const armed: RelayFailureMode | undefined = faultable ? this.sendFaults.takeRelayFailure() : undefined;
+    const failure = armed ?? this.relay(built.bytes);
+    if (failure === undefined) {
       record.phase = 'relayed';
       return record;
     }
-    throw new WalletRpcError(failure === 'unreachable' ? 'NODE_CONNECT_ERROR' : 'NODE_INTERNAL_ERROR');
+    throw relayError(failure);
+  }
+
+  /** Hands a transaction to the daemon; how that failed, or undefined when the daemon took it. */
+  relay(bytes: Uint8Array): RelayFailureMode | undefined {
+    if (!this.#options.daemonReachable()) return 'unreachable';
+    return this.#modules.chain.addTransaction(bytes).ok ? undefined : 'refused';
   }
 
   /** sendTransaction's `transactionSecretKey` (deterministic per transaction on the devnet). */
@@ -199,6 +210,11 @@ export class WalletSender {
       : mixin > MAX_ANONYMITY;
     if (short) throw new WalletRpcError('MIXIN_COUNT_TOO_BIG');
   }
+}
+
+/** The daemon connection's error walletd answers for a failed relay. */
+export function relayError(failure: RelayFailureMode): WalletRpcError {
+  return new WalletRpcError(failure === 'unreachable' ? 'NODE_CONNECT_ERROR' : 'NODE_INTERNAL_ERROR');
 }
 
 /** Total amount of `outputs` per address, in first-seen order. */

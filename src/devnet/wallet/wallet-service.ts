@@ -19,6 +19,8 @@ export interface WalletServiceOptions {
   readonly addressCount: number;
   /** Refuse sends the chain cannot supply two decoys per input for (see decoy-supply.ts). */
   readonly requireDecoys?: boolean;
+  /** Whether the daemon answers (default: always); sends need it, reads do not. */
+  readonly daemonReachable?: () => boolean;
 }
 
 /**
@@ -45,7 +47,11 @@ export class WalletService {
     const sent = this.#sent;
     const outputs = new WalletOutputs({ chain, container, sent });
     const sender = new WalletSender(
-      { seed: options.seed, requireDecoys: options.requireDecoys ?? false },
+      {
+        seed: options.seed,
+        requireDecoys: options.requireDecoys ?? false,
+        daemonReachable: options.daemonReachable ?? (() => true),
+      },
       { chain, container, outputs, sent },
     );
     this.#chain = chain;

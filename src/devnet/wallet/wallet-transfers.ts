@@ -5,7 +5,13 @@ import type { SentTransaction, SentTransactions } from './sent-transactions.js';
 import type { WalletContainer } from './wallet-container.js';
 import { WalletInvalidRequest, WalletRpcError } from './wallet-errors.js';
 import { WalletParams } from './wallet-params.js';
-import { SEND_MIXIN, type TransferPlan, WALLET_FEE_ATOMIC, type WalletSender } from './wallet-sender.js';
+import {
+  relayError,
+  SEND_MIXIN,
+  type TransferPlan,
+  WALLET_FEE_ATOMIC,
+  type WalletSender,
+} from './wallet-sender.js';
 
 export interface WalletTransfersModules {
   readonly chain: ChainState;
@@ -42,7 +48,8 @@ export class WalletTransfers {
   /** Relays a delayed transaction; when the daemon refuses it, it stays delayed (walletd's commitTransaction). */
   sendDelayedTransaction(params: unknown): unknown {
     const tx = this.#delayed(params);
-    if (!this.#modules.chain.addTransaction(tx.bytes).ok) throw new WalletRpcError('NODE_INTERNAL_ERROR');
+    const failure = this.#modules.sender.relay(tx.bytes);
+    if (failure !== undefined) throw relayError(failure);
     tx.phase = 'relayed';
     return {};
   }

@@ -186,10 +186,12 @@ export class WalletRecords {
       // walletd subtracts in uint32: a pooled transaction (blockIndex 2^32 − 1) shows blockCount + 1
       // (captures 45 and 53: 65 at blockCount 64), not 0.
       confirmations: (this.#chain.height - blockIndex) >>> 0,
-      depositCount: sent?.depositId !== undefined ? 1 : 0,
+      // walletd leaves a built transaction's deposit fields unset: every one it sent says 1 and a
+      // leftover id (captures 45, 53, 55), deposit or not; received ones say 0 and -1.
+      depositCount: sent ? 1 : 0,
       extra: bytesToHex(transaction.extra),
       fee: feeAtomic,
-      firstDepositId: sent?.depositId ?? -1,
+      firstDepositId: sent ? (sent.depositId ?? leftoverDepositId(hash)) : -1,
       isBase,
       paymentId: paymentIdOf(transaction.extra),
       // walletd reports 0 ("succeeded") for sent-but-unconfirmed transactions too; blockIndex tells them apart.
@@ -294,6 +296,14 @@ export class WalletRecords {
     }
     return { start, blockCount, filter: addresses ? new Set(addresses) : undefined, paymentId };
   }
+}
+
+/**
+ * A stand-in for the uninitialised firstDepositId walletd reports for a plain send: a heap-address
+ * sized number (like the captured 140411406529504), fixed per transaction.
+ */
+function leftoverDepositId(hash: string): number {
+  return 0x7f00_0000_0000 + Number.parseInt(hash.slice(0, 8), 16) * 16;
 }
 
 /** The 32-byte payment id carried in an extra nonce (`02 21 00 <id>`), or ''. */

@@ -132,10 +132,10 @@ export class DaemonService {
   }
 
   #busyReply(path: string): HttpOutcome {
-    // Known direct paths refuse while the core initializes (503 + text, like the daemon's busy check).
+    // Known direct paths refuse while the core initializes: RpcServer::processRequest's 500 + text.
     const known = ['/getheight', '/getpeers', '/feeaddress', '/gettransactions', '/sendrawtransaction'];
     if (!known.includes(path)) return daemonNotFound();
-    return { kind: 'reply', status: 503, body: 'Core is busy', headers: [] };
+    return { kind: 'reply', status: 500, body: 'Core is busy', headers: [] };
   }
 
   #info(): Record<string, unknown> {

@@ -47,7 +47,7 @@ export interface SendBackoff {
 export interface PayoutWatch {
   /** Stores the payments not recorded yet (by tx hash); returns those that were new. */
   recordUnknownPayments(payments: readonly UnknownPayment[]): Promise<UnknownPayment[]>;
-  /** Every unknown payment kept, unresolved ones included, newest first (bounded). */
+  /** Every unresolved unknown payment, newest first, then the newest resolved ones (bounded). */
   listUnknownPayments(): Promise<UnknownPayment[]>;
   /** Wallet block count below which every tagged transaction has been looked at. */
   getScanCursor(): Promise<number | null>;

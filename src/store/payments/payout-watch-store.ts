@@ -16,8 +16,11 @@ import {
   type ResolveUnknownRequest,
 } from './scripts/resolve-unknown-payment.js';
 
-/** Unknown payments listed at most (they are rare: each one is a Redis data loss). */
-const MAX_UNKNOWN_LISTED = 1_000;
+/**
+ * Resolved unknown payments listed at most (the newest); unresolved ones are always all listed,
+ * since the runner holds their recipients from this list.
+ */
+const MAX_RESOLVED_LISTED = 1_000;
 const PAYMENTS_MAX_LENGTH = 1_000;
 
 /** Who resolves: the fencing token ("" outside leader election) and the payout lock token. */
@@ -59,10 +62,13 @@ export class PayoutWatchStore implements PayoutWatch {
     const raw = await runPaymentCommand('listUnknownPayments', () =>
       this.#redis.hgetall(this.keys.payoutUnknown),
     );
-    return Object.values(raw)
+    const all = Object.values(raw)
       .map(decodeUnknown)
-      .sort((a, b) => b.firstSeenMs - a.firstSeenMs)
-      .slice(0, MAX_UNKNOWN_LISTED);
+      .sort((a, b) => b.firstSeenMs - a.firstSeenMs);
+    // Every unresolved one: each holds its recipients (a restored backup can bring thousands).
+    const unresolved = all.filter((p) => p.status === 'unresolved');
+    const resolved = all.filter((p) => p.status !== 'unresolved');
+    return [...unresolved, ...resolved.slice(0, Math.max(0, MAX_RESOLVED_LISTED - unresolved.length))];
   }
 
   async getScanCursor(): Promise<number | null> {

@@ -1,0 +1,78 @@
+import type { Redis } from 'ioredis';
+import { describe, expect, it } from 'vitest';
+import { readMoneyReport } from '../../src/app/money-report.js';
+import { resolveUnknownPayment } from '../../src/app/unknown-payment-resolution.js';
+import { formatMoneyReport } from '../../src/cli/commands/report.js';
+import { RedisBalances } from '../../src/store/payments/balances-store.js';
+import { PayoutWatchStore } from '../../src/store/payments/payout-watch-store.js';
+import { useTestRedisClient } from '../helpers/redis-server.js';
+import { fundMiners, minerAddress } from '../leader/payouts/payout-test-kit.js';
+import { uniquePrefix } from '../store/store-fixtures.js';
+
+const COIN = 10_000_000n;
+
+/** A wallet that holds `availableAtomic`, nothing locked. */
+function walletHolding(availableAtomic: bigint) {
+  return {
+    getBalance: async () => ({
+      availableBalance: Number(availableAtomic),
+      lockedAmount: 0,
+      lockedDepositBalance: 0,
+      unlockedDepositBalance: 0,
+    }),
+  };
+}
+
+describe('the money report', () => {
+  let redis: Redis;
+  useTestRedisClient((client) => {
+    redis = client;
+  });
+
+  /**
+   * A miner below zero (paid twice: a late-found batch, or an unknown payment recorded as paid
+   * after a restored backup) owes the pool; that debt is not money in the wallet, and it does not
+   * make what the other miners are owed any smaller.
+   */
+  it('counts what is owed to miners without netting a balance below zero against it', async () => {
+    const keyPrefix = uniquePrefix('report-negative');
+    const [owed, overpaid] = [minerAddress('report-owed'), minerAddress('report-overpaid')];
+    await fundMiners(redis, keyPrefix, [
+      [owed, 10n * COIN],
+      [overpaid, COIN],
+    ]);
+    // The wallet paid `overpaid` 3 coins that the restored Redis did not know: recorded as paid.
+    const watch = new PayoutWatchStore({ keyPrefix }, { redis });
+    const txHash = 'c'.repeat(64);
+    await watch.recordUnknownPayments([
+      {
+        txHash,
+        batchId: 'd'.repeat(32),
+        blockIndex: 5,
+        paymentId: '',
+        feeAtomic: 80_000n,
+        transfers: [{ address: overpaid, amountAtomic: 3n * COIN }],
+        firstSeenMs: 1,
+        status: 'unresolved',
+        resolvedAtMs: null,
+        resolvedNote: null,
+      },
+    ]);
+    await resolveUnknownPayment(keyPrefix, redis, { txHash, mode: 'paid', note: 'paid twice' });
+    const balances = new RedisBalances({ keyPrefix }, { redis });
+    expect((await balances.getBalance(overpaid)).balance).toBe(-2n * COIN);
+
+    // The wallet holds 9 coins: 1 short of the 10 the pool owes `owed`.
+    const report = await readMoneyReport(keyPrefix, {
+      redis,
+      wallet: walletHolding(9n * COIN),
+      durability: { replicas: 0, timeoutMs: 100 },
+    });
+    expect(report.owedAtomic).toBe(10n * COIN);
+    const printed = formatMoneyReport(report, Date.now());
+    const text = printed.lines.join('\n');
+    expect(text).toContain('(INSOLVENT)');
+    expect(text).toContain('below zero');
+    expect(printed.healthy).toBe(false);
+  });
+});

@@ -16,8 +16,10 @@ const FAILED_SHOWN = 20;
 /** Everything `fuego-pool report` says about the money, read once. */
 export interface MoneyReport {
   readonly totals: PoolTotals;
-  /** What the pool owes: balances + in payout. */
+  /** What the pool owes: balances above zero + in payout. */
   readonly owedAtomic: bigint;
+  /** What miners below zero (paid twice) owe the pool: not netted against `owedAtomic`. */
+  readonly belowZeroAtomic: bigint;
   /** null when the wallet could not be read (with the reason). */
   readonly wallet:
     | { readonly availableAtomic: bigint; readonly lockedAtomic: bigint }
@@ -48,7 +50,7 @@ export async function readMoneyReport(
     { ...modules.durability, anchorKey: journal.keys.payoutLock },
     { redis },
   );
-  const totals = await balances.getTotals();
+  const [totals, positiveAtomic] = await Promise.all([balances.getTotals(), balances.positiveBalanceTotal()]);
   let wallet: MoneyReport['wallet'];
   try {
     const balance = await modules.wallet.getBalance();
@@ -75,7 +77,8 @@ export async function readMoneyReport(
   }
   return {
     totals,
-    owedAtomic: totals.balance + totals.inPayout,
+    owedAtomic: positiveAtomic + totals.inPayout,
+    belowZeroAtomic: positiveAtomic - totals.balance,
     wallet,
     ledgerConsistent: {
       credited: totals.credited === accounted,
@@ -107,8 +110,8 @@ export async function readPayoutWatchSnapshot(keyPrefix: string, redis: Redis): 
 }
 
 /**
- * The solvency figures /metrics exposes: what is owed as the report counts it (balances + in
- * payout), the wallet balance (null when the wallet does not answer) and the payout batches.
+ * The solvency figures /metrics exposes: what is owed as the report counts it (balances above
+ * zero + in payout), the wallet balance (null when the wallet does not answer) and the payout batches.
  */
 export async function readSolvencySnapshot(
   keyPrefix: string,
@@ -116,8 +119,10 @@ export async function readSolvencySnapshot(
 ): Promise<SolvencySnapshot> {
   const { redis } = modules;
   const journal = new PayoutStore({ keyPrefix }, { redis });
-  const [totals, counts, oldestOpen, wallet] = await Promise.all([
-    new RedisBalances({ keyPrefix }, { redis }).getTotals(),
+  const balances = new RedisBalances({ keyPrefix }, { redis });
+  const [totals, positiveAtomic, counts, oldestOpen, wallet] = await Promise.all([
+    balances.getTotals(),
+    balances.positiveBalanceTotal(),
     journal.countBatches(),
     journal.listOpenBatches(1),
     modules.wallet.getBalance().then(
@@ -129,7 +134,7 @@ export async function readSolvencySnapshot(
     ),
   ]);
   return {
-    balanceAtomic: totals.balance,
+    balanceAtomic: positiveAtomic,
     inPayoutAtomic: totals.inPayout,
     wallet,
     openBatches: counts.open,

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import { readMoneyReport } from '../../src/app/money-report.js';
+import { readMoneyReport, readSolvencySnapshot } from '../../src/app/money-report.js';
 import { resolveUnknownPayment } from '../../src/app/unknown-payment-resolution.js';
 import { formatMoneyReport } from '../../src/cli/commands/report.js';
 import { RedisBalances } from '../../src/store/payments/balances-store.js';
@@ -74,5 +74,8 @@ describe('the money report', () => {
     expect(text).toContain('(INSOLVENT)');
     expect(text).toContain('below zero');
     expect(printed.healthy).toBe(false);
+    // /metrics owes the same as the report.
+    const snapshot = await readSolvencySnapshot(keyPrefix, { redis, wallet: walletHolding(9n * COIN) });
+    expect(snapshot.balanceAtomic + snapshot.inPayoutAtomic).toBe(10n * COIN);
   });
 });

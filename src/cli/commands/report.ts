@@ -69,9 +69,15 @@ export function formatMoneyReport(report: MoneyReport, nowMs: number): { lines: 
 function solvencySection(report: MoneyReport, out: (line: string) => void): boolean {
   const { totals } = report;
   out('== solvency ==');
+  const balances = totals.balance + report.belowZeroAtomic;
   out(
-    `owed to miners     ${formatAtomic(report.owedAtomic)} XFG (balances ${formatAtomic(totals.balance)}, in payout ${formatAtomic(totals.inPayout)})`,
+    `owed to miners     ${formatAtomic(report.owedAtomic)} XFG (balances ${formatAtomic(balances)}, in payout ${formatAtomic(totals.inPayout)})`,
   );
+  if (report.belowZeroAtomic > 0n) {
+    out(
+      `below zero         ${formatAtomic(report.belowZeroAtomic)} XFG owed by miners paid twice (not counted against the above)`,
+    );
+  }
   if ('error' in report.wallet) {
     out(`wallet holds       unknown: ${report.wallet.error}`);
     return false;

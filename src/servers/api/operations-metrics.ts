@@ -42,7 +42,7 @@ export type PowImplementationLabel = 'native' | 'reference';
 export function solvencyMetrics(registry: Registry, clock: () => number) {
   const owed = gauge(registry, {
     name: 'fuego_pool_owed_atomic',
-    help: 'Atomic units the pool owes its miners: kind=balance (credited, not in a payout yet), kind=in_payout (in a payout batch not confirmed yet)',
+    help: 'Atomic units the pool owes its miners: kind=balance (credited, not in a payout yet; a balance below zero is not netted), kind=in_payout (in a payout batch not confirmed yet)',
     labelNames: ['kind'],
   });
   const wallet = gauge(registry, {

@@ -150,6 +150,25 @@ export class RedisBalances implements PayableBalances {
     return result;
   }
 
+  /**
+   * The sum of the balances above zero: what the pool owes miners before their payouts. Unlike the
+   * totals' balance it does not net a balance below zero (a miner paid twice owes the pool; that
+   * is no money in the wallet). Read from the payable index, whose scores (doubles) are exact
+   * below 2^53 atomic units, far above any coin supply.
+   */
+  async positiveBalanceTotal(): Promise<bigint> {
+    let total = 0n;
+    let cursor = '0';
+    do {
+      const [next, flat] = await runPaymentCommand('positiveBalanceTotal', () =>
+        this.#redis.zscan(this.keys.payable, cursor, 'COUNT', 1_000),
+      );
+      for (let i = 1; i < flat.length; i += 2) total += BigInt(Number(flat[i]));
+      cursor = next;
+    } while (cursor !== '0');
+    return total;
+  }
+
   /** Newest first; `beforeId` (exclusive) pages on from the last entry of the previous page. */
   async getHistory(address: string, limit = 100, beforeId?: string): Promise<BalanceHistoryEntry[]> {
     const end = beforeId === undefined ? '+' : `(${beforeId}`;

@@ -52,7 +52,10 @@ describe('/metrics: solvency, payout batches, dependencies, daemon chain, leader
     server = await startTestRedis();
     redis = await createRedisClient({ url: server.url }, silentLogger);
     // The ledger owes 7 XFG (5 in balances, 2 in a payout); the wallet holds 4 + 1 locked.
-    await redis.hset(createPaymentKeys(keyPrefix).totals, { balance: '50000000', inPayout: '20000000' });
+    const paymentKeys = createPaymentKeys(keyPrefix);
+    await redis.hset(paymentKeys.totals, { balance: '50000000', inPayout: '20000000' });
+    // ...the balances' index agrees (one miner owed it all).
+    await redis.zadd(paymentKeys.payable, 50_000_000, 'fireMiner');
     await redis.set(createClusterKeys(keyPrefix).leaderToken, '1.abc', 'PX', 60_000);
     const wallet = {
       getBalance: async () => ({

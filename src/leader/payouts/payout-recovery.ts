@@ -22,7 +22,7 @@ import { addressesHeldByUnknownPayments, unknownPaymentsIn } from './unknown-pay
 
 /** Blocks before a batch's recorded wallet height (or the scan cursor) that a scan also reads. */
 const SCAN_MARGIN_BLOCKS = 20;
-/** Sent batches whose transaction is read per run (oldest first). */
+/** Sent batches whose transaction is read per run (oldest first, unreadable ones last). */
 const MAX_WATCHED_PER_RUN = 200;
 /** Confirmations after which a sent transaction is no longer watched (walletd's spendable age). */
 const SENT_CONFIRMED_DEPTH = 10;
@@ -140,7 +140,9 @@ export class PayoutRecovery {
       try {
         record = await wallet.getTransaction(batch.txHash);
       } catch (error) {
-        // Unknown to the wallet (restored from a backup?) or unreadable: nothing is decided on it.
+        // Unknown to the wallet (restored from a backup?) or unreadable: nothing is decided on it,
+        // and it is read again after the others, so that such batches never starve newer ones.
+        await journal.deferSentWatch(batch.id, clock());
         logger.warn(
           { batchId: batch.id, txHash: batch.txHash, err: error, feeAssumed: feeAssumed(batch) },
           feeAssumed(batch)

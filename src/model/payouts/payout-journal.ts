@@ -44,8 +44,13 @@ export interface PayoutJournal {
   revertSent(writer: PayoutWriter, batch: PayoutBatch, reason: string): Promise<void>;
   /** A sent batch's transaction is deep in the chain: no longer watched. */
   confirmSent(writer: PayoutWriter, batchId: string, blockIndex: number): Promise<void>;
-  /** Sent batches still watched until their transaction is deep in the chain, oldest first. */
+  /** Sent batches still watched until their transaction is deep in the chain, in watch order. */
   listUnconfirmedSent(): Promise<PayoutBatch[]>;
+  /**
+   * A sent batch the wallet could not tell about goes to the back of the watch order (as if sent
+   * at `atMs`), so unreadable ones never take every read of a pass. Changes no money.
+   */
+  deferSentWatch(batchId: string, atMs: number): Promise<void>;
 
   getBatch(batchId: string): Promise<PayoutBatch | null>;
   /** Which of these batch ids the journal has a batch for (any state). */

@@ -159,7 +159,12 @@ export class PayoutStore implements PayoutJournal {
     await this.#write('confirm_sent', this.#confirmSent, call);
   }
 
-  /** Sent batches whose transaction is not deep in the chain yet, oldest first. */
+  async deferSentWatch(batchId: string, atMs: number): Promise<void> {
+    // XX: a batch confirmed or reverted meanwhile is not watched again.
+    await run('deferSentWatch', () => this.#redis.zadd(this.keys.batchesUnconfirmed, 'XX', atMs, batchId));
+  }
+
+  /** Sent batches whose transaction is not deep in the chain yet, oldest first (deferSentWatch moves one back). */
   async listUnconfirmedSent(limit = MAX_LIST_PAGE): Promise<PayoutBatch[]> {
     return this.#listFrom(this.keys.batchesUnconfirmed, limit, false);
   }

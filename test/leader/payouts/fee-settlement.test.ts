@@ -10,10 +10,8 @@ import { PayoutStore } from '../../../src/store/payments/payout-store.js';
 import { silentLogger, uniquePrefix } from '../../store/store-fixtures.js';
 import { expectLedgerConsistent } from './money-invariants.js';
 import { usePayoutDevnet } from './payout-devnet-env.js';
-import { payoutRunnerFor } from './payout-runner-for.js';
+import { threeMinersPayFeeRunner } from './payout-runner-for.js';
 import { expectPaidExactlyOnce, expectSurplusOf100000Refunded, fundThreeMiners } from './payout-test-kit.js';
-
-const COIN = 10_000_000n;
 
 /**
  * A batch whose fee the wallet could not tell right after the send is recorded with the configured
@@ -27,17 +25,12 @@ describe('an assumed network fee settled by a later pass', () => {
   /** Three miners in one batch, charged `networkFeeAtomic` between them. */
   async function payThree(label: string, networkFeeAtomic: bigint, opts: Partial<PayoutRunnerOptions> = {}) {
     const { keyPrefix, miners, credits } = await fundThreeMiners(env.redis, uniquePrefix(label), label);
-    const runner = payoutRunnerFor(
+    const runner = threeMinersPayFeeRunner(
       env.redis,
       keyPrefix,
       { wallet: env.wallet, logger: silentLogger },
-      {
-        minPayoutAtomic: COIN,
-        feePaidBy: 'miners',
-        networkFeeAtomic,
-        maxTransfersPerTransaction: 3,
-        ...opts,
-      },
+      networkFeeAtomic,
+      opts,
     );
     const balances = new RedisBalances({ keyPrefix }, { redis: env.redis });
     const store = new PayoutStore({ keyPrefix }, { redis: env.redis });

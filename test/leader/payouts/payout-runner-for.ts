@@ -30,3 +30,23 @@ export function payoutRunnerFor(
     },
   );
 }
+
+/**
+ * A runner that pays fundThreeMiners' miners (1-coin minimum) in one batch, charging them
+ * `networkFeeAtomic` between them (feePaidBy "miners"), with `overrides` on top.
+ */
+export function threeMinersPayFeeRunner(
+  redis: Redis,
+  keyPrefix: string,
+  modules: Omit<PayoutRunnerModules, 'journal' | 'balances' | 'watch' | 'durability'>,
+  networkFeeAtomic: bigint,
+  overrides: Partial<PayoutRunnerOptions> = {},
+): PayoutRunner {
+  return payoutRunnerFor(redis, keyPrefix, modules, {
+    minPayoutAtomic: 10_000_000n,
+    feePaidBy: 'miners',
+    networkFeeAtomic,
+    maxTransfersPerTransaction: 3,
+    ...overrides,
+  });
+}

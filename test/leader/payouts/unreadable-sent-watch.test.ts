@@ -7,7 +7,7 @@ import {
 import { PayoutStore } from '../../../src/store/payments/payout-store.js';
 import { silentLogger, uniquePrefix } from '../../store/store-fixtures.js';
 import { usePayoutDevnet } from './payout-devnet-env.js';
-import { payoutRunnerFor } from './payout-runner-for.js';
+import { threeMinersPayFeeRunner } from './payout-runner-for.js';
 import { fundMiners, fundThreeMiners, minerAddress, unlessWalletHeld } from './payout-test-kit.js';
 
 const COIN = 10_000_000n;
@@ -60,16 +60,11 @@ describe('sent batches the wallet cannot read', () => {
 
     // A newer batch, sent while the wallet could not tell its fee.
     await fundThreeMiners(env.redis, keyPrefix, label);
-    const runner = payoutRunnerFor(
+    const runner = threeMinersPayFeeRunner(
       env.redis,
       keyPrefix,
       { wallet: env.wallet, logger: silentLogger },
-      {
-        minPayoutAtomic: COIN,
-        feePaidBy: 'miners',
-        networkFeeAtomic: 100_000n,
-        maxTransfersPerTransaction: 3,
-      },
+      100_000n,
     );
     env.devnet.control.failReadsOfNextSend(1);
     const first = await unlessWalletHeld(() => runner.runOnce());

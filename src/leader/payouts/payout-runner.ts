@@ -193,7 +193,7 @@ export class PayoutRunner {
       return { skipped: 'redis-not-durable', detail };
     }
     const backoff = await this.#watch.getBackoff();
-    if (backoff !== null && this.#clock() < backoff.untilMs) {
+    if (backoff !== null && backOffNow(backoff.untilMs, this.#clock(), this.#opts.refusalBackoff)) {
       const until = new Date(backoff.untilMs).toISOString();
       return {
         skipped: 'backoff',
@@ -304,6 +304,15 @@ export class PayoutRunner {
     }));
     return { ...emptySummary(null, 'dry run'), batches, stillOpen, skippedMiners: plan.held };
   }
+}
+
+/**
+ * Whether a send backoff ending at `untilMs` still holds at `nowMs`. One that ends further ahead
+ * than the longest pause was set before the clock went back: it is over, or it would hold every
+ * payout for as long as the clock jumped.
+ */
+function backOffNow(untilMs: number, nowMs: number, policy: BackoffPolicy): boolean {
+  return nowMs < untilMs && untilMs - nowMs <= policy.maxDelayMs;
 }
 
 /** The miners a pass left out: the plan's, and those of batches refused, open or never reached. */

@@ -48,6 +48,29 @@ export async function jsonRpc(
   return JSON.parse(reply.text) as Record<string, unknown>;
 }
 
+/** The `result.transaction` of a captured walletd getTransaction reply (walletd-rpc/NAME). */
+export function capturedWalletTransaction<T>(name: string): T {
+  const body = JSON.parse(readFixture(`walletd-rpc/${name}.response.body`)) as { result: { transaction: T } };
+  return body.result.transaction;
+}
+
+/** The devnet wallet's getTransaction record of `hash`. */
+export async function walletTransaction<T>(devnet: Devnet, hash: string): Promise<T> {
+  const reply = await jsonRpc(devnet.walletUrl, 'getTransaction', { transactionHash: hash });
+  return (reply['result'] as { transaction: T }).transaction;
+}
+
+/** A plain send of 0.001 XFG from the devnet wallet's first address to its second; its hash. */
+export async function sendToSecondAddress(devnet: Devnet): Promise<string> {
+  const sent = await jsonRpc(devnet.walletUrl, 'sendTransaction', {
+    transfers: [{ address: devnet.wallet.addresses[1]!, amount: 10_000_000 }],
+    changeAddress: devnet.walletAddress,
+    fee: 80000,
+    anonymity: 2,
+  });
+  return (sent['result'] as { transactionHash: string }).transactionHash;
+}
+
 /** One captured case: NAME.request.txt (method, URL, headers, blank line, body) and its response. */
 export interface CapturedCase {
   readonly name: string;

@@ -1,16 +1,18 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Devnet } from '../../src/devnet/devnet.js';
-import { readFixture } from '../helpers/fixtures.js';
-import { jsonRpc, startTestDevnet } from './devnet-test-helpers.js';
+import {
+  capturedWalletTransaction,
+  sendToSecondAddress,
+  startTestDevnet,
+  walletTransaction,
+} from './devnet-test-helpers.js';
 
 interface DepositFields {
   readonly depositCount: number;
   readonly firstDepositId: number;
 }
 
-const captured = (name: string): DepositFields =>
-  (JSON.parse(readFixture(`walletd-rpc/${name}.response.body`)) as { result: { transaction: DepositFields } })
-    .result.transaction;
+const captured = (name: string): DepositFields => capturedWalletTransaction<DepositFields>(name);
 
 /**
  * walletd 1.9.3 leaves the deposit fields of a transaction it built unset: every plain send it made
@@ -39,19 +41,8 @@ describe('devnet walletd: the deposit fields of a transaction the wallet built',
   });
 
   test('a sendTransaction record says the same (stable across reads and mining); a coinbase record 0 and -1', async () => {
-    const sent = await jsonRpc(devnet.walletUrl, 'sendTransaction', {
-      transfers: [{ address: devnet.wallet.addresses[1]!, amount: 10_000_000 }],
-      changeAddress: devnet.walletAddress,
-      fee: 80000,
-      anonymity: 2,
-    });
-    const hash = (sent['result'] as { transactionHash: string }).transactionHash;
-    const record = async () =>
-      (
-        (await jsonRpc(devnet.walletUrl, 'getTransaction', { transactionHash: hash }))['result'] as {
-          transaction: DepositFields;
-        }
-      ).transaction;
+    const hash = await sendToSecondAddress(devnet);
+    const record = () => walletTransaction<DepositFields>(devnet, hash);
 
     const pooled = await record();
     expect(pooled.depositCount).toBe(1);
@@ -60,11 +51,7 @@ describe('devnet walletd: the deposit fields of a transaction the wallet built',
     expect(await record()).toMatchObject({ depositCount: 1, firstDepositId: pooled.firstDepositId });
 
     const coinbase = devnet.chain.tip.coinbaseHash;
-    const coinbaseRecord = (
-      (await jsonRpc(devnet.walletUrl, 'getTransaction', { transactionHash: coinbase }))['result'] as {
-        transaction: DepositFields;
-      }
-    ).transaction;
+    const coinbaseRecord = await walletTransaction<DepositFields>(devnet, coinbase);
     expect(coinbaseRecord).toMatchObject({ depositCount: 0, firstDepositId: -1 });
   });
 });

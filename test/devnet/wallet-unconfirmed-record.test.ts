@@ -1,7 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Devnet } from '../../src/devnet/devnet.js';
-import { readFixture } from '../helpers/fixtures.js';
-import { jsonRpc, startTestDevnet } from './devnet-test-helpers.js';
+import {
+  capturedWalletTransaction,
+  sendToSecondAddress,
+  startTestDevnet,
+  walletTransaction,
+} from './devnet-test-helpers.js';
 
 interface TxRecord {
   readonly blockIndex: number;
@@ -10,9 +14,7 @@ interface TxRecord {
   readonly timestamp: number;
 }
 
-const captured = (name: string): TxRecord =>
-  (JSON.parse(readFixture(`walletd-rpc/${name}.response.body`)) as { result: { transaction: TxRecord } })
-    .result.transaction;
+const captured = (name: string): TxRecord => capturedWalletTransaction<TxRecord>(name);
 
 /**
  * walletd 1.9.3 computes a record's `confirmations` as blockCount − blockIndex in 32-bit unsigned
@@ -47,19 +49,8 @@ describe('devnet walletd: the record of a transaction still in the pool', () => 
   });
 
   test('getTransaction answers the same for a send still in the pool, and blockCount − blockIndex once mined', async () => {
-    const sent = await jsonRpc(devnet.walletUrl, 'sendTransaction', {
-      transfers: [{ address: devnet.wallet.addresses[1]!, amount: 10_000_000 }],
-      changeAddress: devnet.walletAddress,
-      fee: 80000,
-      anonymity: 2,
-    });
-    const hash = (sent['result'] as { transactionHash: string }).transactionHash;
-    const record = async () =>
-      (
-        (await jsonRpc(devnet.walletUrl, 'getTransaction', { transactionHash: hash }))['result'] as {
-          transaction: TxRecord;
-        }
-      ).transaction;
+    const hash = await sendToSecondAddress(devnet);
+    const record = () => walletTransaction<TxRecord>(devnet, hash);
 
     const blockCount = devnet.chain.height;
     expect(await record()).toMatchObject({

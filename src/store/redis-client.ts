@@ -69,9 +69,7 @@ export function redactRedisUrl(url: string): string {
   try {
     const parsed = new URL(url);
     if (parsed.password !== '') parsed.password = '***';
-    for (const key of [...parsed.searchParams.keys()]) {
-      if (/password/i.test(key)) parsed.searchParams.set(key, '***');
-    }
+    maskPasswordParams(parsed.searchParams);
     return parsed.toString();
   } catch {
     return '<unparsable redis url>';
@@ -83,8 +81,13 @@ function redactSocketPath(path: string): string {
   const query = path.indexOf('?');
   if (query === -1) return path;
   const params = new URLSearchParams(path.slice(query + 1));
+  maskPasswordParams(params);
+  return `${path.slice(0, query)}?${params.toString()}`;
+}
+
+/** Replaces the value of every query parameter whose name holds "password". */
+function maskPasswordParams(params: URLSearchParams): void {
   for (const key of [...params.keys()]) if (/password/i.test(key)) params.set(key, '***');
-  return `${path.slice(0, query)}?${params.toString().replaceAll('%2A', '*')}`;
 }
 
 /**

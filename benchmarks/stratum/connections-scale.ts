@@ -69,6 +69,8 @@ interface StepResult {
   readonly loginsPerSec: number;
   readonly push: Distribution;
   readonly pushMissing: number;
+  /** A previous push's jobs that arrived after the next push was armed: a push slower than its timeout. */
+  readonly pushLateEarlier: number;
   readonly poolCpuUsPerMinerPush: number;
   /** The kernel's part of poolCpuUsPerMinerPush. */
   readonly poolSystemUsPerMinerPush: number;
@@ -194,6 +196,7 @@ async function measureStep(
     loginsPerSec: Math.round(loginsPerSec),
     push: distribution(pushes.flatMap((p) => p.fromTipMs).sort((a, b) => a - b)),
     pushMissing: sum(pushes.map((p) => p.missing + p.wrongHeight)),
+    pushLateEarlier: sum(pushes.map((p) => p.lateEarlier)),
     poolCpuUsPerMinerPush: perMinerPushUs(sum(pushes.map((p) => p.poolCpuSeconds))),
     poolSystemUsPerMinerPush: perMinerPushUs(sum(pushes.map((p) => p.poolSystemSeconds))),
     generatorCpuUsPerMinerPush: perMinerPushUs(sum(pushes.map((p) => p.generatorCpuSeconds))),
@@ -220,7 +223,7 @@ function stepRows({ result, warmup, pushes, bursts }: StepDetail): TableRow[] {
     [
       `${miners}: job push p50/p99/max (ms)`,
       `${push.p50} / ${push.p99} / ${push.max}`,
-      `${pushes.length} pushes (per push p99 ${pushes.map((p) => distribution(p.fromTipMs).p99).join(' / ')}); warm-up not counted ${warm.p50} / ${warm.p99} / ${warm.max}; template ${template.join(' / ')} ms after the tip; missing or wrong height ${result.pushMissing}`,
+      `${pushes.length} pushes (per push p99 ${pushes.map((p) => distribution(p.fromTipMs).p99).join(' / ')}); warm-up not counted ${warm.p50} / ${warm.p99} / ${warm.max}; template ${template.join(' / ')} ms after the tip; missing or wrong height ${result.pushMissing}; a previous push's jobs arriving after the next was armed (not counted) ${result.pushLateEarlier}`,
     ],
     [
       `${miners}: pool CPU per miner per push (µs)`,

@@ -19,8 +19,10 @@ export interface JobArrivals {
   /** Arrival minus t0 for every miner that got a job, ms, ascending. */
   readonly fromTipMs: number[];
   readonly missing: number;
-  /** Notifications whose height was not the new one (should be 0). */
+  /** Notifications whose height was above the new one (should be 0). */
   readonly wrongHeight: number;
+  /** A previous push's notifications that arrived after this one began (not counted as arrivals). */
+  readonly lateEarlier: number;
 }
 
 /**
@@ -39,15 +41,22 @@ export async function measureJobArrivals(
   const done = new Promise<void>((resolve) => {
     allReceived = resolve;
   });
+  let lateEarlier = 0;
+  // Set before any notification can be handled: mineBlock is synchronous.
+  let height = Number.POSITIVE_INFINITY;
   miners.forEach((miner, i) => {
     miner.client.notifications.length = 0;
     miner.client.onJob = (notification) => {
       if (arrivals[i] !== undefined) return;
+      if (jobHeight(notification.line) < height) {
+        lateEarlier++;
+        return;
+      }
       arrivals[i] = notification;
       if (++received === miners.length) allReceived();
     };
   });
-  const height = mineBlock() + 1;
+  height = mineBlock() + 1;
   const t0 = nowMs();
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([done, new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
@@ -63,5 +72,11 @@ export async function measureJobArrivals(
     fromTipMs.push(arrival.atMs - t0);
   }
   fromTipMs.sort((a, b) => a - b);
-  return { t0, height, arrivals, fromTipMs, missing: miners.length - received, wrongHeight };
+  return { t0, height, arrivals, fromTipMs, missing: miners.length - received, wrongHeight, lateEarlier };
+}
+
+/** A job notification's height, read without parsing the whole line (it runs while arrivals are stamped). */
+export function jobHeight(line: string): number {
+  const at = line.indexOf('"height":');
+  return at < 0 ? Number.NaN : Number.parseInt(line.slice(at + 9, at + 29), 10);
 }

@@ -15,7 +15,11 @@ export type LoadCommand =
       readonly sources: readonly string[];
     }
   /** Forget the last push: the next job notification of each miner is the one measured. */
-  | { readonly type: 'arm' }
+  /**
+   * Stamp each miner's next job of at least `height` (the height the coming tip brings); older
+   * jobs that arrive meanwhile (a previous push's last ones on a busy host) are only counted.
+   */
+  | { readonly type: 'arm'; readonly height: number }
   /** Wait (at most `timeoutMs`) until every miner got its next job, then report. */
   | { readonly type: 'collect'; readonly height: number; readonly timeoutMs: number }
   /** Hash `perMiner` difficulty-1 shares for each of the first `miners` miners, on their current jobs. */
@@ -32,7 +36,10 @@ export type LoadEvent =
       /** Wall-clock ms (performance.timeOrigin + now) when each received job's chunk was read. */
       readonly atMs: readonly number[];
       readonly missing: number;
+      /** Jobs of a later height than the one awaited (should be 0). */
       readonly wrongHeight: number;
+      /** Jobs of an earlier height that arrived after `arm`: a previous push's stragglers. */
+      readonly lateEarlier: number;
     } & CpuReport)
   | ({ readonly type: 'prepared'; readonly shares: number } & CpuReport)
   | ({

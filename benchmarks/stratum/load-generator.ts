@@ -6,6 +6,7 @@
  */
 import { loadNativeHasher } from '../../src/pow/native.js';
 import { difficultyOneShare, type ShareParams } from './difficulty-one-share.js';
+import { jobHeight } from './job-arrivals.js';
 import type { LoadCommand, LoadEvent } from './load-generator-messages.js';
 import { connectMiners, type LoggedInMiner } from './simulated-miners.js';
 import { nowMs, type WireJob } from './stratum-client.js';
@@ -27,6 +28,9 @@ interface Miner {
 
 const miners: Miner[] = [];
 let armed = false;
+/** The height the measured push brings: jobs below it are a previous push's stragglers. */
+let armedHeight = 0;
+let lateEarlier = 0;
 let received = 0;
 let onAllReceived: (() => void) | undefined;
 let prepared: Array<{ readonly miner: Miner; readonly share: ShareParams }> = [];
@@ -53,6 +57,10 @@ function track(logged: LoggedInMiner): Miner {
     // Notifications are kept only while a push is measured.
     logged.client.notifications.length = 0;
     if (!armed || miner.armedArrivalMs !== undefined) return;
+    if (jobHeight(notification.line) < armedHeight) {
+      lateEarlier++;
+      return;
+    }
     miner.armedArrivalMs = notification.atMs;
     miner.armedLine = notification.line;
     if (++received === miners.length) onAllReceived?.();
@@ -78,11 +86,13 @@ async function connect(command: Extract<LoadCommand, { type: 'connect' }>): Prom
   });
 }
 
-function arm(): void {
+function arm(command: Extract<LoadCommand, { type: 'arm' }>): void {
   for (const miner of miners) {
     miner.armedArrivalMs = undefined;
     miner.armedLine = undefined;
   }
+  armedHeight = command.height;
+  lateEarlier = 0;
   received = 0;
   armed = true;
   send({ type: 'armed', cpuSeconds: cpuSeconds() });
@@ -112,6 +122,7 @@ async function collect(height: number, timeoutMs: number): Promise<void> {
     atMs,
     missing: miners.length - atMs.length,
     wrongHeight,
+    lateEarlier,
     cpuSeconds: cpuSeconds(),
   });
 }

@@ -22,6 +22,8 @@ export interface PushResult {
   readonly fromTipMs: number[];
   readonly missing: number;
   readonly wrongHeight: number;
+  /** A previous push's jobs that arrived after this one was armed (not counted as arrivals). */
+  readonly lateEarlier: number;
   readonly poolCpuSeconds: number;
   /** The part of poolCpuSeconds spent in the kernel (on loopback it includes delivering to the miner's socket). */
   readonly poolSystemSeconds: number;
@@ -48,7 +50,8 @@ export function distribution(sorted: readonly number[]): Distribution {
 
 /** Mines one block and waits for every miner's next job. */
 export async function measurePush(stack: BenchStack, generators: LoadGenerators): Promise<PushResult> {
-  const armed = await generators.all('armed', { type: 'arm' });
+  // The mined block will be at the chain's height, so its jobs are one above.
+  const armed = await generators.all('armed', { type: 'arm', height: stack.devnet.chain.height + 1 });
   const cpuBefore = poolCpu(stack.pool.pid);
   const height = stack.devnet.control.mineBlocks(1)[0]!.height + 1;
   const t0 = nowMs();
@@ -60,6 +63,7 @@ export async function measurePush(stack: BenchStack, generators: LoadGenerators)
     fromTipMs: arrivals.flatMap((a) => a.atMs.map((at) => at - t0)).sort((a, b) => a - b),
     missing: arrivals.reduce((s, a) => s + a.missing, 0),
     wrongHeight: arrivals.reduce((s, a) => s + a.wrongHeight, 0),
+    lateEarlier: arrivals.reduce((s, a) => s + a.lateEarlier, 0),
     poolCpuSeconds: cpuAfter.userSeconds - cpuBefore.userSeconds + systemSeconds,
     poolSystemSeconds: systemSeconds,
     generatorCpuSeconds: arrivals.reduce((s, a, i) => s + a.cpuSeconds - armed[i]!.cpuSeconds, 0),

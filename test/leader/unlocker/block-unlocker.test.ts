@@ -182,6 +182,41 @@ describe('BlockUnlocker against the devnet daemon', () => {
     await expectLedgerConsistent(redis, s.keyPrefix, [A, B, C]);
   });
 
+  it('flags a credited block that a reorg deeper than confirmDepth took away, once, and debits nobody', async () => {
+    const s = setup('deep-reorg');
+    const block = await findPplnsBlock(s);
+    devnet.control.mineBlocks(5);
+    expect((await s.unlocker.runOnce()).decisions).toEqual([
+      expect.objectContaining({ hash: block.id, outcome: 'confirmed' }),
+    ]);
+    // Six blocks from the credited one's height are replaced: 5 deep, then 7 new ones on top.
+    const { orphaned } = devnet.control.reorg(6);
+    expect(orphaned[0]?.id).toBe(block.id);
+
+    const summary = await s.unlocker.runOnce();
+    expect(summary.decisions).toEqual([
+      expect.objectContaining({
+        hash: block.id,
+        height: block.height,
+        outcome: 'orphaned-after-credit',
+        rewardAtomic: block.rewardAtomic,
+      }),
+    ]);
+    expect(await s.ledger.getBlockCandidate(block.id)).toMatchObject({
+      status: 'confirmed',
+      orphanedAfterCredit: true,
+    });
+    // Nobody is debited: the operator decides (the report lists it with what was credited).
+    const expected = pplnsSplitOf(block);
+    for (const address of [A, B, C]) {
+      expect((await s.balances.getBalance(address)).credited).toBe(expected.credits.get(address));
+    }
+    expect((await s.balances.getTotals()).rewards).toBe(block.rewardAtomic);
+    // Told once: later runs do not flag it again.
+    expect((await s.unlocker.runOnce()).decisions).toEqual([]);
+    await expectLedgerConsistent(redis, s.keyPrefix, [A, B, C]);
+  });
+
   it('keeps a candidate above the chain tip pending (the chain got shorter)', async () => {
     const s = setup('above-tip', 'solo');
     const height = devnet.chain.height + 3;

@@ -48,6 +48,13 @@ export const blockHeaderSchema = z.object({
 });
 export type BlockHeader = z.infer<typeof blockHeaderSchema>;
 
+/** `f_blocks_list_json`: the main chain's blocks from the asked height down (other fields not read). */
+export const blocksListSchema = z.object({
+  blocks: z.array(z.object({ height: uint, hash: hash64 })),
+  status: z.string(),
+});
+export type ListedBlock = z.infer<typeof blocksListSchema>['blocks'][number];
+
 export const blockHeaderResultSchema = z.object({ block_header: blockHeaderSchema, status: z.string() });
 
 export const blockTemplateSchema = z.object({

@@ -42,6 +42,8 @@ function routeToCaptures(path: string, json: unknown): CannedReply {
       return capturedReply('fuegod-rpc/26-getcurrencyid');
     case 'getblockcount':
       return capturedReply('fuegod-rpc/23-getblockcount');
+    case 'f_blocks_list_json':
+      return capturedReply('fuegod-rpc/64-f_blocks_list_json');
     default:
       return capturedReply('fuegod-rpc/13-unknown-method');
   }
@@ -73,6 +75,14 @@ describe('DaemonClient against captured fuegod 1.9.3 replies', () => {
     expect(await client.getCurrencyId()).toMatch(/^[0-9a-f]{64}$/);
     expect(await client.getBlockCount()).toBe(1);
     expect(await client.getFeeAddress()).toBe('');
+  });
+
+  it("reads the main chain's blocks from a height down in one call (f_blocks_list_json)", async () => {
+    const blocks = await client.getBlocksList(15);
+    expect(blocks.map((b) => b.height)).toEqual(Array.from({ length: 16 }, (_, i) => 15 - i));
+    expect(blocks[0]?.hash).toBe('6c553bf78ed2e4d970730db668cd109aeaeabd9a1cc1a3b53cc168051c7df182');
+    const body = JSON.parse(server.requests.at(-1)!.body);
+    expect(body).toMatchObject({ method: 'f_blocks_list_json', params: { height: 15 } });
   });
 
   it('always sends params, even for methods without any (the daemon answers -32603 otherwise)', async () => {

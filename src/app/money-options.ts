@@ -47,6 +47,7 @@ export function unlockerOptionsFrom(payments: PaymentsConfig): BlockUnlockerOpti
     scheme: payments.scheme,
     fee: feePoliciesFrom(payments),
     confirmDepth: payments.confirmDepth,
+    reorgWatchBlocks: payments.reorgWatchBlocks,
     pplnsWindowFactor: payments.pplnsWindowFactor,
     emptyRound: payments.emptyRound,
   };

@@ -7,11 +7,16 @@ import type { WalletClient } from '../rpc/wallet-client.js';
 import type { PayoutWatchSnapshot } from '../servers/api/api-metrics.js';
 import type { SolvencySnapshot } from '../servers/api/operations-metrics.js';
 import { type PoolTotals, RedisBalances } from '../store/payments/balances-store.js';
+import {
+  CreditedBlocksReader,
+  type OrphanedAfterCreditBlock,
+} from '../store/payments/credited-blocks-reader.js';
 import { PayoutStore } from '../store/payments/payout-store.js';
 import { PayoutWatchStore } from '../store/payments/payout-watch-store.js';
 import { RedisDurability } from '../store/redis-durability.js';
 
 const FAILED_SHOWN = 20;
+const ORPHANED_AFTER_CREDIT_SHOWN = 50;
 
 /** Everything `fuego-pool report` says about the money, read once. */
 export interface MoneyReport {
@@ -30,6 +35,8 @@ export interface MoneyReport {
   readonly held: readonly HeldPayout[];
   readonly unknownPayments: readonly UnknownPayment[];
   readonly backoff: SendBackoff | null;
+  /** Credited blocks a reorg deeper than confirmDepth replaced, highest first (the newest 50). */
+  readonly orphanedAfterCredit: readonly OrphanedAfterCreditBlock[];
   readonly durability: DurabilityGuarantee | { readonly kind: 'unreadable'; readonly detail: string };
 }
 
@@ -62,13 +69,17 @@ export async function readMoneyReport(
     wallet = { error: error instanceof Error ? error.message : String(error) };
   }
   const accounted = totals.balance + totals.inPayout + totals.paid + totals.networkFees;
-  const [openBatches, failedBatches, held, unknownPayments, backoff] = await Promise.all([
-    journal.listOpenBatches(),
-    journal.listFailedBatches(FAILED_SHOWN),
-    watch.listHeld(),
-    watch.listUnknownPayments(),
-    watch.getBackoff(),
-  ]);
+  const credited = new CreditedBlocksReader({ keyPrefix }, { redis });
+  const [openBatches, failedBatches, held, unknownPayments, backoff, orphanedAfterCredit] = await Promise.all(
+    [
+      journal.listOpenBatches(),
+      journal.listFailedBatches(FAILED_SHOWN),
+      watch.listHeld(),
+      watch.listUnknownPayments(),
+      watch.getBackoff(),
+      credited.listOrphanedAfterCredit(ORPHANED_AFTER_CREDIT_SHOWN),
+    ],
+  );
   let guarantee: MoneyReport['durability'];
   try {
     guarantee = await durability.describe();
@@ -89,6 +100,7 @@ export async function readMoneyReport(
     held,
     unknownPayments,
     backoff,
+    orphanedAfterCredit,
     durability: guarantee,
   };
 }

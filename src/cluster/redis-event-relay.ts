@@ -14,6 +14,7 @@ export const RELAYED_EVENTS: readonly PoolEventName[] = Object.freeze([
   'block-refused',
   'block-confirmed',
   'block-orphaned',
+  'block-orphaned-after-credit',
   'payment-sent',
   'payment-failed',
 ]);

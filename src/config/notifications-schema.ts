@@ -10,6 +10,7 @@ export const DEFAULT_NOTIFICATION_EVENTS = [
   'block-refused',
   'block-confirmed',
   'block-orphaned',
+  'block-orphaned-after-credit',
   'payment-sent',
   'payment-failed',
 ] as const;

@@ -5,6 +5,13 @@ import { coinAmountAtomic } from './coin-amount.js';
 /** `payments.emptyRound` when not set; the split functions fall back to it too (pool/schemes). */
 export const DEFAULT_EMPTY_ROUND_POLICY = 'credit-finder';
 
+/**
+ * `payments.reorgWatchBlocks` when not set: Fuego's 60-block coinbase unlock window
+ * (src/fuego/coinbase-maturity.ts) past crediting, when payouts of the reward begin, and as much
+ * again as margin.
+ */
+export const DEFAULT_REORG_WATCH_BLOCKS = 120;
+
 export const PAYMENT_SCHEME_NAMES = ['pplns', 'prop', 'solo'] as const;
 /** The network's minimum transaction fee (0.008 XFG), what walletd 1.9.3 always pays. */
 const MINIMUM_FEE_ATOMIC = 80_000;
@@ -81,6 +88,15 @@ export const unlockerConfigFields = {
     .default(60)
     .describe(
       "Depth (blocks on top of its height) at which a block is decided: credited if it is the main chain's block there, orphaned if another is (shallower, it waits: a reorg may still be undone). Coinbase unlocks at 60.",
+    ),
+  reorgWatchBlocks: z
+    .number()
+    .int()
+    .min(1)
+    .max(10_000)
+    .default(DEFAULT_REORG_WATCH_BLOCKS)
+    .describe(
+      'After crediting, a block is checked for this many more blocks (until confirmDepth + this deep): a reorg deeper than confirmDepth that replaces it is logged, notified (block-orphaned-after-credit) and listed by `fuego-pool report`; nothing is debited. Default 120: the 60-block coinbase unlock window after crediting (when payouts of the reward begin) and as much again; with confirmDepth 60, 180 blocks, about a day.',
     ),
   unlockIntervalSec: z
     .number()

@@ -117,6 +117,12 @@ export class LeaderLoop {
         });
       } else if (decision.outcome === 'orphaned') {
         this.#modules.events.publish('block-orphaned', { height: decision.height, hash: decision.hash });
+      } else if (decision.outcome === 'orphaned-after-credit') {
+        this.#modules.events.publish('block-orphaned-after-credit', {
+          height: decision.height,
+          hash: decision.hash,
+          rewardAtomic: decision.rewardAtomic ?? 0n,
+        });
       }
     }
   }

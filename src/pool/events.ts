@@ -58,6 +58,16 @@ export interface PoolEventMap {
   };
   /** The unlocker saw another block at the height: the round's work went back to the pool. */
   readonly 'block-orphaned': { readonly height: number; readonly hash: string };
+  /**
+   * The unlocker's reorg watch found a block it had credited replaced at its height (a reorg
+   * deeper than confirmDepth): the credits stand, for the operator to settle. Once per block.
+   */
+  readonly 'block-orphaned-after-credit': {
+    readonly height: number;
+    readonly hash: string;
+    /** The reward its credits split (miners, fee address and the fee kept). */
+    readonly rewardAtomic: bigint;
+  };
   /** A payout batch was refused by the wallet before broadcast and rolled back (balances restored). */
   readonly 'payment-failed': {
     readonly batchId: string;

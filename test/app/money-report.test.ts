@@ -5,9 +5,12 @@ import { resolveUnknownPayment } from '../../src/app/unknown-payment-resolution.
 import { formatMoneyReport } from '../../src/cli/commands/report.js';
 import { RedisBalances } from '../../src/store/payments/balances-store.js';
 import { PayoutWatchStore } from '../../src/store/payments/payout-watch-store.js';
+import { RedisShareLedger } from '../../src/store/shares/redis-share-ledger.js';
+import { DEFAULT_STORE_OPTIONS } from '../helpers/config-defaults.js';
 import { useTestRedisClient } from '../helpers/redis-server.js';
 import { fundMiners, minerAddress } from '../leader/payouts/payout-test-kit.js';
-import { uniquePrefix } from '../store/store-fixtures.js';
+import { stubChain, unlockerOn } from '../leader/unlocker/unlocker-kit.js';
+import { blockHash, makeCandidate, makeShare, silentLogger, uniquePrefix } from '../store/store-fixtures.js';
 
 const COIN = 10_000_000n;
 
@@ -77,5 +80,44 @@ describe('the money report', () => {
     // /metrics owes the same as the report.
     const snapshot = await readSolvencySnapshot(keyPrefix, { redis, wallet: walletHolding(9n * COIN) });
     expect(snapshot.balanceAtomic + snapshot.inPayoutAtomic).toBe(10n * COIN);
+  });
+
+  it('lists a credited block a deeper reorg replaced, with what it credited, and debits nobody', async () => {
+    const keyPrefix = uniquePrefix('report-orphaned-after-credit');
+    const ledger = new RedisShareLedger(
+      { ...DEFAULT_STORE_OPTIONS, keyPrefix },
+      { redis, logger: silentLogger },
+    );
+    const hash = blockHash(0x50);
+    const finder = minerAddress('report-finder');
+    await ledger.writeBlockCandidate(
+      makeCandidate({ height: 50, hash, share: makeShare({ solo: true, address: finder }) }),
+    );
+    let replaced = false;
+    const daemon = stubChain(100, () => (replaced ? blockHash(0xbad) : hash), 90_000_000);
+    const unlocker = unlockerOn(redis, keyPrefix, { confirmDepth: 10 }, { daemon, logger: silentLogger });
+    await unlocker.runOnce();
+    replaced = true;
+    await unlocker.runOnce();
+
+    const report = await readMoneyReport(keyPrefix, {
+      redis,
+      wallet: walletHolding(10n * COIN),
+      durability: { replicas: 0, timeoutMs: 100 },
+    });
+    // SOLO, 0.5% fee kept in the wallet: the finder was credited the rest.
+    expect(report.orphanedAfterCredit).toEqual([
+      {
+        hash,
+        height: 50,
+        rewardAtomic: 90_000_000n,
+        creditedAtomic: 89_550_000n,
+        observedHash: blockHash(0xbad),
+        flaggedAtMs: expect.any(Number),
+      },
+    ]);
+    expect(report.owedAtomic).toBe(89_550_000n);
+    const text = formatMoneyReport(report, Date.now()).lines.join('\n');
+    expect(text).toContain(`height 50  ${hash}  reward 9.0000000 XFG  credited 8.9550000 XFG`);
   });
 });

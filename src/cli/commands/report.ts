@@ -9,8 +9,9 @@ import { parsePayoutArgs } from './payout.js';
 
 /**
  * `fuego-pool report --config FILE`: solvency (what the pool owes miners vs what its wallet holds),
- * the ledger's invariants, whether Redis can make payouts durable, and everything payouts hold
- * back: unknown tagged transactions, held miners, a send backoff, open and recently failed batches.
+ * the ledger's invariants, whether Redis can make payouts durable, credited blocks a deep reorg
+ * took away, and everything payouts hold back: unknown tagged transactions, held miners, a send
+ * backoff, open and recently failed batches.
  * Exit 0 when solvent, consistent and nothing needs the operator; 1 otherwise (for monitoring).
  */
 export const reportCommand: CliCommand = {
@@ -55,6 +56,7 @@ export function formatMoneyReport(report: MoneyReport, nowMs: number): { lines: 
     solvencySection,
     ledgerSection,
     durabilitySection,
+    orphanedAfterCreditSection,
     unknownPaymentsSection,
     heldPayoutsSection,
     batchesSection,
@@ -124,6 +126,22 @@ function durabilitySection(report: MoneyReport, out: (line: string) => void): bo
         ? 'each payout batch waits for the AOF fsync (WAITAOF)'
         : 'the AOF is fsynced before every reply (appendfsync always)',
   );
+  return true;
+}
+
+/**
+ * Credited blocks a reorg deeper than confirmDepth replaced: the credits stand, for the operator
+ * to settle. Listed, never unhealthy: nothing clears the list, and the unlocker's error log line
+ * and the block-orphaned-after-credit notification are the alert.
+ */
+function orphanedAfterCreditSection(report: MoneyReport, out: (line: string) => void): boolean {
+  out('== credited blocks orphaned by a deeper reorg (credits stand: nothing was debited) ==');
+  if (report.orphanedAfterCredit.length === 0) out('(none)');
+  for (const block of report.orphanedAfterCredit) {
+    out(
+      `height ${block.height}  ${block.hash}  reward ${formatAtomic(block.rewardAtomic)} XFG  credited ${formatAtomic(block.creditedAtomic)} XFG  since ${new Date(block.flaggedAtMs).toISOString()}  main chain has ${block.observedHash}`,
+    );
+  }
   return true;
 }
 

@@ -24,6 +24,7 @@ type Found = PoolEventMap['block-found'];
 type Refused = PoolEventMap['block-refused'];
 type Confirmed = PoolEventMap['block-confirmed'];
 type Orphaned = PoolEventMap['block-orphaned'];
+type OrphanedAfterCredit = PoolEventMap['block-orphaned-after-credit'];
 
 /** A chat context without explorer links. */
 const NO_EXPLORER: ChatContext = {};
@@ -213,6 +214,52 @@ export const BLOCK_ORPHANED_FORMAT: EventFormat<Orphaned> = {
         : `${what} orphaned: heights ${heightsOf(burst)}`,
       tone: 'bad',
       fields: blockFields(burst, context),
+    };
+  },
+};
+
+/** What the operator is to do about a credited block a deep reorg took away. */
+const SETTLE_FIELD: ChatField = {
+  name: 'Credits',
+  value: "still in the miners' balances: nothing was debited; see fuego-pool report",
+};
+
+/**
+ * A block the pool had credited that a reorg deeper than confirmDepth replaced: money the pool
+ * may have paid out without the reward behind it. Its hash is not linked: the chain no longer
+ * holds it.
+ */
+export const BLOCK_ORPHANED_AFTER_CREDIT_FORMAT: EventFormat<OrphanedAfterCredit> = {
+  data: (p) => ({
+    height: p.height,
+    hash: p.hash,
+    rewardAtomic: p.rewardAtomic.toString(),
+    reward: formatAtomic(p.rewardAtomic),
+  }),
+  chat: (burst) => {
+    if (isSingle(burst)) {
+      const [p] = burst.payloads;
+      return {
+        title: 'Credited block orphaned',
+        headline: `Block ${p.height} orphaned after its reward ${xfg(p.rewardAtomic)} was credited`,
+        tone: 'bad',
+        fields: [
+          { name: 'Height', value: String(p.height), inline: true },
+          { name: 'Reward', value: xfg(p.rewardAtomic), inline: true },
+          SETTLE_FIELD,
+          hashField('Hash', p.hash, undefined),
+        ],
+      };
+    }
+    const count = burstSize(burst);
+    return {
+      title: `${count} credited blocks orphaned`,
+      headline: `${count} credited blocks orphaned: heights ${heightsOf(burst)}`,
+      tone: 'bad',
+      fields: [
+        SETTLE_FIELD,
+        ...blockFields(burst, NO_EXPLORER, (p) => `Height ${p.height}: ${xfg(p.rewardAtomic)}`),
+      ],
     };
   },
 };

@@ -1,6 +1,7 @@
 import {
   BLOCK_CONFIRMED_FORMAT,
   BLOCK_FOUND_FORMAT,
+  BLOCK_ORPHANED_AFTER_CREDIT_FORMAT,
   BLOCK_ORPHANED_FORMAT,
   BLOCK_REFUSED_FORMAT,
 } from './block-event-formats.js';
@@ -20,6 +21,7 @@ export const EVENT_FORMATS: { readonly [K in NotificationEventName]: EventFormat
     'block-refused': BLOCK_REFUSED_FORMAT,
     'block-confirmed': BLOCK_CONFIRMED_FORMAT,
     'block-orphaned': BLOCK_ORPHANED_FORMAT,
+    'block-orphaned-after-credit': BLOCK_ORPHANED_AFTER_CREDIT_FORMAT,
     'payment-sent': PAYMENT_SENT_FORMAT,
     'payment-failed': PAYMENT_FAILED_FORMAT,
     'worker-offline': WORKER_OFFLINE_FORMAT,

@@ -10,6 +10,8 @@ import type { EmptyRoundPolicy, FeePolicy, PaymentSplit } from '../../pool/schem
 import { weightedSplit } from '../../pool/schemes/weighted-split.js';
 import type { DaemonClient } from '../../rpc/daemon-client.js';
 import { RpcError } from '../../rpc/rpc-error.js';
+import { CreditWatch, type CreditWatchChain } from './credit-watch.js';
+import type { CandidateDecision, UnlockerRunSummary } from './unlock-decision.js';
 import { UnlockError } from './unlock-error.js';
 import type { UnlockRunListener } from './unlock-run-listener.js';
 import type { WindowFixer } from './window-fixer.js';
@@ -35,12 +37,14 @@ export interface BlockUnlockerOptions {
    * credited if it is the main chain's block there, orphaned if another block is.
    */
   readonly confirmDepth: number;
+  /** After crediting, a block is checked for a deeper reorg until confirmDepth + this deep. */
+  readonly reorgWatchBlocks: number;
   readonly pplnsWindowFactor: number;
   readonly emptyRound: EmptyRoundPolicy;
 }
 
-/** The chain as the unlocker reads it: the main chain's block at a height. */
-export type UnlockerChain = Pick<DaemonClient, 'getBlockHeaderByHeight'>;
+/** The chain as the unlocker reads it: the main chain's block at a height, and its reorg watch's reads. */
+export type UnlockerChain = Pick<DaemonClient, 'getBlockHeaderByHeight'> & CreditWatchChain;
 
 type ChainHeader = Awaited<ReturnType<UnlockerChain['getBlockHeaderByHeight']>>;
 
@@ -56,32 +60,6 @@ export interface BlockUnlockerModules {
    * nothing). Without the hook the scripts are unfenced (single process).
    */
   readonly fencingToken?: () => string | null;
-}
-
-/**
- * 'not-on-main-chain': another block holds the height, not yet confirmDepth deep (a reorg may bring
- * this one back); 'above-tip': the chain is shorter than the height. Both stay pending.
- */
-export type CandidateOutcome =
-  | 'confirmed'
-  | 'orphaned'
-  | 'pending'
-  | 'not-on-main-chain'
-  | 'above-tip'
-  | 'already-decided'
-  | 'error';
-
-export interface CandidateDecision {
-  readonly hash: string;
-  readonly height: number;
-  readonly outcome: CandidateOutcome;
-  readonly detail: string;
-  readonly rewardAtomic?: bigint;
-}
-
-export interface UnlockerRunSummary {
-  readonly skipped: 'not-leader' | null;
-  readonly decisions: readonly CandidateDecision[];
 }
 
 /**
@@ -113,6 +91,10 @@ export interface UnlockerRunSummary {
  * A PPLNS block recorded before windows were fixed falls back to reading its window back from the
  * share stream (SHARE_ENTRY_MISSING if it was trimmed). A candidate whose split cannot be computed
  * stays pending and is reported as an error for the operator; nothing is credited on a guess.
+ *
+ * Last in each run, the reorg watch (credit-watch.ts) checks the credited blocks that are not yet
+ * confirmDepth + reorgWatchBlocks deep: one replaced at its height is flagged
+ * ('orphaned-after-credit', once), its credits left for the operator.
  */
 export class BlockUnlocker {
   readonly #opts: BlockUnlockerOptions;
@@ -121,6 +103,7 @@ export class BlockUnlocker {
   readonly #fencingToken: (() => string | null) | undefined;
   readonly #ledger: UnlockLedger;
   readonly #pending: PendingCreditEstimates;
+  readonly #watch: CreditWatch;
   /** The window fixer this unlocker runs first; the leader also runs it on `block-found`. */
   readonly windows: WindowFixer;
 
@@ -135,6 +118,10 @@ export class BlockUnlocker {
     this.#ledger = modules.ledger;
     this.#pending = modules.pendingEstimates;
     this.windows = modules.windows;
+    this.#watch = new CreditWatch(
+      { confirmDepth: opts.confirmDepth, reorgWatchBlocks: opts.reorgWatchBlocks },
+      { ledger: modules.ledger, daemon: modules.daemon, logger: modules.logger },
+    );
   }
 
   async runOnce(listener: UnlockRunListener = {}): Promise<UnlockerRunSummary> {
@@ -157,6 +144,7 @@ export class BlockUnlocker {
         await this.#pending.remove(candidate.hash).catch(() => undefined);
       }
     }
+    decisions.push(...(await this.#watch.runOnce(token)));
     return { skipped: null, decisions };
   }
 

@@ -61,6 +61,11 @@ export interface StoredBlockCandidate {
    * undo): a pending block then has no confirmations. False before it looked.
    */
   readonly offMainChain: boolean;
+  /**
+   * True when the block was confirmed (credited) and a later reorg, deeper than confirmDepth, put
+   * another block at its height: its credits stand, for the operator to settle.
+   */
+  readonly orphanedAfterCredit: boolean;
 }
 
 /** A page of the block candidates, highest height first unless `lowestFirst`. */

@@ -60,6 +60,23 @@ export interface NoteRefusalOffChainRequest {
   readonly fencingToken?: string;
 }
 
+/** A confirmed block's height now holds another block: a reorg deeper than confirmDepth. */
+export interface FlagOrphanedAfterCreditRequest {
+  readonly hash: string;
+  readonly height: number;
+  /** The main chain's block at that height now. */
+  readonly observedHash: string;
+  readonly reason: string;
+  readonly fencingToken?: string;
+}
+
+/** A confirmed block the reorg watch checks: what it was credited with. */
+export interface CreditedBlock {
+  readonly hash: string;
+  readonly height: number;
+  readonly rewardAtomic: bigint;
+}
+
 /** `applied` false when the block was no longer pending (another run decided it first). */
 export type CreditOutcome = { readonly applied: true } | { readonly applied: false; readonly status: string };
 
@@ -136,6 +153,13 @@ export interface UnlockLedger {
   promoteRefusedBlock(request: PromoteRefusedBlockRequest): Promise<{ readonly promoted: boolean }>;
   /** Notes that a refused block is not on the chain, so it is not asked about again. */
   noteRefusalOffChain(request: NoteRefusalOffChainRequest): Promise<void>;
+  /**
+   * Confirmed blocks at `fromHeight` and above not flagged orphaned after credit, highest first,
+   * at most `limit`: what the reorg watch checks.
+   */
+  listCreditedFrom(fromHeight: number, limit: number): Promise<CreditedBlock[]>;
+  /** Flags a confirmed block replaced at its height; `applied` false when flagged already (or not confirmed). */
+  flagOrphanedAfterCredit(request: FlagOrphanedAfterCreditRequest): Promise<{ readonly applied: boolean }>;
 }
 
 /**

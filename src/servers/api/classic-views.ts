@@ -53,7 +53,7 @@ function classicBlockMember(block: PoolBlock): string {
     shares,
   ];
   if (block.status === 'pending') return [...head, shares].join(':');
-  const orphaned = block.status === 'orphaned' ? 1 : 0;
+  const orphaned = block.status === 'orphaned' || block.orphanedAfterCredit ? 1 : 0;
   return [...head, orphaned, (block.rewardAtomic ?? 0n).toString()].join(':');
 }
 

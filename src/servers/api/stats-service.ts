@@ -99,13 +99,15 @@ export class StatsService {
 
   blockView(block: PoolBlock): BlockSummaryView {
     const top = this.topHeight();
-    const onChain = block.status === 'pending' || block.status === 'confirmed';
+    // A credited block a deep reorg replaced shows as orphaned: its reward still shows what was credited.
+    const status = block.orphanedAfterCredit ? 'orphaned' : block.status;
+    const onChain = status === 'pending' || status === 'confirmed';
     // A pending block another block replaced has none: the blocks on top are built on the other one.
     const replaced = block.status === 'pending' && block.offMainChain;
     return {
       height: block.height,
       hash: block.hash,
-      status: block.status,
+      status,
       confirmations: top === null || !onChain ? null : replaced ? 0 : Math.max(0, top - block.height),
       timestampMs: block.timestampMs,
       networkDifficulty: block.networkDifficulty.toString(),

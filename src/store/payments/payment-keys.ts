@@ -33,6 +33,9 @@ import { keyTag } from '../key-tag.js';
  *   PPLNS window, which credit/orphan delete).
  * - `<p>:blocks:confirmed` / `<p>:blocks:orphaned` - ZSET - score height, member hash - the
  *   unlocker moves candidates here from `<p>:blocks:candidates` - kept.
+ * - `<p>:blocks:orphaned-after-credit` - ZSET - score height, member hash: confirmed (credited)
+ *   blocks the unlocker's reorg watch later found replaced at their height; they stay in
+ *   `<p>:blocks:confirmed` and their credits stand (the operator decides) - flag_orphaned_after_credit - kept.
  * - `<p>:payout:batch:<id>` - HASH - one payout batch (see payout-store.ts) - payout scripts - kept.
  * - `<p>:payout:batches` - ZSET - score createdAtMs, member batch id: every batch - kept.
  * - `<p>:payout:batches:open` - ZSET - batches in state prepared or sending - payout scripts.
@@ -75,6 +78,7 @@ export interface PaymentKeys {
   blockCredits(blockHash: string): string;
   readonly blocksConfirmed: string;
   readonly blocksOrphaned: string;
+  readonly blocksOrphanedAfterCredit: string;
   batch(batchId: string): string;
   readonly batches: string;
   readonly batchesOpen: string;
@@ -106,6 +110,7 @@ export function createPaymentKeys(prefix: string): PaymentKeys {
     blockCredits: (blockHash: string) => `${tag}:block:${blockHash}:credits`,
     blocksConfirmed: `${tag}:blocks:confirmed`,
     blocksOrphaned: `${tag}:blocks:orphaned`,
+    blocksOrphanedAfterCredit: `${tag}:blocks:orphaned-after-credit`,
     batch: (batchId: string) => `${tag}:payout:batch:${batchId}`,
     batches: `${tag}:payout:batches`,
     batchesOpen: `${tag}:payout:batches:open`,

@@ -3,8 +3,10 @@ import type { CandidatePage, StoredBlockCandidate } from '../../model/blocks/sto
 import type {
   BlockWindowLedger,
   CreditBlockRequest,
+  CreditedBlock,
   CreditOutcome,
   FixBlockWindowRequest,
+  FlagOrphanedAfterCreditRequest,
   NoteRefusalOffChainRequest,
   ObserveBlockRequest,
   OrphanBlockRequest,
@@ -16,10 +18,15 @@ import { RedisLedgerReader, type ShareWindow } from '../shares/ledger-reader.js'
 import { createShareKeys, type ShareKeys } from '../shares/share-keys.js';
 import { StoreError, toStoreError } from '../store-error.js';
 import { DEFAULT_HISTORY_MAX_LENGTH } from './balances-store.js';
+import { CreditedBlocksReader } from './credited-blocks-reader.js';
 import { createPaymentKeys, type PaymentKeys } from './payment-keys.js';
 import { PaymentStoreError, refusalOf } from './payment-store-error.js';
 import { buildCreditBlockCall, CREDIT_BLOCK_LUA } from './scripts/credit-block.js';
 import { buildFixBlockWindowCall, FIX_BLOCK_WINDOW_LUA } from './scripts/fix-block-window.js';
+import {
+  buildFlagOrphanedAfterCreditCall,
+  FLAG_ORPHANED_AFTER_CREDIT_LUA,
+} from './scripts/flag-orphaned-after-credit.js';
 import {
   buildNoteRefusalOffChainCall,
   NOTE_REFUSAL_OFF_CHAIN_LUA,
@@ -36,13 +43,15 @@ export interface UnlockerStoreOptions {
 /**
  * The unlocker's ledger on Redis: its writes (fix a found block's window, credit a confirmed block,
  * orphan one, note a pending one's depth, promote a refused block found on the chain or note one
- * found off it) and the reads its decisions need (through the ledger reader).
+ * found off it, flag a credited one a deep reorg replaced) and the reads its decisions need
+ * (through the ledger reader and the credited blocks reader).
  */
 export class UnlockerStore implements UnlockLedger, BlockWindowLedger {
   readonly keys: PaymentKeys;
   readonly shareKeys: ShareKeys;
   readonly #scriptKeys: { readonly payments: PaymentKeys; readonly shares: ShareKeys };
   readonly #reader: RedisLedgerReader;
+  readonly #credited: CreditedBlocksReader;
   readonly #clock: () => number;
   readonly #historyMaxLength: number;
   readonly #credit: ScriptRunner;
@@ -51,11 +60,13 @@ export class UnlockerStore implements UnlockLedger, BlockWindowLedger {
   readonly #fixWindow: ScriptRunner;
   readonly #promoteRefused: ScriptRunner;
   readonly #noteOffChain: ScriptRunner;
+  readonly #flagOrphaned: ScriptRunner;
 
   constructor(opts: UnlockerStoreOptions, modules: { redis: Redis; clock?: () => number }) {
     this.keys = createPaymentKeys(opts.keyPrefix);
     this.shareKeys = createShareKeys(opts.keyPrefix);
     this.#reader = new RedisLedgerReader({ keyPrefix: opts.keyPrefix }, { redis: modules.redis });
+    this.#credited = new CreditedBlocksReader({ keyPrefix: opts.keyPrefix }, { redis: modules.redis });
     this.#clock = modules.clock ?? Date.now;
     this.#historyMaxLength = opts.historyMaxLength ?? DEFAULT_HISTORY_MAX_LENGTH;
     this.#scriptKeys = { payments: this.keys, shares: this.shareKeys };
@@ -72,6 +83,11 @@ export class UnlockerStore implements UnlockLedger, BlockWindowLedger {
       modules.redis,
       'fuegoPoolNoteRefusalOffChain',
       NOTE_REFUSAL_OFF_CHAIN_LUA,
+    );
+    this.#flagOrphaned = defineScript(
+      modules.redis,
+      'fuegoPoolFlagOrphanedAfterCredit',
+      FLAG_ORPHANED_AFTER_CREDIT_LUA,
     );
   }
 
@@ -105,6 +121,10 @@ export class UnlockerStore implements UnlockLedger, BlockWindowLedger {
 
   listUnexplainedRefusals(limit: number): Promise<StoredBlockCandidate[]> {
     return this.#reader.listUnexplainedRefusals(limit);
+  }
+
+  listCreditedFrom(fromHeight: number, limit: number): Promise<CreditedBlock[]> {
+    return this.#credited.listCreditedFrom(fromHeight, limit);
   }
 
   /** Fixes a block's PPLNS weights once; `applied` false when it was not waiting (any more). */
@@ -150,6 +170,12 @@ export class UnlockerStore implements UnlockLedger, BlockWindowLedger {
   async noteRefusalOffChain(request: NoteRefusalOffChainRequest): Promise<void> {
     const call = buildNoteRefusalOffChainCall(this.#scriptKeys, request, this.#clock());
     await this.#write('note_refusal_off_chain', this.#noteOffChain, call);
+  }
+
+  async flagOrphanedAfterCredit(request: FlagOrphanedAfterCreditRequest): Promise<{ applied: boolean }> {
+    const call = buildFlagOrphanedAfterCreditCall(this.#scriptKeys, request, this.#clock());
+    const reply = await this.#write('flag_orphaned_after_credit', this.#flagOrphaned, call);
+    return { applied: reply[0] === 1 };
   }
 
   async #write(operation: string, script: ScriptRunner, call: ScriptCall): Promise<unknown[]> {

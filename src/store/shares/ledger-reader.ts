@@ -119,6 +119,7 @@ export function parseBlockRecord(hash: string, fields: Record<string, string>): 
     window: fields['windowFixedAtMs'] === undefined ? null : parseWindowSummary(fields, data),
     unlockNote: fields['unlockNote'] ?? null,
     offMainChain: fields['onMainChain'] === '0',
+    orphanedAfterCredit: fields['orphanedAfterCreditAtMs'] !== undefined,
   };
 }
 

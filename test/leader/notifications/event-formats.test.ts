@@ -88,6 +88,27 @@ describe('event formats', () => {
     });
   });
 
+  it('block-orphaned-after-credit: the reward credited, that nothing was debited, the hash not linked', () => {
+    const format = formatOf('block-orphaned-after-credit');
+    const p = { height: 9, hash: HASH, rewardAtomic: 50_000_001n };
+    expect(format.data(p, { includeAddresses: false })).toEqual({
+      height: 9,
+      hash: HASH,
+      rewardAtomic: '50000001',
+      reward: '5.0000001',
+    });
+    const one = format.chat(burst(p), { explorer: EXPLORER });
+    expect(one).toMatchObject({
+      title: 'Credited block orphaned',
+      headline: 'Block 9 orphaned after its reward 5.0000001 XFG was credited',
+      tone: 'bad',
+    });
+    expect(one.fields.map((f) => f.name)).toEqual(['Height', 'Reward', 'Credits', 'Hash']);
+    expect(one.fields.at(-1)).not.toHaveProperty('url');
+    const two = format.chat(burst(p, { ...p, height: 10 }), { explorer: EXPLORER });
+    expect(two.headline).toBe('2 credited blocks orphaned: heights 9 and 10');
+  });
+
   it('payment-sent: a burst sums amounts and recipients and links each transaction', () => {
     const format = formatOf('payment-sent');
     const one = format.chat(burst(sent(1)), { explorer: EXPLORER });

@@ -516,6 +516,7 @@ describe('webhook notifier', () => {
       'block-refused',
       'block-confirmed',
       'block-orphaned',
+      'block-orphaned-after-credit',
       'payment-sent',
       'payment-failed',
     ]);

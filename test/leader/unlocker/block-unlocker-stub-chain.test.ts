@@ -58,6 +58,81 @@ describe('BlockUnlocker against a stub chain', () => {
     expect((await balances.getBalance(A)).credited).toBe(BigInt(REWARD) - soloFee);
   }, 60_000);
 
+  it('watches credited blocks until confirmDepth + reorgWatchBlocks deep, one block-list call per range', async () => {
+    const { keyPrefix, ledger, money } = setup('reorg-watch');
+    const heights = [100, 110, 125];
+    for (const height of heights) {
+      const share = makeShare({ solo: true });
+      await ledger.writeBlockCandidate(makeCandidate({ height, hash: blockHash(height), share }));
+    }
+    // Tip 135: all three 10 deep or more. Then a 36-block reorg replaces every height from 100 up.
+    let replacedFrom = Number.POSITIVE_INFINITY;
+    const hashAt = (height: number) =>
+      height >= replacedFrom ? blockHash(0x10_000 + height) : blockHash(height);
+    const chain = stubChain(135, hashAt, REWARD);
+    const listCalls: number[] = [];
+    const daemon = {
+      ...chain,
+      getBlocksList: async (height: number) => {
+        listCalls.push(height);
+        return chain.getBlocksList(height);
+      },
+    };
+    const options = { confirmDepth: 10, reorgWatchBlocks: 20 };
+    const unlocker = unlockerOn(redis, keyPrefix, options, { daemon, logger: silentLogger });
+    const confirmed = await unlocker.runOnce();
+    expect(confirmed.decisions.map((d) => d.outcome)).toEqual(['confirmed', 'confirmed', 'confirmed']);
+
+    replacedFrom = 100;
+    listCalls.length = 0;
+    const summary = await unlocker.runOnce();
+    // Watched while at most 30 deep: 125 and 110 (one call lists 125 down to 96); 100 is 35 deep.
+    expect(summary.decisions).toEqual([
+      expect.objectContaining({ hash: blockHash(125), outcome: 'orphaned-after-credit' }),
+      expect.objectContaining({ hash: blockHash(110), outcome: 'orphaned-after-credit' }),
+    ]);
+    expect(listCalls).toEqual([125]);
+    expect(await redis.zrange(money.blocksOrphanedAfterCredit, 0, -1)).toEqual([
+      blockHash(110),
+      blockHash(125),
+    ]);
+    expect(await ledger.getBlockCandidate(blockHash(100))).toMatchObject({ orphanedAfterCredit: false });
+    expect(await ledger.getBlockCandidate(blockHash(110))).toMatchObject({
+      status: 'confirmed',
+      orphanedAfterCredit: true,
+    });
+    expect(await redis.hget(money.totals, 'rewards')).toBe(String(3 * REWARD));
+
+    // Flagged blocks are not checked again: nothing left to list.
+    listCalls.length = 0;
+    expect((await unlocker.runOnce()).decisions).toEqual([]);
+    expect(listCalls).toEqual([]);
+  });
+
+  it('a failing reorg watch leaves the run’s decisions standing and tries again next run', async () => {
+    const { keyPrefix, ledger } = setup('reorg-watch-fails');
+    await ledger.writeBlockCandidate(
+      makeCandidate({ height: 10, hash: blockHash(10), share: makeShare({ solo: true }) }),
+    );
+    let replaced = false;
+    const chain = stubChain(20, (height) => (replaced ? blockHash(0xf00) : blockHash(height)), REWARD);
+    let listFails = true;
+    const daemon = {
+      ...chain,
+      getBlocksList: async (height: number) => {
+        if (listFails) throw new Error('daemon went away');
+        return chain.getBlocksList(height);
+      },
+    };
+    const unlocker = unlockerOn(redis, keyPrefix, { confirmDepth: 5 }, { daemon, logger: silentLogger });
+    expect((await unlocker.runOnce()).decisions).toEqual([expect.objectContaining({ outcome: 'confirmed' })]);
+    replaced = true;
+    listFails = false;
+    expect((await unlocker.runOnce()).decisions).toEqual([
+      expect.objectContaining({ hash: blockHash(10), outcome: 'orphaned-after-credit' }),
+    ]);
+  });
+
   it('credits nobody while one miner’s balance record is corrupt, then every miner once', async () => {
     const { keyPrefix, ledger, money } = setup('corrupt-balance');
     await ledger.recordShare(makeShare({ address: C, difficulty: 500 }));

@@ -598,6 +598,20 @@ describe('BlockUnlocker against the devnet daemon', () => {
     }
   });
 
+  it('publishes block-orphaned-after-credit once for a credited block a deep reorg replaced', async () => {
+    const s = setup('deep-reorg-event');
+    const block = await findPplnsBlock(s);
+    devnet.control.mineBlocks(5);
+    const { loop, events } = leaderOf(s);
+    const published: PoolEventMap['block-orphaned-after-credit'][] = [];
+    events.subscribe('block-orphaned-after-credit', (p) => published.push(p));
+    await loop.unlockOnce();
+    devnet.control.reorg(6);
+    await loop.unlockOnce();
+    await loop.unlockOnce();
+    expect(published).toEqual([{ height: block.height, hash: block.id, rewardAtomic: block.rewardAtomic }]);
+  });
+
   it('does nothing when the fencing hook says this process is not the leader', async () => {
     const keyPrefix = uniquePrefix('not-leader');
     const unlocker = unlockerOn(

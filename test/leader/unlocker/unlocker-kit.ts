@@ -26,6 +26,7 @@ export function unlockerOn(
     scheme: 'pplns',
     fee: FEE,
     confirmDepth: 60,
+    reorgWatchBlocks: 120,
     pplnsWindowFactor: 2,
     emptyRound: 'credit-finder',
     ...options,
@@ -49,6 +50,13 @@ export function stubChain(
   rewardAtomic: number,
 ): UnlockerChain {
   return {
+    getBlockCount: async () => tipHeight + 1,
+    // fuegod lists 30 heights from the asked one down.
+    getBlocksList: async (height: number) =>
+      Array.from({ length: Math.min(30, height + 1) }, (_, i) => ({
+        height: height - i,
+        hash: hashAt(height - i),
+      })),
     getBlockHeaderByHeight: async (height: number) => ({
       major_version: 9,
       minor_version: 0,

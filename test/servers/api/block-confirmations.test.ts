@@ -53,4 +53,32 @@ describe('GET /api/blocks: confirmations of pending blocks', () => {
       await app.close();
     }
   });
+
+  it('a credited block a reorg deeper than confirmDepth replaced shows orphaned, with the reward credited', async () => {
+    const keyPrefix = 'api-orphaned-after-credit';
+    const ledger = new RedisShareLedger(
+      { ...DEFAULT_STORE_OPTIONS, keyPrefix },
+      { redis, logger: silentLogger },
+    );
+    const hash = blockHash(0x900);
+    await ledger.writeBlockCandidate(makeCandidate({ height: 900, hash, share: makeShare({ solo: true }) }));
+    let replaced = false;
+    const daemon = stubChain(TOP, () => (replaced ? blockHash(0xbad) : hash), 80_000_000);
+    const unlocker = unlockerOn(redis, keyPrefix, { confirmDepth: 60 }, { daemon, logger: silentLogger });
+    expect((await unlocker.runOnce()).decisions.map((d) => d.outcome)).toEqual(['confirmed']);
+    replaced = true;
+    expect((await unlocker.runOnce()).decisions.map((d) => d.outcome)).toEqual(['orphaned-after-credit']);
+
+    const { app } = await buildTestApi({ redis, keyPrefix });
+    try {
+      await app.ready();
+      await app.pool.network.refresh();
+      const page = blocksPageSchema.parse(JSON.parse((await app.inject({ url: '/api/blocks' })).payload));
+      expect(page.blocks.map((b) => [b.height, b.status, b.confirmations, b.rewardAtomic])).toEqual([
+        [900, 'orphaned', null, '80000000'],
+      ]);
+    } finally {
+      await app.close();
+    }
+  });
 });

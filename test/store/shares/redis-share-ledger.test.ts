@@ -219,6 +219,7 @@ describe('RedisShareLedger on a real Redis', () => {
       window: null,
       unlockNote: null,
       offMainChain: false,
+      orphanedAfterCredit: false,
     });
     // A pool block waits for the leader to fix its PPLNS window.
     expect(await observer.zscore(keys.blocksWindowPending, candidate.hash)).toBe('500');

@@ -1,0 +1,122 @@
+import type { Logger } from '../../log/logger.js';
+import type { CreditedBlock, UnlockLedger } from '../../model/blocks/unlock-ledger.js';
+import type { DaemonClient } from '../../rpc/daemon-client.js';
+import type { CandidateDecision } from './unlock-decision.js';
+
+/** Confirmed blocks one pass looks at, at most (the newest first). */
+const WATCHED_PER_PASS = 1_000;
+/** Block-list calls one pass makes, at most: fuegod lists about 30 heights per call. */
+const LIST_CALLS_PER_PASS = 100;
+
+export interface CreditWatchOptions {
+  readonly confirmDepth: number;
+  /** Blocks past confirmDepth a credited block is still checked: while its depth <= the sum. */
+  readonly reorgWatchBlocks: number;
+}
+
+/** The chain as the watch reads it: its height, and the main chain's hashes by height, a range per call. */
+export type CreditWatchChain = Pick<DaemonClient, 'getBlockCount' | 'getBlocksList'>;
+
+export interface CreditWatchModules {
+  readonly ledger: Pick<UnlockLedger, 'listCreditedFrom' | 'flagOrphanedAfterCredit'>;
+  readonly daemon: CreditWatchChain;
+  readonly logger: Logger;
+}
+
+/** A credited block the watch found replaced at its height (and flagged, this pass). */
+interface OrphanedAfterCredit extends CreditedBlock {
+  /** The main chain's block at its height now. */
+  readonly observedHash: string;
+}
+
+/**
+ * After crediting, a block is still checked each unlock run until it is confirmDepth +
+ * reorgWatchBlocks deep: a reorg deeper than confirmDepth takes a block whose reward is already in
+ * the miners' balances (and maybe paid out). Such a block is flagged on its record once, and
+ * reported; nothing is debited, since taking credits back (some of them already paid) is the
+ * operator's decision. The chain is read in ranges (f_blocks_list_json: one call per ~30
+ * heights holding watched blocks, highest first), not a header per block.
+ */
+export class CreditWatch {
+  readonly #opts: CreditWatchOptions;
+  readonly #modules: CreditWatchModules;
+
+  constructor(opts: CreditWatchOptions, modules: CreditWatchModules) {
+    if (!Number.isSafeInteger(opts.reorgWatchBlocks) || opts.reorgWatchBlocks < 1) {
+      throw new RangeError('reorgWatchBlocks must be an integer >= 1');
+    }
+    this.#opts = opts;
+    this.#modules = modules;
+  }
+
+  /**
+   * One pass: a decision per credited block found replaced and flagged now (flagged before: not
+   * again). A failure is logged and the pass tried again next run; a fencing refusal is thrown.
+   */
+  async runOnce(fencingToken: string): Promise<CandidateDecision[]> {
+    try {
+      const flagged = await this.#pass(fencingToken);
+      return flagged.map(({ hash, height, rewardAtomic, observedHash }) => ({
+        hash,
+        height,
+        outcome: 'orphaned-after-credit',
+        detail: `main chain has ${observedHash}; credits stand`,
+        rewardAtomic,
+      }));
+    } catch (error) {
+      if ((error as { code?: string }).code === 'FENCED') throw error;
+      this.#modules.logger.error({ err: error }, 'reorg watch of credited blocks failed');
+      return [];
+    }
+  }
+
+  async #pass(fencingToken: string): Promise<OrphanedAfterCredit[]> {
+    const { ledger, daemon } = this.#modules;
+    const top = (await daemon.getBlockCount()) - 1;
+    const fromHeight = top - this.#opts.confirmDepth - this.#opts.reorgWatchBlocks;
+    // Above the tip (the chain is shorter for now) nothing holds the height: next pass.
+    const watched = (await ledger.listCreditedFrom(fromHeight, WATCHED_PER_PASS)).filter(
+      (block) => block.height <= top,
+    );
+    const flagged: OrphanedAfterCredit[] = [];
+    let next = 0;
+    for (let calls = 0; next < watched.length && calls < LIST_CALLS_PER_PASS; calls++) {
+      const listed = await daemon.getBlocksList(watched[next]!.height);
+      const mainChain = new Map(listed.map((block) => [block.height, block.hash]));
+      const lowest = Math.min(...mainChain.keys());
+      if (!Number.isFinite(lowest)) break; // an empty list: nothing to compare, next pass
+      for (; next < watched.length && watched[next]!.height >= lowest; next++) {
+        const block = watched[next]!;
+        const observedHash = mainChain.get(block.height);
+        if (observedHash === undefined || observedHash === block.hash) continue;
+        if (await this.#flag(block, observedHash, top, fencingToken))
+          flagged.push({ ...block, observedHash });
+      }
+    }
+    return flagged;
+  }
+
+  async #flag(
+    block: CreditedBlock,
+    observedHash: string,
+    top: number,
+    fencingToken: string,
+  ): Promise<boolean> {
+    const { hash, height, rewardAtomic } = block;
+    const depth = top - height;
+    const { applied } = await this.#modules.ledger.flagOrphanedAfterCredit({
+      hash,
+      height,
+      observedHash,
+      reason: `another block at height ${height}, ${depth} deep, after this one was credited`,
+      fencingToken,
+    });
+    if (applied) {
+      this.#modules.logger.error(
+        { hash, height, depth, mainChainHash: observedHash, reward: rewardAtomic.toString() },
+        'credited block orphaned by a reorg deeper than confirmDepth: its credits stand, see fuego-pool report',
+      );
+    }
+    return applied;
+  }
+}

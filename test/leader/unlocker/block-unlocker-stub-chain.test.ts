@@ -109,6 +109,33 @@ describe('BlockUnlocker against a stub chain', () => {
     expect(listCalls).toEqual([]);
   });
 
+  it('a stale leader does not flag a credited block a deep reorg replaced', async () => {
+    const { keyPrefix, ledger, money } = setup('reorg-watch-fenced');
+    const hash = blockHash(10);
+    await ledger.writeBlockCandidate(makeCandidate({ height: 10, hash, share: makeShare({ solo: true }) }));
+    let replaced = false;
+    const daemon = stubChain(20, () => (replaced ? blockHash(0xf00) : hash), REWARD);
+    await redis.set(money.leaderToken, 'token-1');
+    const leader = (token: string) =>
+      unlockerOn(
+        redis,
+        keyPrefix,
+        { confirmDepth: 5 },
+        { daemon, logger: silentLogger, fencingToken: () => token },
+      );
+    expect((await leader('token-1').runOnce()).decisions).toEqual([
+      expect.objectContaining({ outcome: 'confirmed' }),
+    ]);
+    replaced = true;
+    await redis.set(money.leaderToken, 'token-2');
+    await expect(leader('token-1').runOnce()).rejects.toMatchObject({ code: 'FENCED' });
+    expect(await ledger.getBlockCandidate(hash)).toMatchObject({ orphanedAfterCredit: false });
+    expect(await redis.zcard(money.blocksOrphanedAfterCredit)).toBe(0);
+    expect((await leader('token-2').runOnce()).decisions).toEqual([
+      expect.objectContaining({ hash, outcome: 'orphaned-after-credit' }),
+    ]);
+  });
+
   it('a failing reorg watch leaves the run’s decisions standing and tries again next run', async () => {
     const { keyPrefix, ledger } = setup('reorg-watch-fails');
     await ledger.writeBlockCandidate(

@@ -1115,17 +1115,44 @@ describe.skipIf(!haveOpenssl)('StratumServer: TLS', () => {
     expect((await c.login()).sessionId).toBe('session-1');
   });
 
-  it('a plain client on a TLS port and a TLS client on a plain port are closed quickly', async () => {
+  it('a plain miner on a TLS port is told in plain text that the port needs TLS, then closed', async () => {
+    const backend = new FakeBackend();
+    const { port, server } = await startServer(backend, {}, [{ port: 0, difficulty: 1, tls: pem }]);
+    const plain = await client(port);
+    plain.send({ id: 7, jsonrpc: '2.0', method: 'login', params: { login: 'addr', pass: 'x' } });
+    const reply = await plain.next(1000);
+    expect(reply).toMatchObject({ id: 7, jsonrpc: '2.0', result: null, error: { code: -1 } });
+    const message = (reply['error'] as Json)['message'] as string;
+    expect(message).toContain('stratum+ssl://');
+    expect(await plain.waitClosed(1000)).toBe(true);
+    expect(plain.raw).toHaveLength(1);
+    await until(() => server.metrics().connections.current === 0);
+    expect(server.metrics().errorReplies).toEqual({ TLS_REQUIRED: 1 });
+    expect(server.metrics().protocolErrors.total).toBe(0);
+    expect(backend.logins).toHaveLength(0);
+
+    // Anything else that is not TLS still meets the TLS stack, which drops it without a word.
+    const other = await client(port);
+    other.send('GET / HTTP/1.1\r\n\r\n');
+    expect(await other.waitClosed(1000)).toBe(true);
+    expect(other.raw).toHaveLength(0);
+    // A TLS miner on the same port is served as before.
+    const socket = tlsConnect({ port, host: '127.0.0.1', rejectUnauthorized: false });
+    await new Promise<void>((resolve, reject) => {
+      socket.once('secureConnect', resolve);
+      socket.once('error', reject);
+    });
+    const c = new LineClient(socket);
+    clients.push(c);
+    expect((await c.login()).sessionId).toBe('session-1');
+  });
+
+  it('a TLS miner on a plain port is closed quickly', async () => {
     const backend = new FakeBackend();
     const { ports, server } = await startServer(backend, {}, [
       { port: 0, difficulty: 1, tls: pem },
       { port: 0, difficulty: 1 },
     ]);
-    const plain = await client(ports[0]!);
-    plain.send({ id: 1, method: 'login', params: { login: 'a' } });
-    expect(await plain.waitClosed(1000)).toBe(true);
-    expect(plain.raw).toHaveLength(0);
-
     const started = Date.now();
     const socket = tlsConnect({ port: ports[1]!, host: '127.0.0.1', rejectUnauthorized: false });
     const failed = await new Promise<boolean>((resolve) => {

@@ -21,6 +21,11 @@ export const STRATUM_ERRORS = {
   },
   ALIAS_NOT_FOUND: { message: 'Invalid address used for login: alias not found', closeConnection: true },
   BANNED: { message: 'Your IP is banned', closeConnection: true },
+  /** Sent in plain text to a miner that spoke plain JSON to a TLS port. */
+  TLS_REQUIRED: {
+    message: 'This port requires TLS; use stratum+ssl:// (xmrig --tls) or a plain stratum port',
+    closeConnection: true,
+  },
   LOGIN_RATE_LIMITED: {
     message: 'Too many new login addresses from your host, try again later',
     closeConnection: true,

@@ -108,7 +108,7 @@ async function runConnection(
       fixedDifficulty: false,
       solo: false,
     },
-    banned: false,
+    refusal: undefined,
     limits,
     backend,
     gate,

@@ -1,13 +1,6 @@
-import type { Socket } from 'node:net';
-import type { Duplex } from 'node:stream';
-import type { Logger } from '../../log/logger.js';
-import type {
-  ConnectionInfo,
-  MinerSessionSink,
-  StratumBackend,
-  StratumJob,
-} from '../../pool/stratum-backend.js';
+import type { ConnectionInfo, MinerSessionSink, StratumJob } from '../../pool/stratum-backend.js';
 import { StratumError, toStratumError } from '../../pool/stratum-errors.js';
+import { refusalCloseReason, type StratumConnectionContext } from './connection-context.js';
 import {
   type Announcing,
   announcing,
@@ -39,27 +32,7 @@ import {
   SUBMIT_OK,
 } from './protocol.js';
 import { ReplyQueue, type ReplySlot } from './reply-queue.js';
-import type { CloseReason, StratumMetrics } from './stratum-metrics.js';
-import type { StratumLimits } from './stratum-options.js';
-import type { SubmitGate } from './submit-gate.js';
-
-export interface StratumConnectionContext {
-  readonly id: number;
-  /** The TCP socket (timeouts, socket options, the definitive 'close'). */
-  readonly raw: Socket;
-  /** What is read and written: `raw` itself, or a TLSSocket wrapped around it. */
-  readonly transport: Duplex;
-  readonly info: ConnectionInfo;
-  /** The peer connected to this port while being banned: every request gets BANNED, then close. */
-  readonly banned: boolean;
-  readonly limits: StratumLimits;
-  readonly backend: StratumBackend;
-  readonly gate: SubmitGate;
-  readonly metrics: StratumMetrics;
-  readonly logger: Logger;
-  readonly onProtocolViolation: (ip: string, code: ProtocolViolationCode) => void;
-  readonly onClosed: (connection: StratumConnection, reason: CloseReason) => void;
-}
+import type { CloseReason } from './stratum-metrics.js';
 
 /**
  * One miner connection: framing, request dispatch, reply ordering and every per-connection bound.
@@ -116,7 +89,10 @@ export class StratumConnection {
     this.#replies = new ReplyQueue(this.#writer);
     raw.setNoDelay(true);
     raw.setKeepAlive(true, 60_000);
-    this.#activityTimer = setTimeout(() => this.#onActivityTimeout(), ctx.limits.loginTimeoutMs);
+    this.#activityTimer = setTimeout(
+      () => this.#onActivityTimeout(),
+      ctx.loginTimeLeftMs ?? ctx.limits.loginTimeoutMs,
+    );
     transport.on('data', (chunk: Buffer) => this.#onData(chunk));
     transport.on('error', (error: Error) => this.#onSocketError(error));
     if (transport !== raw) raw.on('error', (error: Error) => this.#onSocketError(error));
@@ -174,7 +150,7 @@ export class StratumConnection {
         }
         if (request.method === 'login' && this.#replies.length > 0) break;
         const ip = this.info.remoteAddress;
-        if (request.method === 'submit' && !this.#ctx.banned && !this.#ctx.gate.isOpen(ip)) {
+        if (request.method === 'submit' && this.#ctx.refusal === undefined && !this.#ctx.gate.isOpen(ip)) {
           if (!this.#waitingForGate) this.#ctx.gate.wait(this.#onGateOpen, ip);
           this.#waitingForGate = true;
           break;
@@ -211,8 +187,10 @@ export class StratumConnection {
 
   #dispatch(request: StratumRequest): void {
     const slot = this.#replies.reserve();
-    if (this.#ctx.banned) {
-      this.#fail(slot, request.id, new StratumError('BANNED'), () => this.#finish('banned'));
+    const refusal = this.#ctx.refusal;
+    if (refusal !== undefined) {
+      const closeReason = refusalCloseReason(refusal);
+      this.#fail(slot, request.id, new StratumError(refusal), () => this.#finish(closeReason));
       return;
     }
     switch (request.method) {
@@ -445,6 +423,6 @@ export class StratumConnection {
     this.#endSession();
     this.#ctx.transport.destroy();
     this.#ctx.raw.destroy();
-    this.#ctx.onClosed(this, closeReasonOf(phase));
+    this.#ctx.onClosed(closeReasonOf(phase));
   }
 }

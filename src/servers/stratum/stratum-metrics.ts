@@ -9,6 +9,8 @@ export type CloseReason =
   | 'protocol-violation'
   | 'fatal-error'
   | 'banned'
+  /** Plain text on a TLS port: told TLS_REQUIRED, then closed. */
+  | 'tls-required'
   | 'backend'
   | 'shutdown'
   | 'close-timeout'

@@ -1,4 +1,5 @@
 import { createServer, type Server, type Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { createSecureContext, type SecureContext, TLSSocket } from 'node:tls';
 import type { Logger } from '../../log/logger.js';
 import { PeerBudget } from '../../pool/peer-budget.js';
@@ -10,6 +11,7 @@ import {
   ConnectionCounter,
   ProcessConnectionCap,
 } from './connection-admission.js';
+import type { ConnectionRefusal } from './connection-context.js';
 import type { ProtocolViolationCode } from './protocol.js';
 import { StratumConnection } from './stratum-connection.js';
 import { type CloseReason, StratumMetrics, type StratumMetricsSnapshot } from './stratum-metrics.js';
@@ -22,6 +24,7 @@ import {
   validatePorts,
 } from './stratum-options.js';
 import { SubmitGate } from './submit-gate.js';
+import { awaitTlsPortGreeting } from './tls-port-greeting.js';
 
 /**
  * A banned peer is told why ("Your IP is banned") on one connection in 10 s, so a miner's operator
@@ -79,6 +82,8 @@ export class StratumServer {
   readonly #gate: SubmitGate;
   readonly #stats = new StratumMetrics();
   readonly #connections = new Set<StratumConnection>();
+  /** Admitted sockets on TLS ports whose first bytes have not come yet (tls-port-greeting.ts). */
+  readonly #awaitingGreeting = new Set<Socket>();
   readonly #admission: ConnectionAdmission;
   readonly #bannedNotices = new PeerBudget(BANNED_NOTICES);
   readonly #ipv6PrefixLength: number;
@@ -166,10 +171,11 @@ export class StratumServer {
   async #shutdown(): Promise<void> {
     const listenersClosed = Promise.all(this.#ports.map((port) => this.#closeListener(port)));
     const connectionsClosed = new Promise<void>((resolve) => {
-      if (this.#connections.size === 0) resolve();
+      if (this.#connections.size === 0 && this.#awaitingGreeting.size === 0) resolve();
       else this.#allClosedWaiters.push(resolve);
     });
     for (const connection of this.#connections) connection.shutdown();
+    for (const socket of this.#awaitingGreeting) socket.destroy();
     await Promise.all([listenersClosed, connectionsClosed]);
     this.#gate.stop();
     this.#logger.info('stratum server closed');
@@ -285,31 +291,77 @@ export class StratumServer {
       return;
     }
 
-    const banned = this.#isBanned(ip);
-    const transport = port.secureContext
-      ? new TLSSocket(socket, { isServer: true, secureContext: port.secureContext, requestCert: false })
-      : socket;
     this.#stats.connectionOpened(port.boundPort);
+    const secureContext = port.secureContext;
+    if (secureContext === undefined) {
+      this.#openConnection(socket, socket, port, ip, this.#isBanned(ip) ? 'BANNED' : undefined);
+    } else {
+      void this.#openOnTlsPort(socket, port, ip, peer, secureContext);
+    }
+  }
+
+  /**
+   * A TLS port looks at the first bytes before wrapping: plain JSON is a miner without TLS, told
+   * so in plain text (TLS_REQUIRED) instead of the bare EOF the TLS stack would give it. Anything
+   * else goes to the TLS stack as it came. The wait counts against the login deadline.
+   */
+  async #openOnTlsPort(
+    socket: Socket,
+    port: PortRuntime,
+    ip: string,
+    peer: string,
+    secureContext: SecureContext,
+  ): Promise<void> {
+    const startedMs = performance.now();
+    this.#awaitingGreeting.add(socket);
+    const greeting = await awaitTlsPortGreeting(socket, this.#limits.loginTimeoutMs);
+    this.#awaitingGreeting.delete(socket);
+    if (this.#closing || socket.destroyed || greeting === 'gone' || greeting === 'timeout') {
+      socket.destroy();
+      const reason = this.#closing ? 'shutdown' : greeting === 'timeout' ? 'login-timeout' : 'peer';
+      this.#connectionGone(port.boundPort, peer, reason);
+      return;
+    }
+    const loginTimeLeftMs = Math.max(0, this.#limits.loginTimeoutMs - (performance.now() - startedMs));
+    const banned = this.#isBanned(ip);
+    if (greeting === 'plain-json') {
+      this.#openConnection(socket, socket, port, ip, banned ? 'BANNED' : 'TLS_REQUIRED', loginTimeLeftMs);
+      socket.resume(); // paused by the greeting wait; a plain socket is read as it is
+      return;
+    }
+    const transport = new TLSSocket(socket, { isServer: true, secureContext, requestCert: false });
+    this.#openConnection(socket, transport, port, ip, banned ? 'BANNED' : undefined, loginTimeLeftMs);
+  }
+
+  #openConnection(
+    raw: Socket,
+    transport: Duplex,
+    port: PortRuntime,
+    ip: string,
+    refusal: ConnectionRefusal | undefined,
+    loginTimeLeftMs?: number,
+  ): void {
     const connection = new StratumConnection({
       id: this.#nextConnectionId++,
-      raw: socket,
+      raw,
       transport,
       info: {
         remoteAddress: ip,
         port: port.boundPort,
-        tls: port.secureContext !== undefined,
+        tls: transport !== raw,
         startDifficulty: port.options.difficulty,
         fixedDifficulty: port.options.fixedDifficulty,
         solo: port.options.solo,
       },
-      banned,
+      refusal,
       limits: this.#limits,
+      ...(loginTimeLeftMs === undefined ? {} : { loginTimeLeftMs }),
       backend: this.#backend,
       gate: this.#gate,
       metrics: this.#stats,
       logger: this.#logger,
       onProtocolViolation: (violationIp, code) => this.#protocolViolation(violationIp, code),
-      onClosed: (closed, reason) => this.#onConnectionClosed(closed, reason),
+      onClosed: (reason) => this.#onConnectionClosed(connection, reason),
     });
     this.#connections.add(connection);
   }
@@ -326,10 +378,15 @@ export class StratumServer {
   #onConnectionClosed(connection: StratumConnection, reason: CloseReason): void {
     if (!this.#connections.delete(connection)) return;
     const ip = connection.info.remoteAddress;
-    this.#admission.release(peerKey(ip, this.#ipv6PrefixLength));
-    this.#stats.connectionClosed(connection.info.port, reason);
     this.#logger.debug({ connection: connection.id, ip, reason }, 'stratum connection closed');
-    if (this.#connections.size === 0) {
+    this.#connectionGone(connection.info.port, peerKey(ip, this.#ipv6PrefixLength), reason);
+  }
+
+  /** An admitted connection is gone: its count is given back, and a shutdown may be complete. */
+  #connectionGone(boundPort: number, peer: string, reason: CloseReason): void {
+    this.#admission.release(peer);
+    this.#stats.connectionClosed(boundPort, reason);
+    if (this.#connections.size === 0 && this.#awaitingGreeting.size === 0) {
       for (const resolve of this.#allClosedWaiters.splice(0)) resolve();
     }
   }

@@ -1147,6 +1147,33 @@ describe.skipIf(!haveOpenssl)('StratumServer: TLS', () => {
     expect((await c.login()).sessionId).toBe('session-1');
   });
 
+  it('on a TLS port, waiting for the first bytes counts against the login deadline; shutdown ends the wait', async () => {
+    const backend = new FakeBackend();
+    const { port, server } = await startServer(backend, { loginTimeoutMs: 300 }, [
+      { port: 0, difficulty: 1, tls: pem },
+    ]);
+    const silent = await client(port);
+    expect(await silent.waitClosed(1000)).toBe(true);
+    await until(() => server.metrics().connections.current === 0);
+    // A client that speaks late (half a line here) has what is left of the deadline, not a new one.
+    const late = await client(port);
+    const connectedAt = Date.now();
+    await sleep(200);
+    late.send('{"id":1,');
+    expect(await late.waitClosed(1000)).toBe(true);
+    expect(Date.now() - connectedAt).toBeLessThan(450);
+    await until(() => server.metrics().connections.current === 0);
+    expect(server.metrics().closes).toEqual({ 'login-timeout': 2 });
+
+    const waiting = await client(port);
+    await until(() => server.metrics().connections.current === 1);
+    const started = Date.now();
+    await server.close();
+    expect(Date.now() - started).toBeLessThan(250);
+    expect(await waiting.waitClosed(1000)).toBe(true);
+    expect(server.metrics().closes).toMatchObject({ shutdown: 1 });
+  });
+
   it('a TLS miner on a plain port is closed quickly', async () => {
     const backend = new FakeBackend();
     const { ports, server } = await startServer(backend, {}, [

@@ -65,6 +65,36 @@ describe('configuration', () => {
     expect(config.stratum.bans.exemptIps).toEqual(['2001:db8:1:2::/64', '192.0.2.8']);
   });
 
+  it('refuses a CORS origin a browser would never send, naming the key and index; spells the others as browsers do', () => {
+    const error = configErrorOf(() =>
+      parseConfig({
+        api: {
+          corsOrigins: [
+            'https://pool.example',
+            'pool.example',
+            'https://pool.example/',
+            'https://pool.example/dashboard',
+            'ftp://pool.example',
+            'https://user@pool.example',
+            'https://pool.example?x=1',
+          ],
+        },
+      }),
+    );
+    for (const index of [1, 2, 3, 4, 5, 6]) expect(error.message).toContain(`api.corsOrigins.${index}:`);
+    expect(error.message).not.toContain('api.corsOrigins.0:');
+    expect(error.message).toContain('"pool.example" is not an origin');
+    // '*' allows any origin: listed beside others it would hide that they are moot.
+    expect(() => parseConfig({ api: { corsOrigins: ['*', 'https://pool.example'] } })).toThrow(
+      /api\.corsOrigins: "\*" allows any origin/,
+    );
+    expect(parseConfig({ api: { corsOrigins: ['*'] } }).api.corsOrigins).toEqual(['*']);
+    const config = parseConfig({
+      api: { corsOrigins: ['HTTPS://Pool.Example:443', 'http://127.0.0.1:8117', 'http://[::1]:80'] },
+    });
+    expect(config.api.corsOrigins).toEqual(['https://pool.example', 'http://127.0.0.1:8117', 'http://[::1]']);
+  });
+
   it('rejects a file that is not JSON, naming the file', () => {
     const dir = mkdtempSync(join(tmpdir(), 'fuego-config-'));
     const path = join(dir, 'pool.json');

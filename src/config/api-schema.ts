@@ -52,6 +52,35 @@ const rateLimitSchema = z.strictObject({
     ),
 });
 
+/**
+ * A browser origin as the Origin header carries it (scheme://host[:port]); the CORS plugin
+ * compares that header with these texts exactly, so anything else would never match. Spelled as
+ * browsers send it (URL#origin: lower case, punycode, no default port) so "https://Pool.Example:443"
+ * still matches.
+ */
+const corsOrigin = z
+  .string()
+  .superRefine((text, ctx) => {
+    if (text === '*' || browserOrigin(text) !== null) return;
+    ctx.addIssue({
+      code: 'custom',
+      message: `"${text}" is not an origin: write scheme://host[:port] (http or https) with no path, query or trailing "/", or "*"`,
+    });
+  })
+  .overwrite((text) => (text === '*' ? text : (browserOrigin(text) ?? text)));
+
+function browserOrigin(text: string): string | null {
+  // No path (not even "/"), query, fragment or user info: URL would accept them and drop them.
+  if (!/^[a-z][a-z0-9+.-]*:\/\/[^/?#@\\]+$/i.test(text)) return null;
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return null;
+  }
+  return url.protocol === 'http:' || url.protocol === 'https:' ? url.origin : null;
+}
+
 /** The `api` config section: the HTTP API, the dashboard's static files and the WebSocket live feed. */
 const liveFeedSchema = z.strictObject({
   maxClients: z
@@ -170,9 +199,14 @@ export const apiOptionsFields = z.strictObject({
       "Folder of the dashboard's static files (must hold index.html); null: the package's own `dashboard/`.",
     ),
   corsOrigins: z
-    .array(z.string().min(1))
+    .array(corsOrigin)
+    .refine((origins) => !origins.includes('*') || origins.length === 1, {
+      message: '"*" allows any origin: list it alone',
+    })
     .default([])
-    .describe('Allowed CORS origins; [] disables CORS headers, ["*"] allows any origin.'),
+    .describe(
+      'Allowed CORS origins, each `scheme://host[:port]` as a browser sends it (http or https, no path, not even a trailing "/"; spelled in lower case without a default port at start); [] disables CORS headers, ["*"] allows any origin.',
+    ),
   hashrateWindowMs: z
     .number()
     .int()

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { cachedAliasByAddress } from '../../src/app/alias-lookup.js';
 import type { AliasLookup } from '../../src/rpc/daemon-schemas.js';
 import { RpcError } from '../../src/rpc/rpc-error.js';
@@ -73,4 +73,28 @@ describe('alias of a miner address', () => {
     expect(await aliasOf('fireA')).toBe('miner-one');
     expect(calls).toBe(1);
   }, 10_000);
+
+  it('keeps an alias no longer than its TTL when the wall clock is set back (the cache runs on the monotonic clock)', async () => {
+    let wallMs = 1_800_000_000_000;
+    let elapsedMs = 10_000;
+    vi.spyOn(Date, 'now').mockImplementation(() => wallMs);
+    vi.spyOn(performance, 'now').mockImplementation(() => elapsedMs);
+    const daemon = daemonWith((address) => ({ found: true, alias: 'miner-one', address, status: 'OK' }));
+    const aliasOf = cachedAliasByAddress(daemon, { ttlMs: 1000, maxEntries: 10 });
+    expect(await aliasOf('fireA')).toBe('miner-one');
+    // NTP steps the clock back a day; a little more than the TTL passes.
+    wallMs -= 86_400_000;
+    elapsedMs += 1001;
+    await aliasOf('fireA');
+    expect(daemon.calls).toBe(2);
+    // Forward a day, and half the TTL passes: the entry is still good.
+    wallMs += 2 * 86_400_000;
+    elapsedMs += 500;
+    await aliasOf('fireA');
+    expect(daemon.calls).toBe(2);
+  });
+});
+
+afterEach(() => {
+  vi.restoreAllMocks();
 });

@@ -815,6 +815,21 @@ describe('PoolBackend vardiff', () => {
 describe('PoolBackend when the wall clock steps', () => {
   const HOUR = 3_600_000;
 
+  it('a step back does not keep an @alias past its cache TTL', async () => {
+    const elapsed = new TestClock();
+    const { login, clock, daemon, ledger, submitMined } = setup({ elapsedClock: elapsed });
+    await login({ login: '@alice' });
+    expect(daemon.aliasLookups).toBe(1);
+    // The alias moves to another wallet; the clock is stepped back a day as the TTL passes.
+    daemon.aliases.set('alice', ADDRESS);
+    clock.advance(-24 * HOUR);
+    elapsed.advance(DEFAULT_POOL_BACKEND_OPTIONS.aliasCacheTtlMs + 1);
+    const session = await login({ login: '@alice.rig' });
+    expect(daemon.aliasLookups).toBe(2);
+    await submitMined(session.sessionId, session.job, 1);
+    expect(ledger.shares.at(-1)).toMatchObject({ address: ADDRESS });
+  });
+
   it('a step forward does not lower a quiet miner’s difficulty', async () => {
     const elapsed = new TestClock();
     const { login, backend, clock } = setup({ elapsedClock: elapsed });

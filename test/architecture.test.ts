@@ -24,7 +24,7 @@ const files = readSourceTree();
  * both speak, so that a store implements a port without importing the rules.
  */
 const LAYERS: readonly (readonly string[])[] = [
-  ['errors.ts', 'fault-points.ts', 'package-root.ts', 'compiled-module-url.ts', 'log'],
+  ['errors.ts', 'fault-points.ts', 'package-root.ts', 'compiled-module-url.ts', 'monotonic-clock.ts', 'log'],
   ['fuego', 'model'],
   ['pow', 'rpc', 'store', 'config', 'tools'],
   ['pool'],

@@ -1,3 +1,4 @@
+import { monotonicMs } from '../monotonic-clock.js';
 import type { AliasLookup } from '../rpc/daemon-schemas.js';
 import { RpcError } from '../rpc/rpc-error.js';
 
@@ -24,7 +25,8 @@ const DEFAULT_WAIT_MS = 1_000;
 export function cachedAliasByAddress(
   daemon: { getAliasByAddress(address: string): Promise<AliasLookup> },
   options: AliasByAddressOptions,
-  clock: () => number = Date.now,
+  /** Milliseconds that only go forward: a TTL must not follow a wall-clock step. */
+  elapsedClock: () => number = monotonicMs,
 ): (address: string) => Promise<string | null> {
   const cache = new Map<string, { alias: string | null; untilMs: number }>();
   const asking = new Map<string, Promise<string | null>>();
@@ -35,17 +37,17 @@ export function cachedAliasByAddress(
       const lookup = await daemon.getAliasByAddress(address);
       const alias = lookup.found && lookup.alias !== '' ? lookup.alias : null;
       if (cache.size >= options.maxEntries) cache.delete(cache.keys().next().value as string);
-      cache.set(address, { alias, untilMs: clock() + options.ttlMs });
+      cache.set(address, { alias, untilMs: elapsedClock() + options.ttlMs });
       return alias;
     } catch (error) {
       if (error instanceof RpcError && error.code === 'RPC_NOT_SUPPORTED')
-        unsupportedUntilMs = clock() + options.ttlMs;
+        unsupportedUntilMs = elapsedClock() + options.ttlMs;
       return null;
     }
   };
 
   return async (address) => {
-    const now = clock();
+    const now = elapsedClock();
     if (now < unsupportedUntilMs) return null;
     const hit = cache.get(address);
     if (hit && hit.untilMs > now) return hit.alias;

@@ -21,7 +21,8 @@ export interface AliasResolverOptions {
 export interface AliasResolverModules {
   readonly daemon: AliasDaemon;
   readonly logger: Logger;
-  readonly clock: () => number;
+  /** Milliseconds that only go forward (monotonicMs): TTLs must not follow a wall-clock step. */
+  readonly elapsedClock: () => number;
 }
 
 type CacheEntry =
@@ -48,7 +49,7 @@ export class AliasResolver {
 
   /** `alias` without the leading `@`. Resolves to a validated Fuego address. */
   resolve(alias: string): Promise<string> {
-    const now = this.#modules.clock();
+    const now = this.#modules.elapsedClock();
     if (now < this.#unsupportedUntilMs) {
       return Promise.reject(new StratumError('ALIAS_UNAVAILABLE', { alias, reason: 'NOT_SUPPORTED' }));
     }
@@ -75,14 +76,14 @@ export class AliasResolver {
     } catch (error) {
       const code = (error as { code?: unknown } | null)?.code;
       if (code === 'RPC_NOT_SUPPORTED') {
-        this.#unsupportedUntilMs = this.#modules.clock() + this.#options.unsupportedTtlMs;
+        this.#unsupportedUntilMs = this.#modules.elapsedClock() + this.#options.unsupportedTtlMs;
         this.#modules.logger.warn('daemon has no alias endpoint: @alias logins are refused');
         throw new StratumError('ALIAS_UNAVAILABLE', { alias, reason: 'NOT_SUPPORTED' });
       }
       this.#modules.logger.warn({ err: error, alias }, 'alias lookup failed');
       throw new StratumError('ALIAS_UNAVAILABLE', { alias, reason: 'LOOKUP_FAILED' });
     }
-    const now = this.#modules.clock();
+    const now = this.#modules.elapsedClock();
     if (!answer.found || typeof answer.address !== 'string' || answer.address.length === 0) {
       this.#remember(alias, { found: false, expiresAtMs: now + this.#options.negativeTtlMs });
       throw new StratumError('ALIAS_NOT_FOUND', { alias });

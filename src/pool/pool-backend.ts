@@ -1,7 +1,7 @@
 import { randomInt, randomUUID } from 'node:crypto';
-import { performance } from 'node:perf_hooks';
 import type { Logger } from '../log/logger.js';
 import type { ShareLedger } from '../model/share-ledger.js';
+import { monotonicMs } from '../monotonic-clock.js';
 import { AddressCache } from './address-cache.js';
 import type { AggregateBanOptions } from './aggregate-bans.js';
 import { canMineUpx2 } from './algo-names.js';
@@ -74,11 +74,11 @@ export interface PoolBackendModules {
   readonly ledger: ShareLedger;
   readonly daemon: BlockSubmitter & AliasDaemon;
   readonly logger: Logger;
-  /** The wall clock: share timestamps, ban expiry (bans are shared between hosts), alias cache. */
+  /** The wall clock: share timestamps, ban expiry (bans are shared between hosts). */
   readonly clock?: () => number;
   /**
    * A clock that never steps, for intervals: vardiff windows, the stale grace, proxy refreshes, the
-   * new-address budget. A wall-clock step (an NTP correction, a resumed VM) would otherwise
+   * new-address budget, the alias cache. A wall-clock step (an NTP correction, a resumed VM) would otherwise
    * retarget every miner at once or expire, or extend, the previous tip's grace. Milliseconds;
    * defaults to the process's monotonic clock.
    */
@@ -92,11 +92,6 @@ export interface PoolBackendModules {
 
 /** The metrics snapshot's type lives with the counters; callers take it from the pool core. */
 export type { PoolBackendMetrics };
-
-/** Milliseconds from a point near process start that only go forward (CLOCK_MONOTONIC). */
-function monotonicMs(): number {
-  return performance.timeOrigin + performance.now();
-}
 
 const EXTENSIONS: readonly string[] = Object.freeze(['algo', 'keepalive']);
 
@@ -166,7 +161,7 @@ export class PoolBackend implements StratumBackend {
         unsupportedTtlMs: options.aliasUnsupportedRetryMs,
         maxEntries: options.aliasCacheMaxEntries,
       },
-      { daemon: modules.daemon, logger: this.#logger, clock: this.#clock },
+      { daemon: modules.daemon, logger: this.#logger, elapsedClock: this.#elapsedClock },
     );
     this.#addresses = new AddressCache(options.addressCacheMaxEntries);
     this.#newAddresses = new PeerBudget(options.newAddressesPerPeer);

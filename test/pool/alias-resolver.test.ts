@@ -8,7 +8,7 @@ function setup() {
   const clock = new TestClock();
   const daemon = new FakeDaemon();
   daemon.aliases.set('alice', ADDRESS);
-  const resolver = new AliasResolver(options, { daemon, logger: silentLogger, clock: clock.now });
+  const resolver = new AliasResolver(options, { daemon, logger: silentLogger, elapsedClock: clock.now });
   return { clock, daemon, resolver };
 }
 

@@ -7,6 +7,7 @@ import Fastify, {
 } from 'fastify';
 import type { ApiOptions, ApiOptionsInput } from '../../config/api-schema.js';
 import type { Logger } from '../../log/logger.js';
+import { monotonicMs } from '../../monotonic-clock.js';
 import type { PoolEventBus } from '../../pool/events.js';
 import type { DaemonInfo } from '../../rpc/daemon-schemas.js';
 import { StoreError } from '../../store/store-error.js';
@@ -43,7 +44,10 @@ export interface ApiServerModules {
   readonly poolInfo: PoolInfo;
   readonly events: PoolEventBus;
   readonly logger: Logger;
+  /** The wall clock: dates, windows over stored timestamps. */
   readonly clock?: () => number;
+  /** Milliseconds that only go forward, for ages (/health); defaults to monotonicMs. */
+  readonly elapsedClock?: () => number;
   /** From adminTokenFromEnv(process.env) at the composition root; null disables admin routes. */
   readonly adminToken: string | null;
   readonly metricsSources?: MetricsSources;
@@ -126,9 +130,10 @@ function buildServices(
   logger: Logger,
   clock: () => number,
 ): ApiServices {
+  const elapsedClock = modules.elapsedClock ?? monotonicMs;
   const network = new NetworkInfoCache(
     { refreshMs: options.networkRefreshMs, extrasRefreshMs: options.networkExtrasRefreshMs },
-    { daemon: modules.daemon, logger, clock, events: modules.events },
+    { daemon: modules.daemon, logger, clock, elapsedClock, events: modules.events },
   );
   const health = new HealthMonitor(
     {
@@ -141,6 +146,7 @@ function buildServices(
       network,
       logger,
       clock,
+      elapsedClock,
       ...(modules.walletProbe === undefined ? {} : { walletProbe: modules.walletProbe }),
       ...(modules.templateStatus === undefined ? {} : { templateStatus: modules.templateStatus }),
     },

@@ -33,7 +33,10 @@ export interface HealthMonitorModules {
    */
   readonly templateStatus?: () => TemplateHealthStatus;
   readonly logger: Logger;
+  /** The wall clock: the answer's timestamp. */
   readonly clock: () => number;
+  /** Milliseconds that only go forward (monotonicMs): the daemon's and the wallet's ages. */
+  readonly elapsedClock: () => number;
 }
 
 /**
@@ -45,7 +48,7 @@ export interface HealthMonitorModules {
 export class HealthMonitor {
   readonly #options: HealthMonitorOptions;
   readonly #modules: HealthMonitorModules;
-  #wallet: { ok: boolean; atMs: number; detail: string | null } | null = null;
+  #wallet: { ok: boolean; atElapsedMs: number; detail: string | null } | null = null;
   #timer: NodeJS.Timeout | undefined;
   #stopped = true;
   #running: Promise<void> | null = null;
@@ -72,29 +75,29 @@ export class HealthMonitor {
     if (probe === undefined) return;
     try {
       await probe();
-      this.#wallet = { ok: true, atMs: this.#modules.clock(), detail: null };
+      this.#wallet = { ok: true, atElapsedMs: this.#modules.elapsedClock(), detail: null };
     } catch (error) {
       const code = (error as { code?: unknown } | null)?.code;
       this.#wallet = {
         ok: false,
-        atMs: this.#modules.clock(),
+        atElapsedMs: this.#modules.elapsedClock(),
         detail: typeof code === 'string' ? code : 'wallet probe failed',
       };
     }
   }
 
   async check(): Promise<HealthView> {
-    const now = this.#modules.clock();
     const redis = await this.#checkRedis();
-    const daemon = this.#checkDaemon(now);
-    const wallet = this.#checkWallet(now);
+    const elapsedMs = this.#modules.elapsedClock();
+    const daemon = this.#checkDaemon(elapsedMs);
+    const wallet = this.#checkWallet(elapsedMs);
     const template = this.#checkTemplate();
     const failing = redis.status === 'failing' || daemon.status === 'failing';
     const degraded = wallet.status === 'failing' || template.status === 'failing';
     return {
       status: failing ? 'failing' : degraded ? 'degraded' : 'ok',
       checks: { redis, daemon, wallet, template },
-      timestampMs: now,
+      timestampMs: this.#modules.clock(),
     };
   }
 
@@ -113,16 +116,16 @@ export class HealthMonitor {
     }
   }
 
-  #checkDaemon(now: number): HealthCheck {
-    const { lastSuccessMs, lastError } = this.#modules.network.status();
-    if (lastSuccessMs === null)
+  #checkDaemon(elapsedMs: number): HealthCheck {
+    const { lastSuccessElapsedMs, lastError } = this.#modules.network.status();
+    if (lastSuccessElapsedMs === null)
       return { status: 'failing', detail: lastError ?? 'not polled yet', ageMs: null };
-    const ageMs = Math.max(0, now - lastSuccessMs);
+    const ageMs = Math.max(0, Math.round(elapsedMs - lastSuccessElapsedMs)); // whole ms on the wire
     if (ageMs > this.#options.maxDaemonAgeMs) return { status: 'failing', detail: lastError, ageMs };
     return { status: 'ok', detail: null, ageMs };
   }
 
-  #checkWallet(now: number): HealthCheck {
+  #checkWallet(elapsedMs: number): HealthCheck {
     if (this.#modules.walletProbe === undefined)
       return { status: 'not-configured', detail: null, ageMs: null };
     const wallet = this.#wallet;
@@ -130,7 +133,7 @@ export class HealthMonitor {
     return {
       status: wallet.ok ? 'ok' : 'failing',
       detail: wallet.detail,
-      ageMs: Math.max(0, now - wallet.atMs),
+      ageMs: Math.max(0, Math.round(elapsedMs - wallet.atElapsedMs)),
     };
   }
 

@@ -30,12 +30,15 @@ export interface NetworkInfoModules {
   readonly daemon: NetworkDaemon;
   readonly logger: Logger;
   readonly clock: () => number;
+  /** Milliseconds that only go forward (monotonicMs), for the age of the last success. */
+  readonly elapsedClock: () => number;
   /** Receives `network-block` when the tip moves. */
   readonly events?: PoolEventBus;
 }
 
 export interface NetworkStatus {
-  readonly lastSuccessMs: number | null;
+  /** On the elapsed clock (NetworkInfoModules.elapsedClock): for ages only, never a date. */
+  readonly lastSuccessElapsedMs: number | null;
   readonly lastError: string | null;
 }
 
@@ -94,7 +97,7 @@ export class NetworkInfoCache {
   #nextExtrasMs = 0;
   /** The delay #nextExtrasMs was set with. */
   #extrasDelayMs = 0;
-  #lastSuccessMs: number | null = null;
+  #lastSuccessElapsedMs: number | null = null;
   #lastError: string | null = null;
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<void> | null = null;
@@ -144,7 +147,7 @@ export class NetworkInfoCache {
   }
 
   status(): NetworkStatus {
-    return { lastSuccessMs: this.#lastSuccessMs, lastError: this.#lastError };
+    return { lastSuccessElapsedMs: this.#lastSuccessElapsedMs, lastError: this.#lastError };
   }
 
   /** One poll (the timer calls it; tests call it directly). Never throws. */
@@ -155,7 +158,7 @@ export class NetworkInfoCache {
       const previous = this.#info;
       this.#info = info;
       this.#infoAtMs = clock();
-      this.#lastSuccessMs = this.#infoAtMs;
+      this.#lastSuccessElapsedMs = this.#modules.elapsedClock();
       this.#lastError = null;
       if (previous !== null && previous.top_block_hash !== info.top_block_hash && info.height > 0) {
         this.#modules.events?.publish('network-block', {

@@ -360,7 +360,11 @@ describe('HTTP API', () => {
       keyPrefix,
       daemon: fake,
       clock: () => now,
-      modules: { templateStatus: () => ({ templateAgeMs: 500_000 }), walletProbe: async () => {} },
+      modules: {
+        elapsedClock: () => now, // ages are time that passed: this test lets it pass on both clocks
+        templateStatus: () => ({ templateAgeMs: 500_000 }),
+        walletProbe: async () => {},
+      },
     });
     await other.pool.network.refresh();
     await other.pool.health.probeWallet();

@@ -31,6 +31,7 @@ describe("/health's daemon and wallet ages when the wall clock steps", () => {
     });
     const health = async () => healthSchema.parse((await app.inject({ url: '/health' })).json());
     try {
+      await app.ready(); // its first poll now, not at the first request
       await app.pool.network.refresh();
       await app.pool.health.probeWallet();
       // NTP steps the clock forward a day; a second passes.

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AddressCache } from '../../src/pool/address-cache.js';
 import { canMineUpx2, isUpx2AlgoName } from '../../src/pool/algo-names.js';
-import { type ParsedLogin, parseLogin } from '../../src/pool/login.js';
+import { type ParsedLogin, parseLogin, sanitiseWorkerName } from '../../src/pool/login.js';
 import type { LoginRequest } from '../../src/pool/stratum-backend.js';
 import { ADDRESS, ADDRESS_2, INTEGRATED_ADDRESS } from './pool-fakes.js';
 
@@ -148,6 +148,40 @@ describe('parseLogin', () => {
       expect(() => parse({ login })).toThrow(expect.objectContaining({ code: 'INVALID_LOGIN' }));
     });
   }
+});
+
+describe('worker names', () => {
+  const utf8Bytes = (text: string) => Buffer.byteLength(text, 'utf8');
+
+  it('keeps letters and digits of any script, NFC-normalised', () => {
+    expect(sanitiseWorkerName('Jörg-rig.2')).toBe('Jörg-rig.2');
+    expect(sanitiseWorkerName('矿机1')).toBe('矿机1');
+    expect(sanitiseWorkerName('риг_٣')).toBe('риг_٣');
+    expect(sanitiseWorkerName('नमस्ते')).toBe('नमस्ते'); // combining vowel signs are part of the word
+    // The same name typed decomposed (o + combining diaeresis) is the same worker.
+    expect(sanitiseWorkerName('Jo\u0308rg')).toBe('J\u00f6rg');
+    expect(parse({ login: `${ADDRESS}.Jo\u0308rg` }).worker).toBe('J\u00f6rg');
+  });
+
+  it('replaces control, format (bidi, zero-width), whitespace, symbol and markup characters with "_"', () => {
+    expect(sanitiseWorkerName('a\u202eb')).toBe('a_b'); // right-to-left override
+    expect(sanitiseWorkerName('a\u200bb\u200dc')).toBe('a_b_c'); // zero-width space and joiner
+    expect(sanitiseWorkerName('a\u00a0b\u3000c\tz')).toBe('a_b_c_z');
+    expect(sanitiseWorkerName('a\u0000b\u0085c')).toBe('a_b_c');
+    expect(sanitiseWorkerName('rig🎉')).toBe('rig_');
+    expect(sanitiseWorkerName('<b>&"\'{x}:*?')).toBe('_b______x____');
+    expect(sanitiseWorkerName('\ud800x')).toBe('_x'); // a lone surrogate
+  });
+
+  it('is at most 64 bytes of UTF-8, cut between characters', () => {
+    expect(sanitiseWorkerName('x'.repeat(100))).toBe('x'.repeat(64));
+    const han = sanitiseWorkerName('矿'.repeat(30));
+    expect(han).toBe('矿'.repeat(21));
+    expect(utf8Bytes(han)).toBe(63);
+    expect(sanitiseWorkerName('é'.repeat(40))).toBe('é'.repeat(32));
+    // A long decomposed name is cut after it is composed.
+    expect(sanitiseWorkerName('e\u0301'.repeat(40))).toBe('\u00e9'.repeat(32));
+  });
 });
 
 describe('algorithm names', () => {

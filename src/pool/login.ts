@@ -29,7 +29,11 @@ export interface LoginParseOptions {
 export const DEFAULT_WORKER_NAME = 'default';
 /** Longer logins are refused unread (an integrated address plus worker and diff fits easily). */
 const MAX_LOGIN_LENGTH = 512;
-const MAX_WORKER_LENGTH = 64;
+/** UTF-8 bytes of a worker name (the ledger refuses more than 128 UTF-16 units: this stays below). */
+const MAX_WORKER_BYTES = 64;
+/** What is read of a candidate before NFC: more than composing can bring back under 64 bytes. */
+const MAX_WORKER_INPUT_UNITS = 4 * MAX_WORKER_BYTES;
+const NOT_WORKER_CHARACTER = /[^\p{L}\p{M}\p{N}._-]/gu;
 const SOLO_PREFIX = 'solo:';
 const ALIAS_PATTERN = /^@[A-Za-z0-9_-]{1,64}$/;
 /** `BODY[+DIFF]`; any number of digits: a value out of range is clamped, never refused. */
@@ -149,12 +153,30 @@ function pickWorker(inLogin: string | undefined, rigid: unknown, pass: unknown):
 }
 
 /**
- * Worker names end up in Redis keys, logs and the dashboard: keep letters, digits, `.`, `_` and
- * `-`, replace anything else by `_`, at most 64 characters.
+ * Worker names end up in Redis keys, logs, the API, the dashboard and chat messages: keep letters,
+ * combining marks and digits of any script (NFC, so a name typed decomposed is the same worker),
+ * `.`, `_` and `-`; anything else becomes `_`: controls, format characters (bidi overrides,
+ * zero-width), whitespace, symbols and emoji, and every character that means something to HTML,
+ * markdown, a Redis key pattern or a `:`-separated member. At most 64 bytes of UTF-8.
  */
 export function sanitiseWorkerName(text: string): string {
-  return text
+  const name = text
     .trim()
-    .slice(0, MAX_WORKER_LENGTH)
-    .replace(/[^A-Za-z0-9._-]/g, '_');
+    .slice(0, MAX_WORKER_INPUT_UNITS)
+    .normalize('NFC')
+    .replace(NOT_WORKER_CHARACTER, '_');
+  return clipUtf8(name, MAX_WORKER_BYTES);
+}
+
+/** The longest prefix of `text` within `maxBytes` of UTF-8, cut between code points. */
+function clipUtf8(text: string, maxBytes: number): string {
+  let bytes = 0;
+  let end = 0;
+  for (const character of text) {
+    const codePoint = character.codePointAt(0)!;
+    bytes += codePoint < 0x80 ? 1 : codePoint < 0x800 ? 2 : codePoint < 0x10000 ? 3 : 4;
+    if (bytes > maxBytes) break;
+    end += character.length;
+  }
+  return text.slice(0, end);
 }

@@ -103,4 +103,16 @@ describe('worker-offline format', () => {
       telegramText(WORKER_OFFLINE_FORMAT.chat(burst(offline('a<1'), offline('b&2')), {})).split('\n')[0],
     ).toBe('<b>2 workers offline: a&lt;1, b&amp;2</b>');
   });
+
+  it('a worker named in another script reaches Discord, Telegram and webhooks as it is', () => {
+    const name = 'Jörg-矿机.1';
+    const message = WORKER_OFFLINE_FORMAT.chat(burst(offline(name)), {});
+    expect(message.headline).toBe(`Worker ${name} offline: no share since 14:05 UTC (10 min)`);
+    const discord = JSON.parse(discordBody(message, 0));
+    expect(JSON.stringify(discord)).toContain(name);
+    expect(telegramText(message)).toContain(`<b>Worker ${name} offline`);
+    expect(WORKER_OFFLINE_FORMAT.data(offline(name), { includeAddresses: false })).toMatchObject({
+      worker: name,
+    });
+  });
 });

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AcceptedShare } from '../../../src/model/share-ledger.js';
+import { sanitiseWorkerName } from '../../../src/pool/login.js';
 import {
   classicStatsAddressSchema,
   minerSchema,
@@ -17,6 +18,9 @@ const NOW = Math.floor(Date.now() / 60_000) * 60_000 + 30_000;
 const MINER = fuegoAddress(11);
 const FARM = fuegoAddress(12);
 const NOBODY = fuegoAddress(13);
+/** Its worker was typed decomposed (o + U+0308) in a login; the pool keeps it composed (NFC). */
+const POLYGLOT = fuegoAddress(14);
+const POLYGLOT_WORKER = sanitiseWorkerName('Jo\u0308rg-矿机.1');
 
 function share(address: string, worker: string, minutesAgo: number, difficulty = 6_000): AcceptedShare {
   const timestampMs = NOW - minutesAgo * 60_000;
@@ -45,6 +49,7 @@ describe('miner workers in the API', () => {
       shares.push(share(MINER, 'rig-on', minutesAgo));
       if (minutesAgo >= 15) shares.push(share(MINER, 'rig-off', minutesAgo, 600));
       if (minutesAgo === 2) shares.push(share(MINER, '__proto__', minutesAgo, 60));
+      if (minutesAgo <= 2) shares.push(share(POLYGLOT, POLYGLOT_WORKER, minutesAgo));
     }
     await buckets.record(shares);
     // A farm cycling through 10 000 worker names.
@@ -144,5 +149,22 @@ describe('miner workers in the API', () => {
     expect(others!.hashrate / total).toBeCloseTo(9_950 / 10_000, 6);
     const classic = await app.inject({ url: `/stats_address?address=${FARM}` });
     expect(classic.payload.length).toBeLessThan(64 * 1024);
+  });
+
+  it('a worker named in another script: UTF-8 in its Redis keys, the same text from every API', async () => {
+    expect(POLYGLOT_WORKER).toBe('J\u00f6rg-矿机.1');
+    const keys = await redis.keysBuffer(`*:w:${POLYGLOT}:*`);
+    expect(keys.map((key) => key.toString('utf8').endsWith(`:${POLYGLOT_WORKER}`))).toContain(true);
+    const miner = minerSchema.parse((await app.inject({ url: `/api/miners/${POLYGLOT}` })).json());
+    expect(miner.workers.map((w) => w.name)).toEqual([POLYGLOT_WORKER]);
+    const view = minerWorkersSchema.parse(
+      (await app.inject({ url: `/api/miners/${POLYGLOT}/workers` })).json(),
+    );
+    expect(view.workers.map((w) => w.name)).toEqual([POLYGLOT_WORKER]);
+    const reply = await app.inject({ url: `/stats_address?address=${POLYGLOT}` });
+    expect(reply.headers['content-type']).toContain('charset=utf-8');
+    const classic = classicStatsAddressSchema.parse(reply.json());
+    if (!('workers' in classic)) throw new Error('expected a miner');
+    expect(classic.workers.map((w) => w.name)).toEqual([POLYGLOT_WORKER]);
   });
 });

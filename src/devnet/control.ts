@@ -16,7 +16,7 @@ export interface DevnetControlParts {
 /**
  * What tests (and `fuego-pool devnet` flags) can do to the devnet beyond the RPC: mine, reorg (and
  * back), pause or break the daemon, make the wallet fail after broadcasting, refuse its sends, fail
- * their relay or fail reads of a sent transaction, change the difficulty.
+ * their relay, fail reads of a sent transaction or forget it, change the difficulty.
  */
 export class DevnetControl {
   readonly #parts: DevnetControlParts;
@@ -139,6 +139,23 @@ export class DevnetControl {
    */
   failRelay(count: number, mode: RelayFailureMode = 'refused'): void {
     this.#parts.walletRpc.wallet.sendFaults.failRelayNext(count, mode);
+  }
+
+  /**
+   * The wallet has no record of a transaction it sent, as a walletd reset (rescanning) or restored
+   * from a backup older than the send: getTransaction answers 29 "Object not found" and the lists
+   * leave it out until `finishWalletRescan`. Balances are not affected.
+   */
+  forgetWalletTransaction(transactionHash: string): void {
+    this.#parts.walletRpc.wallet.forgetTransaction(transactionHash);
+  }
+
+  /**
+   * The wallet's rescan reaches the tip: a forgotten transaction on chain or in the daemon's pool
+   * is found again (a real walletd sees its outputs spent); one in neither stays unknown.
+   */
+  finishWalletRescan(): void {
+    this.#parts.walletRpc.wallet.finishRescan();
   }
 
   /** Drops a transaction from the daemon's pool, as its expiry would; the wallet's record turns CANCELLED. */

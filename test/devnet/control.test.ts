@@ -181,6 +181,43 @@ describe('devnet control', () => {
     devnet.control.mineBlocks(1);
   });
 
+  test('forgetWalletTransaction: 29 "Object not found" and left out of the lists until the rescan finds it on chain', async () => {
+    const [, b] = devnet.wallet.addresses;
+    const sent = (await sendTo(b!))['result'] as { transactionHash: string };
+    const hash = sent.transactionHash;
+    const dropped = (await sendTo(b!))['result'] as { transactionHash: string };
+    devnet.control.forgetWalletTransaction(hash);
+    devnet.control.forgetWalletTransaction(dropped.transactionHash);
+    const read = (transactionHash: string) =>
+      jsonRpc(devnet.walletUrl, 'getTransaction', { transactionHash }, 1);
+    const notFound = { code: -32000, data: { application_code: 29 }, message: 'Object not found' };
+    expect((await read(hash))['error']).toEqual(notFound);
+    const unconfirmed = (await jsonRpc(devnet.walletUrl, 'getUnconfirmedTransactionHashes', {}, 1))[
+      'result'
+    ] as { transactionHashes: string[] };
+    expect(unconfirmed.transactionHashes).not.toContain(hash);
+    expect(devnet.control.dropFromMempool(dropped.transactionHash)).toBe(true);
+    const [block] = devnet.control.mineBlocks(1);
+    expect((await read(hash))['error']).toEqual(notFound);
+    const listed = (
+      (
+        await jsonRpc(
+          devnet.walletUrl,
+          'getTransactionHashes',
+          { firstBlockIndex: block!.height, blockCount: 1 },
+          1,
+        )
+      )['result'] as { items: { transactionHashes: string[] }[] }
+    ).items.flatMap((item) => item.transactionHashes);
+    expect(listed).not.toContain(hash);
+
+    devnet.control.finishWalletRescan();
+    const found = (await read(hash))['result'] as { transaction: Record<string, unknown> };
+    expect(found.transaction).toMatchObject({ blockIndex: block!.height, state: 0 });
+    // In neither the chain nor the pool: the rescan cannot find it.
+    expect((await read(dropped.transactionHash))['error']).toEqual(notFound);
+  });
+
   test('coinbase to the wallet is locked until 60 deep, spendable after', async () => {
     const [, b] = devnet.wallet.addresses;
     const before = (await jsonRpc(devnet.walletUrl, 'getBalance', { address: b }, 1))['result'] as Record<

@@ -80,11 +80,32 @@ export class WalletRecords {
   readonly #chain: ChainState;
   readonly #container: WalletContainer;
   readonly #sent: SentTransactions;
+  /** Hashes the wallet has no record of until its rescan ends (forget / finishRescan). */
+  readonly #forgotten = new Set<string>();
 
   constructor(modules: WalletRecordsModules) {
     this.#chain = modules.chain;
     this.#container = modules.container;
     this.#sent = modules.sent;
+  }
+
+  /**
+   * The wallet has no record of `hash`, as a walletd reset (still rescanning) or restored from a
+   * backup older than the transaction: getTransaction answers 29 "Object not found" and the lists
+   * leave it out until finishRescan.
+   */
+  forget(hash: string): void {
+    this.#forgotten.add(hash.toLowerCase());
+  }
+
+  /**
+   * The rescan reaches the tip: walletd finds again each forgotten transaction that spends its
+   * outputs on chain or in the daemon's pool; one that is in neither stays unknown to it.
+   */
+  finishRescan(): void {
+    for (const hash of this.#forgotten) {
+      if (this.#chain.findTransaction(hash) !== undefined) this.#forgotten.delete(hash);
+    }
   }
 
   /** getStatus's transactionCount. */
@@ -122,7 +143,7 @@ export class WalletRecords {
     if (filter) for (const address of filter) decodeWalletAddress(address);
     const hashes = this.#sent
       .all()
-      .filter((tx) => tx.phase === 'relayed' && this.#isInMempool(tx.hash))
+      .filter((tx) => tx.phase === 'relayed' && this.#isInMempool(tx.hash) && !this.#forgotten.has(tx.hash))
       .filter((tx) => !filter || tx.transfers.some((t) => filter.includes(t.address)))
       .map((tx) => tx.hash);
     return { transactionHashes: hashes };
@@ -147,7 +168,7 @@ export class WalletRecords {
       if (this.#chain.findTransaction(tx.hash) === undefined)
         records.push(this.#record(tx.hash, undefined, undefined, tx.feeAtomic, false)!);
     }
-    return records;
+    return records.filter((r) => !this.#forgotten.has(r.transactionHash));
   }
 
   #blockRecords(block: ChainBlock, filter?: ReadonlySet<string>): TransactionRecord[] {
@@ -155,6 +176,7 @@ export class WalletRecords {
     const coinbase = this.#record(block.coinbaseHash, block.block.baseTransaction, block, 0n, true, filter);
     if (coinbase) records.push(coinbase);
     for (const tx of block.transactions) {
+      if (this.#forgotten.has(tx.hash)) continue;
       const record = this.#record(tx.hash, tx.tx, block, tx.feeAtomic, false, filter);
       if (record) records.push(record);
     }

@@ -82,6 +82,16 @@ export class WalletService {
     return this.#sent.hashes();
   }
 
+  /** The wallet loses its record of `hash` until finishRescan (see WalletRecords.forget). */
+  forgetTransaction(hash: string): void {
+    this.#records.forget(hash);
+  }
+
+  /** The rescan ends: forgotten transactions on chain or in the pool are found again. */
+  finishRescan(): void {
+    this.#records.finishRescan();
+  }
+
   // ---- status and sync -----------------------------------------------------------------------
 
   getStatus(): unknown {

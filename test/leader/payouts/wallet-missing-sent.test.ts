@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import { readMoneyReport } from '../../../src/app/money-report.js';
+import { formatMoneyReport } from '../../../src/cli/commands/report.js';
+import { RedisBalances } from '../../../src/store/payments/balances-store.js';
+import { PayoutStore } from '../../../src/store/payments/payout-store.js';
+import { captureLogs } from '../../helpers/log-capture.js';
+import { uniquePrefix } from '../../store/store-fixtures.js';
+import { expectLedgerConsistent } from './money-invariants.js';
+import { usePayoutDevnet } from './payout-devnet-env.js';
+import { threeMinersPayFeeRunner } from './payout-runner-for.js';
+import { expectPaidExactlyOnce, fundThreeMiners, unlessWalletHeld } from './payout-test-kit.js';
+
+const WARN = 40;
+
+/**
+ * A sent batch whose transaction the wallet answers 29 "Object not found" for (walletd reset and
+ * rescanning, or its wallet file restored from a backup older than the send): the miners were
+ * debited and the transaction may well be on chain or in the network's pool, so nothing is
+ * refunded on that alone. It is reported (once in the log, in `fuego-pool report`) until the
+ * wallet finds it again, after which the watch confirms it as usual.
+ */
+describe('a sent batch the wallet has no record of', () => {
+  const env = usePayoutDevnet();
+
+  it('is not refunded, is reported once and in the money report, and confirms once the wallet finds it again', async () => {
+    const label = 'wallet-missing';
+    const funded = await fundThreeMiners(env.redis, uniquePrefix(label), label);
+    const { keyPrefix, credits } = funded;
+    const logs = captureLogs('info');
+    const runner = threeMinersPayFeeRunner(
+      env.redis,
+      keyPrefix,
+      { wallet: env.wallet, logger: logs.logger },
+      80_000n,
+    );
+    const store = new PayoutStore({ keyPrefix }, { redis: env.redis });
+    const balances = new RedisBalances({ keyPrefix }, { redis: env.redis });
+    const first = await unlessWalletHeld(() => runner.runOnce());
+    expect(first.batches.map((b) => b.state)).toEqual(['sent']);
+    const batchId = first.batches[0]!.batchId;
+    const txHash = (await store.getBatch(batchId))!.txHash!;
+
+    env.devnet.control.forgetWalletTransaction(txHash);
+    // Mined deep on chain; the wallet does not know it.
+    env.devnet.control.mineBlocks(11);
+    const before = await Promise.all(credits.map(([address]) => balances.getBalance(address)));
+    for (let pass = 0; pass < 3; pass++) await unlessWalletHeld(() => runner.runOnce());
+
+    expect(await store.getBatch(batchId)).toMatchObject({ state: 'sent', txHash });
+    expect((await store.listUnconfirmedSent()).map((b) => b.id)).toContain(batchId);
+    expect(await Promise.all(credits.map(([address]) => balances.getBalance(address)))).toEqual(before);
+    const warnings = logs.records.filter((r) => r['batchId'] === batchId && Number(r['level']) >= WARN);
+    expect(warnings).toHaveLength(1);
+
+    const report = async () =>
+      formatMoneyReport(
+        await readMoneyReport(keyPrefix, {
+          redis: env.redis,
+          wallet: env.wallet,
+          durability: { replicas: 0, timeoutMs: 1_000 },
+        }),
+        Date.now(),
+      );
+    const missing = await report();
+    expect(missing.healthy).toBe(false);
+    const line = missing.lines.find((l) => l.includes(batchId));
+    expect(line).toContain(txHash);
+    expect(line).toMatch(/wallet has no record/);
+    const advice = missing.lines.find((l) => l.includes('fuego-pool payout resolve TXHASH --paid'));
+    expect(advice).toContain('--refund');
+
+    env.devnet.control.finishWalletRescan();
+    await unlessWalletHeld(() => runner.runOnce());
+    expect((await store.listUnconfirmedSent()).map((b) => b.id)).not.toContain(batchId);
+    const found = await report();
+    expect(found.lines.some((l) => l.includes(batchId))).toBe(false);
+    expect(logs.records.filter((r) => r['batchId'] === batchId && Number(r['level']) >= WARN)).toHaveLength(
+      1,
+    );
+    expect(logs.records.some((r) => r['batchId'] === batchId && /found again/.test(String(r['msg'])))).toBe(
+      true,
+    );
+    await expectPaidExactlyOnce(env.devnet, env.redis, keyPrefix, credits);
+    await expectLedgerConsistent(
+      env.redis,
+      keyPrefix,
+      credits.map(([address]) => address),
+    );
+  });
+});

@@ -17,6 +17,14 @@ import { RedisDurability } from '../store/redis-durability.js';
 
 const FAILED_SHOWN = 20;
 const ORPHANED_AFTER_CREDIT_SHOWN = 50;
+/** Sent batches the wallet has no record of that the report lists (all are counted). */
+const WALLET_MISSING_SHOWN = 100;
+
+/** A sent batch whose transaction the wallet answered 29 "Object not found" for, since `sinceMs`. */
+export interface WalletMissingBatch {
+  readonly batch: PayoutBatch;
+  readonly sinceMs: number;
+}
 
 /** Everything `fuego-pool report` says about the money, read once. */
 export interface MoneyReport {
@@ -32,6 +40,9 @@ export interface MoneyReport {
   readonly ledgerConsistent: { readonly credited: boolean; readonly rewards: boolean };
   readonly openBatches: readonly PayoutBatch[];
   readonly failedBatches: readonly PayoutBatch[];
+  /** Oldest first, at most WALLET_MISSING_SHOWN of `walletMissingCount`. */
+  readonly walletMissing: readonly WalletMissingBatch[];
+  readonly walletMissingCount: number;
   readonly held: readonly HeldPayout[];
   readonly unknownPayments: readonly UnknownPayment[];
   readonly backoff: SendBackoff | null;
@@ -70,16 +81,21 @@ export async function readMoneyReport(
   }
   const accounted = totals.balance + totals.inPayout + totals.paid + totals.networkFees;
   const credited = new CreditedBlocksReader({ keyPrefix }, { redis });
-  const [openBatches, failedBatches, held, unknownPayments, backoff, orphanedAfterCredit] = await Promise.all(
-    [
+  const [openBatches, failedBatches, missingSince, held, unknownPayments, backoff, orphanedAfterCredit] =
+    await Promise.all([
       journal.listOpenBatches(),
       journal.listFailedBatches(FAILED_SHOWN),
+      journal.walletMissingSince(),
       watch.listHeld(),
       watch.listUnknownPayments(),
       watch.getBackoff(),
       credited.listOrphanedAfterCredit(ORPHANED_AFTER_CREDIT_SHOWN),
-    ],
-  );
+    ]);
+  const walletMissing: WalletMissingBatch[] = [];
+  for (const [batchId, sinceMs] of [...missingSince].slice(0, WALLET_MISSING_SHOWN)) {
+    const batch = await journal.getBatch(batchId);
+    if (batch !== null) walletMissing.push({ batch, sinceMs });
+  }
   let guarantee: MoneyReport['durability'];
   try {
     guarantee = await durability.describe();
@@ -97,6 +113,8 @@ export async function readMoneyReport(
     },
     openBatches,
     failedBatches,
+    walletMissing,
+    walletMissingCount: missingSince.size,
     held,
     unknownPayments,
     backoff,
@@ -108,12 +126,15 @@ export async function readMoneyReport(
 /** The figures /metrics exposes about held payouts, from the same keys. */
 export async function readPayoutWatchSnapshot(keyPrefix: string, redis: Redis): Promise<PayoutWatchSnapshot> {
   const watch = new PayoutWatchStore({ keyPrefix }, { redis });
-  const [held, unknown, backoff] = await Promise.all([
+  const journal = new PayoutStore({ keyPrefix }, { redis });
+  const [held, unknown, backoff, counts] = await Promise.all([
     watch.listHeld(),
     watch.listUnknownPayments(),
     watch.getBackoff(),
+    journal.countBatches(),
   ]);
   return {
+    sentUnknownToWallet: counts.walletMissing,
     heldMiners: held.length,
     heldAtomic: held.reduce((sum, h) => sum + h.amountAtomic, 0n),
     unknownPayments: unknown.filter((p) => p.status === 'unresolved').length,

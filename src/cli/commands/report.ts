@@ -10,8 +10,8 @@ import { parsePayoutArgs } from './payout.js';
 /**
  * `fuego-pool report --config FILE`: solvency (what the pool owes miners vs what its wallet holds),
  * the ledger's invariants, whether Redis can make payouts durable, credited blocks a deep reorg
- * took away, and everything payouts hold back: unknown tagged transactions, held miners, a send
- * backoff, open and recently failed batches.
+ * took away, and everything payouts hold back: unknown tagged transactions, sent batches the
+ * wallet has no record of, held miners, a send backoff, open and recently failed batches.
  * Exit 0 when solvent, consistent and nothing needs the operator; 1 otherwise (for monitoring).
  */
 export const reportCommand: CliCommand = {
@@ -58,6 +58,7 @@ export function formatMoneyReport(report: MoneyReport, nowMs: number): { lines: 
     durabilitySection,
     orphanedAfterCreditSection,
     unknownPaymentsSection,
+    walletMissingSection,
     heldPayoutsSection,
     batchesSection,
   ];
@@ -165,6 +166,33 @@ function unknownPaymentsSection(report: MoneyReport, out: (line: string) => void
   if (!report.unknownPayments.some((p) => p.status === 'unresolved')) return true;
   out(
     'resolve each: fuego-pool payout resolve TXHASH --paid (the wallet paid it: debit the miners) or --dismiss (already accounted)',
+  );
+  return false;
+}
+
+/**
+ * Sent batches whose transaction the wallet answered 29 "Object not found" for: the miners were
+ * debited, and only the operator can tell (from the chain) whether the money left.
+ */
+function walletMissingSection(report: MoneyReport, out: (line: string) => void): boolean {
+  out('== sent batches the wallet has no record of (reset, or restored from an older backup) ==');
+  if (report.walletMissingCount === 0) {
+    out('(none)');
+    return true;
+  }
+  for (const { batch, sinceMs } of report.walletMissing) {
+    out(
+      `${batch.txHash ?? ''}  batch ${batch.id}  ${batch.transfers.length} miners  ${formatAtomic(batch.totalAmountAtomic)} XFG  wallet has no record since ${new Date(sinceMs).toISOString()}`,
+    );
+  }
+  if (report.walletMissingCount > report.walletMissing.length) {
+    out(`... and ${report.walletMissingCount - report.walletMissing.length} more`);
+  }
+  out(
+    'nothing is refunded automatically; a wallet still rescanning finds them again and they confirm as usual. Otherwise settle each:',
+  );
+  out(
+    '  fuego-pool payout resolve TXHASH --paid (fuegod has it in a block: recorded as paid) or --refund (fuegod has it in neither its chain nor its pool, and it can no longer be mined: its miners are credited back)',
   );
   return false;
 }

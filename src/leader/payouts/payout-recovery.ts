@@ -8,7 +8,7 @@ import type { PayoutJournal } from '../../model/payouts/payout-journal.js';
 import type { PayoutWatch, UnknownPayment } from '../../model/payouts/payout-watch.js';
 import type { BatchReport } from '../../pool/payouts/payout-reports.js';
 import type { PayoutWallet } from '../../pool/payouts/payout-wallet.js';
-import { UNCONFIRMED_BLOCK_INDEX } from '../../rpc/wallet-client.js';
+import { UNCONFIRMED_BLOCK_INDEX, walletErrorKind } from '../../rpc/wallet-client.js';
 import {
   SCAN_PAGING,
   type ScanResult,
@@ -129,20 +129,28 @@ export class PayoutRecovery {
    * was assumed (unread right after the send) is settled with the fee of the first relayed record
    * read: the surplus goes back to its miners as mark_sent would have given it, once. The watch
    * ends only on a readable record (confirmed deep, or reverted), so every fee the wallet can tell
-   * is settled; a dropped transaction is never settled (it is reverted, refunds and all).
+   * is settled; a dropped transaction is never settled (it is reverted, refunds and all). One the
+   * wallet has no record of (29 "Object not found") is marked wallet-missing, once, and never
+   * settled on that alone: the operator settles it (`fuego-pool payout resolve`) unless the wallet
+   * finds it again, when the mark goes and the watch goes on as usual.
    */
   async watchSentBatches(writer: PayoutWriter): Promise<BatchReport[]> {
     const { journal, wallet, logger, clock } = this.#modules;
     const reverted: BatchReport[] = [];
+    const missingSince = await journal.walletMissingSince();
     for (const batch of (await journal.listUnconfirmedSent()).slice(0, MAX_WATCHED_PER_RUN)) {
       if (batch.txHash === null) continue;
       let record: Awaited<ReturnType<PayoutWallet['getTransaction']>>;
       try {
         record = await wallet.getTransaction(batch.txHash);
       } catch (error) {
-        // Unknown to the wallet (restored from a backup?) or unreadable: nothing is decided on it,
-        // and it is read again after the others, so that such batches never starve newer ones.
+        // Unknown to the wallet (reset, restored from a backup?) or unreadable: nothing is decided on
+        // it, and it is read again after the others, so that such batches never starve newer ones.
         await journal.deferSentWatch(batch.id, clock());
+        if (walletErrorKind(error) === 'OBJECT_NOT_FOUND') {
+          await this.#noteWalletMissing(writer, batch);
+          continue;
+        }
         logger.warn(
           { batchId: batch.id, txHash: batch.txHash, err: error, feeAssumed: feeAssumed(batch) },
           feeAssumed(batch)
@@ -150,6 +158,12 @@ export class PayoutRecovery {
             : 'sent payout transaction not readable in the wallet',
         );
         continue;
+      }
+      if (missingSince.has(batch.id) && (await journal.markWalletMissing(writer, batch.id, false))) {
+        logger.info(
+          { batchId: batch.id, txHash: batch.txHash },
+          'a sent payout transaction the wallet had no record of is found again: watched as usual',
+        );
       }
       const outcome = walletOutcomeOf(record.state);
       if (outcome === 'sent') {
@@ -179,6 +193,19 @@ export class PayoutRecovery {
       reverted.push(batchReport(batch, 'failed', null, `reverted: ${reason}`));
     }
     return reverted;
+  }
+
+  /**
+   * walletd answered 29 "Object not found" for a sent batch's transaction: its miners were debited
+   * and it may be on chain or in the network's pool, so it is never settled on that alone. Said
+   * once, when it becomes missing; `fuego-pool report` lists it until the wallet finds it again.
+   */
+  async #noteWalletMissing(writer: PayoutWriter, batch: PayoutBatch): Promise<void> {
+    if (!(await this.#modules.journal.markWalletMissing(writer, batch.id, true))) return;
+    this.#modules.logger.warn(
+      { batchId: batch.id, txHash: batch.txHash, amount: batch.totalAmountAtomic.toString() },
+      'the wallet has no record of a sent payout transaction (reset, or restored from an older backup?): nothing is refunded; it confirms as usual once the wallet finds it again, otherwise see `fuego-pool report`',
+    );
   }
 
   /**

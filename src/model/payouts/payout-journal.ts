@@ -42,8 +42,11 @@ export interface PayoutJournal {
    * balances and the batch becomes failed (a later sighting of the transaction debits again).
    */
   revertSent(writer: PayoutWriter, batch: PayoutBatch, reason: string): Promise<void>;
-  /** A sent batch's transaction is deep in the chain: no longer watched. */
-  confirmSent(writer: PayoutWriter, batchId: string, blockIndex: number): Promise<void>;
+  /**
+   * A sent batch's transaction is deep in the chain: no longer watched. `note` says who confirmed
+   * it when not the wallet's record (the operator).
+   */
+  confirmSent(writer: PayoutWriter, batchId: string, blockIndex: number, note?: string): Promise<void>;
   /** Sent batches still watched until their transaction is deep in the chain, in watch order. */
   listUnconfirmedSent(): Promise<PayoutBatch[]>;
   /**
@@ -51,6 +54,14 @@ export interface PayoutJournal {
    * at `atMs`), so unreadable ones never take every read of a pass. Changes no money.
    */
   deferSentWatch(batchId: string, atMs: number): Promise<void>;
+  /**
+   * Whether the wallet had no record (29 "Object not found") of a watched sent batch's transaction
+   * at its last read: walletd reset, or its file restored from a backup older than the send. Such a
+   * batch is never settled on that alone. Changes no money; true when the mark changed.
+   */
+  markWalletMissing(writer: PayoutWriter, batchId: string, missing: boolean): Promise<boolean>;
+  /** The sent batches marked wallet-missing: batch id -> when first marked (ms). */
+  walletMissingSince(): Promise<Map<string, number>>;
 
   getBatch(batchId: string): Promise<PayoutBatch | null>;
   /** Which of these batch ids the journal has a batch for (any state). */

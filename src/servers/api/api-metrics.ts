@@ -61,6 +61,8 @@ export interface PayoutWatchSnapshot {
   readonly heldAtomic: bigint;
   /** Tagged wallet transactions Redis had no batch for, not resolved by the operator yet. */
   readonly unknownPayments: number;
+  /** Sent batches whose transaction the wallet has no record of (reset, restored from a backup). */
+  readonly sentUnknownToWallet: number;
   /** The wallet refused to build a transaction; payouts pause until this time (ms), or null. */
   readonly backoffUntilMs: number | null;
 }
@@ -217,6 +219,10 @@ function payoutWatchMetrics(registry: Registry) {
     name: 'fuego_pool_payout_unknown_transactions',
     help: 'Wallet transactions with the pool batch tag that Redis has no batch for, unresolved (see fuego-pool payout resolve)',
   });
+  const sentUnknownToWallet = gauge(registry, {
+    name: 'fuego_pool_payout_sent_unknown_to_wallet',
+    help: 'Sent payout batches whose transaction the wallet has no record of (reset or restored from a backup): settle with fuego-pool payout resolve unless it finds them again',
+  });
   const backoff = gauge(registry, {
     name: 'fuego_pool_payout_backoff',
     help: '1 while payouts pause after the wallet refused to build a transaction',
@@ -225,6 +231,7 @@ function payoutWatchMetrics(registry: Registry) {
     heldMiners.set(watch.heldMiners);
     heldAtomic.set(Number(watch.heldAtomic));
     unknownPayments.set(watch.unknownPayments);
+    sentUnknownToWallet.set(watch.sentUnknownToWallet);
     backoff.set(watch.backoffUntilMs !== null && watch.backoffUntilMs > Date.now() ? 1 : 0);
   };
 }

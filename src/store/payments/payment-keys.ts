@@ -42,6 +42,9 @@ import { keyTag } from '../key-tag.js';
  * - `<p>:payout:batches:failed` - ZSET - score failedAtMs: batches rolled back - kept.
  * - `<p>:payout:batches:unconfirmed` - ZSET - score sentAtMs: sent batches whose transaction is not
  *   deep in the chain yet - mark_sent adds, confirm_sent / revert_sent remove.
+ * - `<p>:payout:batches:wallet-missing` - ZSET - score sinceMs: sent batches whose transaction the
+ *   wallet answered 29 "Object not found" for at their last read (reset, or restored from an older
+ *   backup) - mark_wallet_missing adds and removes, confirm_sent / revert_sent remove.
  * - `<p>:payout:txs` - HASH - transaction hash -> batch id of every sent batch - kept.
  * - `<p>:payout:last-run` - STRING - ms timestamp of the last finished payout run - the runner.
  * - `<p>:payout:unknown` - HASH - tx hash -> JSON of a wallet transaction with the pool's batch tag
@@ -84,6 +87,7 @@ export interface PaymentKeys {
   readonly batchesOpen: string;
   readonly batchesFailed: string;
   readonly batchesUnconfirmed: string;
+  readonly batchesWalletMissing: string;
   readonly payoutTransactions: string;
   readonly payoutLastRun: string;
   readonly payoutUnknown: string;
@@ -116,6 +120,7 @@ export function createPaymentKeys(prefix: string): PaymentKeys {
     batchesOpen: `${tag}:payout:batches:open`,
     batchesFailed: `${tag}:payout:batches:failed`,
     batchesUnconfirmed: `${tag}:payout:batches:unconfirmed`,
+    batchesWalletMissing: `${tag}:payout:batches:wallet-missing`,
     payoutTransactions: `${tag}:payout:txs`,
     payoutLastRun: `${tag}:payout:last-run`,
     payoutUnknown: `${tag}:payout:unknown`,

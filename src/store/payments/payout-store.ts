@@ -10,6 +10,7 @@ import { parseBatch } from './payout-batch-record.js';
 import { buildConfirmSentCall, CONFIRM_SENT_LUA } from './scripts/confirm-sent.js';
 import { buildMarkSendingCall, MARK_SENDING_LUA } from './scripts/mark-sending.js';
 import { buildMarkSentCall, MARK_SENT_LUA, type SentOutcome } from './scripts/mark-sent.js';
+import { buildMarkWalletMissingCall, MARK_WALLET_MISSING_LUA } from './scripts/mark-wallet-missing.js';
 import type { PayoutCallContext } from './scripts/money-script.js';
 import { buildNoteErrorCall, NOTE_ERROR_LUA } from './scripts/note-batch-error.js';
 import {
@@ -37,7 +38,8 @@ export interface PayoutStoreOptions {
 /**
  * Payout batches in Redis: the exactly-once state machine, the payout lock, and reads. Each step
  * is one script of scripts/ (prepare_batch, mark_sending, note_batch_error, mark_sent, settle_fee,
- * rollback_batch, revert_sent, confirm_sent), all refusing unless the caller holds the lock.
+ * rollback_batch, revert_sent, confirm_sent, mark_wallet_missing), all refusing unless the caller
+ * holds the lock.
  */
 export class PayoutStore implements PayoutJournal {
   readonly keys: PaymentKeys;
@@ -53,6 +55,7 @@ export class PayoutStore implements PayoutJournal {
   readonly #rollback: ScriptRunner;
   readonly #revertSent: ScriptRunner;
   readonly #confirmSent: ScriptRunner;
+  readonly #markWalletMissing: ScriptRunner;
   readonly #renew: ScriptRunner;
   readonly #release: ScriptRunner;
   readonly #sent: SentBatchesReader;
@@ -72,6 +75,7 @@ export class PayoutStore implements PayoutJournal {
     this.#rollback = defineScript(redis, 'fuegoPoolRollbackBatch', ROLLBACK_BATCH_LUA);
     this.#revertSent = defineScript(redis, 'fuegoPoolRevertSentBatch', REVERT_SENT_LUA);
     this.#confirmSent = defineScript(redis, 'fuegoPoolConfirmSentBatch', CONFIRM_SENT_LUA);
+    this.#markWalletMissing = defineScript(redis, 'fuegoPoolMarkBatchWalletMissing', MARK_WALLET_MISSING_LUA);
     this.#renew = defineScript(redis, 'fuegoPoolRenewPayoutLock', RENEW_LOCK_LUA);
     this.#release = defineScript(redis, 'fuegoPoolReleasePayoutLock', RELEASE_LOCK_LUA);
     this.#sent = new SentBatchesReader({ redis, keys: this.keys, scanLimit: MAX_LIST_PAGE });
@@ -154,9 +158,24 @@ export class PayoutStore implements PayoutJournal {
     );
   }
 
-  async confirmSent(writer: PayoutWriter, batchId: string, blockIndex: number): Promise<void> {
-    const call = buildConfirmSentCall(this.#context(writer), batchId, blockIndex);
+  async confirmSent(writer: PayoutWriter, batchId: string, blockIndex: number, note = ''): Promise<void> {
+    const call = buildConfirmSentCall(this.#context(writer), batchId, blockIndex, note);
     await this.#write('confirm_sent', this.#confirmSent, call);
+  }
+
+  async markWalletMissing(writer: PayoutWriter, batchId: string, missing: boolean): Promise<boolean> {
+    const call = buildMarkWalletMissingCall(this.#context(writer), batchId, missing);
+    const reply = await this.#write('mark_wallet_missing', this.#markWalletMissing, call);
+    return reply[1] === 1;
+  }
+
+  async walletMissingSince(): Promise<Map<string, number>> {
+    const flat = await run('walletMissingSince', () =>
+      this.#redis.zrange(this.keys.batchesWalletMissing, 0, -1, 'WITHSCORES'),
+    );
+    const since = new Map<string, number>();
+    for (let i = 0; i + 1 < flat.length; i += 2) since.set(flat[i]!, Number(flat[i + 1]));
+    return since;
   }
 
   async deferSentWatch(batchId: string, atMs: number): Promise<void> {
@@ -227,13 +246,21 @@ export class PayoutStore implements PayoutJournal {
     return this.#listFrom(this.keys.batchesFailed, limit, true);
   }
 
-  /** How many batches are open and how many failed (all of them, not a page). */
-  async countBatches(): Promise<{ readonly open: number; readonly failed: number }> {
-    const [open, failed] = await Promise.all([
+  /**
+   * How many batches are open, how many failed and how many sent ones the wallet has no record of
+   * (all of them, not a page).
+   */
+  async countBatches(): Promise<{
+    readonly open: number;
+    readonly failed: number;
+    readonly walletMissing: number;
+  }> {
+    const [open, failed, walletMissing] = await Promise.all([
       run('countBatches', () => this.#redis.zcard(this.keys.batchesOpen)),
       run('countBatches', () => this.#redis.zcard(this.keys.batchesFailed)),
+      run('countBatches', () => this.#redis.zcard(this.keys.batchesWalletMissing)),
     ]);
-    return { open, failed };
+    return { open, failed, walletMissing };
   }
 
   /** Batches sent and not reverted: each holds one entry of `payout:txs` (mark_sent adds it, revert_sent removes it). */

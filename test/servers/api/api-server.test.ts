@@ -455,6 +455,7 @@ describe('HTTP API', () => {
     expect(reply.payload).toMatch(/^fuego_pool_payouts_held_miners 2$/m);
     expect(reply.payload).toMatch(/^fuego_pool_payouts_held_atomic 5000000$/m);
     expect(reply.payload).toMatch(/^fuego_pool_payout_unknown_transactions 0$/m);
+    expect(reply.payload).toMatch(/^fuego_pool_payout_sent_unknown_to_wallet 0$/m);
     expect(reply.payload).toMatch(/^fuego_pool_payout_backoff 1$/m);
     await other.close();
   });

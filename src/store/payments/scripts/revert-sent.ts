@@ -11,7 +11,7 @@ import {
 } from './money-script.js';
 
 const LAYOUT = payoutScriptLayout({
-  keys: ['batchKey', 'unconfirmedKey', 'failedKey', 'totalsKey', 'txsKey', 'payableKey'],
+  keys: ['batchKey', 'unconfirmedKey', 'walletMissingKey', 'failedKey', 'totalsKey', 'txsKey', 'payableKey'],
   args: ['now', 'reason', 'historyMax', 'paymentsMax', 'tag', 'batchId', 'poolNetworkFee'],
   itemKeys: ['balanceKey', 'historyKey', 'paymentsKey'],
   itemArgs: ['refund', 'netFee'],
@@ -19,7 +19,8 @@ const LAYOUT = payoutScriptLayout({
 
 /**
  * revert_sent: a sent batch whose transaction the wallet dropped (CANCELLED, FAILED or DELETED,
- * for longer than the runner waits): nothing reached the miners. paid -> balance, the fee shares
+ * for longer than the runner waits), or that the operator refunded (the wallet had no record of it
+ * and fuegod has it in neither its chain nor its pool): nothing reached the miners. paid -> balance, the fee shares
  * back, the pool's part of the fee back (`poolNetworkFee`, signed), a history entry and a payment
  * record saying so; the batch becomes failed. Should the transaction be mined after all,
  * mark_sent's late path debits again. A fee refund mark_sent gave is taken back first (its own
@@ -66,6 +67,7 @@ redis.call('HSET', batchKey, 'state', 'failed', 'failReason', reason, 'revertedT
 redis.call('HDEL', batchKey, 'txHash', 'feeRefunds')
 redis.call('HDEL', txsKey, txHash)
 redis.call('ZREM', unconfirmedKey, batchId)
+redis.call('ZREM', walletMissingKey, batchId)
 redis.call('ZADD', failedKey, now, batchId)
 return {1}
 `,
@@ -82,6 +84,7 @@ export function buildRevertSentCall(ctx: PayoutCallContext, batch: PayoutBatch, 
       ...base.keys,
       batchKey: keys.batch(batch.id),
       unconfirmedKey: keys.batchesUnconfirmed,
+      walletMissingKey: keys.batchesWalletMissing,
       failedKey: keys.batchesFailed,
       totalsKey: keys.totals,
       txsKey: keys.payoutTransactions,

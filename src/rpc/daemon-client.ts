@@ -18,7 +18,9 @@ import {
   type HeatDeposit,
   heightSchema,
   type ListedBlock,
+  poolTransactionsSchema,
   statusSchema,
+  transactionBlockSchema,
 } from './daemon-schemas.js';
 import { callJsonRpc, parseJson, validateReply } from './json-rpc.js';
 import { withRetry } from './retry.js';
@@ -103,6 +105,35 @@ export class DaemonClient extends RpcConnection {
 
   async getCurrencyId(): Promise<string> {
     return (await this.#read(() => this.#rpc('getcurrencyid', {}, currencyIdSchema))).currency_id_blob;
+  }
+
+  /**
+   * The block a transaction is in (f_transaction_json), or null when the daemon has it in no block
+   * of its chain: fuegod 1.9.3 answers -1 "transaction wasn't found" for a hash it does not know
+   * and for one only in its pool alike (captures 65 and 72), so null says nothing about the pool.
+   */
+  async findTransactionBlock(
+    hash: string,
+  ): Promise<{ readonly height: number; readonly hash: string } | null> {
+    try {
+      return (await this.#read(() => this.#rpc('f_transaction_json', { hash }, transactionBlockSchema)))
+        .block;
+    } catch (error) {
+      if (
+        error instanceof RpcError &&
+        error.rpcCode === DaemonRpcCode.WRONG_PARAM &&
+        String(error.data['rpcMessage']).startsWith("transaction wasn't found")
+      ) {
+        return null;
+      }
+      throw error;
+    }
+  }
+
+  /** Hashes of the transactions in the daemon's pool (f_on_transactions_pool_json). */
+  async getPoolTransactionHashes(): Promise<string[]> {
+    const pool = await this.#read(() => this.#rpc('f_on_transactions_pool_json', {}, poolTransactionsSchema));
+    return pool.transactions.map((tx) => tx.hash);
   }
 
   /** `walletAddress` must be a standard address: the daemon rejects integrated ones (-4). */

@@ -70,6 +70,11 @@ export const heightSchema = z.object({ height: uint, status: z.string() });
 export const blockCountSchema = z.object({ count: uint, status: z.string() });
 export const currencyIdSchema = z.object({ currency_id_blob: hash64 });
 export const statusSchema = z.object({ status: z.string() });
+
+/** f_transaction_json of a transaction in a block (capture 75): the block it is in. */
+export const transactionBlockSchema = z.object({ block: z.object({ hash: hash64, height: uint }) });
+/** f_on_transactions_pool_json (captures 18, 70): the transactions in the daemon's pool. */
+export const poolTransactionsSchema = z.object({ transactions: z.array(z.object({ hash: hash64 })) });
 export const feeAddressSchema = z.object({ fee_address: z.string(), status: z.string() });
 
 export const aliasSchema = z.object({

@@ -44,6 +44,14 @@ function routeToCaptures(path: string, json: unknown): CannedReply {
       return capturedReply('fuegod-rpc/23-getblockcount');
     case 'f_blocks_list_json':
       return capturedReply('fuegod-rpc/64-f_blocks_list_json');
+    case 'f_transaction_json': {
+      const hash = (params as { hash: string }).hash;
+      if (hash.startsWith('216277e6')) return capturedReply('fuegod-rpc/75-f_transaction_json-fee1-tx-mined');
+      if (hash.startsWith('4cdbf83d')) return capturedReply('fuegod-rpc/72-f_transaction_json-pool-tx');
+      return capturedReply('fuegod-rpc/65-f_transaction_json-unknown');
+    }
+    case 'f_on_transactions_pool_json':
+      return capturedReply('fuegod-rpc/70-f_on_transactions_pool_json-with-tx');
     default:
       return capturedReply('fuegod-rpc/13-unknown-method');
   }
@@ -83,6 +91,16 @@ describe('DaemonClient against captured fuegod 1.9.3 replies', () => {
     expect(blocks[0]?.hash).toBe('6c553bf78ed2e4d970730db668cd109aeaeabd9a1cc1a3b53cc168051c7df182');
     const body = JSON.parse(server.requests.at(-1)!.body);
     expect(body).toMatchObject({ method: 'f_blocks_list_json', params: { height: 15 } });
+  });
+
+  it('finds the block of a mined transaction; one only in the pool or unknown is in no block', async () => {
+    expect(
+      await client.findTransactionBlock('216277e6bad8997bf5aee9febe781c23049aee26f037a06782ce9134bf33d48e'),
+    ).toEqual({ height: 64, hash: 'da7e4e7f80a6368fb66f95425269be2c020aa6304f4879626098f86311779d6d' });
+    const pooled = '4cdbf83d755dccc43a67fa116757d0e712cab6fc0042b571c57ad955045689df';
+    expect(await client.findTransactionBlock(pooled)).toBeNull();
+    expect(await client.findTransactionBlock(`${'00'.repeat(31)}01`)).toBeNull();
+    expect(await client.getPoolTransactionHashes()).toEqual([pooled]);
   });
 
   it('always sends params, even for methods without any (the daemon answers -32603 otherwise)', async () => {

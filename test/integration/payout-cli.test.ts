@@ -11,6 +11,7 @@ import { reportCommand } from '../../src/cli/commands/report.js';
 import type { Devnet } from '../../src/devnet/devnet.js';
 import { RedisBalances } from '../../src/store/payments/balances-store.js';
 import { RedisMinerThresholds } from '../../src/store/payments/miner-thresholds.js';
+import { PayoutStore } from '../../src/store/payments/payout-store.js';
 import { PayoutWatchStore } from '../../src/store/payments/payout-watch-store.js';
 import { createRedisClient } from '../../src/store/redis-client.js';
 import { startTestDevnet } from '../devnet/devnet-test-helpers.js';
@@ -182,6 +183,77 @@ describe('fuego-pool payout / report', () => {
     expect((await run(payoutResolveCommand, ['--all', '--dismiss', '--config', config])).out).toContain(
       'no unresolved unknown payment',
     );
+  });
+
+  /** One miner paid 3 coins by `payout --now`; returns its batch's transaction. */
+  async function paySentBatch(keyPrefix: string, miner: string, config: string) {
+    await fundMiners(redis, keyPrefix, [[miner, 30_000_000n]]);
+    expect((await run(payoutCommand, ['--config', config, '--now'])).code).toBe(0);
+    const [batch] = await new PayoutStore({ keyPrefix }, { redis }).listRecentBatches(1);
+    expect(batch).toMatchObject({ state: 'sent' });
+    return { batchId: batch!.id, txHash: batch!.txHash! };
+  }
+
+  it('a sent batch the wallet has no record of: reported until `payout resolve --paid` records it, on fuegod seeing it 10 deep', async () => {
+    const keyPrefix = uniquePrefix('cli-missing-paid');
+    const miner = minerAddress('cli-missing-paid-1');
+    const config = writeConfig(keyPrefix, { payouts: { minPayoutCoins: '2' } });
+    const { batchId, txHash } = await paySentBatch(keyPrefix, miner, config);
+    devnet.control.forgetWalletTransaction(txHash);
+    await run(payoutCommand, ['--config', config, '--now']);
+    const before = await run(reportCommand, ['--config', config]);
+    expect(before.code).toBe(1);
+    expect(before.out).toMatch(new RegExp(`${txHash}\\s+batch ${batchId}.*wallet has no record`));
+
+    const resolve = (mode: string) => run(payoutResolveCommand, [txHash, mode, '--config', config]);
+    await expect(resolve('--dismiss')).rejects.toThrow(/--paid or --refund/);
+    // In fuegod's pool: neither paid nor refundable yet.
+    await expect(resolve('--refund')).rejects.toThrow(/in fuegod's pool/);
+    await expect(resolve('--paid')).rejects.toThrow(/in no block/);
+    devnet.control.mineBlocks(1);
+    await expect(resolve('--paid')).rejects.toThrow(/1 blocks deep/);
+    await expect(resolve('--refund')).rejects.toThrow(/with --paid/);
+    devnet.control.mineBlocks(9);
+    const paid = await resolve('--paid');
+    expect(paid.out).toContain(`recorded as paid in block ${devnet.chain.height - 10}: batch ${batchId}`);
+    const balances = new RedisBalances({ keyPrefix }, { redis });
+    expect(await balances.getBalance(miner)).toMatchObject({ balance: 0n, paid: 30_000_000n });
+    const store = new PayoutStore({ keyPrefix }, { redis });
+    expect((await store.listUnconfirmedSent()).map((b) => b.id)).not.toContain(batchId);
+    const after = await run(reportCommand, ['--config', config]);
+    expect(after.code).toBe(0);
+    expect(after.out).not.toContain(batchId);
+    // Once only: it is no longer a batch the wallet has no record of.
+    await expect(resolve('--paid')).rejects.toMatchObject({ code: 'BATCH_NOT_FOUND' });
+    devnet.control.finishWalletRescan();
+  });
+
+  it('a sent batch the wallet has no record of and fuegod has nowhere: `payout resolve --refund` credits its miner back once it can no longer be mined', async () => {
+    const keyPrefix = uniquePrefix('cli-missing-refund');
+    const miner = minerAddress('cli-missing-refund-1');
+    const early = writeConfig(keyPrefix, { payouts: { minPayoutCoins: '2' } });
+    const { batchId, txHash } = await paySentBatch(keyPrefix, miner, early);
+    expect(devnet.control.dropFromMempool(txHash)).toBe(true);
+    devnet.control.forgetWalletTransaction(txHash);
+    await run(payoutCommand, ['--config', early, '--now']);
+    const store = new PayoutStore({ keyPrefix }, { redis });
+    expect(await store.getBatch(batchId)).toMatchObject({ state: 'sent' });
+    await expect(run(payoutResolveCommand, [txHash, '--refund', '--config', early])).rejects.toThrow(
+      /refund it after/,
+    );
+    const late = writeConfig(keyPrefix, {
+      payouts: { minPayoutCoins: '2', unresolvedRollbackAfterSec: 0, allowEarlyUnresolvedRollback: true },
+    });
+    const refunded = await run(payoutResolveCommand, [txHash, '--refund', '--config', late]);
+    expect(refunded.out).toContain(`refunded: batch ${batchId}`);
+    const balances = new RedisBalances({ keyPrefix }, { redis });
+    expect(await balances.getBalance(miner)).toMatchObject({ balance: 30_000_000n, paid: 0n });
+    expect(await store.getBatch(batchId)).toMatchObject({ state: 'failed' });
+    const report = await run(reportCommand, ['--config', late]);
+    expect(report.out).toMatch(new RegExp(`${batchId}.*refunded by the operator`));
+    await expect(run(payoutResolveCommand, [txHash, '--refund', '--config', late])).rejects.toMatchObject({
+      code: 'BATCH_NOT_FOUND',
+    });
   });
 
   it('a standalone pass consolidates the wallet first, shows the miners held for it, and pays once the fusions are spendable', async () => {

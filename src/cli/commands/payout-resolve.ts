@@ -1,27 +1,36 @@
 import { loadPoolConfig } from '../../app/config-addresses.js';
 import { connectRedis } from '../../app/redis-connection.js';
 import { resolveUnknownPayment, unresolvedPaymentHashes } from '../../app/unknown-payment-resolution.js';
+import { isWalletMissingTransaction, settleWalletMissingBatch } from '../../app/wallet-missing-resolution.js';
+import type { PoolConfig } from '../../config/schema.js';
 import { formatAtomic } from '../../fuego/money.js';
 import { createLogger } from '../../log/logger.js';
+import { DaemonClient } from '../../rpc/daemon-client.js';
 import { type CliCommand, type CliIo, UsageError, writeLine } from '../command.js';
 
 const TX_HASH_PATTERN = /^[0-9a-f]{64}$/;
 
 /**
- * `fuego-pool payout resolve (TXHASH | --all) (--paid | --dismiss) --config FILE [--note TEXT]`:
- * settles a tagged wallet transaction Redis had no batch for (`fuego-pool report` lists them).
- * Until then its recipients are held. --paid: the wallet did pay them, so their balances are
- * debited what it paid (the usual case after Redis lost writes); --dismiss: no balance changes.
- * --all settles every unresolved one the same way (e.g. after starting over with an empty Redis
- * and the old wallet, whose earlier payouts are all unknown to it).
+ * `fuego-pool payout resolve (TXHASH | --all) (--paid | --dismiss | --refund) --config FILE [--note TEXT]`
+ * settles what `fuego-pool report` lists for the operator:
+ * - a tagged wallet transaction Redis had no batch for (its recipients are held until then).
+ *   --paid: the wallet did pay them, so their balances are debited what it paid (the usual case
+ *   after Redis lost writes); --dismiss: no balance changes. --all settles every unresolved one the
+ *   same way (e.g. after starting over with an empty Redis and the old wallet).
+ * - a sent batch whose transaction the wallet has no record of (reset, or restored from an older
+ *   backup), on fuegod's word: --paid when fuegod has it 10 blocks deep (no balance changes),
+ *   --refund when fuegod has it in neither its chain nor its pool and it was sent longer than
+ *   payments.payouts.unresolvedRollbackAfterSec ago (its miners are credited back).
  */
 export const payoutResolveCommand: CliCommand = {
   path: ['payout', 'resolve'],
-  usage: 'fuego-pool payout resolve (TXHASH | --all) (--paid | --dismiss) --config FILE [--note TEXT]',
-  summary: 'settle an unknown tagged wallet transaction: --paid debits its recipients, --dismiss does not',
+  usage:
+    'fuego-pool payout resolve (TXHASH | --all) (--paid | --dismiss | --refund) --config FILE [--note TEXT]',
+  summary:
+    'settle an unknown tagged wallet transaction (--paid debits its recipients, --dismiss does not) or a sent batch the wallet has no record of (--paid or --refund)',
   async run(args: string[], io: CliIo): Promise<number> {
     let configPath: string | undefined;
-    let mode: 'paid' | 'dismiss' | undefined;
+    let mode: 'paid' | 'dismiss' | 'refund' | undefined;
     let note = '';
     let txHash: string | undefined;
     let all = false;
@@ -36,9 +45,9 @@ export const payoutResolveCommand: CliCommand = {
         note = text;
       } else if (arg === '--all') {
         all = true;
-      } else if (arg === '--paid' || arg === '--dismiss') {
-        if (mode !== undefined) throw new UsageError('give one of --paid and --dismiss');
-        mode = arg === '--paid' ? 'paid' : 'dismiss';
+      } else if (arg === '--paid' || arg === '--dismiss' || arg === '--refund') {
+        if (mode !== undefined) throw new UsageError('give one of --paid, --dismiss and --refund');
+        mode = arg === '--paid' ? 'paid' : arg === '--dismiss' ? 'dismiss' : 'refund';
       } else if (arg.startsWith('--')) {
         throw new UsageError(`unknown option ${arg}`);
       } else if (txHash === undefined) {
@@ -51,12 +60,26 @@ export const payoutResolveCommand: CliCommand = {
     if (txHash !== undefined && !TX_HASH_PATTERN.test(txHash)) {
       throw new UsageError('TXHASH must be a transaction hash (64 hex characters)');
     }
-    if (mode === undefined) throw new UsageError('give --paid or --dismiss');
+    if (mode === undefined) {
+      throw new UsageError(
+        'give --paid or --dismiss (or --refund for a sent batch the wallet has no record of)',
+      );
+    }
     if (configPath === undefined) throw new UsageError('missing --config FILE');
     const pool = loadPoolConfig(configPath);
     const logger = createLogger({ level: pool.log.level });
     const redis = await connectRedis(pool.redis, process.env, logger);
     try {
+      const walletMissing =
+        txHash !== undefined && (await isWalletMissingTransaction(pool.redis.keyPrefix, redis, txHash));
+      if (txHash !== undefined && (walletMissing || mode === 'refund')) {
+        if (mode === 'dismiss') {
+          throw new UsageError('a sent batch the wallet has no record of takes --paid or --refund');
+        }
+        writeLine(io.stdout, await settleWalletMissing(pool, redis, { txHash, mode, note }));
+        return 0;
+      }
+      if (mode === 'refund') throw new UsageError('--refund settles one TXHASH at a time');
       const hashes =
         txHash !== undefined ? [txHash] : await unresolvedPaymentHashes(pool.redis.keyPrefix, redis);
       if (hashes.length === 0) writeLine(io.stdout, 'no unresolved unknown payment');
@@ -80,3 +103,31 @@ export const payoutResolveCommand: CliCommand = {
     }
   },
 };
+
+/** Settles one sent batch the wallet has no record of, on fuegod's word; the line to print. */
+async function settleWalletMissing(
+  pool: PoolConfig,
+  redis: Awaited<ReturnType<typeof connectRedis>>,
+  request: { readonly txHash: string; readonly mode: 'paid' | 'refund'; readonly note: string },
+): Promise<string> {
+  const daemon = new DaemonClient({ ...pool.daemon });
+  try {
+    const { batch, blockHeight } = await settleWalletMissingBatch(
+      pool.redis.keyPrefix,
+      { redis, daemon },
+      { refundAfterMs: pool.payments.payouts.unresolvedRollbackAfterSec * 1000 },
+      {
+        ...request,
+        note:
+          request.note ||
+          (request.mode === 'paid' ? 'the operator found it on chain' : 'fuegod has it nowhere'),
+      },
+    );
+    const amount = `${batch.transfers.length} miners, ${formatAtomic(batch.totalAmountAtomic)} XFG`;
+    return request.mode === 'paid'
+      ? `recorded as paid in block ${blockHeight}: batch ${batch.id} (${amount}, tx ${request.txHash}); no balance changes`
+      : `refunded: batch ${batch.id} (${amount}, tx ${request.txHash}); its miners are credited back (debited again should it be mined after all)`;
+  } finally {
+    daemon.close();
+  }
+}

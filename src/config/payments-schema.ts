@@ -226,7 +226,7 @@ export const payoutConfigSchema = z.strictObject({
     .min(0)
     .default(26 * 3_600)
     .describe(
-      "A batch whose send had an ambiguous outcome and that the wallet does not know is rolled back only after this long: past the daemon mempool's 24 h lifetime, so it can no longer be mined.",
+      "A batch whose send had an ambiguous outcome and that the wallet does not know is rolled back only after this long: past the daemon mempool's 24 h lifetime, so it can no longer be mined. Also how long after its send `payout resolve --refund` may refund a sent batch the wallet has no record of.",
     ),
   recoveryScanBlocks: z
     .number()

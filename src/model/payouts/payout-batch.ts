@@ -4,7 +4,9 @@
  *
  * prepared: intent written (balances debited into in-payout), the wallet not called yet.
  * sending: the wallet call may be in flight or done; only the wallet's records can tell.
- * sent: the transaction is known (hash); in-payout moved to paid.
+ * sent: the transaction is known (hash); in-payout moved to paid. Watched until 10 blocks deep;
+ *   while the wallet has no record of it (reset, restored backup) it is marked wallet-missing and
+ *   stays sent until the wallet finds it again or the operator settles it (payout-journal.ts).
  * failed: rolled back; the debits are back in the balances.
  */
 export type BatchState = 'prepared' | 'sending' | 'sent' | 'failed';

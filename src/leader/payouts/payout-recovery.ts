@@ -203,7 +203,12 @@ export class PayoutRecovery {
   async #noteWalletMissing(writer: PayoutWriter, batch: PayoutBatch): Promise<void> {
     if (!(await this.#modules.journal.markWalletMissing(writer, batch.id, true))) return;
     this.#modules.logger.warn(
-      { batchId: batch.id, txHash: batch.txHash, amount: batch.totalAmountAtomic.toString() },
+      {
+        batchId: batch.id,
+        txHash: batch.txHash,
+        amount: batch.totalAmountAtomic.toString(),
+        feeAssumed: feeAssumed(batch),
+      },
       'the wallet has no record of a sent payout transaction (reset, or restored from an older backup?): nothing is refunded; it confirms as usual once the wallet finds it again, otherwise see `fuego-pool report`',
     );
   }

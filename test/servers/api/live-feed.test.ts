@@ -133,6 +133,27 @@ describe('WebSocket live feed', () => {
     await client.closed;
   });
 
+  it('forwards block-orphaned-after-credit like block-orphaned, its credited reward as a string', async () => {
+    const client = await connect(url);
+    try {
+      await until(() => client.messages.some((m) => m.type === 'hello'));
+      events.publish('block-orphaned-after-credit', {
+        height: 6,
+        hash: 'ee'.repeat(32),
+        rewardAtomic: 10n ** 19n,
+      });
+      await until(() => client.messages.some((m) => m.type === 'block-orphaned-after-credit'));
+      expect(client.messages.find((m) => m.type === 'block-orphaned-after-credit')?.data).toEqual({
+        height: 6,
+        hash: 'ee'.repeat(32),
+        rewardAtomic: '10000000000000000000',
+      });
+    } finally {
+      client.socket.close();
+      await client.closed;
+    }
+  });
+
   it('answers a repeated subscribe with subscribed again (a client waiting for the answer gets it), following once', async () => {
     const client = await connect(url);
     try {

@@ -120,6 +120,27 @@ describe('/metrics: solvency, payout batches, dependencies, daemon chain, leader
   });
 });
 
+describe('/metrics: credited blocks a reorg deeper than confirmDepth replaced', () => {
+  let redis: Redis;
+  useTestRedisClient((client) => {
+    redis = client;
+  });
+
+  it('counts them apart from confirmed in fuego_pool_blocks_total (each was counted confirmed first)', async () => {
+    const { app, events } = await buildTestApi({ redis, keyPrefix: 'metrics-reorg-events' });
+    try {
+      events.publish('block-confirmed', { height: 10, hash: 'aa'.repeat(32), rewardAtomic: 5n });
+      events.publish('block-confirmed', { height: 11, hash: 'bb'.repeat(32), rewardAtomic: 5n });
+      events.publish('block-orphaned-after-credit', { height: 10, hash: 'aa'.repeat(32), rewardAtomic: 5n });
+      const scrape = (await app.inject({ url: '/metrics' })).payload;
+      expect(scrape).toMatch(/^fuego_pool_blocks_total\{outcome="confirmed"\} 2$/m);
+      expect(scrape).toMatch(/^fuego_pool_blocks_total\{outcome="orphaned_after_credit"\} 1$/m);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
 describe('/metrics while a source does not answer', () => {
   let redis: Redis;
   useTestRedisClient((client) => {

@@ -101,6 +101,7 @@ function onFeedMessage(message) {
     case 'block-found':
     case 'block-confirmed':
     case 'block-orphaned':
+    case 'block-orphaned-after-credit': // /api/blocks lists it as orphaned
       refreshSoon('stats', 'blocks', 'miner');
       break;
     case 'payment-sent':

@@ -16,7 +16,8 @@ export const LIVE_FEED_PATH = '/api/live';
 /**
  * Wire format (server -> client), one JSON object per message:
  *   { "type": <type>, "data": {...}, "timestampMs": <ms> }
- * types: hello, network-block, block-found, block-refused, block-confirmed, block-orphaned, payment-sent,
+ * types: hello, network-block, block-found, block-refused, block-confirmed, block-orphaned,
+ * block-orphaned-after-credit, payment-sent,
  * pool-hashrate (every feedIntervalMs), miner-hashrate (every feedIntervalMs, per subscription),
  * subscribed, unsubscribed, error. Client -> server: {"op":"subscribe"|"unsubscribe","address":..}.
  * bigint values are sent as decimal strings (amounts end in `Atomic`).
@@ -30,13 +31,17 @@ export type LiveMessageType =
   | 'unsubscribed'
   | 'error';
 
-/** Public facts only: block-refused too (miners lose that reward); not payment-failed, worker-offline. */
+/**
+ * Public facts only: block-refused and block-orphaned-after-credit too (miners lose that reward, or
+ * learn that one they were credited is off the chain); not payment-failed, worker-offline.
+ */
 const FORWARDED_EVENTS: readonly PoolEventName[] = [
   'network-block',
   'block-found',
   'block-refused',
   'block-confirmed',
   'block-orphaned',
+  'block-orphaned-after-credit',
   'payment-sent',
 ];
 

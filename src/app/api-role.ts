@@ -11,6 +11,7 @@ import type { WalletClient } from '../rpc/wallet-client.js';
 import { parseApiOptions } from '../servers/api/api-options.js';
 import { buildApiServer } from '../servers/api/build-api-server.js';
 import type { PoolInfo } from '../servers/api/pool-info.js';
+import { CreditedBlocksReader } from '../store/payments/credited-blocks-reader.js';
 import { cachedAliasByAddress } from './alias-lookup.js';
 import { createApiStores } from './api-stores.js';
 import { maxThresholdAtomicOf, minPayoutAtomicOf } from './money-options.js';
@@ -59,6 +60,7 @@ export async function startApiRole(
           maxConnections: Math.max(1, Math.min(configured.maxConnections, modules.maxConnectionsInProcess)),
         };
   const { redis, stratum, templateAgeMs } = modules;
+  const credited = new CreditedBlocksReader({ keyPrefix: config.redis.keyPrefix }, { redis });
   const api = await buildApiServer(apiOptions, {
     redisProbe: () => redis.ping(),
     stores: createApiStores(config.redis.keyPrefix, redis, {
@@ -75,6 +77,7 @@ export async function startApiRole(
       ...(stratum === null ? {} : stratum.metricsSources),
       payoutWatch: () => readPayoutWatchSnapshot(config.redis.keyPrefix, redis),
       solvency: () => readSolvencySnapshot(config.redis.keyPrefix, { redis, wallet: modules.wallet }),
+      orphanedAfterCredit: () => credited.countOrphanedAfterCredit(),
       leaderPresent: () => readLeaderPresent(config.redis.keyPrefix, redis),
       ...(templateAgeMs === undefined ? {} : { templateAgeMs }),
     },

@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DemoStack, startDemoStack } from '../../src/app/demo-stack.js';
 import { createLogger } from '../../src/log/logger.js';
+import { createPaymentKeys } from '../../src/store/payments/payment-keys.js';
+import { createRedisClient } from '../../src/store/redis-client.js';
 import { E2E_STACK_OPTIONS } from '../e2e/e2e-stack-options.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -89,5 +91,19 @@ describe('monitoring: alert rules and Grafana dashboard over the metrics the poo
     expect(scrape).toMatch(/^fuego_pool_pow_implementation\{name="native"\} 1$/m);
     expect(scrape).toMatch(/^fuego_pool_owed_atomic\{kind="balance"\} \d+$/m);
     expect(scrape).toMatch(/^fuego_pool_leader_present 1$/m);
+  });
+
+  it("counts the credited blocks the reorg watch flagged from the pool's Redis index", async () => {
+    expect(scrape).toMatch(/^fuego_pool_blocks_orphaned_after_credit 0$/m);
+    const redis = await createRedisClient({ url: stack.redis.url }, createLogger({ level: 'silent' }));
+    const flagged = createPaymentKeys(stack.pool.config.redis.keyPrefix).blocksOrphanedAfterCredit;
+    try {
+      await redis.zadd(flagged, 1, 'ab'.repeat(32));
+      const again = await (await fetch(`${stack.apiUrl}/metrics`)).text();
+      expect(again).toMatch(/^fuego_pool_blocks_orphaned_after_credit 1$/m);
+    } finally {
+      await redis.del(flagged);
+      redis.disconnect();
+    }
   });
 });

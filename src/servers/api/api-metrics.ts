@@ -12,6 +12,7 @@ import {
   dependencyMetrics,
   lastShareMetrics,
   leaderMetrics,
+  orphanedAfterCreditMetrics,
   powImplementationMetrics,
   type SolvencySnapshot,
   solvencyMetrics,
@@ -38,6 +39,8 @@ export interface MetricsSources {
   readonly stratumProcesses?: () => readonly StratumChildSnapshot[];
   /** What the pool owes, the wallet balance and payout batches (Redis and the wallet). */
   readonly solvency?: () => Promise<SolvencySnapshot>;
+  /** Credited blocks a reorg deeper than confirmDepth replaced later (Redis). */
+  readonly orphanedAfterCredit?: () => Promise<number>;
   /** Whether some process holds the leader lease (Redis). */
   readonly leaderPresent?: () => Promise<boolean>;
   /** Redis, daemon and wallet as /health judges them. */
@@ -131,7 +134,7 @@ function backendMetrics(registry: Registry) {
   );
   const blocks = counter(registry, {
     name: 'fuego_pool_blocks_total',
-    help: 'Blocks by outcome (found, accepted, rejected, submit_error by the pool; confirmed, orphaned by the unlocker)',
+    help: 'Blocks by outcome (found, accepted, rejected, submit_error by the pool; confirmed, orphaned by the unlocker; orphaned_after_credit: a confirmed block a deeper reorg replaced later, counted confirmed first)',
     labelNames: ['outcome'],
   });
   const blocksFrom = counterFrom(blocks);
@@ -332,6 +335,9 @@ export function createPoolMetrics(sources: MetricsSources, events?: PoolEventBus
   events?.subscribe('payment-sent', (payment) => paymentSent(payment.amountAtomic));
   events?.subscribe('block-confirmed', () => backend.blocks.inc({ outcome: 'confirmed' }));
   events?.subscribe('block-orphaned', () => backend.blocks.inc({ outcome: 'orphaned' }));
+  events?.subscribe('block-orphaned-after-credit', () =>
+    backend.blocks.inc({ outcome: 'orphaned_after_credit' }),
+  );
 
   return {
     registry,
@@ -361,6 +367,7 @@ const SCRAPE_SOURCE_WAIT_MS = 3_000;
 function storeReadings(registry: Registry, sources: MetricsSources): () => Promise<void> {
   const setPayoutWatch = payoutWatchMetrics(registry);
   const setSolvency = solvencyMetrics(registry, Date.now);
+  const setOrphanedAfterCredit = orphanedAfterCreditMetrics(registry);
   const setDependencies = dependencyMetrics(registry);
   const setDaemonChain = daemonChainMetrics(registry);
   const setLeader = leaderMetrics(registry);
@@ -383,6 +390,7 @@ function storeReadings(registry: Registry, sources: MetricsSources): () => Promi
     await Promise.all([
       read(sources.payoutWatch, setPayoutWatch),
       read(sources.solvency, setSolvency),
+      read(sources.orphanedAfterCredit, setOrphanedAfterCredit),
       read(sources.dependencies, setDependencies),
       read(sources.leaderPresent, setLeader),
       read(sources.lastShareMs, setLastShare),

@@ -3,8 +3,8 @@ import { gauge } from './metric-factories.js';
 
 /**
  * The figures an operator alerts on (deploy/prometheus/alerts.yml): what the pool owes against
- * what the wallet holds, payout batches, the pool's dependencies, the daemon's sync, the leader
- * and the last share. Read at scrape time from Redis, the wallet and the API's own pollers.
+ * what the wallet holds, payout batches, credited blocks a deep reorg took away, the pool's
+ * dependencies, the daemon's sync, the leader and the last share. Read at scrape time from Redis, the wallet and the API's own pollers.
  */
 
 /** What the pool owes and what pays it, as the money report (`fuego-pool report`) computes it. */
@@ -112,6 +112,14 @@ export function leaderMetrics(registry: Registry) {
     help: '1 while some process holds the leader lease (unlocker, payouts and templates run there), else 0',
   });
   return (isPresent: boolean): void => present.set(isPresent ? 1 : 0);
+}
+
+export function orphanedAfterCreditMetrics(registry: Registry) {
+  const flagged = gauge(registry, {
+    name: 'fuego_pool_blocks_orphaned_after_credit',
+    help: "Credited blocks that a reorg deeper than confirmDepth replaced later, as the unlocker's reorg watch flagged them: their credits stand until the operator settles them (fuego-pool report lists them)",
+  });
+  return (count: number): void => flagged.set(count);
 }
 
 export function lastShareMetrics(registry: Registry) {

@@ -75,6 +75,13 @@ export class CreditedBlocksReader {
     });
   }
 
+  /** How many blocks the watch flagged (one ZCARD: cheap enough for every /metrics scrape). */
+  async countOrphanedAfterCredit(): Promise<number> {
+    return runStoreCommand('countOrphanedAfterCredit', () =>
+      this.#redis.zcard(this.#keys.blocksOrphanedAfterCredit),
+    );
+  }
+
   async #listed(
     operation: string,
     key: string,

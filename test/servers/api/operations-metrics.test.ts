@@ -11,6 +11,7 @@ import type { PoolBackendMetrics } from '../../../src/pool/pool-backend.js';
 import { PoolCounters } from '../../../src/pool/pool-counters.js';
 import type { ShareVerifierPoolMetrics } from '../../../src/pow/verifier-pool.js';
 import type { MetricsSources } from '../../../src/servers/api/api-metrics.js';
+import { CreditedBlocksReader } from '../../../src/store/payments/credited-blocks-reader.js';
 import { createPaymentKeys } from '../../../src/store/payments/payment-keys.js';
 import { createRedisClient } from '../../../src/store/redis-client.js';
 import { startTestRedis, type TestRedis, useTestRedisClient } from '../../helpers/redis-server.js';
@@ -135,6 +136,26 @@ describe('/metrics: credited blocks a reorg deeper than confirmDepth replaced', 
       const scrape = (await app.inject({ url: '/metrics' })).payload;
       expect(scrape).toMatch(/^fuego_pool_blocks_total\{outcome="confirmed"\} 2$/m);
       expect(scrape).toMatch(/^fuego_pool_blocks_total\{outcome="orphaned_after_credit"\} 1$/m);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('exposes how many the reorg watch flagged, read from its index at each scrape', async () => {
+    const keyPrefix = 'metrics-reorg-index';
+    const reader = new CreditedBlocksReader({ keyPrefix }, { redis });
+    const { app } = await buildTestApi({
+      redis,
+      keyPrefix,
+      modules: { metricsSources: { orphanedAfterCredit: () => reader.countOrphanedAfterCredit() } },
+    });
+    try {
+      const before = (await app.inject({ url: '/metrics' })).payload;
+      expect(before).toMatch(/^fuego_pool_blocks_orphaned_after_credit 0$/m);
+      const flagged = createPaymentKeys(keyPrefix).blocksOrphanedAfterCredit;
+      await redis.zadd(flagged, 10, 'aa'.repeat(32), 12, 'cc'.repeat(32));
+      const after = (await app.inject({ url: '/metrics' })).payload;
+      expect(after).toMatch(/^fuego_pool_blocks_orphaned_after_credit 2$/m);
     } finally {
       await app.close();
     }

@@ -35,7 +35,7 @@ export type LiveMessageType =
  * Public facts only: block-refused and block-orphaned-after-credit too (miners lose that reward, or
  * learn that one they were credited is off the chain); not payment-failed, worker-offline.
  */
-const FORWARDED_EVENTS: readonly PoolEventName[] = [
+export const FORWARDED_EVENTS: readonly PoolEventName[] = [
   'network-block',
   'block-found',
   'block-refused',

@@ -2,8 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
+import { RELAYED_EVENTS } from '../../../src/cluster/redis-event-relay.js';
 import type { PoolEventBus } from '../../../src/pool/events.js';
-import { LIVE_FEED_PATH } from '../../../src/servers/api/live-feed.js';
+import { FORWARDED_EVENTS, LIVE_FEED_PATH } from '../../../src/servers/api/live-feed.js';
 import { HashrateBucketWriter } from '../../../src/store/hashrate/hashrate-buckets.js';
 import { createRedisClient } from '../../../src/store/redis-client.js';
 import { DEFAULT_MAX_WORKERS_PER_MINER } from '../../helpers/config-defaults.js';
@@ -30,6 +31,13 @@ async function connect(
   });
   return { socket, messages, closed };
 }
+
+describe('live feed events on an API-only node', () => {
+  it('are relayed between processes, all but network-block (each API polls the daemon itself)', () => {
+    const notRelayed = FORWARDED_EVENTS.filter((name) => !RELAYED_EVENTS.includes(name));
+    expect(notRelayed).toEqual(['network-block']);
+  });
+});
 
 describe('WebSocket live feed', () => {
   let server: TestRedis;

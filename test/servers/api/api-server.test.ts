@@ -220,8 +220,10 @@ describe('HTTP API', () => {
 
   it('serves the network from its cache: requests never call the daemon', async () => {
     const before = daemon.calls;
-    for (let i = 0; i < 5; i++) await app.inject({ url: '/api/stats' });
-    expect(daemon.calls).toBe(before);
+    for (let i = 0; i < 20; i++) await app.inject({ url: '/api/stats' });
+    // Twenty requests, not one call each: at most the background refresh and health loops'
+    // own ticks, should a loaded machine stretch the requests over one of their intervals.
+    expect(daemon.calls - before).toBeLessThanOrEqual(2);
   });
 
   it('GET /api/stats/chart: 10-minute points of the pool', async () => {

@@ -15,8 +15,9 @@ export interface DevnetControlParts {
 
 /**
  * What tests (and `fuego-pool devnet` flags) can do to the devnet beyond the RPC: mine, reorg (and
- * back), pause or break the daemon, make the wallet fail after broadcasting, refuse its sends, fail
- * their relay, fail reads of a sent transaction or forget it, change the difficulty.
+ * back), pause or break the daemon, give it peers or a longer chain its peers know, make the
+ * wallet fail after broadcasting, refuse its sends, fail their relay, fail reads of a sent
+ * transaction or forget it, change the difficulty.
  */
 export class DevnetControl {
   readonly #parts: DevnetControlParts;
@@ -86,6 +87,19 @@ export class DevnetControl {
 
   setDaemonBusy(busy: boolean): void {
     this.#parts.daemon.busy = busy;
+  }
+
+  /**
+   * The peer connections the daemon's getinfo reports: none (the default) is an isolated fuegod,
+   * whose chain the pool's unlocker does not trust (payments.unlockNeedsDaemonPeers).
+   */
+  setDaemonPeers(outgoing: number, incoming = 0): void {
+    this.#parts.daemon.peers.set(outgoing, incoming);
+  }
+
+  /** A syncing daemon: getinfo's last_known_block_index is `blocks` above its tip's (0: synced). */
+  setDaemonKnownBlocksAhead(blocks: number): void {
+    this.#parts.daemon.peers.setKnownBlocksAhead(blocks);
   }
 
   /** Makes the daemon slow (every reply delayed), unreachable (not listening) or up again. */

@@ -78,6 +78,38 @@ describe('devnet control', () => {
     expect((await jsonRpc(devnet.daemonUrl, 'getblockcount', {}))['result']).toBeDefined();
   });
 
+  test('peers and a longer chain known from them: what getinfo reports, the chain unchanged', async () => {
+    const getinfo = async () =>
+      JSON.parse((await send(`${devnet.daemonUrl}/getinfo`, 'GET')).text) as Record<string, unknown>;
+    const height = devnet.chain.height;
+    // By default an isolated daemon: no peers, nothing known beyond its tip.
+    expect(await getinfo()).toMatchObject({
+      height,
+      outgoing_connections_count: 0,
+      incoming_connections_count: 0,
+      connections: [],
+      last_known_block_index: height - 1,
+    });
+    devnet.control.setDaemonPeers(2, 1);
+    devnet.control.setDaemonKnownBlocksAhead(40);
+    expect(await getinfo()).toMatchObject({
+      height,
+      outgoing_connections_count: 2,
+      incoming_connections_count: 1,
+      connections: ['192.0.2.1:10808', '192.0.2.2:10808', '192.0.2.3:10808'],
+      last_known_block_index: height - 1 + 40,
+    });
+    expect(devnet.chain.height).toBe(height);
+    expect(() => devnet.control.setDaemonPeers(-1)).toThrow(RangeError);
+    expect(() => devnet.control.setDaemonKnownBlocksAhead(0.5)).toThrow(RangeError);
+    devnet.control.setDaemonPeers(0);
+    devnet.control.setDaemonKnownBlocksAhead(0);
+    expect(await getinfo()).toMatchObject({
+      outgoing_connections_count: 0,
+      last_known_block_index: height - 1,
+    });
+  });
+
   test('unreachable and slow daemon', async () => {
     await devnet.control.setDaemonAvailability({ kind: 'unreachable' });
     await expect(fetch(`${devnet.daemonUrl}/getinfo`)).rejects.toThrow();

@@ -16,6 +16,7 @@ import {
   type JsonRpcMethodHandler,
   toUint,
 } from './daemon-json-rpc.js';
+import { DaemonPeers } from './daemon-peers.js';
 
 export const DAEMON_VERSION = '1.9.3';
 const MAX_RESERVE_SIZE = 255;
@@ -45,6 +46,8 @@ export class DaemonService {
   #validBlocksToRefuse = 0;
   /** Fault: this many more valid blocks are added but answered -7 (see refuseButAccept). */
   #acceptedBlocksToDeny = 0;
+  /** Peer connections and the chain known from peers, as getinfo reports them (none by default). */
+  readonly peers = new DaemonPeers();
 
   /** The extension endpoints, when served (control API registers aliases through them). */
   get extensions(): ExtensionEndpoints | undefined {
@@ -148,18 +151,15 @@ export class DaemonService {
       alt_blocks_count: chain.alternativeBlocks().length,
       block_major_version: tip.block.majorVersion,
       block_minor_version: tip.block.minorVersion,
-      connections: [],
       difficulty: chain.difficulty,
       fee_address: this.#feeAddress,
       full_deposit_amount: depositsTotal,
       grey_peerlist_size: 0,
       height: chain.height,
-      incoming_connections_count: 0,
+      ...this.peers.infoFields(chain.height),
       last_block_difficulty: tip.difficulty,
       last_block_reward: tip.rewardAtomic,
       last_block_timestamp: tip.block.timestamp,
-      last_known_block_index: chain.height - 1,
-      outgoing_connections_count: 0,
       status: this.busy ? 'BUSY' : 'OK',
       top_block_hash: tip.id,
       tx_count: chain.confirmedTransactionCount(),

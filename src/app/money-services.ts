@@ -5,6 +5,8 @@ import type { PayoutPassModules } from '../leader/payouts/payout-pass.js';
 import { PayoutRunner, type PayoutRunnerModules } from '../leader/payouts/payout-runner.js';
 import { type UpkeepWallet, WalletUpkeep } from '../leader/payouts/wallet-upkeep.js';
 import { BlockUnlocker, type UnlockerChain } from '../leader/unlocker/block-unlocker.js';
+import { DaemonChainTrust, type DaemonChainTrustModules } from '../leader/unlocker/daemon-chain-trust.js';
+import { TrustedChainUnlocker, type Unlocker } from '../leader/unlocker/trusted-chain-unlocker.js';
 import { WindowFixer } from '../leader/unlocker/window-fixer.js';
 import type { Logger } from '../log/logger.js';
 import type { PayoutWallet } from '../pool/payouts/payout-wallet.js';
@@ -23,6 +25,7 @@ import {
   unlockerOptionsFrom,
   walletUpkeepOptionsFrom,
 } from './money-options.js';
+import { unlockNeedsDaemonPeers } from './network.js';
 import { replicaAcksOf } from './redis-connection.js';
 
 /**
@@ -39,10 +42,14 @@ export interface MoneyServiceModules {
   readonly fencingToken?: () => string | null;
 }
 
+/**
+ * The block unlocker, run only on a daemon chain it can trust (peers, not syncing) where
+ * `payments.unlockNeedsDaemonPeers` holds (by default everywhere but the devnet).
+ */
 export function createBlockUnlocker(
   config: Readonly<PoolConfig>,
-  modules: MoneyServiceModules & { readonly daemon: UnlockerChain },
-): BlockUnlocker {
+  modules: MoneyServiceModules & { readonly daemon: UnlockerChain & DaemonChainTrustModules['daemon'] },
+): Unlocker {
   const { redis, clock } = modules;
   const keyPrefix = config.redis.keyPrefix;
   const options = unlockerOptionsFrom(config.payments);
@@ -52,7 +59,7 @@ export function createBlockUnlocker(
     { pplnsWindowFactor: options.pplnsWindowFactor },
     { ledger, logger: modules.logger, ...fencing },
   );
-  return new BlockUnlocker(options, {
+  const unlocker = new BlockUnlocker(options, {
     ledger,
     windows,
     pendingEstimates: new PendingCredits({ keyPrefix }, { redis }),
@@ -60,6 +67,9 @@ export function createBlockUnlocker(
     logger: modules.logger,
     ...fencing,
   });
+  if (!unlockNeedsDaemonPeers(config.network, config.payments.unlockNeedsDaemonPeers)) return unlocker;
+  const chainTrust = new DaemonChainTrust({ daemon: modules.daemon, logger: modules.logger });
+  return new TrustedChainUnlocker({ unlocker, chainTrust });
 }
 
 /** The payout runner's stores on one Redis: its journal, the balances, its watch list, durability. */

@@ -19,3 +19,14 @@ export function expectedCurrencyId(
   if (override !== undefined) return override;
   return network === 'devnet' ? undefined : CURRENCY_IDS[network];
 }
+
+/**
+ * `payments.unlockNeedsDaemonPeers` as set, else per network: on where the daemon belongs to a
+ * real network (an isolated one may be on a private fork), off on the devnet, which has no peers.
+ */
+export function unlockNeedsDaemonPeers(
+  network: 'mainnet' | 'testnet' | 'devnet',
+  override: boolean | undefined,
+): boolean {
+  return override ?? network !== 'devnet';
+}

@@ -98,6 +98,12 @@ export const unlockerConfigFields = {
     .describe(
       'After crediting, a block is checked for this many more blocks (until confirmDepth + this deep): a reorg deeper than confirmDepth that replaces it is logged, notified (block-orphaned-after-credit) and listed by `fuego-pool report`; nothing is debited. Default 120: the 60-block coinbase unlock window after crediting (when payouts of the reward begin) and as much again; with confirmDepth 60, 180 blocks, about a day.',
     ),
+  unlockNeedsDaemonPeers: z
+    .boolean()
+    .optional()
+    .describe(
+      "Decide pending blocks only while fuegod's chain can be trusted: it has peer connections (getinfo's outgoing + incoming) and is not syncing (the height its peers know is at most 2 above its own). An isolated or syncing daemon may report a private fork only the pool extends, whose blocks would be credited, paid, then lost when it rejoins the network; such runs decide nothing (nor does the reorg watch flag credited blocks) and log why. Defaults per `network`: true on mainnet and testnet, false on the devnet (its daemon has no peers).",
+    ),
   unlockIntervalSec: z
     .number()
     .int()

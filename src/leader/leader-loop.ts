@@ -5,7 +5,7 @@ import type { PayoutRunSummary, UpkeepReport } from '../pool/payouts/payout-repo
 import { runPayoutPass } from './payouts/payout-pass.js';
 import type { PayoutRunner } from './payouts/payout-runner.js';
 import type { WalletUpkeep } from './payouts/wallet-upkeep.js';
-import type { BlockUnlocker } from './unlocker/block-unlocker.js';
+import type { Unlocker } from './unlocker/trusted-chain-unlocker.js';
 import { WORKER_OFFLINE_WATCH_INTERVAL_MS, type WorkerOfflineWatch } from './worker-offline-watch.js';
 
 export interface LeaderLoopOptions {
@@ -17,7 +17,7 @@ export interface LeaderLoopOptions {
 }
 
 export interface LeaderLoopModules {
-  readonly unlocker: BlockUnlocker;
+  readonly unlocker: Unlocker;
   readonly payouts: Pick<PayoutRunner, 'runOnce'>;
   /** The wallet's fusion upkeep around each pass; absent: passes are the runner's alone. */
   readonly upkeep?: Pick<WalletUpkeep, 'runOnce' | 'hasRequest'>;

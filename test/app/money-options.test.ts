@@ -6,14 +6,29 @@ import {
   maxThresholdAtomicOf,
   walletUpkeepOptionsFrom,
 } from '../../src/app/money-options.js';
+import { unlockNeedsDaemonPeers } from '../../src/app/network.js';
 import { parseConfig } from '../../src/config/load-config.js';
-import { percentToBasisPoints } from '../../src/config/payments-schema.js';
+import { percentToBasisPoints, unlockerConfigFields } from '../../src/config/payments-schema.js';
+import { SYNCING_TOLERANCE_BLOCKS } from '../../src/leader/unlocker/daemon-chain-trust.js';
 import { integratedMinerAddress, minerAddress } from '../leader/payouts/payout-test-kit.js';
 
 const MINERS = [minerAddress('options-0')];
 const parsePaymentsConfig = (payments: unknown) => parseConfig({ payments }).payments;
 
 describe('payments config', () => {
+  it('unlockNeedsDaemonPeers: on by default on mainnet and testnet, off on the devnet; as set when set', () => {
+    expect(unlockNeedsDaemonPeers('mainnet', undefined)).toBe(true);
+    expect(unlockNeedsDaemonPeers('testnet', undefined)).toBe(true);
+    expect(unlockNeedsDaemonPeers('devnet', undefined)).toBe(false);
+    expect(unlockNeedsDaemonPeers('mainnet', false)).toBe(false);
+    expect(unlockNeedsDaemonPeers('devnet', true)).toBe(true);
+    expect(parsePaymentsConfig({}).unlockNeedsDaemonPeers).toBeUndefined();
+    // The description states the unlocker's syncing tolerance (config cannot import the leader).
+    expect(unlockerConfigFields.unlockNeedsDaemonPeers.description).toContain(
+      `at most ${SYNCING_TOLERANCE_BLOCKS} above its own`,
+    );
+  });
+
   it('converts percentages to basis points exactly', () => {
     expect(percentToBasisPoints(1.25)).toBe(125);
     expect(percentToBasisPoints('0.5')).toBe(50);
@@ -41,6 +56,7 @@ describe('payments config', () => {
     [{ payouts: { minPayoutCoins: '-1' } }, 'payments.payouts.minPayoutCoins:'],
     [{ payouts: { maxTransfersPerTransaction: 0 } }, 'payments.payouts.maxTransfersPerTransaction:'],
     [{ confirmDepth: -5 }, 'payments.confirmDepth:'],
+    [{ unlockNeedsDaemonPeers: 'yes' }, 'payments.unlockNeedsDaemonPeers:'],
     [{ payouts: { feePaidBy: 'miners', minPayoutCoins: '0.001' } }, 'payments.payouts.minPayoutCoins:'],
     [{ payouts: { minPayoutCoins: '10', maxThresholdCoins: '9.9' } }, 'payments.payouts.maxThresholdCoins:'],
     [{ payouts: { maxThresholdCoins: '1e3' } }, 'payments.payouts.maxThresholdCoins:'],

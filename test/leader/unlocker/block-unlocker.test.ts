@@ -8,16 +8,13 @@ import { createPoolEventBus, type PoolEventMap } from '../../../src/pool/events.
 import { pplnsSplit } from '../../../src/pool/schemes/pplns.js';
 import { propSplit } from '../../../src/pool/schemes/prop.js';
 import { soloSplit } from '../../../src/pool/schemes/solo.js';
-import { DaemonClient } from '../../../src/rpc/daemon-client.js';
+import type { DaemonClient } from '../../../src/rpc/daemon-client.js';
 import { RpcError } from '../../../src/rpc/rpc-error.js';
 import { RedisBalances } from '../../../src/store/payments/balances-store.js';
 import { createPaymentKeys } from '../../../src/store/payments/payment-keys.js';
-import { createRedisClient } from '../../../src/store/redis-client.js';
 import { RedisShareLedger } from '../../../src/store/shares/redis-share-ledger.js';
 import { createShareKeys } from '../../../src/store/shares/share-keys.js';
-import { startTestDevnet } from '../../devnet/devnet-test-helpers.js';
 import { DEFAULT_STORE_OPTIONS } from '../../helpers/config-defaults.js';
-import { startTestRedis, type TestRedis } from '../../helpers/redis-server.js';
 import {
   ADDRESSES,
   blockHash,
@@ -27,7 +24,7 @@ import {
   uniquePrefix,
 } from '../../store/store-fixtures.js';
 import { expectLedgerConsistent } from '../payouts/money-invariants.js';
-import { FEE, unlockerOn } from './unlocker-kit.js';
+import { type DevnetUnlockerEnv, FEE, startDevnetUnlockerEnv, unlockerOn } from './unlocker-kit.js';
 
 const [A, B, C] = ADDRESSES;
 
@@ -37,22 +34,18 @@ async function recordMany(ledger: RedisShareLedger, count: number, share: Accept
 }
 
 describe('BlockUnlocker against the devnet daemon', () => {
-  let server: TestRedis;
+  let env: DevnetUnlockerEnv | undefined;
   let redis: Redis;
   let devnet: Devnet;
   let daemon: DaemonClient;
 
   beforeAll(async () => {
-    [server, devnet] = await Promise.all([startTestRedis(), startTestDevnet()]);
-    redis = await createRedisClient({ url: server.url }, silentLogger);
-    const url = new URL(devnet.daemonUrl);
-    daemon = new DaemonClient({ host: url.hostname, port: Number(url.port), timeoutMs: 2_000, retries: 0 });
+    env = await startDevnetUnlockerEnv();
+    ({ redis, devnet, daemon } = env);
   });
 
   afterAll(async () => {
-    daemon?.close();
-    redis?.disconnect();
-    await Promise.all([server?.stop(), devnet?.stop()]);
+    await env?.stop();
   });
 
   function setup(

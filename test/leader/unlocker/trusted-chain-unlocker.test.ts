@@ -1,15 +1,9 @@
-import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createBlockUnlocker } from '../../../src/app/money-services.js';
 import { configSchema } from '../../../src/config/schema.js';
-import type { Devnet } from '../../../src/devnet/devnet.js';
-import { DaemonClient } from '../../../src/rpc/daemon-client.js';
 import { RedisBalances } from '../../../src/store/payments/balances-store.js';
-import { createRedisClient } from '../../../src/store/redis-client.js';
 import { RedisShareLedger } from '../../../src/store/shares/redis-share-ledger.js';
-import { startTestDevnet } from '../../devnet/devnet-test-helpers.js';
 import { DEFAULT_STORE_OPTIONS } from '../../helpers/config-defaults.js';
-import { startTestRedis, type TestRedis } from '../../helpers/redis-server.js';
 import {
   ADDRESSES,
   makeCandidate,
@@ -17,6 +11,7 @@ import {
   silentLogger,
   uniquePrefix,
 } from '../../store/store-fixtures.js';
+import { type DevnetUnlockerEnv, startDevnetUnlockerEnv } from './unlocker-kit.js';
 
 const [A] = ADDRESSES;
 const CONFIRM_DEPTH = 5;
@@ -25,37 +20,35 @@ const CONFIRM_DEPTH = 5;
  * The unlocker credits a block only on a chain it can trust: a fuegod without peers (isolated) may
  * be extending a private fork only the pool mines, whose blocks vanish when it rejoins the network.
  */
-describe('BlockUnlocker on an isolated daemon', () => {
-  let server: TestRedis;
-  let redis: Redis;
-  let devnet: Devnet;
-  let daemon: DaemonClient;
-
+describe("the leader's unlocker on an isolated or syncing daemon", () => {
+  let env: DevnetUnlockerEnv;
   beforeAll(async () => {
-    [server, devnet] = await Promise.all([startTestRedis(), startTestDevnet()]);
-    redis = await createRedisClient({ url: server.url }, silentLogger);
-    const url = new URL(devnet.daemonUrl);
-    daemon = new DaemonClient({ host: url.hostname, port: Number(url.port), timeoutMs: 2_000, retries: 0 });
+    env = await startDevnetUnlockerEnv();
   });
+  afterAll(() => env?.stop());
 
-  afterAll(async () => {
-    daemon?.close();
-    redis?.disconnect();
-    await Promise.all([server?.stop(), devnet?.stop()]);
+  // The devnet is shared: each test starts from an isolated, synced daemon.
+  afterEach(() => {
+    env.devnet.control.setDaemonPeers(0);
+    env.devnet.control.setDaemonKnownBlocksAhead(0);
   });
 
   /** The leader's unlocker as a config of `network` builds it, on its own key prefix. */
-  function setup(label: string, network: 'mainnet' | 'testnet' | 'devnet') {
+  function setup(label: string, network: 'mainnet' | 'testnet' | 'devnet', unlockNeedsDaemonPeers?: boolean) {
     const keyPrefix = uniquePrefix(label);
+    const needsPeers = unlockNeedsDaemonPeers === undefined ? {} : { unlockNeedsDaemonPeers };
     const config = configSchema.parse({
       network,
       redis: { keyPrefix },
-      payments: { confirmDepth: CONFIRM_DEPTH },
+      payments: { confirmDepth: CONFIRM_DEPTH, ...needsPeers },
     });
     return {
-      ledger: new RedisShareLedger({ ...DEFAULT_STORE_OPTIONS, keyPrefix }, { redis, logger: silentLogger }),
-      unlocker: createBlockUnlocker(config, { redis, daemon, logger: silentLogger }),
-      balances: new RedisBalances({ keyPrefix }, { redis }),
+      ledger: new RedisShareLedger(
+        { ...DEFAULT_STORE_OPTIONS, keyPrefix },
+        { redis: env.redis, logger: silentLogger },
+      ),
+      unlocker: createBlockUnlocker(config, { redis: env.redis, daemon: env.daemon, logger: silentLogger }),
+      balances: new RedisBalances({ keyPrefix }, { redis: env.redis }),
     };
   }
 
@@ -63,20 +56,71 @@ describe('BlockUnlocker on an isolated daemon', () => {
   async function findBuriedBlock(s: ReturnType<typeof setup>): Promise<string> {
     const share = makeShare({ address: A, difficulty: 1000 });
     await s.ledger.recordShare(share);
-    const [block] = devnet.control.mineBlocks(1);
+    const [block] = env.devnet.control.mineBlocks(1);
     await s.ledger.writeBlockCandidate(
       makeCandidate({ hash: block!.id, height: block!.height, networkDifficulty: 1000n, share }),
     );
-    devnet.control.mineBlocks(CONFIRM_DEPTH);
+    env.devnet.control.mineBlocks(CONFIRM_DEPTH);
     return block!.id;
+  }
+
+  /** A run that decides nothing, for `reason`: the block stays pending, nothing is credited. */
+  async function expectWaits(s: ReturnType<typeof setup>, hash: string, reason: string): Promise<void> {
+    expect(await s.unlocker.runOnce()).toEqual({ skipped: reason, decisions: [] });
+    expect((await s.ledger.getBlockCandidate(hash))?.status).toBe('pending');
+    expect((await s.balances.getTotals()).rewards).toBe(0n);
+  }
+
+  /** A run that decides the block: `outcome`. */
+  async function expectDecided(s: ReturnType<typeof setup>, hash: string, outcome: string): Promise<void> {
+    const run = await s.unlocker.runOnce();
+    expect(run.skipped).toBeNull();
+    expect(run.decisions).toEqual([expect.objectContaining({ hash, outcome })]);
   }
 
   it('mainnet: a block confirmDepth deep on a daemon without peers is not credited', async () => {
     const s = setup('isolated-mainnet', 'mainnet');
+    await expectWaits(s, await findBuriedBlock(s), 'daemon-isolated');
+  });
+
+  it('mainnet: not credited while isolated (its window fixed all the same), credited once peers are back', async () => {
+    const s = setup('isolated-back', 'mainnet');
     const hash = await findBuriedBlock(s);
-    const run = await s.unlocker.runOnce();
-    expect(run).toEqual({ skipped: 'daemon-isolated', decisions: [] });
-    expect((await s.ledger.getBlockCandidate(hash))?.status).toBe('pending');
-    expect((await s.balances.getTotals()).rewards).toBe(0n);
+    await expectWaits(s, hash, 'daemon-isolated');
+    expect((await s.ledger.getBlockCandidate(hash))?.window).not.toBeNull();
+    env.devnet.control.setDaemonPeers(0, 3);
+    await expectDecided(s, hash, 'confirmed');
+    expect((await s.balances.getBalance(A)).balance).toBeGreaterThan(0n);
+  });
+
+  it('testnet: not credited while the daemon syncs (peers know a longer chain), credited once it caught up', async () => {
+    const s = setup('syncing', 'testnet');
+    env.devnet.control.setDaemonPeers(8);
+    env.devnet.control.setDaemonKnownBlocksAhead(500);
+    const hash = await findBuriedBlock(s);
+    await expectWaits(s, hash, 'daemon-syncing');
+    env.devnet.control.setDaemonKnownBlocksAhead(1);
+    await expectDecided(s, hash, 'confirmed');
+  });
+
+  it('mainnet: a block another one replaced is not orphaned while isolated either', async () => {
+    const s = setup('isolated-orphan', 'mainnet');
+    const hash = await findBuriedBlock(s);
+    env.devnet.control.reorg(CONFIRM_DEPTH + 1, { replacementBlocks: CONFIRM_DEPTH + 2 });
+    await expectWaits(s, hash, 'daemon-isolated');
+    env.devnet.control.setDaemonPeers(1);
+    await expectDecided(s, hash, 'orphaned');
+  });
+
+  it('devnet (the key off by default): credited on a daemon without peers, as before', async () => {
+    const s = setup('devnet-default', 'devnet');
+    await expectDecided(s, await findBuriedBlock(s), 'confirmed');
+  });
+
+  it('the key set explicitly wins over the network default', async () => {
+    const mainnetOff = setup('mainnet-off', 'mainnet', false);
+    await expectDecided(mainnetOff, await findBuriedBlock(mainnetOff), 'confirmed');
+    const devnetOn = setup('devnet-on', 'devnet', true);
+    await expectWaits(devnetOn, await findBuriedBlock(devnetOn), 'daemon-isolated');
   });
 });

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import type { Devnet } from '../../../src/devnet/devnet.js';
 import {
   BlockUnlocker,
   type BlockUnlockerModules,
@@ -6,8 +7,13 @@ import {
   type UnlockerChain,
 } from '../../../src/leader/unlocker/block-unlocker.js';
 import { WindowFixer } from '../../../src/leader/unlocker/window-fixer.js';
+import { DaemonClient } from '../../../src/rpc/daemon-client.js';
 import { UnlockerStore } from '../../../src/store/payments/unlocker-store.js';
+import { createRedisClient } from '../../../src/store/redis-client.js';
 import { PendingCredits } from '../../../src/store/shares/pending-credits.js';
+import { startTestDevnet } from '../../devnet/devnet-test-helpers.js';
+import { startTestRedis } from '../../helpers/redis-server.js';
+import { silentLogger } from '../../store/store-fixtures.js';
 
 /** The fees the unlocker tests pay with. */
 export const FEE = {
@@ -71,5 +77,35 @@ export function stubChain(
       difficulty: 100_000,
       reward: rewardAtomic,
     }),
+  };
+}
+
+/** A Redis and a devnet, with a client of each, for the unlocker tests against a real daemon. */
+export interface DevnetUnlockerEnv {
+  readonly redis: Redis;
+  readonly devnet: Devnet;
+  readonly daemon: DaemonClient;
+  stop(): Promise<void>;
+}
+
+export async function startDevnetUnlockerEnv(): Promise<DevnetUnlockerEnv> {
+  const [server, devnet] = await Promise.all([startTestRedis(), startTestDevnet()]);
+  const redis = await createRedisClient({ url: server.url }, silentLogger);
+  const url = new URL(devnet.daemonUrl);
+  const daemon = new DaemonClient({
+    host: url.hostname,
+    port: Number(url.port),
+    timeoutMs: 2_000,
+    retries: 0,
+  });
+  return {
+    redis,
+    devnet,
+    daemon,
+    async stop() {
+      daemon.close();
+      redis.disconnect();
+      await Promise.all([server.stop(), devnet.stop()]);
+    },
   };
 }

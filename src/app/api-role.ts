@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import type { PoolConfig } from '../config/schema.js';
 import { FuegoPoolError } from '../errors.js';
 import { COIN_DECIMALS } from '../fuego/money.js';
+import { daemonChainDistrustDetail } from '../leader/unlocker/daemon-chain-trust.js';
 import type { Logger } from '../log/logger.js';
 import type { BanRegistry } from '../pool/ban-registry.js';
 import type { PoolEventBus } from '../pool/events.js';
@@ -16,6 +17,7 @@ import { cachedAliasByAddress } from './alias-lookup.js';
 import { createApiStores } from './api-stores.js';
 import { maxThresholdAtomicOf, minPayoutAtomicOf } from './money-options.js';
 import { readLeaderPresent, readPayoutWatchSnapshot, readSolvencySnapshot } from './money-report.js';
+import { unlockNeedsDaemonPeers } from './network.js';
 import type { Part } from './parts.js';
 import { POOL_VERSION } from './pool-version.js';
 import type { StratumSurface } from './stratum-surface.js';
@@ -93,6 +95,9 @@ export async function startApiRole(
           }),
         }),
     activeBans: async () => (await modules.bans.list()).length,
+    ...(unlockNeedsDaemonPeers(config.network, config.payments.unlockNeedsDaemonPeers)
+      ? { daemonChainDistrust: daemonChainDistrustDetail }
+      : {}),
     ...(stratum === null ? {} : { adminCounters: () => adminCountersOf(stratum) }),
   });
   try {

@@ -45,6 +45,12 @@ export function judgeDaemonChain(info: DaemonChainFacts): DaemonChainVerdict {
   return { trusted: true };
 }
 
+/** Why the chain is not trusted, in words (null: it is), for /health. */
+export function daemonChainDistrustDetail(info: DaemonChainFacts): string | null {
+  const verdict = judgeDaemonChain(info);
+  return verdict.trusted ? null : verdict.detail;
+}
+
 export interface DaemonChainTrustModules {
   readonly daemon: Pick<DaemonClient, 'getInfo'>;
   readonly logger: Logger;

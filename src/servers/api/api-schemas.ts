@@ -309,6 +309,8 @@ export const healthSchema = z.strictObject({
     daemon: healthCheckSchema,
     wallet: healthCheckSchema,
     template: healthCheckSchema,
+    /** The daemon's chain as the unlocker judges it (payments.unlockNeedsDaemonPeers). */
+    daemonChain: healthCheckSchema,
   }),
   timestampMs: ms,
 });

@@ -21,7 +21,12 @@ import { registerClassicRoutes } from './classic-routes.js';
 import { ApiConnectionCaps } from './connection-caps.js';
 import { dashboardDir, registerDashboardFiles } from './dashboard-files.js';
 import { registerExportRoutes } from './export-routes.js';
-import { HealthMonitor, type HealthView, type TemplateHealthStatus } from './health-monitor.js';
+import {
+  HealthMonitor,
+  type HealthMonitorModules,
+  type HealthView,
+  type TemplateHealthStatus,
+} from './health-monitor.js';
 import { LiveFeed } from './live-feed.js';
 import { registerMinerRoutes } from './miner-routes.js';
 import { registerMinerThresholdRoute } from './miner-threshold-route.js';
@@ -55,6 +60,8 @@ export interface ApiServerModules {
   readonly metrics?: PoolMetrics;
   readonly walletProbe?: () => Promise<unknown>;
   readonly templateStatus?: () => TemplateHealthStatus;
+  /** /health's daemonChain check (health-monitor.ts); absent: "not-configured". */
+  readonly daemonChainDistrust?: HealthMonitorModules['daemonChainDistrust'];
   readonly aliasOf?: (address: string) => Promise<string | null>;
   /** Active bans (a count: the API never shows an IP). */
   readonly activeBans?: () => number | Promise<number>;
@@ -149,6 +156,9 @@ function buildServices(
       elapsedClock,
       ...(modules.walletProbe === undefined ? {} : { walletProbe: modules.walletProbe }),
       ...(modules.templateStatus === undefined ? {} : { templateStatus: modules.templateStatus }),
+      ...(modules.daemonChainDistrust === undefined
+        ? {}
+        : { daemonChainDistrust: modules.daemonChainDistrust }),
     },
   );
   const stats = new StatsService(options, {

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { Logger } from '../../log/logger.js';
+import type { DaemonInfo } from '../../rpc/daemon-schemas.js';
 import type { healthCheckSchema, healthSchema } from './api-schemas.js';
 import type { NetworkStatus } from './network-info.js';
 
@@ -24,7 +25,13 @@ export interface HealthMonitorOptions {
 export interface HealthMonitorModules {
   /** Pings Redis (PING); /health calls it per request. */
   readonly redisProbe: () => Promise<unknown>;
-  readonly network: { status(): NetworkStatus };
+  readonly network: { status(): NetworkStatus; info(): DaemonInfo | null };
+  /**
+   * Whether the leader's unlocker would decide blocks on the daemon's chain as the last getinfo
+   * shows it: null when it would, else why not (no peers, syncing). Absent: "not-configured"
+   * (payments.unlockNeedsDaemonPeers off).
+   */
+  readonly daemonChainDistrust?: (info: DaemonInfo) => string | null;
   /** e.g. () => walletClient.getStatus(); absent: the wallet is "not-configured" (an API-only node). */
   readonly walletProbe?: () => Promise<unknown>;
   /**
@@ -43,7 +50,8 @@ export interface HealthMonitorModules {
  * /health: Redis is pinged per request (cheap, and the one dependency every answer needs); the
  * daemon is judged by the network poller's last success and the wallet by a background probe,
  * so /health never calls an RPC service per request. Overall: failing if Redis or the daemon
- * fails, degraded if the wallet or template does, ok otherwise.
+ * fails, degraded if the wallet, the template or the daemon's chain (no peers or syncing: blocks
+ * are not credited) does, ok otherwise.
  */
 export class HealthMonitor {
   readonly #options: HealthMonitorOptions;
@@ -92,11 +100,12 @@ export class HealthMonitor {
     const daemon = this.#checkDaemon(elapsedMs);
     const wallet = this.#checkWallet(elapsedMs);
     const template = this.#checkTemplate();
+    const daemonChain = this.#checkDaemonChain(elapsedMs);
     const failing = redis.status === 'failing' || daemon.status === 'failing';
-    const degraded = wallet.status === 'failing' || template.status === 'failing';
+    const degraded = [wallet, template, daemonChain].some((check) => check.status === 'failing');
     return {
       status: failing ? 'failing' : degraded ? 'degraded' : 'ok',
-      checks: { redis, daemon, wallet, template },
+      checks: { redis, daemon, wallet, template, daemonChain },
       timestampMs: this.#modules.clock(),
     };
   }
@@ -123,6 +132,21 @@ export class HealthMonitor {
     const ageMs = Math.max(0, Math.round(elapsedMs - lastSuccessElapsedMs)); // whole ms on the wire
     if (ageMs > this.#options.maxDaemonAgeMs) return { status: 'failing', detail: lastError, ageMs };
     return { status: 'ok', detail: null, ageMs };
+  }
+
+  /** The last getinfo as the unlocker judges it (stale data is the daemon check's failure). */
+  #checkDaemonChain(elapsedMs: number): HealthCheck {
+    const judge = this.#modules.daemonChainDistrust;
+    if (judge === undefined) return { status: 'not-configured', detail: null, ageMs: null };
+    const info = this.#modules.network.info();
+    const { lastSuccessElapsedMs } = this.#modules.network.status();
+    if (info === null || lastSuccessElapsedMs === null) {
+      return { status: 'failing', detail: 'not polled yet', ageMs: null };
+    }
+    const ageMs = Math.max(0, Math.round(elapsedMs - lastSuccessElapsedMs));
+    const distrust = judge(info);
+    if (distrust === null) return { status: 'ok', detail: null, ageMs };
+    return { status: 'failing', detail: `${distrust}: blocks are not credited`, ageMs };
   }
 
   #checkWallet(elapsedMs: number): HealthCheck {

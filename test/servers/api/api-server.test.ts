@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { createApiStores } from '../../../src/app/api-stores.js';
 import { readPayoutWatchSnapshot } from '../../../src/app/money-report.js';
+import { daemonChainDistrustDetail } from '../../../src/leader/unlocker/daemon-chain-trust.js';
 import type { AcceptedShare } from '../../../src/model/share-ledger.js';
 import { API_ERROR_CODES, API_ERRORS } from '../../../src/servers/api/api-errors.js';
 import {
@@ -382,6 +383,49 @@ describe('HTTP API', () => {
     expect(body(healthSchema, failing.payload).checks.daemon).toMatchObject({
       status: 'failing',
       detail: 'RPC_UNREACHABLE',
+    });
+    await other.close();
+  });
+
+  it("GET /health: daemonChain, the daemon's chain as the unlocker judges it: degraded without peers or while syncing", async () => {
+    expect(body(healthSchema, (await app.inject({ url: '/health' })).payload).checks.daemonChain).toEqual({
+      status: 'not-configured',
+      detail: null,
+      ageMs: null,
+    });
+    const fake = new FakeDaemon();
+    const { app: other } = await buildTestApi({
+      redis,
+      keyPrefix,
+      daemon: fake,
+      clock: () => NOW,
+      modules: { daemonChainDistrust: daemonChainDistrustDetail },
+    });
+    const view = async () => {
+      await other.pool.network.refresh();
+      const reply = await other.inject({ url: '/health' });
+      return { statusCode: reply.statusCode, ...body(healthSchema, reply.payload) };
+    };
+    expect(await view()).toMatchObject({
+      statusCode: 200,
+      status: 'ok',
+      checks: { daemonChain: { status: 'ok' } },
+    });
+    fake.info = { ...fake.info, outgoing_connections_count: 0 };
+    expect(await view()).toMatchObject({
+      statusCode: 200,
+      status: 'degraded',
+      checks: {
+        daemonChain: {
+          status: 'failing',
+          detail: 'the daemon has no peer connections: blocks are not credited',
+        },
+      },
+    });
+    fake.info = { ...fake.info, outgoing_connections_count: 8, last_known_block_index: 1_500 };
+    expect((await view()).checks.daemonChain).toMatchObject({
+      status: 'failing',
+      detail: 'the daemon is at height 1000, its peers know height 1501: blocks are not credited',
     });
     await other.close();
   });

@@ -112,6 +112,19 @@ describe("the leader's unlocker on an isolated or syncing daemon", () => {
     await expectDecided(s, hash, 'orphaned');
   });
 
+  it('mainnet: a credited block a deep reorg replaced is not flagged while isolated, flagged once peers are back', async () => {
+    const s = setup('isolated-reorg-watch', 'mainnet');
+    env.devnet.control.setDaemonPeers(1);
+    const hash = await findBuriedBlock(s);
+    await expectDecided(s, hash, 'confirmed');
+    env.devnet.control.reorg(CONFIRM_DEPTH + 1);
+    env.devnet.control.setDaemonPeers(0);
+    expect(await s.unlocker.runOnce()).toEqual({ skipped: 'daemon-isolated', decisions: [] });
+    expect(await s.ledger.getBlockCandidate(hash)).toMatchObject({ orphanedAfterCredit: false });
+    env.devnet.control.setDaemonPeers(1);
+    await expectDecided(s, hash, 'orphaned-after-credit');
+  });
+
   it('devnet (the key off by default): credited on a daemon without peers, as before', async () => {
     const s = setup('devnet-default', 'devnet');
     await expectDecided(s, await findBuriedBlock(s), 'confirmed');

@@ -17,11 +17,25 @@ export interface JsonHttpResponse {
 const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 
 /**
+ * How long a kept-alive connection may sit idle before the client closes it. Without a limit Node
+ * keeps it until the server closes it, and a request sent as the server does (both due in one
+ * busy event-loop turn, or crossing on the wire) fails with ECONNRESET: a submitblock then ends
+ * as 'error', to be resubmitted by hand. So the client closes first: after this, or a second
+ * before the `Keep-Alive: timeout=` a server announces (the devnet: 5 s). A request in flight is
+ * not affected (its deadline is timeoutMs).
+ */
+const IDLE_CONNECTION_TIMEOUT_MS = 2_000;
+
+/**
  * Minimal HTTP/1.1 client for the daemon and wallet: keep-alive, a hard deadline per request
  * and a response size cap. Maps transport failures to RpcError codes; never parses JSON itself.
  */
 export class JsonHttpClient {
-  readonly #agent = new Agent({ keepAlive: true, maxSockets: 16 });
+  readonly #agent = new Agent({
+    keepAlive: true,
+    maxSockets: 16,
+    timeout: IDLE_CONNECTION_TIMEOUT_MS,
+  });
 
   readonly #options: JsonHttpOptions;
 

@@ -21,7 +21,10 @@ describe('pplnsSplit at scale', () => {
     const windowDifficulty = total - 1n;
     const reward = 8_000_000_000n;
 
-    const started = performance.now();
+    // CPU time, not wall time: on a loaded machine the process waits for a core, which is not
+    // the split's cost. (All of this process's threads count, the garbage collector's too.)
+    const started = process.cpuUsage();
+    const wallStarted = performance.now();
     const split = pplnsSplit({
       reward,
       sharesNewestFirst: shares,
@@ -29,12 +32,16 @@ describe('pplnsSplit at scale', () => {
       finder: addresses[0]!,
       fee: { poolFeeBasisPoints: 100, finderBonusBasisPoints: 10 },
     });
-    const elapsedMs = performance.now() - started;
-    console.log(`pplnsSplit: ${SHARES} shares, ${MINERS} miners in ${elapsedMs.toFixed(0)} ms`);
+    const used = process.cpuUsage(started);
+    const cpuMs = (used.user + used.system) / 1_000;
+    const wallMs = performance.now() - wallStarted;
+    console.log(
+      `pplnsSplit: ${SHARES} shares, ${MINERS} miners in ${cpuMs.toFixed(0)} ms of CPU (${wallMs.toFixed(0)} ms wall)`,
+    );
 
     expectSound(split, reward);
     expect(split.countedDifficulty).toBe(windowDifficulty);
     expect(split.credits.size).toBe(MINERS);
-    expect(elapsedMs).toBeLessThan(2_000);
+    expect(cpuMs).toBeLessThan(2_000);
   });
 });

@@ -128,6 +128,8 @@ describe('ensureXmrig', () => {
     expect(result.logins).toBeGreaterThanOrEqual(1);
     expect(result.log).toContain('cn/upx2');
     expect(result.hashrateHps).not.toBeNull();
-    expect(result.hashrateHps).toBeGreaterThan(100);
+    // One cn/upx2 thread does thousands of H/s on an idle core, but on a loaded machine it gets a
+    // share of one (67 H/s seen beside two busy loops); 10 still tells H/s from a kH/s misread.
+    expect(result.hashrateHps).toBeGreaterThan(10);
   }, 40_000);
 });

@@ -55,7 +55,8 @@ export const DaemonRpcCode = {
  */
 export class DaemonClient extends RpcConnection {
   constructor(options: DaemonClientOptions) {
-    super(options);
+    // Every call may arrive twice: a reset kept-alive connection costs no submitblock.
+    super({ ...options, resendOnStaleConnection: true });
   }
 
   /** Returns the info even while `status` is "BUSY" (core starting): callers wait on it. */

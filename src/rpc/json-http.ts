@@ -7,7 +7,17 @@ export interface JsonHttpOptions {
   readonly timeoutMs: number;
   /** Replies larger than this are refused: a daemon never sends megabytes to these calls. */
   readonly maxResponseBytes?: number;
+  /**
+   * Send a request again, once, on a new connection when the kept-alive one it went out on was
+   * reset before any answer (the server closed it as the request left). Only for a server whose
+   * every call may safely arrive twice (fuegod: reads, and a block submitted twice is "already
+   * have"); never for walletd, whose sendTransaction must not.
+   */
+  readonly resendOnStaleConnection?: boolean;
 }
+
+/** Errors of a kept-alive connection the server closed as the request went out. */
+const STALE_CONNECTION_ERRORS = new Set(['ECONNRESET', 'EPIPE']);
 
 export interface JsonHttpResponse {
   readonly status: number;
@@ -48,6 +58,18 @@ export class JsonHttpClient {
   }
 
   send(method: 'GET' | 'POST', path: string, body?: string): Promise<JsonHttpResponse> {
+    const resend = this.#options.resendOnStaleConnection === true;
+    return this.#exchange(method, path, body, performance.now() + this.#options.timeoutMs, resend);
+  }
+
+  /** One request and its answer, by `deadlineAt` (performance.now() ms) at the latest. */
+  #exchange(
+    method: 'GET' | 'POST',
+    path: string,
+    body: string | undefined,
+    deadlineAt: number,
+    resendIfStale: boolean,
+  ): Promise<JsonHttpResponse> {
     const { host, port, timeoutMs } = this.#options;
     const maxBytes = this.#options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     return new Promise((resolve, reject) => {
@@ -64,7 +86,9 @@ export class JsonHttpClient {
         outcome();
       };
       const fail = (error: Error) => finish(() => reject(toRpcError(error, path, this.endpoint)));
+      let answered = false;
       const req = request({ host, port, path, method, headers, agent: this.#agent }, (res) => {
+        answered = true;
         const chunks: Buffer[] = [];
         let size = 0;
         res.on('data', (chunk: Buffer) => {
@@ -93,19 +117,27 @@ export class JsonHttpClient {
       });
       // One deadline for the whole exchange (connect, request, every byte of the answer): a socket
       // idle timeout alone never fires for a server that drips one byte at a time.
-      const deadline = setTimeout(() => {
-        const error = new RpcError(
-          'RPC_TIMEOUT',
-          `${this.endpoint}${path}: no complete answer within ${timeoutMs} ms`,
-          {
-            path,
-            timeoutMs,
-          },
-        );
-        req.destroy(error);
-        fail(error);
-      }, timeoutMs);
-      req.on('error', fail);
+      const deadline = setTimeout(
+        () => {
+          const error = new RpcError(
+            'RPC_TIMEOUT',
+            `${this.endpoint}${path}: no complete answer within ${timeoutMs} ms`,
+            {
+              path,
+              timeoutMs,
+            },
+          );
+          req.destroy(error);
+          fail(error);
+        },
+        Math.max(0, deadlineAt - performance.now()),
+      );
+      req.on('error', (error: NodeJS.ErrnoException) => {
+        const stale =
+          resendIfStale && req.reusedSocket && !answered && STALE_CONNECTION_ERRORS.has(error.code ?? '');
+        if (!stale) return fail(error);
+        finish(() => resolve(this.#exchange(method, path, body, deadlineAt, false)));
+      });
       req.end(body);
     });
   }

@@ -1,4 +1,4 @@
-import { JsonHttpClient } from './json-http.js';
+import { JsonHttpClient, type JsonHttpOptions } from './json-http.js';
 import type { RetryPolicy } from './retry.js';
 
 export interface RpcConnectionOptions {
@@ -16,7 +16,7 @@ export abstract class RpcConnection {
   protected readonly retry: RetryPolicy;
   #lastId = 0;
 
-  protected constructor(options: RpcConnectionOptions) {
+  protected constructor(options: RpcConnectionOptions & Pick<JsonHttpOptions, 'resendOnStaleConnection'>) {
     this.http = new JsonHttpClient(options);
     this.retry = {
       retries: options.retries,

@@ -37,10 +37,17 @@ async function startKeepAliveServer(answerDelayMs = 0): Promise<KeepAliveServer>
       }
     });
   });
+  return { ...(await listenOnLoopback(server, sockets)), connections: () => accepted };
+}
+
+/** Listens on 127.0.0.1 (a free port); close() ends the server and every socket still open. */
+async function listenOnLoopback(
+  server: Server,
+  sockets: Set<Socket>,
+): Promise<{ readonly port: number; close(): Promise<void> }> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     port: (server.address() as AddressInfo).port,
-    connections: () => accepted,
     close: () =>
       new Promise((resolve) => {
         for (const socket of sockets) socket.destroy();
@@ -149,14 +156,5 @@ async function startResettingServer(): Promise<{
       else socket.write('HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n{}');
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    port: (server.address() as AddressInfo).port,
-    requests: () => requests,
-    close: () =>
-      new Promise((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
-  };
+  return { ...(await listenOnLoopback(server, sockets)), requests: () => requests };
 }

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { connect as netConnect, type Socket } from 'node:net';
-import { connect as tlsConnect } from 'node:tls';
+import { type TLSSocket, connect as tlsConnect } from 'node:tls';
 import fc from 'fast-check';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type {
@@ -1076,9 +1076,8 @@ describe.skipIf(!haveOpenssl)('StratumServer: TLS', () => {
     pem = await generateSelfSignedCertificate();
   });
 
-  it('round trip over TLS; the fingerprint matches what a miner sees', async () => {
-    const backend = new FakeBackend();
-    const { port } = await startServer(backend, {}, [{ port: 0, difficulty: 5, tls: pem }]);
+  /** A line client over TLS to `port`, once the handshake is done (closed after the test). */
+  async function tlsClient(port: number): Promise<{ c: LineClient; socket: TLSSocket }> {
     const socket = tlsConnect({ port, host: '127.0.0.1', rejectUnauthorized: false });
     await new Promise<void>((resolve, reject) => {
       socket.once('secureConnect', resolve);
@@ -1086,6 +1085,13 @@ describe.skipIf(!haveOpenssl)('StratumServer: TLS', () => {
     });
     const c = new LineClient(socket);
     clients.push(c);
+    return { c, socket };
+  }
+
+  it('round trip over TLS; the fingerprint matches what a miner sees', async () => {
+    const backend = new FakeBackend();
+    const { port } = await startServer(backend, {}, [{ port: 0, difficulty: 5, tls: pem }]);
+    const { c, socket } = await tlsClient(port);
     const fingerprint = certificateFingerprintSha256(pem.cert);
     expect(fingerprint).toMatch(/^[0-9a-f]{64}$/);
     expect(socket.getPeerCertificate().fingerprint256.replaceAll(':', '').toLowerCase()).toBe(fingerprint);
@@ -1148,13 +1154,7 @@ describe.skipIf(!haveOpenssl)('StratumServer: TLS', () => {
     expect(await other.waitClosed(10_000)).toBe(true);
     expect(other.raw).toHaveLength(0);
     // A TLS miner on the same port is served as before.
-    const socket = tlsConnect({ port, host: '127.0.0.1', rejectUnauthorized: false });
-    await new Promise<void>((resolve, reject) => {
-      socket.once('secureConnect', resolve);
-      socket.once('error', reject);
-    });
-    const c = new LineClient(socket);
-    clients.push(c);
+    const { c } = await tlsClient(port);
     expect((await c.login()).sessionId).toBe('session-1');
   });
 
@@ -1216,13 +1216,7 @@ describe.skipIf(!haveOpenssl)('StratumServer: TLS', () => {
     const { port } = await startServer(backend, { maxPendingRequests: 8 }, [
       { port: 0, difficulty: 1, tls: pem },
     ]);
-    const socket = tlsConnect({ port, host: '127.0.0.1', rejectUnauthorized: false });
-    await new Promise<void>((resolve, reject) => {
-      socket.once('secureConnect', resolve);
-      socket.once('error', reject);
-    });
-    const c = new LineClient(socket);
-    clients.push(c);
+    const { c } = await tlsClient(port);
     await checkBackPressure(backend, c);
   });
 

@@ -13,6 +13,7 @@ import { parseApiOptions } from '../servers/api/api-options.js';
 import { buildApiServer } from '../servers/api/build-api-server.js';
 import type { PoolInfo } from '../servers/api/pool-info.js';
 import { CreditedBlocksReader } from '../store/payments/credited-blocks-reader.js';
+import { RedisLedgerReader } from '../store/shares/ledger-reader.js';
 import { cachedAliasByAddress } from './alias-lookup.js';
 import { createApiStores } from './api-stores.js';
 import { maxThresholdAtomicOf, minPayoutAtomicOf } from './money-options.js';
@@ -63,6 +64,7 @@ export async function startApiRole(
         };
   const { redis, stratum, templateAgeMs } = modules;
   const credited = new CreditedBlocksReader({ keyPrefix: config.redis.keyPrefix }, { redis });
+  const ledger = new RedisLedgerReader({ keyPrefix: config.redis.keyPrefix }, { redis });
   const api = await buildApiServer(apiOptions, {
     redisProbe: () => redis.ping(),
     stores: createApiStores(config.redis.keyPrefix, redis, {
@@ -80,6 +82,7 @@ export async function startApiRole(
       payoutWatch: () => readPayoutWatchSnapshot(config.redis.keyPrefix, redis),
       solvency: () => readSolvencySnapshot(config.redis.keyPrefix, { redis, wallet: modules.wallet }),
       orphanedAfterCredit: () => credited.countOrphanedAfterCredit(),
+      oldestUndecidedBlockHeight: () => ledger.oldestUndecidedHeight(),
       leaderPresent: () => readLeaderPresent(config.redis.keyPrefix, redis),
       ...(templateAgeMs === undefined ? {} : { templateAgeMs }),
     },

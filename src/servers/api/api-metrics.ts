@@ -16,6 +16,7 @@ import {
   powImplementationMetrics,
   type SolvencySnapshot,
   solvencyMetrics,
+  undecidedBlockMetrics,
 } from './operations-metrics.js';
 
 /**
@@ -41,6 +42,8 @@ export interface MetricsSources {
   readonly solvency?: () => Promise<SolvencySnapshot>;
   /** Credited blocks a reorg deeper than confirmDepth replaced later (Redis). */
   readonly orphanedAfterCredit?: () => Promise<number>;
+  /** The lowest height of a block candidate not decided yet, or null (Redis). */
+  readonly oldestUndecidedBlockHeight?: () => Promise<number | null>;
   /** Whether some process holds the leader lease (Redis). */
   readonly leaderPresent?: () => Promise<boolean>;
   /** Redis, daemon and wallet as /health judges them. */
@@ -372,6 +375,8 @@ function storeReadings(registry: Registry, sources: MetricsSources): () => Promi
   const setDaemonChain = daemonChainMetrics(registry);
   const setLeader = leaderMetrics(registry);
   const setLastShare = lastShareMetrics(registry);
+  const setUndecided = undecidedBlockMetrics(registry);
+  let chainHeight: number | null = null;
   const inFlight = new Map<unknown, Promise<void>>();
   const read = async <T>(source: (() => Promise<T>) | undefined, sync: (value: T) => void) => {
     if (source === undefined) return;
@@ -386,7 +391,10 @@ function storeReadings(registry: Registry, sources: MetricsSources): () => Promi
   };
   return async () => {
     const chain = sources.daemonChain?.();
-    if (chain !== undefined && chain !== null) setDaemonChain(chain);
+    if (chain !== undefined && chain !== null) {
+      setDaemonChain(chain);
+      chainHeight = chain.height;
+    }
     await Promise.all([
       read(sources.payoutWatch, setPayoutWatch),
       read(sources.solvency, setSolvency),
@@ -394,6 +402,7 @@ function storeReadings(registry: Registry, sources: MetricsSources): () => Promi
       read(sources.dependencies, setDependencies),
       read(sources.leaderPresent, setLeader),
       read(sources.lastShareMs, setLastShare),
+      read(sources.oldestUndecidedBlockHeight, (height) => setUndecided(height, chainHeight)),
     ]);
   };
 }
@@ -409,42 +418,4 @@ async function waitAtMost(work: Promise<void>, waitMs: number): Promise<void> {
   } finally {
     clearTimeout(timer);
   }
-}
-
-/**
- * Wraps an RPC client so that every async method call is timed into `metrics` (name = method).
- * The client itself stays unaware of metrics; the composition root wraps DaemonClient/WalletClient.
- */
-export function instrumentRpcClient<T extends object>(
-  client: T,
-  service: 'daemon' | 'wallet',
-  metrics: PoolMetrics,
-): T {
-  return new Proxy(client, {
-    get(target, property, receiver) {
-      const value = Reflect.get(target, property, receiver);
-      if (typeof value !== 'function' || typeof property !== 'string' || property === 'close') return value;
-      return (...args: unknown[]) => {
-        const started = performance.now();
-        const result: unknown = (value as (...a: unknown[]) => unknown).apply(target, args);
-        if (!(result instanceof Promise)) return result;
-        return result.then(
-          (answer) => {
-            metrics.observeRpc(service, property, performance.now() - started);
-            return answer;
-          },
-          (error: unknown) => {
-            const code = (error as { code?: unknown } | null)?.code;
-            metrics.observeRpc(
-              service,
-              property,
-              performance.now() - started,
-              typeof code === 'string' ? code : 'UNKNOWN',
-            );
-            throw error;
-          },
-        );
-      };
-    },
-  });
 }

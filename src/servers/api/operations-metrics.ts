@@ -122,6 +122,18 @@ export function orphanedAfterCreditMetrics(registry: Registry) {
   return (count: number): void => flagged.set(count);
 }
 
+export function undecidedBlockMetrics(registry: Registry) {
+  const depth = gauge(registry, {
+    name: 'fuego_pool_oldest_undecided_block_depth',
+    help: 'Blocks on top of the oldest block the unlocker has not credited or orphaned yet (0 when none waits). Past payments.confirmDepth a run decides it: a depth that keeps growing past it means unlock runs are held (daemon isolated or syncing, a witness daemon disagreeing or away) or failing',
+  });
+  /** `oldestHeight` null: no block waits; `chainHeight` (the daemon's block count) null: not known yet. */
+  return (oldestHeight: number | null, chainHeight: number | null): void => {
+    if (oldestHeight === null) depth.set(0);
+    else if (chainHeight !== null) depth.set(Math.max(0, chainHeight - 1 - oldestHeight));
+  };
+}
+
 export function lastShareMetrics(registry: Registry) {
   const lastShare = gauge(registry, {
     name: 'fuego_pool_last_share_timestamp_seconds',

@@ -230,6 +230,15 @@ export class RedisLedgerReader {
     return records.map(({ hash, fields }) => parseBlockRecord(hash, fields));
   }
 
+  /** The lowest height among the candidates the unlocker has not decided yet; null when none waits. */
+  async oldestUndecidedHeight(): Promise<number | null> {
+    const key = this.#keys.blockCandidates;
+    const [, score] = await runStoreCommand('oldestUndecidedHeight', () =>
+      this.#redis.zrange(key, 0, 0, 'WITHSCORES'),
+    );
+    return score === undefined ? null : parseSafeInteger(score, 'candidate height', { key });
+  }
+
   /**
    * Of the newest `limit` refused blocks (`<p>:blocks:rejected`, highest first), those still
    * refused whose refusal no diagnosis explained (reason `unknown` or none) and that the unlocker

@@ -14,8 +14,10 @@ import type { MetricsSources } from '../../../src/servers/api/api-metrics.js';
 import { CreditedBlocksReader } from '../../../src/store/payments/credited-blocks-reader.js';
 import { createPaymentKeys } from '../../../src/store/payments/payment-keys.js';
 import { createRedisClient } from '../../../src/store/redis-client.js';
+import { RedisLedgerReader } from '../../../src/store/shares/ledger-reader.js';
+import { createShareKeys } from '../../../src/store/shares/share-keys.js';
 import { startTestRedis, type TestRedis, useTestRedisClient } from '../../helpers/redis-server.js';
-import { buildTestApi, silentLogger } from './api-fixtures.js';
+import { buildTestApi, daemonInfo, FakeDaemon, silentLogger } from './api-fixtures.js';
 
 /** The pool core's own counters after a few events (the stratum role reports these). */
 function backendSnapshot(): PoolBackendMetrics {
@@ -156,6 +158,49 @@ describe('/metrics: credited blocks a reorg deeper than confirmDepth replaced', 
       await redis.zadd(flagged, 10, 'aa'.repeat(32), 12, 'cc'.repeat(32));
       const after = (await app.inject({ url: '/metrics' })).payload;
       expect(after).toMatch(/^fuego_pool_blocks_orphaned_after_credit 2$/m);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe('/metrics: the oldest block the unlocker has not decided', () => {
+  let redis: Redis;
+  useTestRedisClient((client) => {
+    redis = client;
+  });
+
+  it("shows how deep it is on the daemon's chain, so a held or failing unlocker can be alerted on", async () => {
+    const keyPrefix = 'metrics-undecided';
+    const reader = new RedisLedgerReader({ keyPrefix }, { redis });
+    const daemon = new FakeDaemon();
+    daemon.info = daemonInfo({ height: 200 });
+    const { app } = await buildTestApi({
+      redis,
+      keyPrefix,
+      daemon,
+      modules: { metricsSources: { oldestUndecidedBlockHeight: () => reader.oldestUndecidedHeight() } },
+    });
+    const depth = async () =>
+      /^fuego_pool_oldest_undecided_block_depth (\d+)$/m.exec(
+        (await app.inject({ url: '/metrics' })).payload,
+      )?.[1];
+    try {
+      expect(await depth()).toBe('0');
+      await redis.zadd(
+        createShareKeys(keyPrefix).blockCandidates,
+        150,
+        'aa'.repeat(32),
+        120,
+        'bb'.repeat(32),
+      );
+      expect(await depth()).toBe('79');
+      daemon.info = daemonInfo({ height: 230 });
+      await expect.poll(depth).toBe('109');
+      await redis.zrem(createShareKeys(keyPrefix).blockCandidates, 'bb'.repeat(32));
+      expect(await depth()).toBe('79');
+      await redis.del(createShareKeys(keyPrefix).blockCandidates);
+      expect(await depth()).toBe('0');
     } finally {
       await app.close();
     }

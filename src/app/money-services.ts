@@ -6,10 +6,20 @@ import { PayoutRunner, type PayoutRunnerModules } from '../leader/payouts/payout
 import { type UpkeepWallet, WalletUpkeep } from '../leader/payouts/wallet-upkeep.js';
 import { BlockUnlocker, type UnlockerChain } from '../leader/unlocker/block-unlocker.js';
 import { DaemonChainTrust, type DaemonChainTrustModules } from '../leader/unlocker/daemon-chain-trust.js';
-import { TrustedChainUnlocker, type Unlocker } from '../leader/unlocker/trusted-chain-unlocker.js';
+import {
+  type ChainCheck,
+  TrustedChainUnlocker,
+  type Unlocker,
+} from '../leader/unlocker/trusted-chain-unlocker.js';
 import { WindowFixer } from '../leader/unlocker/window-fixer.js';
+import {
+  type Witness,
+  WitnessChainCheck,
+  type WitnessChainCheckModules,
+} from '../leader/unlocker/witness-chain-check.js';
 import type { Logger } from '../log/logger.js';
 import type { PayoutWallet } from '../pool/payouts/payout-wallet.js';
+import { DaemonClient } from '../rpc/daemon-client.js';
 import { RedisBalances } from '../store/payments/balances-store.js';
 import { RedisMinerThresholds } from '../store/payments/miner-thresholds.js';
 import { PayoutStore } from '../store/payments/payout-store.js';
@@ -43,12 +53,17 @@ export interface MoneyServiceModules {
 }
 
 /**
- * The block unlocker, run only on a daemon chain it can trust (peers, not syncing) where
- * `payments.unlockNeedsDaemonPeers` holds (by default everywhere but the devnet).
+ * The block unlocker, run only on a daemon chain it can trust: peers and not syncing where
+ * `payments.unlockNeedsDaemonPeers` holds (by default everywhere but the devnet), and the same
+ * chain as every `payments.witnessDaemons` entry.
  */
 export function createBlockUnlocker(
   config: Readonly<PoolConfig>,
-  modules: MoneyServiceModules & { readonly daemon: UnlockerChain & DaemonChainTrustModules['daemon'] },
+  modules: MoneyServiceModules & {
+    readonly daemon: UnlockerChain & DaemonChainTrustModules['daemon'] & WitnessChainCheckModules['daemon'];
+    /** Instead of clients built from `payments.witnessDaemons` (tests). */
+    readonly witnesses?: readonly Witness[];
+  },
 ): Unlocker {
   const { redis, clock } = modules;
   const keyPrefix = config.redis.keyPrefix;
@@ -67,9 +82,28 @@ export function createBlockUnlocker(
     logger: modules.logger,
     ...fencing,
   });
-  if (!unlockNeedsDaemonPeers(config.network, config.payments.unlockNeedsDaemonPeers)) return unlocker;
-  const chainTrust = new DaemonChainTrust({ daemon: modules.daemon, logger: modules.logger });
-  return new TrustedChainUnlocker({ unlocker, chainTrust });
+  const checks: ChainCheck[] = [];
+  if (unlockNeedsDaemonPeers(config.network, config.payments.unlockNeedsDaemonPeers)) {
+    checks.push(new DaemonChainTrust({ daemon: modules.daemon, logger: modules.logger }));
+  }
+  const witnesses = modules.witnesses ?? witnessesOf(config);
+  if (witnesses.length > 0) {
+    checks.push(
+      new WitnessChainCheck(
+        { confirmDepth: options.confirmDepth },
+        { daemon: modules.daemon, witnesses, logger: modules.logger.child({ module: 'witness-check' }) },
+      ),
+    );
+  }
+  return checks.length === 0 ? unlocker : new TrustedChainUnlocker({ unlocker, checks });
+}
+
+/** A daemon client per `payments.witnessDaemons` entry (reads only, retried like the daemon's). */
+function witnessesOf(config: Readonly<PoolConfig>): Witness[] {
+  return config.payments.witnessDaemons.map((witness) => ({
+    name: `${witness.host}:${witness.port}`,
+    chain: new DaemonClient({ ...witness, retries: config.daemon.retries }),
+  }));
 }
 
 /** The payout runner's stores on one Redis: its journal, the balances, its watch list, durability. */

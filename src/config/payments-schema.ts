@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { coinAmountAtomic } from './coin-amount.js';
+import { daemonTimeoutMs, host, port } from './schema-parts.js';
 
 /** The payment schemes the pool knows, as they are spelled in config and in the ledger. */
 /** `payments.emptyRound` when not set; the split functions fall back to it too (pool/schemes). */
@@ -103,6 +104,19 @@ export const unlockerConfigFields = {
     .optional()
     .describe(
       "Decide pending blocks only while fuegod's chain can be trusted: it has peer connections (getinfo's outgoing + incoming) and is not syncing (the height its peers know is at most 2 above its own). An isolated or syncing daemon may report a private fork only the pool extends, whose blocks would be credited, paid, then lost when it rejoins the network; such runs decide nothing (nor does the reorg watch flag credited blocks) and log why. Defaults per `network`: true on mainnet and testnet, false on the devnet (its daemon has no peers).",
+    ),
+  witnessDaemons: z
+    .array(
+      z.strictObject({
+        host: host.describe("The witness fuegod's RPC address."),
+        port: port.describe("The witness fuegod's RPC port."),
+        timeoutMs: daemonTimeoutMs.describe('Timeout of one RPC call to the witness.'),
+      }),
+    )
+    .max(8)
+    .default([])
+    .describe(
+      "Other fuegod nodes, each with its own peers (on another host, ideally another network), that must hold the same block as the pool's daemon 2 blocks below its newest (the newest 2 are not compared: a race for them is not a fork; with confirmDepth 1 or 2, 0 or 1 blocks below) before a run credits or orphans anything. Catches what the peer check cannot: a fuegod whose peers are all on one fork (an eclipse or a network split) looks synced and healthy. While any witness holds another block there (logged as an error), does not answer, or is not that high, runs decide nothing and say why. Empty (the default): no witness is asked.",
     ),
   unlockIntervalSec: z
     .number()

@@ -5,6 +5,8 @@ import { canonicalIp } from './canonical-ip.js';
 
 export const host = z.string().min(1);
 export const port = z.number().int().min(1).max(65535);
+/** Timeout of one RPC call to a fuegod (the pool's own, or a witness). */
+export const daemonTimeoutMs = z.number().int().min(100).max(120_000).default(10_000);
 export const positiveInt = z.number().int().min(1);
 export const integerIn = (min: number, max: number) => z.number().int().min(min).max(max);
 

@@ -3,7 +3,7 @@ import { apiOptionsFields, checkDashboardSwitch } from './api-schema.js';
 import { controlConfigSchema } from './control-schema.js';
 import { notificationConfigSchema } from './notifications-schema.js';
 import { paymentsConfigSchema } from './payments-schema.js';
-import { host, integerIn, port, section } from './schema-parts.js';
+import { daemonTimeoutMs, host, integerIn, port, section } from './schema-parts.js';
 import { stratumSchema } from './stratum-schema.js';
 
 /**
@@ -24,13 +24,7 @@ const logSchema = z.strictObject({
 const daemonSchema = z.strictObject({
   host: host.default('127.0.0.1').describe("fuegod's RPC address."),
   port: port.default(18180).describe("fuegod's RPC port."),
-  timeoutMs: z
-    .number()
-    .int()
-    .min(100)
-    .max(120_000)
-    .default(10_000)
-    .describe('Timeout of one RPC call to fuegod.'),
+  timeoutMs: daemonTimeoutMs.describe('Timeout of one RPC call to fuegod.'),
   retries: z
     .number()
     .int()

@@ -1,8 +1,11 @@
+import { type AddressInfo, createServer } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createBlockUnlocker } from '../../../src/app/money-services.js';
 import { configSchema } from '../../../src/config/schema.js';
+import type { Devnet } from '../../../src/devnet/devnet.js';
 import { RedisBalances } from '../../../src/store/payments/balances-store.js';
 import { RedisShareLedger } from '../../../src/store/shares/redis-share-ledger.js';
+import { startTestDevnet } from '../../devnet/devnet-test-helpers.js';
 import { DEFAULT_STORE_OPTIONS } from '../../helpers/config-defaults.js';
 import {
   ADDRESSES,
@@ -14,13 +17,27 @@ import {
 import { type DevnetUnlockerEnv, startDevnetUnlockerEnv } from './unlocker-kit.js';
 
 const [A] = ADDRESSES;
+/** Mines the witness devnets' own chains: their blocks differ from the pool daemon's. */
+const WITNESS_MINER =
+  'fireLatcLpwh9ut8LYbz1uTUfe9mhdnqF3n9TM79QdSx83VX1FDsP5z3TcfJRiFd4NjUw5QWBC6FaFrwY3LAGiHr5iQPKvTHmW';
+
+const portOf = (url: string): number => Number(new URL(url).port);
+
+/** A loopback port nothing listens on (bound, then closed). */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
 const CONFIRM_DEPTH = 5;
 
 /**
  * The unlocker credits a block only on a chain it can trust: a fuegod without peers (isolated) may
  * be extending a private fork only the pool mines, whose blocks vanish when it rejoins the network.
  */
-describe("the leader's unlocker on an isolated or syncing daemon", () => {
+describe("the leader's unlocker on a daemon chain it cannot trust (isolated, syncing, or unlike its witnesses')", () => {
   let env: DevnetUnlockerEnv;
   beforeAll(async () => {
     env = await startDevnetUnlockerEnv();
@@ -34,13 +51,18 @@ describe("the leader's unlocker on an isolated or syncing daemon", () => {
   });
 
   /** The leader's unlocker as a config of `network` builds it, on its own key prefix. */
-  function setup(label: string, network: 'mainnet' | 'testnet' | 'devnet', unlockNeedsDaemonPeers?: boolean) {
+  function setup(
+    label: string,
+    network: 'mainnet' | 'testnet' | 'devnet',
+    unlockNeedsDaemonPeers?: boolean,
+    payments: Record<string, unknown> = {},
+  ) {
     const keyPrefix = uniquePrefix(label);
     const needsPeers = unlockNeedsDaemonPeers === undefined ? {} : { unlockNeedsDaemonPeers };
     const config = configSchema.parse({
       network,
       redis: { keyPrefix },
-      payments: { confirmDepth: CONFIRM_DEPTH, ...needsPeers },
+      payments: { confirmDepth: CONFIRM_DEPTH, ...needsPeers, ...payments },
     });
     return {
       ledger: new RedisShareLedger(
@@ -49,6 +71,7 @@ describe("the leader's unlocker on an isolated or syncing daemon", () => {
       ),
       unlocker: createBlockUnlocker(config, { redis: env.redis, daemon: env.daemon, logger: silentLogger }),
       balances: new RedisBalances({ keyPrefix }, { redis: env.redis }),
+      keyPrefix,
     };
   }
 
@@ -128,6 +151,58 @@ describe("the leader's unlocker on an isolated or syncing daemon", () => {
   it('devnet (the key off by default): credited on a daemon without peers, as before', async () => {
     const s = setup('devnet-default', 'devnet');
     await expectDecided(s, await findBuriedBlock(s), 'confirmed');
+  });
+
+  /** `payments.witnessDaemons` naming these devnets' daemons (or a port nothing listens on). */
+  function witnessesAt(...ports: number[]) {
+    return { witnessDaemons: ports.map((port) => ({ host: '127.0.0.1', port, timeoutMs: 2_000 })) };
+  }
+
+  /** A devnet with its own chain (mined for another address), `blocks` above the genesis. */
+  async function otherChain(blocks: number): Promise<Devnet> {
+    const other = await startTestDevnet();
+    other.control.mineBlocks(blocks, WITNESS_MINER);
+    return other;
+  }
+
+  it('mainnet, synced with peers, but a witness holds another chain (an eclipse): not credited, credited once the witness agrees', async () => {
+    env.devnet.control.setDaemonPeers(8);
+    const witness = await otherChain((await env.daemon.getBlockCount()) + 10);
+    try {
+      const eclipsed = setup('eclipse', 'mainnet', undefined, witnessesAt(portOf(witness.daemonUrl)));
+      const hash = await findBuriedBlock(eclipsed);
+      await expectWaits(eclipsed, hash, 'witness-disagrees');
+      // The same blocks, judged with a witness on the daemon's own chain.
+      const vouched = createBlockUnlocker(
+        configSchema.parse({
+          network: 'mainnet',
+          redis: { keyPrefix: eclipsed.keyPrefix },
+          payments: { confirmDepth: CONFIRM_DEPTH, ...witnessesAt(portOf(env.devnet.daemonUrl)) },
+        }),
+        { redis: env.redis, daemon: env.daemon, logger: silentLogger },
+      );
+      const run = await vouched.runOnce();
+      expect(run.decisions).toEqual([expect.objectContaining({ hash, outcome: 'confirmed' })]);
+    } finally {
+      await witness.stop();
+    }
+  });
+
+  it('a witness whose chain is shorter, or that does not answer, holds the run too (devnet network)', async () => {
+    const shortWitness = await otherChain(1);
+    try {
+      const lagging = setup(
+        'witness-behind',
+        'devnet',
+        undefined,
+        witnessesAt(portOf(shortWitness.daemonUrl)),
+      );
+      await expectWaits(lagging, await findBuriedBlock(lagging), 'witness-behind');
+    } finally {
+      await shortWitness.stop();
+    }
+    const silent = setup('witness-down', 'devnet', undefined, witnessesAt(await closedPort()));
+    await expectWaits(silent, await findBuriedBlock(silent), 'witness-unreachable');
   });
 
   it('the key set explicitly wins over the network default', async () => {

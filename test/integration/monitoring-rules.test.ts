@@ -93,6 +93,17 @@ describe('monitoring: alert rules and Grafana dashboard over the metrics the poo
     expect(scrape).toMatch(/^fuego_pool_leader_present 1$/m);
   });
 
+  it("times the pool's calls to fuegod and walletd (the dashboard's RPC latency panel)", async () => {
+    await fetch(`${stack.apiUrl}/health`); // asks walletd too
+    await expect
+      .poll(async () => (await fetch(`${stack.apiUrl}/metrics`)).text())
+      .toMatch(/^fuego_pool_rpc_duration_seconds_count\{service="daemon",method="[a-z_/]+"\} [1-9]\d*$/m);
+    const again = await (await fetch(`${stack.apiUrl}/metrics`)).text();
+    expect(again).toMatch(
+      /^fuego_pool_rpc_duration_seconds_count\{service="wallet",method="[A-Za-z_/]+"\} [1-9]\d*$/m,
+    );
+  });
+
   it("counts the credited blocks the reorg watch flagged from the pool's Redis index", async () => {
     expect(scrape).toMatch(/^fuego_pool_blocks_orphaned_after_credit 0$/m);
     const redis = await createRedisClient({ url: stack.redis.url }, createLogger({ level: 'silent' }));

@@ -8,6 +8,7 @@ import type { Logger } from '../log/logger.js';
 import type { BanRegistry } from '../pool/ban-registry.js';
 import type { PoolEventBus } from '../pool/events.js';
 import type { DaemonClient } from '../rpc/daemon-client.js';
+import type { RpcCallFanout } from '../rpc/rpc-call-observer.js';
 import type { WalletClient } from '../rpc/wallet-client.js';
 import { parseApiOptions } from '../servers/api/api-options.js';
 import { buildApiServer } from '../servers/api/build-api-server.js';
@@ -27,6 +28,8 @@ export interface ApiRoleModules {
   readonly redis: Redis;
   readonly daemon: DaemonClient;
   readonly wallet: WalletClient;
+  /** The daemon's and wallet's calls, timed into /metrics. */
+  readonly rpcCalls?: RpcCallFanout;
   /** The relayed bus: the live feed shows blocks and payments of every node. */
   readonly events: PoolEventBus;
   readonly logger: Logger;
@@ -87,6 +90,7 @@ export async function startApiRole(
       ...(templateAgeMs === undefined ? {} : { templateAgeMs }),
     },
     walletProbe: () => modules.wallet.getStatus(),
+    ...(modules.rpcCalls === undefined ? {} : { rpcCalls: modules.rpcCalls }),
     aliasOf: cachedAliasByAddress(modules.daemon, { ttlMs: 10 * 60_000, maxEntries: 10_000 }),
 
     ...(templateAgeMs === undefined

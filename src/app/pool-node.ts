@@ -9,6 +9,7 @@ import type { Logger } from '../log/logger.js';
 import type { BanRegistry } from '../pool/ban-registry.js';
 import { createPoolEventBus, type PoolEventBus } from '../pool/events.js';
 import { DaemonClient } from '../rpc/daemon-client.js';
+import { RpcCallFanout } from '../rpc/rpc-call-observer.js';
 import { WalletClient } from '../rpc/wallet-client.js';
 import type { ConnectionAdmission } from '../servers/stratum/connection-admission.js';
 import type { ListeningPort, StratumServer } from '../servers/stratum/stratum-server.js';
@@ -60,6 +61,8 @@ export class PoolNodeStartError extends FuegoPoolError<'STOPPED_WHILE_STARTING'>
 interface SharedParts {
   readonly daemon: DaemonClient;
   readonly wallet: WalletClient;
+  /** Every attempt of the two clients above, for the API's RPC latency metrics. */
+  readonly rpcCalls: RpcCallFanout;
   readonly redis: Redis;
   readonly events: PoolEventBus;
   /** This process's id on the Redis channels it publishes on. */
@@ -274,8 +277,9 @@ async function startShared(
   env: Readonly<Record<string, string | undefined>>,
   parts: Part[],
 ): Promise<SharedParts> {
-  const daemon = new DaemonClient({ ...config.daemon });
-  const wallet = new WalletClient({ ...config.wallet, retries: 2 });
+  const rpcCalls = new RpcCallFanout();
+  const daemon = new DaemonClient({ ...config.daemon, observe: rpcCalls.observerFor('daemon') });
+  const wallet = new WalletClient({ ...config.wallet, retries: 2, observe: rpcCalls.observerFor('wallet') });
   parts.push({
     name: 'rpc clients',
     stop: () => {
@@ -297,7 +301,7 @@ async function startShared(
   );
   await relay.start();
   parts.push({ name: 'event relay', stop: () => relay.stop() });
-  return { daemon, wallet, redis, events: relay.bus, origin };
+  return { daemon, wallet, rpcCalls, redis, events: relay.bus, origin };
 }
 
 /** The pool's bans in Redis, taken over before any stratum port opens. */
@@ -364,6 +368,7 @@ async function startApi(
       redis: shared.redis,
       daemon: shared.daemon,
       wallet: shared.wallet,
+      rpcCalls: shared.rpcCalls,
       events: shared.events,
       logger: context.logger,
       adminToken,

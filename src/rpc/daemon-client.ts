@@ -22,6 +22,7 @@ import {
   statusSchema,
   transactionBlockSchema,
 } from './daemon-schemas.js';
+import type { JsonHttpResponse } from './json-http.js';
 import { callJsonRpc, parseJson, validateReply } from './json-rpc.js';
 import { withRetry } from './retry.js';
 import { RpcConnection, type RpcConnectionOptions } from './rpc-connection.js';
@@ -202,7 +203,17 @@ export class DaemonClient extends RpcConnection {
     schema: S,
     flags: { optional?: boolean; acceptAnyStatus?: boolean } = {},
   ): Promise<z.infer<S>> {
-    const response = await this.http.send(method, path, body);
+    return this.timed(path, async () =>
+      this.#pathReply(path, await this.http.send(method, path, body), schema, flags),
+    );
+  }
+
+  #pathReply<S extends z.ZodType>(
+    path: string,
+    response: JsonHttpResponse,
+    schema: S,
+    flags: { optional?: boolean; acceptAnyStatus?: boolean },
+  ): z.infer<S> {
     if (response.status === 404 && flags.optional) {
       throw new RpcError('RPC_NOT_SUPPORTED', `${path} is not served by this daemon`, { path });
     }
@@ -225,9 +236,13 @@ export class DaemonClient extends RpcConnection {
     params: Record<string, unknown> | unknown[],
     schema: S,
   ): Promise<z.infer<S>> {
-    const result = (await callJsonRpc(this.http, String(this.nextId()), method, params)) as {
-      status?: unknown;
-    } | null;
+    return this.timed(method, async () =>
+      this.#rpcReply(method, await callJsonRpc(this.http, String(this.nextId()), method, params), schema),
+    );
+  }
+
+  #rpcReply<S extends z.ZodType>(method: string, reply: unknown, schema: S): z.infer<S> {
+    const result = reply as { status?: unknown } | null;
     if (result && typeof result === 'object' && typeof result.status === 'string' && result.status !== 'OK') {
       throw new RpcError('RPC_STATUS', `${method}: daemon status "${result.status}"`, {
         method,

@@ -1,5 +1,7 @@
+import { FuegoPoolError } from '../errors.js';
 import { JsonHttpClient, type JsonHttpOptions } from './json-http.js';
 import type { RetryPolicy } from './retry.js';
+import type { RpcCallObserver } from './rpc-call-observer.js';
 
 export interface RpcConnectionOptions {
   readonly host: string;
@@ -8,12 +10,15 @@ export interface RpcConnectionOptions {
   /** Extra attempts for idempotent reads on transport errors (writes are never retried). */
   readonly retries: number;
   readonly retryBaseDelayMs?: number;
+  /** Told of every attempt (method, time taken, error code): the API's RPC latency metrics. */
+  readonly observe?: RpcCallObserver;
 }
 
 /** What the daemon and wallet clients share: one keep-alive HTTP client, the read retry policy, ids. */
 export abstract class RpcConnection {
   protected readonly http: JsonHttpClient;
   protected readonly retry: RetryPolicy;
+  readonly #observe: RpcCallObserver | undefined;
   #lastId = 0;
 
   protected constructor(options: RpcConnectionOptions & Pick<JsonHttpOptions, 'resendOnStaleConnection'>) {
@@ -23,6 +28,7 @@ export abstract class RpcConnection {
       baseDelayMs: options.retryBaseDelayMs ?? 200,
       maxDelayMs: 5_000,
     };
+    this.#observe = options.observe;
   }
 
   get endpoint(): string {
@@ -31,6 +37,22 @@ export abstract class RpcConnection {
 
   close(): void {
     this.http.close();
+  }
+
+  /** One attempt of `method`, reported to the observer with its time and, if it fails, its error code. */
+  protected async timed<T>(method: string, attempt: () => Promise<T>): Promise<T> {
+    const observe = this.#observe;
+    if (observe === undefined) return attempt();
+    const started = performance.now();
+    try {
+      const answer = await attempt();
+      observe({ method, durationMs: performance.now() - started });
+      return answer;
+    } catch (error) {
+      const code = error instanceof FuegoPoolError ? error.code : 'UNKNOWN';
+      observe({ method, durationMs: performance.now() - started, errorCode: code });
+      throw error;
+    }
   }
 
   protected nextId(): number {

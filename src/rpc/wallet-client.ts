@@ -203,8 +203,13 @@ export class WalletClient extends RpcConnection {
     if (request.paymentId !== undefined) params['paymentId'] = request.paymentId;
     if (request.extraHex !== undefined) params['extra'] = request.extraHex;
     if (request.unlockTime !== undefined) params['unlockTime'] = request.unlockTime;
-    const result = await callJsonRpc(this.http, this.nextId(), 'sendTransaction', params);
-    return validateReply(sendTransactionSchema, result, 'sendTransaction');
+    return this.timed('sendTransaction', async () =>
+      validateReply(
+        sendTransactionSchema,
+        await callJsonRpc(this.http, this.nextId(), 'sendTransaction', params),
+        'sendTransaction',
+      ),
+    );
   }
 
   /** How many outputs a fusion under `thresholdAtomic` could join, and how many unlocked outputs there are. */
@@ -229,8 +234,13 @@ export class WalletClient extends RpcConnection {
     };
     if (request.addresses) params['addresses'] = request.addresses;
     if (request.destinationAddress !== undefined) params['destinationAddress'] = request.destinationAddress;
-    const result = await callJsonRpc(this.http, this.nextId(), 'sendFusionTransaction', params);
-    return validateReply(sendFusionTransactionSchema, result, 'sendFusionTransaction');
+    return this.timed('sendFusionTransaction', async () =>
+      validateReply(
+        sendFusionTransactionSchema,
+        await callJsonRpc(this.http, this.nextId(), 'sendFusionTransaction', params),
+        'sendFusionTransaction',
+      ),
+    );
   }
 
   #read<S extends z.ZodType>(
@@ -238,8 +248,10 @@ export class WalletClient extends RpcConnection {
     params: Record<string, unknown>,
     schema: S,
   ): Promise<z.infer<S>> {
-    return withRetry(this.retry, async () =>
-      validateReply(schema, await callJsonRpc(this.http, this.nextId(), method, params), method),
+    return withRetry(this.retry, () =>
+      this.timed(method, async () =>
+        validateReply(schema, await callJsonRpc(this.http, this.nextId(), method, params), method),
+      ),
     );
   }
 }

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DaemonClient } from '../../src/rpc/daemon-client.js';
+import type { RpcCall, RpcCallObserver } from '../../src/rpc/rpc-call-observer.js';
 import { RpcError } from '../../src/rpc/rpc-error.js';
 import { type CannedReply, capturedReply, startReplayServer } from '../helpers/fixture-http-server.js';
 import { freePort } from '../helpers/redis-server.js';
@@ -126,6 +127,18 @@ describe('DaemonClient against captured fuegod 1.9.3 replies', () => {
   });
 });
 
+/** A client that retries a failed read twice, 5 ms apart. */
+function retryingClient(port: number, observe?: RpcCallObserver): DaemonClient {
+  return new DaemonClient({
+    host: '127.0.0.1',
+    port,
+    timeoutMs: 1_000,
+    retries: 2,
+    retryBaseDelayMs: 5,
+    ...(observe === undefined ? {} : { observe }),
+  });
+}
+
 describe('DaemonClient transport failures', () => {
   it('reports a refused connection as RPC_UNREACHABLE after the configured retries', async () => {
     const port = await freePort();
@@ -158,17 +171,36 @@ describe('DaemonClient transport failures', () => {
       calls += 1;
       return calls === 1 ? { status: 503, body: 'busy' } : capturedReply('fuegod-rpc/02-getheight-h1');
     });
-    const client = new DaemonClient({
-      host: '127.0.0.1',
-      port: server.port,
-      timeoutMs: 1_000,
-      retries: 2,
-      retryBaseDelayMs: 5,
-    });
+    const client = retryingClient(server.port);
     expect(await client.getHeight()).toBe(1);
     expect(calls).toBe(2);
     client.close();
     await server.close();
+  });
+
+  it('tells its observer of every attempt: the method or path, the time taken, and the error code of a failed one', async () => {
+    let calls = 0;
+    const server = await startReplayServer((request, json) => {
+      calls += 1;
+      return calls === 1 ? { status: 503, body: 'busy' } : routeToCaptures(request.url, json);
+    });
+    const seen: RpcCall[] = [];
+    const client = retryingClient(server.port, (call) => seen.push(call));
+    try {
+      expect(await client.getHeight()).toBe(1);
+      await client.getBlockCount();
+      await expect(client.getBlockHeaderByHeight(100)).rejects.toMatchObject({ code: 'RPC_ERROR' });
+      expect(seen.map(({ method, errorCode }) => ({ method, errorCode }))).toEqual([
+        { method: '/getheight', errorCode: 'RPC_HTTP_STATUS' },
+        { method: '/getheight', errorCode: undefined },
+        { method: 'getblockcount', errorCode: undefined },
+        { method: 'getblockheaderbyheight', errorCode: 'RPC_ERROR' },
+      ]);
+      for (const call of seen) expect(call.durationMs).toBeGreaterThanOrEqual(0);
+    } finally {
+      client.close();
+      await server.close();
+    }
   });
 
   it('never retries submitblock', async () => {

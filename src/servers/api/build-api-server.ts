@@ -10,6 +10,7 @@ import type { Logger } from '../../log/logger.js';
 import { monotonicMs } from '../../monotonic-clock.js';
 import type { PoolEventBus } from '../../pool/events.js';
 import type { DaemonInfo } from '../../rpc/daemon-schemas.js';
+import type { RpcCallFanout } from '../../rpc/rpc-call-observer.js';
 import { StoreError } from '../../store/store-error.js';
 import { registerAdminRoutes } from './admin-routes.js';
 import type { ApiServices, ApiStores } from './api-context.js';
@@ -56,8 +57,10 @@ export interface ApiServerModules {
   /** From adminTokenFromEnv(process.env) at the composition root; null disables admin routes. */
   readonly adminToken: string | null;
   readonly metricsSources?: MetricsSources;
-  /** A registry shared with the rest of the process (to time RPC calls); built here if absent. */
+  /** A registry shared with the rest of the process; built here if absent. */
   readonly metrics?: PoolMetrics;
+  /** The process's daemon and wallet calls, timed into fuego_pool_rpc_duration_seconds / _errors_total. */
+  readonly rpcCalls?: Pick<RpcCallFanout, 'listen'>;
   readonly walletProbe?: () => Promise<unknown>;
   readonly templateStatus?: () => TemplateHealthStatus;
   /** /health's daemonChain check (health-monitor.ts); absent: "not-configured". */
@@ -116,13 +119,19 @@ export async function buildApiServer(
   services.rateLimit.register(app);
   if (options.dashboard) await registerDashboardFiles(app, options.staticDir ?? dashboardDir());
 
-  const { network, health, liveFeed } = services;
+  const { network, health, liveFeed, metrics } = services;
+  let stopTimingRpc = (): void => undefined;
   app.addHook('onReady', async () => {
     network.start();
     health.start();
     liveFeed.start();
+    stopTimingRpc =
+      modules.rpcCalls?.listen((service, call) =>
+        metrics.observeRpc(service, call.method, call.durationMs, call.errorCode),
+      ) ?? stopTimingRpc;
   });
   app.addHook('onClose', async () => {
+    stopTimingRpc();
     await Promise.all([network.stop(), health.stop(), liveFeed.close()]);
   });
 

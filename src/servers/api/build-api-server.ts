@@ -97,7 +97,7 @@ export async function buildApiServer(
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT_BYTES,
     // fastify's default (100) matches no route for a longer parameter: an integrated address.
-    maxParamLength: MAX_ADDRESS_PARAM_LENGTH,
+    routerOptions: { maxParamLength: MAX_ADDRESS_PARAM_LENGTH },
     trustProxy: false,
     return503OnClosing: true,
   });

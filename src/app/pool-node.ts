@@ -13,6 +13,7 @@ import { RpcCallFanout } from '../rpc/rpc-call-observer.js';
 import { WalletClient } from '../rpc/wallet-client.js';
 import type { ConnectionAdmission } from '../servers/stratum/connection-admission.js';
 import type { ListeningPort, StratumServer } from '../servers/stratum/stratum-server.js';
+import { type FatalSignal, fatalSignal } from './fatal-signal.js';
 import { FirstTemplateWait, whyNoTemplate } from './first-template-wait.js';
 import type { LeaderRole } from './leader-role.js';
 import { type OpenFilesPlan, openFilesPlan, readOpenFilesLimit } from './open-files-budget.js';
@@ -88,12 +89,6 @@ interface EdgeContext {
   /** While the stratum role waits for its first template; null without that role. */
   readonly firstTemplate: FirstTemplateWait | null;
   readonly logger: Logger;
-}
-
-/** Resolves with the first fatal error a part reports. */
-interface FatalSignal {
-  readonly failed: Promise<Error>;
-  readonly report: (error: Error) => void;
 }
 
 /**
@@ -261,14 +256,6 @@ function abandonSignal(fatal: FatalSignal, shutdown: AbortSignal | undefined): P
   const abandon = Promise.race([fatal.failed.then((error) => Promise.reject(error)), stopped]);
   abandon.catch(() => undefined);
   return abandon;
-}
-
-function fatalSignal(): FatalSignal {
-  let report: (error: Error) => void = () => undefined;
-  const failed = new Promise<Error>((resolve) => {
-    report = resolve;
-  });
-  return { failed, report: (error) => report(error) };
 }
 
 async function startShared(

@@ -5,7 +5,8 @@ import type { PayoutRunSummary, UpkeepReport } from '../pool/payouts/payout-repo
 import { runPayoutPass } from './payouts/payout-pass.js';
 import type { PayoutRunner } from './payouts/payout-runner.js';
 import type { WalletUpkeep } from './payouts/wallet-upkeep.js';
-import type { Unlocker } from './unlocker/trusted-chain-unlocker.js';
+import { NO_UNLOCK_RUN_YET, nextUnlockStatus, type UnlockStatus } from './unlock-status.js';
+import type { Unlocker, UnlockRunSummary } from './unlocker/trusted-chain-unlocker.js';
 import { WORKER_OFFLINE_WATCH_INTERVAL_MS, type WorkerOfflineWatch } from './worker-offline-watch.js';
 
 export interface LeaderLoopOptions {
@@ -46,6 +47,7 @@ export class LeaderLoop {
   #stopped = false;
   /** The last payout pass waited for the wallet's fusions: look again every unlock interval. */
   #waitingForUpkeep = false;
+  #unlockStatus: UnlockStatus = NO_UNLOCK_RUN_YET;
   readonly #options: LeaderLoopOptions;
   readonly #modules: LeaderLoopModules;
 
@@ -104,10 +106,17 @@ export class LeaderLoop {
    * one run is found before it is confirmed.
    */
   async unlockOnce(): Promise<void> {
-    const result = await this.#modules.unlocker.runOnce({
-      onPromoted: (block) =>
-        this.#modules.events.publish('block-found', { ...block, foundAfterRefusal: true }),
-    });
+    let result: UnlockRunSummary;
+    try {
+      result = await this.#modules.unlocker.runOnce({
+        onPromoted: (block) =>
+          this.#modules.events.publish('block-found', { ...block, foundAfterRefusal: true }),
+      });
+    } catch (error) {
+      this.#unlockStatus = nextUnlockStatus(this.#unlockStatus, Date.now(), { error });
+      throw error;
+    }
+    this.#unlockStatus = nextUnlockStatus(this.#unlockStatus, Date.now(), { summary: result });
     for (const decision of result.decisions) {
       if (decision.outcome === 'confirmed') {
         this.#modules.events.publish('block-confirmed', {
@@ -165,6 +174,11 @@ export class LeaderLoop {
       this.#modules.logger.warn({ skipped: summary.skipped, detail: summary.detail }, 'payouts skipped');
     }
     return summary;
+  }
+
+  /** What the unlock runs of this term did last, for `fuego-pool status`. */
+  unlockStatus(): UnlockStatus {
+    return this.#unlockStatus;
   }
 
   /** The operator's `fuego-pool wallet optimize`: joins whatever the wallet has ready now. */

@@ -1,16 +1,16 @@
 import { firstTemplateWaitText } from '../../app/first-template-wait.js';
-import type { StatusView, StratumProcessView } from '../../servers/control/control-protocol.js';
+import type { StatusView, StratumProcessView, UnlockerView } from '../../servers/control/control-protocol.js';
 import { type CliCommand, type CliIo, UsageError, writeLine } from '../command.js';
 import { CONTROL_FLAGS, parseFlags, socketFlags } from '../control-args.js';
 import { resolveSocketPath, withControlClient } from '../control-client.js';
-import { formatDuration, formatHashrate, formatTable } from '../text-format.js';
+import { formatAgo, formatDuration, formatHashrate, formatTable } from '../text-format.js';
 
 /**
  * The status as a two-column table, one line per part of the pool this process runs. A process
  * still waiting for its first template says so (what from, for how long, why) instead of the
  * template and stratum counters, which mean nothing yet.
  */
-export function formatStatus(status: StatusView): string[] {
+export function formatStatus(status: StatusView, nowMs: number = Date.now()): string[] {
   const { templates, stratum, pool, payouts } = status;
   const waiting = waitingOf(status);
   const rows: string[][] = [
@@ -53,6 +53,7 @@ export function formatStatus(status: StatusView): string[] {
     'payouts',
     PAYOUT_ROLE_TEXT[payouts.role] + (payouts.running ? '; a pass requested over the socket is running' : ''),
   ]);
+  if (status.unlocker) rows.push(['unlocker', unlockerText(status.unlocker, nowMs)]);
   return [`fuego-pool ${status.version}, up ${formatDuration(status.uptimeSeconds)}`, ...formatTable(rows)];
 }
 
@@ -87,6 +88,19 @@ function templatesText(templates: StatusView['templates']): string {
 /** A pool process older than this field sends none (an upgrade's old process, a new CLI). */
 function waitingOf(status: StatusView): StatusView['waiting'] {
   return status.waiting ?? null;
+}
+
+/** The leader's last unlock run: held (and why, since when), failing, or what it decided. */
+function unlockerText(unlocker: UnlockerView, nowMs: number): string {
+  if (unlocker.lastRunMs === null) return 'no run yet in this leader term';
+  const last = `last run ${formatAgo(unlocker.lastRunMs, nowMs)}`;
+  if (unlocker.lastError !== null) return `FAILING: ${unlocker.lastError} (${last})`;
+  if (unlocker.held !== null) {
+    const since =
+      unlocker.heldSinceMs === null ? '' : ` for ${formatDuration((nowMs - unlocker.heldSinceMs) / 1000)}`;
+    return `HELD${since}: ${unlocker.held}, pending blocks are not decided (${last}; the log says why)`;
+  }
+  return `${last}, ${unlocker.decided} block${unlocker.decided === 1 ? '' : 's'} decided`;
 }
 
 function ageText(ms: number | null): string {

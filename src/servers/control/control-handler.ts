@@ -1,25 +1,24 @@
 import { canonicalIp } from '../../config/canonical-ip.js';
 import { formatAtomic } from '../../fuego/money.js';
 import type { Logger } from '../../log/logger.js';
-import { type BanEntry, type BanRegistry, manualBan } from '../../pool/ban-registry.js';
+import { type BanRegistry, manualBan } from '../../pool/ban-registry.js';
 import type { PoolEventBus } from '../../pool/events.js';
-import type { BatchReport, PayoutRunSummary, UpkeepReport } from '../../pool/payouts/payout-reports.js';
+import type { PayoutRunSummary, UpkeepReport } from '../../pool/payouts/payout-reports.js';
 import type { PoolBackendMetrics } from '../../pool/pool-backend.js';
 import type { StratumMetricsSnapshot } from '../stratum/stratum-metrics.js';
 import { ControlError } from './control-errors.js';
 import type {
-  BanView,
   ControlProgress,
   ControlRequest,
   ControlResultMap,
-  PayoutBatchView,
   PayoutNowView,
-  PayoutSummaryView,
   StatusView,
   StratumProcessView,
   TopMinerView,
+  UnlockerView,
   WalletOptimizeView,
 } from './control-protocol.js';
+import { banView, summaryView } from './control-views.js';
 
 /** The counters of the pool core (PoolBackend, or the stratum children's added up). */
 export interface ControlBackend {
@@ -61,6 +60,8 @@ export interface ControlPayouts {
   payOnce(): Promise<PayoutRunSummary | undefined>;
   /** The wallet upkeep on demand (LeaderLoop.optimizeWallet); absent: wallet-optimize is unavailable. */
   optimizeWallet?(): Promise<UpkeepReport>;
+  /** The term's last unlock run (LeaderLoop.unlockStatus), for `status`. */
+  unlockStatus?(): UnlockerView;
 }
 
 /** Hashrates from the statistics store (see createControlStats). */
@@ -239,6 +240,7 @@ export class ControlRequestHandler {
         role: leader === null ? 'none' : leader() === null ? 'standby' : 'leading',
         running: this.#payout !== undefined,
       },
+      unlocker: leader?.()?.unlockStatus?.() ?? null,
     };
   }
 
@@ -402,47 +404,6 @@ function requireIp(text: string, prefixLengths?: readonly number[]): string {
     });
   }
   return ip;
-}
-
-function banView(entry: BanEntry): BanView {
-  return {
-    ip: entry.ip,
-    bannedAtMs: entry.bannedAtMs,
-    untilMs: entry.untilMs,
-    remainingSeconds: entry.remainingSeconds,
-    offences: entry.offences,
-    manual: entry.manual,
-    reason: entry.reason,
-  };
-}
-
-function batchView(report: BatchReport): PayoutBatchView {
-  return {
-    batchId: report.batchId,
-    state: report.state,
-    recipients: report.recipients,
-    amountAtomic: report.amountAtomic.toString(),
-    txHash: report.txHash,
-    networkFeeAtomic: report.networkFeeAtomic.toString(),
-    note: report.note,
-  };
-}
-
-function summaryView(summary: PayoutRunSummary): PayoutSummaryView {
-  return {
-    skipped: summary.skipped,
-    detail: summary.detail,
-    recovered: summary.recovered.map(batchView),
-    batches: summary.batches.map(batchView),
-    stillOpen: summary.stillOpen.map(batchView),
-    skippedMiners: summary.skippedMiners.map((m) => ({ address: m.address, reason: m.reason })),
-    unknownPayments: summary.unknownPayments.map((p) => ({
-      txHash: p.txHash,
-      batchId: p.batchId,
-      recipients: p.transfers.length,
-      amountAtomic: p.transfers.reduce((sum, t) => sum + t.amountAtomic, 0n).toString(),
-    })),
-  };
 }
 
 function errorText(error: unknown): string {

@@ -135,6 +135,20 @@ export interface StatusView {
     readonly role: 'none' | 'standby' | 'leading';
     readonly running: boolean;
   };
+  /** The leading process's unlock runs; null elsewhere (absent from a pool older than this field). */
+  readonly unlocker?: UnlockerView | null;
+}
+
+/** The last unlock run of the leader's term (leader/unlock-status.ts). */
+export interface UnlockerView {
+  /** Wall clock (ms) at the end of the last run; null before the first. */
+  readonly lastRunMs: number | null;
+  /** Why runs decide nothing (daemon-isolated, witness-disagrees, ...), or null. */
+  readonly held: string | null;
+  readonly heldSinceMs: number | null;
+  /** Blocks the last run credited, orphaned or flagged. */
+  readonly decided: number;
+  readonly lastError: string | null;
 }
 
 export interface TopMinerView {

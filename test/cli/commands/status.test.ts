@@ -125,6 +125,37 @@ describe('fuego-pool status', () => {
     );
   });
 
+  it("shows the leader's unlock runs: what the last one decided, held (why, for how long), or failing", () => {
+    const base = {
+      version: '0.1.0',
+      uptimeSeconds: 600,
+      waiting: null,
+      templates: null,
+      stratum: null,
+      pool: null,
+      payouts: { role: 'leading', running: false },
+    } satisfies StatusView;
+    const now = 1_800_000_000_000;
+    const unlocker = { lastRunMs: now - 12_000, held: null, heldSinceMs: null, decided: 2, lastError: null };
+    expect(formatStatus({ ...base, unlocker }, now)).toContain(
+      'unlocker   last run 12s ago, 2 blocks decided',
+    );
+    const held = { ...unlocker, decided: 0, held: 'witness-disagrees', heldSinceMs: now - 1_500_000 };
+    expect(formatStatus({ ...base, unlocker: held }, now)).toContain(
+      'unlocker   HELD for 25m 00s: witness-disagrees, pending blocks are not decided (last run 12s ago; the log says why)',
+    );
+    const failing = { ...unlocker, lastError: 'connect ECONNREFUSED 127.0.0.1:18180' };
+    expect(formatStatus({ ...base, unlocker: failing }, now)).toContain(
+      'unlocker   FAILING: connect ECONNREFUSED 127.0.0.1:18180 (last run 12s ago)',
+    );
+    expect(formatStatus({ ...base, unlocker: { ...unlocker, lastRunMs: null } }, now)).toContain(
+      'unlocker   no run yet in this leader term',
+    );
+    expect(formatStatus({ ...base, unlocker: null }, now).some((line) => line.startsWith('unlocker'))).toBe(
+      false,
+    );
+  });
+
   it('a pool process from before the waiting field (an upgrade under way) is formatted as before', () => {
     const { waiting: _waiting, ...older } = {
       version: '0.1.0',

@@ -7,8 +7,11 @@ import { formatAtomic } from '../../fuego/money.js';
 import { createLogger } from '../../log/logger.js';
 import { DaemonClient } from '../../rpc/daemon-client.js';
 import { type CliCommand, type CliIo, UsageError, writeLine } from '../command.js';
+import { parseOperatorArgs } from '../operator-args.js';
 
 const TX_HASH_PATTERN = /^[0-9a-f]{64}$/;
+
+const RESOLVE_MODES = { '--paid': 'paid', '--dismiss': 'dismiss', '--refund': 'refund' } as const;
 
 /**
  * `fuego-pool payout resolve (TXHASH | --all) (--paid | --dismiss | --refund) --config FILE [--note TEXT]`
@@ -29,33 +32,9 @@ export const payoutResolveCommand: CliCommand = {
   summary:
     'settle an unknown tagged wallet transaction (--paid debits its recipients, --dismiss does not) or a sent batch the wallet has no record of (--paid or --refund)',
   async run(args: string[], io: CliIo): Promise<number> {
-    let configPath: string | undefined;
-    let mode: 'paid' | 'dismiss' | 'refund' | undefined;
-    let note = '';
-    let txHash: string | undefined;
-    let all = false;
-    for (let i = 0; i < args.length; i++) {
-      const arg = args[i]!;
-      if (arg === '--config') {
-        configPath = args[++i];
-        if (configPath === undefined) throw new UsageError('--config needs a FILE');
-      } else if (arg === '--note') {
-        const text = args[++i];
-        if (text === undefined) throw new UsageError('--note needs a TEXT');
-        note = text;
-      } else if (arg === '--all') {
-        all = true;
-      } else if (arg === '--paid' || arg === '--dismiss' || arg === '--refund') {
-        if (mode !== undefined) throw new UsageError('give one of --paid, --dismiss and --refund');
-        mode = arg === '--paid' ? 'paid' : arg === '--dismiss' ? 'dismiss' : 'refund';
-      } else if (arg.startsWith('--')) {
-        throw new UsageError(`unknown option ${arg}`);
-      } else if (txHash === undefined) {
-        txHash = arg.toLowerCase();
-      } else {
-        throw new UsageError(`unexpected argument ${arg}`);
-      }
-    }
+    const parsed = parseOperatorArgs(args, { modes: RESOLVE_MODES, switches: ['--all'] });
+    const { configPath, mode, note, target: txHash } = parsed;
+    const all = parsed.switches.has('--all');
     if (all === (txHash !== undefined)) throw new UsageError('give one TXHASH or --all');
     if (txHash !== undefined && !TX_HASH_PATTERN.test(txHash)) {
       throw new UsageError('TXHASH must be a transaction hash (64 hex characters)');

@@ -57,9 +57,32 @@ local function unwritable(key, kind, ...)
   end
   return nil
 end
+-- unwritable() of one account item's balance and history keys
+local function unwritable_account(itemKeys)
+  return unwritable(itemKeys.balanceKey, 'hash', 'credited', 'balance')
+    or unwritable(itemKeys.historyKey, 'stream')
+end
 local function history(key, maxLength, reason, amount, ref, balance, now)
   redis.call('XADD', key, 'MAXLEN', '~', maxLength, '*', 'r', reason, 'a', amount, 'ref', ref,
     'b', balance, 't', now)
+end
+-- adds a signed amount to an account's credited and balance and to the totals' (a credit, or one
+-- taken back); the caller keeps the payable index and writes the history entry
+local function add_credit(balanceKey, totalsKey, amount)
+  redis.call('HINCRBY', balanceKey, 'credited', amount)
+  redis.call('HINCRBY', balanceKey, 'balance', amount)
+  redis.call('HINCRBY', totalsKey, 'credited', amount)
+  redis.call('HINCRBY', totalsKey, 'balance', amount)
+end
+-- add_credit counted in the totals' adjustments (a manual adjustment, an orphan clawback or its
+-- credit back: rewards + adjustments = credited + poolFees holds), then the payable index and a
+-- history entry; returns the balance after
+local function adjust_account(account, amount, reason, ref, now)
+  add_credit(account.balanceKey, account.totalsKey, amount)
+  redis.call('HINCRBY', account.totalsKey, 'adjustments', amount)
+  local balance = index_payable(account.payableKey, account.balanceKey, account.address)
+  history(account.historyKey, account.historyMax, reason, amount, ref, balance, now)
+  return balance
 end
 if fenced() then return {0, 'FENCED', ''} end
 `;

@@ -19,14 +19,9 @@ export const ADJUST_BALANCE_LUA = moneyScriptLua(
 if string.sub(delta, 1, 1) == '-' and not ge(field(balanceKey, 'balance'), string.sub(delta, 2)) then
   return {0, 'INSUFFICIENT_BALANCE', address}
 end
-redis.call('HINCRBY', balanceKey, 'credited', delta)
-redis.call('HINCRBY', balanceKey, 'balance', delta)
-redis.call('HINCRBY', totalsKey, 'credited', delta)
-redis.call('HINCRBY', totalsKey, 'balance', delta)
-redis.call('HINCRBY', totalsKey, 'adjustments', delta)
-local balance = index_payable(payableKey, balanceKey, address)
-history(historyKey, historyMax, 'adjustment', delta, note, balance, now)
-return {1, balance}
+local account = {balanceKey = balanceKey, totalsKey = totalsKey, payableKey = payableKey,
+  historyKey = historyKey, historyMax = historyMax, address = address}
+return {1, adjust_account(account, delta, 'adjustment', note, now)}
 `,
 );
 

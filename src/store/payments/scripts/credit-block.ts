@@ -52,18 +52,14 @@ local bad = unwritable(totalsKey, 'hash', 'credited', 'balance', 'rewards', 'poo
   or unwritable(creditsKey, 'hash') or unwritable(payableKey, 'zset')
 for i = 1, itemCount do
   local itemKeys = item_keys(i)
-  bad = bad or unwritable(itemKeys.balanceKey, 'hash', 'credited', 'balance')
-    or unwritable(itemKeys.historyKey, 'stream')
+  bad = bad or unwritable_account(itemKeys)
 end
 if bad then return {0, 'CORRUPT_BALANCE', bad} end
 for i = 1, itemCount do
   local credit, itemKeys = item_args(i), item_keys(i)
   local address, amount = credit.address, credit.amount
   local balanceKey = itemKeys.balanceKey
-  redis.call('HINCRBY', balanceKey, 'credited', amount)
-  redis.call('HINCRBY', balanceKey, 'balance', amount)
-  redis.call('HINCRBY', totalsKey, 'credited', amount)
-  redis.call('HINCRBY', totalsKey, 'balance', amount)
+  add_credit(balanceKey, totalsKey, amount)
   redis.call('HINCRBY', creditsKey, address, amount)
   local balance = index_payable(payableKey, balanceKey, address)
   history(itemKeys.historyKey, historyMax, credit.reason, amount, hash, balance, now)

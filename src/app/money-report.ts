@@ -10,6 +10,7 @@ import { type PoolTotals, RedisBalances } from '../store/payments/balances-store
 import {
   CreditedBlocksReader,
   type OrphanedAfterCreditBlock,
+  type SettledOrphanBlock,
 } from '../store/payments/credited-blocks-reader.js';
 import { PayoutStore } from '../store/payments/payout-store.js';
 import { PayoutWatchStore } from '../store/payments/payout-watch-store.js';
@@ -48,6 +49,10 @@ export interface MoneyReport {
   readonly backoff: SendBackoff | null;
   /** Credited blocks a reorg deeper than confirmDepth replaced, highest first (the newest 50). */
   readonly orphanedAfterCredit: readonly OrphanedAfterCreditBlock[];
+  /** Those the operator settled (`fuego-pool block settle`), highest first (the newest 50). */
+  readonly settledOrphans: readonly SettledOrphanBlock[];
+  /** Clawed-back ones a later reorg put back on the main chain, not credited back yet. */
+  readonly restoredAfterClawback: readonly SettledOrphanBlock[];
   readonly durability: DurabilityGuarantee | { readonly kind: 'unreadable'; readonly detail: string };
 }
 
@@ -91,6 +96,10 @@ export async function readMoneyReport(
       watch.getBackoff(),
       credited.listOrphanedAfterCredit(ORPHANED_AFTER_CREDIT_SHOWN),
     ]);
+  const [settledOrphans, restoredAfterClawback] = await Promise.all([
+    credited.listSettledOrphans(ORPHANED_AFTER_CREDIT_SHOWN),
+    credited.listRestoredAfterClawback(ORPHANED_AFTER_CREDIT_SHOWN),
+  ]);
   const walletMissing: WalletMissingBatch[] = [];
   for (const [batchId, sinceMs] of [...missingSince].slice(0, WALLET_MISSING_SHOWN)) {
     const batch = await journal.getBatch(batchId);
@@ -119,6 +128,8 @@ export async function readMoneyReport(
     unknownPayments,
     backoff,
     orphanedAfterCredit,
+    settledOrphans,
+    restoredAfterClawback,
     durability: guarantee,
   };
 }

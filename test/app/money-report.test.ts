@@ -8,23 +8,12 @@ import { PayoutWatchStore } from '../../src/store/payments/payout-watch-store.js
 import { RedisShareLedger } from '../../src/store/shares/redis-share-ledger.js';
 import { DEFAULT_STORE_OPTIONS } from '../helpers/config-defaults.js';
 import { useTestRedisClient } from '../helpers/redis-server.js';
+import { walletHolding } from '../helpers/wallet-holding.js';
 import { fundMiners, minerAddress } from '../leader/payouts/payout-test-kit.js';
 import { stubChain, unlockerOn } from '../leader/unlocker/unlocker-kit.js';
 import { blockHash, makeCandidate, makeShare, silentLogger, uniquePrefix } from '../store/store-fixtures.js';
 
 const COIN = 10_000_000n;
-
-/** A wallet that holds `availableAtomic`, nothing locked. */
-function walletHolding(availableAtomic: bigint) {
-  return {
-    getBalance: async () => ({
-      availableBalance: Number(availableAtomic),
-      lockedAmount: 0,
-      lockedDepositBalance: 0,
-      unlockedDepositBalance: 0,
-    }),
-  };
-}
 
 describe('the money report', () => {
   let redis: Redis;

@@ -18,6 +18,12 @@ export const commands: readonly CommandEntry[] = [
     load: async () => (await import('./block-inspect.js')).blockInspectCommand,
   },
   {
+    path: ['block', 'settle'],
+    summary:
+      'settle a credited block a deep reorg orphaned (fuego-pool report lists them): --absorb, --clawback (never below zero), or --credit-back once a later reorg restored a clawed-back one; --dry-run',
+    load: async () => (await import('./block-settle.js')).blockSettleCommand,
+  },
+  {
     path: ['address', 'check'],
     summary: 'validate a Fuego address and print its keys and payment id as JSON',
     load: async () => (await import('./address-check.js')).addressCheckCommand,

@@ -10,7 +10,7 @@ import { parsePayoutArgs } from './payout.js';
 /**
  * `fuego-pool report --config FILE`: solvency (what the pool owes miners vs what its wallet holds),
  * the ledger's invariants, whether Redis can make payouts durable, credited blocks a deep reorg
- * took away, and everything payouts hold back: unknown tagged transactions, sent batches the
+ * took away (to settle, and settled), and everything payouts hold back: unknown tagged transactions, sent batches the
  * wallet has no record of, held miners, a send backoff, open and recently failed batches.
  * Exit 0 when solvent, consistent and nothing needs the operator; 1 otherwise (for monitoring).
  */
@@ -131,19 +131,49 @@ function durabilitySection(report: MoneyReport, out: (line: string) => void): bo
 }
 
 /**
- * Credited blocks a reorg deeper than confirmDepth replaced: the credits stand, for the operator
- * to settle. Listed, never unhealthy: nothing clears the list, and the unlocker's error log line
- * and the block-orphaned-after-credit notification are the alert.
+ * Credited blocks a reorg deeper than confirmDepth replaced: the credits stand until the operator
+ * settles each (`fuego-pool block settle`), so an unsettled one needs the operator, and so does a
+ * clawed-back one a later reorg restored (its miners are owed the clawback again). Settled ones
+ * are listed below, for the record.
  */
 function orphanedAfterCreditSection(report: MoneyReport, out: (line: string) => void): boolean {
-  out('== credited blocks orphaned by a deeper reorg (credits stand: nothing was debited) ==');
+  out('== credited blocks orphaned by a deeper reorg, not settled (credits stand: nothing was debited) ==');
   if (report.orphanedAfterCredit.length === 0) out('(none)');
   for (const block of report.orphanedAfterCredit) {
     out(
       `height ${block.height}  ${block.hash}  reward ${formatAtomic(block.rewardAtomic)} XFG  credited ${formatAtomic(block.creditedAtomic)} XFG  since ${new Date(block.flaggedAtMs).toISOString()}  main chain has ${block.observedHash}`,
     );
   }
-  return true;
+  if (report.orphanedAfterCredit.length > 0) {
+    out(
+      'settle each: fuego-pool block settle HASH --absorb (the pool bears the loss) or --clawback (debit its credits, never below zero); --dry-run shows each miner first',
+    );
+  }
+  if (report.restoredAfterClawback.length > 0) {
+    out(
+      '== clawed-back blocks a later reorg put back on the main chain (their miners are owed the clawback) ==',
+    );
+    for (const block of report.restoredAfterClawback) {
+      out(
+        `height ${block.height}  ${block.hash}  clawed back ${formatAtomic(block.clawedBackAtomic)} XFG  restored ${new Date(block.restoredAtMs ?? 0).toISOString()}`,
+      );
+    }
+    out(
+      'credit back each: fuego-pool block settle HASH --credit-back (gives each miner exactly what the clawback took)',
+    );
+  }
+  out(`== settled orphaned blocks (last ${report.settledOrphans.length}) ==`);
+  if (report.settledOrphans.length === 0) out('(none)');
+  for (const block of report.settledOrphans) {
+    const restored =
+      block.restoredAtMs === null
+        ? ''
+        : `  restored ${new Date(block.restoredAtMs).toISOString()}${block.creditedBackAtMs === null ? '' : ', credited back'}`;
+    out(
+      `height ${block.height}  ${block.hash}  ${block.settlement} ${new Date(block.settledAtMs).toISOString()}  credited ${formatAtomic(block.creditedAtomic)} XFG  clawed back ${formatAtomic(block.clawedBackAtomic)} XFG  uncollected ${formatAtomic(block.uncollectedAtomic)} XFG${restored}`,
+    );
+  }
+  return report.orphanedAfterCredit.length === 0 && report.restoredAfterClawback.length === 0;
 }
 
 function unknownPaymentsSection(report: MoneyReport, out: (line: string) => void): boolean {

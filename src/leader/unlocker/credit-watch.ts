@@ -18,7 +18,7 @@ export interface CreditWatchOptions {
 export type CreditWatchChain = Pick<DaemonClient, 'getBlockCount' | 'getBlocksList'>;
 
 export interface CreditWatchModules {
-  readonly ledger: Pick<UnlockLedger, 'listCreditedFrom' | 'flagOrphanedAfterCredit'>;
+  readonly ledger: Pick<UnlockLedger, 'listCreditedFrom' | 'flagOrphanedAfterCredit' | 'noteRestoredBlock'>;
   readonly daemon: CreditWatchChain;
   readonly logger: Logger;
 }
@@ -34,7 +34,10 @@ interface OrphanedAfterCredit extends CreditedBlock {
  * reorgWatchBlocks deep: a reorg deeper than confirmDepth takes a block whose reward is already in
  * the miners' balances (and maybe paid out). Such a block is flagged on its record once, and
  * reported; nothing is debited, since taking credits back (some of them already paid) is the
- * operator's decision. The chain is read in ranges (f_blocks_list_json: one call per ~30
+ * operator's decision (`fuego-pool block settle`). A flagged block whose own hash a later reorg
+ * puts back at its height while it is still watched is unflagged when not settled yet (warn), or
+ * noted once when settled (a clawed-back one at error: its miners are owed the clawback again, which
+ * the operator credits back; nothing is re-credited here). The chain is read in ranges (f_blocks_list_json: one call per ~30
  * heights holding watched blocks, highest first), not a header per block.
  */
 export class CreditWatch {
@@ -75,8 +78,9 @@ export class CreditWatch {
     const top = (await daemon.getBlockCount()) - 1;
     const fromHeight = top - this.#opts.confirmDepth - this.#opts.reorgWatchBlocks;
     // Above the tip (the chain is shorter for now) nothing holds the height: next pass.
+    // A settled block already noted back on the chain has nothing left to watch.
     const watched = (await ledger.listCreditedFrom(fromHeight, WATCHED_PER_PASS)).filter(
-      (block) => block.height <= top,
+      (block) => block.height <= top && block.state !== 'settled-restored',
     );
     const flagged: OrphanedAfterCredit[] = [];
     let next = 0;
@@ -88,9 +92,12 @@ export class CreditWatch {
       for (; next < watched.length && watched[next]!.height >= lowest; next++) {
         const block = watched[next]!;
         const observedHash = mainChain.get(block.height);
-        if (observedHash === undefined || observedHash === block.hash) continue;
-        if (await this.#flag(block, observedHash, top, fencingToken))
+        if (observedHash === undefined) continue;
+        if (observedHash === block.hash) {
+          if (block.state !== 'credited') await this.#noteRestored(block, top, fencingToken);
+        } else if (block.state === 'credited' && (await this.#flag(block, observedHash, top, fencingToken))) {
           flagged.push({ ...block, observedHash });
+        }
       }
     }
     return flagged;
@@ -118,5 +125,25 @@ export class CreditWatch {
       );
     }
     return applied;
+  }
+
+  async #noteRestored(block: CreditedBlock, top: number, fencingToken: string): Promise<void> {
+    const { hash, height, rewardAtomic } = block;
+    const outcome = await this.#modules.ledger.noteRestoredBlock({ hash, height, fencingToken });
+    const data = { hash, height, depth: top - height, reward: rewardAtomic.toString() };
+    const { logger } = this.#modules;
+    if (outcome === 'unflagged') {
+      logger.warn(data, 'block orphaned after credit is back on the main chain (a later reorg): unflagged');
+    } else if (outcome === 'absorbed') {
+      logger.warn(
+        data,
+        'block orphaned after credit and absorbed is back on the main chain: the loss did not happen',
+      );
+    } else if (outcome === 'clawed-back') {
+      logger.error(
+        data,
+        'block orphaned after credit and clawed back is back on the main chain: its miners are owed the clawback again, see fuego-pool report (fuego-pool block settle HASH --credit-back)',
+      );
+    }
   }
 }

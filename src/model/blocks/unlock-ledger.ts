@@ -70,12 +70,30 @@ export interface FlagOrphanedAfterCreditRequest {
   readonly fencingToken?: string;
 }
 
-/** A confirmed block the reorg watch checks: what it was credited with. */
+/** A block flagged orphaned after credit whose own hash is back at its height (a later reorg). */
+export interface NoteRestoredBlockRequest {
+  readonly hash: string;
+  readonly height: number;
+  readonly fencingToken?: string;
+}
+
+/**
+ * Where a credited block stands after a deep reorg: `credited` (never flagged, or unflagged since),
+ * `flagged` (orphaned after credit, not settled), `settled` (absorbed or clawed back by the
+ * operator), `settled-restored` (settled, then a later reorg put it back: nothing left to watch).
+ */
+export type AfterCreditState = 'credited' | 'flagged' | 'settled' | 'settled-restored';
+
+/** A confirmed block the reorg watch checks: what it was credited with, and its state. */
 export interface CreditedBlock {
   readonly hash: string;
   readonly height: number;
   readonly rewardAtomic: bigint;
+  readonly state: AfterCreditState;
 }
+
+/** What note_restored_block did: unflagged an unsettled block, noted a settled one, or nothing. */
+export type RestoredOutcome = 'unflagged' | 'absorbed' | 'clawed-back' | 'none';
 
 /** `applied` false when the block was no longer pending (another run decided it first). */
 export type CreditOutcome = { readonly applied: true } | { readonly applied: false; readonly status: string };
@@ -154,12 +172,17 @@ export interface UnlockLedger {
   /** Notes that a refused block is not on the chain, so it is not asked about again. */
   noteRefusalOffChain(request: NoteRefusalOffChainRequest): Promise<void>;
   /**
-   * Confirmed blocks at `fromHeight` and above not flagged orphaned after credit, highest first,
-   * at most `limit`: what the reorg watch checks.
+   * Confirmed blocks at `fromHeight` and above, with their state after credit, highest first, at
+   * most `limit`: what the reorg watch checks.
    */
   listCreditedFrom(fromHeight: number, limit: number): Promise<CreditedBlock[]>;
   /** Flags a confirmed block replaced at its height; `applied` false when flagged already (or not confirmed). */
   flagOrphanedAfterCredit(request: FlagOrphanedAfterCreditRequest): Promise<{ readonly applied: boolean }>;
+  /**
+   * A flagged block is back at its height: unflagged when not settled (`unflagged`), noted once
+   * when settled (its settlement; nothing is re-credited), `none` when there was nothing to do.
+   */
+  noteRestoredBlock(request: NoteRestoredBlockRequest): Promise<RestoredOutcome>;
 }
 
 /**

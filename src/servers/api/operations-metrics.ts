@@ -117,7 +117,7 @@ export function leaderMetrics(registry: Registry) {
 export function orphanedAfterCreditMetrics(registry: Registry) {
   const flagged = gauge(registry, {
     name: 'fuego_pool_blocks_orphaned_after_credit',
-    help: "Credited blocks that a reorg deeper than confirmDepth replaced later, as the unlocker's reorg watch flagged them: their credits stand until the operator settles them (fuego-pool report lists them)",
+    help: "Credited blocks that a reorg deeper than confirmDepth replaced later, as the unlocker's reorg watch flagged them, not settled yet: their credits stand until the operator settles them (fuego-pool report lists them; fuego-pool block settle)",
   });
   return (count: number): void => flagged.set(count);
 }

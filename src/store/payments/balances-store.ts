@@ -54,7 +54,9 @@ export type BalanceChangeReason =
   | 'payout-adopted'
   | 'payout-reverted'
   | 'payout-fee-refund'
-  | 'adjustment';
+  | 'adjustment'
+  | 'orphan-clawback'
+  | 'orphan-credit-back';
 
 export interface BalanceHistoryEntry {
   readonly id: string;

@@ -1,11 +1,11 @@
 import type { Redis } from 'ioredis';
-import type { CreditedBlock } from '../../model/blocks/unlock-ledger.js';
+import type { AfterCreditState, CreditedBlock } from '../../model/blocks/unlock-ledger.js';
 import { createShareKeys, type ShareKeys } from '../shares/share-keys.js';
 import { execStorePipeline, runStoreCommand, StoreError } from '../store-error.js';
 import { createPaymentKeys, type PaymentKeys } from './payment-keys.js';
 
 /** A credited block a later reorg replaced at its height, as the money report shows it. */
-export interface OrphanedAfterCreditBlock extends CreditedBlock {
+export interface OrphanedAfterCreditBlock extends Omit<CreditedBlock, 'state'> {
   /** What its credits added to balances (the miners' and the fee address's), from its credits record. */
   readonly creditedAtomic: bigint;
   /** The main chain's block at its height when the watch saw it replaced. */
@@ -13,7 +13,32 @@ export interface OrphanedAfterCreditBlock extends CreditedBlock {
   readonly flaggedAtMs: number;
 }
 
+/** A flagged block the operator settled (`fuego-pool block settle`), as the report shows it. */
+export interface SettledOrphanBlock extends OrphanedAfterCreditBlock {
+  readonly settlement: 'absorbed' | 'clawed-back';
+  readonly settledAtMs: number;
+  readonly settleNote: string;
+  /** What the clawback took back from balances (0 when absorbed). */
+  readonly clawedBackAtomic: bigint;
+  /** The rest of the credits, the pool's loss: paid out or spent already, or all of it when absorbed. */
+  readonly uncollectedAtomic: bigint;
+  /** When a later reorg put it back on the main chain after its settlement; null if not. */
+  readonly restoredAtMs: number | null;
+  /** When the operator credited the clawback back after that restore; null if not. */
+  readonly creditedBackAtMs: number | null;
+}
+
 const AMOUNT = /^\d{1,20}$/;
+/** The block record's settlement fields, in the order settledOf reads them. */
+const SETTLEMENT_FIELDS = [
+  'settlement',
+  'settledAtMs',
+  'settleNote',
+  'clawedBackAtomic',
+  'uncollectedAtomic',
+  'restoredAfterSettlementAtMs',
+  'creditedBackAtMs',
+] as const;
 
 function amountOf(value: string | null | undefined, what: string, hash: string): bigint {
   if (value === null || value === undefined || !AMOUNT.test(value)) {
@@ -38,39 +63,82 @@ export class CreditedBlocksReader {
     this.#shareKeys = createShareKeys(opts.keyPrefix);
   }
 
-  /** Confirmed blocks at `fromHeight` and above, not flagged, highest first, at most `limit`. */
+  /** Confirmed blocks at `fromHeight` and above, with their state after credit, highest first, at most `limit`. */
   async listCreditedFrom(fromHeight: number, limit: number): Promise<CreditedBlock[]> {
     const listed = await this.#listed('listCreditedFrom', this.#keys.blocksConfirmed, fromHeight, limit);
-    const fields = ['reward', 'orphanedAfterCreditAtMs'] as const;
+    const fields = [
+      'reward',
+      'orphanedAfterCreditAtMs',
+      'settledAtMs',
+      'restoredAfterSettlementAtMs',
+    ] as const;
     const records = await this.#records('listCreditedFrom', listed, fields);
-    return listed.flatMap(({ hash, height }, index) => {
-      const [reward, flaggedAtMs] = records[index]!;
-      if (flaggedAtMs !== null) return [];
-      return [{ hash, height, rewardAtomic: amountOf(reward, 'confirmed block reward', hash) }];
+    return listed.map(({ hash, height }, index) => {
+      const [reward, flaggedAtMs, settledAtMs, restoredAtMs] = records[index]!;
+      const state: AfterCreditState =
+        flaggedAtMs === null
+          ? 'credited'
+          : settledAtMs === null
+            ? 'flagged'
+            : restoredAtMs === null
+              ? 'settled'
+              : 'settled-restored';
+      return { hash, height, rewardAtomic: amountOf(reward, 'confirmed block reward', hash), state };
     });
   }
 
-  /** The flagged blocks, highest first, at most `limit`, each with what it credited. */
+  /** The flagged blocks not settled, highest first, at most `limit`, each with what it credited. */
   async listOrphanedAfterCredit(limit: number): Promise<OrphanedAfterCreditBlock[]> {
-    const operation = 'listOrphanedAfterCredit';
-    const listed = await this.#listed(operation, this.#keys.blocksOrphanedAfterCredit, 0, limit);
-    const fields = ['reward', 'observedHash', 'orphanedAfterCreditAtMs'] as const;
+    const listed = await this.#listed(
+      'listOrphanedAfterCredit',
+      this.#keys.blocksOrphanedAfterCredit,
+      0,
+      limit,
+    );
+    return (await this.#orphans('listOrphanedAfterCredit', listed)).map(({ orphan }) => orphan);
+  }
+
+  /** The flagged blocks the operator settled, highest first, at most `limit`. */
+  async listSettledOrphans(limit: number): Promise<SettledOrphanBlock[]> {
+    return this.#settled('listSettledOrphans', this.#keys.blocksOrphanSettled, limit);
+  }
+
+  /** Clawed-back blocks a later reorg put back on the main chain, not credited back yet, highest first. */
+  async listRestoredAfterClawback(limit: number): Promise<SettledOrphanBlock[]> {
+    return this.#settled('listRestoredAfterClawback', this.#keys.blocksRestoredAfterClawback, limit);
+  }
+
+  async #settled(operation: string, key: string, limit: number): Promise<SettledOrphanBlock[]> {
+    const listed = await this.#listed(operation, key, 0, limit);
+    return (await this.#orphans(operation, listed)).map(({ orphan, fields }) => settledOf(orphan, fields));
+  }
+
+  /** Each listed block's orphan view, with the settlement fields as read. */
+  async #orphans(
+    operation: string,
+    listed: readonly { hash: string; height: number }[],
+  ): Promise<{ orphan: OrphanedAfterCreditBlock; fields: (string | null)[] }[]> {
+    const fields = ['reward', 'observedHash', 'orphanedAfterCreditAtMs', ...SETTLEMENT_FIELDS] as const;
     const records = await this.#records(operation, listed, fields);
     const credits = this.#redis.pipeline();
     for (const { hash } of listed) credits.hvals(this.#keys.blockCredits(hash));
-    const creditValues = (await execStorePipeline(operation, credits)) as string[][];
+    const creditValues =
+      listed.length === 0 ? [] : ((await execStorePipeline(operation, credits)) as string[][]);
     return listed.map(({ hash, height }, index) => {
-      const [reward, observedHash, flaggedAtMs] = records[index]!;
+      const [reward, observedHash, flaggedAtMs, ...rest] = records[index]!;
       return {
-        hash,
-        height,
-        rewardAtomic: amountOf(reward, 'confirmed block reward', hash),
-        creditedAtomic: creditValues[index]!.reduce(
-          (sum, value) => sum + amountOf(value, 'block credit', hash),
-          0n,
-        ),
-        observedHash: observedHash ?? '',
-        flaggedAtMs: Number(amountOf(flaggedAtMs, 'orphanedAfterCreditAtMs', hash)),
+        orphan: {
+          hash,
+          height,
+          rewardAtomic: amountOf(reward, 'confirmed block reward', hash),
+          creditedAtomic: creditValues[index]!.reduce(
+            (sum, value) => sum + amountOf(value, 'block credit', hash),
+            0n,
+          ),
+          observedHash: observedHash ?? '',
+          flaggedAtMs: Number(amountOf(flaggedAtMs, 'orphanedAfterCreditAtMs', hash)),
+        },
+        fields: rest,
       };
     });
   }
@@ -106,4 +174,26 @@ export class CreditedBlocksReader {
     for (const { hash } of listed) pipeline.hmget(this.#shareKeys.block(hash), ...fields);
     return (await execStorePipeline(operation, pipeline)) as (string | null)[][];
   }
+}
+
+/** A settled block's view from its orphan view and its SETTLEMENT_FIELDS as read. */
+function settledOf(orphan: OrphanedAfterCreditBlock, fields: readonly (string | null)[]): SettledOrphanBlock {
+  const [settlement, settledAtMs, settleNote, clawedBack, uncollected, restoredAtMs, creditedBackAtMs] =
+    fields;
+  const { hash } = orphan;
+  if (settlement !== 'absorbed' && settlement !== 'clawed-back') {
+    throw new StoreError('CORRUPT_RECORD', 'corrupt settlement', { hash, settlement });
+  }
+  const optionalMs = (value: string | null | undefined, what: string): number | null =>
+    value === null || value === undefined ? null : Number(amountOf(value, what, hash));
+  return {
+    ...orphan,
+    settlement,
+    settledAtMs: Number(amountOf(settledAtMs, 'settledAtMs', hash)),
+    settleNote: settleNote ?? '',
+    clawedBackAtomic: amountOf(clawedBack, 'clawedBackAtomic', hash),
+    uncollectedAtomic: amountOf(uncollected, 'uncollectedAtomic', hash),
+    restoredAtMs: optionalMs(restoredAtMs, 'restoredAfterSettlementAtMs'),
+    creditedBackAtMs: optionalMs(creditedBackAtMs, 'creditedBackAtMs'),
+  };
 }

@@ -11,7 +11,7 @@ import { keyTag } from '../key-tag.js';
  *   balances/unlocker/payout script - kept.
  * - `<p>:balances:totals` - HASH - the same five fields summed over all miners, plus rewards
  *   (confirmed block rewards), poolFees (fees kept in the wallet: no fee address), adjustments
- *   (manual, signed), poolNetworkFees (network fees the pool paid, signed: batches sent before fee
+ *   (manual and orphan clawbacks / credit backs, signed), poolNetworkFees (network fees the pool paid, signed: batches sent before fee
  *   refunds kept miners' surplus), blocksConfirmed, blocksOrphaned.
  *   Invariant: rewards + adjustments = credited + poolFees - same scripts - kept.
  * - `<p>:balances:payable` - ZSET - score balance, member address, only balances > 0: the payout
@@ -21,7 +21,10 @@ import { keyTag } from '../key-tag.js';
  *   (an unknown tagged transaction the operator recorded as paid), payout-reverted (a sent
  *   transaction the wallet dropped unmined), payout-fee-refund (mark_sent gives back the part of a
  *   miner's fee share above its part of the fee the wallet paid, or settle_fee when that fee was
- *   read later; negative when revert_sent takes it back), adjustment), a signed
+ *   read later; negative when revert_sent takes it back), adjustment, orphan-clawback (negative:
+ *   what settle_orphaned_block took back of a block a deep reorg orphaned after its credit, ref the
+ *   block hash), orphan-credit-back (what credit_back_clawback gave back of it once a later reorg
+ *   restored the block)), a signed
  *   amount, ref (block hash / batch id / note), b balance after, t timestamp ms - same scripts -
  *   MAXLEN ~ historyMaxLength.
  * - `<p>:payments:<address>` - LIST - JSON of each payment sent to the miner, newest first:
@@ -35,7 +38,17 @@ import { keyTag } from '../key-tag.js';
  *   unlocker moves candidates here from `<p>:blocks:candidates` - kept.
  * - `<p>:blocks:orphaned-after-credit` - ZSET - score height, member hash: confirmed (credited)
  *   blocks the unlocker's reorg watch later found replaced at their height; they stay in
- *   `<p>:blocks:confirmed` and their credits stand (the operator decides) - flag_orphaned_after_credit - kept.
+ *   `<p>:blocks:confirmed` and their credits stand until the operator settles them; a later reorg
+ *   that restores one unsettled takes it off - flag_orphaned_after_credit adds,
+ *   settle_orphaned_block and note_restored_block remove.
+ * - `<p>:blocks:orphaned-after-credit:settled` - ZSET - score height, member hash: flagged blocks the
+ *   operator settled (`fuego-pool block settle`: absorbed or clawed back) - settle_orphaned_block - kept.
+ * - `<p>:blocks:restored-after-clawback` - ZSET - score height, member hash: blocks clawed back
+ *   whose hash a later reorg put back on the main chain: their miners are owed the clawback again
+ *   (`fuego-pool block settle HASH --credit-back`) - note_restored_block adds, credit_back_clawback
+ *   removes.
+ * - `<p>:block:<hash>:clawback` - HASH - address -> atomic units settle_orphaned_block debited from
+ *   that miner for the block (0 when its balance had nothing left) - kept (audit, and credit back).
  * - `<p>:payout:batch:<id>` - HASH - one payout batch (see payout-store.ts) - payout scripts - kept.
  * - `<p>:payout:batches` - ZSET - score createdAtMs, member batch id: every batch - kept.
  * - `<p>:payout:batches:open` - ZSET - batches in state prepared or sending - payout scripts.
@@ -82,6 +95,9 @@ export interface PaymentKeys {
   readonly blocksConfirmed: string;
   readonly blocksOrphaned: string;
   readonly blocksOrphanedAfterCredit: string;
+  readonly blocksOrphanSettled: string;
+  readonly blocksRestoredAfterClawback: string;
+  blockClawback(blockHash: string): string;
   batch(batchId: string): string;
   readonly batches: string;
   readonly batchesOpen: string;
@@ -115,6 +131,9 @@ export function createPaymentKeys(prefix: string): PaymentKeys {
     blocksConfirmed: `${tag}:blocks:confirmed`,
     blocksOrphaned: `${tag}:blocks:orphaned`,
     blocksOrphanedAfterCredit: `${tag}:blocks:orphaned-after-credit`,
+    blocksOrphanSettled: `${tag}:blocks:orphaned-after-credit:settled`,
+    blocksRestoredAfterClawback: `${tag}:blocks:restored-after-clawback`,
+    blockClawback: (blockHash: string) => `${tag}:block:${blockHash}:clawback`,
     batch: (batchId: string) => `${tag}:payout:batch:${batchId}`,
     batches: `${tag}:payout:batches`,
     batchesOpen: `${tag}:payout:batches:open`,

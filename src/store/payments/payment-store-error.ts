@@ -9,6 +9,9 @@ import { runStoreCommand } from '../store-error.js';
  * - BATCH_EXISTS / BATCH_NOT_FOUND / BATCH_STATE: a batch write that does not fit the batch's state.
  * - INVALID_AMOUNT: an amount that is not a canonical decimal integer in range.
  * - CORRUPT_BALANCE: a stored amount that does not parse (never read as zero).
+ * - BLOCK_NOT_FOUND / BLOCK_NOT_FLAGGED / BLOCK_SETTLED / BLOCK_NOT_RESTORED / BLOCK_STATE: the
+ *   settlement of a block orphaned after its credit does not fit the block's record (no such
+ *   block, not flagged, settled already, not restored after a clawback, credits record changed).
  */
 export type PaymentStoreErrorCode =
   | 'FENCED'
@@ -18,7 +21,12 @@ export type PaymentStoreErrorCode =
   | 'BATCH_NOT_FOUND'
   | 'BATCH_STATE'
   | 'INVALID_AMOUNT'
-  | 'CORRUPT_BALANCE';
+  | 'CORRUPT_BALANCE'
+  | 'BLOCK_NOT_FOUND'
+  | 'BLOCK_NOT_FLAGGED'
+  | 'BLOCK_SETTLED'
+  | 'BLOCK_NOT_RESTORED'
+  | 'BLOCK_STATE';
 
 export class PaymentStoreError extends FuegoPoolError<PaymentStoreErrorCode> {}
 
@@ -30,6 +38,11 @@ const REFUSALS: readonly PaymentStoreErrorCode[] = [
   'BATCH_NOT_FOUND',
   'BATCH_STATE',
   'CORRUPT_BALANCE',
+  'BLOCK_NOT_FOUND',
+  'BLOCK_NOT_FLAGGED',
+  'BLOCK_SETTLED',
+  'BLOCK_NOT_RESTORED',
+  'BLOCK_STATE',
 ];
 
 /**

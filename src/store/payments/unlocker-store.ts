@@ -8,9 +8,11 @@ import type {
   FixBlockWindowRequest,
   FlagOrphanedAfterCreditRequest,
   NoteRefusalOffChainRequest,
+  NoteRestoredBlockRequest,
   ObserveBlockRequest,
   OrphanBlockRequest,
   PromoteRefusedBlockRequest,
+  RestoredOutcome,
   UnlockLedger,
 } from '../../model/blocks/unlock-ledger.js';
 import { defineScript, type ScriptCall, type ScriptRunner } from '../scripts/define-script.js';
@@ -31,6 +33,7 @@ import {
   buildNoteRefusalOffChainCall,
   NOTE_REFUSAL_OFF_CHAIN_LUA,
 } from './scripts/note-refusal-off-chain.js';
+import { buildNoteRestoredBlockCall, NOTE_RESTORED_BLOCK_LUA } from './scripts/note-restored-block.js';
 import { buildObserveBlockCall, OBSERVE_BLOCK_LUA } from './scripts/observe-block.js';
 import { buildOrphanBlockCall, ORPHAN_BLOCK_LUA } from './scripts/orphan-block.js';
 import { buildPromoteRefusedBlockCall, PROMOTE_REFUSED_BLOCK_LUA } from './scripts/promote-refused-block.js';
@@ -43,7 +46,8 @@ export interface UnlockerStoreOptions {
 /**
  * The unlocker's ledger on Redis: its writes (fix a found block's window, credit a confirmed block,
  * orphan one, note a pending one's depth, promote a refused block found on the chain or note one
- * found off it, flag a credited one a deep reorg replaced) and the reads its decisions need
+ * found off it, flag a credited one a deep reorg replaced, or
+ * unflag it when a later reorg restores it) and the reads its decisions need
  * (through the ledger reader and the credited blocks reader).
  */
 export class UnlockerStore implements UnlockLedger, BlockWindowLedger {
@@ -61,6 +65,7 @@ export class UnlockerStore implements UnlockLedger, BlockWindowLedger {
   readonly #promoteRefused: ScriptRunner;
   readonly #noteOffChain: ScriptRunner;
   readonly #flagOrphaned: ScriptRunner;
+  readonly #noteRestored: ScriptRunner;
 
   constructor(opts: UnlockerStoreOptions, modules: { redis: Redis; clock?: () => number }) {
     this.keys = createPaymentKeys(opts.keyPrefix);
@@ -89,6 +94,7 @@ export class UnlockerStore implements UnlockLedger, BlockWindowLedger {
       'fuegoPoolFlagOrphanedAfterCredit',
       FLAG_ORPHANED_AFTER_CREDIT_LUA,
     );
+    this.#noteRestored = defineScript(modules.redis, 'fuegoPoolNoteRestoredBlock', NOTE_RESTORED_BLOCK_LUA);
   }
 
   listBlockCandidates(page: CandidatePage): Promise<StoredBlockCandidate[]> {
@@ -176,6 +182,17 @@ export class UnlockerStore implements UnlockLedger, BlockWindowLedger {
     const call = buildFlagOrphanedAfterCreditCall(this.#scriptKeys, request, this.#clock());
     const reply = await this.#write('flag_orphaned_after_credit', this.#flagOrphaned, call);
     return { applied: reply[0] === 1 };
+  }
+
+  async noteRestoredBlock(request: NoteRestoredBlockRequest): Promise<RestoredOutcome> {
+    const call = buildNoteRestoredBlockCall(this.#scriptKeys, request, this.#clock());
+    const [code, outcome] = await this.#write('note_restored_block', this.#noteRestored, call);
+    if (code !== 1) return 'none';
+    if (outcome === 'unflagged' || outcome === 'absorbed' || outcome === 'clawed-back') return outcome;
+    throw new StoreError('STORE_WRITE_FAILED', 'note_restored_block gave an unexpected reply', {
+      hash: request.hash,
+      outcome: String(outcome),
+    });
   }
 
   async #write(operation: string, script: ScriptRunner, call: ScriptCall): Promise<unknown[]> {

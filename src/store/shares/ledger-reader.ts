@@ -119,7 +119,9 @@ export function parseBlockRecord(hash: string, fields: Record<string, string>): 
     window: fields['windowFixedAtMs'] === undefined ? null : parseWindowSummary(fields, data),
     unlockNote: fields['unlockNote'] ?? null,
     offMainChain: fields['onMainChain'] === '0',
-    orphanedAfterCredit: fields['orphanedAfterCreditAtMs'] !== undefined,
+    // A settled one a later reorg put back is on the main chain again.
+    orphanedAfterCredit:
+      fields['orphanedAfterCreditAtMs'] !== undefined && fields['restoredAfterSettlementAtMs'] === undefined,
   };
 }
 

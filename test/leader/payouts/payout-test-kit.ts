@@ -7,10 +7,8 @@ import { bytesToHex } from '../../../src/fuego/hex.js';
 import { findBatchIds } from '../../../src/pool/payouts/batch-tag.js';
 import { WalletClient } from '../../../src/rpc/wallet-client.js';
 import { RedisBalances } from '../../../src/store/payments/balances-store.js';
-import { UnlockerStore } from '../../../src/store/payments/unlocker-store.js';
-import { RedisShareLedger } from '../../../src/store/shares/redis-share-ledger.js';
-import { DEFAULT_STORE_OPTIONS } from '../../helpers/config-defaults.js';
-import { blockHash, makeCandidate, silentLogger } from '../../store/store-fixtures.js';
+import { creditedBlock } from '../../store/payments/orphan-settlement-kit.js';
+import { blockHash } from '../../store/store-fixtures.js';
 
 /** A valid standard Fuego address derived from a label (distinct labels, distinct miners). */
 export function minerAddress(label: string): string {
@@ -58,30 +56,7 @@ export async function fundMiners(
   credits: ReadonlyArray<readonly [string, bigint]>,
 ): Promise<void> {
   fundedBlock += 1;
-  const hash = blockHash(fundedBlock);
-  const ledger = new RedisShareLedger(
-    { ...DEFAULT_STORE_OPTIONS, keyPrefix },
-    { redis, logger: silentLogger },
-  );
-  await ledger.writeBlockCandidate(makeCandidate({ hash, height: fundedBlock }));
-  const store = new UnlockerStore({ keyPrefix }, { redis });
-  const total = credits.reduce((sum, [, amount]) => sum + amount, 0n);
-  const applied = await store.creditBlock({
-    hash,
-    height: fundedBlock,
-    rewardAtomic: total,
-    poolFeeAtomic: 0n,
-    poolFeeKeptAtomic: 0n,
-    finderBonusAtomic: 0n,
-    scheme: 'prop',
-    depth: 60,
-    credits: credits.map(([address, amountAtomic]) => ({
-      address,
-      amountAtomic,
-      reason: 'block-credit' as const,
-    })),
-  });
-  expect(applied.applied).toBe(true);
+  await creditedBlock(redis, keyPrefix, { height: fundedBlock, hash: blockHash(fundedBlock), credits });
 }
 
 /** Every transaction on the devnet (main chain + mempool) whose extra carries `batchId`. */

@@ -2,6 +2,7 @@ import type { PayoutWriter } from '../../../model/payouts/payout-batch.js';
 import { type ScriptLayout, type ScriptLayoutSpec, scriptLayout } from '../../scripts/script-layout.js';
 import { MONEY_LUA_PRELUDE } from '../money-lua-prelude.js';
 import type { PaymentKeys } from '../payment-keys.js';
+import { amountArg } from '../payment-store-error.js';
 
 type Names = readonly string[];
 
@@ -81,4 +82,23 @@ export function payoutCallBase(ctx: PayoutCallContext): {
       now: String(ctx.clock()),
     },
   };
+}
+
+/**
+ * One item per account of `amounts`, for a script whose items are `balanceKey`, `historyKey` /
+ * `address`, `amount`: the account's keys, its address and its amount (`what` names the amount in
+ * an INVALID_AMOUNT refusal).
+ */
+export function accountItems(
+  keys: PaymentKeys,
+  amounts: Iterable<readonly [string, bigint]>,
+  what: string,
+): Array<{
+  readonly keys: { readonly balanceKey: string; readonly historyKey: string };
+  readonly args: { readonly address: string; readonly amount: string };
+}> {
+  return [...amounts].map(([address, amount]) => ({
+    keys: { balanceKey: keys.balance(address), historyKey: keys.history(address) },
+    args: { address, amount: amountArg(amount, what) },
+  }));
 }

@@ -1,0 +1,178 @@
+import type { Redis } from 'ioredis';
+import { describe, expect, it } from 'vitest';
+import { readMoneyReport } from '../../../src/app/money-report.js';
+import { type OrphanSettleMode, settleOrphanedBlock } from '../../../src/app/orphan-block-settlement.js';
+import { formatMoneyReport } from '../../../src/cli/commands/report.js';
+import { formatAtomic } from '../../../src/fuego/money.js';
+import { RedisBalances } from '../../../src/store/payments/balances-store.js';
+import { createPaymentKeys } from '../../../src/store/payments/payment-keys.js';
+import { RedisShareLedger } from '../../../src/store/shares/redis-share-ledger.js';
+import { createShareKeys } from '../../../src/store/shares/share-keys.js';
+import { DEFAULT_STORE_OPTIONS } from '../../helpers/config-defaults.js';
+import { captureLogs } from '../../helpers/log-capture.js';
+import { useTestRedisClient } from '../../helpers/redis-server.js';
+import { walletHolding } from '../../helpers/wallet-holding.js';
+import { ADDRESSES, blockHash, makeCandidate, makeShare, uniquePrefix } from '../../store/store-fixtures.js';
+import { expectLedgerConsistent } from '../payouts/money-invariants.js';
+import { FEE, stubChain, unlockerOn } from './unlocker-kit.js';
+
+const [FINDER] = ADDRESSES;
+const REWARD = 90_000_000;
+const SOLO_FEE = (BigInt(REWARD) * BigInt(FEE.solo.poolFeeBasisPoints)) / 10_000n;
+const CREDIT = BigInt(REWARD) - SOLO_FEE;
+
+/** A credited block a later reorg can take away (`replaced`) and give back, on a stub chain. */
+describe('the reorg watch when a later reorg restores a block orphaned after credit', () => {
+  let redis: Redis;
+  useTestRedisClient((client) => {
+    redis = client;
+  });
+
+  async function setup(label: string) {
+    const keyPrefix = uniquePrefix(label);
+    const ledger = new RedisShareLedger(
+      { ...DEFAULT_STORE_OPTIONS, keyPrefix },
+      { redis, logger: captureLogs().logger },
+    );
+    const hash = blockHash(0x5000 + 50);
+    await ledger.writeBlockCandidate(
+      makeCandidate({ height: 50, hash, share: makeShare({ solo: true, address: FINDER }) }),
+    );
+    const chain = { replaced: false };
+    const daemon = stubChain(
+      100,
+      (height) => (height === 50 && chain.replaced ? blockHash(0xbad) : hash),
+      REWARD,
+    );
+    const logs = captureLogs();
+    await redis.set(createPaymentKeys(keyPrefix).leaderToken, 'leader-1');
+    const unlocker = (token = 'leader-1') =>
+      unlockerOn(
+        redis,
+        keyPrefix,
+        { confirmDepth: 10 },
+        { daemon, logger: logs.logger, fencingToken: () => token },
+      );
+    expect((await unlocker().runOnce()).decisions).toEqual([
+      expect.objectContaining({ hash, outcome: 'confirmed' }),
+    ]);
+    chain.replaced = true;
+    expect((await unlocker().runOnce()).decisions).toEqual([
+      expect.objectContaining({ hash, outcome: 'orphaned-after-credit' }),
+    ]);
+    return {
+      keyPrefix,
+      hash,
+      chain,
+      unlocker,
+      logs,
+      ledger,
+      money: createPaymentKeys(keyPrefix),
+      block: createShareKeys(keyPrefix).block(hash),
+      balances: new RedisBalances({ keyPrefix }, { redis }),
+    };
+  }
+
+  async function reportText(keyPrefix: string): Promise<string> {
+    const report = await readMoneyReport(keyPrefix, {
+      redis,
+      wallet: walletHolding(BigInt(REWARD)),
+      durability: { replicas: 0, timeoutMs: 100 },
+    });
+    return formatMoneyReport(report, Date.now()).lines.join('\n');
+  }
+
+  /** The operator settles the block (not a dry run). */
+  const settle = (s: { keyPrefix: string; hash: string }, mode: OrphanSettleMode) =>
+    settleOrphanedBlock(s.keyPrefix, { redis }, { hash: s.hash, mode, note: '', dryRun: false });
+
+  const messages = (logs: ReturnType<typeof captureLogs>, level: number) =>
+    logs.records.filter((r) => r['level'] === level).map((r) => String(r['msg']));
+
+  it('unflags a block not settled yet (warn), drops it from the flagged list, and flags it again if it goes again', async () => {
+    const s = await setup('restore-unflag');
+    s.chain.replaced = false;
+    expect((await s.unlocker().runOnce()).decisions).toEqual([]);
+    expect(await redis.zcard(s.money.blocksOrphanedAfterCredit)).toBe(0);
+    expect(await s.ledger.getBlockCandidate(s.hash)).toMatchObject({
+      status: 'confirmed',
+      orphanedAfterCredit: false,
+    });
+    expect(await redis.hget(s.block, 'restoredAtMs')).toMatch(/^\d+$/);
+    expect(await redis.hget(s.block, 'observedHash')).toBeNull();
+    expect(messages(s.logs, 40)).toEqual([
+      'block orphaned after credit is back on the main chain (a later reorg): unflagged',
+    ]);
+    expect((await s.balances.getBalance(FINDER)).balance).toBe(CREDIT);
+    expect(await reportText(s.keyPrefix)).not.toContain(s.hash);
+
+    // Watched like any credited block again: a third reorg flags it again.
+    s.chain.replaced = true;
+    expect((await s.unlocker().runOnce()).decisions).toEqual([
+      expect.objectContaining({ hash: s.hash, outcome: 'orphaned-after-credit' }),
+    ]);
+    expect(await redis.zrange(s.money.blocksOrphanedAfterCredit, 0, -1)).toEqual([s.hash]);
+  });
+
+  it('a stale leader unflags nothing', async () => {
+    const s = await setup('restore-fenced');
+    s.chain.replaced = false;
+    await redis.set(s.money.leaderToken, 'leader-2');
+    await expect(s.unlocker('leader-1').runOnce()).rejects.toMatchObject({ code: 'FENCED' });
+    expect(await redis.zrange(s.money.blocksOrphanedAfterCredit, 0, -1)).toEqual([s.hash]);
+    await s.unlocker('leader-2').runOnce();
+    expect(await redis.zcard(s.money.blocksOrphanedAfterCredit)).toBe(0);
+  });
+
+  it('a clawed-back block restored is noted once at error, not re-credited, and shown until the operator credits it back', async () => {
+    const s = await setup('restore-clawed');
+    await settle(s, 'clawback');
+    expect((await s.balances.getBalance(FINDER)).balance).toBe(0n);
+
+    s.chain.replaced = false;
+    await s.unlocker().runOnce();
+    await s.unlocker().runOnce();
+    expect(
+      messages(s.logs, 50).filter((m) => m.includes('clawed back is back on the main chain')),
+    ).toHaveLength(1);
+    expect((await s.balances.getBalance(FINDER)).balance).toBe(0n);
+    expect(await redis.zrange(s.money.blocksRestoredAfterClawback, 0, -1)).toEqual([s.hash]);
+    // On the main chain again: /api/blocks shows it confirmed.
+    expect(await s.ledger.getBlockCandidate(s.hash)).toMatchObject({
+      status: 'confirmed',
+      orphanedAfterCredit: false,
+    });
+    const text = await reportText(s.keyPrefix);
+    expect(text).toContain(`height 50  ${s.hash}  clawed back ${formatAtomic(CREDIT)} XFG  restored`);
+    expect(text).toContain('fuego-pool block settle HASH --credit-back');
+
+    const back = await settle(s, 'credit-back');
+    expect(back).toMatchObject({ applied: true, changeAtomic: CREDIT });
+    expect((await s.balances.getBalance(FINDER)).balance).toBe(CREDIT);
+    expect((await s.balances.getHistory(FINDER)).map((e) => [e.reason, e.amountAtomic, e.ref])).toEqual([
+      ['orphan-credit-back', CREDIT, s.hash],
+      ['orphan-clawback', -CREDIT, s.hash],
+      ['block-credit', CREDIT, s.hash],
+    ]);
+    expect((await s.balances.getTotals()).adjustments).toBe(0n);
+    await expectLedgerConsistent(redis, s.keyPrefix, [FINDER]);
+    expect(await redis.zcard(s.money.blocksRestoredAfterClawback)).toBe(0);
+    const after = await reportText(s.keyPrefix);
+    expect(after).not.toContain('--credit-back (gives');
+    expect(after).toContain('restored');
+    await expect(settle(s, 'credit-back')).rejects.toMatchObject({ code: 'BLOCK_NOT_RESTORED' });
+  });
+
+  it('an absorbed block restored is noted at warn: no money moves and nothing waits for the operator', async () => {
+    const s = await setup('restore-absorbed');
+    await settle(s, 'absorb');
+    s.chain.replaced = false;
+    await s.unlocker().runOnce();
+    expect(messages(s.logs, 40)).toContain(
+      'block orphaned after credit and absorbed is back on the main chain: the loss did not happen',
+    );
+    expect(await redis.zcard(s.money.blocksRestoredAfterClawback)).toBe(0);
+    expect((await s.balances.getBalance(FINDER)).balance).toBe(CREDIT);
+    await expect(settle(s, 'credit-back')).rejects.toMatchObject({ code: 'BLOCK_NOT_RESTORED' });
+  });
+});

@@ -104,6 +104,14 @@ describe('DaemonClient against captured fuegod 1.9.3 replies', () => {
     expect(await client.getPoolTransactionHashes()).toEqual([pooled]);
   });
 
+  it("reads the fee a mined transaction paid from its inputs and outputs, not fuegod's txDetails.fee (never below the minimum fee)", async () => {
+    // Capture 75: inputs 305070000, outputs 305069999 (walletd's record of it says fee 1), while
+    // txDetails.fee says 80000.
+    expect(
+      await client.findTransactionBlock('216277e6bad8997bf5aee9febe781c23049aee26f037a06782ce9134bf33d48e'),
+    ).toMatchObject({ height: 64, feeAtomic: 1n });
+  });
+
   it('always sends params, even for methods without any (the daemon answers -32603 otherwise)', async () => {
     await client.getLastBlockHeader();
     await client.getCurrencyId();

@@ -1,14 +1,25 @@
 import { describe, expect, it } from 'vitest';
 import { readMoneyReport } from '../../../src/app/money-report.js';
+import { settleWalletMissingBatch } from '../../../src/app/wallet-missing-resolution.js';
 import { formatMoneyReport } from '../../../src/cli/commands/report.js';
+import {
+  FEE_ASSUMED_RESOLUTION,
+  FEE_READ_LATER_RESOLUTION,
+} from '../../../src/model/payouts/payout-batch.js';
+import { DaemonClient } from '../../../src/rpc/daemon-client.js';
 import { RedisBalances } from '../../../src/store/payments/balances-store.js';
 import { PayoutStore } from '../../../src/store/payments/payout-store.js';
 import { captureLogs } from '../../helpers/log-capture.js';
-import { uniquePrefix } from '../../store/store-fixtures.js';
+import { silentLogger, uniquePrefix } from '../../store/store-fixtures.js';
 import { expectLedgerConsistent } from './money-invariants.js';
 import { usePayoutDevnet } from './payout-devnet-env.js';
 import { threeMinersPayFeeRunner } from './payout-runner-for.js';
-import { expectPaidExactlyOnce, fundThreeMiners, unlessWalletHeld } from './payout-test-kit.js';
+import {
+  expectPaidExactlyOnce,
+  expectSurplusOf100000Refunded,
+  fundThreeMiners,
+  unlessWalletHeld,
+} from './payout-test-kit.js';
 
 const WARN = 40;
 
@@ -86,5 +97,73 @@ describe('a sent batch the wallet has no record of', () => {
       keyPrefix,
       credits.map(([address]) => address),
     );
+  });
+
+  it('settled with `payout resolve --paid` while its fee is assumed: the fee fuegod shows it paid is recorded and the surplus refunded, once', async () => {
+    const label = 'wallet-missing-fee';
+    const funded = await fundThreeMiners(env.redis, uniquePrefix(label), label);
+    const { keyPrefix, miners, credits } = funded;
+    // Charged 100000 between the three; the devnet wallet, like walletd 1.9.3, pays 80000.
+    const runner = threeMinersPayFeeRunner(
+      env.redis,
+      keyPrefix,
+      { wallet: env.wallet, logger: silentLogger },
+      100_000n,
+    );
+    const store = new PayoutStore({ keyPrefix }, { redis: env.redis });
+    const balances = new RedisBalances({ keyPrefix }, { redis: env.redis });
+    const totalsBefore = await balances.getTotals();
+    env.devnet.control.failReadsOfNextSend(1);
+    const first = await unlessWalletHeld(() => runner.runOnce());
+    expect(first.batches.map((b) => b.state)).toEqual(['sent']);
+    const batchId = first.batches[0]!.batchId;
+    const sent = (await store.getBatch(batchId))!;
+    expect(sent).toMatchObject({ resolution: FEE_ASSUMED_RESOLUTION, actualFeeAtomic: 100_000n });
+    const txHash = sent.txHash!;
+
+    env.devnet.control.forgetWalletTransaction(txHash);
+    env.devnet.control.mineBlocks(11);
+    for (let pass = 0; pass < 3 && !(await store.walletMissingSince()).has(batchId); pass++) {
+      await unlessWalletHeld(() => runner.runOnce());
+    }
+    expect((await store.walletMissingSince()).has(batchId)).toBe(true);
+    expect(await store.getBatch(batchId)).toMatchObject({ resolution: FEE_ASSUMED_RESOLUTION });
+
+    const daemonUrl = new URL(env.devnet.daemonUrl);
+    const daemon = new DaemonClient({
+      host: daemonUrl.hostname,
+      port: Number(daemonUrl.port),
+      timeoutMs: 10_000,
+      retries: 0,
+    });
+    try {
+      await settleWalletMissingBatch(
+        keyPrefix,
+        { redis: env.redis, daemon },
+        { refundAfterMs: 0 },
+        { txHash, mode: 'paid', note: 'seen on chain' },
+      );
+    } finally {
+      daemon.close();
+    }
+
+    expect(await store.getBatch(batchId)).toMatchObject({
+      state: 'sent',
+      txHash,
+      actualFeeAtomic: 80_000n,
+      resolution: FEE_READ_LATER_RESOLUTION,
+    });
+    expect((await store.listUnconfirmedSent()).map((b) => b.id)).not.toContain(batchId);
+    await expectSurplusOf100000Refunded(balances, funded);
+    const totals = await balances.getTotals();
+    expect(totals.networkFees - totalsBefore.networkFees).toBe(80_000n);
+    expect(totals.poolNetworkFees).toBe(totalsBefore.poolNetworkFees);
+    await expectLedgerConsistent(env.redis, keyPrefix, miners);
+
+    // Once: the wallet finding it again later settles nothing more.
+    env.devnet.control.finishWalletRescan();
+    await unlessWalletHeld(() => runner.runOnce());
+    expect(await balances.getTotals()).toEqual(totals);
+    await expectPaidExactlyOnce(env.devnet, env.redis, keyPrefix, credits);
   });
 });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { PayoutBatch } from '../model/payouts/payout-batch.js';
+import { isFeeAssumed, type PayoutBatch } from '../model/payouts/payout-batch.js';
 import type { DaemonClient } from '../rpc/daemon-client.js';
 import { PaymentStoreError } from '../store/payments/payment-store-error.js';
 import { PayoutStore } from '../store/payments/payout-store.js';
@@ -22,12 +22,20 @@ export interface WalletMissingSettlement {
   readonly batch: PayoutBatch;
   /** The block fuegod has the transaction in (paid only). */
   readonly blockHeight: number | null;
+  /**
+   * Paid only, for a batch whose fee was assumed: the fee fuegod shows the transaction paid, now
+   * settled as the watch settles one (settle_fee), or null when fuegod's record cannot tell it
+   * (the fee stays assumed). Undefined for any other batch.
+   */
+  readonly settledFeeAtomic?: bigint | null;
 }
 
 /**
  * The operator settles a sent batch whose transaction the wallet has no record of, on fuegod's
  * word and under the payout lock: `paid` when fuegod has the transaction in a block 10 deep
- * (recorded as confirmed there; no balance changes, the miners were debited when sent), `refund` when
+ * (recorded as confirmed there; no balance changes, the miners were debited when sent, but a fee
+ * assumed at the send is first settled with the fee fuegod shows it paid, as the watch would have
+ * once the wallet read it: any surplus back to its miners), `refund` when
  * fuegod has it in neither its chain nor its pool and it was sent at least `refundAfterMs` ago
  * (another node's pool may hold it until then): revert_sent credits its miners back, and should it
  * be mined after all, the scan's late path debits them again. Refuses (PaymentStoreError) a hash
@@ -89,13 +97,22 @@ export async function settleWalletMissingBatch(
   try {
     // Read again under the lock: a pass may have settled it meanwhile.
     const locked = await walletMissingBatch(journal, request.txHash);
-    if (block !== null) {
-      // paid (a refund has no block)
-      await journal.confirmSent(writer, locked.id, block.height, request.note);
-    } else {
+    if (block === null) {
+      // refund (paid needs a block)
       await journal.revertSent(writer, locked, `refunded by the operator: ${request.note}`);
+      return { batch: locked, blockHeight: null };
     }
-    return { batch: locked, blockHeight: block?.height ?? null };
+    let settledFeeAtomic: bigint | null | undefined;
+    if (isFeeAssumed(locked)) {
+      settledFeeAtomic = block.feeAtomic;
+      if (block.feeAtomic !== null) await journal.settleAssumedFee(writer, locked, block.feeAtomic);
+    }
+    await journal.confirmSent(writer, locked.id, block.height, request.note);
+    return {
+      batch: locked,
+      blockHeight: block.height,
+      ...(settledFeeAtomic === undefined ? {} : { settledFeeAtomic }),
+    };
   } finally {
     await journal.releaseLock(lockToken);
   }

@@ -27,10 +27,18 @@ import { callJsonRpc, parseJson, validateReply } from './json-rpc.js';
 import { withRetry } from './retry.js';
 import { RpcConnection, type RpcConnectionOptions } from './rpc-connection.js';
 import { RpcError } from './rpc-error.js';
+import { transactionFeeAtomic } from './transaction-fee.js';
 
 const blockHashSchema = z.string().regex(/^[0-9a-f]{64}$/);
 
 export type DaemonClientOptions = RpcConnectionOptions;
+
+/** The block a transaction is in, and the fee it paid when its body tells (transaction-fee.ts). */
+export interface TransactionBlock {
+  readonly height: number;
+  readonly hash: string;
+  readonly feeAtomic: bigint | null;
+}
 
 /** JSON-RPC error codes of fuegod 1.9.3 (shared/spec/fuego-daemon-behaviour.md). */
 export const DaemonRpcCode = {
@@ -113,13 +121,12 @@ export class DaemonClient extends RpcConnection {
    * The block a transaction is in (f_transaction_json), or null when the daemon has it in no block
    * of its chain: fuegod 1.9.3 answers -1 "transaction wasn't found" for a hash it does not know
    * and for one only in its pool alike (captures 65 and 72), so null says nothing about the pool.
+   * With it the fee the transaction paid (transactionFeeAtomic), or null when its body cannot tell.
    */
-  async findTransactionBlock(
-    hash: string,
-  ): Promise<{ readonly height: number; readonly hash: string } | null> {
+  async findTransactionBlock(hash: string): Promise<TransactionBlock | null> {
+    let found: z.infer<typeof transactionBlockSchema>;
     try {
-      return (await this.#read(() => this.#rpc('f_transaction_json', { hash }, transactionBlockSchema)))
-        .block;
+      found = await this.#read(() => this.#rpc('f_transaction_json', { hash }, transactionBlockSchema));
     } catch (error) {
       if (
         error instanceof RpcError &&
@@ -130,6 +137,8 @@ export class DaemonClient extends RpcConnection {
       }
       throw error;
     }
+    const { height, hash: blockHash } = found.block;
+    return { height, hash: blockHash, feeAtomic: transactionFeeAtomic(found.tx) };
   }
 
   /** Hashes of the transactions in the daemon's pool (f_on_transactions_pool_json). */

@@ -71,8 +71,20 @@ export const blockCountSchema = z.object({ count: uint, status: z.string() });
 export const currencyIdSchema = z.object({ currency_id_blob: hash64 });
 export const statusSchema = z.object({ status: z.string() });
 
-/** f_transaction_json of a transaction in a block (capture 75): the block it is in. */
-export const transactionBlockSchema = z.object({ block: z.object({ hash: hash64, height: uint }) });
+/** f_transaction_json of a transaction in a block (capture 75): the block it is in, and its body. */
+export const transactionBlockSchema = z.object({
+  block: z.object({ hash: hash64, height: uint }),
+  tx: z.unknown().optional(),
+});
+/**
+ * The amounts of f_transaction_json's `tx` (capture 75): each input's type ("02" a key input,
+ * "03" a deposit spend, "ff" a coinbase) and amount, each output's amount, in atomic units. Read
+ * apart from transactionBlockSchema: a body this does not fit leaves only the fee unknown.
+ */
+export const transactionAmountsSchema = z.object({
+  vin: z.array(z.object({ type: z.string(), value: z.object({ amount: uint.optional() }) })),
+  vout: z.array(z.object({ amount: uint })),
+});
 /** f_on_transactions_pool_json (captures 18, 70): the transactions in the daemon's pool. */
 export const poolTransactionsSchema = z.object({ transactions: z.array(z.object({ hash: hash64 })) });
 export const feeAddressSchema = z.object({ fee_address: z.string(), status: z.string() });

@@ -97,7 +97,11 @@ describe('DaemonClient against captured fuegod 1.9.3 replies', () => {
   it('finds the block of a mined transaction; one only in the pool or unknown is in no block', async () => {
     expect(
       await client.findTransactionBlock('216277e6bad8997bf5aee9febe781c23049aee26f037a06782ce9134bf33d48e'),
-    ).toEqual({ height: 64, hash: 'da7e4e7f80a6368fb66f95425269be2c020aa6304f4879626098f86311779d6d' });
+    ).toEqual({
+      height: 64,
+      hash: 'da7e4e7f80a6368fb66f95425269be2c020aa6304f4879626098f86311779d6d',
+      feeAtomic: 1n,
+    });
     const pooled = '4cdbf83d755dccc43a67fa116757d0e712cab6fc0042b571c57ad955045689df';
     expect(await client.findTransactionBlock(pooled)).toBeNull();
     expect(await client.findTransactionBlock(`${'00'.repeat(31)}01`)).toBeNull();

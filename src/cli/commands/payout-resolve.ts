@@ -21,7 +21,8 @@ const RESOLVE_MODES = { '--paid': 'paid', '--dismiss': 'dismiss', '--refund': 'r
  *   after Redis lost writes); --dismiss: no balance changes. --all settles every unresolved one the
  *   same way (e.g. after starting over with an empty Redis and the old wallet).
  * - a sent batch whose transaction the wallet has no record of (reset, or restored from an older
- *   backup), on fuegod's word: --paid when fuegod has it 10 blocks deep (no balance changes),
+ *   backup), on fuegod's word: --paid when fuegod has it 10 blocks deep (no balance changes, but
+ *   a fee assumed at the send is settled with the fee fuegod shows it paid, as the watch would),
  *   --refund when fuegod has it in neither its chain nor its pool and it was sent longer than
  *   payments.payouts.unresolvedRollbackAfterSec ago (its miners are credited back).
  */
@@ -91,7 +92,7 @@ async function settleWalletMissing(
 ): Promise<string> {
   const daemon = new DaemonClient({ ...pool.daemon });
   try {
-    const { batch, blockHeight } = await settleWalletMissingBatch(
+    const { batch, blockHeight, settledFeeAtomic } = await settleWalletMissingBatch(
       pool.redis.keyPrefix,
       { redis, daemon },
       { refundAfterMs: pool.payments.payouts.unresolvedRollbackAfterSec * 1000 },
@@ -103,9 +104,14 @@ async function settleWalletMissing(
       },
     );
     const amount = `${batch.transfers.length} miners, ${formatAtomic(batch.totalAmountAtomic)} XFG`;
-    return request.mode === 'paid'
-      ? `recorded as paid in block ${blockHeight}: batch ${batch.id} (${amount}, tx ${request.txHash}); no balance changes`
-      : `refunded: batch ${batch.id} (${amount}, tx ${request.txHash}); its miners are credited back (debited again should it be mined after all)`;
+    if (request.mode === 'refund') {
+      return `refunded: batch ${batch.id} (${amount}, tx ${request.txHash}); its miners are credited back (debited again should it be mined after all)`;
+    }
+    const paid = `recorded as paid in block ${blockHeight}: batch ${batch.id} (${amount}, tx ${request.txHash})`;
+    if (settledFeeAtomic === undefined) return `${paid}; no balance changes`;
+    return settledFeeAtomic === null
+      ? `${paid}; its fee stays assumed at ${formatAtomic(batch.actualFeeAtomic ?? batch.networkFeeAtomic)} XFG (fuegod's record does not tell what it paid); no balance changes`
+      : `${paid}; its assumed fee settled at the ${formatAtomic(settledFeeAtomic)} XFG it paid (any surplus refunded to its miners)`;
   } finally {
     daemon.close();
   }

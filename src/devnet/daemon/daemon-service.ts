@@ -17,6 +17,7 @@ import {
   toUint,
 } from './daemon-json-rpc.js';
 import { DaemonPeers } from './daemon-peers.js';
+import { transactionJson } from './transaction-json.js';
 
 export const DAEMON_VERSION = '1.9.3';
 const MAX_RESERVE_SIZE = 255;
@@ -329,17 +330,7 @@ export class DaemonService {
         tx_count: block.transactions.length + 1,
       },
       status: 'OK',
-      tx: {
-        extra: bytesToHex(found.tx.tx.extra),
-        unlock_time: found.tx.tx.unlockTime,
-        version: found.tx.tx.version,
-      },
-      txDetails: {
-        amount_out: found.tx.amountOutAtomic,
-        fee: found.tx.feeAtomic,
-        hash: found.tx.hash,
-        size: found.tx.bytes.length,
-      },
+      ...transactionJson(found.tx),
     };
   }
 

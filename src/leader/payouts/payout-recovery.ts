@@ -1,9 +1,5 @@
 import type { Logger } from '../../log/logger.js';
-import {
-  FEE_ASSUMED_RESOLUTION,
-  type PayoutBatch,
-  type PayoutWriter,
-} from '../../model/payouts/payout-batch.js';
+import { isFeeAssumed, type PayoutBatch, type PayoutWriter } from '../../model/payouts/payout-batch.js';
 import type { PayoutJournal } from '../../model/payouts/payout-journal.js';
 import type { PayoutWatch, UnknownPayment } from '../../model/payouts/payout-watch.js';
 import type { BatchReport } from '../../pool/payouts/payout-reports.js';
@@ -152,8 +148,8 @@ export class PayoutRecovery {
           continue;
         }
         logger.warn(
-          { batchId: batch.id, txHash: batch.txHash, err: error, feeAssumed: feeAssumed(batch) },
-          feeAssumed(batch)
+          { batchId: batch.id, txHash: batch.txHash, err: error, feeAssumed: isFeeAssumed(batch) },
+          isFeeAssumed(batch)
             ? 'sent payout transaction not readable in the wallet: its assumed fee is settled once it is'
             : 'sent payout transaction not readable in the wallet',
         );
@@ -167,7 +163,7 @@ export class PayoutRecovery {
       }
       const outcome = walletOutcomeOf(record.state);
       if (outcome === 'sent') {
-        if (feeAssumed(batch)) await this.#settleAssumedFee(writer, batch, BigInt(record.fee));
+        if (isFeeAssumed(batch)) await this.#settleAssumedFee(writer, batch, BigInt(record.fee));
         if (record.blockIndex !== UNCONFIRMED_BLOCK_INDEX && record.confirmations >= SENT_CONFIRMED_DEPTH) {
           await journal.confirmSent(writer, batch.id, record.blockIndex);
         }
@@ -207,7 +203,7 @@ export class PayoutRecovery {
         batchId: batch.id,
         txHash: batch.txHash,
         amount: batch.totalAmountAtomic.toString(),
-        feeAssumed: feeAssumed(batch),
+        feeAssumed: isFeeAssumed(batch),
       },
       'the wallet has no record of a sent payout transaction (reset, or restored from an older backup?): nothing is refunded; it confirms as usual once the wallet finds it again, otherwise see `fuego-pool report`',
     );
@@ -334,9 +330,4 @@ export class PayoutRecovery {
       }
     }
   }
-}
-
-/** A sent batch whose fee the wallet could not tell right after the send (mark_sent assumed it). */
-function feeAssumed(batch: PayoutBatch): boolean {
-  return batch.state === 'sent' && batch.resolution === FEE_ASSUMED_RESOLUTION;
 }

@@ -63,6 +63,11 @@ export const FEE_ASSUMED_RESOLUTION = 'wallet-reply (fee assumed)';
 /** A FEE_ASSUMED_RESOLUTION batch whose real fee a later pass read and settled, once. */
 export const FEE_READ_LATER_RESOLUTION = 'wallet-reply (fee read later)';
 
+/** A sent batch whose fee the wallet could not tell right after the send (mark_sent assumed it). */
+export function isFeeAssumed(batch: PayoutBatch): boolean {
+  return batch.state === 'sent' && batch.resolution === FEE_ASSUMED_RESOLUTION;
+}
+
 export interface PrepareBatchRequest {
   readonly id: string;
   readonly transfers: readonly BatchTransfer[];

@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { isFeeAssumed, type PayoutBatch } from '../model/payouts/payout-batch.js';
+import { isFeeAssumed, type PayoutBatch, sentAtMs } from '../model/payouts/payout-batch.js';
 import type { DaemonClient } from '../rpc/daemon-client.js';
 import { PaymentStoreError } from '../store/payments/payment-store-error.js';
 import { PayoutStore } from '../store/payments/payout-store.js';
-import { sentAtMs } from '../store/payments/sent-batches-reader.js';
 
 /** How long the operator's settlement may hold the payout lock. */
 const RESOLVE_LOCK_TTL_MS = 30_000;

@@ -17,6 +17,7 @@ export const RELAYED_EVENTS: readonly PoolEventName[] = Object.freeze([
   'block-orphaned-after-credit',
   'payment-sent',
   'payment-failed',
+  'payout-unknown-to-wallet',
 ]);
 
 const RELAYED = new Set<string>(RELAYED_EVENTS);

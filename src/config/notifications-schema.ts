@@ -3,7 +3,8 @@ import { z } from 'zod';
 /**
  * The events a target gets when it lists none: the pool's blocks (block-refused too: a block the
  * daemon refuses is rare and costly, and a daemon that refuses valid blocks refuses many) and
- * payments.
+ * payments, payout-unknown-to-wallet too (miners debited for a transaction the wallet no longer
+ * knows: the operator has to settle it).
  */
 export const DEFAULT_NOTIFICATION_EVENTS = [
   'block-found',
@@ -13,6 +14,7 @@ export const DEFAULT_NOTIFICATION_EVENTS = [
   'block-orphaned-after-credit',
   'payment-sent',
   'payment-failed',
+  'payout-unknown-to-wallet',
 ] as const;
 
 /**

@@ -136,7 +136,10 @@ export class LeaderLoop {
     }
   }
 
-  /** One payout pass; publishes what it sent or rolled back and returns the runner's summary. */
+  /**
+   * One payout pass; publishes what it sent or rolled back, and each sent batch it marked
+   * wallet-missing (once per batch), and returns the runner's summary.
+   */
   async payOnce(): Promise<PayoutRunSummary> {
     const { payouts, upkeep, holdPass, logger } = this.#modules;
     const summary = await runPayoutPass({
@@ -165,6 +168,16 @@ export class LeaderLoop {
           timestampMs: Date.now(),
         });
       }
+    }
+    for (const missing of summary.walletMissing) {
+      this.#modules.events.publish('payout-unknown-to-wallet', {
+        batchId: missing.batchId,
+        transactionHash: missing.txHash,
+        recipients: missing.recipients,
+        amountAtomic: missing.amountAtomic,
+        sentAtMs: missing.sentAtMs,
+        timestampMs: Date.now(),
+      });
     }
     // Waiting for fusions is rechecked every unlock interval: the upkeep and the held list log
     // what changes, so this line stays quiet.

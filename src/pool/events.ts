@@ -77,6 +77,22 @@ export interface PoolEventMap {
     readonly reason: string;
     readonly timestampMs: number;
   };
+  /**
+   * The payout watch found that the wallet has no record of a sent batch's transaction (walletd
+   * answers 29 "Object not found": reset, or restored from a backup older than the send) and
+   * marked the batch wallet-missing. Its miners were debited and the transaction may well be on
+   * chain or in the network's pool: nothing is refunded on that alone; the operator settles it
+   * (`fuego-pool payout resolve`) unless the wallet finds it again. Once per batch.
+   */
+  readonly 'payout-unknown-to-wallet': {
+    readonly batchId: string;
+    readonly transactionHash: string;
+    readonly recipients: number;
+    readonly amountAtomic: bigint;
+    /** When the batch was recorded sent. */
+    readonly sentAtMs: number;
+    readonly timestampMs: number;
+  };
   /** A payout batch's transaction was accepted by the wallet. */
   readonly 'payment-sent': {
     readonly batchId: string;

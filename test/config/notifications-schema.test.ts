@@ -85,6 +85,22 @@ describe('notifications config: Discord and Telegram', () => {
     }
   });
 
+  it('payout-unknown-to-wallet: a default event of every kind of target, and a name a target may list', () => {
+    expect(DEFAULT_NOTIFICATION_EVENTS).toContain('payout-unknown-to-wallet');
+    const parsed = notificationConfigSchema.parse({
+      webhooks: [{ url: 'https://h.example/', events: ['payout-unknown-to-wallet'] }],
+      discord: [{ url: 'https://d.example/' }],
+      telegram: [{ botTokenEnv: 'T', chatId: '1', events: ['payment-failed', 'payout-unknown-to-wallet'] }],
+    });
+    expect(parsed.webhooks[0]!.events).toEqual(['payout-unknown-to-wallet']);
+    expect(parsed.discord![0]!.events).toContain('payout-unknown-to-wallet');
+    expect(someTargetLists(parsed, 'payout-unknown-to-wallet')).toBe(true);
+    // A near miss names the key.
+    expect(
+      issuesOf({ webhooks: [{ url: 'https://h.example/', events: ['payout-unknown-to-wallets'] }] }),
+    ).toEqual([expect.stringMatching(/^notifications\.webhooks\.0\.events\.0: /)]);
+  });
+
   it('worker-offline: sent only where listed, by any kind of target', () => {
     const parse = (section: unknown) => notificationConfigSchema.parse(section);
     const telegram = { botTokenEnv: 'T', chatId: '1' };

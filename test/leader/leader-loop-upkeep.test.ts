@@ -13,6 +13,7 @@ const SUMMARY: PayoutRunSummary = {
   stillOpen: [],
   skippedMiners: [],
   unknownPayments: [],
+  walletMissing: [],
 };
 
 function report(state: UpkeepReport['state'], pending: string[] = []): UpkeepReport {

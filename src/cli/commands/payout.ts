@@ -33,8 +33,11 @@ export function parsePayoutArgs(args: readonly string[], allowed: ReadonlySet<st
   return { configPath, now, dryRun };
 }
 
-/** A pass as printed: the runner's summary, or the same read back from the control socket. */
-export type PrintableSummary = Omit<PayoutRunSummary, 'unknownPayments'> & {
+/**
+ * A pass as printed: the runner's summary, or the same read back from the control socket. Not the
+ * batches it marked wallet-missing: the leader logs and notifies those, and `report` lists them.
+ */
+export type PrintableSummary = Omit<PayoutRunSummary, 'unknownPayments' | 'walletMissing'> & {
   readonly unknownPayments: ReadonlyArray<{
     readonly txHash: string;
     readonly batchId: string;

@@ -7,7 +7,11 @@ import {
 } from './block-event-formats.js';
 import type { EventFormat } from './event-format.js';
 import type { NotificationEventMap, NotificationEventName } from './notification-events.js';
-import { PAYMENT_FAILED_FORMAT, PAYMENT_SENT_FORMAT } from './payment-event-formats.js';
+import {
+  PAYMENT_FAILED_FORMAT,
+  PAYMENT_SENT_FORMAT,
+  PAYOUT_UNKNOWN_TO_WALLET_FORMAT,
+} from './payment-event-formats.js';
 import { WORKER_OFFLINE_FORMAT } from './worker-event-formats.js';
 
 /**
@@ -24,6 +28,7 @@ export const EVENT_FORMATS: { readonly [K in NotificationEventName]: EventFormat
     'block-orphaned-after-credit': BLOCK_ORPHANED_AFTER_CREDIT_FORMAT,
     'payment-sent': PAYMENT_SENT_FORMAT,
     'payment-failed': PAYMENT_FAILED_FORMAT,
+    'payout-unknown-to-wallet': PAYOUT_UNKNOWN_TO_WALLET_FORMAT,
     'worker-offline': WORKER_OFFLINE_FORMAT,
   };
 

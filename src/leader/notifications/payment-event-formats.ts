@@ -15,6 +15,7 @@ import { burstSize, type EventFormat, isSingle, lastTimestamp } from './event-fo
 
 type Sent = PoolEventMap['payment-sent'];
 type Failed = PoolEventMap['payment-failed'];
+type UnknownToWallet = PoolEventMap['payout-unknown-to-wallet'];
 
 /** The wallet's refusal, as much as a message can show. */
 const MAX_REASON_CHARS = 500;
@@ -40,13 +41,20 @@ function batchFields<P>(burst: Burst<P>, field: (payload: P) => ChatField): Chat
   return [...burst.payloads.slice(0, MAX_LISTED_EVENTS).map(field), ...moreField(burst, 'batch')];
 }
 
-export const PAYMENT_SENT_FORMAT: EventFormat<Sent> = {
-  data: (p) => ({
+/** The webhook data every event of a batch with a transaction starts with. */
+function transactionBatchData(p: Sent | UnknownToWallet) {
+  return {
     batchId: p.batchId,
     transactionHash: p.transactionHash,
     recipients: p.recipients,
     amountAtomic: p.amountAtomic.toString(),
     amount: formatAtomic(p.amountAtomic),
+  };
+}
+
+export const PAYMENT_SENT_FORMAT: EventFormat<Sent> = {
+  data: (p) => ({
+    ...transactionBatchData(p),
     feeAtomic: p.feeAtomic.toString(),
     fee: formatAtomic(p.feeAtomic),
     timestampMs: p.timestampMs,
@@ -123,6 +131,61 @@ export const PAYMENT_FAILED_FORMAT: EventFormat<Failed> = {
         name: `${xfg(p.amountAtomic)} to ${miners(p.recipients)}`,
         value: clip(p.reason, MAX_REASON_CHARS),
       })),
+      ...lastTimestamp(burst),
+    };
+  },
+};
+
+/** What the operator is to do about a sent batch the wallet has no record of. */
+const RESOLVE_FIELD: ChatField = {
+  name: 'Settle',
+  value:
+    'nothing was refunded: it confirms by itself if the wallet finds it again, otherwise `fuego-pool payout resolve TXHASH --paid` (fuegod has it 10 deep) or `--refund` (fuegod has it nowhere); see `fuego-pool report`',
+};
+
+/**
+ * A sent batch whose transaction the wallet has no record of (reset, restored from an older
+ * backup): its miners were debited and it may be on chain, so it waits for the operator. The
+ * transaction is linked: the chain may well hold it.
+ */
+export const PAYOUT_UNKNOWN_TO_WALLET_FORMAT: EventFormat<UnknownToWallet> = {
+  data: (p) => ({
+    ...transactionBatchData(p),
+    sentAtMs: p.sentAtMs,
+    timestampMs: p.timestampMs,
+  }),
+  chat: (burst, context) => {
+    const transaction = (p: UnknownToWallet) =>
+      explorerLink(context.explorer, 'transaction', p.transactionHash);
+    if (isSingle(burst)) {
+      const [p] = burst.payloads;
+      return {
+        title: 'Payment unknown to the wallet',
+        headline: `The wallet has no record of a payment of ${xfg(p.amountAtomic)} to ${miners(p.recipients)}`,
+        tone: 'bad',
+        fields: [
+          { name: 'Amount', value: xfg(p.amountAtomic), inline: true },
+          { name: 'Recipients', value: String(p.recipients), inline: true },
+          { name: 'Sent', value: new Date(p.sentAtMs).toISOString(), inline: true },
+          hashField('Transaction', p.transactionHash, transaction(p)),
+          { name: 'Batch', value: p.batchId, code: true },
+          RESOLVE_FIELD,
+        ],
+        ...lastTimestamp(burst),
+      };
+    }
+    const sum = totals(burst);
+    const count = burstSize(burst);
+    return {
+      title: `${count} payments unknown to the wallet`,
+      headline: `The wallet has no record of ${count} payments: ${xfg(sum.amountAtomic)} to ${miners(sum.recipients)}${sum.label}`,
+      tone: 'bad',
+      fields: [
+        RESOLVE_FIELD,
+        ...batchFields(burst, (p) =>
+          hashField(`${xfg(p.amountAtomic)} to ${miners(p.recipients)}`, p.transactionHash, transaction(p)),
+        ),
+      ],
       ...lastTimestamp(burst),
     };
   },

@@ -38,6 +38,7 @@ export async function runPayoutPass(modules: PayoutPassModules): Promise<PayoutR
         stillOpen: [],
         skippedMiners: held,
         unknownPayments: [],
+        walletMissing: [],
       };
     }
   }

@@ -1,8 +1,13 @@
 import type { Logger } from '../../log/logger.js';
-import { isFeeAssumed, type PayoutBatch, type PayoutWriter } from '../../model/payouts/payout-batch.js';
+import {
+  isFeeAssumed,
+  type PayoutBatch,
+  type PayoutWriter,
+  sentAtMs,
+} from '../../model/payouts/payout-batch.js';
 import type { PayoutJournal } from '../../model/payouts/payout-journal.js';
 import type { PayoutWatch, UnknownPayment } from '../../model/payouts/payout-watch.js';
-import type { BatchReport } from '../../pool/payouts/payout-reports.js';
+import type { BatchReport, WalletMissingReport } from '../../pool/payouts/payout-reports.js';
 import type { PayoutWallet } from '../../pool/payouts/payout-wallet.js';
 import { UNCONFIRMED_BLOCK_INDEX, walletErrorKind } from '../../rpc/wallet-client.js';
 import {
@@ -128,11 +133,15 @@ export class PayoutRecovery {
    * is settled; a dropped transaction is never settled (it is reverted, refunds and all). One the
    * wallet has no record of (29 "Object not found") is marked wallet-missing, once, and never
    * settled on that alone: the operator settles it (`fuego-pool payout resolve`) unless the wallet
-   * finds it again, when the mark goes and the watch goes on as usual.
+   * finds it again, when the mark goes and the watch goes on as usual. Returns the batches
+   * reverted and those marked wallet-missing in this run (each once, when the mark is made).
    */
-  async watchSentBatches(writer: PayoutWriter): Promise<BatchReport[]> {
+  async watchSentBatches(
+    writer: PayoutWriter,
+  ): Promise<{ reverted: BatchReport[]; walletMissing: WalletMissingReport[] }> {
     const { journal, wallet, logger, clock } = this.#modules;
     const reverted: BatchReport[] = [];
+    const walletMissing: WalletMissingReport[] = [];
     const missingSince = await journal.walletMissingSince();
     for (const batch of (await journal.listUnconfirmedSent()).slice(0, MAX_WATCHED_PER_RUN)) {
       if (batch.txHash === null) continue;
@@ -144,7 +153,8 @@ export class PayoutRecovery {
         // it, and it is read again after the others, so that such batches never starve newer ones.
         await journal.deferSentWatch(batch.id, clock());
         if (walletErrorKind(error) === 'OBJECT_NOT_FOUND') {
-          await this.#noteWalletMissing(writer, batch);
+          const marked = await this.#noteWalletMissing(writer, batch, batch.txHash);
+          if (marked !== null) walletMissing.push(marked);
           continue;
         }
         logger.warn(
@@ -188,16 +198,21 @@ export class PayoutRecovery {
       logger.error({ batchId: batch.id, txHash: batch.txHash }, `payout reverted: ${reason}`);
       reverted.push(batchReport(batch, 'failed', null, `reverted: ${reason}`));
     }
-    return reverted;
+    return { reverted, walletMissing };
   }
 
   /**
    * walletd answered 29 "Object not found" for a sent batch's transaction: its miners were debited
    * and it may be on chain or in the network's pool, so it is never settled on that alone. Said
-   * once, when it becomes missing; `fuego-pool report` lists it until the wallet finds it again.
+   * once, when it becomes missing (the report then, null on later runs); `fuego-pool report` lists
+   * it until the wallet finds it again.
    */
-  async #noteWalletMissing(writer: PayoutWriter, batch: PayoutBatch): Promise<void> {
-    if (!(await this.#modules.journal.markWalletMissing(writer, batch.id, true))) return;
+  async #noteWalletMissing(
+    writer: PayoutWriter,
+    batch: PayoutBatch,
+    txHash: string,
+  ): Promise<WalletMissingReport | null> {
+    if (!(await this.#modules.journal.markWalletMissing(writer, batch.id, true))) return null;
     this.#modules.logger.warn(
       {
         batchId: batch.id,
@@ -207,6 +222,13 @@ export class PayoutRecovery {
       },
       'the wallet has no record of a sent payout transaction (reset, or restored from an older backup?): nothing is refunded; it confirms as usual once the wallet finds it again, otherwise see `fuego-pool report`',
     );
+    return {
+      batchId: batch.id,
+      txHash,
+      recipients: batch.transfers.length,
+      amountAtomic: batch.totalAmountAtomic,
+      sentAtMs: sentAtMs(batch),
+    };
   }
 
   /**

@@ -151,9 +151,15 @@ export class PayoutRunner {
       return this.#holdAll({ skipped: 'wallet-unhealthy', detail }, {});
     }
     const { recovered, stillOpen } = await this.#recovery.settleOpenBatches(writer, view);
-    recovered.push(...(await this.#recovery.watchSentBatches(writer)));
+    const watched = await this.#recovery.watchSentBatches(writer);
+    recovered.push(...watched.reverted);
     const unknown = await this.#recovery.checkUnknownPayments(writer, view);
-    const done = { recovered, stillOpen, unknownPayments: unknown.found };
+    const done = {
+      recovered,
+      stillOpen,
+      unknownPayments: unknown.found,
+      walletMissing: watched.walletMissing,
+    };
 
     const refusal = await this.#whyNotPay();
     if (refusal !== null) return this.#holdAll(refusal, done);

@@ -28,6 +28,7 @@ export function emptySummary(skipped: PayoutSkipReason | null, detail: string): 
     stillOpen: [],
     skippedMiners: [],
     unknownPayments: [],
+    walletMissing: [],
   };
 }
 

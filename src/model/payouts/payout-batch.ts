@@ -63,6 +63,15 @@ export const FEE_ASSUMED_RESOLUTION = 'wallet-reply (fee assumed)';
 /** A FEE_ASSUMED_RESOLUTION batch whose real fee a later pass read and settled, once. */
 export const FEE_READ_LATER_RESOLUTION = 'wallet-reply (fee read later)';
 
+/**
+ * When a sent batch was sent: mark_sent's time (resolvedAtMs, the time of the miners' payment
+ * rows). Not updatedAtMs, which confirm_sent moves to the confirmation hours later. A batch
+ * written before resolvedAtMs existed falls back to updatedAtMs.
+ */
+export function sentAtMs(batch: PayoutBatch): number {
+  return batch.resolvedAtMs ?? batch.updatedAtMs;
+}
+
 /** A sent batch whose fee the wallet could not tell right after the send (mark_sent assumed it). */
 export function isFeeAssumed(batch: PayoutBatch): boolean {
   return batch.state === 'sent' && batch.resolution === FEE_ASSUMED_RESOLUTION;

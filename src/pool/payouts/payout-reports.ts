@@ -46,6 +46,18 @@ export interface PayoutRunSummary {
   readonly skippedMiners: ReadonlyArray<{ readonly address: string; readonly reason: string }>;
   /** Tagged wallet transactions Redis had no batch for, first seen in this pass. */
   readonly unknownPayments: readonly UnknownPayment[];
+  /** Sent batches this pass marked wallet-missing (the wallet has no record of their transaction). */
+  readonly walletMissing: readonly WalletMissingReport[];
+}
+
+/** A sent batch as the pass that marked it wallet-missing reports it (once per batch). */
+export interface WalletMissingReport {
+  readonly batchId: string;
+  readonly txHash: string;
+  readonly recipients: number;
+  readonly amountAtomic: bigint;
+  /** When the batch was recorded sent. */
+  readonly sentAtMs: number;
 }
 
 /**

@@ -1,11 +1,10 @@
-import type { PayoutBatch } from '../../model/payouts/payout-batch.js';
+import { type PayoutBatch, sentAtMs } from '../../model/payouts/payout-batch.js';
 import {
   type BalanceChangeReason,
   DEFAULT_HISTORY_MAX_LENGTH,
   type RedisBalances,
 } from '../../store/payments/balances-store.js';
 import type { PayoutStore } from '../../store/payments/payout-store.js';
-import { sentAtMs } from '../../store/payments/sent-batches-reader.js';
 import type { PendingCredits } from '../../store/shares/pending-credits.js';
 import { ShortCache } from './short-cache.js';
 

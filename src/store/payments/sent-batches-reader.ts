@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { PayoutBatch } from '../../model/payouts/payout-batch.js';
+import { type PayoutBatch, sentAtMs } from '../../model/payouts/payout-batch.js';
 import { toStoreError } from '../store-error.js';
 import type { PaymentKeys } from './payment-keys.js';
 import { PaymentStoreError } from './payment-store-error.js';
@@ -7,15 +7,6 @@ import { parseBatch } from './payout-batch-record.js';
 
 /** Batch ids read per step: their hashes come back in one pipelined round trip. */
 const SCAN_CHUNK = 100;
-
-/**
- * When a sent batch was sent: mark_sent's time (resolvedAtMs, the time of the miners' payment
- * rows). Not updatedAtMs, which confirm_sent moves to the confirmation hours later. A batch
- * written before resolvedAtMs existed falls back to updatedAtMs.
- */
-export function sentAtMs(batch: PayoutBatch): number {
-  return batch.resolvedAtMs ?? batch.updatedAtMs;
-}
 
 export interface SentBatchesPage {
   /** Sent batches skipped before the page (newest first). */

@@ -145,6 +145,55 @@ describe('event formats', () => {
     expect(two.fields.map((f) => f.value)).toEqual(['no money', 'locked']);
   });
 
+  it('payout-unknown-to-wallet: amount, miners, when sent, the transaction linked and how to settle it', () => {
+    const format = formatOf('payout-unknown-to-wallet');
+    const missing = (n: number) => ({
+      batchId: `b-${n}`,
+      transactionHash: `${n}`.padStart(64, 'c'),
+      recipients: n,
+      amountAtomic: 10_000_001n,
+      sentAtMs: Date.UTC(2026, 10, 27, 12),
+      timestampMs: Date.UTC(2026, 10, 27, 13) + n,
+    });
+    expect(format.data(missing(3), { includeAddresses: false })).toEqual({
+      batchId: 'b-3',
+      transactionHash: `${'c'.repeat(63)}3`,
+      recipients: 3,
+      amountAtomic: '10000001',
+      amount: '1.0000001',
+      sentAtMs: Date.UTC(2026, 10, 27, 12),
+      timestampMs: Date.UTC(2026, 10, 27, 13) + 3,
+    });
+    const one = format.chat(burst(missing(3)), { explorer: EXPLORER });
+    expect(one).toMatchObject({
+      title: 'Payment unknown to the wallet',
+      headline: 'The wallet has no record of a payment of 1.0000001 XFG to 3 miners',
+      tone: 'bad',
+      timestampMs: Date.UTC(2026, 10, 27, 13) + 3,
+    });
+    expect(one.fields.map((f) => f.name)).toEqual([
+      'Amount',
+      'Recipients',
+      'Sent',
+      'Transaction',
+      'Batch',
+      'Settle',
+    ]);
+    expect(one.fields.find((f) => f.name === 'Sent')!.value).toBe('2026-11-27T12:00:00.000Z');
+    expect(one.fields.find((f) => f.name === 'Transaction')!.url).toBe(
+      `https://explorer.example/tx/${'c'.repeat(63)}3`,
+    );
+    expect(one.fields.at(-1)!.value).toContain('fuego-pool payout resolve TXHASH --paid');
+    expect(one.fields.at(-1)!.value).toContain('--refund');
+    const two = format.chat(burst(missing(1), missing(2)), { explorer: EXPLORER });
+    expect(two.headline).toBe('The wallet has no record of 2 payments: 2.0000002 XFG to 3 miners');
+    expect(two.fields.map((f) => f.name)).toEqual([
+      'Settle',
+      '1.0000001 XFG to 1 miner',
+      '1.0000001 XFG to 2 miners',
+    ]);
+  });
+
   it('a burst beyond what a window keeps sums its latest events and says so (the oldest went)', () => {
     // The collector keeps the last MAX_BURST_EVENTS of a window and counts the oldest as omitted.
     const kept = { payloads: [sent(8), sent(9)], omitted: 7 };

@@ -521,6 +521,7 @@ describe('webhook notifier', () => {
       'block-orphaned-after-credit',
       'payment-sent',
       'payment-failed',
+      'payout-unknown-to-wallet',
     ]);
     expect(parsed).toMatchObject({ timeoutMs: 5_000, maxRetries: 5, maxQueueSize: 1_000 });
     for (const url of [

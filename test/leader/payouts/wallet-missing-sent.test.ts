@@ -2,10 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { readMoneyReport } from '../../../src/app/money-report.js';
 import { settleWalletMissingBatch } from '../../../src/app/wallet-missing-resolution.js';
 import { formatMoneyReport } from '../../../src/cli/commands/report.js';
+import { LeaderLoop } from '../../../src/leader/leader-loop.js';
 import {
   FEE_ASSUMED_RESOLUTION,
   FEE_READ_LATER_RESOLUTION,
 } from '../../../src/model/payouts/payout-batch.js';
+import { createPoolEventBus, type PoolEventMap } from '../../../src/pool/events.js';
 import { DaemonClient } from '../../../src/rpc/daemon-client.js';
 import { RedisBalances } from '../../../src/store/payments/balances-store.js';
 import { PayoutStore } from '../../../src/store/payments/payout-store.js';
@@ -27,13 +29,14 @@ const WARN = 40;
  * A sent batch whose transaction the wallet answers 29 "Object not found" for (walletd reset and
  * rescanning, or its wallet file restored from a backup older than the send): the miners were
  * debited and the transaction may well be on chain or in the network's pool, so nothing is
- * refunded on that alone. It is reported (once in the log, in `fuego-pool report`) until the
- * wallet finds it again, after which the watch confirms it as usual.
+ * refunded on that alone. It is reported (once in the log and as a payout-unknown-to-wallet
+ * notification, in `fuego-pool report`) until the wallet finds it again, after which the watch
+ * confirms it as usual.
  */
 describe('a sent batch the wallet has no record of', () => {
   const env = usePayoutDevnet();
 
-  it('is not refunded, is reported once and in the money report, and confirms once the wallet finds it again', async () => {
+  it('is not refunded, is reported once (log and notification event) and in the money report, and confirms once the wallet finds it again', async () => {
     const label = 'wallet-missing';
     const funded = await fundThreeMiners(env.redis, uniquePrefix(label), label);
     const { keyPrefix, credits } = funded;
@@ -46,16 +49,36 @@ describe('a sent batch the wallet has no record of', () => {
     );
     const store = new PayoutStore({ keyPrefix }, { redis: env.redis });
     const balances = new RedisBalances({ keyPrefix }, { redis: env.redis });
-    const first = await unlessWalletHeld(() => runner.runOnce());
+    // The leader's loop around the runner: it publishes what each pass reports.
+    const events = createPoolEventBus(() => undefined);
+    const published: PoolEventMap['payout-unknown-to-wallet'][] = [];
+    events.subscribe('payout-unknown-to-wallet', (p) => published.push(p));
+    const loop = new LeaderLoop(
+      { unlockIntervalMs: 3_600_000, payoutIntervalMs: null },
+      { unlocker: undefined as never, payouts: runner, events, logger: logs.logger },
+    );
+    const first = await unlessWalletHeld(() => loop.payOnce());
     expect(first.batches.map((b) => b.state)).toEqual(['sent']);
     const batchId = first.batches[0]!.batchId;
-    const txHash = (await store.getBatch(batchId))!.txHash!;
+    const sent = (await store.getBatch(batchId))!;
+    const txHash = sent.txHash!;
 
     env.devnet.control.forgetWalletTransaction(txHash);
     // Mined deep on chain; the wallet does not know it.
     env.devnet.control.mineBlocks(11);
     const before = await Promise.all(credits.map(([address]) => balances.getBalance(address)));
-    for (let pass = 0; pass < 3; pass++) await unlessWalletHeld(() => runner.runOnce());
+    for (let pass = 0; pass < 3; pass++) await unlessWalletHeld(() => loop.payOnce());
+    // Once across the passes: when the watch marked it.
+    expect(published).toEqual([
+      {
+        batchId,
+        transactionHash: txHash,
+        recipients: 3,
+        amountAtomic: sent.totalAmountAtomic,
+        sentAtMs: sent.resolvedAtMs,
+        timestampMs: expect.any(Number),
+      },
+    ]);
 
     expect(await store.getBatch(batchId)).toMatchObject({ state: 'sent', txHash });
     expect((await store.listUnconfirmedSent()).map((b) => b.id)).toContain(batchId);
@@ -81,8 +104,9 @@ describe('a sent batch the wallet has no record of', () => {
     expect(advice).toContain('--refund');
 
     env.devnet.control.finishWalletRescan();
-    await unlessWalletHeld(() => runner.runOnce());
+    await unlessWalletHeld(() => loop.payOnce());
     expect((await store.listUnconfirmedSent()).map((b) => b.id)).not.toContain(batchId);
+    expect(published).toHaveLength(1);
     const found = await report();
     expect(found.lines.some((l) => l.includes(batchId))).toBe(false);
     expect(logs.records.filter((r) => r['batchId'] === batchId && Number(r['level']) >= WARN)).toHaveLength(

@@ -363,6 +363,7 @@ describe('payout pass with the upkeep', () => {
     stillOpen: [],
     skippedMiners: [],
     unknownPayments: [],
+    walletMissing: [],
   };
 
   it('holds the pass while fusions are pending, with the reason naming them', async () => {

@@ -118,6 +118,7 @@ export const SUMMARY: PayoutRunSummary = {
   ],
   stillOpen: [],
   unknownPayments: [],
+  walletMissing: [],
   skippedMiners: [],
 };
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { isFeeAssumed, type PayoutBatch, sentAtMs } from '../model/payouts/payout-batch.js';
+import type { PoolEventMap } from '../pool/events.js';
 import type { DaemonClient } from '../rpc/daemon-client.js';
 import { PaymentStoreError } from '../store/payments/payment-store-error.js';
 import { PayoutStore } from '../store/payments/payout-store.js';
@@ -115,6 +116,25 @@ export async function settleWalletMissingBatch(
   } finally {
     await journal.releaseLock(lockToken);
   }
+}
+
+/** The payout-unknown-to-wallet-resolved event of a settlement made for `request`. */
+export function walletMissingResolvedEvent(
+  settlement: WalletMissingSettlement,
+  request: WalletMissingRequest,
+  nowMs: number,
+): PoolEventMap['payout-unknown-to-wallet-resolved'] {
+  const { batch, blockHeight } = settlement;
+  return {
+    batchId: batch.id,
+    transactionHash: request.txHash,
+    recipients: batch.transfers.length,
+    amountAtomic: batch.totalAmountAtomic,
+    resolution: request.mode === 'paid' ? 'paid' : 'refunded',
+    blockHeight,
+    note: request.note,
+    timestampMs: nowMs,
+  };
 }
 
 /** The sent batch of `txHash` that the wallet has no record of; refuses any other hash. */

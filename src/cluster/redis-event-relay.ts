@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../log/logger.js';
 import type { PoolEventBus, PoolEventMap, PoolEventName } from '../pool/events.js';
@@ -18,6 +19,7 @@ export const RELAYED_EVENTS: readonly PoolEventName[] = Object.freeze([
   'payment-sent',
   'payment-failed',
   'payout-unknown-to-wallet',
+  'payout-unknown-to-wallet-resolved',
 ]);
 
 const RELAYED = new Set<string>(RELAYED_EVENTS);
@@ -53,6 +55,22 @@ export function decodeEvent(text: string): Envelope | null {
   } catch {
     return null;
   }
+}
+
+/**
+ * Publishes one relayed event from a process that runs no relay (a CLI command, e.g. `payout
+ * resolve`): every pool process delivers it to its local subscribers, and the lease holder's
+ * notifier sends it. Best effort, like the relay: nobody listening, nothing is sent.
+ */
+export async function publishRelayedEvent<K extends PoolEventName>(
+  redis: Redis,
+  keyPrefix: string,
+  name: K,
+  payload: PoolEventMap[K],
+): Promise<void> {
+  if (!RELAYED.has(name)) throw new Error(`${name} is not relayed between processes`);
+  const envelope = encodeEvent({ origin: `cli-${randomUUID()}`, name, payload });
+  await redis.publish(createClusterKeys(keyPrefix).eventChannel, envelope);
 }
 
 /**

@@ -4,7 +4,7 @@ import { z } from 'zod';
  * The events a target gets when it lists none: the pool's blocks (block-refused too: a block the
  * daemon refuses is rare and costly, and a daemon that refuses valid blocks refuses many) and
  * payments, payout-unknown-to-wallet too (miners debited for a transaction the wallet no longer
- * knows: the operator has to settle it).
+ * knows: the operator has to settle it) and its settlement by the operator.
  */
 export const DEFAULT_NOTIFICATION_EVENTS = [
   'block-found',
@@ -15,6 +15,7 @@ export const DEFAULT_NOTIFICATION_EVENTS = [
   'payment-sent',
   'payment-failed',
   'payout-unknown-to-wallet',
+  'payout-unknown-to-wallet-resolved',
 ] as const;
 
 /**

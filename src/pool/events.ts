@@ -93,6 +93,22 @@ export interface PoolEventMap {
     readonly sentAtMs: number;
     readonly timestampMs: number;
   };
+  /**
+   * The operator settled a payout-unknown-to-wallet batch (`fuego-pool payout resolve TXHASH
+   * --paid | --refund`, on fuegod's word). Published by that command through the relay.
+   */
+  readonly 'payout-unknown-to-wallet-resolved': {
+    readonly batchId: string;
+    readonly transactionHash: string;
+    readonly recipients: number;
+    readonly amountAtomic: bigint;
+    /** paid: recorded confirmed in `blockHeight`; refunded: its miners were credited back. */
+    readonly resolution: 'paid' | 'refunded';
+    readonly blockHeight: number | null;
+    /** The operator's note. */
+    readonly note: string;
+    readonly timestampMs: number;
+  };
   /** A payout batch's transaction was accepted by the wallet. */
   readonly 'payment-sent': {
     readonly batchId: string;

@@ -1,6 +1,11 @@
 import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import { decodeEvent, encodeEvent, RedisEventRelay } from '../../src/cluster/redis-event-relay.js';
+import {
+  decodeEvent,
+  encodeEvent,
+  publishRelayedEvent,
+  RedisEventRelay,
+} from '../../src/cluster/redis-event-relay.js';
 import { createLogger } from '../../src/log/logger.js';
 import { createPoolEventBus, type PoolEventMap } from '../../src/pool/events.js';
 import { useTestRedisClient } from '../helpers/redis-server.js';
@@ -71,6 +76,38 @@ describe('RedisEventRelay', () => {
     } finally {
       a.stop();
       b.stop();
+    }
+  });
+
+  it('a process without a relay (a CLI command) publishes an event every relay delivers', async () => {
+    const local = createPoolEventBus(() => undefined);
+    const node = new RedisEventRelay({ keyPrefix: 'ev-cli', origin: 'node' }, { redis, local, logger });
+    await node.start();
+    const heard: unknown[] = [];
+    node.bus.subscribe('payout-unknown-to-wallet-resolved', (p) => heard.push(p));
+    try {
+      const payload: PoolEventMap['payout-unknown-to-wallet-resolved'] = {
+        batchId: 'b',
+        transactionHash: 'ab'.repeat(32),
+        recipients: 2,
+        amountAtomic: 10n,
+        resolution: 'refunded',
+        blockHeight: null,
+        note: 'gone',
+        timestampMs: 1,
+      };
+      await publishRelayedEvent(redis, 'ev-cli', 'payout-unknown-to-wallet-resolved', payload);
+      await expect.poll(() => heard).toEqual([payload]);
+      await expect(
+        publishRelayedEvent(redis, 'ev-cli', 'network-block', {
+          height: 1,
+          hash: 'cd',
+          difficulty: 1n,
+          timestampMs: 1,
+        }),
+      ).rejects.toThrow(/not relayed/);
+    } finally {
+      node.stop();
     }
   });
 });

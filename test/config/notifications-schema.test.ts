@@ -87,6 +87,7 @@ describe('notifications config: Discord and Telegram', () => {
 
   it('payout-unknown-to-wallet: a default event of every kind of target, and a name a target may list', () => {
     expect(DEFAULT_NOTIFICATION_EVENTS).toContain('payout-unknown-to-wallet');
+    expect(DEFAULT_NOTIFICATION_EVENTS).toContain('payout-unknown-to-wallet-resolved');
     const parsed = notificationConfigSchema.parse({
       webhooks: [{ url: 'https://h.example/', events: ['payout-unknown-to-wallet'] }],
       discord: [{ url: 'https://d.example/' }],

@@ -8,7 +8,9 @@ import type { CliCommand } from '../../src/cli/command.js';
 import { payoutCommand } from '../../src/cli/commands/payout.js';
 import { payoutResolveCommand } from '../../src/cli/commands/payout-resolve.js';
 import { reportCommand } from '../../src/cli/commands/report.js';
+import { RedisEventRelay } from '../../src/cluster/redis-event-relay.js';
 import type { Devnet } from '../../src/devnet/devnet.js';
+import { createPoolEventBus, type PoolEventMap } from '../../src/pool/events.js';
 import { RedisBalances } from '../../src/store/payments/balances-store.js';
 import { RedisMinerThresholds } from '../../src/store/payments/miner-thresholds.js';
 import { PayoutStore } from '../../src/store/payments/payout-store.js';
@@ -194,6 +196,18 @@ describe('fuego-pool payout / report', () => {
     return { batchId: batch!.id, txHash: batch!.txHash! };
   }
 
+  /** What a pool process on `keyPrefix` hears of payout-unknown-to-wallet-resolved (through the relay). */
+  async function listenForResolved(keyPrefix: string) {
+    const heard: PoolEventMap['payout-unknown-to-wallet-resolved'][] = [];
+    const relay = new RedisEventRelay(
+      { keyPrefix, origin: 'pool-node' },
+      { redis, local: createPoolEventBus(() => undefined), logger: silentLogger },
+    );
+    await relay.start();
+    relay.bus.subscribe('payout-unknown-to-wallet-resolved', (p) => heard.push(p));
+    return { heard, stop: () => relay.stop() };
+  }
+
   it('a sent batch the wallet has no record of: reported until `payout resolve --paid` records it, on fuegod seeing it 10 deep', async () => {
     const keyPrefix = uniquePrefix('cli-missing-paid');
     const miner = minerAddress('cli-missing-paid-1');
@@ -214,8 +228,28 @@ describe('fuego-pool payout / report', () => {
     await expect(resolve('--paid')).rejects.toThrow(/1 blocks deep/);
     await expect(resolve('--refund')).rejects.toThrow(/with --paid/);
     devnet.control.mineBlocks(9);
-    const paid = await resolve('--paid');
+    const listener = await listenForResolved(keyPrefix);
+    let paid: Awaited<ReturnType<typeof resolve>>;
+    try {
+      paid = await resolve('--paid');
+      // The leader's notifier hears it through the relay, once.
+      await expect.poll(() => listener.heard.length).toBe(1);
+    } finally {
+      listener.stop();
+    }
     expect(paid.out).toContain(`recorded as paid in block ${devnet.chain.height - 10}: batch ${batchId}`);
+    expect(listener.heard).toEqual([
+      {
+        batchId,
+        transactionHash: txHash,
+        recipients: 1,
+        amountAtomic: expect.any(BigInt),
+        resolution: 'paid',
+        blockHeight: devnet.chain.height - 10,
+        note: 'the operator found it on chain',
+        timestampMs: expect.any(Number),
+      },
+    ]);
     const balances = new RedisBalances({ keyPrefix }, { redis });
     expect(await balances.getBalance(miner)).toMatchObject({ balance: 0n, paid: 30_000_000n });
     const store = new PayoutStore({ keyPrefix }, { redis });
@@ -244,13 +278,23 @@ describe('fuego-pool payout / report', () => {
     const late = writeConfig(keyPrefix, {
       payouts: { minPayoutCoins: '2', unresolvedRollbackAfterSec: 0, allowEarlyUnresolvedRollback: true },
     });
-    const refunded = await run(payoutResolveCommand, [txHash, '--refund', '--config', late]);
+    const listener = await listenForResolved(keyPrefix);
+    let refunded: Awaited<ReturnType<typeof run>>;
+    try {
+      refunded = await run(payoutResolveCommand, [txHash, '--refund', '--config', late, '--note', 'gone']);
+      await expect.poll(() => listener.heard.length).toBe(1);
+    } finally {
+      listener.stop();
+    }
     expect(refunded.out).toContain(`refunded: batch ${batchId}`);
+    expect(listener.heard).toEqual([
+      expect.objectContaining({ batchId, resolution: 'refunded', blockHeight: null, note: 'gone' }),
+    ]);
     const balances = new RedisBalances({ keyPrefix }, { redis });
     expect(await balances.getBalance(miner)).toMatchObject({ balance: 30_000_000n, paid: 0n });
     expect(await store.getBatch(batchId)).toMatchObject({ state: 'failed' });
     const report = await run(reportCommand, ['--config', late]);
-    expect(report.out).toMatch(new RegExp(`${batchId}.*refunded by the operator`));
+    expect(report.out).toMatch(new RegExp(`${batchId}.*refunded by the operator: gone`));
     await expect(run(payoutResolveCommand, [txHash, '--refund', '--config', late])).rejects.toMatchObject({
       code: 'BATCH_NOT_FOUND',
     });

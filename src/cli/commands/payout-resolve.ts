@@ -1,7 +1,12 @@
 import { loadPoolConfig } from '../../app/config-addresses.js';
 import { connectRedis } from '../../app/redis-connection.js';
 import { resolveUnknownPayment, unresolvedPaymentHashes } from '../../app/unknown-payment-resolution.js';
-import { isWalletMissingTransaction, settleWalletMissingBatch } from '../../app/wallet-missing-resolution.js';
+import {
+  isWalletMissingTransaction,
+  settleWalletMissingBatch,
+  walletMissingResolvedEvent,
+} from '../../app/wallet-missing-resolution.js';
+import { publishRelayedEvent } from '../../cluster/redis-event-relay.js';
 import type { PoolConfig } from '../../config/schema.js';
 import { formatAtomic } from '../../fuego/money.js';
 import { createLogger } from '../../log/logger.js';
@@ -91,18 +96,26 @@ async function settleWalletMissing(
   request: { readonly txHash: string; readonly mode: 'paid' | 'refund'; readonly note: string },
 ): Promise<string> {
   const daemon = new DaemonClient({ ...pool.daemon });
+  const settled = {
+    ...request,
+    note:
+      request.note || (request.mode === 'paid' ? 'the operator found it on chain' : 'fuegod has it nowhere'),
+  };
   try {
-    const { batch, blockHeight, settledFeeAtomic } = await settleWalletMissingBatch(
+    const settlement = await settleWalletMissingBatch(
       pool.redis.keyPrefix,
       { redis, daemon },
       { refundAfterMs: pool.payments.payouts.unresolvedRollbackAfterSec * 1000 },
-      {
-        ...request,
-        note:
-          request.note ||
-          (request.mode === 'paid' ? 'the operator found it on chain' : 'fuegod has it nowhere'),
-      },
+      settled,
     );
+    const { batch, blockHeight, settledFeeAtomic } = settlement;
+    // Told by the leader's notifier (payout-unknown-to-wallet-resolved); best effort: it is settled.
+    await publishRelayedEvent(
+      redis,
+      pool.redis.keyPrefix,
+      'payout-unknown-to-wallet-resolved',
+      walletMissingResolvedEvent(settlement, settled, Date.now()),
+    ).catch(() => undefined);
     const amount = `${batch.transfers.length} miners, ${formatAtomic(batch.totalAmountAtomic)} XFG`;
     if (request.mode === 'refund') {
       return `refunded: batch ${batch.id} (${amount}, tx ${request.txHash}); its miners are credited back (debited again should it be mined after all)`;

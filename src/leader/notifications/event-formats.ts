@@ -11,6 +11,7 @@ import {
   PAYMENT_FAILED_FORMAT,
   PAYMENT_SENT_FORMAT,
   PAYOUT_UNKNOWN_TO_WALLET_FORMAT,
+  PAYOUT_UNKNOWN_TO_WALLET_RESOLVED_FORMAT,
 } from './payment-event-formats.js';
 import { WORKER_OFFLINE_FORMAT } from './worker-event-formats.js';
 
@@ -29,6 +30,7 @@ export const EVENT_FORMATS: { readonly [K in NotificationEventName]: EventFormat
     'payment-sent': PAYMENT_SENT_FORMAT,
     'payment-failed': PAYMENT_FAILED_FORMAT,
     'payout-unknown-to-wallet': PAYOUT_UNKNOWN_TO_WALLET_FORMAT,
+    'payout-unknown-to-wallet-resolved': PAYOUT_UNKNOWN_TO_WALLET_RESOLVED_FORMAT,
     'worker-offline': WORKER_OFFLINE_FORMAT,
   };
 

@@ -16,6 +16,7 @@ import { burstSize, type EventFormat, isSingle, lastTimestamp } from './event-fo
 type Sent = PoolEventMap['payment-sent'];
 type Failed = PoolEventMap['payment-failed'];
 type UnknownToWallet = PoolEventMap['payout-unknown-to-wallet'];
+type Resolved = PoolEventMap['payout-unknown-to-wallet-resolved'];
 
 /** The wallet's refusal, as much as a message can show. */
 const MAX_REASON_CHARS = 500;
@@ -42,7 +43,7 @@ function batchFields<P>(burst: Burst<P>, field: (payload: P) => ChatField): Chat
 }
 
 /** The webhook data every event of a batch with a transaction starts with. */
-function transactionBatchData(p: Sent | UnknownToWallet) {
+function transactionBatchData(p: Sent | UnknownToWallet | Resolved) {
   return {
     batchId: p.batchId,
     transactionHash: p.transactionHash,
@@ -186,6 +187,63 @@ export const PAYOUT_UNKNOWN_TO_WALLET_FORMAT: EventFormat<UnknownToWallet> = {
           hashField(`${xfg(p.amountAtomic)} to ${miners(p.recipients)}`, p.transactionHash, transaction(p)),
         ),
       ],
+      ...lastTimestamp(burst),
+    };
+  },
+};
+
+/** How the operator settled it, in a few words. */
+function settledAs(p: Resolved): string {
+  return p.resolution === 'paid' ? `paid in block ${p.blockHeight}` : 'refunded';
+}
+
+/**
+ * The operator settled a payment the wallet had no record of: paid (fuegod has it deep in a
+ * block) or refunded (fuegod has it nowhere: its miners are credited back).
+ */
+export const PAYOUT_UNKNOWN_TO_WALLET_RESOLVED_FORMAT: EventFormat<Resolved> = {
+  data: (p) => ({
+    ...transactionBatchData(p),
+    resolution: p.resolution,
+    blockHeight: p.blockHeight,
+    note: p.note,
+    timestampMs: p.timestampMs,
+  }),
+  chat: (burst, context) => {
+    const transaction = (p: Resolved) => explorerLink(context.explorer, 'transaction', p.transactionHash);
+    if (isSingle(burst)) {
+      const [p] = burst.payloads;
+      return {
+        title: 'Payment unknown to the wallet settled',
+        headline:
+          p.resolution === 'paid'
+            ? `Settled as paid in block ${p.blockHeight}: ${xfg(p.amountAtomic)} to ${miners(p.recipients)}`
+            : `Refunded: ${xfg(p.amountAtomic)} credited back to ${miners(p.recipients)}`,
+        tone: p.resolution === 'paid' ? 'good' : 'neutral',
+        fields: [
+          { name: 'Amount', value: xfg(p.amountAtomic), inline: true },
+          { name: 'Recipients', value: String(p.recipients), inline: true },
+          { name: 'Settled', value: settledAs(p), inline: true },
+          hashField('Transaction', p.transactionHash, transaction(p)),
+          { name: 'Batch', value: p.batchId, code: true },
+          ...(p.note === '' ? [] : [{ name: 'Note', value: clip(p.note, MAX_REASON_CHARS) }]),
+        ],
+        ...lastTimestamp(burst),
+      };
+    }
+    const count = burstSize(burst);
+    const paid = burst.payloads.filter((p) => p.resolution === 'paid').length;
+    return {
+      title: `${count} payments unknown to the wallet settled`,
+      headline: `${count} payments unknown to the wallet settled: ${paid} paid, ${burst.payloads.length - paid} refunded${totals(burst).label}`,
+      tone: 'neutral',
+      fields: batchFields(burst, (p) =>
+        hashField(
+          `${xfg(p.amountAtomic)} to ${miners(p.recipients)}: ${settledAs(p)}`,
+          p.transactionHash,
+          transaction(p),
+        ),
+      ),
       ...lastTimestamp(burst),
     };
   },

@@ -194,6 +194,54 @@ describe('event formats', () => {
     ]);
   });
 
+  it('payout-unknown-to-wallet-resolved: how it was settled, the note; a burst counts paid and refunded', () => {
+    const format = formatOf('payout-unknown-to-wallet-resolved');
+    const resolved = (n: number, resolution: 'paid' | 'refunded', note = '') => ({
+      batchId: `b-${n}`,
+      transactionHash: `${n}`.padStart(64, 'c'),
+      recipients: n,
+      amountAtomic: 10_000_001n,
+      resolution,
+      blockHeight: resolution === 'paid' ? 700 : null,
+      note,
+      timestampMs: 5,
+    });
+    expect(format.data(resolved(2, 'paid', 'seen'), { includeAddresses: false })).toEqual({
+      batchId: 'b-2',
+      transactionHash: `${'c'.repeat(63)}2`,
+      recipients: 2,
+      amountAtomic: '10000001',
+      amount: '1.0000001',
+      resolution: 'paid',
+      blockHeight: 700,
+      note: 'seen',
+      timestampMs: 5,
+    });
+    const paid = format.chat(burst(resolved(2, 'paid', 'seen')), { explorer: EXPLORER });
+    expect(paid).toMatchObject({
+      title: 'Payment unknown to the wallet settled',
+      headline: 'Settled as paid in block 700: 1.0000001 XFG to 2 miners',
+      tone: 'good',
+    });
+    expect(paid.fields.map((f) => f.name)).toEqual([
+      'Amount',
+      'Recipients',
+      'Settled',
+      'Transaction',
+      'Batch',
+      'Note',
+    ]);
+    const refunded = format.chat(burst(resolved(1, 'refunded')), { explorer: EXPLORER });
+    expect(refunded.headline).toBe('Refunded: 1.0000001 XFG credited back to 1 miner');
+    expect(refunded.fields.map((f) => f.name)).not.toContain('Note');
+    const two = format.chat(burst(resolved(1, 'refunded'), resolved(2, 'paid')), { explorer: EXPLORER });
+    expect(two.headline).toBe('2 payments unknown to the wallet settled: 1 paid, 1 refunded');
+    expect(two.fields.map((f) => f.name)).toEqual([
+      '1.0000001 XFG to 1 miner: refunded',
+      '1.0000001 XFG to 2 miners: paid in block 700',
+    ]);
+  });
+
   it('a burst beyond what a window keeps sums its latest events and says so (the oldest went)', () => {
     // The collector keeps the last MAX_BURST_EVENTS of a window and counts the oldest as omitted.
     const kept = { payloads: [sent(8), sent(9)], omitted: 7 };

@@ -522,6 +522,7 @@ describe('webhook notifier', () => {
       'payment-sent',
       'payment-failed',
       'payout-unknown-to-wallet',
+      'payout-unknown-to-wallet-resolved',
     ]);
     expect(parsed).toMatchObject({ timeoutMs: 5_000, maxRetries: 5, maxQueueSize: 1_000 });
     for (const url of [

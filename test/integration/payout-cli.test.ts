@@ -262,6 +262,30 @@ describe('fuego-pool payout / report', () => {
     devnet.control.finishWalletRescan();
   });
 
+  it('`payout resolve --paid` of a batch the wallet has no record of whose fee was assumed says the fee it settled', async () => {
+    const keyPrefix = uniquePrefix('cli-missing-fee');
+    const miner = minerAddress('cli-missing-fee-1');
+    const config = writeConfig(keyPrefix, { payouts: { minPayoutCoins: '2' } });
+    // The wallet cannot tell the fee right after the send: recorded sent with the fee assumed.
+    devnet.control.failReadsOfNextSend(1);
+    const { batchId, txHash } = await paySentBatch(keyPrefix, miner, config);
+    devnet.control.forgetWalletTransaction(txHash);
+    const store = new PayoutStore({ keyPrefix }, { redis });
+    for (let pass = 0; pass < 3 && !(await store.walletMissingSince()).has(batchId); pass++) {
+      await run(payoutCommand, ['--config', config, '--now']);
+    }
+    expect(await store.getBatch(batchId)).toMatchObject({ resolution: 'wallet-reply (fee assumed)' });
+    devnet.control.mineBlocks(10);
+    const paid = await run(payoutResolveCommand, [txHash, '--paid', '--config', config]);
+    expect(paid.out).toContain(`batch ${batchId}`);
+    expect(paid.out).toContain('its assumed fee settled at the 0.0080000 XFG it paid');
+    expect(await store.getBatch(batchId)).toMatchObject({
+      actualFeeAtomic: 80_000n,
+      resolution: 'wallet-reply (fee read later)',
+    });
+    devnet.control.finishWalletRescan();
+  });
+
   it('a sent batch the wallet has no record of and fuegod has nowhere: `payout resolve --refund` credits its miner back once it can no longer be mined', async () => {
     const keyPrefix = uniquePrefix('cli-missing-refund');
     const miner = minerAddress('cli-missing-refund-1');

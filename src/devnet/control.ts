@@ -17,7 +17,7 @@ export interface DevnetControlParts {
  * What tests (and `fuego-pool devnet` flags) can do to the devnet beyond the RPC: mine, reorg (and
  * back), pause or break the daemon, give it peers or a longer chain its peers know, make the
  * wallet fail after broadcasting, refuse its sends, fail their relay, fail reads of a sent
- * transaction or forget it, change the difficulty.
+ * transaction or forget it, hold its scan of the chain behind the daemon, change the difficulty.
  */
 export class DevnetControl {
   readonly #parts: DevnetControlParts;
@@ -97,7 +97,11 @@ export class DevnetControl {
     this.#parts.daemon.peers.set(outgoing, incoming);
   }
 
-  /** A syncing daemon: getinfo's last_known_block_index is `blocks` above its tip's (0: synced). */
+  /**
+   * A syncing daemon: getinfo's last_known_block_index is `blocks` above its tip's (0: synced). The
+   * wallet's getStatus knownBlockCount follows, and from 2 blocks on walletd's sends, createDeposit
+   * and fusions answer 41 "Daemon is not synchronized".
+   */
   setDaemonKnownBlocksAhead(blocks: number): void {
     this.#parts.daemon.peers.setKnownBlocksAhead(blocks);
   }
@@ -170,6 +174,29 @@ export class DevnetControl {
    */
   finishWalletRescan(): void {
     this.#parts.walletRpc.wallet.finishRescan();
+  }
+
+  /**
+   * The wallet's scan stops where it is (see wallet-scan.ts): blocks mined from now on are not in
+   * its blockCount, balances or history, and its transactions in them stay unconfirmed to it.
+   */
+  holdWalletScan(): void {
+    this.#parts.walletRpc.wallet.scan.hold();
+  }
+
+  /** A held wallet scan takes in `blocks` more of the daemon's chain (never past its tip). */
+  advanceWalletScan(blocks: number): void {
+    this.#parts.walletRpc.wallet.scan.advance(blocks);
+  }
+
+  /** The wallet's scan moves again: to its target at once, or at `wallet.scanBlocksPerSecond`. */
+  releaseWalletScan(): void {
+    this.#parts.walletRpc.wallet.scan.release();
+  }
+
+  /** The wallet's scan trails the daemon's tip by `blocks` from now on (`wallet.syncLagBlocks`). */
+  setWalletSyncLag(blocks: number): void {
+    this.#parts.walletRpc.wallet.scan.setLagBlocks(blocks);
   }
 
   /** Drops a transaction from the daemon's pool, as its expiry would; the wallet's record turns CANCELLED. */

@@ -84,6 +84,17 @@ export const devnetConfigSchema = z.strictObject({
        * tests pay from the premine at once.
        */
       requireDecoys: z.boolean().default(false),
+      /**
+       * The wallet's scan trails the daemon's tip by this many blocks, as a real walletd does after a
+       * restart or a burst of blocks: getStatus blockCount, balances and history are those of the
+       * scanned blocks; transactions in the others are unconfirmed to it. 0: it sees every block at once.
+       */
+      syncLagBlocks: z.number().int().min(0).max(100_000).default(0),
+      /**
+       * Blocks the wallet scans per second at most (a burst of blocks leaves it behind for a while);
+       * 0: no limit. It starts synced either way.
+       */
+      scanBlocksPerSecond: z.number().min(0).max(1_000_000).default(0),
       maxBodyBytes: z
         .number()
         .int()

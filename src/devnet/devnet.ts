@@ -93,6 +93,10 @@ export class Devnet {
       addressCount: config.wallet.addressCount,
       requireDecoys: config.wallet.requireDecoys,
       daemonReachable: () => this.#daemonServer.availability.kind !== 'unreachable',
+      daemonBlocksBehind: () => this.daemon.peers.knownBlocksAhead,
+      syncLagBlocks: config.wallet.syncLagBlocks,
+      scanBlocksPerSecond: config.wallet.scanBlocksPerSecond,
+      now: modules.now ?? Date.now,
     });
     this.walletRpc = new WalletJsonRpc(this.wallet);
     this.#daemonServer = new RpcHttpServer({
@@ -150,6 +154,8 @@ export class Devnet {
       const maturity = Math.max(this.config.daemon.coinbaseMaturityBlocks, SPENDABLE_CONFIRMATIONS);
       this.control.mineBlocks(1 + maturity);
     }
+    // Like a walletd whose container was saved synced: a scan rate makes it trail only from here.
+    this.wallet.scan.catchUp();
     await listenOn(this.#daemonServer, 'daemon', this.config.daemon.port);
     try {
       await listenOn(this.#walletServer, 'wallet', this.config.wallet.port);

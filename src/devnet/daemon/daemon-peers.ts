@@ -20,6 +20,11 @@ export class DaemonPeers {
     this.#incoming = incoming;
   }
 
+  /** Blocks the peers know beyond the daemon's chain (0: synced). */
+  get knownBlocksAhead(): number {
+    return this.#knownBlocksAhead;
+  }
+
   /** The peers know `blocks` more than the daemon's chain has (0: synced). The chain does not change. */
   setKnownBlocksAhead(blocks: number): void {
     if (!Number.isSafeInteger(blocks) || blocks < 0) {

@@ -1,10 +1,10 @@
-import type { ChainState } from '../chain/chain-state.js';
 import {
   DEPOSIT_MIN_AMOUNT_ATOMIC,
   DEPOSIT_TERM_BLOCKS,
   depositInterestAtomic,
 } from '../chain/deposit-interest.js';
 import { decodeWalletAddress } from './address-checks.js';
+import type { WalletChain } from './wallet-chain-view.js';
 import type { WalletContainer } from './wallet-container.js';
 import { WalletRpcError } from './wallet-errors.js';
 import { WalletParams } from './wallet-params.js';
@@ -21,7 +21,8 @@ interface WalletDeposit {
 }
 
 export interface WalletDepositsModules {
-  readonly chain: ChainState;
+  /** The chain as the wallet has scanned it. */
+  readonly chain: WalletChain;
   readonly container: WalletContainer;
   readonly sender: WalletSender;
 }
@@ -62,16 +63,17 @@ export class WalletDeposits {
 
   // ---- methods (params in, result out) -------------------------------------------------------
 
+  /** Refused with 41 while the daemon is not synchronized (sendDeposit is not: walletd checks only here). */
   createDeposit(params: unknown): unknown {
     const p = new WalletParams(params);
-    return this.#deposit(p, p.string('sourceAddress'));
+    return this.#deposit(p, p.string('sourceAddress'), true);
   }
 
   sendDeposit(params: unknown): unknown {
     const p = new WalletParams(params);
     const destination = p.string('destinationAddress');
     decodeWalletAddress(destination);
-    return this.#deposit(p, destination);
+    return this.#deposit(p, destination, false);
   }
 
   withdrawDeposit(params: unknown): unknown {
@@ -125,10 +127,11 @@ export class WalletDeposits {
   // ---- internals -----------------------------------------------------------------------------
 
   /** createDeposit / sendDeposit: a deposit from `sourceAddress`, credited to `creditAddress`. */
-  #deposit(p: WalletParams, creditAddress: string): unknown {
+  #deposit(p: WalletParams, creditAddress: string, checkSync: boolean): unknown {
     const amount = BigInt(p.uint('amount'));
     const term = p.uint('term');
     const source = p.string('sourceAddress');
+    if (checkSync) this.#modules.sender.requireDaemonSynced();
     decodeWalletAddress(source);
     if (!this.#modules.container.has(source)) throw new WalletRpcError('WALLET_NOT_FOUND');
     if (term < DEPOSIT_TERM_BLOCKS) throw new WalletRpcError('DEPOSIT_TERM_TOO_SMALL');

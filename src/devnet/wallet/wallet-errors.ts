@@ -49,7 +49,11 @@ export const WalletAppError = {
   DESTINATION_ADDRESS_REQUIRED: { code: 39, message: 'Destination address required' },
   /** sendFusionTransaction: destinationAddress not in the container */
   DESTINATION_ADDRESS_NOT_FOUND: { code: 40, message: 'Destination address not found' },
-  /** sends and estimateFusion while walletd is more than 2 blocks behind the daemon */
+  /**
+   * sendTransaction, createDeposit, estimateFusion, sendFusionTransaction while the daemon is 2 or
+   * more blocks behind its peers (WalletService.cpp's knownBlockCount − localBlockCount > 2); not
+   * while walletd's own scan trails (see WalletSender.requireDaemonSynced)
+   */
   DAEMON_NOT_SYNCED: { code: 41, message: 'Daemon is not synchronized' },
   /** daemon connection list: the daemon refused to relay the transaction */
   NODE_INTERNAL_ERROR: { code: 5, message: 'Internal node error' },

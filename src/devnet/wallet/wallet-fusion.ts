@@ -1,4 +1,3 @@
-import type { ChainState } from '../chain/chain-state.js';
 import { decodeStandardAddress } from './address-checks.js';
 import {
   estimateFusion,
@@ -10,6 +9,7 @@ import {
 import { DUST_THRESHOLD_ATOMIC } from './input-selection.js';
 import type { TransferRecord } from './sent-transactions.js';
 import type { BuiltTransaction } from './transaction-builder.js';
+import type { WalletChain } from './wallet-chain-view.js';
 import type { WalletContainer } from './wallet-container.js';
 import { WalletRpcError } from './wallet-errors.js';
 import type { OwnedOutput, WalletOutputs } from './wallet-outputs.js';
@@ -20,7 +20,8 @@ import { amountsByAddress, type WalletSender } from './wallet-sender.js';
 const FUSION_MIXIN = 0;
 
 export interface WalletFusionModules {
-  readonly chain: ChainState;
+  /** The chain as the wallet has scanned it. */
+  readonly chain: WalletChain;
   readonly container: WalletContainer;
   readonly outputs: WalletOutputs;
   readonly sender: WalletSender;
@@ -41,7 +42,9 @@ export class WalletFusion {
   estimateFusion(params: unknown): unknown {
     const p = new WalletParams(params);
     const threshold = BigInt(p.uint('threshold'));
-    const sources = this.#fusionSources(p.optionalStringArray('addresses') ?? []);
+    const requested = p.optionalStringArray('addresses') ?? [];
+    this.#modules.sender.requireDaemonSynced();
+    const sources = this.#fusionSources(requested);
     return estimateFusion(this.#modules.outputs.unlocked(sources), threshold, this.#topHeight());
   }
 
@@ -58,6 +61,7 @@ export class WalletFusion {
     p.uint('anonymity');
     const requested = p.optionalStringArray('addresses') ?? [];
     const destinationAddress = p.optionalString('destinationAddress') ?? '';
+    sender.requireDaemonSynced();
     for (const address of requested) decodeStandardAddress(address);
     if (destinationAddress !== '') decodeStandardAddress(destinationAddress);
     const sources = this.#fusionSources(requested);

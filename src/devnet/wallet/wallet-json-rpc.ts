@@ -100,6 +100,8 @@ export class WalletJsonRpc {
     if (typeof method !== 'string') return reply({ error: { code: -32600, message: 'Invalid Request' }, id });
     const handler = this.#methods.get(method);
     if (!handler) return reply({ error: { code: -32601, message: 'Method not found' }, id });
+    // One scan height for the whole request.
+    this.#wallet.scan.settle();
     try {
       if (method === 'getTransaction' && this.#takeUnreadable(fields['params'])) {
         return reply({ error: applicationError(5, 'Internal error occurred'), id });

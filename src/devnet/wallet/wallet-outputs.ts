@@ -1,8 +1,8 @@
 import { bytesToHex } from '../../fuego/hex.js';
 import type { Transaction } from '../../fuego/transaction.js';
-import type { ChainState } from '../chain/chain-state.js';
 import { parseSent, type SentTransactions } from './sent-transactions.js';
 import { keyImageOf } from './transaction-builder.js';
+import type { WalletChain } from './wallet-chain-view.js';
 import type { WalletContainer } from './wallet-container.js';
 
 /** Outputs are spendable this many blocks after the one that created them (coinbase: its unlock time too). */
@@ -18,18 +18,20 @@ export interface OwnedOutput {
 }
 
 export interface WalletOutputsModules {
-  readonly chain: ChainState;
+  /** The chain as the wallet has scanned it. */
+  readonly chain: WalletChain;
   readonly container: WalletContainer;
   readonly sent: SentTransactions;
 }
 
 /**
- * The wallet's outputs as the chain shows them now (so reorgs need no bookkeeping): owned, spent,
- * spendable. Outputs are found through the chain's record of output owners (see output-keys.ts),
+ * The wallet's outputs as the chain it has scanned shows them now (so reorgs need no bookkeeping):
+ * owned, spent, spendable at its scan height; those of transactions in blocks it has not scanned
+ * are unconfirmed (locked), those of coinbases there unknown. Outputs are found through the chain's record of output owners (see output-keys.ts),
  * not by stealth-address scanning.
  */
 export class WalletOutputs {
-  readonly #chain: ChainState;
+  readonly #chain: WalletChain;
   readonly #container: WalletContainer;
   readonly #sent: SentTransactions;
 
@@ -58,7 +60,7 @@ export class WalletOutputs {
     return { available, locked };
   }
 
-  /** Every output paying one of this wallet's addresses, on the main chain or in the mempool. */
+  /** Every output paying one of this wallet's addresses, in a scanned block or pending to the wallet. */
   #owned(): OwnedOutput[] {
     const mine = new Set(this.#container.addresses);
     const found: OwnedOutput[] = [];

@@ -1,7 +1,7 @@
 import { bytesToHex } from '../../fuego/hex.js';
 import type { Transaction } from '../../fuego/transaction.js';
 import { parseTxExtra } from '../../fuego/tx-extra.js';
-import type { ChainBlock, ChainState } from '../chain/chain-state.js';
+import type { ChainBlock } from '../chain/chain-state.js';
 import { decodeWalletAddress, HASH_PATTERN } from './address-checks.js';
 import {
   parseSent,
@@ -9,6 +9,7 @@ import {
   type SentTransactions,
   type TransferRecord,
 } from './sent-transactions.js';
+import type { WalletChain } from './wallet-chain-view.js';
 import type { WalletContainer } from './wallet-container.js';
 import { WalletInvalidRequest, WalletRpcError } from './wallet-errors.js';
 import { WalletParams } from './wallet-params.js';
@@ -66,7 +67,8 @@ interface BlockItem {
 }
 
 export interface WalletRecordsModules {
-  readonly chain: ChainState;
+  /** The chain as the wallet has scanned it. */
+  readonly chain: WalletChain;
   readonly container: WalletContainer;
   readonly sent: SentTransactions;
 }
@@ -77,7 +79,7 @@ export interface WalletRecordsModules {
  * described by what it remembers of them.
  */
 export class WalletRecords {
-  readonly #chain: ChainState;
+  readonly #chain: WalletChain;
   readonly #container: WalletContainer;
   readonly #sent: SentTransactions;
   /** Hashes the wallet has no record of until its rescan ends (forget / finishRescan). */
@@ -205,9 +207,9 @@ export class WalletRecords {
     return {
       amount,
       blockIndex,
-      // walletd subtracts in uint32: a pooled transaction (blockIndex 2^32 − 1) shows blockCount + 1
-      // (captures 45 and 53: 65 at blockCount 64), not 0.
-      confirmations: (this.#chain.height - blockIndex) >>> 0,
+      // walletd counts from its daemon's known block count, in uint32: a pooled transaction
+      // (blockIndex 2^32 − 1) shows that count + 1 (captures 45 and 53: 65 at blockCount 64), not 0.
+      confirmations: (this.#chain.knownBlockCount - blockIndex) >>> 0,
       // walletd leaves a built transaction's deposit fields unset: every one it sent says 1 and a
       // leftover id (captures 45, 53, 55), deposit or not; received ones say 0 and -1.
       depositCount: sent ? 1 : 0,

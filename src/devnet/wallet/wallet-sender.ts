@@ -74,7 +74,17 @@ export interface WalletSenderOptions {
   readonly requireDecoys: boolean;
   /** Whether the daemon answers: walletd asks it for decoys and relays through it. */
   readonly daemonReachable: () => boolean;
+  /** Blocks the daemon's peers know beyond its tip (0: the daemon is synchronized). */
+  readonly daemonBlocksBehind: () => number;
 }
+
+/**
+ * walletd refuses to build a transaction while `knownBlockCount - localBlockCount > 2`: its node's
+ * view of the daemon, where localBlockCount is the daemon's top block index and knownBlockCount the
+ * highest index known from its peers (or the top) plus one. So a daemon two blocks behind its peers
+ * is "not synchronized"; how far walletd's own scan trails does not matter.
+ */
+const MAX_DAEMON_SYNC_DIFF = 2;
 
 /**
  * What every send shares: walletd's choice of inputs, its checks of funds, decoys and size, the
@@ -139,6 +149,19 @@ export class WalletSender {
       depositId: plan.depositId,
     };
     return this.commit(built, notes, plan.dispatch, plan.faultable);
+  }
+
+  /**
+   * 41 "Daemon is not synchronized", as sendTransaction, createDeposit, estimateFusion and
+   * sendFusionTransaction answer before anything else (their params read, nothing checked yet) while
+   * the daemon trails its peers (see MAX_DAEMON_SYNC_DIFF) or has nothing but the genesis block.
+   */
+  requireDaemonSynced(): void {
+    const localBlockCount = this.#modules.chain.height - 1;
+    const knownBlockCount = localBlockCount + this.#options.daemonBlocksBehind() + 1;
+    if (localBlockCount === 0 || knownBlockCount - localBlockCount > MAX_DAEMON_SYNC_DIFF) {
+      throw new WalletRpcError('DAEMON_NOT_SYNCED');
+    }
   }
 
   /** Builds with the wallet's next transaction key (a devnet stand-in for a random one). */

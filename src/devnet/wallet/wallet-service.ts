@@ -2,6 +2,7 @@ import type { ChainState } from '../chain/chain-state.js';
 import { decodeWalletAddress } from './address-checks.js';
 import type { SendFaults } from './send-faults.js';
 import { SentTransactions } from './sent-transactions.js';
+import { WalletChainView } from './wallet-chain-view.js';
 import { WalletContainer } from './wallet-container.js';
 import { WalletDeposits } from './wallet-deposits.js';
 import { WalletRpcError } from './wallet-errors.js';
@@ -9,6 +10,7 @@ import { WalletFusion } from './wallet-fusion.js';
 import { WalletOutputs } from './wallet-outputs.js';
 import { WalletParams } from './wallet-params.js';
 import { WalletRecords } from './wallet-records.js';
+import { WalletScan } from './wallet-scan.js';
 import { WalletSender } from './wallet-sender.js';
 import { WalletTransfers } from './wallet-transfers.js';
 
@@ -21,16 +23,24 @@ export interface WalletServiceOptions {
   readonly requireDecoys?: boolean;
   /** Whether the daemon answers (default: always); sends need it, reads do not. */
   readonly daemonReachable?: () => boolean;
+  /** Blocks the daemon's peers know beyond its tip (default: none, a synchronized daemon). */
+  readonly daemonBlocksBehind?: () => number;
+  /** The wallet's scan trails the daemon's tip by this many blocks (default 0; see WalletScan). */
+  readonly syncLagBlocks?: number;
+  /** Blocks the wallet scans per second at most (default 0: no limit). */
+  readonly scanBlocksPerSecond?: number;
+  readonly now?: () => number;
 }
 
 /**
  * The simulated walletd: one container (one view key, N spend key pairs) whose balances and history
- * are derived from the devnet chain on every call, so reorgs are reflected without bookkeeping.
+ * are derived from the devnet chain on every call, so reorgs are reflected without bookkeeping; from
+ * the blocks it has scanned, which may trail the daemon (wallet-scan.ts, wallet-chain-view.ts).
  * Each method takes walletd's raw `params` and returns its `result`; this class only wires the
  * parts and hands each method to the one that answers it, as walletd's PaymentGate does.
  */
 export class WalletService {
-  readonly #chain: ChainState;
+  readonly #view: WalletChainView;
   readonly #container: WalletContainer;
   readonly #sent = new SentTransactions();
   readonly #outputs: WalletOutputs;
@@ -40,27 +50,38 @@ export class WalletService {
   readonly #deposits: WalletDeposits;
   /** Refusals and relay failures tests arm on the next sends. */
   readonly sendFaults: SendFaults;
+  /** How far the wallet has scanned the daemon's chain; tests hold and step it. */
+  readonly scan: WalletScan;
 
   constructor(options: WalletServiceOptions) {
     const chain = options.chain;
+    const daemonBlocksBehind = options.daemonBlocksBehind ?? (() => 0);
+    const scan = new WalletScan(chain, {
+      lagBlocks: options.syncLagBlocks ?? 0,
+      blocksPerSecond: options.scanBlocksPerSecond ?? 0,
+      now: options.now ?? Date.now,
+    });
+    const view = new WalletChainView({ chain, scan, daemonBlocksBehind });
     const container = new WalletContainer(options.seed, options.addressCount);
     const sent = this.#sent;
-    const outputs = new WalletOutputs({ chain, container, sent });
+    const outputs = new WalletOutputs({ chain: view, container, sent });
     const sender = new WalletSender(
       {
         seed: options.seed,
         requireDecoys: options.requireDecoys ?? false,
         daemonReachable: options.daemonReachable ?? (() => true),
+        daemonBlocksBehind,
       },
       { chain, container, outputs, sent },
     );
-    this.#chain = chain;
+    this.scan = scan;
+    this.#view = view;
     this.#container = container;
     this.#outputs = outputs;
-    this.#records = new WalletRecords({ chain, container, sent });
+    this.#records = new WalletRecords({ chain: view, container, sent });
     this.#transfers = new WalletTransfers({ chain, container, sent, sender });
-    this.#fusion = new WalletFusion({ chain, container, outputs, sender });
-    this.#deposits = new WalletDeposits({ chain, container, sender });
+    this.#fusion = new WalletFusion({ chain: view, container, outputs, sender });
+    this.#deposits = new WalletDeposits({ chain: view, container, sender });
     this.sendFaults = sender.sendFaults;
   }
 
@@ -94,14 +115,15 @@ export class WalletService {
 
   // ---- status and sync -----------------------------------------------------------------------
 
+  /** blockCount and lastBlockHash are the wallet's scan; knownBlockCount its daemon's view of the network. */
   getStatus(): unknown {
-    const tip = this.#chain.tip;
+    const view = this.#view;
     return {
       addressCount: this.#container.addressCount,
-      blockCount: this.#chain.height,
+      blockCount: view.height,
       depositCount: this.#deposits.count(),
-      knownBlockCount: this.#chain.height,
-      lastBlockHash: tip.id,
+      knownBlockCount: view.knownBlockCount,
+      lastBlockHash: view.tip.id,
       peerCount: 0,
       transactionCount: this.#records.count(),
     };
@@ -111,7 +133,7 @@ export class WalletService {
     const p = new WalletParams(params);
     const first = p.uint('firstBlockIndex');
     const count = p.uint('blockCount');
-    const hashes = this.#chain
+    const hashes = this.#view
       .mainChain()
       .slice(first, first + count)
       .map((b) => b.id);

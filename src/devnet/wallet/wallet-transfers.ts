@@ -70,7 +70,8 @@ export class WalletTransfers {
   }
 
   /**
-   * sendTransaction and createDelayedTransaction. Check order follows the captured walletd: address
+   * sendTransaction and createDelayedTransaction. Check order follows the captured walletd: params
+   * read, the daemon synchronized (sendTransaction only, WalletService::sendTransaction), address
    * formats (sources, destinations, change), payment id, empty destination list, change address
    * rules, zero amounts, then (while building) funds, decoys, size. Sources come from `addresses`
    * (walletd ignores the interface document's `sourceAddresses`).
@@ -87,6 +88,7 @@ export class WalletTransfers {
     const unlockTime = BigInt(p.optionalUint('unlockTime') ?? 0);
     // walletd's request serializer refuses the two together.
     if (p.has('extra') && p.has('paymentId')) throw new WalletInvalidRequest('extra and paymentId');
+    if (mode === 'send') this.#modules.sender.requireDaemonSynced();
 
     for (const source of sources) container.requireOwnSource(source);
     // Like walletd 1.9.3, whose address check needs exactly two keys: an integrated address is

@@ -1,0 +1,124 @@
+import { describe, expect, it } from 'vitest';
+import type { PayoutRunnerOptions } from '../../../src/leader/payouts/payout-runner.js';
+import { PayoutStore } from '../../../src/store/payments/payout-store.js';
+import { silentLogger, uniquePrefix } from '../../store/store-fixtures.js';
+import { expectLedgerConsistent } from './money-invariants.js';
+import { usePayoutDevnet } from './payout-devnet-env.js';
+import { threeMinersPayFeeRunner } from './payout-runner-for.js';
+import {
+  devnetTransactionsWithBatch,
+  expectPaidExactlyOnce,
+  fundMiners,
+  fundThreeMiners,
+  minerAddress,
+  unlessWalletHeld,
+} from './payout-test-kit.js';
+
+const COIN = 10_000_000n;
+
+/**
+ * The pool against a walletd that trails its daemon (the devnet's wallet scan held or lagging) or
+ * whose daemon trails its peers (walletd's 41 "Daemon is not synchronized"): what was sent is never
+ * sent again nor refunded because the wallet does not see it confirmed yet, nothing is paid beyond
+ * what the wallet can spend at its scanned height, and everything is paid once it catches up.
+ */
+describe('payouts while the wallet trails its daemon', () => {
+  const env = usePayoutDevnet();
+  /** Pays 1-coin balances through the devnet wallet, the miners sharing the 80000 fee. */
+  const runnerFor = (keyPrefix: string, overrides: Partial<PayoutRunnerOptions> = {}) =>
+    threeMinersPayFeeRunner(
+      env.redis,
+      keyPrefix,
+      { wallet: env.wallet, logger: silentLogger },
+      80_000n,
+      overrides,
+    );
+
+  it('a sent batch mined in blocks the wallet has not scanned stays sent, is never resent or refunded, and confirms once the wallet catches up', async () => {
+    const label = 'lag-sent';
+    const funded = await fundThreeMiners(env.redis, uniquePrefix(label), label);
+    const { keyPrefix, credits, miners } = funded;
+    const runner = runnerFor(keyPrefix);
+    const store = new PayoutStore({ keyPrefix }, { redis: env.redis });
+    const first = await unlessWalletHeld(() => runner.runOnce());
+    expect(first.batches.map((b) => b.state)).toEqual(['sent']);
+    const batchId = first.batches[0]!.batchId;
+
+    env.devnet.control.holdWalletScan();
+    try {
+      // Mined, then buried 11 deep on the daemon; to the wallet still unconfirmed.
+      env.devnet.control.mineBlocks(12);
+      // More credit for the same miners: a pass that ignored the lag would pay them again now.
+      await fundMiners(env.redis, keyPrefix, credits);
+      for (let pass = 0; pass < 3; pass++) {
+        const summary = await runner.runOnce();
+        expect(summary.skipped).toBe('wallet-unhealthy');
+        expect(summary.detail).toMatch(/behind its daemon/);
+        expect(summary.batches).toEqual([]);
+      }
+      expect(await store.getBatch(batchId)).toMatchObject({ state: 'sent' });
+      expect((await store.listUnconfirmedSent()).map((b) => b.id)).toContain(batchId);
+      expect(devnetTransactionsWithBatch(env.devnet, batchId)).toHaveLength(1);
+      expect((await store.countBatches()).failed).toBe(0);
+    } finally {
+      env.devnet.control.releaseWalletScan();
+    }
+
+    const caughtUp = await unlessWalletHeld(() => runner.runOnce());
+    expect(caughtUp.batches.map((b) => b.state)).toEqual(['sent']);
+    expect((await store.listUnconfirmedSent()).map((b) => b.id)).not.toContain(batchId);
+    env.devnet.control.mineBlocks(11);
+    await unlessWalletHeld(() => runner.runOnce());
+    expect(await store.listUnconfirmedSent()).toEqual([]);
+    const doubled = credits.map(([address, amount]) => [address, 2n * amount] as const);
+    await expectPaidExactlyOnce(env.devnet, env.redis, keyPrefix, doubled);
+    await expectLedgerConsistent(env.redis, keyPrefix, miners);
+  });
+
+  it('a wallet trailing by the tolerated 2 blocks pays from what it can spend at its scanned height, and the rest once it sees more', async () => {
+    const label = 'lag-unlocked';
+    const keyPrefix = uniquePrefix(label);
+    env.devnet.control.setWalletSyncLag(2);
+    try {
+      const wallet = await env.wallet.getBalance();
+      // Lock most of the wallet's money as change: spendable to the daemon 10 blocks after its
+      // block, to a wallet 2 blocks behind 2 blocks later.
+      const available = BigInt(wallet.availableBalance);
+      const lockedAway = available - 50n * COIN;
+      await env.wallet.sendTransaction({
+        transfers: [{ address: minerAddress(`${label}-sink`), amountAtomic: lockedAway / 2n }],
+        changeAddress: env.devnet.walletAddress,
+        feeAtomic: 80_000n,
+        anonymity: 2,
+      });
+      env.devnet.control.mineBlocks(10);
+      const spendable = BigInt((await env.wallet.getBalance()).availableBalance);
+      // Three miners each owed half of what the wallet can spend now: one batch fits.
+      const miners = [1, 2, 3].map((n) => minerAddress(`${label}-${n}`));
+      const owed = spendable / 2n;
+      const credits = miners.map((address) => [address, owed] as const);
+      await fundMiners(env.redis, keyPrefix, credits);
+      const runner = runnerFor(keyPrefix, { maxTransfersPerTransaction: 1 });
+
+      const first = await unlessWalletHeld(() => runner.runOnce());
+      const sent = first.batches.filter((b) => b.state === 'sent');
+      expect(sent).toHaveLength(1);
+      expect(sent[0]!.amountAtomic + 80_000n).toBeLessThanOrEqual(spendable);
+      expect(first.skippedMiners).toHaveLength(2);
+
+      env.devnet.control.mineBlocks(2);
+      for (let pass = 0; pass < 5; pass++) {
+        const summary = await unlessWalletHeld(() => runner.runOnce());
+        if (summary.skippedMiners.length === 0) break;
+        env.devnet.control.mineBlocks(11);
+      }
+      env.devnet.control.setWalletSyncLag(0);
+      env.devnet.control.mineBlocks(11);
+      await unlessWalletHeld(() => runner.runOnce());
+      await expectPaidExactlyOnce(env.devnet, env.redis, keyPrefix, credits);
+      await expectLedgerConsistent(env.redis, keyPrefix, miners);
+    } finally {
+      env.devnet.control.setWalletSyncLag(0);
+    }
+  });
+});

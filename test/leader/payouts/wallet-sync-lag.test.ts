@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { PayoutRunnerOptions } from '../../../src/leader/payouts/payout-runner.js';
+import type { PayoutRunnerModules, PayoutRunnerOptions } from '../../../src/leader/payouts/payout-runner.js';
+import type { PayoutRunSummary } from '../../../src/pool/payouts/payout-reports.js';
+import { DaemonClient } from '../../../src/rpc/daemon-client.js';
 import { PayoutStore } from '../../../src/store/payments/payout-store.js';
+import { PayoutWatchStore } from '../../../src/store/payments/payout-watch-store.js';
 import { silentLogger, uniquePrefix } from '../../store/store-fixtures.js';
 import { expectLedgerConsistent } from './money-invariants.js';
 import { usePayoutDevnet } from './payout-devnet-env.js';
@@ -25,11 +28,15 @@ const COIN = 10_000_000n;
 describe('payouts while the wallet trails its daemon', () => {
   const env = usePayoutDevnet();
   /** Pays 1-coin balances through the devnet wallet, the miners sharing the 80000 fee. */
-  const runnerFor = (keyPrefix: string, overrides: Partial<PayoutRunnerOptions> = {}) =>
+  const runnerFor = (
+    keyPrefix: string,
+    overrides: Partial<PayoutRunnerOptions> = {},
+    modules: Pick<PayoutRunnerModules, 'daemon'> = {},
+  ) =>
     threeMinersPayFeeRunner(
       env.redis,
       keyPrefix,
-      { wallet: env.wallet, logger: silentLogger },
+      { wallet: env.wallet, logger: silentLogger, ...modules },
       80_000n,
       overrides,
     );
@@ -120,5 +127,56 @@ describe('payouts while the wallet trails its daemon', () => {
     } finally {
       env.devnet.control.setWalletSyncLag(0);
     }
+  });
+
+  it('41 "Daemon is not synchronized": no batch while the pool\'s daemon shows it behind its peers; without that view the pass stops at the first refused batch; miners held with the reason, no backoff, all paid once synced', async () => {
+    const label = 'lag-41';
+    const funded = await fundThreeMiners(env.redis, uniquePrefix(label), label);
+    const { keyPrefix, credits, miners } = funded;
+    const daemonUrl = new URL(env.devnet.daemonUrl);
+    const daemon = new DaemonClient({
+      host: daemonUrl.hostname,
+      port: Number(daemonUrl.port),
+      timeoutMs: 1_500,
+      retries: 0,
+    });
+    // One miner per batch: three batches a pass. `watching` also reads the pool's daemon.
+    const blind = runnerFor(keyPrefix, { maxTransfersPerTransaction: 1 });
+    const watching = runnerFor(keyPrefix, { maxTransfersPerTransaction: 1 }, { daemon });
+    const store = new PayoutStore({ keyPrefix }, { redis: env.redis });
+    const watch = new PayoutWatchStore({ keyPrefix }, { redis: env.redis });
+    const expectAllHeld = (summary: PayoutRunSummary) => {
+      expect(summary.skipped).toBe('wallet-unhealthy');
+      expect(summary.detail).toMatch(/not synchronized/);
+      expect(summary.skippedMiners.map((m) => m.address).sort()).toEqual([...miners].sort());
+      for (const held of summary.skippedMiners) expect(held.reason).toMatch(/not synchronized/);
+    };
+
+    // walletd's daemon 2 blocks behind its peers: the wallet lags no more than the pool tolerates
+    // (2), but walletd refuses every send.
+    env.devnet.control.setDaemonKnownBlocksAhead(2);
+    try {
+      const seen = await watching.runOnce();
+      expectAllHeld(seen);
+      expect(seen.batches).toEqual([]);
+      expect((await store.countBatches()).failed).toBe(0);
+
+      for (let pass = 1; pass <= 2; pass++) {
+        const refused = await blind.runOnce();
+        expectAllHeld(refused);
+        expect(refused.batches.map((b) => b.state)).toEqual(['failed']);
+        expect((await store.countBatches()).failed).toBe(pass);
+      }
+      expect(await watch.getBackoff()).toBeNull();
+      expect(await store.listOpenBatches()).toEqual([]);
+    } finally {
+      env.devnet.control.setDaemonKnownBlocksAhead(0);
+      daemon.close();
+    }
+
+    const synced = await unlessWalletHeld(() => blind.runOnce());
+    expect(synced.batches.map((b) => b.state)).toEqual(['sent', 'sent', 'sent']);
+    await expectPaidExactlyOnce(env.devnet, env.redis, keyPrefix, credits);
+    await expectLedgerConsistent(env.redis, keyPrefix, miners);
   });
 });

@@ -177,6 +177,7 @@ export class BatchSender {
     if (outcome.kind === 'not-sent') {
       await journal.rollback(writer, batch, `wallet refused: ${outcome.reason}`, 'sending');
       const report = this.#report(planned, 'failed', null, `rolled back: ${outcome.reason}`);
+      if (outcome.notReady) return { report, stop: notReadyStop(outcome) };
       return { report, stop: outcome.repeats ? await this.#backOff(outcome) : null };
     }
     // Ambiguous: ask the wallet at once whether it went out (it usually did, and is in its mempool).
@@ -254,6 +255,18 @@ export class BatchSender {
       note,
     };
   }
+}
+
+/**
+ * walletd refused because its daemon is not synchronized: every other batch of the pass would be
+ * refused too (and rolled back, one failed batch each), so the pass stops here, as when the wallet
+ * lags; the next one tries again.
+ */
+function notReadyStop(outcome: SendOutcome): PassStop {
+  return {
+    skipped: 'wallet-unhealthy',
+    detail: `the wallet's daemon is not synchronized with its peers (${outcome.reason}); payouts wait until it is`,
+  };
 }
 
 function amountOf(planned: PlannedBatch): bigint {

@@ -20,6 +20,8 @@ import { addressesHeldByUnknownPayments } from './unknown-payments.js';
 
 /** Miners considered per run (largest balances first). */
 const MAX_PAYABLE_PER_RUN = 2_000;
+/** From this many blocks behind its peers walletd calls its daemon "not synchronized" (41). */
+const WALLETD_MIN_DAEMON_BLOCKS_BEHIND = 2;
 
 /** The runner's rules, mapped from `payments.payouts` in src/app (defaults live in the config schema). */
 export interface PayoutRunnerOptions {
@@ -53,8 +55,11 @@ export interface PayoutRunnerModules {
   readonly watch: PayoutWatch;
   readonly durability: DurabilityBarrier;
   readonly wallet: PayoutWallet;
-  /** When given, the wallet's knownBlockCount is also checked against the daemon's height. */
-  readonly daemon?: Pick<DaemonClient, 'getHeight'>;
+  /**
+   * When given, the wallet's knownBlockCount is also checked against the daemon's height, and no
+   * batch is sent while the daemon is behind its peers (walletd would refuse it with 41).
+   */
+  readonly daemon?: Pick<DaemonClient, 'getInfo'>;
   readonly logger: Logger;
   readonly clock?: () => number;
   /** Leader fencing: the token this process holds, or null when it may not write. */
@@ -269,10 +274,18 @@ export class PayoutRunner {
       throw new WalletUnhealthy(`wallet is ${lag} blocks behind its daemon (still syncing)`);
     }
     if (this.#modules.daemon) {
-      const daemonHeight = await this.#modules.daemon.getHeight();
-      const behind = daemonHeight - status.knownBlockCount;
+      const info = await this.#modules.daemon.getInfo();
+      const behind = info.height - status.knownBlockCount;
       if (behind > this.#opts.maxWalletLagBlocks) {
         throw new WalletUnhealthy(`wallet's daemon view is ${behind} blocks behind the pool's daemon`);
+      }
+      // walletd's own check (its node's knownBlockCount - localBlockCount > 2, local being the
+      // top block's index): a daemon 2 or more blocks behind its peers gets every send refused.
+      const behindPeers = info.last_known_block_index - (info.height - 1);
+      if (behindPeers >= WALLETD_MIN_DAEMON_BLOCKS_BEHIND) {
+        throw new WalletUnhealthy(
+          `the daemon is not synchronized: ${behindPeers} blocks behind its peers (walletd refuses to send until it is)`,
+        );
       }
     }
     const balance = await this.#modules.wallet.getBalance();

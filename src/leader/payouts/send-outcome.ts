@@ -10,11 +10,15 @@ import { type WalletErrorKind, walletErrorKind } from '../../rpc/wallet-client.j
  * `repeats`: a refusal the wallet will give again for any batch until its outputs change (it
  * cannot find decoy outputs on a young chain, or the inputs do not fit a transaction): the runner
  * pauses new batches instead of trying one every pass, and consolidates the wallet's outputs.
+ * `notReady`: a refusal the wallet gives every batch until its daemon is synchronized with its
+ * peers (41): the pass stops, as when the wallet lags, and the next pass tries again. No backoff:
+ * a syncing daemon catches up by itself, and nothing about the wallet's outputs needs upkeep.
  */
 export type SendOutcome = {
   readonly kind: 'not-sent' | 'unknown';
   readonly reason: string;
   readonly repeats: boolean;
+  readonly notReady: boolean;
 };
 
 /**
@@ -31,7 +35,7 @@ const REFUSED_BEFORE_BROADCAST: ReadonlySet<WalletErrorKind> = new Set<WalletErr
   'CHANGE_ADDRESS_REQUIRED',
   'CHANGE_ADDRESS_NOT_FOUND',
   'TRANSACTION_TOO_BIG',
-  // walletd checks its daemon is within 2 blocks of the network before anything else.
+  // walletd checks its daemon is less than 2 blocks behind its peers before anything else.
   'DAEMON_NOT_SYNCED',
   // The daemon answered "not OK" to the relay: walletd keeps the record as FAILED.
   'NODE_REFUSED',
@@ -51,12 +55,12 @@ const ENVELOPE_ERRORS: ReadonlySet<number> = new Set([-32700, -32600, -32601, -3
 
 export function classifySendError(error: unknown): SendOutcome {
   const reason = error instanceof Error ? error.message : String(error);
-  const notSent = { kind: 'not-sent', reason, repeats: false } as const;
-  const unknown = { kind: 'unknown', reason, repeats: false } as const;
+  const notSent = { kind: 'not-sent', reason, repeats: false, notReady: false } as const;
+  const unknown = { kind: 'unknown', reason, repeats: false, notReady: false } as const;
   if (!(error instanceof RpcError)) return unknown;
   const known = walletErrorKind(error);
   if (known !== undefined && REFUSED_BEFORE_BROADCAST.has(known)) {
-    return { ...notSent, repeats: REPEATING_REFUSALS.has(known) };
+    return { ...notSent, repeats: REPEATING_REFUSALS.has(known), notReady: known === 'DAEMON_NOT_SYNCED' };
   }
   if (error.code === 'RPC_ERROR' && error.rpcCode !== undefined && ENVELOPE_ERRORS.has(error.rpcCode)) {
     return notSent;

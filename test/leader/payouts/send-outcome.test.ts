@@ -8,11 +8,14 @@ describe('send error classification', () => {
   it('rolls back only refusals that come before broadcasting', () => {
     expect(classifySendError(walletError(14, 'Insufficient funds')).kind).toBe('not-sent');
     expect(classifySendError(walletError(5, 'Internal error occurred')).kind).toBe('unknown');
-    // walletd's first check, before any transfer is built; it does not repeat once the daemon syncs.
+    // walletd's first check, before any transfer is built; it does not repeat once the daemon
+    // syncs, but every batch until then meets it: the pass stops (notReady), no backoff.
     expect(classifySendError(walletError(41, 'Daemon is not synchronized'))).toMatchObject({
       kind: 'not-sent',
       repeats: false,
+      notReady: true,
     });
+    expect(classifySendError(walletError(14, 'Insufficient funds')).notReady).toBe(false);
     expect(classifySendError(new RpcError('RPC_TIMEOUT', 't')).kind).toBe('unknown');
     expect(classifySendError(new RpcError('RPC_UNREACHABLE', 'x', { errno: 'ECONNRESET' })).kind).toBe(
       'unknown',

@@ -20,10 +20,13 @@ export interface DevnetArgs {
 
 const USAGE =
   'fuego-pool devnet [--config FILE] [--daemon-port N] [--wallet-port N] [--difficulty N] [--block-time SECONDS] ' +
-  '[--coinbase-maturity BLOCKS] [--require-decoys] [--no-extensions] [--data-dir DIR] ' +
+  '[--coinbase-maturity BLOCKS] [--require-decoys] [--wallet-sync-lag BLOCKS] [--wallet-scan-rate N] ' +
+  '[--no-extensions] [--data-dir DIR] ' +
   '[--impl auto|native|native-portable|typescript]\n' +
   '  --coinbase-maturity BLOCKS  blocks before a coinbase output can be spent (Fuego: 60, the default)\n' +
-  '  --require-decoys            refuse sends the chain has no decoys for ("MixIn count is too big"), as walletd does';
+  '  --require-decoys            refuse sends the chain has no decoys for ("MixIn count is too big"), as walletd does\n' +
+  '  --wallet-sync-lag BLOCKS    the wallet scans the chain this many blocks behind the daemon, as a trailing walletd\n' +
+  '  --wallet-scan-rate N        the wallet scans at most N blocks a second (a burst of blocks leaves it behind)';
 
 /** The devnet command's options from its command line (exported for tests). */
 export function parseDevnetArgs(args: readonly string[]): DevnetArgs {
@@ -62,6 +65,12 @@ export function parseDevnetArgs(args: readonly string[]): DevnetArgs {
         break;
       case '--require-decoys':
         parsed.overrides.wallet['requireDecoys'] = true;
+        break;
+      case '--wallet-sync-lag':
+        parsed.overrides.wallet['syncLagBlocks'] = number(flag, takeValue());
+        break;
+      case '--wallet-scan-rate':
+        parsed.overrides.wallet['scanBlocksPerSecond'] = number(flag, takeValue());
         break;
       case '--no-extensions':
         parsed.overrides.daemon['extensions'] = false;

@@ -232,7 +232,9 @@ export const payoutConfigSchema = z.strictObject({
     .min(0)
     .max(1_000)
     .default(2)
-    .describe('The wallet must be within this many blocks of the daemon (walletd itself refuses beyond 2).'),
+    .describe(
+      "The wallet's scan must be within this many blocks of the chain its daemon knows (getStatus knownBlockCount − blockCount), or no batch is sent. walletd's own refusal (41) is about its daemon: 2 or more blocks behind its peers.",
+    ),
   maxBatchesPerRun: z
     .number()
     .int()

@@ -51,10 +51,6 @@ export class WalletScan {
     return Math.min(this.#scanned, this.#chain.height);
   }
 
-  get held(): boolean {
-    return this.#held;
-  }
-
   /** The scan reaches its target now, whatever the rate (a walletd started on a synced container). */
   catchUp(): void {
     if (!this.#held) this.#scanned = Math.max(this.#scanned, this.#target());

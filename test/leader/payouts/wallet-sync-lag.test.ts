@@ -82,6 +82,32 @@ describe('payouts while the wallet trails its daemon', () => {
     await expectLedgerConsistent(env.redis, keyPrefix, miners);
   });
 
+  it("a sent batch is watched until it is 10 blocks deep in the wallet's chain, not 10 below the block count a syncing daemon has heard of", async () => {
+    const label = 'lag-depth';
+    const funded = await fundThreeMiners(env.redis, uniquePrefix(label), label);
+    const { keyPrefix, credits } = funded;
+    const runner = runnerFor(keyPrefix);
+    const store = new PayoutStore({ keyPrefix }, { redis: env.redis });
+    const first = await unlessWalletHeld(() => runner.runOnce());
+    const batchId = first.batches[0]!.batchId;
+    const watched = async () => (await store.listUnconfirmedSent()).map((b) => b.id);
+
+    // Mined in the next block: 1 deep. The daemon hears of 20 more; walletd's confirmations
+    // count from that (21), its chain does not.
+    env.devnet.control.mineBlocks(1);
+    env.devnet.control.setDaemonKnownBlocksAhead(20);
+    try {
+      await runner.runOnce();
+      expect(await watched()).toContain(batchId);
+    } finally {
+      env.devnet.control.setDaemonKnownBlocksAhead(0);
+    }
+    env.devnet.control.mineBlocks(10);
+    await unlessWalletHeld(() => runner.runOnce());
+    expect(await watched()).not.toContain(batchId);
+    await expectPaidExactlyOnce(env.devnet, env.redis, keyPrefix, credits);
+  });
+
   it('a wallet trailing by the tolerated 2 blocks pays from what it can spend at its scanned height, and the rest once it sees more', async () => {
     const label = 'lag-unlocked';
     const keyPrefix = uniquePrefix(label);

@@ -25,7 +25,12 @@ import { addressesHeldByUnknownPayments, unknownPaymentsIn } from './unknown-pay
 const SCAN_MARGIN_BLOCKS = 20;
 /** Sent batches whose transaction is read per run (oldest first, unreadable ones last). */
 const MAX_WATCHED_PER_RUN = 200;
-/** Confirmations after which a sent transaction is no longer watched (walletd's spendable age). */
+/**
+ * Blocks deep in the wallet's chain after which a sent transaction is no longer watched (walletd's
+ * spendable age). Counted from the wallet's getStatus blockCount, not the record's confirmations:
+ * walletd counts those from the block count its daemon has heard of from peers, far ahead of the
+ * chain while the daemon syncs.
+ */
 const SENT_CONFIRMED_DEPTH = 10;
 
 export interface PayoutRecoveryOptions {
@@ -143,7 +148,9 @@ export class PayoutRecovery {
     const reverted: BatchReport[] = [];
     const walletMissing: WalletMissingReport[] = [];
     const missingSince = await journal.walletMissingSince();
-    for (const batch of (await journal.listUnconfirmedSent()).slice(0, MAX_WATCHED_PER_RUN)) {
+    const watched = (await journal.listUnconfirmedSent()).slice(0, MAX_WATCHED_PER_RUN);
+    const walletBlockCount = watched.length > 0 ? await this.#walletBlockCount() : 0;
+    for (const batch of watched) {
       if (batch.txHash === null) continue;
       let record: Awaited<ReturnType<PayoutWallet['getTransaction']>>;
       try {
@@ -174,8 +181,10 @@ export class PayoutRecovery {
       const outcome = walletOutcomeOf(record.state);
       if (outcome === 'sent') {
         if (isFeeAssumed(batch)) await this.#settleAssumedFee(writer, batch, BigInt(record.fee));
-        if (record.blockIndex !== UNCONFIRMED_BLOCK_INDEX && record.confirmations >= SENT_CONFIRMED_DEPTH) {
-          await journal.confirmSent(writer, batch.id, record.blockIndex);
+        const deep =
+          record.blockIndex !== UNCONFIRMED_BLOCK_INDEX &&
+          walletBlockCount - record.blockIndex >= SENT_CONFIRMED_DEPTH;
+        if (deep) {          await journal.confirmSent(writer, batch.id, record.blockIndex);
         }
         continue;
       }
@@ -199,6 +208,19 @@ export class PayoutRecovery {
       reverted.push(batchReport(batch, 'failed', null, `reverted: ${reason}`));
     }
     return { reverted, walletMissing };
+  }
+
+  /** The wallet's chain height for the watch; 0 (nothing deep enough this pass) when unread. */
+  async #walletBlockCount(): Promise<number> {
+    try {
+      return (await this.#modules.wallet.getStatus()).blockCount;
+    } catch (error) {
+      this.#modules.logger.warn(
+        { err: error },
+        'wallet status not readable: no sent payout is taken as final this pass',
+      );
+      return 0;
+    }
   }
 
   /**

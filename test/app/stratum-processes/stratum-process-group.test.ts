@@ -262,6 +262,39 @@ describe('stratum process group', () => {
     );
     expect((await bans.list()).map((b) => b.ip)).toContain('2001:db8:4:4::/64');
   });
+
+  it('lifts a ban the operator lifted while a child waited for its first template in that child too', async () => {
+    process.env['FAKE_STRATUM_CHILD'] = 'booted';
+    const bans = new FakeBanRegistry();
+    await bans.ban(manualBan('203.0.113.1', 600, 'operator', Date.now()));
+    const group = new StratumProcessGroup(
+      { config, processes: 2, startTimeoutMs: BOOT_TIMEOUT_MS },
+      { logger, entry: FAKE_CHILD, bans },
+    );
+    groups.push(group);
+    const serving = group.serve();
+    // Both children hold the ban (given at start) and wait for a template, as after a restart
+    // while the daemon is away (which can last as long as the daemon does).
+    await until(
+      () =>
+        group.children().every((c) => c.state === 'waiting-for-template') &&
+        group.stats().backend.bansIssued === 2
+          ? true
+          : undefined,
+      EVENT_WAIT_MS,
+      'both children booted, holding the ban',
+    );
+    expect(await bans.unban('203.0.113.1')).toBe(true);
+    // The template comes.
+    for (const child of group.children()) process.kill(child.pid!, 'SIGUSR2');
+    await serving;
+    // Each child reports the bans it holds (as bansIssued): none is left.
+    await until(
+      () => (group.stats().backend.bansIssued === 0 ? true : undefined),
+      EVENT_WAIT_MS,
+      'the unban in both children',
+    );
+  });
 });
 
 function sleepUntil(atMs: number): Promise<void> {

@@ -31,7 +31,7 @@ export type ParentMessage =
       /** The parent logger's level (callers may log quieter than config.log says). */
       readonly logLevel: string;
     }
-  /** A ban in force at the parent (each one after `start` and at `ready`, then every new one). */
+  /** A ban in force at the parent (each one after `start`, then every new one). */
   | { readonly kind: 'adopt-ban'; readonly entry: BanEntry }
   /** A ban lifted at the parent. */
   | { readonly kind: 'unban'; readonly ip: string }

@@ -4,8 +4,8 @@ import type { ChildMessage } from './child-messages.js';
 
 /**
  * A stratum child's ban registry: its parent's (a RedisBanRegistry), reached over IPC. The bans the
- * parent holds arrive as `adopt-ban` and `unban` (all of them when the child is ready, then each
- * change); a ban or unban made here is in force here at once and sent to the parent, which puts
+ * parent holds arrive as `adopt-ban` and `unban` (all of them after `start`, then each change,
+ * also while the child waits for its first template); a ban or unban made here is in force here at once and sent to the parent, which puts
  * it in force for the other children and the other hosts.
  */
 export class ParentBanRegistry implements BanRegistry {

@@ -68,8 +68,9 @@ const STABLE_RUN_MS = 60_000;
  *   its first template as long as the daemon takes);
  * - restarts a child that dies, with a growing delay;
  * - passes the bans of the pool's registry on to every child (all of them to a child that starts,
- *   before it opens the ports), and a child's ban to the registry, since a banned miner's next
- *   connection may land on any child;
+ *   before it opens the ports, then every change, also while it waits for its first template),
+ *   and a child's ban to the registry, since a banned miner's next connection may land on any
+ *   child;
  * - counts the connections of all children, so that stratum.limits.maxConnections and
  *   maxConnectionsPerIp are caps for the host (each child asks before it opens a connection);
  * - adds the children's numbers up, so the API, metrics and `status` show one pool.
@@ -304,7 +305,8 @@ export class StratumProcessGroup {
           snapshotIntervalMs: this.#options.snapshotIntervalMs,
           logLevel: this.#logger.level,
         });
-        // Before it opens the ports (it holds its ban registry once it has `start`)...
+        // Before it opens the ports (it holds its ban registry once it has `start`); the changes
+        // from now on reach it as they come (#broadcast).
         this.#sendBans(slot);
         return;
       case 'booted':
@@ -318,8 +320,6 @@ export class StratumProcessGroup {
         slot.state = 'serving';
         slot.stats = message.stats;
         if (this.#listening.length === 0) this.#listening = message.listening;
-        // ...and again for the bans made while it started (changes reach serving children).
-        this.#sendBans(slot);
         slot.onStarted?.();
         return;
       case 'stats':
@@ -419,8 +419,14 @@ export class StratumProcessGroup {
     );
   }
 
+  /**
+   * A ban change, to every child that runs, serving or not: one still waiting for its first
+   * template holds the bans it was given at `waiting`, and an unban kept from it would never
+   * reach it (the bans in force cannot lift one). Sent before that child's `waiting`, the
+   * change is lost or ignored, and is in the full list it gets at `waiting` instead.
+   */
   #broadcast(message: ParentMessage): void {
-    for (const slot of this.#slots) if (slot.state === 'serving') this.#send(slot, message);
+    for (const slot of this.#slots) this.#send(slot, message);
   }
 
   #send(slot: ChildSlot, message: ParentMessage): void {

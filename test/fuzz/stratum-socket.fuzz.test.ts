@@ -36,6 +36,12 @@ import {
  */
 const TOTAL_LINES = process.env['FUEGO_SLOW'] === '1' ? 30_000 : 3_000;
 const PARALLEL = 8;
+/**
+ * How long one exchange waits for its replies or the close before it is judged: only an exchange
+ * the server fails waits it out (a passing one ends at its last reply or the close), so it is
+ * generous for a loaded machine, where the close after a violation's grace (500 ms) can be late.
+ */
+const EXCHANGE_WAIT_MS = 15_000;
 
 const fastVerifier: ShareVerifier = {
   verify: async () => new Uint8Array(32).fill(0xff),
@@ -56,7 +62,7 @@ async function exchange(port: number, payload: Buffer, expectedReplies: number, 
   socket.setEncoding('utf8');
   socket.on('error', () => {});
   await new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, 3_000);
+    const timer = setTimeout(resolve, EXCHANGE_WAIT_MS);
     const check = (): void => {
       const replies = raw.split('\n').filter((l) => l.length > 0 && !l.includes('"method":"job"')).length;
       if (closed || replies >= expectedReplies) {

@@ -184,7 +184,8 @@ export class PayoutRecovery {
         const deep =
           record.blockIndex !== UNCONFIRMED_BLOCK_INDEX &&
           walletBlockCount - record.blockIndex >= SENT_CONFIRMED_DEPTH;
-        if (deep) {          await journal.confirmSent(writer, batch.id, record.blockIndex);
+        if (deep) {
+          await journal.confirmSent(writer, batch.id, record.blockIndex);
         }
         continue;
       }

@@ -61,8 +61,6 @@ export function createBlockUnlocker(
   config: Readonly<PoolConfig>,
   modules: MoneyServiceModules & {
     readonly daemon: UnlockerChain & DaemonChainTrustModules['daemon'] & WitnessChainCheckModules['daemon'];
-    /** Instead of clients built from `payments.witnessDaemons` (tests). */
-    readonly witnesses?: readonly Witness[];
   },
 ): Unlocker {
   const { redis, clock } = modules;
@@ -86,7 +84,7 @@ export function createBlockUnlocker(
   if (unlockNeedsDaemonPeers(config.network, config.payments.unlockNeedsDaemonPeers)) {
     checks.push(new DaemonChainTrust({ daemon: modules.daemon, logger: modules.logger }));
   }
-  const witnesses = modules.witnesses ?? witnessesOf(config);
+  const witnesses = witnessesOf(config);
   if (witnesses.length > 0) {
     checks.push(
       new WitnessChainCheck(

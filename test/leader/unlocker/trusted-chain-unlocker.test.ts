@@ -1,4 +1,3 @@
-import { type AddressInfo, createServer } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createBlockUnlocker } from '../../../src/app/money-services.js';
 import { configSchema } from '../../../src/config/schema.js';
@@ -7,6 +6,7 @@ import { RedisBalances } from '../../../src/store/payments/balances-store.js';
 import { RedisShareLedger } from '../../../src/store/shares/redis-share-ledger.js';
 import { startTestDevnet } from '../../devnet/devnet-test-helpers.js';
 import { DEFAULT_STORE_OPTIONS } from '../../helpers/config-defaults.js';
+import { freePort } from '../../helpers/redis-server.js';
 import {
   ADDRESSES,
   makeCandidate,
@@ -23,14 +23,6 @@ const WITNESS_MINER =
 
 const portOf = (url: string): number => Number(new URL(url).port);
 
-/** A loopback port nothing listens on (bound, then closed). */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 const CONFIRM_DEPTH = 5;
 
 /**
@@ -201,7 +193,7 @@ describe("the leader's unlocker on a daemon chain it cannot trust (isolated, syn
     } finally {
       await shortWitness.stop();
     }
-    const silent = setup('witness-down', 'devnet', undefined, witnessesAt(await closedPort()));
+    const silent = setup('witness-down', 'devnet', undefined, witnessesAt(await freePort()));
     await expectWaits(silent, await findBuriedBlock(silent), 'witness-unreachable');
   });
 

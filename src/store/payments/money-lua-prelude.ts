@@ -62,6 +62,20 @@ local function unwritable_account(itemKeys)
   return unwritable(itemKeys.balanceKey, 'hash', 'credited', 'balance')
     or unwritable(itemKeys.historyKey, 'stream')
 end
+-- the items of a script that moves the amounts a record holds (address -> amount) back or forth:
+-- {'BLOCK_STATE', changed} when they are not exactly the record's (count, addresses, amounts),
+-- else the first unwritable account key, else nil; item_args and item_keys are the script's
+local function items_match_record(recordKey, count, args_of, keys_of, changed)
+  if redis.call('HLEN', recordKey) ~= count then return {'BLOCK_STATE', changed} end
+  local bad = nil
+  for i = 1, count do
+    local item = args_of(i)
+    if redis.call('HGET', recordKey, item.address) ~= item.amount then return {'BLOCK_STATE', changed} end
+    bad = bad or unwritable_account(keys_of(i))
+  end
+  if bad then return {'CORRUPT_BALANCE', bad} end
+  return nil
+end
 local function history(key, maxLength, reason, amount, ref, balance, now)
   redis.call('XADD', key, 'MAXLEN', '~', maxLength, '*', 'r', reason, 'a', amount, 'ref', ref,
     'b', balance, 't', now)

@@ -32,16 +32,11 @@ if record[2] ~= 'clawed-back' or not record[3] or record[4]
   or not redis.call('ZSCORE', restoredKey, hash) then
   return {0, 'BLOCK_NOT_RESTORED', hash}
 end
-if redis.call('HLEN', clawbackKey) ~= itemCount then return {0, 'BLOCK_STATE', 'clawback record changed'} end
 local bad = unwritable(totalsKey, 'hash', 'credited', 'balance', 'adjustments')
   or unwritable(payableKey, 'zset')
-for i = 1, itemCount do
-  local credit, itemKeys = item_args(i), item_keys(i)
-  if redis.call('HGET', clawbackKey, credit.address) ~= credit.amount then
-    return {0, 'BLOCK_STATE', 'clawback record changed'}
-  end
-  bad = bad or unwritable_account(itemKeys)
-end
+local refusal = items_match_record(clawbackKey, itemCount, item_args, item_keys, 'clawback record changed')
+if refusal and refusal[1] == 'BLOCK_STATE' then return {0, refusal[1], refusal[2]} end
+bad = bad or (refusal and refusal[2])
 if bad then return {0, 'CORRUPT_BALANCE', bad} end
 for i = 1, itemCount do
   local credit, itemKeys = item_args(i), item_keys(i)

@@ -41,16 +41,11 @@ for i = 2, #credits, 2 do
   if not is_integer(credits[i]) then return {0, 'CORRUPT_BALANCE', creditsKey} end
 end
 if mode == 'clawback' then
-  if #credits ~= 2 * itemCount then return {0, 'BLOCK_STATE', 'credits record changed'} end
   local bad = unwritable(totalsKey, 'hash', 'credited', 'balance', 'adjustments')
     or unwritable(payableKey, 'zset') or unwritable(clawbackKey, 'hash')
-  for i = 1, itemCount do
-    local credit, itemKeys = item_args(i), item_keys(i)
-    if redis.call('HGET', creditsKey, credit.address) ~= credit.amount then
-      return {0, 'BLOCK_STATE', 'credits record changed'}
-    end
-    bad = bad or unwritable_account(itemKeys)
-  end
+  local refusal = items_match_record(creditsKey, itemCount, item_args, item_keys, 'credits record changed')
+  if refusal and refusal[1] == 'BLOCK_STATE' then return {0, refusal[1], refusal[2]} end
+  bad = bad or (refusal and refusal[2])
   if bad then return {0, 'CORRUPT_BALANCE', bad} end
 elseif itemCount ~= 0 then
   return {0, 'BLOCK_STATE', 'absorb takes no items'}

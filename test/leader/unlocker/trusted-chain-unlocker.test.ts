@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createBlockUnlocker } from '../../../src/app/money-services.js';
 import { configSchema } from '../../../src/config/schema.js';
 import type { Devnet } from '../../../src/devnet/devnet.js';
+import { TrustedChainUnlocker } from '../../../src/leader/unlocker/trusted-chain-unlocker.js';
 import { RedisBalances } from '../../../src/store/payments/balances-store.js';
 import { RedisShareLedger } from '../../../src/store/shares/redis-share-ledger.js';
 import { startTestDevnet } from '../../devnet/devnet-test-helpers.js';
@@ -202,5 +203,24 @@ describe("the leader's unlocker on a daemon chain it cannot trust (isolated, syn
     await expectDecided(mainnetOff, await findBuriedBlock(mainnetOff), 'confirmed');
     const devnetOn = setup('devnet-on', 'devnet', true);
     await expectWaits(devnetOn, await findBuriedBlock(devnetOn), 'daemon-isolated');
+  });
+});
+
+describe('TrustedChainUnlocker.close', () => {
+  it('closes every check that holds connections (the witnesses), once the leader stops', () => {
+    const closed: string[] = [];
+    const check = (name: string, closes: boolean) => ({
+      distrust: async () => null,
+      ...(closes ? { close: () => closed.push(name) } : {}),
+    });
+    const unlocker = new TrustedChainUnlocker({
+      unlocker: {
+        windows: { fixPending: async () => {} } as never,
+        runOnce: async () => ({ decisions: [] }) as never,
+      },
+      checks: [check('daemon-trust', false), check('witnesses', true)],
+    });
+    unlocker.close();
+    expect(closed).toEqual(['witnesses']);
   });
 });

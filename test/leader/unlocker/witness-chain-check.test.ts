@@ -1,12 +1,15 @@
+import { createServer } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import {
   WITNESS_TIP_SLACK_BLOCKS,
   type Witness,
   WitnessChainCheck,
 } from '../../../src/leader/unlocker/witness-chain-check.js';
-import { DaemonRpcCode } from '../../../src/rpc/daemon-client.js';
+import { DaemonClient, DaemonRpcCode } from '../../../src/rpc/daemon-client.js';
 import { RpcError } from '../../../src/rpc/rpc-error.js';
 import { captureLogs } from '../../helpers/log-capture.js';
+import { until } from '../../helpers/until.js';
 
 /** The pool daemon's chain: `count` blocks, the block at each height named `main-<height>`. */
 function poolDaemon(count: number) {
@@ -141,5 +144,49 @@ describe('WitnessChainCheck', () => {
       },
     );
     await expect(check.distrust()).rejects.toMatchObject({ code: 'RPC_UNREACHABLE' });
+  });
+});
+
+describe('WitnessChainCheck.close', () => {
+  it("closes the witnesses' kept-alive connections at once, not after their idle timeout", async () => {
+    const open = new Set<Socket>();
+    const hash = 'ab'.repeat(32);
+    // A witness holding the pool daemon's block (on_getblockhash), kept alive between calls.
+    const server = createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk) => {
+        body += chunk;
+      });
+      request.on('end', () => {
+        const { id } = JSON.parse(body) as { id: unknown };
+        response.setHeader('content-type', 'application/json');
+        response.end(JSON.stringify({ jsonrpc: '2.0', id, result: hash }));
+      });
+    });
+    server.on('connection', (socket) => {
+      open.add(socket);
+      socket.on('close', () => open.delete(socket));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as AddressInfo).port;
+    try {
+      const chain = new DaemonClient({ host: '127.0.0.1', port, timeoutMs: 2_000 });
+      const check = new WitnessChainCheck(
+        { confirmDepth: 10 },
+        {
+          daemon: { getBlockCount: async () => 100, getBlockHash: async () => hash },
+          witnesses: [{ name: `127.0.0.1:${port}`, chain }],
+          logger: captureLogs('info').logger,
+        },
+      );
+      expect(await check.distrust()).toBeNull();
+      expect(open.size).toBe(1);
+      check.close();
+      // The client's own idle close comes after 2 s; a stop must not leave it to that.
+      await until(() => (open.size === 0 ? true : undefined), 1_000, 'the witness connection to close', 20);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });

@@ -97,6 +97,7 @@ export class LeaderLoop {
     this.#unsubscribe?.();
     for (const timer of this.#timers) clearInterval(timer);
     await Promise.allSettled([...this.#running]);
+    this.#modules.unlocker.close?.();
   }
 
   /**

@@ -16,11 +16,14 @@ export interface UnlockRunSummary extends Omit<UnlockerRunSummary, 'skipped'> {
 export interface Unlocker {
   readonly windows: BlockUnlocker['windows'];
   runOnce(listener?: UnlockRunListener): Promise<UnlockRunSummary>;
+  /** Releases what the unlocker holds open (the witness daemons' connections); no run after it. */
+  close?(): void;
 }
 
 /** One check of the daemon's chain: null when it may decide blocks now, else why not. */
 export interface ChainCheck {
   distrust(): Promise<ChainDistrust | null>;
+  close?(): void;
 }
 
 export interface TrustedChainUnlockerModules {
@@ -54,5 +57,9 @@ export class TrustedChainUnlocker implements Unlocker {
       return { skipped: distrust, decisions: [] };
     }
     return this.#modules.unlocker.runOnce(listener);
+  }
+
+  close(): void {
+    for (const check of this.#modules.checks) check.close?.();
   }
 }

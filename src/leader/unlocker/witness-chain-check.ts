@@ -19,7 +19,8 @@ const SEVERITY: readonly WitnessDistrust[] = ['witness-disagrees', 'witness-unre
  */
 export const WITNESS_TIP_SLACK_BLOCKS = 2;
 
-export type WitnessChain = Pick<DaemonClient, 'getBlockHash'>;
+/** A witness's client: asked for block hashes, closed when the leader stops (if it holds connections). */
+export type WitnessChain = Pick<DaemonClient, 'getBlockHash'> & Partial<Pick<DaemonClient, 'close'>>;
 
 /** A second fuegod, with its own peers, that vouches for the pool daemon's chain. */
 export interface Witness {
@@ -73,6 +74,11 @@ export class WitnessChainCheck {
     const answers = await Promise.all(witnesses.map((witness) => askWitness(witness, height, ours)));
     const worst = SEVERITY.find((reason) => answers.some((answer) => answer.verdict === reason)) ?? null;
     return this.#settle(worst, height, ours, answers);
+  }
+
+  /** Closes the witnesses' kept-alive connections (the leader stops, or loses its lease). */
+  close(): void {
+    for (const witness of this.#modules.witnesses) witness.chain.close?.();
   }
 
   #settle(

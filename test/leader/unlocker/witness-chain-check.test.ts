@@ -170,7 +170,7 @@ describe('WitnessChainCheck.close', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const port = (server.address() as AddressInfo).port;
     try {
-      const chain = new DaemonClient({ host: '127.0.0.1', port, timeoutMs: 2_000 });
+      const chain = new DaemonClient({ host: '127.0.0.1', port, timeoutMs: 2_000, retries: 0 });
       const check = new WitnessChainCheck(
         { confirmDepth: 10 },
         {

@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { runCli } from '../../src/cli/main.js';
 
@@ -22,4 +25,11 @@ export async function runCliForTest(args: string[], stdinText = ''): Promise<Cli
     env: {},
   });
   return { code, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString() };
+}
+
+/** A config file for an operator's Redis command (`report`, `block settle`, `balance`): silent logs, this Redis. */
+export function writeRedisConfig(redisUrl: string, keyPrefix: string): string {
+  const path = join(mkdtempSync(join(tmpdir(), 'fuego-cli-config-')), 'config.json');
+  writeFileSync(path, JSON.stringify({ log: { level: 'silent' }, redis: { url: redisUrl, keyPrefix } }));
+  return path;
 }

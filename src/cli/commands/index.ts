@@ -24,6 +24,18 @@ export const commands: readonly CommandEntry[] = [
     load: async () => (await import('./block-settle.js')).blockSettleCommand,
   },
   {
+    path: ['balance'],
+    summary:
+      "one miner's account (--config FILE): payable, in payout, paid, its latest balance changes and payments",
+    load: async () => (await import('./balance.js')).balanceCommand,
+  },
+  {
+    path: ['balance', 'adjust'],
+    summary:
+      "credit or debit one miner's payable balance by hand (--credit XFG | --debit XFG, --note TEXT), recorded in its history; --dry-run",
+    load: async () => (await import('./balance.js')).balanceAdjustCommand,
+  },
+  {
     path: ['address', 'check'],
     summary: 'validate a Fuego address and print its keys and payment id as JSON',
     load: async () => (await import('./address-check.js')).addressCheckCommand,

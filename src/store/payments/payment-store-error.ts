@@ -6,6 +6,7 @@ import { runStoreCommand } from '../store-error.js';
  * - FENCED: the fencing token given no longer matches `<p>:leader:token` (a stale leader).
  * - LOCK_LOST: the payout lock expired or another process holds it.
  * - INSUFFICIENT_BALANCE: a debit larger than the miner's balance (or a miner already in an open batch).
+ * - ACCOUNT_NOT_FOUND: an operator's adjustment of an address the pool has no account for.
  * - BATCH_EXISTS / BATCH_NOT_FOUND / BATCH_STATE: a batch write that does not fit the batch's state.
  * - INVALID_AMOUNT: an amount that is not a canonical decimal integer in range.
  * - CORRUPT_BALANCE: a stored amount that does not parse (never read as zero).
@@ -17,6 +18,7 @@ export type PaymentStoreErrorCode =
   | 'FENCED'
   | 'LOCK_LOST'
   | 'INSUFFICIENT_BALANCE'
+  | 'ACCOUNT_NOT_FOUND'
   | 'BATCH_EXISTS'
   | 'BATCH_NOT_FOUND'
   | 'BATCH_STATE'

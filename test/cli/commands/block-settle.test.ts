@@ -1,11 +1,8 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { RedisBalances } from '../../../src/store/payments/balances-store.js';
 import { CreditedBlocksReader } from '../../../src/store/payments/credited-blocks-reader.js';
-import { runCliForTest } from '../../helpers/cli.js';
+import { runCliForTest, writeRedisConfig } from '../../helpers/cli.js';
 import { type TestRedis, useTestRedisClient } from '../../helpers/redis-server.js';
 import { minerAddress } from '../../leader/payouts/payout-test-kit.js';
 import { flaggedBlock, paidOut } from '../../store/payments/orphan-settlement-kit.js';
@@ -24,11 +21,7 @@ describe('fuego-pool block settle', () => {
     server = started;
   });
 
-  function writeConfig(keyPrefix: string): string {
-    const path = join(mkdtempSync(join(tmpdir(), 'fuego-block-settle-')), 'config.json');
-    writeFileSync(path, JSON.stringify({ log: { level: 'silent' }, redis: { url: server.url, keyPrefix } }));
-    return path;
-  }
+  const writeConfig = (keyPrefix: string): string => writeRedisConfig(server.url, keyPrefix);
 
   it('--clawback: a dry run prints each miner and changes nothing; the run debits, never below zero; a second run is refused', async () => {
     const keyPrefix = uniquePrefix('cli-settle');

@@ -1,13 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { accountsPaidBy } from '../leader/payouts/unknown-payments.js';
 import type { UnknownPayment } from '../model/payouts/payout-watch.js';
 import { PaymentStoreError } from '../store/payments/payment-store-error.js';
 import { PayoutStore } from '../store/payments/payout-store.js';
 import { PayoutWatchStore } from '../store/payments/payout-watch-store.js';
-
-/** How long the operator's resolve may hold the payout lock. */
-const RESOLVE_LOCK_TTL_MS = 30_000;
+import { underPayoutLock } from './operator-payout-lock.js';
 
 /**
  * The operator's decision about an unknown payment, under the payout lock so that no payout pass
@@ -28,18 +25,14 @@ export async function resolveUnknownPayment(
       txHash: request.txHash,
     });
   }
-  const lockToken = randomUUID();
-  if (!(await journal.acquireLock(lockToken, RESOLVE_LOCK_TTL_MS))) {
-    throw new PaymentStoreError('LOCK_LOST', 'a payout pass holds the payout lock: try again in a moment');
-  }
-  try {
-    await watch.resolveUnknownPayment(
-      { fencingToken: '', lockToken },
-      { payment, mode: request.mode, note: request.note, accounts: accountsPaidBy(payment) },
-    );
-  } finally {
-    await journal.releaseLock(lockToken);
-  }
+  await underPayoutLock(journal, (writer) =>
+    watch.resolveUnknownPayment(writer, {
+      payment,
+      mode: request.mode,
+      note: request.note,
+      accounts: accountsPaidBy(payment),
+    }),
+  );
   return payment;
 }
 

@@ -1,13 +1,11 @@
-import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { isFeeAssumed, type PayoutBatch, sentAtMs } from '../model/payouts/payout-batch.js';
 import type { PoolEventMap } from '../pool/events.js';
 import type { DaemonClient } from '../rpc/daemon-client.js';
 import { PaymentStoreError } from '../store/payments/payment-store-error.js';
 import { PayoutStore } from '../store/payments/payout-store.js';
+import { underPayoutLock } from './operator-payout-lock.js';
 
-/** How long the operator's settlement may hold the payout lock. */
-const RESOLVE_LOCK_TTL_MS = 30_000;
 /** Confirmations before the operator may record a transaction as paid (the watch's depth). */
 const PAID_DEPTH = 10;
 
@@ -89,12 +87,7 @@ export async function settleWalletMissingBatch(
       );
     }
   }
-  const lockToken = randomUUID();
-  if (!(await journal.acquireLock(lockToken, RESOLVE_LOCK_TTL_MS))) {
-    throw new PaymentStoreError('LOCK_LOST', 'a payout pass holds the payout lock: try again in a moment');
-  }
-  const writer = { fencingToken: '', lockToken };
-  try {
+  return underPayoutLock(journal, async (writer) => {
     // Read again under the lock: a pass may have settled it meanwhile.
     const locked = await walletMissingBatch(journal, request.txHash);
     if (block === null) {
@@ -113,9 +106,7 @@ export async function settleWalletMissingBatch(
       blockHeight: block.height,
       ...(settledFeeAtomic === undefined ? {} : { settledFeeAtomic }),
     };
-  } finally {
-    await journal.releaseLock(lockToken);
-  }
+  });
 }
 
 /** The payout-unknown-to-wallet-resolved event of a settlement made for `request`. */

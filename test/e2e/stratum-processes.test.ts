@@ -236,7 +236,30 @@ describe('stratum in two child processes', () => {
       EVENT_WAIT_MS,
       'the accepted shares of every process in the sum',
     );
+    // The children submitted the blocks: their submitblock calls are timed in the pool's metrics.
+    await until(
+      async () => ((await daemonCallCount('submitblock')) >= 1 ? true : undefined),
+      EVENT_WAIT_MS,
+      "the children's submitblock calls in /metrics",
+    );
   }, 300_000);
+
+  it("a child's alias lookup for a login is timed in the pool's RPC metrics", async () => {
+    // Only the stratum children look aliases up (the parent runs the leader and the API).
+    expect(await daemonCallCount('/get_alias')).toBe(0);
+    const reply = await (await openClient()).request(
+      'login',
+      { login: '@no-such-alias', ...LOGIN_PARAMS },
+      EVENT_WAIT_MS,
+    );
+    expect(reply?.['error']).not.toBeNull();
+    await until(
+      async () => ((await daemonCallCount('/get_alias')) === 1 ? true : undefined),
+      EVENT_WAIT_MS,
+      "the child's /get_alias call in /metrics",
+    );
+    closeAll();
+  }, 120_000);
 
   it("an operator's ban closes the IP's miners in every process and refuses it in every process", async () => {
     const a = await openClient();
@@ -406,6 +429,15 @@ describe('stratum in two child processes', () => {
 async function chainHeight(): Promise<number> {
   const response = await fetch(`${stack.devnet.daemonUrl}/getheight`, { method: 'POST', body: '{}' });
   return ((await response.json()) as { height: number }).height;
+}
+
+/** How many attempts of a daemon call `method` /metrics has timed (0 before the first). */
+async function daemonCallCount(method: string): Promise<number> {
+  const metrics = await (await fetch(`${stack.apiUrl}/metrics`)).text();
+  const line = metrics
+    .split('\n')
+    .find((l) => l.startsWith(`fuego_pool_rpc_duration_seconds_count{service="daemon",method="${method}"} `));
+  return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(' ') + 1));
 }
 
 /** Candidates the pool recorded as accepted by the daemon. */

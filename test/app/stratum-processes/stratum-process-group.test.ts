@@ -5,6 +5,7 @@ import { StratumProcessGroup } from '../../../src/app/stratum-processes/stratum-
 import { parseConfig } from '../../../src/config/load-config.js';
 import { createLogger } from '../../../src/log/logger.js';
 import { manualBan } from '../../../src/pool/ban-registry.js';
+import { type RpcCall, RpcCallFanout, type RpcService } from '../../../src/rpc/rpc-call-observer.js';
 import { isRunning } from '../../helpers/processes.js';
 import { until } from '../../helpers/until.js';
 import { FakeBanRegistry } from '../../pool/pool-fakes.js';
@@ -261,6 +262,36 @@ describe('stratum process group', () => {
       'the new ban',
     );
     expect((await bans.list()).map((b) => b.ip)).toContain('2001:db8:4:4::/64');
+  });
+
+  it("replays each child's RPC calls into the pool's fanout, and ignores malformed ones without stopping", async () => {
+    process.env['FAKE_STRATUM_CHILD'] = 'rpc';
+    const rpcCalls = new RpcCallFanout();
+    const heard: Array<{ service: RpcService; call: RpcCall }> = [];
+    rpcCalls.listen((service, call) => heard.push({ service, call }));
+    const warnings: string[] = [];
+    const modules = {
+      logger: createLogger(
+        { level: 'warn' },
+        { write: (line: string) => warnings.push(JSON.parse(line).msg) },
+      ),
+      entry: FAKE_CHILD,
+      bans: new FakeBanRegistry(),
+      rpcCalls,
+    };
+    const group = await StratumProcessGroup.start({ config, processes: 2 }, modules);
+    groups.push(group);
+    // Each child reports two good calls, the last one after its six malformed ones.
+    await until(() => (heard.length === 4 ? true : undefined), EVENT_WAIT_MS, "the children's RPC calls");
+    const submit = { service: 'daemon', call: { method: 'submitblock', durationMs: 12.5 } };
+    const timeout = {
+      service: 'daemon',
+      call: { method: '/get_alias', durationMs: 2000, errorCode: 'RPC_TIMEOUT' },
+    };
+    expect(heard.filter((h) => h.call.method === 'submitblock')).toEqual([submit, submit]);
+    expect(heard.filter((h) => h.call.method === '/get_alias')).toEqual([timeout, timeout]);
+    expect(warnings).toEqual(Array(12).fill('unknown message from a stratum process ignored'));
+    expect(group.children().map((c) => c.state)).toEqual(['serving', 'serving']);
   });
 
   it('lifts a ban the operator lifted while a child waited for its first template in that child too', async () => {

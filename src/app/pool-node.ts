@@ -53,6 +53,11 @@ export interface PoolNodeModules {
    * however long that takes (a stratum child tells its parent that it has booted).
    */
   readonly onAwaitingFirstTemplate?: () => void;
+  /**
+   * What this process's RPC clients report each call attempt to; by default a new one. A stratum
+   * child passes one that sends its calls to its parent's metrics.
+   */
+  readonly rpcCalls?: RpcCallFanout;
 }
 
 /** The start did not finish: the process was asked to stop first (see PoolNodeModules.shutdown). */
@@ -172,7 +177,8 @@ export class PoolNode {
     const parts: Part[] = [];
     try {
       logger.info({ roles: [...plan.roles], nodeId: config.pool.nodeId }, 'starting pool node');
-      const shared = await startShared(config, logger, env, parts);
+      const rpcCalls = modules.rpcCalls ?? new RpcCallFanout();
+      const shared = await startShared(config, { logger, env, rpcCalls }, parts);
       const bans = modules.bans ?? (await startBanRegistry(config, shared, logger, parts));
       const { webhooks, discord = [], telegram = [] } = config.notifications;
       let leader: LeaderRole | null = null;
@@ -260,11 +266,14 @@ function abandonSignal(fatal: FatalSignal, shutdown: AbortSignal | undefined): P
 
 async function startShared(
   config: Readonly<PoolConfig>,
-  logger: Logger,
-  env: Readonly<Record<string, string | undefined>>,
+  context: {
+    readonly logger: Logger;
+    readonly env: Readonly<Record<string, string | undefined>>;
+    readonly rpcCalls: RpcCallFanout;
+  },
   parts: Part[],
 ): Promise<SharedParts> {
-  const rpcCalls = new RpcCallFanout();
+  const { logger, env, rpcCalls } = context;
   const daemon = new DaemonClient({ ...config.daemon, observe: rpcCalls.observerFor('daemon') });
   const wallet = new WalletClient({ ...config.wallet, retries: 2, observe: rpcCalls.observerFor('wallet') });
   parts.push({

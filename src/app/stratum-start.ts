@@ -4,6 +4,7 @@ import type { Logger } from '../log/logger.js';
 import type { BanRegistry } from '../pool/ban-registry.js';
 import type { PoolEventBus } from '../pool/events.js';
 import type { DaemonClient } from '../rpc/daemon-client.js';
+import type { RpcCallFanout } from '../rpc/rpc-call-observer.js';
 import type { ConnectionAdmission } from '../servers/stratum/connection-admission.js';
 import type { OpenFilesPlan } from './open-files-budget.js';
 import type { Part } from './parts.js';
@@ -33,7 +34,12 @@ export async function prepareStratum(
   config: Readonly<PoolConfig>,
   context: {
     plan: StartPlan;
-    shared: { readonly redis: Redis; readonly daemon: DaemonClient; readonly events: PoolEventBus };
+    shared: {
+      readonly redis: Redis;
+      readonly daemon: DaemonClient;
+      readonly rpcCalls: RpcCallFanout;
+      readonly events: PoolEventBus;
+    };
     bans: BanRegistry;
     logger: Logger;
     abandon: Promise<never>;
@@ -49,7 +55,7 @@ export async function prepareStratum(
     const { StratumProcessGroup } = await import('./stratum-processes/stratum-process-group.js');
     const group = new StratumProcessGroup(
       { config, processes, ...(plan.tlsPem ? { tls: plan.tlsPem } : {}) },
-      { logger: logger.child({ module: 'stratum-processes' }), abandon, bans },
+      { logger: logger.child({ module: 'stratum-processes' }), abandon, bans, rpcCalls: shared.rpcCalls },
     );
     return {
       parts: { role: null, processes: group, surface: group.surface() },

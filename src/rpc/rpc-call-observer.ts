@@ -22,9 +22,12 @@ export class RpcCallFanout {
   readonly #listeners = new Set<RpcCallListener>();
 
   observerFor(service: RpcService): RpcCallObserver {
-    return (call) => {
-      for (const listener of this.#listeners) listener(service, call);
-    };
+    return (call) => this.report(service, call);
+  }
+
+  /** A call made elsewhere (a stratum child's client), handed to the listeners as if made here. */
+  report(service: RpcService, call: RpcCall): void {
+    for (const listener of this.#listeners) listener(service, call);
   }
 
   /** Returns the function that stops listening. */

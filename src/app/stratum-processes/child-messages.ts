@@ -2,6 +2,7 @@ import type { PoolConfig } from '../../config/schema.js';
 import type { BanChange, BanEntry } from '../../pool/ban-registry.js';
 import type { PoolBackendMetrics } from '../../pool/pool-backend.js';
 import type { ShareVerifierPoolMetrics } from '../../pow/verifier-pool.js';
+import type { RpcCall, RpcService } from '../../rpc/rpc-call-observer.js';
 import type { AdmissionVerdict } from '../../servers/stratum/connection-admission.js';
 import type { StratumMetricsSnapshot } from '../../servers/stratum/stratum-metrics.js';
 import type { ListeningPort } from '../../servers/stratum/stratum-server.js';
@@ -9,7 +10,8 @@ import type { ShareLedgerMetrics } from '../../store/shares/redis-share-ledger.j
 
 /**
  * The IPC between the pool process and its stratum child processes (Node cluster, `advanced`
- * serialization, so Infinity and nested objects arrive as sent). Both ends check `kind` before use.
+ * serialization, so Infinity and nested objects arrive as sent). Both ends check `kind` before use;
+ * the parent checks the fields of an `rpc-call` too, since they become metric values and labels.
  */
 
 /** The process-local numbers of one stratum child, sent every snapshot interval. */
@@ -62,7 +64,12 @@ export type ChildMessage =
   /** May a new connection from `ip` open? Answered by `admission` with the same requestId. */
   | { readonly kind: 'admit'; readonly requestId: number; readonly ip: string }
   /** A connection the parent admitted has closed. */
-  | { readonly kind: 'release'; readonly ip: string };
+  | { readonly kind: 'release'; readonly ip: string }
+  /**
+   * One attempt of a call of this child's daemon or wallet client (submitblock, alias lookups),
+   * sent as it ends: the parent's RPC metrics time it with the calls made there.
+   */
+  | { readonly kind: 'rpc-call'; readonly service: RpcService; readonly call: RpcCall };
 
 const PARENT_KINDS: ReadonlySet<string> = new Set(['start', 'adopt-ban', 'unban', 'admission', 'stop']);
 const CHILD_KINDS: ReadonlySet<string> = new Set([
@@ -75,7 +82,11 @@ const CHILD_KINDS: ReadonlySet<string> = new Set([
   'start-failed',
   'admit',
   'release',
+  'rpc-call',
 ]);
+
+/** Far above the longest method or error code the clients have: a longer one is not a real call. */
+const MAX_RPC_NAME_LENGTH = 64;
 
 function hasKind(value: unknown, kinds: ReadonlySet<string>): boolean {
   if (typeof value !== 'object' || value === null) return false;
@@ -88,7 +99,27 @@ export function isParentMessage(value: unknown): value is ParentMessage {
 }
 
 export function isChildMessage(value: unknown): value is ChildMessage {
-  return hasKind(value, CHILD_KINDS);
+  if (!hasKind(value, CHILD_KINDS)) return false;
+  return (value as { kind: string }).kind !== 'rpc-call' || isRpcCallMessage(value as object);
+}
+
+/** A known service, a method and error code of sane length, a finite duration of 0 or more. */
+function isRpcCallMessage(message: object): boolean {
+  const { service, call } = message as { service?: unknown; call?: unknown };
+  if ((service !== 'daemon' && service !== 'wallet') || typeof call !== 'object' || call === null)
+    return false;
+  const { method, durationMs, errorCode } = call as { [K in keyof RpcCall]?: unknown };
+  return (
+    isRpcName(method) &&
+    typeof durationMs === 'number' &&
+    Number.isFinite(durationMs) &&
+    durationMs >= 0 &&
+    (errorCode === undefined || isRpcName(errorCode))
+  );
+}
+
+function isRpcName(value: unknown): boolean {
+  return typeof value === 'string' && value.length > 0 && value.length <= MAX_RPC_NAME_LENGTH;
 }
 
 /** A change of the pool's bans as the children hear it. */

@@ -1,5 +1,6 @@
 import { parseConfig } from '../../config/load-config.js';
 import { createLogger, type Logger } from '../../log/logger.js';
+import { RpcCallFanout } from '../../rpc/rpc-call-observer.js';
 import { PoolNode, PoolNodeStartError } from '../pool-node.js';
 import type { StratumRole } from '../stratum-role.js';
 import { type ChildMessage, type ChildStats, isParentMessage, type ParentMessage } from './child-messages.js';
@@ -11,7 +12,8 @@ import { ParentBanRegistry } from './parent-ban-registry.js';
  * ports are shared through the parent). It says it is waiting, takes its config from the parent's
  * `start`, runs a stratum-only PoolNode and reports its numbers; its ban registry is the parent's
  * (ParentBanRegistry), and the parent decides whether a new connection may open (the caps are per
- * host). It stops on the parent's `stop`, on SIGINT/SIGTERM, or when the parent is gone.
+ * host). Each attempt of its RPC calls goes to the parent as it ends (the pool's RPC metrics are
+ * there). It stops on the parent's `stop`, on SIGINT/SIGTERM, or when the parent is gone.
  */
 
 let node: PoolNode | null = null;
@@ -30,6 +32,10 @@ const admission = new ParentConnectionAdmission((message) => {
   process.send(message, () => {});
   return true;
 });
+
+/** This process's RPC calls, each one sent to the parent's metrics (a few per found block or alias login). */
+const rpcCalls = new RpcCallFanout();
+rpcCalls.listen((service, call) => void send({ kind: 'rpc-call', service, call }));
 
 /** Resolves once the message is handed to the channel (or at once without a parent). */
 function send(message: ChildMessage): Promise<void> {
@@ -66,6 +72,7 @@ async function start(message: Extract<ParentMessage, { kind: 'start' }>): Promis
       ...(message.tls ? { tls: message.tls } : {}),
       bans,
       connectionAdmission: admission,
+      rpcCalls,
       shutdown: startAbort.signal,
       // The parent's start timeout ends here: the wait for the template has no limit.
       onAwaitingFirstTemplate: () => void send({ kind: 'booted' }),

@@ -5,6 +5,7 @@ import type { PoolConfig } from '../../config/schema.js';
 import { FuegoPoolError } from '../../errors.js';
 import type { Logger } from '../../log/logger.js';
 import type { BanRegistry } from '../../pool/ban-registry.js';
+import type { RpcCallFanout } from '../../rpc/rpc-call-observer.js';
 import type { StratumProcessView } from '../../servers/control/control-protocol.js';
 import type { ListeningPort } from '../../servers/stratum/stratum-server.js';
 import type { StratumSurface } from '../stratum-surface.js';
@@ -54,6 +55,8 @@ export interface StratumProcessGroupModules {
   readonly abandon?: Promise<never>;
   /** The pool's bans: the children's decisions go there, and every ban in force reaches every child. */
   readonly bans: BanRegistry;
+  /** Where the RPC calls the children make (submitblock, alias lookups) go: the pool's RPC metrics. */
+  readonly rpcCalls?: Pick<RpcCallFanout, 'report'>;
 }
 
 /** A child that served this long has its restart delay reset (its crash was not a start loop). */
@@ -73,13 +76,15 @@ const STABLE_RUN_MS = 60_000;
  *   child;
  * - counts the connections of all children, so that stratum.limits.maxConnections and
  *   maxConnectionsPerIp are caps for the host (each child asks before it opens a connection);
- * - adds the children's numbers up, so the API, metrics and `status` show one pool.
+ * - adds the children's numbers up, so the API, metrics and `status` show one pool;
+ * - times the children's RPC calls (each one reported as it ends) with its own.
  */
 export class StratumProcessGroup {
   readonly #options: Required<Omit<StratumProcessGroupOptions, 'tls'>> &
     Pick<StratumProcessGroupOptions, 'tls'>;
   readonly #logger: Logger;
   readonly #bans: BanRegistry;
+  readonly #rpcCalls: Pick<RpcCallFanout, 'report'> | undefined;
   readonly #abandon: Promise<never> | undefined;
   readonly #unsubscribeBans: () => void;
   readonly #clock: () => number;
@@ -115,6 +120,7 @@ export class StratumProcessGroup {
     };
     this.#logger = modules.logger;
     this.#bans = modules.bans;
+    this.#rpcCalls = modules.rpcCalls;
     this.#abandon = modules.abandon;
     this.#clock = modules.clock ?? Date.now;
     this.#entry = modules.entry ?? compiledSiblingUrl('stratum-child-main.js', import.meta.url);
@@ -339,6 +345,9 @@ export class StratumProcessGroup {
       }
       case 'release':
         this.#connections.release(slot.index, message.ip);
+        return;
+      case 'rpc-call':
+        this.#rpcCalls?.report(message.service, message.call);
         return;
       case 'start-failed':
         this.#logger.error({ child: slot.index, error: message.message }, 'stratum process could not start');

@@ -28,12 +28,28 @@ export interface MinerPaymentView {
   readonly networkFeeAtomic: bigint;
 }
 
-/** One credit of a block to a miner (its balance history's `block-credit` or `pool-fee` entry). */
+/** The balance changes of a miner other than its payouts: what it was credited, and why else it changed. */
+export const REWARD_KINDS = [
+  'block-credit',
+  'pool-fee',
+  'orphan-clawback',
+  'orphan-credit-back',
+  'adjustment',
+] as const satisfies readonly BalanceChangeReason[];
+
+/** One entry of a miner's balance history that is not a payout. */
 export interface MinerRewardView {
   readonly timestampMs: number;
-  /** `block-credit`: the miner's share of a confirmed block; `pool-fee`: the fee to the pool's fee address. */
-  readonly kind: 'block-credit' | 'pool-fee';
+  /**
+   * `block-credit`: the miner's share of a confirmed block; `pool-fee`: the fee to the pool's fee
+   * address; `orphan-clawback` / `orphan-credit-back`: the operator took back (negative) or gave
+   * back a block's credit after a deep reorg (`fuego-pool block settle`); `adjustment`: the
+   * operator's manual change (`fuego-pool balance adjust`).
+   */
+  readonly kind: (typeof REWARD_KINDS)[number];
+  /** The block, or '' for a manual adjustment (whose note is the operator's, not published). */
   readonly blockHash: string;
+  /** Signed. */
   readonly amountAtomic: bigint;
 }
 
@@ -57,7 +73,7 @@ export interface MinerAccountsReader {
   getBalance(address: string): Promise<MinerBalanceView>;
   /** Payments to one miner, newest first. */
   listPayments(address: string, page: Page): Promise<MinerPaymentView[]>;
-  /** Block credits to one miner, newest first. */
+  /** Block credits to one miner and the operator's changes of its balance, newest first. */
   listRewards(address: string, page: Page): Promise<MinerRewardView[]>;
   /** Sent payout batches, newest first (prepared, sending and failed ones are not public). */
   listBatches(page: Page): Promise<PaymentBatchView[]>;
@@ -72,7 +88,7 @@ export const BATCH_PAGE_CACHE_MS = 3_000;
 
 /** History entries read per round trip while collecting a miner's credits. */
 const HISTORY_CHUNK = 500;
-const CREDIT_REASONS: ReadonlySet<BalanceChangeReason> = new Set(['block-credit', 'pool-fee']);
+const REWARD_REASONS: ReadonlySet<BalanceChangeReason> = new Set(REWARD_KINDS);
 
 function rowsNeeded(page: Page): number {
   return Math.min(page.offset + page.limit, MAX_ACCOUNT_ROWS);
@@ -144,11 +160,11 @@ export class RedisMinerAccounts implements MinerAccountsReader {
     for (let scanned = 0; credits.length < needed && scanned < DEFAULT_HISTORY_MAX_LENGTH; ) {
       const chunk = await this.#balances.getHistory(address, HISTORY_CHUNK, beforeId);
       for (const entry of chunk) {
-        if (!CREDIT_REASONS.has(entry.reason)) continue;
+        if (!REWARD_REASONS.has(entry.reason)) continue;
         credits.push({
           timestampMs: entry.timestampMs,
           kind: entry.reason as MinerRewardView['kind'],
-          blockHash: entry.ref,
+          blockHash: entry.reason === 'adjustment' ? '' : entry.ref,
           amountAtomic: entry.amountAtomic,
         });
       }

@@ -1,6 +1,11 @@
 import { z } from 'zod';
 import { atomicToDecimal, toCsv } from './csv.js';
-import type { MinerAccountsReader, MinerPaymentView, MinerRewardView } from './miner-accounts.js';
+import {
+  type MinerAccountsReader,
+  type MinerPaymentView,
+  type MinerRewardView,
+  REWARD_KINDS,
+} from './miner-accounts.js';
 
 /**
  * A miner's payment history and block rewards as downloads (API.md "Exports"): one page of rows,
@@ -25,7 +30,7 @@ const paymentRowSchema = z.strictObject({
 const rewardRowSchema = z.strictObject({
   timestampMs: ms,
   timeUtc: z.string(),
-  kind: z.enum(['block-credit', 'pool-fee']),
+  kind: z.enum(REWARD_KINDS),
   blockHash: z.string(),
   amountAtomic: decimal,
   amountCoins: decimal,

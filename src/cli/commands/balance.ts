@@ -7,6 +7,7 @@ import { formatAtomic, MoneyError, parseCoins } from '../../fuego/money.js';
 import { createLogger } from '../../log/logger.js';
 import { RedisBalances } from '../../store/payments/balances-store.js';
 import { PaymentStoreError } from '../../store/payments/payment-store-error.js';
+import { PendingCredits } from '../../store/shares/pending-credits.js';
 import { type CliCommand, type CliIo, UsageError, writeLine } from '../command.js';
 import { integerFlag, parseFlags } from '../control-args.js';
 import { formatTable } from '../text-format.js';
@@ -19,7 +20,7 @@ const PAYMENTS_SHOWN = 10;
 export const balanceCommand: CliCommand = {
   path: ['balance'],
   usage: `fuego-pool balance ADDRESS --config FILE [--history N (1-${MAX_HISTORY}, default ${DEFAULT_HISTORY})] [--json]`,
-  summary: "one miner's account: payable, in payout, paid, its latest balance changes and payments",
+  summary: "one miner's account: pending, payable, in payout, paid, its latest balance changes and payments",
   async run(args: string[], io: CliIo): Promise<number> {
     const flags = parseFlags(args, { '--config': 'value', '--history': 'value', '--json': 'switch' });
     const address = oneAddress(flags.positionals);
@@ -31,12 +32,13 @@ export const balanceCommand: CliCommand = {
           address,
         });
       }
-      const [balance, history, payments] = await Promise.all([
+      const [balance, pendingAtomic, history, payments] = await Promise.all([
         balances.getBalance(address),
+        new PendingCredits({ keyPrefix }, { redis }).pendingOf(address),
         balances.getHistory(address, historyLimit),
         balances.getPayments(address, PAYMENTS_SHOWN),
       ]);
-      const account = { address, balance, history, payments };
+      const account = { address, balance, pendingAtomic, history, payments };
       if (flags.switches.has('--json')) writeLine(io.stdout, JSON.stringify(account, amountsAsText, 2));
       else for (const line of accountLines(account)) writeLine(io.stdout, line);
       return 0;
@@ -150,6 +152,8 @@ export function adjustmentLine(adjustment: BalanceAdjustment): string {
 type Account = {
   readonly address: string;
   readonly balance: Awaited<ReturnType<RedisBalances['getBalance']>>;
+  /** Its estimated part of found blocks not confirmed yet (as the miner page shows it). */
+  readonly pendingAtomic: bigint;
   readonly history: Awaited<ReturnType<RedisBalances['getHistory']>>;
   readonly payments: Awaited<ReturnType<RedisBalances['getPayments']>>;
 };
@@ -161,6 +165,11 @@ export function accountLines(account: Account): string[] {
     `account ${account.address}`,
     ...formatTable(
       [
+        [
+          'pending',
+          `${formatAtomic(account.pendingAtomic)} XFG`,
+          '(estimated: its blocks not confirmed yet)',
+        ],
         ['payable', `${formatAtomic(balance.balance)} XFG`],
         ['in payout', `${formatAtomic(balance.inPayout)} XFG`],
         ['paid', `${formatAtomic(balance.paid)} XFG`],

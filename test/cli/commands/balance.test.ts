@@ -2,11 +2,14 @@ import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { RedisBalances } from '../../../src/store/payments/balances-store.js';
 import { PayoutStore } from '../../../src/store/payments/payout-store.js';
+import { PendingCredits } from '../../../src/store/shares/pending-credits.js';
+import { RedisShareLedger } from '../../../src/store/shares/redis-share-ledger.js';
 import { runCliForTest, writeRedisConfig } from '../../helpers/cli.js';
+import { DEFAULT_STORE_OPTIONS } from '../../helpers/config-defaults.js';
 import { type TestRedis, useTestRedisClient } from '../../helpers/redis-server.js';
 import { minerAddress } from '../../leader/payouts/payout-test-kit.js';
 import { creditedBlock, paidOut } from '../../store/payments/orphan-settlement-kit.js';
-import { uniquePrefix } from '../../store/store-fixtures.js';
+import { blockHash, makeCandidate, silentLogger, uniquePrefix } from '../../store/store-fixtures.js';
 
 const COIN = 10_000_000n;
 const A = minerAddress('cli-balance-a');
@@ -41,30 +44,43 @@ describe('fuego-pool balance', () => {
   }
 
   it("shows a miner's account: its amounts, its balance changes and its payments, newest first", async () => {
-    const { hash, config } = await minerWithHistory('cli-balance-show');
+    const { hash, config, keyPrefix } = await minerWithHistory('cli-balance-show');
+    // A found block waiting for confirmation, 0.75 XFG of it estimated for the miner.
+    const waiting = blockHash(0xf00d);
+    await new RedisShareLedger(
+      { ...DEFAULT_STORE_OPTIONS, keyPrefix },
+      { redis, logger: silentLogger },
+    ).writeBlockCandidate(makeCandidate({ hash: waiting, height: 80 }));
+    await new PendingCredits({ keyPrefix }, { redis }).write(waiting, new Map([[A, 7_500_000n]]), 60_000);
     const run = await runCliForTest(['balance', A, '--config', config]);
     expect(run.code).toBe(0);
     const lines = run.stdout.split('\n');
-    expect(lines.slice(0, 6)).toEqual([
+    expect(lines.slice(0, 7)).toEqual([
       `account ${A}`,
+      '  pending       0.7500000 XFG  (estimated: its blocks not confirmed yet)',
       '  payable       2.5000000 XFG',
       '  in payout     0.0000000 XFG',
       '  paid          1.5000000 XFG',
       '  network fees  0.0000000 XFG',
       '  credited      4.0000000 XFG',
     ]);
-    expect(lines[6]).toBe('balance changes, newest first (3):');
-    expect(lines[7]).toMatch(/^ {2}time +reason +change +balance after +ref$/);
-    expect(lines[8]).toMatch(/ payout-sent /);
-    expect(lines[9]).toMatch(/ payout-debit +-1\.5000000 +2\.5000000 /);
-    expect(lines[10]).toMatch(new RegExp(` block-credit +\\+4\\.0000000 +4\\.0000000  ${hash}$`));
-    expect(lines[11]).toBe('payments, newest first (1):');
-    expect(lines[12]).toMatch(/^ {2}time +amount +network fee +transaction$/);
-    expect(lines[13]).toMatch(/ \+1\.5000000 +0\.0000000 {2}d+/);
+    expect(lines[7]).toBe('balance changes, newest first (3):');
+    expect(lines[8]).toMatch(/^ {2}time +reason +change +balance after +ref$/);
+    expect(lines[9]).toMatch(/ payout-sent /);
+    expect(lines[10]).toMatch(/ payout-debit +-1\.5000000 +2\.5000000 /);
+    expect(lines[11]).toMatch(new RegExp(` block-credit +\\+4\\.0000000 +4\\.0000000  ${hash}$`));
+    expect(lines[12]).toBe('payments, newest first (1):');
+    expect(lines[13]).toMatch(/^ {2}time +amount +network fee +transaction$/);
+    expect(lines[14]).toMatch(/ \+1\.5000000 +0\.0000000 {2}d+/);
 
     const json = await runCliForTest(['balance', A, '--config', config, '--json', '--history', '1']);
     expect(json.code).toBe(0);
-    const account = JSON.parse(json.stdout) as { balance: Record<string, string>; history: unknown[] };
+    const account = JSON.parse(json.stdout) as {
+      balance: Record<string, string>;
+      pendingAtomic: string;
+      history: unknown[];
+    };
+    expect(account.pendingAtomic).toBe('7500000');
     expect(account.balance).toEqual({
       credited: '40000000',
       balance: '25000000',

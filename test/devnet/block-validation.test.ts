@@ -1,51 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { validateBlock } from '../../src/devnet/chain/block-validator.js';
 import type { Devnet } from '../../src/devnet/devnet.js';
-import { type Block, parseBlock, parseBlockWithLayout, serializeBlock } from '../../src/fuego/block.js';
-import { auxHeaderHash, parentHashingBlob } from '../../src/fuego/block-hash.js';
-import { checkHash } from '../../src/fuego/difficulty.js';
+import { parseBlock, parseBlockWithLayout, serializeBlock } from '../../src/fuego/block.js';
 import { bytesToHex, hexToBytes } from '../../src/fuego/hex.js';
-import { encodeMergeMiningTag } from '../../src/fuego/tx-extra.js';
 import { readFixture } from '../helpers/fixtures.js';
-import { jsonRpc, send, startTestDevnet, testHasher } from './devnet-test-helpers.js';
+import { jsonRpc, startTestDevnet, testHasher } from './devnet-test-helpers.js';
+import { blockFromTemplate, getTemplate as getTemplateOf, solve, submitBlockRaw } from './solved-blocks.js';
 
 const DIFFICULTY = 6;
-
-interface Template {
-  blocktemplate_blob: string;
-  reserved_offset: number;
-  height: number;
-  difficulty: number;
-}
-
-/** The pool procedure of fuego-format.md §5.6: extra nonce, parent major 1 + prev id, mm tag = aux. */
-function blockFromTemplate(template: Template, extraNonce: number): { blob: Uint8Array; block: Block } {
-  const blob = hexToBytes(template.blocktemplate_blob);
-  blob[template.reserved_offset] = extraNonce;
-  const parsed = parseBlock(blob);
-  const block: Block = {
-    ...parsed,
-    parentBlock: {
-      ...parsed.parentBlock!,
-      majorVersion: 1,
-      prevId: parsed.prevId,
-      baseTransaction: {
-        ...parsed.parentBlock!.baseTransaction,
-        version: 1,
-        extra: encodeMergeMiningTag(0, auxHeaderHash(parsed)),
-      },
-    },
-  };
-  return { blob: serializeBlock(block), block };
-}
-
-function solve(block: Block, difficulty: number, wantPass = true): Block {
-  const hasher = testHasher();
-  for (let nonce = 0; ; nonce++) {
-    const candidate = { ...block, nonce };
-    if (checkHash(hasher.hash(parentHashingBlob(candidate)), difficulty) === wantPass) return candidate;
-  }
-}
 
 describe('submitblock validation (brute-forced blocks)', () => {
   let devnet: Devnet;
@@ -57,23 +19,10 @@ describe('submitblock validation (brute-forced blocks)', () => {
   });
 
   const submit = (blob: Uint8Array) => jsonRpc(devnet.daemonUrl, 'submitblock', [bytesToHex(blob)]);
-  const getTemplate = async () =>
-    (
-      await jsonRpc(devnet.daemonUrl, 'getblocktemplate', {
-        wallet_address: devnet.walletAddress,
-        reserve_size: 8,
-      })
-    )['result'] as Template;
+  const getTemplate = () => getTemplateOf(devnet);
   const rejected = { error: { code: -7, message: 'Block not accepted' }, id: '1', jsonrpc: '2.0' };
   /** submitblock's reply as the bytes on the wire, and the real daemon's -7 reply to compare with. */
-  const submitRaw = async (blob: Uint8Array) =>
-    (
-      await send(
-        `${devnet.daemonUrl}/json_rpc`,
-        'POST',
-        JSON.stringify({ jsonrpc: '2.0', id: '1', method: 'submitblock', params: [bytesToHex(blob)] }),
-      )
-    ).text;
+  const submitRaw = (blob: Uint8Array) => submitBlockRaw(devnet, blob);
   const realRefusal = readFixture('fuegod-rpc/54-submitblock-stale-template-h10.response.body').trim();
 
   test('a solved block is accepted; each mutation, a duplicate and a stale template are rejected with -7', async () => {

@@ -14,8 +14,8 @@ export interface DevnetControlParts {
 }
 
 /**
- * What tests (and `fuego-pool devnet` flags) can do to the devnet beyond the RPC: mine, reorg (and
- * back), pause or break the daemon, give it peers or a longer chain its peers know, make the
+ * What tests (and `fuego-pool devnet` flags) can do to the devnet beyond the RPC: mine (on the tip
+ * or on any known block, which can switch the chain to that block's branch), reorg (and back), pause or break the daemon, give it peers or a longer chain its peers know, make the
  * wallet fail after broadcasting, refuse its sends, fail their relay, fail reads of a sent
  * transaction or forget it, hold its scan of the chain behind the daemon, change the difficulty.
  */
@@ -38,6 +38,34 @@ export class DevnetControl {
     const mined: ChainBlock[] = [];
     for (let i = 0; i < count; i++) mined.push(this.#parts.chain.mineBlock(address, keys));
     return mined;
+  }
+
+  /**
+   * The rest of the network mines `count` blocks (no PoW) on block `blockId` (any block the daemon
+   * knows: the tip, an older main-chain block, or an alternative block such as a stale block a pool
+   * submitted), paying `address`. Each is placed as fuegod places a block from a peer: kept as an
+   * alternative block while its branch is not heavier than the main chain, and once it is, the
+   * daemon switches to the branch (the replaced blocks become alternative ones). Blocks off the tip
+   * carry the replaced blocks' transactions, as fuegod needs to switch. Returns the mined blocks and
+   * the blocks the switch took off the main chain (none if it did not happen).
+   */
+  mineOnBlock(
+    blockId: string,
+    count = 1,
+    address: string = this.defaultAddress,
+  ): { mined: ChainBlock[]; orphaned: ChainBlock[] } {
+    const keys = decodeAddress(address);
+    if (keys.type !== 'standard') throw new RangeError('mining needs a standard address');
+    const mined: ChainBlock[] = [];
+    const orphaned: ChainBlock[] = [];
+    let parentId = blockId;
+    for (let i = 0; i < count; i++) {
+      const result = this.#parts.chain.mineBlockOn(parentId, address, keys);
+      mined.push(result.block);
+      orphaned.push(...result.orphaned);
+      parentId = result.block.id;
+    }
+    return { mined, orphaned };
   }
 
   /**

@@ -25,8 +25,9 @@ export type BlockVerdict =
 
 /** What the validator needs to know about the chain it would extend. */
 export interface ValidationContext {
-  /** Height the block must have (= current block count). */
+  /** Height the block must have (its parent's + 1; on the tip, the current block count). */
   readonly height: number;
+  /** The block it must build on: the tip, or the parent of an alternative block. */
   readonly tipId: Uint8Array;
   readonly genesisId: Uint8Array;
   readonly difficulty: bigint;
@@ -46,7 +47,7 @@ const FUTURE_TIME_LIMIT_SECONDS = 960n;
 
 /**
  * Independent validation of a submitted block, using only the codec (`src/fuego`) and the PoW hasher:
- * parse, duplicate, major version 9, prev id = tip, parent size, merge-mining tag, timestamp window,
+ * parse, duplicate, major version 9, prev id = the context's block, parent size, merge-mining tag, timestamp window,
  * coinbase (one base input at this height, unlock height + maturity, key outputs summing to reward + fees),
  * known mempool transactions, then cn/upx2 of the parent hashing blob against the difficulty.
  * `checkPow: false` is for the devnet's own miner (control API), which does no hashing.
@@ -69,7 +70,7 @@ export function validateBlock(
     return reject('WRONG_VERSION', `major version ${block.majorVersion}, expected ${TEMPLATE_MAJOR_VERSION}`);
   }
   if (bytesToHex(block.prevId) !== bytesToHex(context.tipId)) {
-    return reject('STALE', 'prev id is not the current tip');
+    return reject('STALE', 'prev id is not the block this context extends');
   }
   if (serializeParentBlock(block, 'full').length > MAX_PARENT_BLOCK_SIZE) {
     return reject('PARENT_TOO_BIG', 'parent block above 2048 bytes');

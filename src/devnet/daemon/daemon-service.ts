@@ -77,10 +77,10 @@ export class DaemonService {
   }
 
   /**
-   * Fault: the next `count` blocks that would be accepted are refused with `-7 Block not accepted`
-   * and not added, as a fuegod whose cn/upx2 disagrees with the pool's refuses good blocks
-   * (shared/spec/fuego-daemon-behaviour.md). Invalid blocks are refused as always and do not
-   * count. 0 ends the fault.
+   * Fault: the next `count` blocks that would be accepted (on the tip or as alternative blocks) are
+   * refused with `-7 Block not accepted` and not added, as a fuegod whose cn/upx2 disagrees with the
+   * pool's refuses good blocks (shared/spec/fuego-daemon-behaviour.md). Invalid blocks are refused
+   * as always and do not count. 0 ends the fault.
    */
   refuseValidBlocks(count: number): void {
     if (!Number.isSafeInteger(count) || count < 0) throw new RangeError('count must be a whole number >= 0');
@@ -88,10 +88,11 @@ export class DaemonService {
   }
 
   /**
-   * Fault: the next `count` blocks that are accepted are added to the chain but answered with
+   * Fault: the next `count` blocks that go onto the main chain are added but answered with
    * `-7 Block not accepted`, as a real fuegod answers a block it already has (a duplicate submit
    * from a second stratum node, a resubmit): the pool hears "refused" for a block that is on the
-   * chain. Invalid blocks are refused as always and do not count. 0 ends the fault.
+   * chain. Invalid blocks and blocks kept as alternative ones are answered -7 as always and do
+   * not count. 0 ends the fault.
    */
   refuseButAccept(count: number): void {
     if (!Number.isSafeInteger(count) || count < 0) throw new RangeError('count must be a whole number >= 0');
@@ -223,8 +224,11 @@ export class DaemonService {
       this.#validBlocksToRefuse--;
       throw new DaemonRpcError(DaemonErrorCode.BLOCK_NOT_ACCEPTED, 'Block not accepted');
     }
+    // Like on_submitblock, OK only when the block went onto the main chain: a block kept as an
+    // alternative one is answered -7 like an invalid one.
     const result = this.#chain.submitBlock(blob);
-    if (!result.accepted) throw new DaemonRpcError(DaemonErrorCode.BLOCK_NOT_ACCEPTED, 'Block not accepted');
+    if (!result.accepted || result.placement === 'alternative')
+      throw new DaemonRpcError(DaemonErrorCode.BLOCK_NOT_ACCEPTED, 'Block not accepted');
     if (this.#acceptedBlocksToDeny > 0) {
       this.#acceptedBlocksToDeny--;
       throw new DaemonRpcError(DaemonErrorCode.BLOCK_NOT_ACCEPTED, 'Block not accepted');

@@ -10,6 +10,7 @@ import type { Devnet } from '../../src/devnet/devnet.js';
 import { parseBlockTemplate } from '../../src/fuego/block-template.js';
 import { blockTargetHex, checkHash } from '../../src/fuego/difficulty.js';
 import { bytesToHex, hexToBytes } from '../../src/fuego/hex.js';
+import { LeaderLoop } from '../../src/leader/leader-loop.js';
 import { notificationEventsOf } from '../../src/leader/notifications/notification-events.js';
 import { createWebhookNotifier } from '../../src/leader/notifications/webhook-notifier.js';
 import { createLogger } from '../../src/log/logger.js';
@@ -149,6 +150,54 @@ describe('a block the daemon refuses, against the devnet', () => {
       sessionId,
       job,
     };
+  }
+
+  /**
+   * startPool with an event bus whose block-found and block-refused events are noted in order
+   * (`found <foundAfterRefusal>`, `refused <reason>`), and another miner's share of 30 in the
+   * open round (the block pays it too).
+   */
+  async function startPoolOfTwoMiners(label: string) {
+    const events = createPoolEventBus((error) => {
+      throw error;
+    });
+    const announced: string[] = [];
+    events.subscribe('block-found', (found) => announced.push(`found ${found.foundAfterRefusal}`));
+    events.subscribe('block-refused', (refused) => announced.push(`refused ${refused.reason}`));
+    const pool = await startPool(label, events);
+    await pool.ledger.recordShare({
+      address: ADDRESS_2,
+      worker: 'other',
+      difficulty: 30,
+      height: pool.job.height,
+      timestampMs: Date.now(),
+      solo: false,
+      stale: false,
+    });
+    return { pool, events, announced };
+  }
+
+  /** A startPoolOfTwoMiners block confirmed: both miners credited per PPLNS (the finder's share at 1), the ledger consistent. */
+  async function expectCreditedToBoth(
+    pool: Awaited<ReturnType<typeof startPool>>,
+    block: { readonly id: string; readonly rewardAtomic: bigint },
+  ): Promise<void> {
+    expect((await pool.ledger.getBlockCandidate(block.id))?.status).toBe('confirmed');
+    const expected = pplnsSplit({
+      reward: block.rewardAtomic,
+      sharesNewestFirst: [
+        { address: ADDRESS, difficulty: 1n, timestampMs: 0 },
+        { address: ADDRESS_2, difficulty: 30n, timestampMs: 0 },
+      ],
+      windowDifficulty: 2n * BigInt(NETWORK_DIFFICULTY),
+      finder: ADDRESS,
+      fee: FEE.pool,
+    });
+    const balances = new RedisBalances({ keyPrefix: pool.keyPrefix }, { redis });
+    for (const address of [ADDRESS, ADDRESS_2]) {
+      expect((await balances.getBalance(address)).credited).toBe(expected.credits.get(address));
+    }
+    await expectLedgerConsistent(redis, pool.keyPrefix, [ADDRESS, ADDRESS_2]);
   }
 
   /** A process's event bus relayed over the test Redis (`keyPrefix` names the channel), as the pool node builds it. */
@@ -311,23 +360,7 @@ describe('a block the daemon refuses, against the devnet', () => {
   });
 
   it('a block the daemon answers -7 but takes (a duplicate submit): already-on-chain, recorded as found, credited at depth by the unlocker', async () => {
-    const events = createPoolEventBus((error) => {
-      throw error;
-    });
-    const announced: string[] = [];
-    events.subscribe('block-found', (found) => announced.push(`found ${found.foundAfterRefusal}`));
-    events.subscribe('block-refused', (refused) => announced.push(`refused ${refused.reason}`));
-    const pool = await startPool('refused-on-chain', events);
-    // Another miner's work in the open round: the block pays it too.
-    await pool.ledger.recordShare({
-      address: ADDRESS_2,
-      worker: 'other',
-      difficulty: 30,
-      height: pool.job.height,
-      timestampMs: Date.now(),
-      solo: false,
-      stale: false,
-    });
+    const { pool, announced } = await startPoolOfTwoMiners('refused-on-chain');
     const heightBefore = devnet.chain.height;
     devnet.control.refuseButAccept(1);
 
@@ -374,22 +407,47 @@ describe('a block the daemon refuses, against the devnet', () => {
     expect((await unlocker.runOnce()).decisions).toEqual([
       expect.objectContaining({ hash: block.id, outcome: 'confirmed', rewardAtomic: block.rewardAtomic }),
     ]);
-    const expected = pplnsSplit({
-      reward: block.rewardAtomic,
-      sharesNewestFirst: [
-        { address: ADDRESS, difficulty: 1n, timestampMs: 0 },
-        { address: ADDRESS_2, difficulty: 30n, timestampMs: 0 },
-      ],
-      windowDifficulty: 2n * BigInt(NETWORK_DIFFICULTY),
-      finder: ADDRESS,
-      fee: FEE.pool,
+    await expectCreditedToBoth(pool, block);
+  });
+
+  it('a stale block the daemon kept as an alternative block, put on the main chain by a later reorg: the leader promotes it (block-found after the refusal) and credits it at depth', async () => {
+    const { pool, events, announced } = await startPoolOfTwoMiners('stale-kept-then-on-chain');
+    // Another miner's block arrives before this pool's job changes; the daemon keeps the pool's.
+    const [rival] = devnet.control.mineBlocks(1);
+    await submitABlock(pool.backend, pool.sessionId, pool.job);
+    const record = await refusedRecord(pool);
+    expect(record).toMatchObject({ status: 'rejected', refusalReason: 'stale-tip', height: rival!.height });
+    expect(devnet.chain.blockById(record.hash)?.orphaned).toBe(true);
+
+    // The network builds on the pool's block: the daemon switches to that branch.
+    const { orphaned } = devnet.control.mineOnBlock(record.hash, 1);
+    expect(orphaned.map((block) => block.id)).toEqual([rival!.id]);
+    const block = devnet.chain.blockAt(record.height)!;
+    expect(block.id).toBe(record.hash);
+
+    const CONFIRM_DEPTH = 3;
+    const unlocker = unlockerOn(
+      redis,
+      pool.keyPrefix,
+      { scheme: 'pplns', confirmDepth: CONFIRM_DEPTH, pplnsWindowFactor: 2 },
+      { daemon, logger: silentLogger },
+    );
+    const leader = new LeaderLoop(
+      { unlockIntervalMs: 3_600_000, payoutIntervalMs: null },
+      // Payouts are off (null interval): the runner is never called.
+      { unlocker, payouts: undefined as never, events, logger: silentLogger },
+    );
+    await leader.unlockOnce();
+    expect(await pool.ledger.getBlockCandidate(block.id)).toMatchObject({
+      status: 'pending',
+      refusalReason: 'already-on-chain',
     });
-    const balances = new RedisBalances({ keyPrefix: pool.keyPrefix }, { redis });
-    for (const address of [ADDRESS, ADDRESS_2]) {
-      expect((await balances.getBalance(address)).credited).toBe(expected.credits.get(address));
-    }
-    expect((await pool.ledger.getBlockCandidate(block.id))?.status).toBe('confirmed');
-    await expectLedgerConsistent(redis, pool.keyPrefix, [ADDRESS, ADDRESS_2]);
+    expect(announced).toEqual(['refused stale-tip', 'found true']);
+
+    devnet.control.mineBlocks(CONFIRM_DEPTH);
+    await leader.unlockOnce();
+    await expectCreditedToBoth(pool, block);
+    expect(announced).toEqual(['refused stale-tip', 'found true']);
   });
 
   it('a block refused because the tip moved after the template: stale-tip', async () => {

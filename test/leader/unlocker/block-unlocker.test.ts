@@ -308,6 +308,10 @@ describe('BlockUnlocker against the devnet daemon', () => {
   it.each([
     ['the diagnosis could not ask the daemon', 'unknown' as const],
     ['the process stopped before the diagnosis', null],
+    [
+      'a stale tip: the daemon kept it as an alternative block and a reorg put it on the main chain',
+      'stale-tip' as const,
+    ],
   ])('credits a refused block that is the main chain’s block at its height (%s)', async (_, reason) => {
     const s = setup(`refused-on-chain-${reason ?? 'none'}`);
     const block = await findRefusedPplnsBlock(s, reason);

@@ -41,7 +41,9 @@ const REBUILD_ADVICE =
 const LIKELY_CAUSES: Readonly<Record<BlockRefusalReason, string>> = Object.freeze({
   'stale-tip':
     'stale tip: another block reached the daemon between the template and the submit (normal now ' +
-    'and then; often means the daemon is behind its peers or template polling is slow)',
+    'and then; often means the daemon is behind its peers or template polling is slow); the daemon ' +
+    'keeps the block as an alternative one, and the leader checks the chain later and credits the ' +
+    'block if a reorg puts it on the main chain',
   'already-on-chain':
     'the daemon already had this block (it is on the chain at its height): a duplicate submit (two ' +
     'stratum nodes, a resubmit) or a daemon answering -7 for a block it took; nothing is lost: the ' +

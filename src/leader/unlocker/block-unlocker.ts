@@ -79,8 +79,10 @@ export interface BlockUnlockerModules {
  *   shorter chain or while the daemon resyncs) -> stays pending: nothing holds the height yet.
  * A block refused at submitblock is not a candidate: the stratum side's diagnosis promotes it to
  * one if the chain holds it after all (`already-on-chain`). When no diagnosis explained the
- * refusal (`unknown`: the daemon did not answer in time; none: the process stopped first), the
- * unlocker asks the chain itself, first in each run (see #recheckRefusal): the main chain's block
+ * refusal (`unknown`: the daemon did not answer in time; none: the process stopped first), or the
+ * block was stale (`stale-tip`: fuegod keeps a valid stale block as an alternative block, and a
+ * reorg can put it on the main chain later), the unlocker asks the chain itself, first in each run
+ * (see #recheckRefusal): the main chain's block
  * at its height -> promoted the same way (it then closes its round and is decided above, from this
  * run on; the run's listener is told, once); another block there confirmDepth deep -> noted off
  * the chain and never asked again; a shallower other block, a height above the tip or a daemon
@@ -174,10 +176,10 @@ export class BlockUnlocker {
     return pending;
   }
 
-  /** Every unexplained refusal against the chain, promotions told to `listener`; errors are not final. */
+  /** Every refusal that may be on the chain, against it, promotions told to `listener`; errors are not final. */
   async #recheckRefusals(token: string, listener: UnlockRunListener): Promise<CandidateDecision[]> {
     const errors: CandidateDecision[] = [];
-    for (const refused of await this.#ledger.listUnexplainedRefusals(REFUSALS_PER_RUN)) {
+    for (const refused of await this.#ledger.listRefusalsToRecheck(REFUSALS_PER_RUN)) {
       let promoted = false;
       try {
         promoted = await this.#recheckRefusal(refused, token);
@@ -194,7 +196,8 @@ export class BlockUnlocker {
 
   /**
    * A refused block no diagnosis explained may be on the chain after all (a daemon answering -7
-   * for a block it took, or a duplicate submit), and then its miners are owed its reward. If the
+   * for a block it took, or a duplicate submit), and so may a stale one (kept as an alternative
+   * block, then put on the main chain by a reorg); then its miners are owed its reward. If the
    * main chain holds this very hash at its height it is promoted as the stratum side would have
    * (the same script, fenced: a stale leader changes nothing), and decided as a candidate. If
    * another block holds the height confirmDepth deep it is off the chain for good: noted so, it

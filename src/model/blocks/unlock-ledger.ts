@@ -158,11 +158,13 @@ export interface UnlockLedger {
   /** Records how deep a still-pending block is (for the API). */
   observeBlock(request: ObserveBlockRequest): Promise<void>;
   /**
-   * Refused blocks (status 'rejected') whose refusal no diagnosis explained (reason `unknown`, or
-   * none: the process stopped first) and that the unlocker has not found off the chain yet: they
-   * may be on the chain. The newest `limit` refused blocks are looked at, highest height first.
+   * Refused blocks (status 'rejected') that may be on the chain and that the unlocker has not
+   * found off the chain yet: those whose refusal no diagnosis explained (reason `unknown`, or none:
+   * the process stopped first) and stale ones (`stale-tip`: fuegod keeps a valid stale block as an
+   * alternative block, which a reorg can put on the main chain). The newest `limit` refused blocks
+   * are looked at, highest height first.
    */
-  listUnexplainedRefusals(limit: number): Promise<StoredBlockCandidate[]>;
+  listRefusalsToRecheck(limit: number): Promise<StoredBlockCandidate[]>;
   /**
    * What the stratum side's diagnosis does for a refused block found on the chain (reason
    * `already-on-chain`): promoted to a pending candidate that closes its pool round, in one step.

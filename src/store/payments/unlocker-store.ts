@@ -125,8 +125,8 @@ export class UnlockerStore implements UnlockLedger, BlockWindowLedger {
     return this.#reader.listWindowPending(limit);
   }
 
-  listUnexplainedRefusals(limit: number): Promise<StoredBlockCandidate[]> {
-    return this.#reader.listUnexplainedRefusals(limit);
+  listRefusalsToRecheck(limit: number): Promise<StoredBlockCandidate[]> {
+    return this.#reader.listRefusalsToRecheck(limit);
   }
 
   listCreditedFrom(fromHeight: number, limit: number): Promise<CreditedBlock[]> {

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { isBlockRefusalReason } from '../../model/block-refusal-reason.js';
+import { type BlockRefusalReason, isBlockRefusalReason } from '../../model/block-refusal-reason.js';
 import type {
   BlockWindowSummary,
   CandidatePage,
@@ -20,6 +20,12 @@ const MAX_SHARE_PAGE_SIZE = 10_000;
 const DEFAULT_MAX_WINDOW_SHARES = 1_000_000;
 /** listBlockCandidates refuses bigger pages. */
 const MAX_BLOCK_PAGE = 500;
+/**
+ * Refusal reasons after which the block may be on the chain: no diagnosis (`unknown`, or none),
+ * or a stale tip (fuegod keeps a valid stale block as an alternative block; a reorg can put it on
+ * the main chain).
+ */
+const MAY_BE_ON_CHAIN: ReadonlySet<string> = new Set<BlockRefusalReason>(['unknown', 'stale-tip']);
 /** The largest sequence number of a stream id (uint64). */
 const MAX_STREAM_SEQ = 18_446_744_073_709_551_615n;
 
@@ -243,15 +249,15 @@ export class RedisLedgerReader {
 
   /**
    * Of the newest `limit` refused blocks (`<p>:blocks:rejected`, highest first), those still
-   * refused whose refusal no diagnosis explained (reason `unknown` or none) and that the unlocker
-   * has not found off the chain (no `chainCheckedMs`).
+   * refused that may be on the chain (reason `unknown`, none, or `stale-tip`: see UnlockLedger)
+   * and that the unlocker has not found off the chain (no `chainCheckedMs`).
    */
-  async listUnexplainedRefusals(limit: number): Promise<StoredBlockCandidate[]> {
+  async listRefusalsToRecheck(limit: number): Promise<StoredBlockCandidate[]> {
     if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_BLOCK_PAGE) {
       throw new StoreError('INVALID_OPTION', `limit must be an integer in 1..${MAX_BLOCK_PAGE}`, { limit });
     }
     const records = await this.#readListedBlocks(
-      'listUnexplainedRefusals',
+      'listRefusalsToRecheck',
       this.#keys.blocksRejected,
       0,
       limit,
@@ -260,7 +266,7 @@ export class RedisLedgerReader {
       .filter(
         ({ fields }) =>
           fields['status'] === 'rejected' &&
-          (fields['refusalReason'] ?? 'unknown') === 'unknown' &&
+          MAY_BE_ON_CHAIN.has(fields['refusalReason'] ?? 'unknown') &&
           fields['chainCheckedMs'] === undefined,
       )
       .map(({ hash, fields }) => parseBlockRecord(hash, fields));

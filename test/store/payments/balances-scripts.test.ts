@@ -221,7 +221,7 @@ describe('money scripts on a real Redis', () => {
       return refused;
     }
 
-    it('lists only the refusals no diagnosis explained and not yet found off the chain, highest first', async () => {
+    it('lists only the refusals that may be on the chain (no diagnosis, or a stale tip) and not yet found off the chain, highest first', async () => {
       const s = setup('unexplained');
       await refusedBlock(s, 10, 'unknown');
       await refusedBlock(s, 11, null);
@@ -235,14 +235,14 @@ describe('money scripts on a real Redis', () => {
         observedHash: blockHash(0xf15),
         note: 'off',
       });
-      const listed = await s.unlocker.listUnexplainedRefusals(500);
-      expect(listed.map((block) => block.height)).toEqual([11, 10]);
+      const listed = await s.unlocker.listRefusalsToRecheck(500);
+      expect(listed.map((block) => block.height)).toEqual([12, 11, 10]);
       expect(await s.ledger.getBlockCandidate(blockHash(15))).toMatchObject({
         status: 'rejected',
         refusalReason: 'unknown',
         unlockNote: 'off',
       });
-      await expect(s.unlocker.listUnexplainedRefusals(501)).rejects.toMatchObject({ code: 'INVALID_OPTION' });
+      await expect(s.unlocker.listRefusalsToRecheck(501)).rejects.toMatchObject({ code: 'INVALID_OPTION' });
     });
 
     it('promote_refused_block promotes as record_block_refusal does, once, and only for the leader', async () => {

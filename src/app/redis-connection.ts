@@ -49,6 +49,21 @@ export async function connectRedis(config: PoolConfig['redis'], env: Env, logger
   return connection as Redis;
 }
 
+/** Runs an operator command's work on a connection to the config's Redis, closed after it. */
+export async function withRedis<T>(
+  config: PoolConfig['redis'],
+  env: Env,
+  logger: Logger,
+  work: (redis: Redis) => Promise<T>,
+): Promise<T> {
+  const redis = await connectRedis(config, env, logger);
+  try {
+    return await work(redis);
+  } finally {
+    redis.disconnect();
+  }
+}
+
 /** Replica acknowledgements per share batch: the configured number, else 1 behind Sentinel. */
 export function replicaAcksOf(
   config: PoolConfig['redis'],

@@ -68,16 +68,14 @@ const STABLE_RUN_MS = 60_000;
  * node id, verifier threads, Redis connection and miners; templates reach it through Redis like
  * any stratum node. The parent:
  * - starts the children and fails its own start if one cannot serve (one that boots waits for
- *   its first template as long as the daemon takes);
- * - restarts a child that dies, with a growing delay;
+ *   its first template as long as the daemon takes); restarts one that dies, with a growing delay;
  * - passes the bans of the pool's registry on to every child (all of them to a child that starts,
- *   before it opens the ports, then every change, also while it waits for its first template),
- *   and a child's ban to the registry, since a banned miner's next connection may land on any
- *   child;
+ *   before it opens the ports, then every change, also while it waits for its first template), and
+ *   a child's ban to the registry, since a banned miner's next connection may land on any child;
  * - counts the connections of all children, so that stratum.limits.maxConnections and
  *   maxConnectionsPerIp are caps for the host (each child asks before it opens a connection);
- * - adds the children's numbers up, so the API, metrics and `status` show one pool;
- * - times the children's RPC calls (each one reported as it ends) with its own.
+ * - adds the children's numbers up and times their RPC calls (each reported as it ends) with its
+ *   own, so the API, metrics and `status` show one pool.
  */
 export class StratumProcessGroup {
   readonly #options: Required<Omit<StratumProcessGroupOptions, 'tls'>> &

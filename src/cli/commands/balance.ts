@@ -1,7 +1,6 @@
-import type { Redis } from 'ioredis';
 import { adjustMinerBalance, type BalanceAdjustment } from '../../app/balance-adjustment.js';
 import { loadPoolConfig } from '../../app/config-addresses.js';
-import { connectRedis } from '../../app/redis-connection.js';
+import { withRedis } from '../../app/redis-connection.js';
 import { AddressError, decodeAddress } from '../../fuego/address.js';
 import { formatAtomic, MoneyError, parseCoins } from '../../fuego/money.js';
 import { createLogger } from '../../log/logger.js';
@@ -125,18 +124,15 @@ function deltaOf(credit: string | undefined, debit: string | undefined): bigint 
   return flag === '--credit' ? amount : -amount;
 }
 
-async function withConfigRedis(
+/** Runs `work` on the Redis of the config at --config (missing: a usage error). */
+function withConfigRedis<T>(
   configPath: string | undefined,
-  work: (redis: Redis, keyPrefix: string) => Promise<number>,
-): Promise<number> {
+  work: (redis: Parameters<Parameters<typeof withRedis>[3]>[0], keyPrefix: string) => Promise<T>,
+): Promise<T> {
   if (configPath === undefined) throw new UsageError('missing --config FILE');
   const pool = loadPoolConfig(configPath);
-  const redis = await connectRedis(pool.redis, process.env, createLogger({ level: pool.log.level }));
-  try {
-    return await work(redis, pool.redis.keyPrefix);
-  } finally {
-    redis.disconnect();
-  }
+  const logger = createLogger({ level: pool.log.level });
+  return withRedis(pool.redis, process.env, logger, (redis) => work(redis, pool.redis.keyPrefix));
 }
 
 /** What the adjustment did (or would do), in one line. */

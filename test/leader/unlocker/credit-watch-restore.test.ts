@@ -64,6 +64,7 @@ describe('the reorg watch when a later reorg restores a block orphaned after cre
       keyPrefix,
       hash,
       chain,
+      daemon,
       unlocker,
       logs,
       ledger,
@@ -174,5 +175,128 @@ describe('the reorg watch when a later reorg restores a block orphaned after cre
     expect(await redis.zcard(s.money.blocksRestoredAfterClawback)).toBe(0);
     expect((await s.balances.getBalance(FINDER)).balance).toBe(CREDIT);
     await expect(settle(s, 'credit-back')).rejects.toMatchObject({ code: 'BLOCK_NOT_RESTORED' });
+  });
+
+  /** The report's line for the block in the settled section (the last line naming it). */
+  async function settledLine(s: { keyPrefix: string; hash: string }): Promise<string> {
+    const lines = (await reportText(s.keyPrefix)).split('\n').filter((line) => line.includes(s.hash));
+    return lines.at(-1) ?? '';
+  }
+
+  it('a clawed-back block restored and then replaced again is orphaned again: no credit back is pending, and one is refused', async () => {
+    const s = await setup('reorphan-clawed');
+    await settle(s, 'clawback');
+    s.chain.replaced = false;
+    await s.unlocker().runOnce();
+    expect(await redis.zrange(s.money.blocksRestoredAfterClawback, 0, -1)).toEqual([s.hash]);
+
+    s.chain.replaced = true;
+    expect((await s.unlocker().runOnce()).decisions).toEqual([]);
+    expect(await redis.zcard(s.money.blocksRestoredAfterClawback)).toBe(0);
+    expect(await s.ledger.getBlockCandidate(s.hash)).toMatchObject({
+      status: 'confirmed',
+      orphanedAfterCredit: true,
+    });
+    const text = await reportText(s.keyPrefix);
+    expect(text).not.toContain('--credit-back (gives');
+    expect(await settledLine(s)).toContain(`${s.hash}  clawed-back`);
+    expect(await settledLine(s)).not.toContain('restored');
+    expect(messages(s.logs, 40)).toContain(
+      'clawed-back block restored by a reorg is replaced again: no credit back is owed any more',
+    );
+    await expect(settle(s, 'credit-back')).rejects.toMatchObject({ code: 'BLOCK_NOT_RESTORED' });
+    expect((await s.balances.getBalance(FINDER)).balance).toBe(0n);
+    await expectLedgerConsistent(redis, s.keyPrefix, [FINDER]);
+
+    // Still watched: a fourth reorg puts it back, and the credit back is owed again, once.
+    s.chain.replaced = false;
+    await s.unlocker().runOnce();
+    expect(await redis.zrange(s.money.blocksRestoredAfterClawback, 0, -1)).toEqual([s.hash]);
+    expect(await settle(s, 'credit-back')).toMatchObject({ applied: true, changeAtomic: CREDIT });
+    expect((await s.balances.getBalance(FINDER)).balance).toBe(CREDIT);
+    await expectLedgerConsistent(redis, s.keyPrefix, [FINDER]);
+  });
+
+  it('an absorbed block restored and then replaced again shows absorbed and orphaned again; no money moves', async () => {
+    const s = await setup('reorphan-absorbed');
+    await settle(s, 'absorb');
+    s.chain.replaced = false;
+    await s.unlocker().runOnce();
+    expect(await settledLine(s)).toContain('restored');
+
+    s.chain.replaced = true;
+    expect((await s.unlocker().runOnce()).decisions).toEqual([]);
+    expect(await settledLine(s)).toContain(`${s.hash}  absorbed`);
+    expect(await settledLine(s)).not.toContain('restored');
+    expect(await s.ledger.getBlockCandidate(s.hash)).toMatchObject({ orphanedAfterCredit: true });
+    expect(messages(s.logs, 40)).toContain(
+      'absorbed block restored by a reorg is replaced again: the loss stands again',
+    );
+    expect((await s.balances.getBalance(FINDER)).balance).toBe(CREDIT);
+    await expect(settle(s, 'credit-back')).rejects.toMatchObject({ code: 'BLOCK_NOT_RESTORED' });
+  });
+
+  it('a block credited back after its restore and then replaced again is flagged again for the operator: its credits stand once, and it can be settled again', async () => {
+    const s = await setup('reorphan-credited-back');
+    await settle(s, 'clawback');
+    s.chain.replaced = false;
+    await s.unlocker().runOnce();
+    await settle(s, 'credit-back');
+    expect((await s.balances.getBalance(FINDER)).balance).toBe(CREDIT);
+
+    s.chain.replaced = true;
+    expect((await s.unlocker().runOnce()).decisions).toEqual([
+      expect.objectContaining({ hash: s.hash, outcome: 'orphaned-after-credit' }),
+    ]);
+    expect(await redis.zrange(s.money.blocksOrphanedAfterCredit, 0, -1)).toEqual([s.hash]);
+    expect(await redis.zcard(s.money.blocksOrphanSettled)).toBe(0);
+    const text = await reportText(s.keyPrefix);
+    expect(text).toContain(`height 50  ${s.hash}  reward`);
+    expect((await s.balances.getBalance(FINDER)).balance).toBe(CREDIT);
+
+    // Settled again: the second clawback takes the credit once more, and it is the one a later restore gives back.
+    expect(await settle(s, 'clawback')).toMatchObject({ applied: true, changeAtomic: -CREDIT });
+    expect((await s.balances.getBalance(FINDER)).balance).toBe(0n);
+    await expect(settle(s, 'clawback')).rejects.toMatchObject({ code: 'BLOCK_SETTLED' });
+    s.chain.replaced = false;
+    await s.unlocker().runOnce();
+    expect(await settle(s, 'credit-back')).toMatchObject({ applied: true, changeAtomic: CREDIT });
+    expect((await s.balances.getBalance(FINDER)).balance).toBe(CREDIT);
+    expect((await s.balances.getHistory(FINDER)).map((e) => [e.reason, e.amountAtomic])).toEqual([
+      ['orphan-credit-back', CREDIT],
+      ['orphan-clawback', -CREDIT],
+      ['orphan-credit-back', CREDIT],
+      ['orphan-clawback', -CREDIT],
+      ['block-credit', CREDIT],
+    ]);
+    expect((await s.balances.getTotals()).adjustments).toBe(0n);
+    await expectLedgerConsistent(redis, s.keyPrefix, [FINDER]);
+  });
+
+  it('--credit-back is refused while the main chain does not hold the block, even before the watch sees it', async () => {
+    const s = await setup('credit-back-off-chain');
+    await settle(s, 'clawback');
+    s.chain.replaced = false;
+    await s.unlocker().runOnce();
+    s.chain.replaced = true; // no unlock run since: the record still says restored
+    const modules = { redis, daemon: s.daemon };
+    await expect(
+      settleOrphanedBlock(s.keyPrefix, modules, {
+        hash: s.hash,
+        mode: 'credit-back',
+        note: '',
+        dryRun: false,
+      }),
+    ).rejects.toMatchObject({ code: 'BLOCK_NOT_RESTORED' });
+    expect((await s.balances.getBalance(FINDER)).balance).toBe(0n);
+    s.chain.replaced = false;
+    expect(
+      await settleOrphanedBlock(s.keyPrefix, modules, {
+        hash: s.hash,
+        mode: 'credit-back',
+        note: '',
+        dryRun: false,
+      }),
+    ).toMatchObject({ applied: true, changeAtomic: CREDIT });
   });
 });

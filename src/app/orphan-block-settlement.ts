@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import type { DaemonClient } from '../rpc/daemon-client.js';
 import {
   OrphanSettlementStore,
   type OrphanSettlementView,
@@ -47,6 +48,9 @@ export function clawbackOf(credit: bigint, balance: bigint): bigint {
   return balance > 0n ? balance : 0n;
 }
 
+/** Where a credit back reads the main chain: the block at a height. */
+export type SettlementChain = Pick<DaemonClient, 'getBlockHeaderByHeight'>;
+
 /**
  * The operator settles a credited block the reorg watch flagged orphaned after credit, or credits
  * back a clawed-back one a later reorg restored. Without `dryRun`, under the payout lock (no
@@ -54,11 +58,15 @@ export function clawbackOf(credit: bigint, balance: bigint): bigint {
  * from the block's clawback record). Refuses (PaymentStoreError) an unknown hash (BLOCK_NOT_FOUND),
  * a block not flagged (BLOCK_NOT_FLAGGED), one settled already (BLOCK_SETTLED), a credit back of a
  * block not restored after a clawback or credited back already (BLOCK_NOT_RESTORED), or a held
- * lock (LOCK_LOST); nothing changes then.
+ * lock (LOCK_LOST); nothing changes then. A credit back also asks `daemon` (required for it) for
+ * the main chain's block at the height, last thing before its script: another block there (a
+ * reorg the watch has not seen yet) is refused BLOCK_NOT_RESTORED too. Should a reorg still come
+ * between that answer and the script, the watch flags the block again afterwards (its credits
+ * stand once, for the operator to settle again): nothing is paid twice.
  */
 export async function settleOrphanedBlock(
   keyPrefix: string,
-  modules: { readonly redis: Redis; readonly clock?: () => number },
+  modules: { readonly redis: Redis; readonly clock?: () => number; readonly daemon?: SettlementChain },
   request: {
     readonly hash: string;
     readonly mode: OrphanSettleMode;
@@ -70,6 +78,7 @@ export async function settleOrphanedBlock(
   const { hash, mode } = request;
   const preview = await store.read(hash);
   const planned = planOf(preview, mode);
+  if (mode === 'credit-back') await expectOnMainChain(modules.daemon, preview);
   if (request.dryRun) return { ...planned, applied: false };
   const journal = new PayoutStore({ keyPrefix }, modules);
   const lockToken = randomUUID();
@@ -77,7 +86,7 @@ export async function settleOrphanedBlock(
     throw new PaymentStoreError('LOCK_LOST', 'a payout pass holds the payout lock: try again in a moment');
   }
   try {
-    return await apply(store, { fencingToken: '', lockToken }, request);
+    return await apply(store, { fencingToken: '', lockToken }, request, modules.daemon);
   } finally {
     await journal.releaseLock(lockToken);
   }
@@ -87,12 +96,14 @@ async function apply(
   store: OrphanSettlementStore,
   writer: { readonly fencingToken: string; readonly lockToken: string },
   request: { readonly hash: string; readonly mode: OrphanSettleMode; readonly note: string },
+  daemon: SettlementChain | undefined,
 ): Promise<OrphanSettlement> {
   const { hash, mode, note } = request;
   // Read again under the lock: the balances a clawback takes from cannot move into a payout now.
   const before = await store.read(hash);
   planOf(before, mode);
   if (mode === 'credit-back') {
+    await expectOnMainChain(daemon, before);
     await store.creditBack(writer, { hash, clawback: before.clawback, note });
   } else {
     await store.settle(writer, { hash, mode, credits: before.credits, note });
@@ -110,6 +121,23 @@ async function apply(
     };
   });
   return summed(hash, mode, true, lines);
+}
+
+/** Refuses (BLOCK_NOT_RESTORED) a credit back while the main chain holds another block at the height. */
+async function expectOnMainChain(
+  daemon: SettlementChain | undefined,
+  view: OrphanSettlementView,
+): Promise<void> {
+  if (daemon === undefined) throw new TypeError('a credit back needs the daemon to check the main chain');
+  const { hash, height } = view;
+  const mainChainHash = (await daemon.getBlockHeaderByHeight(height)).hash;
+  if (mainChainHash !== hash) {
+    throw new PaymentStoreError(
+      'BLOCK_NOT_RESTORED',
+      `block ${hash} is not on the main chain now (it has ${mainChainHash} at height ${height}): a later reorg replaced it again`,
+      { hash, height, mainChainHash },
+    );
+  }
 }
 
 /** What `mode` would do to the block as `view` shows it; throws the refusal the script would answer. */

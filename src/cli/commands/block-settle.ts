@@ -7,6 +7,7 @@ import {
 import { connectRedis } from '../../app/redis-connection.js';
 import { formatAtomic } from '../../fuego/money.js';
 import { createLogger } from '../../log/logger.js';
+import { DaemonClient } from '../../rpc/daemon-client.js';
 import { type CliCommand, type CliIo, UsageError, writeLine } from '../command.js';
 import { parseOperatorArgs } from '../operator-args.js';
 
@@ -32,7 +33,8 @@ const DEFAULT_NOTES: Readonly<Record<OrphanSettleMode, string>> = {
  * - --clawback: each account the block credited is debited that credit, never below a zero
  *   balance; the rest (paid out, in a payout or spent) is uncollected, the pool's loss.
  * - --credit-back: a clawed-back block a later reorg put back on the main chain: each account
- *   gets back exactly what the clawback took.
+ *   gets back exactly what the clawback took; refused unless the daemon (config `daemon`) holds
+ *   the block at its height at that moment.
  * --dry-run prints what would be done per account and changes nothing. A hash that is no block,
  * a block not flagged or settled already is refused with its code and exit status 1.
  */
@@ -53,10 +55,12 @@ export const blockSettleCommand: CliCommand = {
     const pool = loadPoolConfig(configPath);
     const logger = createLogger({ level: pool.log.level });
     const redis = await connectRedis(pool.redis, process.env, logger);
+    // Only a credit back reads the chain: absorbing or clawing back works with fuegod away.
+    const daemon = mode === 'credit-back' ? new DaemonClient({ ...pool.daemon }) : undefined;
     try {
       const settlement = await settleOrphanedBlock(
         pool.redis.keyPrefix,
-        { redis },
+        daemon === undefined ? { redis } : { redis, daemon },
         {
           hash,
           mode,
@@ -67,6 +71,7 @@ export const blockSettleCommand: CliCommand = {
       for (const line of settlementLines(settlement)) writeLine(io.stdout, line);
       return 0;
     } finally {
+      daemon?.close();
       redis.disconnect();
     }
   },

@@ -146,7 +146,7 @@ export class BlockUnlocker {
         await this.#pending.remove(candidate.hash).catch(() => undefined);
       }
     }
-    decisions.push(...(await this.#watch.runOnce(token)));
+    decisions.push(...(await this.#watch.runOnce(token, listener)));
     return { skipped: null, decisions };
   }
 

@@ -1,7 +1,8 @@
 import type { Logger } from '../../log/logger.js';
-import type { CreditedBlock, UnlockLedger } from '../../model/blocks/unlock-ledger.js';
+import type { CreditedBlock, ReorphanedOutcome, UnlockLedger } from '../../model/blocks/unlock-ledger.js';
 import type { DaemonClient } from '../../rpc/daemon-client.js';
 import type { CandidateDecision } from './unlock-decision.js';
+import type { UnlockRunListener } from './unlock-run-listener.js';
 
 /** Confirmed blocks one pass looks at, at most (the newest first). */
 const WATCHED_PER_PASS = 1_000;
@@ -18,7 +19,10 @@ export interface CreditWatchOptions {
 export type CreditWatchChain = Pick<DaemonClient, 'getBlockCount' | 'getBlocksList'>;
 
 export interface CreditWatchModules {
-  readonly ledger: Pick<UnlockLedger, 'listCreditedFrom' | 'flagOrphanedAfterCredit' | 'noteRestoredBlock'>;
+  readonly ledger: Pick<
+    UnlockLedger,
+    'listCreditedFrom' | 'flagOrphanedAfterCredit' | 'noteRestoredBlock' | 'noteReorphanedBlock'
+  >;
   readonly daemon: CreditWatchChain;
   readonly logger: Logger;
 }
@@ -37,7 +41,10 @@ interface OrphanedAfterCredit extends CreditedBlock {
  * operator's decision (`fuego-pool block settle`). A flagged block whose own hash a later reorg
  * puts back at its height while it is still watched is unflagged when not settled yet (warn), or
  * noted once when settled (a clawed-back one at error: its miners are owed the clawback again, which
- * the operator credits back; nothing is re-credited here). The chain is read in ranges (f_blocks_list_json: one call per ~30
+ * the operator credits back; nothing is re-credited here). A settled block noted restored is still
+ * watched: replaced again, its restore is undone (its settlement stands again; no credit back is
+ * owed any more), or, credited back since, it is flagged again for the operator like a first time
+ * (its miners hold its credits again). The chain is read in ranges (f_blocks_list_json: one call per ~30
  * heights holding watched blocks, highest first), not a header per block.
  */
 export class CreditWatch {
@@ -54,11 +61,12 @@ export class CreditWatch {
 
   /**
    * One pass: a decision per credited block found replaced and flagged now (flagged before: not
-   * again). A failure is logged and the pass tried again next run; a fencing refusal is thrown.
+   * again), each restore noted told to `listener.onRestored`. A failure is logged and the pass
+   * tried again next run; a fencing refusal is thrown.
    */
-  async runOnce(fencingToken: string): Promise<CandidateDecision[]> {
+  async runOnce(fencingToken: string, listener: UnlockRunListener = {}): Promise<CandidateDecision[]> {
     try {
-      const flagged = await this.#pass(fencingToken);
+      const flagged = await this.#pass(fencingToken, listener);
       return flagged.map(({ hash, height, rewardAtomic, observedHash }) => ({
         hash,
         height,
@@ -73,14 +81,13 @@ export class CreditWatch {
     }
   }
 
-  async #pass(fencingToken: string): Promise<OrphanedAfterCredit[]> {
+  async #pass(fencingToken: string, listener: UnlockRunListener): Promise<OrphanedAfterCredit[]> {
     const { ledger, daemon } = this.#modules;
     const top = (await daemon.getBlockCount()) - 1;
     const fromHeight = top - this.#opts.confirmDepth - this.#opts.reorgWatchBlocks;
     // Above the tip (the chain is shorter for now) nothing holds the height: next pass.
-    // A settled block already noted back on the chain has nothing left to watch.
     const watched = (await ledger.listCreditedFrom(fromHeight, WATCHED_PER_PASS)).filter(
-      (block) => block.height <= top && block.state !== 'settled-restored',
+      (block) => block.height <= top,
     );
     const flagged: OrphanedAfterCredit[] = [];
     let next = 0;
@@ -94,9 +101,15 @@ export class CreditWatch {
         const observedHash = mainChain.get(block.height);
         if (observedHash === undefined) continue;
         if (observedHash === block.hash) {
-          if (block.state !== 'credited') await this.#noteRestored(block, top, fencingToken);
-        } else if (block.state === 'credited' && (await this.#flag(block, observedHash, top, fencingToken))) {
-          flagged.push({ ...block, observedHash });
+          if (block.state === 'flagged' || block.state === 'settled') {
+            await this.#noteRestored(block, top, fencingToken, listener);
+          }
+        } else if (block.state === 'credited') {
+          if (await this.#flag(block, observedHash, top, fencingToken))
+            flagged.push({ ...block, observedHash });
+        } else if (block.state === 'settled-restored') {
+          const outcome = await this.#noteReorphaned(block, observedHash, top, fencingToken);
+          if (outcome === 'reflagged') flagged.push({ ...block, observedHash });
         }
       }
     }
@@ -127,9 +140,15 @@ export class CreditWatch {
     return applied;
   }
 
-  async #noteRestored(block: CreditedBlock, top: number, fencingToken: string): Promise<void> {
+  async #noteRestored(
+    block: CreditedBlock,
+    top: number,
+    fencingToken: string,
+    listener: UnlockRunListener,
+  ): Promise<void> {
     const { hash, height, rewardAtomic } = block;
     const outcome = await this.#modules.ledger.noteRestoredBlock({ hash, height, fencingToken });
+    if (outcome !== 'none') listener.onRestored?.({ hash, height, rewardAtomic, outcome });
     const data = { hash, height, depth: top - height, reward: rewardAtomic.toString() };
     const { logger } = this.#modules;
     if (outcome === 'unflagged') {
@@ -145,5 +164,39 @@ export class CreditWatch {
         'block orphaned after credit and clawed back is back on the main chain: its miners are owed the clawback again, see fuego-pool report (fuego-pool block settle HASH --credit-back)',
       );
     }
+  }
+
+  /** A settled block noted restored is replaced again: its restore undone, or flagged again. */
+  async #noteReorphaned(
+    block: CreditedBlock,
+    observedHash: string,
+    top: number,
+    fencingToken: string,
+  ): Promise<ReorphanedOutcome> {
+    const { hash, height, rewardAtomic } = block;
+    const depth = top - height;
+    const outcome = await this.#modules.ledger.noteReorphanedBlock({
+      hash,
+      height,
+      observedHash,
+      reason: `another block at height ${height}, ${depth} deep, after a reorg had restored this settled one`,
+      fencingToken,
+    });
+    const data = { hash, height, depth, mainChainHash: observedHash, reward: rewardAtomic.toString() };
+    const { logger } = this.#modules;
+    if (outcome === 'absorbed') {
+      logger.warn(data, 'absorbed block restored by a reorg is replaced again: the loss stands again');
+    } else if (outcome === 'clawed-back') {
+      logger.warn(
+        data,
+        'clawed-back block restored by a reorg is replaced again: no credit back is owed any more',
+      );
+    } else if (outcome === 'reflagged') {
+      logger.error(
+        data,
+        'credited-back block replaced again by a reorg: its credits stand, flagged again for the operator, see fuego-pool report',
+      );
+    }
+    return outcome;
   }
 }

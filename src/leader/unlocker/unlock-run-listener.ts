@@ -1,10 +1,20 @@
 import type { StoredBlockCandidate } from '../../model/blocks/stored-block.js';
+import type { RestoredOutcome } from '../../model/blocks/unlock-ledger.js';
 
 /** A refused block a run found on the main chain and promoted to a pending candidate. */
 export type PromotedRefusal = Pick<
   StoredBlockCandidate,
   'hash' | 'height' | 'finderAddress' | 'solo' | 'timestampMs'
 >;
+
+/** A block orphaned after credit whose own hash a later reorg put back at its height, as noted. */
+export interface RestoredBlock {
+  readonly hash: string;
+  readonly height: number;
+  readonly rewardAtomic: bigint;
+  /** unflagged: it was not settled; absorbed / clawed-back: its settlement (a clawback is owed back). */
+  readonly outcome: Exclude<RestoredOutcome, 'none'>;
+}
 
 /** What a caller of one run hears while it runs. */
 export interface UnlockRunListener {
@@ -14,4 +24,9 @@ export interface UnlockRunListener {
    * side or an earlier run, is not told again. Must not throw.
    */
   readonly onPromoted?: (block: PromotedRefusal) => void;
+  /**
+   * A block orphaned after credit the reorg watch found back on the main chain and noted (once per
+   * restore: only when this run's script noted it). Must not throw.
+   */
+  readonly onRestored?: (block: RestoredBlock) => void;
 }

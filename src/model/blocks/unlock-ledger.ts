@@ -78,9 +78,30 @@ export interface NoteRestoredBlockRequest {
 }
 
 /**
+ * A settled block a later reorg restored is replaced at its height again (yet another reorg),
+ * while the watch still checks it.
+ */
+export interface NoteReorphanedBlockRequest {
+  readonly hash: string;
+  readonly height: number;
+  /** The main chain's block at that height now. */
+  readonly observedHash: string;
+  readonly reason: string;
+  readonly fencingToken?: string;
+}
+
+/**
+ * What note_reorphaned_block did: a restore undone, its settlement standing again (`absorbed`,
+ * `clawed-back`: no credit back owed any more), a credited-back block flagged again for the
+ * operator (`reflagged`), or nothing (`none`).
+ */
+export type ReorphanedOutcome = 'absorbed' | 'clawed-back' | 'reflagged' | 'none';
+
+/**
  * Where a credited block stands after a deep reorg: `credited` (never flagged, or unflagged since),
  * `flagged` (orphaned after credit, not settled), `settled` (absorbed or clawed back by the
- * operator), `settled-restored` (settled, then a later reorg put it back: nothing left to watch).
+ * operator), `settled-restored` (settled, then a later reorg put it back: still watched, as a
+ * further reorg may take it again).
  */
 export type AfterCreditState = 'credited' | 'flagged' | 'settled' | 'settled-restored';
 
@@ -185,6 +206,11 @@ export interface UnlockLedger {
    * when settled (its settlement; nothing is re-credited), `none` when there was nothing to do.
    */
   noteRestoredBlock(request: NoteRestoredBlockRequest): Promise<RestoredOutcome>;
+  /**
+   * A settled block noted restored is replaced again: the restore is undone (its settlement stands
+   * again) or, when it was credited back since, it is flagged again; `none` when nothing was to do.
+   */
+  noteReorphanedBlock(request: NoteReorphanedBlockRequest): Promise<ReorphanedOutcome>;
 }
 
 /**

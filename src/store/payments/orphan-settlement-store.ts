@@ -23,6 +23,8 @@ export type OrphanSettlementState =
 /** One block's settlement-relevant state, read in one round trip (a preview; the scripts check again). */
 export interface OrphanSettlementView {
   readonly hash: string;
+  /** The block's height (0 when unknown). */
+  readonly height: number;
   readonly state: OrphanSettlementState;
   readonly settlement: 'absorbed' | 'clawed-back' | null;
   /** A settled block a later reorg put back on the main chain. */
@@ -78,13 +80,14 @@ export class OrphanSettlementStore {
           'settlement',
           'restoredAfterSettlementAtMs',
           'creditedBackAtMs',
+          'height',
         ),
         this.#redis.zscore(this.keys.blocksOrphanedAfterCredit, hash),
         this.#redis.hgetall(this.keys.blockCredits(hash)),
         this.#redis.hgetall(this.keys.blockClawback(hash)),
       ]),
     );
-    const [status, flaggedAtMs, settlement, restoredAtMs, creditedBackAtMs] = record;
+    const [status, flaggedAtMs, settlement, restoredAtMs, creditedBackAtMs, height] = record;
     const amounts = (fields: Record<string, string>, what: string) =>
       new Map(Object.entries(fields).map(([address, value]) => [address, parseStoredAmount(value, what)]));
     const creditMap = amounts(credits, `credit of block ${hash}`);
@@ -105,6 +108,7 @@ export class OrphanSettlementStore {
             : 'not-flagged';
     return {
       hash,
+      height: height === null ? 0 : Number(parseStoredAmount(height, `height of block ${hash}`)),
       state,
       settlement: settlement === 'absorbed' || settlement === 'clawed-back' ? settlement : null,
       restoredAfterSettlement: restoredAtMs !== null,

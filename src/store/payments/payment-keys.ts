@@ -40,15 +40,22 @@ import { keyTag } from '../key-tag.js';
  *   blocks the unlocker's reorg watch later found replaced at their height; they stay in
  *   `<p>:blocks:confirmed` and their credits stand until the operator settles them; a later reorg
  *   that restores one unsettled takes it off - flag_orphaned_after_credit adds,
- *   settle_orphaned_block and note_restored_block remove.
+ *   settle_orphaned_block and note_restored_block remove; note_reorphaned_block adds a credited-back
+ *   block replaced again.
  * - `<p>:blocks:orphaned-after-credit:settled` - ZSET - score height, member hash: flagged blocks the
- *   operator settled (`fuego-pool block settle`: absorbed or clawed back) - settle_orphaned_block - kept.
+ *   operator settled (`fuego-pool block settle`: absorbed or clawed back) - settle_orphaned_block adds;
+ *   note_reorphaned_block moves a credited-back one replaced again back to the flagged set.
  * - `<p>:blocks:restored-after-clawback` - ZSET - score height, member hash: blocks clawed back
  *   whose hash a later reorg put back on the main chain: their miners are owed the clawback again
  *   (`fuego-pool block settle HASH --credit-back`) - note_restored_block adds, credit_back_clawback
- *   removes.
+ *   and note_reorphaned_block (replaced again: nothing is owed any more) remove.
  * - `<p>:block:<hash>:clawback` - HASH - address -> atomic units settle_orphaned_block debited from
- *   that miner for the block (0 when its balance had nothing left) - kept (audit, and credit back).
+ *   that miner for the block (0 when its balance had nothing left) - kept (audit, and credit back),
+ *   emptied by note_reorphaned_block when a block credited back is replaced again (flagged again:
+ *   its next settlement writes its own).
+ * - `<p>:block:<hash>:clawback:credited-back` - HASH - address -> atomic units the earlier
+ *   settlements of the block clawed back and credited back (note_reorphaned_block adds each
+ *   account's emptied clawback record) - kept (audit).
  * - `<p>:payout:batch:<id>` - HASH - one payout batch (see payout-store.ts) - payout scripts - kept.
  * - `<p>:payout:batches` - ZSET - score createdAtMs, member batch id: every batch - kept.
  * - `<p>:payout:batches:open` - ZSET - batches in state prepared or sending - payout scripts.
@@ -98,6 +105,7 @@ export interface PaymentKeys {
   readonly blocksOrphanSettled: string;
   readonly blocksRestoredAfterClawback: string;
   blockClawback(blockHash: string): string;
+  blockClawbackCreditedBack(blockHash: string): string;
   batch(batchId: string): string;
   readonly batches: string;
   readonly batchesOpen: string;
@@ -134,6 +142,7 @@ export function createPaymentKeys(prefix: string): PaymentKeys {
     blocksOrphanSettled: `${tag}:blocks:orphaned-after-credit:settled`,
     blocksRestoredAfterClawback: `${tag}:blocks:restored-after-clawback`,
     blockClawback: (blockHash: string) => `${tag}:block:${blockHash}:clawback`,
+    blockClawbackCreditedBack: (blockHash: string) => `${tag}:block:${blockHash}:clawback:credited-back`,
     batch: (batchId: string) => `${tag}:payout:batch:${batchId}`,
     batches: `${tag}:payout:batches`,
     batchesOpen: `${tag}:payout:batches:open`,

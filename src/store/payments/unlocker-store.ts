@@ -8,10 +8,12 @@ import type {
   FixBlockWindowRequest,
   FlagOrphanedAfterCreditRequest,
   NoteRefusalOffChainRequest,
+  NoteReorphanedBlockRequest,
   NoteRestoredBlockRequest,
   ObserveBlockRequest,
   OrphanBlockRequest,
   PromoteRefusedBlockRequest,
+  ReorphanedOutcome,
   RestoredOutcome,
   UnlockLedger,
 } from '../../model/blocks/unlock-ledger.js';
@@ -33,6 +35,7 @@ import {
   buildNoteRefusalOffChainCall,
   NOTE_REFUSAL_OFF_CHAIN_LUA,
 } from './scripts/note-refusal-off-chain.js';
+import { buildNoteReorphanedBlockCall, NOTE_REORPHANED_BLOCK_LUA } from './scripts/note-reorphaned-block.js';
 import { buildNoteRestoredBlockCall, NOTE_RESTORED_BLOCK_LUA } from './scripts/note-restored-block.js';
 import { buildObserveBlockCall, OBSERVE_BLOCK_LUA } from './scripts/observe-block.js';
 import { buildOrphanBlockCall, ORPHAN_BLOCK_LUA } from './scripts/orphan-block.js';
@@ -47,7 +50,7 @@ export interface UnlockerStoreOptions {
  * The unlocker's ledger on Redis: its writes (fix a found block's window, credit a confirmed block,
  * orphan one, note a pending one's depth, promote a refused block found on the chain or note one
  * found off it, flag a credited one a deep reorg replaced, or
- * unflag it when a later reorg restores it) and the reads its decisions need
+ * unflag it when a later reorg restores it, and follow a settled one restored and replaced again) and the reads its decisions need
  * (through the ledger reader and the credited blocks reader).
  */
 export class UnlockerStore implements UnlockLedger, BlockWindowLedger {
@@ -66,6 +69,7 @@ export class UnlockerStore implements UnlockLedger, BlockWindowLedger {
   readonly #noteOffChain: ScriptRunner;
   readonly #flagOrphaned: ScriptRunner;
   readonly #noteRestored: ScriptRunner;
+  readonly #noteReorphaned: ScriptRunner;
 
   constructor(opts: UnlockerStoreOptions, modules: { redis: Redis; clock?: () => number }) {
     this.keys = createPaymentKeys(opts.keyPrefix);
@@ -95,6 +99,11 @@ export class UnlockerStore implements UnlockLedger, BlockWindowLedger {
       FLAG_ORPHANED_AFTER_CREDIT_LUA,
     );
     this.#noteRestored = defineScript(modules.redis, 'fuegoPoolNoteRestoredBlock', NOTE_RESTORED_BLOCK_LUA);
+    this.#noteReorphaned = defineScript(
+      modules.redis,
+      'fuegoPoolNoteReorphanedBlock',
+      NOTE_REORPHANED_BLOCK_LUA,
+    );
   }
 
   listBlockCandidates(page: CandidatePage): Promise<StoredBlockCandidate[]> {
@@ -190,6 +199,17 @@ export class UnlockerStore implements UnlockLedger, BlockWindowLedger {
     if (code !== 1) return 'none';
     if (outcome === 'unflagged' || outcome === 'absorbed' || outcome === 'clawed-back') return outcome;
     throw new StoreError('STORE_WRITE_FAILED', 'note_restored_block gave an unexpected reply', {
+      hash: request.hash,
+      outcome: String(outcome),
+    });
+  }
+
+  async noteReorphanedBlock(request: NoteReorphanedBlockRequest): Promise<ReorphanedOutcome> {
+    const call = buildNoteReorphanedBlockCall(this.#scriptKeys, request, this.#clock());
+    const [code, outcome] = await this.#write('note_reorphaned_block', this.#noteReorphaned, call);
+    if (code !== 1) return 'none';
+    if (outcome === 'absorbed' || outcome === 'clawed-back' || outcome === 'reflagged') return outcome;
+    throw new StoreError('STORE_WRITE_FAILED', 'note_reorphaned_block gave an unexpected reply', {
       hash: request.hash,
       outcome: String(outcome),
     });

@@ -4,6 +4,7 @@ import { readMoneyReport } from '../../../src/app/money-report.js';
 import { type OrphanSettleMode, settleOrphanedBlock } from '../../../src/app/orphan-block-settlement.js';
 import { formatMoneyReport } from '../../../src/cli/commands/report.js';
 import { formatAtomic } from '../../../src/fuego/money.js';
+import type { UnlockerChain } from '../../../src/leader/unlocker/block-unlocker.js';
 import { RedisBalances } from '../../../src/store/payments/balances-store.js';
 import { createPaymentKeys } from '../../../src/store/payments/payment-keys.js';
 import { RedisShareLedger } from '../../../src/store/shares/redis-share-ledger.js';
@@ -83,9 +84,13 @@ describe('the reorg watch when a later reorg restores a block orphaned after cre
     return formatMoneyReport(report, Date.now()).lines.join('\n');
   }
 
-  /** The operator settles the block (not a dry run). */
-  const settle = (s: { keyPrefix: string; hash: string }, mode: OrphanSettleMode) =>
-    settleOrphanedBlock(s.keyPrefix, { redis }, { hash: s.hash, mode, note: '', dryRun: false });
+  /** The operator settles the block (not a dry run); a credit back reads the stub chain. */
+  const settle = (s: { keyPrefix: string; hash: string; daemon: UnlockerChain }, mode: OrphanSettleMode) =>
+    settleOrphanedBlock(
+      s.keyPrefix,
+      { redis, daemon: s.daemon },
+      { hash: s.hash, mode, note: '', dryRun: false },
+    );
 
   const messages = (logs: ReturnType<typeof captureLogs>, level: number) =>
     logs.records.filter((r) => r['level'] === level).map((r) => String(r['msg']));

@@ -85,6 +85,7 @@ export async function startApiRole(
       payoutWatch: () => readPayoutWatchSnapshot(config.redis.keyPrefix, redis),
       solvency: () => readSolvencySnapshot(config.redis.keyPrefix, { redis, wallet: modules.wallet }),
       orphanedAfterCredit: () => credited.countOrphanedAfterCredit(),
+      orphanSettlements: () => credited.countOrphanSettlements(),
       oldestUndecidedBlockHeight: () => ledger.oldestUndecidedHeight(),
       leaderPresent: () => readLeaderPresent(config.redis.keyPrefix, redis),
       ...(templateAgeMs === undefined ? {} : { templateAgeMs }),

@@ -13,6 +13,7 @@ import {
   lastShareMetrics,
   leaderMetrics,
   orphanedAfterCreditMetrics,
+  orphanSettlementMetrics,
   powImplementationMetrics,
   type SolvencySnapshot,
   solvencyMetrics,
@@ -42,6 +43,11 @@ export interface MetricsSources {
   readonly solvency?: () => Promise<SolvencySnapshot>;
   /** Credited blocks a reorg deeper than confirmDepth replaced later (Redis). */
   readonly orphanedAfterCredit?: () => Promise<number>;
+  /** Settled blocks orphaned after credit, and clawed-back ones restored awaiting a credit back (Redis). */
+  readonly orphanSettlements?: () => Promise<{
+    readonly settled: number;
+    readonly restoredAfterClawback: number;
+  }>;
   /** The lowest height of a block candidate not decided yet, or null (Redis). */
   readonly oldestUndecidedBlockHeight?: () => Promise<number | null>;
   /** Whether some process holds the leader lease (Redis). */
@@ -371,6 +377,7 @@ function storeReadings(registry: Registry, sources: MetricsSources): () => Promi
   const setPayoutWatch = payoutWatchMetrics(registry);
   const setSolvency = solvencyMetrics(registry, Date.now);
   const setOrphanedAfterCredit = orphanedAfterCreditMetrics(registry);
+  const setOrphanSettlements = orphanSettlementMetrics(registry);
   const setDependencies = dependencyMetrics(registry);
   const setDaemonChain = daemonChainMetrics(registry);
   const setLeader = leaderMetrics(registry);
@@ -399,6 +406,7 @@ function storeReadings(registry: Registry, sources: MetricsSources): () => Promi
       read(sources.payoutWatch, setPayoutWatch),
       read(sources.solvency, setSolvency),
       read(sources.orphanedAfterCredit, setOrphanedAfterCredit),
+      read(sources.orphanSettlements, setOrphanSettlements),
       read(sources.dependencies, setDependencies),
       read(sources.leaderPresent, setLeader),
       read(sources.lastShareMs, setLastShare),

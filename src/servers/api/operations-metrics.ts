@@ -122,6 +122,21 @@ export function orphanedAfterCreditMetrics(registry: Registry) {
   return (count: number): void => flagged.set(count);
 }
 
+export function orphanSettlementMetrics(registry: Registry) {
+  const settled = gauge(registry, {
+    name: 'fuego_pool_blocks_orphan_settled',
+    help: 'Blocks orphaned after credit that the operator settled (fuego-pool block settle --absorb or --clawback), restored by a later reorg or not; one credited back and then replaced again is flagged again and counts under fuego_pool_blocks_orphaned_after_credit instead',
+  });
+  const restored = gauge(registry, {
+    name: 'fuego_pool_blocks_restored_after_clawback',
+    help: 'Clawed-back blocks a later reorg put back on the main chain whose miners are owed the clawback: waiting for fuego-pool block settle HASH --credit-back (0 when none)',
+  });
+  return (counts: { readonly settled: number; readonly restoredAfterClawback: number }): void => {
+    settled.set(counts.settled);
+    restored.set(counts.restoredAfterClawback);
+  };
+}
+
 export function undecidedBlockMetrics(registry: Registry) {
   const depth = gauge(registry, {
     name: 'fuego_pool_oldest_undecided_block_depth',

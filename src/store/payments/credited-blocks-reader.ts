@@ -28,6 +28,12 @@ export interface SettledOrphanBlock extends OrphanedAfterCreditBlock {
   readonly creditedBackAtMs: number | null;
 }
 
+/** The settled blocks, and the clawed-back ones restored and waiting for their credit back. */
+export interface OrphanSettlementCounts {
+  readonly settled: number;
+  readonly restoredAfterClawback: number;
+}
+
 const AMOUNT = /^\d{1,20}$/;
 /** The block record's settlement fields, in the order settledOf reads them. */
 const SETTLEMENT_FIELDS = [
@@ -148,6 +154,21 @@ export class CreditedBlocksReader {
     return runStoreCommand('countOrphanedAfterCredit', () =>
       this.#redis.zcard(this.#keys.blocksOrphanedAfterCredit),
     );
+  }
+
+  /**
+   * How many flagged blocks the operator settled, and how many clawed-back ones a later reorg
+   * restored wait for their credit back (two ZCARDs in one round trip: cheap for every scrape).
+   */
+  async countOrphanSettlements(): Promise<OrphanSettlementCounts> {
+    const pipeline = this.#redis.pipeline();
+    pipeline.zcard(this.#keys.blocksOrphanSettled);
+    pipeline.zcard(this.#keys.blocksRestoredAfterClawback);
+    const [settled, restoredAfterClawback] = (await execStorePipeline(
+      'countOrphanSettlements',
+      pipeline,
+    )) as number[];
+    return { settled: settled ?? 0, restoredAfterClawback: restoredAfterClawback ?? 0 };
   }
 
   async #listed(

@@ -6,6 +6,7 @@ import {
   readPayoutWatchSnapshot,
   readSolvencySnapshot,
 } from '../../../src/app/money-report.js';
+import { settleOrphanedBlock } from '../../../src/app/orphan-block-settlement.js';
 import { createClusterKeys } from '../../../src/cluster/cluster-keys.js';
 import type { PoolBackendMetrics } from '../../../src/pool/pool-backend.js';
 import { PoolCounters } from '../../../src/pool/pool-counters.js';
@@ -13,10 +14,13 @@ import type { ShareVerifierPoolMetrics } from '../../../src/pow/verifier-pool.js
 import type { MetricsSources } from '../../../src/servers/api/api-metrics.js';
 import { CreditedBlocksReader } from '../../../src/store/payments/credited-blocks-reader.js';
 import { createPaymentKeys } from '../../../src/store/payments/payment-keys.js';
+import { UnlockerStore } from '../../../src/store/payments/unlocker-store.js';
 import { createRedisClient } from '../../../src/store/redis-client.js';
 import { RedisLedgerReader } from '../../../src/store/shares/ledger-reader.js';
 import { createShareKeys } from '../../../src/store/shares/share-keys.js';
 import { startTestRedis, type TestRedis, useTestRedisClient } from '../../helpers/redis-server.js';
+import { flaggedBlock } from '../../store/payments/orphan-settlement-kit.js';
+import { ADDRESSES } from '../../store/store-fixtures.js';
 import { buildTestApi, daemonInfo, FakeDaemon, silentLogger } from './api-fixtures.js';
 
 /** The pool core's own counters after a few events (the stratum role reports these). */
@@ -158,6 +162,29 @@ describe('/metrics: credited blocks a reorg deeper than confirmDepth replaced', 
       await redis.zadd(flagged, 10, 'aa'.repeat(32), 12, 'cc'.repeat(32));
       const after = (await app.inject({ url: '/metrics' })).payload;
       expect(after).toMatch(/^fuego_pool_blocks_orphaned_after_credit 2$/m);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('exposes the settled blocks and the clawed-back ones a later reorg restored, waiting for their credit back', async () => {
+    const keyPrefix = 'metrics-orphan-settled';
+    const reader = new CreditedBlocksReader({ keyPrefix }, { redis });
+    const hash = await flaggedBlock(redis, keyPrefix, { height: 40, credits: [[ADDRESSES[0], 5n]] });
+    const { app } = await buildTestApi({
+      redis,
+      keyPrefix,
+      modules: { metricsSources: { orphanSettlements: () => reader.countOrphanSettlements() } },
+    });
+    const metric = async (name: string) =>
+      (await app.inject({ url: '/metrics' })).payload.match(new RegExp(`^${name} (\\d+)$`, 'm'))?.[1];
+    try {
+      expect(await metric('fuego_pool_blocks_orphan_settled')).toBe('0');
+      await settleOrphanedBlock(keyPrefix, { redis }, { hash, mode: 'clawback', note: '', dryRun: false });
+      expect(await metric('fuego_pool_blocks_orphan_settled')).toBe('1');
+      expect(await metric('fuego_pool_blocks_restored_after_clawback')).toBe('0');
+      await new UnlockerStore({ keyPrefix }, { redis }).noteRestoredBlock({ hash, height: 40 });
+      expect(await metric('fuego_pool_blocks_restored_after_clawback')).toBe('1');
     } finally {
       await app.close();
     }

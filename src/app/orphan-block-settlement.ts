@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import type { PoolEventMap } from '../pool/events.js';
 import type { DaemonClient } from '../rpc/daemon-client.js';
 import {
   OrphanSettlementStore,
@@ -33,6 +34,7 @@ export interface OrphanSettlementLine {
 
 export interface OrphanSettlement {
   readonly hash: string;
+  readonly height: number;
   readonly mode: OrphanSettleMode;
   /** False for a dry run: what would be done. */
   readonly applied: boolean;
@@ -120,7 +122,7 @@ async function apply(
       uncollectedAtomic: creditedAtomic - clawed,
     };
   });
-  return summed(hash, mode, true, lines);
+  return summed(before, mode, true, lines);
 }
 
 /** Refuses (BLOCK_NOT_RESTORED) a credit back while the main chain holds another block at the height. */
@@ -138,6 +140,25 @@ async function expectOnMainChain(
       { hash, height, mainChainHash },
     );
   }
+}
+
+/** The `block-orphan-settled` event of an applied settlement (`note` as given to it). */
+export function orphanSettledEvent(
+  settlement: OrphanSettlement,
+  note: string,
+  nowMs: number,
+): PoolEventMap['block-orphan-settled'] {
+  const { hash, height, mode, lines, changeAtomic, uncollectedAtomic } = settlement;
+  return {
+    height,
+    hash,
+    settlement: mode === 'absorb' ? 'absorbed' : mode === 'clawback' ? 'clawed-back' : 'credited-back',
+    accounts: lines.length,
+    changeAtomic: changeAtomic < 0n ? -changeAtomic : changeAtomic,
+    uncollectedAtomic: mode === 'credit-back' ? 0n : uncollectedAtomic,
+    note: note.slice(0, 200),
+    timestampMs: nowMs,
+  };
 }
 
 /** What `mode` would do to the block as `view` shows it; throws the refusal the script would answer. */
@@ -182,11 +203,11 @@ function planOf(view: OrphanSettlementView, mode: OrphanSettleMode): OrphanSettl
       uncollectedAtomic: creditedAtomic - taken,
     };
   });
-  return summed(hash, mode, false, lines);
+  return summed(view, mode, false, lines);
 }
 
 function summed(
-  hash: string,
+  { hash, height }: Pick<OrphanSettlementView, 'hash' | 'height'>,
   mode: OrphanSettleMode,
   applied: boolean,
   lines: readonly OrphanSettlementLine[],
@@ -199,6 +220,7 @@ function summed(
   );
   return {
     hash,
+    height,
     mode,
     applied,
     lines: sorted,

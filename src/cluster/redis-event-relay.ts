@@ -16,6 +16,8 @@ export const RELAYED_EVENTS: readonly PoolEventName[] = Object.freeze([
   'block-confirmed',
   'block-orphaned',
   'block-orphaned-after-credit',
+  'block-orphan-settled',
+  'block-orphan-restored',
   'payment-sent',
   'payment-failed',
   'payout-unknown-to-wallet',

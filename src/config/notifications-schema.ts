@@ -4,7 +4,9 @@ import { z } from 'zod';
  * The events a target gets when it lists none: the pool's blocks (block-refused too: a block the
  * daemon refuses is rare and costly, and a daemon that refuses valid blocks refuses many) and
  * payments, payout-unknown-to-wallet too (miners debited for a transaction the wallet no longer
- * knows: the operator has to settle it) and its settlement by the operator.
+ * knows: the operator has to settle it) and its settlement by the operator; likewise a block
+ * orphaned after credit, its settlement (block-orphan-settled) and a later reorg restoring it
+ * (block-orphan-restored: a clawed-back one needs the operator again). All rare, all money.
  */
 export const DEFAULT_NOTIFICATION_EVENTS = [
   'block-found',
@@ -12,6 +14,8 @@ export const DEFAULT_NOTIFICATION_EVENTS = [
   'block-confirmed',
   'block-orphaned',
   'block-orphaned-after-credit',
+  'block-orphan-settled',
+  'block-orphan-restored',
   'payment-sent',
   'payment-failed',
   'payout-unknown-to-wallet',

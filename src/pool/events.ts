@@ -68,6 +68,39 @@ export interface PoolEventMap {
     /** The reward its credits split (miners, fee address and the fee kept). */
     readonly rewardAtomic: bigint;
   };
+  /**
+   * The operator settled a block orphaned after credit (`fuego-pool block settle HASH --absorb |
+   * --clawback`), or credited back a clawed-back one a later reorg restored (`--credit-back`).
+   * Published by that command through the relay; a dry run publishes nothing.
+   */
+  readonly 'block-orphan-settled': {
+    readonly height: number;
+    readonly hash: string;
+    /** absorbed: the pool bears the loss; clawed-back: its credits debited; credited-back: a clawback given back. */
+    readonly settlement: 'absorbed' | 'clawed-back' | 'credited-back';
+    /** The accounts the block credited. */
+    readonly accounts: number;
+    /** What moved: clawed back from, or credited back to, the accounts (0 when absorbed). */
+    readonly changeAtomic: bigint;
+    /** What the pool does not get back of the credits (absorbed, or paid out already); 0 for a credit back. */
+    readonly uncollectedAtomic: bigint;
+    /** The operator's note. */
+    readonly note: string;
+    readonly timestampMs: number;
+  };
+  /**
+   * The reorg watch found a block orphaned after credit back on the main chain (a later reorg) and
+   * noted it: `unflagged` (not settled: a credited block again), `absorbed` (the loss did not
+   * happen), `clawed-back` (its miners are owed the clawback: `fuego-pool block settle HASH
+   * --credit-back`). Once per restore.
+   */
+  readonly 'block-orphan-restored': {
+    readonly height: number;
+    readonly hash: string;
+    readonly rewardAtomic: bigint;
+    readonly outcome: 'unflagged' | 'absorbed' | 'clawed-back';
+    readonly timestampMs: number;
+  };
   /** A payout batch was refused by the wallet before broadcast and rolled back (balances restored). */
   readonly 'payment-failed': {
     readonly batchId: string;

@@ -85,6 +85,19 @@ describe('notifications config: Discord and Telegram', () => {
     }
   });
 
+  it('block-orphan-settled and block-orphan-restored: default events, and names a target may list', () => {
+    expect(DEFAULT_NOTIFICATION_EVENTS).toContain('block-orphan-settled');
+    expect(DEFAULT_NOTIFICATION_EVENTS).toContain('block-orphan-restored');
+    const parsed = notificationConfigSchema.parse({
+      webhooks: [{ url: 'https://h.example/', events: ['block-orphan-restored'] }],
+      discord: [{ url: 'https://d.example/' }],
+    });
+    expect(parsed.webhooks[0]!.events).toEqual(['block-orphan-restored']);
+    expect(parsed.discord?.[0]?.events).toEqual(
+      expect.arrayContaining(['block-orphan-settled', 'block-orphan-restored']),
+    );
+  });
+
   it('payout-unknown-to-wallet: a default event of every kind of target, and a name a target may list', () => {
     expect(DEFAULT_NOTIFICATION_EVENTS).toContain('payout-unknown-to-wallet');
     expect(DEFAULT_NOTIFICATION_EVENTS).toContain('payout-unknown-to-wallet-resolved');

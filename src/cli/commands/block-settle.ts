@@ -2,9 +2,11 @@ import { loadPoolConfig } from '../../app/config-addresses.js';
 import {
   type OrphanSettleMode,
   type OrphanSettlement,
+  orphanSettledEvent,
   settleOrphanedBlock,
 } from '../../app/orphan-block-settlement.js';
 import { connectRedis } from '../../app/redis-connection.js';
+import { publishRelayedEvent } from '../../cluster/redis-event-relay.js';
 import { formatAtomic } from '../../fuego/money.js';
 import { createLogger } from '../../log/logger.js';
 import { DaemonClient } from '../../rpc/daemon-client.js';
@@ -35,7 +37,8 @@ const DEFAULT_NOTES: Readonly<Record<OrphanSettleMode, string>> = {
  * - --credit-back: a clawed-back block a later reorg put back on the main chain: each account
  *   gets back exactly what the clawback took; refused unless the daemon (config `daemon`) holds
  *   the block at its height at that moment.
- * --dry-run prints what would be done per account and changes nothing. A hash that is no block,
+ * A settlement made is published as `block-orphan-settled` through the relay (the leader's
+ * notifier sends it). --dry-run prints what would be done per account and changes nothing. A hash that is no block,
  * a block not flagged or settled already is refused with its code and exit status 1.
  */
 export const blockSettleCommand: CliCommand = {
@@ -58,16 +61,21 @@ export const blockSettleCommand: CliCommand = {
     // Only a credit back reads the chain: absorbing or clawing back works with fuegod away.
     const daemon = mode === 'credit-back' ? new DaemonClient({ ...pool.daemon }) : undefined;
     try {
+      const settled = { hash, mode, note: note || DEFAULT_NOTES[mode], dryRun };
       const settlement = await settleOrphanedBlock(
         pool.redis.keyPrefix,
         daemon === undefined ? { redis } : { redis, daemon },
-        {
-          hash,
-          mode,
-          note: note || DEFAULT_NOTES[mode],
-          dryRun,
-        },
+        settled,
       );
+      if (settlement.applied) {
+        // Told by the leader's notifier (block-orphan-settled); best effort: it is settled.
+        await publishRelayedEvent(
+          redis,
+          pool.redis.keyPrefix,
+          'block-orphan-settled',
+          orphanSettledEvent(settlement, settled.note, Date.now()),
+        ).catch(() => undefined);
+      }
       for (const line of settlementLines(settlement)) writeLine(io.stdout, line);
       return 0;
     } finally {

@@ -27,13 +27,13 @@ type Orphaned = PoolEventMap['block-orphaned'];
 type OrphanedAfterCredit = PoolEventMap['block-orphaned-after-credit'];
 
 /** A chat context without explorer links. */
-const NO_EXPLORER: ChatContext = {};
+export const NO_EXPLORER: ChatContext = {};
 
 /**
  * One field per block of a burst (the first MAX_LISTED_EVENTS), its hash linked to the explorer
  * when `context` has one, then how many are not listed.
  */
-function blockFields<P extends { readonly height: number; readonly hash: string }>(
+export function blockFields<P extends { readonly height: number; readonly hash: string }>(
   burst: Burst<P>,
   context: ChatContext,
   label: (payload: P) => string = (p) => `Height ${p.height}`,
@@ -46,7 +46,7 @@ function blockFields<P extends { readonly height: number; readonly hash: string 
   ];
 }
 
-function heightsOf(burst: Burst<{ readonly height: number }>): string {
+export function heightsOf(burst: Burst<{ readonly height: number }>): string {
   return heightList(
     burst.payloads.map((p) => p.height),
     burst.omitted,

@@ -8,6 +8,10 @@ import {
 import type { EventFormat } from './event-format.js';
 import type { NotificationEventMap, NotificationEventName } from './notification-events.js';
 import {
+  BLOCK_ORPHAN_RESTORED_FORMAT,
+  BLOCK_ORPHAN_SETTLED_FORMAT,
+} from './orphan-settlement-event-formats.js';
+import {
   PAYMENT_FAILED_FORMAT,
   PAYMENT_SENT_FORMAT,
   PAYOUT_UNKNOWN_TO_WALLET_FORMAT,
@@ -27,6 +31,8 @@ export const EVENT_FORMATS: { readonly [K in NotificationEventName]: EventFormat
     'block-confirmed': BLOCK_CONFIRMED_FORMAT,
     'block-orphaned': BLOCK_ORPHANED_FORMAT,
     'block-orphaned-after-credit': BLOCK_ORPHANED_AFTER_CREDIT_FORMAT,
+    'block-orphan-settled': BLOCK_ORPHAN_SETTLED_FORMAT,
+    'block-orphan-restored': BLOCK_ORPHAN_RESTORED_FORMAT,
     'payment-sent': PAYMENT_SENT_FORMAT,
     'payment-failed': PAYMENT_FAILED_FORMAT,
     'payout-unknown-to-wallet': PAYOUT_UNKNOWN_TO_WALLET_FORMAT,

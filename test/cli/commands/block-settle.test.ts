@@ -1,12 +1,14 @@
 import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
+import { RedisEventRelay } from '../../../src/cluster/redis-event-relay.js';
+import { createPoolEventBus, type PoolEventMap } from '../../../src/pool/events.js';
 import { RedisBalances } from '../../../src/store/payments/balances-store.js';
 import { CreditedBlocksReader } from '../../../src/store/payments/credited-blocks-reader.js';
 import { runCliForTest, writeRedisConfig } from '../../helpers/cli.js';
 import { type TestRedis, useTestRedisClient } from '../../helpers/redis-server.js';
 import { minerAddress } from '../../leader/payouts/payout-test-kit.js';
 import { flaggedBlock, paidOut } from '../../store/payments/orphan-settlement-kit.js';
-import { blockHash, uniquePrefix } from '../../store/store-fixtures.js';
+import { blockHash, silentLogger, uniquePrefix } from '../../store/store-fixtures.js';
 
 const COIN = 10_000_000n;
 const A = minerAddress('cli-settle-a');
@@ -69,6 +71,47 @@ describe('fuego-pool block settle', () => {
     expect(again.stderr).toContain('[BLOCK_SETTLED]');
     const report = await runCliForTest(['report', '--config', config]);
     expect(report.stdout).toContain(`height 90  ${hash}  clawed-back`);
+  });
+
+  it('a settlement made is published as block-orphan-settled through the relay (a dry run publishes nothing)', async () => {
+    const keyPrefix = uniquePrefix('cli-settle-event');
+    const hash = await flaggedBlock(redis, keyPrefix, {
+      height: 92,
+      credits: [
+        [A, 4n * COIN],
+        [B, 2n * COIN],
+      ],
+    });
+    await paidOut(redis, keyPrefix, B, 15_000_000n);
+    const config = writeConfig(keyPrefix);
+    const heard: PoolEventMap['block-orphan-settled'][] = [];
+    const relay = new RedisEventRelay(
+      { keyPrefix, origin: 'pool-node' },
+      { redis, local: createPoolEventBus(() => undefined), logger: silentLogger },
+    );
+    await relay.start();
+    relay.bus.subscribe('block-orphan-settled', (p) => heard.push(p));
+    try {
+      const settle = (...extra: string[]) =>
+        runCliForTest(['block', 'settle', hash, '--clawback', '--config', config, ...extra]);
+      expect((await settle('--dry-run')).code).toBe(0);
+      expect((await settle('--note', 'reorg at 92')).code).toBe(0);
+      await expect.poll(() => heard.length).toBe(1);
+      expect(heard).toEqual([
+        {
+          height: 92,
+          hash,
+          settlement: 'clawed-back',
+          accounts: 2,
+          changeAtomic: 45_000_000n,
+          uncollectedAtomic: 15_000_000n,
+          note: 'reorg at 92',
+          timestampMs: expect.any(Number),
+        },
+      ]);
+    } finally {
+      relay.stop();
+    }
   });
 
   it('--absorb settles without touching a balance; an unknown hash or a block not flagged is refused with exit status 1', async () => {

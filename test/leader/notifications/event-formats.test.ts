@@ -109,6 +109,104 @@ describe('event formats', () => {
     expect(two.headline).toBe('2 credited blocks orphaned: heights 9 and 10');
   });
 
+  it('block-orphan-settled: how it was settled and what moved, the note; the hash linked only for a credit back', () => {
+    const format = formatOf('block-orphan-settled');
+    const settled = (
+      height: number,
+      settlement: 'absorbed' | 'clawed-back' | 'credited-back',
+      changeAtomic: bigint,
+      uncollectedAtomic: bigint,
+      note = '',
+    ) => ({
+      height,
+      hash: HASH,
+      settlement,
+      accounts: 2,
+      changeAtomic,
+      uncollectedAtomic,
+      note,
+      timestampMs: 7,
+    });
+    expect(
+      format.data(settled(9, 'clawed-back', 45_000_000n, 15_000_001n, 'reorg'), { includeAddresses: false }),
+    ).toEqual({
+      height: 9,
+      hash: HASH,
+      settlement: 'clawed-back',
+      accounts: 2,
+      changeAtomic: '45000000',
+      change: '4.5000000',
+      uncollectedAtomic: '15000001',
+      uncollected: '1.5000001',
+      note: 'reorg',
+      timestampMs: 7,
+    });
+    const clawed = format.chat(burst(settled(9, 'clawed-back', 45_000_000n, 15_000_001n, 'reorg')), {
+      explorer: EXPLORER,
+    });
+    expect(clawed).toMatchObject({
+      title: 'Orphaned block settled',
+      headline: 'Block 9 4.5000000 XFG clawed back, 1.5000001 XFG uncollected: 2 accounts',
+      tone: 'neutral',
+    });
+    expect(clawed.fields.map((f) => f.name)).toEqual(['Height', 'Settled', 'Accounts', 'Hash', 'Note']);
+    expect(clawed.fields.at(-2)).not.toHaveProperty('url');
+    const absorbed = format.chat(burst(settled(9, 'absorbed', 0n, 60_000_001n)), { explorer: EXPLORER });
+    expect(absorbed.headline).toBe("Block 9 absorbed (6.0000001 XFG the pool's loss): 2 accounts");
+    expect(absorbed.fields.map((f) => f.name)).not.toContain('Note');
+    const back = format.chat(burst(settled(9, 'credited-back', 45_000_000n, 0n)), { explorer: EXPLORER });
+    expect(back).toMatchObject({
+      title: 'Orphaned block credited back',
+      headline: 'Block 9 4.5000000 XFG credited back: 2 accounts',
+    });
+    expect(back.fields.at(-1)).toMatchObject({ name: 'Hash', url: `https://explorer.example/block/${HASH}` });
+    const two = format.chat(burst(settled(9, 'absorbed', 0n, 1n), settled(12, 'credited-back', 2n, 0n)), {
+      explorer: EXPLORER,
+    });
+    expect(two.headline).toBe('2 orphaned blocks settled: heights 9 and 12');
+    expect(two.fields.map((f) => f.name)).toEqual([
+      "Height 9: absorbed (0.0000001 XFG the pool's loss)",
+      'Height 12: 0.0000002 XFG credited back',
+    ]);
+  });
+
+  it('block-orphan-restored: what the block was and what is left to do; bad only when a credit back is owed', () => {
+    const format = formatOf('block-orphan-restored');
+    const restored = (height: number, outcome: 'unflagged' | 'absorbed' | 'clawed-back') => ({
+      height,
+      hash: HASH,
+      rewardAtomic: 50_000_001n,
+      outcome,
+      timestampMs: 8,
+    });
+    expect(format.data(restored(9, 'clawed-back'), { includeAddresses: false })).toEqual({
+      height: 9,
+      hash: HASH,
+      rewardAtomic: '50000001',
+      reward: '5.0000001',
+      outcome: 'clawed-back',
+      timestampMs: 8,
+    });
+    const owed = format.chat(burst(restored(9, 'clawed-back')), { explorer: EXPLORER });
+    expect(owed).toMatchObject({
+      title: 'Orphaned block restored',
+      headline: 'Block 9 is back on the main chain (a later reorg): clawed-back',
+      tone: 'bad',
+    });
+    expect(owed.fields.map((f) => f.name)).toEqual(['Height', 'Reward', 'Settlement', 'Hash']);
+    expect(owed.fields[2]!.value).toContain('--credit-back');
+    expect(owed.fields[3]).toMatchObject({ url: `https://explorer.example/block/${HASH}` });
+    expect(format.chat(burst(restored(9, 'absorbed')), { explorer: EXPLORER }).tone).toBe('good');
+    const two = format.chat(burst(restored(9, 'unflagged'), restored(10, 'clawed-back')), {
+      explorer: EXPLORER,
+    });
+    expect(two).toMatchObject({
+      headline: '2 orphaned blocks back on the main chain: heights 9 and 10; 1 clawed back, to credit back',
+      tone: 'bad',
+    });
+    expect(two.fields.map((f) => f.name)).toEqual(['Height 9: unflagged', 'Height 10: clawed-back']);
+  });
+
   it('payment-sent: a burst sums amounts and recipients and links each transaction', () => {
     const format = formatOf('payment-sent');
     const one = format.chat(burst(sent(1)), { explorer: EXPLORER });

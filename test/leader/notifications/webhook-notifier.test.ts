@@ -519,6 +519,8 @@ describe('webhook notifier', () => {
       'block-confirmed',
       'block-orphaned',
       'block-orphaned-after-credit',
+      'block-orphan-settled',
+      'block-orphan-restored',
       'payment-sent',
       'payment-failed',
       'payout-unknown-to-wallet',

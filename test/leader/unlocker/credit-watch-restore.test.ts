@@ -4,7 +4,9 @@ import { readMoneyReport } from '../../../src/app/money-report.js';
 import { type OrphanSettleMode, settleOrphanedBlock } from '../../../src/app/orphan-block-settlement.js';
 import { formatMoneyReport } from '../../../src/cli/commands/report.js';
 import { formatAtomic } from '../../../src/fuego/money.js';
+import { LeaderLoop } from '../../../src/leader/leader-loop.js';
 import type { UnlockerChain } from '../../../src/leader/unlocker/block-unlocker.js';
+import { createPoolEventBus, type PoolEventMap } from '../../../src/pool/events.js';
 import { RedisBalances } from '../../../src/store/payments/balances-store.js';
 import { createPaymentKeys } from '../../../src/store/payments/payment-keys.js';
 import { RedisShareLedger } from '../../../src/store/shares/redis-share-ledger.js';
@@ -13,7 +15,14 @@ import { DEFAULT_STORE_OPTIONS } from '../../helpers/config-defaults.js';
 import { captureLogs } from '../../helpers/log-capture.js';
 import { useTestRedisClient } from '../../helpers/redis-server.js';
 import { walletHolding } from '../../helpers/wallet-holding.js';
-import { ADDRESSES, blockHash, makeCandidate, makeShare, uniquePrefix } from '../../store/store-fixtures.js';
+import {
+  ADDRESSES,
+  blockHash,
+  makeCandidate,
+  makeShare,
+  silentLogger,
+  uniquePrefix,
+} from '../../store/store-fixtures.js';
 import { expectLedgerConsistent } from '../payouts/money-invariants.js';
 import { FEE, stubChain, unlockerOn } from './unlocker-kit.js';
 
@@ -303,5 +312,37 @@ describe('the reorg watch when a later reorg restores a block orphaned after cre
         dryRun: false,
       }),
     ).toMatchObject({ applied: true, changeAtomic: CREDIT });
+  });
+
+  it('the leader publishes block-orphan-restored once per restore, with what the block was', async () => {
+    const s = await setup('restored-event');
+    await settle(s, 'clawback');
+    const events = createPoolEventBus(() => undefined);
+    const heard: PoolEventMap['block-orphan-restored'][] = [];
+    events.subscribe('block-orphan-restored', (payload) => heard.push(payload));
+    const loop = new LeaderLoop(
+      { unlockIntervalMs: 3_600_000, payoutIntervalMs: null },
+      { unlocker: s.unlocker(), payouts: undefined as never, events, logger: silentLogger },
+    );
+    await loop.unlockOnce();
+    expect(heard).toEqual([]);
+    s.chain.replaced = false;
+    await loop.unlockOnce();
+    await loop.unlockOnce();
+    expect(heard).toEqual([
+      {
+        height: 50,
+        hash: s.hash,
+        rewardAtomic: BigInt(REWARD),
+        outcome: 'clawed-back',
+        timestampMs: expect.any(Number),
+      },
+    ]);
+    // Replaced and restored again: told again (a new restore), the credit back owed again.
+    s.chain.replaced = true;
+    await loop.unlockOnce();
+    s.chain.replaced = false;
+    await loop.unlockOnce();
+    expect(heard.map((e) => e.outcome)).toEqual(['clawed-back', 'clawed-back']);
   });
 });

@@ -27,9 +27,19 @@ export async function runCliForTest(args: string[], stdinText = ''): Promise<Cli
   return { code, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString() };
 }
 
-/** A config file for an operator's Redis command (`report`, `block settle`, `balance`): silent logs, this Redis. */
-export function writeRedisConfig(redisUrl: string, keyPrefix: string): string {
+/**
+ * A config file for an operator's Redis command (`report`, `block settle`, `balance`): silent logs,
+ * this Redis, and `extra` top-level sections (e.g. `daemon`).
+ */
+export function writeRedisConfig(
+  redisUrl: string,
+  keyPrefix: string,
+  extra: Readonly<Record<string, unknown>> = {},
+): string {
   const path = join(mkdtempSync(join(tmpdir(), 'fuego-cli-config-')), 'config.json');
-  writeFileSync(path, JSON.stringify({ log: { level: 'silent' }, redis: { url: redisUrl, keyPrefix } }));
+  writeFileSync(
+    path,
+    JSON.stringify({ log: { level: 'silent' }, redis: { url: redisUrl, keyPrefix }, ...extra }),
+  );
   return path;
 }

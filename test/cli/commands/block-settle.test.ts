@@ -1,11 +1,14 @@
 import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
+import { settleOrphanedBlock } from '../../../src/app/orphan-block-settlement.js';
 import { RedisEventRelay } from '../../../src/cluster/redis-event-relay.js';
 import { createPoolEventBus, type PoolEventMap } from '../../../src/pool/events.js';
 import { RedisBalances } from '../../../src/store/payments/balances-store.js';
 import { CreditedBlocksReader } from '../../../src/store/payments/credited-blocks-reader.js';
+import { createPaymentKeys } from '../../../src/store/payments/payment-keys.js';
+import { UnlockerStore } from '../../../src/store/payments/unlocker-store.js';
 import { runCliForTest, writeRedisConfig } from '../../helpers/cli.js';
-import { type TestRedis, useTestRedisClient } from '../../helpers/redis-server.js';
+import { freePort, type TestRedis, useTestRedisClient } from '../../helpers/redis-server.js';
 import { minerAddress } from '../../leader/payouts/payout-test-kit.js';
 import { flaggedBlock, paidOut } from '../../store/payments/orphan-settlement-kit.js';
 import { blockHash, silentLogger, uniquePrefix } from '../../store/store-fixtures.js';
@@ -23,7 +26,8 @@ describe('fuego-pool block settle', () => {
     server = started;
   });
 
-  const writeConfig = (keyPrefix: string): string => writeRedisConfig(server.url, keyPrefix);
+  const writeConfig = (keyPrefix: string, extra: Record<string, unknown> = {}): string =>
+    writeRedisConfig(server.url, keyPrefix, extra);
 
   it('--clawback: a dry run prints each miner and changes nothing; the run debits, never below zero; a second run is refused', async () => {
     const keyPrefix = uniquePrefix('cli-settle');
@@ -147,6 +151,24 @@ describe('fuego-pool block settle', () => {
     expect(done.stdout).toContain(`absorbed: block ${hash}\n`);
     expect(done.stdout).toContain('no change');
     expect((await new RedisBalances({ keyPrefix }, { redis }).getBalance(A)).balance).toBe(3n * COIN);
+  });
+
+  it('--credit-back asks the daemon first: with fuegod away it fails and gives nothing back', async () => {
+    const keyPrefix = uniquePrefix('cli-credit-back-away');
+    const hash = await flaggedBlock(redis, keyPrefix, { height: 93, credits: [[A, 3n * COIN]] });
+    await settleOrphanedBlock(keyPrefix, { redis }, { hash, mode: 'clawback', note: '', dryRun: false });
+    await new UnlockerStore({ keyPrefix }, { redis }).noteRestoredBlock({ hash, height: 93 });
+    const config = writeConfig(keyPrefix, {
+      daemon: { host: '127.0.0.1', port: await freePort(), timeoutMs: 500, retries: 0 },
+    });
+    const run = await runCliForTest(['block', 'settle', hash, '--credit-back', '--config', config]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toContain('[RPC_');
+    expect((await new RedisBalances({ keyPrefix }, { redis }).getBalance(A)).balance).toBe(0n);
+    expect(await redis.zrange(createPaymentKeys(keyPrefix).blocksRestoredAfterClawback, 0, -1)).toEqual([
+      hash,
+    ]);
   });
 
   it('refuses a bad command line before touching Redis', async () => {

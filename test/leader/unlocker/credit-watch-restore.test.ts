@@ -264,6 +264,14 @@ describe('the reorg watch when a later reorg restores a block orphaned after cre
     ]);
     expect(await redis.zrange(s.money.blocksOrphanedAfterCredit, 0, -1)).toEqual([s.hash]);
     expect(await redis.zcard(s.money.blocksOrphanSettled)).toBe(0);
+    // The settlement given back is kept for the record; the clawback record is left for the next one.
+    expect(await redis.hget(s.block, 'priorSettlements')).toMatch(
+      new RegExp(`^clawed-back \\d+ clawed back ${CREDIT}, restored \\d+, credited back \\d+$`),
+    );
+    expect(await redis.hgetall(s.money.blockClawbackCreditedBack(s.hash))).toEqual({
+      [FINDER]: String(CREDIT),
+    });
+    expect(await redis.exists(s.money.blockClawback(s.hash))).toBe(0);
     const text = await reportText(s.keyPrefix);
     expect(text).toContain(`height 50  ${s.hash}  reward`);
     expect((await s.balances.getBalance(FINDER)).balance).toBe(CREDIT);

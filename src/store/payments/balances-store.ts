@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { PayableBalances } from '../../model/payouts/payable-balances.js';
 import { defineScript, type ScriptRunner } from '../scripts/define-script.js';
+import { execStorePipeline } from '../store-error.js';
 import { createPaymentKeys, type PaymentKeys } from './payment-keys.js';
 import { PaymentStoreError, parseStoredAmount, refusalOf, runPaymentCommand } from './payment-store-error.js';
 import {
@@ -144,11 +145,17 @@ export class RedisBalances implements PayableBalances {
     const addresses = await runPaymentCommand('listPayable', () =>
       this.#redis.zrevrangebyscore(this.keys.payable, '+inf', minAtomic.toString(), 'LIMIT', 0, bounded),
     );
+    if (addresses.length === 0) return [];
+    // One pipelined round trip for the page's balances, not one per miner.
+    const reads = this.#redis.pipeline();
+    for (const address of addresses) reads.hmget(this.keys.balance(address), ...BALANCE_FIELDS);
+    const replies = (await execStorePipeline('listPayable', reads)) as (string | null)[][];
     const result: Array<{ address: string; balance: MinerBalance }> = [];
-    for (const address of addresses) {
-      const balance = await this.getBalance(address);
+    addresses.forEach((address, index) => {
+      const values = replies[index]!;
+      const balance = parseFields(BALANCE_FIELDS, values, `balance of ${address}`) as unknown as MinerBalance;
       if (balance.balance >= minAtomic) result.push({ address, balance });
-    }
+    });
     return result;
   }
 

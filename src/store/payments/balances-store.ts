@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
 import type { PayableBalances } from '../../model/payouts/payable-balances.js';
 import { defineScript, type ScriptRunner } from '../scripts/define-script.js';
@@ -9,11 +10,24 @@ import {
   type AdjustBalanceRequest,
   buildAdjustBalanceCall,
 } from './scripts/adjust-balance.js';
+import {
+  buildStorePositiveBalanceCall,
+  STORE_POSITIVE_BALANCE_LUA,
+} from './scripts/store-positive-balance.js';
 
 /** Per-miner history entries kept (approximate trim); ~150 B each. */
 export const DEFAULT_HISTORY_MAX_LENGTH = 10_000;
 /** listPayable / history pages are bounded. */
 const MAX_PAGE = 5_000;
+/**
+ * Members of the payable index a full sum reads per round trip (ZRANGE by rank): 100,000 miners in
+ * 10 round trips, each page about 1 MB of reply and a few ms of Redis.
+ */
+const SUM_PAGE = 10_000;
+/** Waits before summing the index again when it changed while it was summed; then INDEX_CHANGING. */
+const SUM_RETRY_WAITS_MS = [100, 300, 1_000, 3_000] as const;
+/** 2^53: below it a double holds every integer, so the scripts keep the sum only below it. */
+const EXACT_BELOW = 2n ** 53n;
 
 /** One miner's money, atomic units. credited = balance + inPayout + paid + networkFees. */
 export interface MinerBalance {
@@ -59,6 +73,13 @@ export type BalanceChangeReason =
   | 'orphan-clawback'
   | 'orphan-credit-back';
 
+/** The payable index summed in full, and the sum the money scripts kept at that same instant. */
+export interface PositiveBalanceAudit {
+  readonly summedAtomic: bigint;
+  /** null when none was kept (first read on this Redis, or a sum past 2^53, which is not kept). */
+  readonly keptAtomic: bigint | null;
+}
+
 export interface BalanceHistoryEntry {
   readonly id: string;
   readonly reason: BalanceChangeReason;
@@ -85,6 +106,11 @@ export interface PaymentRecord {
 export interface RedisBalancesOptions {
   readonly keyPrefix: string;
   readonly historyMaxLength?: number;
+  /**
+   * How a full sum of the payable index pages and waits (tests make pages small to interleave
+   * writes with them): members per round trip, and the waits before each new try.
+   */
+  readonly indexSum?: { readonly pageSize: number; readonly retryWaitsMs: readonly number[] };
 }
 
 export interface RedisBalancesModules {
@@ -109,14 +135,22 @@ export class RedisBalances implements PayableBalances {
   readonly #redis: Redis;
   readonly #clock: () => number;
   readonly #historyMaxLength: number;
+  readonly #indexSum: NonNullable<RedisBalancesOptions['indexSum']>;
   readonly #adjust: ScriptRunner;
+  readonly #storePositiveBalance: ScriptRunner;
 
   constructor(opts: RedisBalancesOptions, modules: RedisBalancesModules) {
     this.keys = createPaymentKeys(opts.keyPrefix);
     this.#redis = modules.redis;
     this.#clock = modules.clock ?? Date.now;
     this.#historyMaxLength = opts.historyMaxLength ?? DEFAULT_HISTORY_MAX_LENGTH;
+    this.#indexSum = opts.indexSum ?? { pageSize: SUM_PAGE, retryWaitsMs: SUM_RETRY_WAITS_MS };
     this.#adjust = defineScript(modules.redis, 'fuegoPoolAdjustBalance', ADJUST_BALANCE_LUA);
+    this.#storePositiveBalance = defineScript(
+      modules.redis,
+      'fuegoPoolStorePositiveBalance',
+      STORE_POSITIVE_BALANCE_LUA,
+    );
   }
 
   async getBalance(address: string): Promise<MinerBalance> {
@@ -162,20 +196,88 @@ export class RedisBalances implements PayableBalances {
   /**
    * The sum of the balances above zero: what the pool owes miners before their payouts. Unlike the
    * totals' balance it does not net a balance below zero (a miner paid twice owes the pool; that
-   * is no money in the wallet). Read from the payable index, whose scores (doubles) are exact
-   * below 2^53 atomic units, far above any coin supply.
+   * is no money in the wallet). It is the sum of the payable index's scores (doubles, exact below
+   * 2^53 atomic units, far above any coin supply), which the money scripts keep in the totals'
+   * positiveBalance as they change balances: one read. Where none is kept yet (a Redis written by
+   * a version before it, or a sum past 2^53 the scripts dropped) the index is summed once and
+   * stored (see #sumPayable).
    */
   async positiveBalanceTotal(): Promise<bigint> {
+    const [kept, version] = await runPaymentCommand('positiveBalanceTotal', () =>
+      this.#redis.hmget(this.keys.totals, 'positiveBalance', 'payableVersion'),
+    );
+    const keptAtomic = keptSum(kept);
+    if (keptAtomic !== null) return keptAtomic;
+    return (await this.#sumPayable('positiveBalanceTotal', version)).summedAtomic;
+  }
+
+  /**
+   * The audit of positiveBalanceTotal (`fuego-pool report`): the payable index summed in full, and
+   * the sum the scripts kept at that same instant (null when none was kept). Where they differ
+   * (a process of an older version changed balances without keeping it) the kept sum is replaced
+   * by the full one.
+   */
+  async auditPositiveBalance(): Promise<PositiveBalanceAudit> {
+    return this.#sumPayable('auditPositiveBalance', undefined);
+  }
+
+  /**
+   * Sums the payable index in pages (ZRANGE by rank), then stores the sum unless the index changed
+   * meanwhile: the money scripts move the totals' payableVersion at every change of a score, and
+   * store_positive_balance writes only if it is still the version read before the first page (so
+   * the pages saw one state of the index, and nothing was missed or counted twice). Otherwise it
+   * tries again after a wait; INDEX_CHANGING when the index never stood still that long. Never
+   * blocks Redis for more than one page. `version`: as read with the kept sum, undefined to read it.
+   */
+  async #sumPayable(operation: string, version: string | null | undefined): Promise<PositiveBalanceAudit> {
+    for (let attempt = 0; ; attempt++) {
+      const before =
+        version !== undefined
+          ? version
+          : await runPaymentCommand(operation, () => this.#redis.hget(this.keys.totals, 'payableVersion'));
+      version = undefined;
+      const summedAtomic = await this.#sumIndex(operation);
+      // The scripts keep no sum past 2^53 (it would not be exact): nothing to compare or store.
+      if (summedAtomic >= EXACT_BELOW) return { summedAtomic, keptAtomic: null };
+      const reply = (await runPaymentCommand(operation, () =>
+        this.#storePositiveBalance(buildStorePositiveBalanceCall(this.keys, before, summedAtomic)),
+      )) as [number, string?];
+      if (reply[0] === 1) return { summedAtomic, keptAtomic: keptSum(reply[1] ?? null) };
+      const waitMs = this.#indexSum.retryWaitsMs[attempt];
+      if (waitMs === undefined) {
+        throw new PaymentStoreError('INDEX_CHANGING', 'the payable index kept changing while it was summed', {
+          operation,
+          attempts: attempt + 1,
+        });
+      }
+      await sleep(waitMs);
+    }
+  }
+
+  /** The payable index's scores added up, a page (SUM_PAGE members) a round trip. */
+  async #sumIndex(operation: string): Promise<bigint> {
+    const { pageSize } = this.#indexSum;
     let total = 0n;
-    let cursor = '0';
-    do {
-      const [next, flat] = await runPaymentCommand('positiveBalanceTotal', () =>
-        this.#redis.zscan(this.keys.payable, cursor, 'COUNT', 1_000),
+    for (let start = 0; ; start += pageSize) {
+      const flat = await runPaymentCommand(operation, () =>
+        this.#redis.zrange(this.keys.payable, start, start + pageSize - 1, 'WITHSCORES'),
       );
-      for (let i = 1; i < flat.length; i += 2) total += BigInt(Number(flat[i]));
-      cursor = next;
-    } while (cursor !== '0');
-    return total;
+      for (let i = 1; i < flat.length; i += 2) {
+        const score = Number(flat[i]);
+        if (!Number.isInteger(score) || score <= 0) {
+          throw new PaymentStoreError(
+            'CORRUPT_BALANCE',
+            'a payable index score is not an amount above zero',
+            {
+              address: flat[i - 1],
+              score: flat[i],
+            },
+          );
+        }
+        total += BigInt(score);
+      }
+      if (flat.length < 2 * pageSize) return total;
+    }
   }
 
   /** Newest first; `beforeId` (exclusive) pages on from the last entry of the previous page. */
@@ -235,6 +337,13 @@ export class RedisBalances implements PayableBalances {
     if (refusal) throw refusal;
     return parseStoredAmount(String((reply as unknown[])[1]), 'balance');
   }
+}
+
+/** A kept sum as stored: a decimal integer below 2^53, else null (none, or not one to trust). */
+function keptSum(value: string | null | undefined): bigint | null {
+  if (value === null || value === undefined || !/^\d{1,16}$/.test(value)) return null;
+  const sum = BigInt(value);
+  return sum < EXACT_BELOW ? sum : null;
 }
 
 function boundedLimit(limit: number): number {

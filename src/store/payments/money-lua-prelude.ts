@@ -9,7 +9,9 @@
  * - Every check runs before the first write and a refusal is a normal reply `{0, CODE, detail}`:
  *   a Lua error after some writes would leave them applied (scripts are atomic, not transactional).
  * - Amounts travel as decimal strings and are only handed to HINCRBY (exact signed 64-bit); Lua
- *   numbers are doubles, so the scripts never do arithmetic on money themselves.
+ *   numbers are doubles, so the scripts never do arithmetic on money themselves. One exception,
+ *   exact by construction: keep_payable_sum adds the payable index's scores (doubles already)
+ *   while every figure is an integer below 2^53, and drops the sum rather than round it.
  */
 export const MONEY_LUA_PRELUDE = `
 local function fenced()
@@ -30,19 +32,53 @@ local function negate(amount)
   if string.sub(amount, 1, 1) == '-' then return string.sub(amount, 2) end
   return '-' .. amount
 end
--- keeps <p>:balances:payable in step with one balance hash
-local function index_payable(payable, balanceKey, address)
-  local balance = field(balanceKey, 'balance')
-  if balance ~= '0' and string.sub(balance, 1, 1) ~= '-' then
-    redis.call('ZADD', payable, balance, address)
-  else
-    redis.call('ZREM', payable, address)
-  end
-  return balance
-end
 -- a decimal integer HINCRBY takes (signed 64-bit, to within the last digit)
 local function is_integer(value)
   return string.match(value, '^%-?%d+$') ~= nil and #value <= 19
+end
+-- 2^53: below it a double (a ZSET score, a Lua number) holds every integer exactly
+local EXACT_BELOW = 9007199254740992
+-- a score of the payable index moved from \`before\` to \`after\` (0: not listed): the totals'
+-- payableVersion changes (a reader summing the index in pages tells by it that nothing moved
+-- meanwhile), and positiveBalance (the sum of the index's scores, once a reader stored it) moves
+-- by as much; a sum that would not be exact or that is not an amount is dropped, never kept
+-- wrong: the next reader sums the index again
+local function keep_payable_sum(totals, before, after)
+  if before == after then return end
+  local version = redis.call('HGET', totals, 'payableVersion')
+  if version and string.match(version, '^%d+$') and #version < 16 then
+    redis.call('HINCRBY', totals, 'payableVersion', 1)
+  else
+    redis.call('HSET', totals, 'payableVersion', 1)
+  end
+  local kept = redis.call('HGET', totals, 'positiveBalance')
+  if not kept then return end
+  local sum = string.match(kept, '^%d+$') and tonumber(kept)
+  if sum and sum < EXACT_BELOW and before < EXACT_BELOW and after < EXACT_BELOW
+    and before == math.floor(before) then
+    -- each step exact: both terms and the result are integers below 2^53 in magnitude
+    sum = sum - before + after
+    if sum >= 0 and sum < EXACT_BELOW then
+      redis.call('HSET', totals, 'positiveBalance', string.format('%.0f', sum))
+      return
+    end
+  end
+  redis.call('HDEL', totals, 'positiveBalance')
+end
+-- keeps <p>:balances:payable in step with one balance hash (every change of a balance ends with
+-- it), and the totals' sum of the index with it; returns the balance
+local function index_payable(payable, totals, balanceKey, address)
+  local balance = field(balanceKey, 'balance')
+  local before = tonumber(redis.call('ZSCORE', payable, address) or '0')
+  local after = 0
+  if balance ~= '0' and string.sub(balance, 1, 1) ~= '-' then
+    redis.call('ZADD', payable, balance, address)
+    after = tonumber(balance)
+  else
+    redis.call('ZREM', payable, address)
+  end
+  keep_payable_sum(totals, before, after)
+  return balance
 end
 -- the key if it cannot take a script's writes (another type, or a named field HINCRBY would
 -- refuse), else nil; checked before the first write, because a write failing later would leave
@@ -94,7 +130,7 @@ end
 local function adjust_account(account, amount, reason, ref, now)
   add_credit(account.balanceKey, account.totalsKey, amount)
   redis.call('HINCRBY', account.totalsKey, 'adjustments', amount)
-  local balance = index_payable(account.payableKey, account.balanceKey, account.address)
+  local balance = index_payable(account.payableKey, account.totalsKey, account.balanceKey, account.address)
   history(account.historyKey, account.historyMax, reason, amount, ref, balance, now)
   return balance
 end

@@ -12,8 +12,14 @@ import { keyTag } from '../key-tag.js';
  * - `<p>:balances:totals` - HASH - the same five fields summed over all miners, plus rewards
  *   (confirmed block rewards), poolFees (fees kept in the wallet: no fee address), adjustments
  *   (manual and orphan clawbacks / credit backs, signed), poolNetworkFees (network fees the pool paid, signed: batches sent before fee
- *   refunds kept miners' surplus), blocksConfirmed, blocksOrphaned.
- *   Invariant: rewards + adjustments = credited + poolFees - same scripts - kept.
+ *   refunds kept miners' surplus), blocksConfirmed, blocksOrphaned; positiveBalance (the sum of
+ *   the payable index's scores: the balances above zero, what /metrics reports as owed; written
+ *   first by a reader that summed the index, store_positive_balance, absent before) and
+ *   payableVersion (moves at every change of an index score, so such a reader can tell the index
+ *   stood still while it summed it).
+ *   Invariants: rewards + adjustments = credited + poolFees; positiveBalance, when present, = the
+ *   sum of the payable index's scores (the scripts drop it rather than keep it inexact past 2^53)
+ *   - same scripts - kept.
  * - `<p>:balances:payable` - ZSET - score balance, member address, only balances > 0: the payout
  *   runner's index (no KEYS scans) - same scripts - kept.
  * - `<p>:history:<address>` - STREAM - one entry per balance change: r reason (block-credit,

@@ -6,7 +6,8 @@ import { createPaymentKeys } from '../../../src/store/payments/payment-keys.js';
 /**
  * Checks the ledger's invariants on a real Redis: per miner and pool-wide
  * credited = balance + inPayout + paid + networkFees, the totals equal the sum of the miners, and
- * rewards + adjustments = credited + poolFees. `addresses` are the miners to sum (the test knows them).
+ * rewards + adjustments = credited + poolFees, the payable index lists the positive balances and
+ * their kept sum is theirs. `addresses` are the miners to sum (the test knows them).
  */
 export async function expectLedgerConsistent(
   redis: Redis,
@@ -37,7 +38,19 @@ export async function expectLedgerConsistent(
   const keys = createPaymentKeys(keyPrefix);
   const indexed = await redis.zrange(keys.payable, 0, -1);
   const positive = [];
-  for (const address of addresses)
-    if ((await balances.getBalance(address)).balance > 0n) positive.push(address);
+  let positiveSum = 0n;
+  for (const address of addresses) {
+    const { balance } = await balances.getBalance(address);
+    if (balance > 0n) {
+      positive.push(address);
+      positiveSum += balance;
+    }
+  }
   expect([...indexed].sort()).toEqual(positive.sort());
+  // The sum of the balances above zero the scripts keep (what /metrics reads) is the index's sum
+  // (none kept the first time: the audit stores it, and the scripts keep it from then on).
+  const { summedAtomic, keptAtomic } = await balances.auditPositiveBalance();
+  expect(summedAtomic).toBe(positiveSum);
+  expect(keptAtomic ?? summedAtomic, 'kept sum of the balances above zero').toBe(summedAtomic);
+  expect(await balances.positiveBalanceTotal()).toBe(positiveSum);
 }

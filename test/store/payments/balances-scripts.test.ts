@@ -24,6 +24,7 @@ import {
   silentLogger,
   uniquePrefix,
 } from '../store-fixtures.js';
+import { batchTransfer } from './orphan-settlement-kit.js';
 
 const [A, B, C] = ADDRESSES;
 
@@ -303,14 +304,6 @@ describe('money scripts on a real Redis', () => {
   });
 
   describe('payout batch state machine', () => {
-    const transfer = (address: string, amount: bigint, fee = 0n): BatchTransfer => ({
-      address,
-      destination: address,
-      amountAtomic: amount,
-      feeShareAtomic: fee,
-      debitAtomic: amount + fee,
-    });
-
     async function funded(label: string) {
       const s = setup(label);
       await confirmedCredits(s, 11, [
@@ -337,8 +330,8 @@ describe('money scripts on a real Redis', () => {
     /** A batch marked sending that charged A 50001 and B 49999 of a 100000 fee. */
     async function sendingChargedBatch(s: ReturnType<typeof setup>, writer: PayoutWriter, id: string) {
       await prepareChargingMiners(s, writer, id, [
-        transfer(A, 949_999n, 50_001n),
-        transfer(B, 1_950_001n, 49_999n),
+        batchTransfer(A, 949_999n, 50_001n),
+        batchTransfer(B, 1_950_001n, 49_999n),
       ]);
       await s.payouts.markSending(writer, id);
       return (await s.payouts.getBatch(id))!;
@@ -349,7 +342,7 @@ describe('money scripts on a real Redis', () => {
       const id = 'a'.repeat(32);
       await s.payouts.prepareBatch(writer, {
         id,
-        transfers: [transfer(A, 960_000n, 40_000n), transfer(B, 1_960_000n, 40_000n)],
+        transfers: [batchTransfer(A, 960_000n, 40_000n), batchTransfer(B, 1_960_000n, 40_000n)],
         paymentId: '',
         networkFeeAtomic: 80_000n,
         feePaidBy: 'miners',
@@ -528,7 +521,7 @@ describe('money scripts on a real Redis', () => {
     it('refuses a revert whose refunds are not the ones mark_sent recorded, writing nothing', async () => {
       const { s, writer } = await funded('batch-refund-stale');
       const id = '8'.repeat(32);
-      await prepareChargingMiners(s, writer, id, [transfer(A, 900_000n, 100_000n)]);
+      await prepareChargingMiners(s, writer, id, [batchTransfer(A, 900_000n, 100_000n)]);
       const txHash = '6'.repeat(64);
       await s.payouts.markSent(writer, (await s.payouts.getBatch(id))!, {
         txHash,
@@ -549,7 +542,7 @@ describe('money scripts on a real Redis', () => {
       await expect(
         s.payouts.prepareBatch(writer, {
           id: 'b'.repeat(32),
-          transfers: [transfer(A, 1_000_000n), transfer(C, 500_001n)],
+          transfers: [batchTransfer(A, 1_000_000n), batchTransfer(C, 500_001n)],
           paymentId: '',
           networkFeeAtomic: 80_000n,
           feePaidBy: 'pool',
@@ -565,7 +558,7 @@ describe('money scripts on a real Redis', () => {
       const { s, writer } = await funded('batch-lock');
       const request = {
         id: 'c'.repeat(32),
-        transfers: [transfer(A, 500_000n)],
+        transfers: [batchTransfer(A, 500_000n)],
         paymentId: '',
         networkFeeAtomic: 80_000n,
         feePaidBy: 'pool' as const,
@@ -591,7 +584,7 @@ describe('money scripts on a real Redis', () => {
       const id = 'e'.repeat(32);
       await s.payouts.prepareBatch(writer, {
         id,
-        transfers: [transfer(A, 1_000_000n), transfer(C, 500_000n)],
+        transfers: [batchTransfer(A, 1_000_000n), batchTransfer(C, 500_000n)],
         paymentId: '',
         networkFeeAtomic: 80_000n,
         feePaidBy: 'pool',

@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { expect } from 'vitest';
 import type { BlockCredit } from '../../../src/model/blocks/unlock-ledger.js';
+import type { BatchTransfer } from '../../../src/model/payouts/payout-batch.js';
 import { PayoutStore } from '../../../src/store/payments/payout-store.js';
 import { UnlockerStore } from '../../../src/store/payments/unlocker-store.js';
 import { RedisShareLedger } from '../../../src/store/shares/redis-share-ledger.js';
@@ -90,4 +91,15 @@ export async function paidOut(
     resolution: 'test',
   });
   await payouts.releaseLock(writer.lockToken);
+}
+
+/** A batch transfer of `amount` to `address` (its own destination) that charges it `fee` too. */
+export function batchTransfer(address: string, amount: bigint, fee = 0n): BatchTransfer {
+  return {
+    address,
+    destination: address,
+    amountAtomic: amount,
+    feeShareAtomic: fee,
+    debitAtomic: amount + fee,
+  };
 }

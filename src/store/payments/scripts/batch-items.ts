@@ -36,7 +36,7 @@ end
 local function refund_fee(itemKeys, item, amount, ref)
   redis.call('HINCRBY', itemKeys.balanceKey, 'balance', amount)
   redis.call('HINCRBY', totalsKey, 'balance', amount)
-  local balance = index_payable(payableKey, itemKeys.balanceKey, item.a)
+  local balance = index_payable(payableKey, totalsKey, itemKeys.balanceKey, item.a)
   history(itemKeys.historyKey, historyMax, 'payout-fee-refund', amount, ref, balance, now)
 end
 `;

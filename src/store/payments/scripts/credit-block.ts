@@ -61,7 +61,7 @@ for i = 1, itemCount do
   local balanceKey = itemKeys.balanceKey
   add_credit(balanceKey, totalsKey, amount)
   redis.call('HINCRBY', creditsKey, address, amount)
-  local balance = index_payable(payableKey, balanceKey, address)
+  local balance = index_payable(payableKey, totalsKey, balanceKey, address)
   history(itemKeys.historyKey, historyMax, credit.reason, amount, hash, balance, now)
 end
 redis.call('HINCRBY', totalsKey, 'rewards', reward)

@@ -65,7 +65,7 @@ for i, item in ipairs(items) do
   redis.call('HINCRBY', balanceKey, 'networkFees', settled.netFee)
   redis.call('HINCRBY', totalsKey, 'paid', item.amt)
   redis.call('HINCRBY', totalsKey, 'networkFees', settled.netFee)
-  local balance = index_payable(payableKey, balanceKey, item.a)
+  local balance = index_payable(payableKey, totalsKey, balanceKey, item.a)
   local reason = 'payout-sent'
   local amount = item.amt
   if late then reason = 'payout-late-found'; amount = negate(item.deb) end

@@ -52,7 +52,7 @@ for i = 1, itemCount do
   redis.call('HINCRBY', balanceKey, 'inPayout', debit)
   redis.call('HINCRBY', totalsKey, 'balance', negate(debit))
   redis.call('HINCRBY', totalsKey, 'inPayout', debit)
-  local balance = index_payable(payableKey, balanceKey, address)
+  local balance = index_payable(payableKey, totalsKey, balanceKey, address)
   history(itemKeys.historyKey, historyMax, 'payout-debit', negate(debit), batchId, balance, now)
 end
 redis.call('HSET', batchKey, 'id', batchId, 'state', 'prepared', 'createdAtMs', now,

@@ -41,7 +41,7 @@ if mode == 'paid' then
     redis.call('HINCRBY', balanceKey, 'paid', amount)
     redis.call('HINCRBY', totalsKey, 'balance', negate(amount))
     redis.call('HINCRBY', totalsKey, 'paid', amount)
-    local balance = index_payable(payableKey, balanceKey, account)
+    local balance = index_payable(payableKey, totalsKey, balanceKey, account)
     history(itemKeys.historyKey, historyMax, 'payout-adopted', negate(amount), batchId .. ':' .. txHash, balance, now)
     redis.call('LPUSH', itemKeys.paymentsKey, cjson.encode({batchId = batchId, txHash = txHash,
       amountAtomic = amount, networkFeeAtomic = '0', timestampMs = now}))

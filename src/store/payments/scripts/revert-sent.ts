@@ -54,7 +54,7 @@ for i, item in ipairs(items) do
   redis.call('HINCRBY', totalsKey, 'paid', negate(item.amt))
   redis.call('HINCRBY', totalsKey, 'networkFees', negate(settled.netFee))
   redis.call('HINCRBY', totalsKey, 'balance', item.deb)
-  local balance = index_payable(payableKey, balanceKey, item.a)
+  local balance = index_payable(payableKey, totalsKey, balanceKey, item.a)
   history(itemKeys.historyKey, historyMax, 'payout-reverted', item.deb, ref, balance, now)
   redis.call('LPUSH', itemKeys.paymentsKey, cjson.encode({batchId = batchId, txHash = txHash,
     amountAtomic = negate(item.amt), networkFeeAtomic = negate(settled.netFee), timestampMs = now,

@@ -34,7 +34,7 @@ for i, item in ipairs(items) do
   redis.call('HINCRBY', balanceKey, 'balance', item.deb)
   redis.call('HINCRBY', totalsKey, 'inPayout', negate(item.deb))
   redis.call('HINCRBY', totalsKey, 'balance', item.deb)
-  local balance = index_payable(payableKey, balanceKey, item.a)
+  local balance = index_payable(payableKey, totalsKey, balanceKey, item.a)
   history(itemKeys.historyKey, historyMax, 'payout-rollback', item.deb, batchId, balance, now)
 end
 redis.call('HSET', batchKey, 'state', 'failed', 'failReason', reason, 'resolvedAtMs', now,

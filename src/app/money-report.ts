@@ -6,7 +6,11 @@ import type { HeldPayout, SendBackoff, UnknownPayment } from '../model/payouts/p
 import type { WalletClient } from '../rpc/wallet-client.js';
 import type { PayoutWatchSnapshot } from '../servers/api/api-metrics.js';
 import type { SolvencySnapshot } from '../servers/api/operations-metrics.js';
-import { type PoolTotals, RedisBalances } from '../store/payments/balances-store.js';
+import {
+  type PoolTotals,
+  type PositiveBalanceAudit,
+  RedisBalances,
+} from '../store/payments/balances-store.js';
 import {
   CreditedBlocksReader,
   type OrphanedAfterCreditBlock,
@@ -34,6 +38,13 @@ export interface MoneyReport {
   readonly owedAtomic: bigint;
   /** What miners below zero (paid twice) owe the pool: not netted against `owedAtomic`. */
   readonly belowZeroAtomic: bigint;
+  /**
+   * The balances above zero: the payable index summed in full by the report (its figures come
+   * from this), and the sum the money scripts kept at that instant, which /metrics reads (null
+   * when none was kept: the report stored it). Where the two differed the report stored the full
+   * sum; a difference means a process changed balances without keeping it (an older version).
+   */
+  readonly positiveBalance: PositiveBalanceAudit;
   /** null when the wallet could not be read (with the reason). */
   readonly wallet:
     | { readonly availableAtomic: bigint; readonly lockedAtomic: bigint }
@@ -73,7 +84,11 @@ export async function readMoneyReport(
     { ...modules.durability, anchorKey: journal.keys.payoutLock },
     { redis },
   );
-  const [totals, positiveAtomic] = await Promise.all([balances.getTotals(), balances.positiveBalanceTotal()]);
+  const [totals, positiveBalance] = await Promise.all([
+    balances.getTotals(),
+    balances.auditPositiveBalance(),
+  ]);
+  const positiveAtomic = positiveBalance.summedAtomic;
   let wallet: MoneyReport['wallet'];
   try {
     const balance = await modules.wallet.getBalance();
@@ -115,6 +130,7 @@ export async function readMoneyReport(
     totals,
     owedAtomic: positiveAtomic + totals.inPayout,
     belowZeroAtomic: positiveAtomic - totals.balance,
+    positiveBalance,
     wallet,
     ledgerConsistent: {
       credited: totals.credited === accounted,
@@ -155,7 +171,9 @@ export async function readPayoutWatchSnapshot(keyPrefix: string, redis: Redis): 
 
 /**
  * The solvency figures /metrics exposes: what is owed as the report counts it (balances above
- * zero + in payout), the wallet balance (null when the wallet does not answer) and the payout batches.
+ * zero + in payout), the wallet balance (null when the wallet does not answer) and the payout
+ * batches. The balances above zero are the sum the money scripts keep (one read, whatever the
+ * number of miners); the report sums the index in full and compares.
  */
 export async function readSolvencySnapshot(
   keyPrefix: string,

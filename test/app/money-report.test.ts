@@ -4,6 +4,7 @@ import { readMoneyReport, readSolvencySnapshot } from '../../src/app/money-repor
 import { resolveUnknownPayment } from '../../src/app/unknown-payment-resolution.js';
 import { formatMoneyReport } from '../../src/cli/commands/report.js';
 import { RedisBalances } from '../../src/store/payments/balances-store.js';
+import { createPaymentKeys } from '../../src/store/payments/payment-keys.js';
 import { PayoutWatchStore } from '../../src/store/payments/payout-watch-store.js';
 import { RedisShareLedger } from '../../src/store/shares/redis-share-ledger.js';
 import { DEFAULT_STORE_OPTIONS } from '../helpers/config-defaults.js';
@@ -69,6 +70,56 @@ describe('the money report', () => {
     // /metrics owes the same as the report.
     const snapshot = await readSolvencySnapshot(keyPrefix, { redis, wallet: walletHolding(9n * COIN) });
     expect(snapshot.balanceAtomic + snapshot.inPayoutAtomic).toBe(10n * COIN);
+  });
+
+  it('sums the balances above zero in full, and mends and flags the sum /metrics reads when it drifted', async () => {
+    const keyPrefix = uniquePrefix('report-kept-sum');
+    const [first, second] = [minerAddress('report-kept-1'), minerAddress('report-kept-2')];
+    await fundMiners(redis, keyPrefix, [[first, 4n * COIN]]);
+    const wallet = walletHolding(100n * COIN);
+    const read = async () => {
+      const report = await readMoneyReport(keyPrefix, {
+        redis,
+        wallet,
+        durability: { replicas: 0, timeoutMs: 100 },
+      });
+      // On a durable Redis (the test's has no AOF), so that healthy says what the rest says.
+      const durable = { ...report, durability: { kind: 'aof-always' as const } };
+      return { report, printed: formatMoneyReport(durable, Date.now()) };
+    };
+    const owedBy = async () => (await readSolvencySnapshot(keyPrefix, { redis, wallet })).balanceAtomic;
+    // A new pool: no sum kept until a reader sums the index (this report).
+    const unkept = await read();
+    expect(unkept.report.positiveBalance).toEqual({ summedAtomic: 4n * COIN, keptAtomic: null });
+    expect(unkept.printed.lines).toContain(
+      'balances above zero 4.0000000: summed in full, stored for /metrics (none was kept yet)',
+    );
+    expect(await owedBy()).toBe(4n * COIN);
+    const agreed = await read();
+    expect(agreed.report.positiveBalance).toEqual({ summedAtomic: 4n * COIN, keptAtomic: 4n * COIN });
+    expect(agreed.printed.lines).toContain('balances above zero 4.0000000 = the sum /metrics reads: ok');
+    expect(agreed.printed.healthy).toBe(true);
+
+    // A process of an older version credits `second` without keeping the sum: /metrics is short.
+    const keys = createPaymentKeys(keyPrefix);
+    await redis.hset(keys.balance(second), 'credited', String(COIN), 'balance', String(COIN));
+    await redis.hincrby(keys.totals, 'credited', Number(COIN));
+    await redis.hincrby(keys.totals, 'balance', Number(COIN));
+    await redis.hincrby(keys.totals, 'adjustments', Number(COIN));
+    await redis.zadd(keys.payable, String(COIN), second);
+    expect(await owedBy()).toBe(4n * COIN);
+    const drifted = await read();
+    expect(drifted.report.owedAtomic).toBe(5n * COIN);
+    expect(drifted.report.positiveBalance).toEqual({ summedAtomic: 5n * COIN, keptAtomic: 4n * COIN });
+    expect(drifted.printed.lines).toContain(
+      'balances above zero 5.0000000, /metrics read 4.0000000: MISMATCH, now corrected (a process that changes balances does not keep the sum: one of an older version?)',
+    );
+    expect(drifted.printed.healthy).toBe(false);
+    // Mended: /metrics owes what the report counts, and the next report agrees.
+    expect(await owedBy()).toBe(5n * COIN);
+    const mended = await read();
+    expect(mended.printed.lines).toContain('balances above zero 5.0000000 = the sum /metrics reads: ok');
+    expect(mended.printed.healthy).toBe(true);
   });
 
   it('lists a credited block a deeper reorg replaced, with what it credited, and debits nobody', async () => {

@@ -108,7 +108,25 @@ function ledgerSection(report: MoneyReport, out: (line: string) => void): boolea
   out(
     `blocks confirmed ${totals.blocksConfirmed}, orphaned ${totals.blocksOrphaned}; network fees paid by the pool ${formatAtomic(totals.poolNetworkFees)}`,
   );
-  return credited && rewards;
+  return positiveBalanceLine(report, out) && credited && rewards;
+}
+
+/** The balances above zero summed in full against the sum /metrics reads; false on a mismatch. */
+function positiveBalanceLine(report: MoneyReport, out: (line: string) => void): boolean {
+  const { summedAtomic, keptAtomic } = report.positiveBalance;
+  const summed = `balances above zero ${formatAtomic(summedAtomic)}`;
+  if (keptAtomic === null) {
+    out(`${summed}: summed in full, stored for /metrics (none was kept yet)`);
+    return true;
+  }
+  if (keptAtomic === summedAtomic) {
+    out(`${summed} = the sum /metrics reads: ok`);
+    return true;
+  }
+  out(
+    `${summed}, /metrics read ${formatAtomic(keptAtomic)}: MISMATCH, now corrected (a process that changes balances does not keep the sum: one of an older version?)`,
+  );
+  return false;
 }
 
 function durabilitySection(report: MoneyReport, out: (line: string) => void): boolean {

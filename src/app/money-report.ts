@@ -88,7 +88,6 @@ export async function readMoneyReport(
     balances.getTotals(),
     balances.auditPositiveBalance(),
   ]);
-  const positiveAtomic = positiveBalance.summedAtomic;
   let wallet: MoneyReport['wallet'];
   try {
     const balance = await modules.wallet.getBalance();
@@ -128,8 +127,8 @@ export async function readMoneyReport(
   }
   return {
     totals,
-    owedAtomic: positiveAtomic + totals.inPayout,
-    belowZeroAtomic: positiveAtomic - totals.balance,
+    owedAtomic: positiveBalance.summedAtomic + totals.inPayout,
+    belowZeroAtomic: positiveBalance.summedAtomic - totals.balance,
     positiveBalance,
     wallet,
     ledgerConsistent: {

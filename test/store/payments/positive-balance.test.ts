@@ -180,7 +180,13 @@ describe('the kept sum of the balances above zero on a real Redis', () => {
     // A later reorg restored the block: what was clawed back goes back.
     const restored = await new UnlockerStore({ keyPrefix }, { redis }).noteRestoredBlock({ hash, height: 2 });
     expect(restored).toBe('clawed-back');
-    await settleOrphanedBlock(keyPrefix, { redis }, { hash, mode: 'credit-back', note: '', dryRun: false });
+    // The daemon the credit back asks: the main chain holds the block again.
+    const daemon = { getBlockHeaderByHeight: async () => ({ hash }) as never };
+    await settleOrphanedBlock(
+      keyPrefix,
+      { redis, daemon },
+      { hash, mode: 'credit-back', note: '', dryRun: false },
+    );
     expect((await balances.getBalance(C)).balance).toBe(70_000n);
     await expectKept(keyPrefix, 'credit_back_clawback');
 

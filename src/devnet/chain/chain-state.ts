@@ -1,51 +1,25 @@
-import { type Block, parseBlock, serializeBlock } from '../../fuego/block.js';
-import { auxHeaderHash, blockId } from '../../fuego/block-hash.js';
+import { parseBlock, serializeBlock } from '../../fuego/block.js';
 import { FUEGO_COINBASE_MATURITY_BLOCKS } from '../../fuego/coinbase-maturity.js';
 import { CodecError } from '../../fuego/errors.js';
 import { bytesToHex, hexToBytes } from '../../fuego/hex.js';
-import { cnFastHash } from '../../fuego/keccak.js';
-import { parseTransaction, serializeTransaction } from '../../fuego/transaction.js';
-import { encodeMergeMiningTag } from '../../fuego/tx-extra.js';
 import type { PowHasher } from '../../pow/types.js';
+import { BlockContext } from './block-context.js';
+import { BlockTree } from './block-tree.js';
 import {
   type BlockRejectionCode,
   type BlockVerdict,
   type ValidationContext,
   validateBlock,
 } from './block-validator.js';
-import { addKeyImages, admitTransaction, type ChainTransaction } from './chain-transaction.js';
+import { checkBranchSwitch } from './branch-switch.js';
+import { type ChainBlock, chainBlockOf, type ValidBlock } from './chain-block.js';
+import { admitTransaction, type ChainTransaction } from './chain-transaction.js';
+import { Mempool } from './mempool.js';
 import { type AddressKeysHex, deriveTxPublicKey, OutputOwners } from './output-keys.js';
-import { baseRewardAtomic } from './reward-schedule.js';
-import { type BuiltTemplate, buildTemplate } from './template-builder.js';
+import { type BuiltTemplate, buildTemplate, withMergeMiningTag } from './template-builder.js';
+import { testnetGenesisBlock } from './testnet-genesis.js';
 
-/**
- * Fuego's testnet genesis (spec §9): v1, timestamp 0, zero prev id, nonce 71, and the coinbase below
- * (one output of 305176116). Its id, 3c1fde6f…, is what the captured testnet daemon reports at height 0.
- */
-const GENESIS_COINBASE_HEX =
-  '013c01ff0001b4bcc29101029b2e4c0281c0b02e7c53291a94d1d0cbff8883f8024f5142ee494ffbbd0880712101bd4e0bf284c04d004fd016a21405046e8267ef81328cabf3017c4c24b273b25a';
-const GENESIS_NONCE = 71;
-/** Median window of block timestamps, as in the daemon. */
-const TIMESTAMP_CHECK_WINDOW = 11;
-
-export interface ChainBlock {
-  readonly id: string;
-  readonly height: number;
-  readonly block: Block;
-  readonly blob: Uint8Array;
-  readonly difficulty: bigint;
-  readonly baseRewardAtomic: bigint;
-  /** Sum of the coinbase outputs (base reward plus fees). */
-  readonly rewardAtomic: bigint;
-  readonly feesAtomic: bigint;
-  /** Coins generated up to and including this block (base rewards only). */
-  readonly alreadyGeneratedAtomic: bigint;
-  /** Sum of the difficulties of this block and its ancestors: the heavier chain is the main one. */
-  readonly cumulativeDifficulty: bigint;
-  readonly coinbaseHash: string;
-  readonly transactions: readonly ChainTransaction[];
-  orphaned: boolean;
-}
+export type { ChainBlock } from './chain-block.js';
 
 export type ChainEvent =
   | { readonly kind: 'block'; readonly block: ChainBlock }
@@ -89,59 +63,54 @@ export interface IssuedTemplate extends BuiltTemplate {
 }
 
 /**
- * The devnet's blockchain: main chain, orphaned (alternative) blocks, mempool, and the record of
- * which address each output pays. Blocks enter through `submitBlock` (validated, PoW checked) or
- * `mineBlock` / `mineBlockOn` (the devnet's own miner, no PoW). A valid block whose parent is a
- * known block other than the tip is kept as an alternative block, and the chain switches to its
- * branch once that branch has more cumulative difficulty, as fuegod does. `orphanLast` forces a
- * reorg and `restoreLastOrphaned` a reorg back to the branch it took off.
+ * The devnet's blockchain: main chain and alternative blocks (a BlockTree), mempool, and the
+ * record of which address each output pays. Blocks enter through `submitBlock` (validated, PoW
+ * checked) or `mineBlock` / `mineBlockOn` (the devnet's own miner, no PoW). A valid block whose
+ * parent is a known block other than the tip is kept as an alternative block, and the chain
+ * switches to its branch once that branch has more cumulative difficulty, as fuegod does
+ * (checkBranchSwitch). `orphanLast` forces a reorg and `restoreLastOrphaned` a reorg back to the
+ * branch it took off.
  */
 export class ChainState {
   readonly outputOwners = new OutputOwners();
-  readonly #main: ChainBlock[] = [];
-  readonly #byId = new Map<string, ChainBlock>();
-  readonly #alternative: ChainBlock[] = [];
+  readonly #tree: BlockTree;
   /** The branch the last reorg took off the main chain (what `restoreLastOrphaned` puts back). */
   #lastOrphaned: ChainBlock[] = [];
-  readonly #mempool = new Map<string, ChainTransaction>();
+  readonly #mempool = new Mempool();
   readonly #listeners = new Set<(event: ChainEvent) => void>();
-  readonly #now: () => number;
   readonly #hasher: PowHasher;
   readonly #genesisId: Uint8Array;
-  readonly #premineAtomic: bigint;
+  readonly #context: BlockContext;
   readonly #coinbaseMaturityBlocks: number;
   #difficulty: bigint;
   #txKeySerial = 0n;
 
   constructor(options: ChainStateOptions) {
     this.#difficulty = options.difficulty;
-    this.#now = options.now;
     this.#hasher = options.hasher;
-    this.#premineAtomic = options.premineAtomic ?? 0n;
     this.#coinbaseMaturityBlocks = options.coinbaseMaturityBlocks ?? FUEGO_COINBASE_MATURITY_BLOCKS;
-    const coinbase = parseTransaction(hexToBytes(GENESIS_COINBASE_HEX));
-    const genesis: Block = {
-      majorVersion: 1,
-      minorVersion: 0,
-      timestamp: 0n,
-      prevId: new Uint8Array(32),
-      nonce: GENESIS_NONCE,
-      baseTransaction: coinbase,
-      transactionHashes: [],
-    };
-    this.#genesisId = blockId(genesis);
-    this.#append(genesis, serializeBlock(genesis), 0n, []);
+    const genesis = testnetGenesisBlock();
+    const valid = { block: genesis, blob: serializeBlock(genesis), feesAtomic: 0n, transactions: [] };
+    this.#tree = new BlockTree(chainBlockOf(valid, undefined, this.#difficulty));
+    this.#genesisId = hexToBytes(this.#tree.tip.id);
+    this.#context = new BlockContext(this.#tree, {
+      genesisId: this.#genesisId,
+      now: options.now,
+      difficulty: () => this.#difficulty,
+      premineAtomic: options.premineAtomic ?? 0n,
+      coinbaseMaturityBlocks: this.#coinbaseMaturityBlocks,
+    });
   }
 
   // ---- queries -------------------------------------------------------------------------------
 
   /** Number of main-chain blocks (the daemon's "height"; index of the next block). */
   get height(): number {
-    return this.#main.length;
+    return this.#tree.height;
   }
 
   get tip(): ChainBlock {
-    return this.#main[this.#main.length - 1]!;
+    return this.#tree.tip;
   }
 
   get genesisId(): Uint8Array {
@@ -163,23 +132,23 @@ export class ChainState {
   }
 
   blockAt(height: number): ChainBlock | undefined {
-    return this.#main[height];
+    return this.#tree.blockAt(height);
   }
 
   blockById(idHex: string): ChainBlock | undefined {
-    return this.#byId.get(idHex.toLowerCase());
+    return this.#tree.blockById(idHex.toLowerCase());
   }
 
   mainChain(): readonly ChainBlock[] {
-    return this.#main;
+    return this.#tree.mainChain();
   }
 
   alternativeBlocks(): readonly ChainBlock[] {
-    return this.#alternative;
+    return this.#tree.alternativeBlocks();
   }
 
   mempool(): ChainTransaction[] {
-    return [...this.#mempool.values()];
+    return this.#mempool.transactions();
   }
 
   /** A confirmed (main chain) or mempool transaction by hash, with its block if confirmed. */
@@ -187,16 +156,13 @@ export class ChainState {
     const hash = hashHex.toLowerCase();
     const pooled = this.#mempool.get(hash);
     if (pooled) return { tx: pooled };
-    for (const block of this.#main) {
-      for (const tx of block.transactions) if (tx.hash === hash) return { tx, block };
-    }
-    return undefined;
+    return this.#tree.findOnMainChain(hash);
   }
 
   /** Number of non-coinbase transactions on the main chain. */
   confirmedTransactionCount(): number {
     let count = 0;
-    for (const block of this.#main) count += block.transactions.length;
+    for (const block of this.#tree.mainChain()) count += block.transactions.length;
     return count;
   }
 
@@ -222,14 +188,14 @@ export class ChainState {
     const parent = this.blockById(parentId);
     if (parent === undefined) throw new RangeError(`no block ${parentId}`);
     const height = parent.height + 1;
-    const included = parent === this.tip ? this.mempool() : this.#transactionsBranchLacks(parent);
+    const included = parent === this.tip ? this.mempool() : this.#tree.transactionsBranchLacks(parent);
     const fees = included.reduce((sum, tx) => sum + tx.feeAtomic, 0n);
     this.#txKeySerial += 1n;
     const template = buildTemplate({
       height,
       prevId: hexToBytes(parent.id),
-      timestamp: this.#nextTimestamp(parent),
-      rewardAtomic: this.#baseReward(parent) + fees,
+      timestamp: this.#context.timestampOn(parent),
+      rewardAtomic: this.#context.baseRewardOn(parent) + fees,
       transactionHashes: included.map((tx) => hexToBytes(tx.hash)),
       address: keys,
       txPublicKey: deriveTxPublicKey(this.#txKeySerial, hexToBytes(parent.id)),
@@ -279,18 +245,7 @@ export class ChainState {
     keys: AddressKeysHex,
   ): Extract<SubmitResult, { accepted: true }> {
     const template = this.createTemplate(address, keys, 8, parentId);
-    const parent = template.block.parentBlock!;
-    const block: Block = {
-      ...template.block,
-      parentBlock: {
-        ...parent,
-        baseTransaction: {
-          ...parent.baseTransaction,
-          extra: encodeMergeMiningTag(0, auxHeaderHash(template.block)),
-        },
-      },
-    };
-    const result = this.#receive(serializeBlock(block), { checkPow: false });
+    const result = this.#receive(serializeBlock(withMergeMiningTag(template.block)), { checkPow: false });
     if (!result.accepted)
       throw new Error(`devnet miner built an invalid block: ${result.code} ${result.detail}`);
     return result;
@@ -301,13 +256,8 @@ export class ChainState {
    * with `orphan_status` true, and their transactions go back to the mempool.
    */
   orphanLast(count: number): ChainBlock[] {
-    const removable = Math.max(0, Math.min(count, this.#main.length - 1));
-    const orphaned = this.#main.splice(this.#main.length - removable, removable);
-    for (const block of orphaned) {
-      block.orphaned = true;
-      this.#alternative.push(block);
-      for (const tx of block.transactions) this.#mempool.set(tx.hash, tx);
-    }
+    const orphaned = this.#tree.detachTail(count);
+    this.#mempool.returnFrom(orphaned);
     if (orphaned.length > 0) {
       this.#lastOrphaned = orphaned;
       this.#emit({ kind: 'reorg', orphaned });
@@ -326,7 +276,7 @@ export class ChainState {
     const branch = this.#lastOrphaned;
     const first = branch[0];
     if (first === undefined) throw new RangeError('no orphaned branch to restore');
-    const parent = this.#main[first.height - 1];
+    const parent = this.#tree.blockAt(first.height - 1);
     if (parent === undefined || parent.id !== bytesToHex(first.block.prevId)) {
       throw new RangeError('the orphaned branch no longer forks from the main chain');
     }
@@ -339,10 +289,10 @@ export class ChainState {
   addTransaction(bytes: Uint8Array): { ok: true; tx: ChainTransaction } | { ok: false; reason: string } {
     const admitted = admitTransaction(bytes, {
       isKnown: (hash) => this.findTransaction(hash) !== undefined,
-      spentKeyImages: () => this.#spentKeyImages(),
+      spentKeyImages: () => this.#mempool.addKeyImagesTo(this.#tree.spentKeyImages()),
     });
     if (!admitted.ok) return admitted;
-    this.#mempool.set(admitted.tx.hash, admitted.tx);
+    this.#mempool.add(admitted.tx);
     this.#emit({ kind: 'mempool' });
     return admitted;
   }
@@ -352,7 +302,7 @@ export class ChainState {
    * (CRYPTONOTE_MEMPOOL_TX_LIVETIME); false when it is not in the mempool.
    */
   dropFromMempool(hashHex: string): boolean {
-    const dropped = this.#mempool.delete(hashHex.toLowerCase());
+    const dropped = this.#mempool.remove(hashHex.toLowerCase());
     if (dropped) this.#emit({ kind: 'mempool' });
     return dropped;
   }
@@ -361,30 +311,7 @@ export class ChainState {
 
   /** What a block extending the current tip is checked against (exposed for tests and tools). */
   validationContext(): ValidationContext {
-    return this.#contextOn(this.tip, (hashHex) => this.#mempool.get(hashHex)?.feeAtomic);
-  }
-
-  /**
-   * What a block extending `parent` is checked against, its transactions' fees read by `feeOf`.
-   * `connecting` is a kept block being moved onto the main chain: it is not a duplicate of itself.
-   */
-  #contextOn(
-    parent: ChainBlock,
-    feeOf: (hashHex: string) => bigint | undefined,
-    connecting?: ChainBlock,
-  ): ValidationContext {
-    return {
-      height: parent.height + 1,
-      tipId: hexToBytes(parent.id),
-      genesisId: this.#genesisId,
-      difficulty: this.#difficulty,
-      medianTimestamp: this.#medianTimestamp(parent),
-      nowSeconds: BigInt(Math.floor(this.#now() / 1000)),
-      baseRewardAtomic: this.#baseReward(parent),
-      coinbaseMaturityBlocks: this.#coinbaseMaturityBlocks,
-      isKnownBlock: (idHex) => idHex !== connecting?.id && this.#byId.has(idHex),
-      mempoolFee: feeOf,
-    };
+    return this.#context.on(this.tip, (hashHex) => this.#mempool.get(hashHex)?.feeAtomic);
   }
 
   /**
@@ -395,13 +322,13 @@ export class ChainState {
   #contextFor(blob: Uint8Array): ValidationContext {
     const parent = this.#knownParentOf(blob);
     if (parent === undefined || parent === this.tip) return this.validationContext();
-    return this.#contextOn(parent, (hashHex) => this.#knownTransaction(hashHex)?.feeAtomic);
+    return this.#context.on(parent, (hashHex) => this.#knownTransaction(hashHex)?.feeAtomic);
   }
 
   /** The block `blob` builds on, when it parses and the devnet has that block. */
   #knownParentOf(blob: Uint8Array): ChainBlock | undefined {
     try {
-      return this.#byId.get(bytesToHex(parseBlock(blob).prevId));
+      return this.#tree.blockById(bytesToHex(parseBlock(blob).prevId));
     } catch (error) {
       if (error instanceof CodecError) return undefined;
       throw error;
@@ -412,16 +339,14 @@ export class ChainState {
   #receive(blob: Uint8Array, pow: PowCheck): SubmitResult {
     const verdict = validateBlock(blob, this.#contextFor(blob), pow);
     if (!verdict.accepted) return verdict;
-    const parent = this.#byId.get(bytesToHex(verdict.block.prevId))!;
+    const parent = this.#tree.blockById(bytesToHex(verdict.block.prevId))!;
     if (parent === this.tip) return this.#acceptOnTip(verdict, blob);
     const transactions = verdict.block.transactionHashes.map(
       (hash) => this.#knownTransaction(bytesToHex(hash))!,
     );
-    const block = this.#entry(verdict.block, blob, verdict.feesAtomic, transactions, parent);
-    block.orphaned = true;
-    this.#alternative.push(block);
-    this.#byId.set(block.id, block);
-    if (block.cumulativeDifficulty <= this.tip.cumulativeDifficulty) return kept(block);
+    const block = chainBlockOf({ ...verdict, blob, transactions }, parent, this.#difficulty);
+    this.#tree.keepAlternative(block);
+    if (!this.#tree.isHeavierThanMain(block)) return kept(block);
     return this.#switchTo(block);
   }
 
@@ -431,39 +356,28 @@ export class ChainState {
   }
 
   #acceptOnTip(verdict: Extract<BlockVerdict, { accepted: true }>, blob: Uint8Array): SubmitResult {
-    const included = verdict.block.transactionHashes.map((hash) => this.#mempool.get(bytesToHex(hash))!);
-    for (const tx of included) this.#mempool.delete(tx.hash);
-    const block = this.#append(verdict.block, blob, verdict.feesAtomic, included);
+    const included = this.#mempool.take(verdict.block.transactionHashes);
+    const block = this.#append({ ...verdict, blob, transactions: included });
     return { accepted: true, block, placement: 'main-chain', orphaned: [] };
   }
 
   /**
-   * fuegod's switch_to_alternative_blockchain, for the branch ending at `head` (heavier than the
-   * main chain): refused, the blocks staying alternative, when the main-chain blocks it would
-   * replace hold a transaction the branch lacks; refused, dropping the first block that does not
-   * connect and the ones after it, when a block is invalid on the main chain (its transactions must
-   * be in the mempool once the replaced blocks' return there); else made.
+   * Switches to the branch ending at `head` (heavier than the main chain) if checkBranchSwitch lets
+   * it; else the branch stays alternative, or the blocks that do not connect are dropped.
    */
   #switchTo(head: ChainBlock): SubmitResult {
-    const branch = this.#branchOf(head);
-    const forkHeight = branch[0]!.height;
-    const replaced = this.#main.slice(forkHeight);
-    const carried = new Set(branch.flatMap((block) => block.transactions.map((tx) => tx.hash)));
-    if (replaced.some((block) => block.transactions.some((tx) => !carried.has(tx.hash)))) return kept(head);
-    const pool = new Map(this.#mempool);
-    for (const block of replaced) for (const tx of block.transactions) pool.set(tx.hash, tx);
-    for (const [index, block] of branch.entries()) {
-      const parent = index === 0 ? this.#main[forkHeight - 1]! : branch[index - 1]!;
-      const context = this.#contextOn(parent, (hashHex) => pool.get(hashHex)?.feeAtomic, block);
-      const verdict = validateBlock(block.blob, context, { checkPow: false });
-      if (!verdict.accepted) {
-        this.#dropAlternative(branch.slice(index));
-        return { ...verdict, detail: `switching to block ${block.id}'s branch: ${verdict.detail}` };
-      }
-      for (const tx of block.transactions) pool.delete(tx.hash);
+    const check = checkBranchSwitch(this.#tree, head, this.mempool(), this.#context);
+    if (check.kind === 'lacks-transactions') return kept(head);
+    if (check.kind === 'does-not-connect') {
+      this.#tree.drop(check.unconnected);
+      return { accepted: false, code: check.code, detail: check.detail };
     }
-    const orphaned = this.#connectBranch(branch);
-    return { accepted: true, block: head, placement: 'reorganized', orphaned };
+    return {
+      accepted: true,
+      block: head,
+      placement: 'reorganized',
+      orphaned: this.#connectBranch(check.branch),
+    };
   }
 
   /**
@@ -473,151 +387,25 @@ export class ChainState {
    * pooled transaction spending what they spend. Returns the replaced blocks.
    */
   #connectBranch(branch: readonly ChainBlock[]): ChainBlock[] {
-    const orphaned = this.orphanLast(this.#main.length - branch[0]!.height);
-    const restoring = new Set(branch);
-    this.#alternative.splice(
-      0,
-      this.#alternative.length,
-      ...this.#alternative.filter((b) => !restoring.has(b)),
-    );
-    for (const block of branch) {
-      block.orphaned = false;
-      this.#main.push(block);
-      for (const tx of block.transactions) this.#mempool.delete(tx.hash);
-    }
-    const spent = new Set<string>();
-    for (const block of this.#main) for (const tx of block.transactions) addKeyImages(spent, tx);
-    for (const tx of this.mempool()) {
-      if (tx.tx.inputs.some((input) => input.kind === 'key' && spent.has(bytesToHex(input.keyImage)))) {
-        this.#mempool.delete(tx.hash);
-      }
-    }
+    const orphaned = this.orphanLast(this.height - branch[0]!.height);
+    this.#tree.attach(branch);
+    this.#mempool.confirm(branch, this.#tree.spentKeyImages());
     this.#lastOrphaned = orphaned;
     for (const block of branch) this.#emit({ kind: 'block', block });
     return orphaned;
   }
 
-  /** The alternative blocks from the main chain up to `head`, oldest first. */
-  #branchOf(head: ChainBlock): ChainBlock[] {
-    const branch: ChainBlock[] = [];
-    for (let block = head; !this.#isOnMainChain(block); block = this.#parentOf(block)!) branch.unshift(block);
-    return branch;
-  }
-
-  /**
-   * The main-chain transactions above the fork of `parent`'s branch that the branch (up to
-   * `parent`) does not carry: a block on `parent` must carry them for the chain to switch to it.
-   */
-  #transactionsBranchLacks(parent: ChainBlock): ChainTransaction[] {
-    const branch = this.#isOnMainChain(parent) ? [] : this.#branchOf(parent);
-    const forkHeight = branch[0]?.height ?? parent.height + 1;
-    const carried = new Set(branch.flatMap((block) => block.transactions.map((tx) => tx.hash)));
-    return this.#main
-      .slice(forkHeight)
-      .flatMap((block) => block.transactions)
-      .filter((tx) => !carried.has(tx.hash));
-  }
-
-  #dropAlternative(blocks: readonly ChainBlock[]): void {
-    const dropping = new Set(blocks);
-    for (const block of blocks) this.#byId.delete(block.id);
-    this.#alternative.splice(
-      0,
-      this.#alternative.length,
-      ...this.#alternative.filter((b) => !dropping.has(b)),
-    );
-  }
-
-  #isOnMainChain(block: ChainBlock): boolean {
-    return this.#main[block.height] === block;
-  }
-
-  #parentOf(block: ChainBlock): ChainBlock | undefined {
-    return block.height === 0 ? undefined : this.#byId.get(bytesToHex(block.block.prevId));
-  }
-
   /** A transaction the devnet knows: pooled, on the main chain, or in an alternative block. */
   #knownTransaction(hashHex: string): ChainTransaction | undefined {
-    const found = this.findTransaction(hashHex)?.tx;
-    if (found) return found;
-    for (const block of this.#alternative)
-      for (const tx of block.transactions) if (tx.hash === hashHex) return tx;
-    return undefined;
+    return this.findTransaction(hashHex)?.tx ?? this.#tree.findInAlternative(hashHex);
   }
 
-  #append(block: Block, blob: Uint8Array, feesAtomic: bigint, transactions: ChainTransaction[]): ChainBlock {
-    const entry = this.#entry(
-      block,
-      blob,
-      feesAtomic,
-      transactions,
-      this.#main.length === 0 ? undefined : this.tip,
-    );
-    this.#main.push(entry);
-    this.#byId.set(entry.id, entry);
-    if (entry.height > 0) this.#emit({ kind: 'block', block: entry });
-    return entry;
-  }
-
-  /** The record of a valid block on `parent` (none for the genesis), difficulty as set now. */
-  #entry(
-    block: Block,
-    blob: Uint8Array,
-    feesAtomic: bigint,
-    transactions: ChainTransaction[],
-    parent: ChainBlock | undefined,
-  ): ChainBlock {
-    const height = parent === undefined ? 0 : parent.height + 1;
-    const rewardAtomic = block.baseTransaction.outputs.reduce((sum, output) => sum + output.amount, 0n);
-    const base = rewardAtomic - feesAtomic;
-    const difficulty = parent === undefined ? 1n : this.#difficulty;
-    return {
-      id: bytesToHex(blockId(block)),
-      height,
-      block,
-      blob,
-      difficulty,
-      baseRewardAtomic: base,
-      rewardAtomic,
-      feesAtomic,
-      alreadyGeneratedAtomic: (parent?.alreadyGeneratedAtomic ?? 0n) + base,
-      cumulativeDifficulty: (parent?.cumulativeDifficulty ?? 0n) + difficulty,
-      coinbaseHash: bytesToHex(cnFastHash(serializeTransaction(block.baseTransaction))),
-      transactions,
-      orphaned: false,
-    };
-  }
-
-  /** Base reward of a block on `parent`. */
-  #baseReward(parent: ChainBlock): bigint {
-    return baseRewardAtomic(parent.alreadyGeneratedAtomic, parent.height + 1, this.#premineAtomic);
-  }
-
-  /** Median timestamp of `parent` and the blocks before it on its branch (the daemon's window). */
-  #medianTimestamp(parent: ChainBlock): bigint {
-    const recent: bigint[] = [];
-    for (
-      let block: ChainBlock | undefined = parent;
-      block !== undefined && recent.length < TIMESTAMP_CHECK_WINDOW;
-      block = this.#parentOf(block)
-    ) {
-      recent.push(block.block.timestamp);
-    }
-    recent.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-    return recent[Math.floor((recent.length - 1) / 2)] ?? 0n;
-  }
-
-  #nextTimestamp(parent: ChainBlock): bigint {
-    const now = BigInt(Math.floor(this.#now() / 1000));
-    const median = this.#medianTimestamp(parent);
-    return now > median ? now : median;
-  }
-
-  #spentKeyImages(): Set<string> {
-    const spent = new Set<string>();
-    for (const block of this.#main) for (const tx of block.transactions) addKeyImages(spent, tx);
-    for (const tx of this.#mempool.values()) addKeyImages(spent, tx);
-    return spent;
+  /** Puts a valid block built on the tip on the main chain. */
+  #append(valid: ValidBlock): ChainBlock {
+    const block = chainBlockOf(valid, this.tip, this.#difficulty);
+    this.#tree.extend(block);
+    this.#emit({ kind: 'block', block });
+    return block;
   }
 
   #emit(event: ChainEvent): void {

@@ -1,4 +1,5 @@
 import { type Block, parseBlockWithLayout, serializeBlock } from '../../fuego/block.js';
+import { auxHeaderHash } from '../../fuego/block-hash.js';
 import { bytesToHex } from '../../fuego/hex.js';
 import type { Transaction } from '../../fuego/transaction.js';
 import { encodeMergeMiningTag } from '../../fuego/tx-extra.js';
@@ -100,4 +101,20 @@ export function buildTemplate(input: TemplateInput): BuiltTemplate {
   const { layout } = parseBlockWithLayout(blob);
   const extraStart = layout.coinbaseEnd - extra.length;
   return { block, blob, reservedOffset: extraStart + 35 + 1, outputKeys };
+}
+
+/**
+ * A template's block as the devnet's own miner submits it: the parent coinbase's merge-mining tag
+ * filled as fuegod's built-in miner does (depth 0, root = the block's aux header hash), the nonce
+ * left as it is (the devnet checks no PoW on the blocks it mines).
+ */
+export function withMergeMiningTag(block: Block): Block {
+  const parent = block.parentBlock!;
+  return {
+    ...block,
+    parentBlock: {
+      ...parent,
+      baseTransaction: { ...parent.baseTransaction, extra: encodeMergeMiningTag(0, auxHeaderHash(block)) },
+    },
+  };
 }

@@ -48,6 +48,8 @@ export function unlockerOptionsFrom(payments: PaymentsConfig): BlockUnlockerOpti
     fee: feePoliciesFrom(payments),
     confirmDepth: payments.confirmDepth,
     reorgWatchBlocks: payments.reorgWatchBlocks,
+    reorgAuditBlocks: payments.reorgAuditBlocks,
+    reorgAuditIntervalMs: payments.reorgAuditIntervalSec * 1000,
     pplnsWindowFactor: payments.pplnsWindowFactor,
     emptyRound: payments.emptyRound,
   };

@@ -79,6 +79,7 @@ export function createBlockUnlocker(
     daemon: modules.daemon,
     logger: modules.logger,
     ...fencing,
+    ...(clock ? { clock } : {}),
   });
   const checks: ChainCheck[] = [];
   if (unlockNeedsDaemonPeers(config.network, config.payments.unlockNeedsDaemonPeers)) {

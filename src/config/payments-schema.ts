@@ -13,6 +13,12 @@ export const DEFAULT_EMPTY_ROUND_POLICY = 'credit-finder';
  */
 export const DEFAULT_REORG_WATCH_BLOCKS = 120;
 
+/**
+ * `payments.reorgAuditBlocks` when not set: about a month of Fuego blocks (480 s each: 180 a day,
+ * 30 days).
+ */
+export const DEFAULT_REORG_AUDIT_BLOCKS = 5_400;
+
 export const PAYMENT_SCHEME_NAMES = ['pplns', 'prop', 'solo'] as const;
 /** The network's minimum transaction fee (0.008 XFG), what walletd 1.9.3 always pays. */
 const MINIMUM_FEE_ATOMIC = 80_000;
@@ -98,6 +104,24 @@ export const unlockerConfigFields = {
     .default(DEFAULT_REORG_WATCH_BLOCKS)
     .describe(
       'After crediting, a block is checked for this many more blocks (until confirmDepth + this deep): a reorg deeper than confirmDepth that replaces it is logged, notified (block-orphaned-after-credit) and listed by `fuego-pool report`; nothing is debited. Default 120: the 60-block coinbase unlock window after crediting (when payouts of the reward begin) and as much again; with confirmDepth 60, 180 blocks, about a day.',
+    ),
+  reorgAuditBlocks: z
+    .number()
+    .int()
+    .min(0)
+    .max(50_000)
+    .default(DEFAULT_REORG_AUDIT_BLOCKS)
+    .describe(
+      'Below the reorg watch (deeper than confirmDepth + reorgWatchBlocks), the credited blocks of this many more heights are checked again every reorgAuditIntervalSec, on a trusted chain as the watch is, one block-list call per ~30 heights that hold such blocks; one a reorg replaced is flagged, notified (block-orphaned-after-credit) and reported like one the watch finds, once; nothing is debited. Blocks flagged or settled already are not checked. Default 5400: about a month of blocks. 0: no audit (a reorg deeper than the watch then goes unnoticed).',
+    ),
+  reorgAuditIntervalSec: z
+    .number()
+    .int()
+    .min(60)
+    .max(604_800)
+    .default(3_600)
+    .describe(
+      "How often, at least, the leader's unlock run does the reorg audit (reorgAuditBlocks); the first in the leader's first run.",
     ),
   unlockNeedsDaemonPeers: z
     .boolean()

@@ -152,6 +152,20 @@ describe('pool sections', () => {
     expect(error.message).toContain('stratum.vardiff.retargetIntervalSec');
   });
 
+  it('refuses a reorg audit depth or interval out of range, naming the key', () => {
+    expect(configErrorOf(() => parseConfig({ payments: { reorgAuditBlocks: -1 } })).message).toContain(
+      'payments.reorgAuditBlocks',
+    );
+    expect(configErrorOf(() => parseConfig({ payments: { reorgAuditBlocks: 1.5 } })).message).toContain(
+      'payments.reorgAuditBlocks',
+    );
+    expect(configErrorOf(() => parseConfig({ payments: { reorgAuditIntervalSec: 10 } })).message).toContain(
+      'payments.reorgAuditIntervalSec',
+    );
+    expect(parseConfig({}).payments).toMatchObject({ reorgAuditBlocks: 5_400, reorgAuditIntervalSec: 3_600 });
+    expect(parseConfig({ payments: { reorgAuditBlocks: 0 } }).payments.reorgAuditBlocks).toBe(0);
+  });
+
   it('refuses a miner chart resolution that is not a whole number of minutes, naming the key', () => {
     // The charts are drawn from minute buckets: 90 s was accepted at start, and then every read of
     // a miner's chart threw, so /api/miners/:address, /workers and /stats_address answered 500.

@@ -39,6 +39,10 @@ export interface BlockUnlockerOptions {
   readonly confirmDepth: number;
   /** After crediting, a block is checked for a deeper reorg until confirmDepth + this deep. */
   readonly reorgWatchBlocks: number;
+  /** Below that, the credited blocks of this many more heights are audited the same way; 0: none. */
+  readonly reorgAuditBlocks: number;
+  /** Time between two such audits, at least. */
+  readonly reorgAuditIntervalMs: number;
   readonly pplnsWindowFactor: number;
   readonly emptyRound: EmptyRoundPolicy;
 }
@@ -60,6 +64,8 @@ export interface BlockUnlockerModules {
    * nothing). Without the hook the scripts are unfenced (single process).
    */
   readonly fencingToken?: () => string | null;
+  /** When the reorg audit is due; Date.now without it. */
+  readonly clock?: () => number;
 }
 
 /**
@@ -96,7 +102,9 @@ export interface BlockUnlockerModules {
  *
  * Last in each run, the reorg watch (credit-watch.ts) checks the credited blocks that are not yet
  * confirmDepth + reorgWatchBlocks deep: one replaced at its height is flagged
- * ('orphaned-after-credit', once), its credits left for the operator.
+ * ('orphaned-after-credit', once), its credits left for the operator; at most once per
+ * reorgAuditIntervalMs it also audits the credited blocks of the reorgAuditBlocks heights below
+ * that window, flagging a replaced one the same way.
  */
 export class BlockUnlocker {
   readonly #opts: BlockUnlockerOptions;
@@ -120,9 +128,11 @@ export class BlockUnlocker {
     this.#ledger = modules.ledger;
     this.#pending = modules.pendingEstimates;
     this.windows = modules.windows;
+    const { confirmDepth, reorgWatchBlocks, reorgAuditBlocks, reorgAuditIntervalMs } = opts;
+    const { ledger, daemon, logger, clock } = modules;
     this.#watch = new CreditWatch(
-      { confirmDepth: opts.confirmDepth, reorgWatchBlocks: opts.reorgWatchBlocks },
-      { ledger: modules.ledger, daemon: modules.daemon, logger: modules.logger },
+      { confirmDepth, reorgWatchBlocks, reorgAuditBlocks, reorgAuditIntervalMs },
+      { ledger, daemon, logger, ...(clock ? { clock } : {}) },
     );
   }
 

@@ -8,11 +8,22 @@ import type { UnlockRunListener } from './unlock-run-listener.js';
 const WATCHED_PER_PASS = 1_000;
 /** Block-list calls one pass makes, at most: fuegod lists about 30 heights per call. */
 const LIST_CALLS_PER_PASS = 100;
+/** Credited blocks the audit reads from the ledger at a time (highest first). */
+const AUDIT_PAGE = 1_000;
+/**
+ * Block-list calls one audit makes, at most: enough for every height of the longest audit the
+ * config allows (50,000 heights / 30 per call), plus one more call per page.
+ */
+const LIST_CALLS_PER_AUDIT = 1_800;
 
 export interface CreditWatchOptions {
   readonly confirmDepth: number;
   /** Blocks past confirmDepth a credited block is still checked: while its depth <= the sum. */
   readonly reorgWatchBlocks: number;
+  /** Heights below the watch window the periodic audit checks (payments.reorgAuditBlocks); 0: no audit. */
+  readonly reorgAuditBlocks: number;
+  /** Time between two audits, at least (payments.reorgAuditIntervalSec). */
+  readonly reorgAuditIntervalMs: number;
 }
 
 /** The chain as the watch reads it: its height, and the main chain's hashes by height, a range per call. */
@@ -21,10 +32,16 @@ export type CreditWatchChain = Pick<DaemonClient, 'getBlockCount' | 'getBlocksLi
 export interface CreditWatchModules {
   readonly ledger: Pick<
     UnlockLedger,
-    'listCreditedFrom' | 'flagOrphanedAfterCredit' | 'noteRestoredBlock' | 'noteReorphanedBlock'
+    | 'listCreditedFrom'
+    | 'listCreditedBetween'
+    | 'flagOrphanedAfterCredit'
+    | 'noteRestoredBlock'
+    | 'noteReorphanedBlock'
   >;
   readonly daemon: CreditWatchChain;
   readonly logger: Logger;
+  /** When the audit is due; Date.now without it. */
+  readonly clock?: () => number;
 }
 
 /** A credited block the watch found replaced at its height (and flagged, this pass). */
@@ -46,58 +63,142 @@ interface OrphanedAfterCredit extends CreditedBlock {
  * owed any more), or, credited back since, it is flagged again for the operator like a first time
  * (its miners hold its credits again). The chain is read in ranges (f_blocks_list_json: one call per ~30
  * heights holding watched blocks, highest first), not a header per block.
+ *
+ * Below the watch window, a periodic audit (at most once per reorgAuditIntervalMs, the first in
+ * the process's first run) checks the credited blocks of the reorgAuditBlocks heights under it the
+ * same way and flags a replaced one through the same path (same record, log line and decision, so
+ * the same notification and report). It checks only blocks never flagged (state `credited`): a
+ * flagged or settled block is neither flagged again nor, down there, watched for a restore.
+ * Partial results stand: the blocks flagged before a failure are returned with the run.
  */
 export class CreditWatch {
   readonly #opts: CreditWatchOptions;
   readonly #modules: CreditWatchModules;
+  readonly #clock: () => number;
+  /** When the last audit started; null before the first. */
+  #lastAuditMs: number | null = null;
 
   constructor(opts: CreditWatchOptions, modules: CreditWatchModules) {
     if (!Number.isSafeInteger(opts.reorgWatchBlocks) || opts.reorgWatchBlocks < 1) {
       throw new RangeError('reorgWatchBlocks must be an integer >= 1');
     }
+    if (!Number.isSafeInteger(opts.reorgAuditBlocks) || opts.reorgAuditBlocks < 0) {
+      throw new RangeError('reorgAuditBlocks must be an integer >= 0');
+    }
+    if (!Number.isFinite(opts.reorgAuditIntervalMs) || opts.reorgAuditIntervalMs < 0) {
+      throw new RangeError('reorgAuditIntervalMs must be a number >= 0');
+    }
     this.#opts = opts;
     this.#modules = modules;
+    this.#clock = modules.clock ?? Date.now;
   }
 
   /**
-   * One pass: a decision per credited block found replaced and flagged now (flagged before: not
-   * again), each restore noted told to `listener.onRestored`. A failure is logged and the pass
-   * tried again next run; a fencing refusal is thrown.
+   * One pass, and the audit when due: a decision per credited block found replaced and flagged now
+   * (flagged before: not again), each restore noted told to `listener.onRestored`. A failure is
+   * logged and the pass tried again next run (the audit when it is next due); a fencing refusal is
+   * thrown.
    */
   async runOnce(fencingToken: string, listener: UnlockRunListener = {}): Promise<CandidateDecision[]> {
+    const flagged: OrphanedAfterCredit[] = [];
+    let top: number | null = null;
     try {
-      const flagged = await this.#pass(fencingToken, listener);
-      return flagged.map(({ hash, height, rewardAtomic, observedHash }) => ({
-        hash,
-        height,
-        outcome: 'orphaned-after-credit',
-        detail: `main chain has ${observedHash}; credits stand`,
-        rewardAtomic,
-      }));
+      top = (await this.#modules.daemon.getBlockCount()) - 1;
+      await this.#pass(top, fencingToken, flagged, listener);
     } catch (error) {
-      if ((error as { code?: string }).code === 'FENCED') throw error;
-      this.#modules.logger.error({ err: error }, 'reorg watch of credited blocks failed');
-      return [];
+      this.#failed(error, 'reorg watch of credited blocks failed');
     }
+    if (top !== null && this.#auditDue()) {
+      this.#lastAuditMs = this.#clock();
+      try {
+        await this.#audit(top, fencingToken, flagged);
+      } catch (error) {
+        this.#failed(error, 'reorg audit of credited blocks below the watch window failed');
+      }
+    }
+    return flagged.map(({ hash, height, rewardAtomic, observedHash }) => ({
+      hash,
+      height,
+      outcome: 'orphaned-after-credit',
+      detail: `main chain has ${observedHash}; credits stand`,
+      rewardAtomic,
+    }));
   }
 
-  async #pass(fencingToken: string, listener: UnlockRunListener): Promise<OrphanedAfterCredit[]> {
-    const { ledger, daemon } = this.#modules;
-    const top = (await daemon.getBlockCount()) - 1;
+  #failed(error: unknown, message: string): void {
+    if ((error as { code?: string }).code === 'FENCED') throw error;
+    this.#modules.logger.error({ err: error }, message);
+  }
+
+  #auditDue(): boolean {
+    if (this.#opts.reorgAuditBlocks === 0) return false;
+    return this.#lastAuditMs === null || this.#clock() - this.#lastAuditMs >= this.#opts.reorgAuditIntervalMs;
+  }
+
+  async #pass(
+    top: number,
+    fencingToken: string,
+    flagged: OrphanedAfterCredit[],
+    listener: UnlockRunListener,
+  ): Promise<void> {
     const fromHeight = top - this.#opts.confirmDepth - this.#opts.reorgWatchBlocks;
     // Above the tip (the chain is shorter for now) nothing holds the height: next pass.
-    const watched = (await ledger.listCreditedFrom(fromHeight, WATCHED_PER_PASS)).filter(
+    const watched = (await this.#modules.ledger.listCreditedFrom(fromHeight, WATCHED_PER_PASS)).filter(
       (block) => block.height <= top,
     );
-    const flagged: OrphanedAfterCredit[] = [];
+    await this.#check(watched, top, fencingToken, flagged, LIST_CALLS_PER_PASS, listener);
+  }
+
+  /**
+   * The credited blocks of the reorgAuditBlocks heights under the watch window (those deeper than
+   * confirmDepth + reorgWatchBlocks), a page at a time, the ones never flagged checked as the
+   * watch checks its own.
+   */
+  async #audit(top: number, fencingToken: string, flagged: OrphanedAfterCredit[]): Promise<void> {
+    const toHeight = top - this.#opts.confirmDepth - this.#opts.reorgWatchBlocks - 1;
+    const fromHeight = Math.max(0, toHeight - this.#opts.reorgAuditBlocks + 1);
+    const before = flagged.length;
+    let checked = 0;
+    let calls = 0;
+    for (let offset = 0; toHeight >= 0 && calls < LIST_CALLS_PER_AUDIT; offset += AUDIT_PAGE) {
+      const page = await this.#modules.ledger.listCreditedBetween(fromHeight, toHeight, {
+        offset,
+        limit: AUDIT_PAGE,
+      });
+      const credited = page.filter((block) => block.state === 'credited');
+      calls += await this.#check(credited, top, fencingToken, flagged, LIST_CALLS_PER_AUDIT - calls);
+      checked += credited.length;
+      if (page.length < AUDIT_PAGE) break;
+    }
+    this.#modules.logger.info(
+      { fromHeight, toHeight, checked, listCalls: calls, flagged: flagged.length - before },
+      'reorg audit of credited blocks below the watch window done',
+    );
+  }
+
+  /**
+   * `blocks` (highest first) against the main chain, a block-list call per range, at most
+   * `maxCalls`: a credited one replaced is flagged (and added to `flagged`), a flagged or settled
+   * one back at its height noted. Returns the calls made.
+   */
+  async #check(
+    blocks: readonly CreditedBlock[],
+    top: number,
+    fencingToken: string,
+    flagged: OrphanedAfterCredit[],
+    maxCalls: number,
+    listener: UnlockRunListener = {},
+  ): Promise<number> {
     let next = 0;
-    for (let calls = 0; next < watched.length && calls < LIST_CALLS_PER_PASS; calls++) {
-      const listed = await daemon.getBlocksList(watched[next]!.height);
+    let calls = 0;
+    while (next < blocks.length && calls < maxCalls) {
+      const listed = await this.#modules.daemon.getBlocksList(blocks[next]!.height);
+      calls++;
       const mainChain = new Map(listed.map((block) => [block.height, block.hash]));
       const lowest = Math.min(...mainChain.keys());
       if (!Number.isFinite(lowest)) break; // an empty list: nothing to compare, next pass
-      for (; next < watched.length && watched[next]!.height >= lowest; next++) {
-        const block = watched[next]!;
+      for (; next < blocks.length && blocks[next]!.height >= lowest; next++) {
+        const block = blocks[next]!;
         const observedHash = mainChain.get(block.height);
         if (observedHash === undefined) continue;
         if (observedHash === block.hash) {
@@ -113,7 +214,7 @@ export class CreditWatch {
         }
       }
     }
-    return flagged;
+    return calls;
   }
 
   async #flag(

@@ -199,6 +199,15 @@ export interface UnlockLedger {
    * most `limit`: what the reorg watch checks.
    */
   listCreditedFrom(fromHeight: number, limit: number): Promise<CreditedBlock[]>;
+  /**
+   * Confirmed blocks from `fromHeight` to `toHeight` (both included), highest first, a page at a
+   * time (`limit` after the first `offset`): what the reorg audit checks below the watch window.
+   */
+  listCreditedBetween(
+    fromHeight: number,
+    toHeight: number,
+    page: { readonly offset: number; readonly limit: number },
+  ): Promise<CreditedBlock[]>;
   /** Flags a confirmed block replaced at its height; `applied` false when flagged already (or not confirmed). */
   flagOrphanedAfterCredit(request: FlagOrphanedAfterCreditRequest): Promise<{ readonly applied: boolean }>;
   /**

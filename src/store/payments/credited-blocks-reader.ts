@@ -34,6 +34,14 @@ export interface OrphanSettlementCounts {
   readonly restoredAfterClawback: number;
 }
 
+/** Heights of a by-height ZSET read highest first: from `fromHeight` up to `toHeight` (none: no top). */
+interface HeightRange {
+  readonly fromHeight: number;
+  readonly toHeight?: number;
+  readonly offset?: number;
+  readonly limit: number;
+}
+
 const AMOUNT = /^\d{1,20}$/;
 /** The block record's settlement fields, in the order settledOf reads them. */
 const SETTLEMENT_FIELDS = [
@@ -71,14 +79,30 @@ export class CreditedBlocksReader {
 
   /** Confirmed blocks at `fromHeight` and above, with their state after credit, highest first, at most `limit`. */
   async listCreditedFrom(fromHeight: number, limit: number): Promise<CreditedBlock[]> {
-    const listed = await this.#listed('listCreditedFrom', this.#keys.blocksConfirmed, fromHeight, limit);
+    return this.#credited('listCreditedFrom', { fromHeight, limit });
+  }
+
+  /**
+   * Confirmed blocks from `fromHeight` to `toHeight` (both included), with their state after credit,
+   * highest first: `limit` of them after skipping the first `offset` (pages of the reorg audit).
+   */
+  async listCreditedBetween(
+    fromHeight: number,
+    toHeight: number,
+    page: { readonly offset: number; readonly limit: number },
+  ): Promise<CreditedBlock[]> {
+    return this.#credited('listCreditedBetween', { fromHeight, toHeight, ...page });
+  }
+
+  async #credited(operation: string, range: HeightRange): Promise<CreditedBlock[]> {
+    const listed = await this.#listed(operation, this.#keys.blocksConfirmed, range);
     const fields = [
       'reward',
       'orphanedAfterCreditAtMs',
       'settledAtMs',
       'restoredAfterSettlementAtMs',
     ] as const;
-    const records = await this.#records('listCreditedFrom', listed, fields);
+    const records = await this.#records(operation, listed, fields);
     return listed.map(({ hash, height }, index) => {
       const [reward, flaggedAtMs, settledAtMs, restoredAtMs] = records[index]!;
       const state: AfterCreditState =
@@ -95,12 +119,10 @@ export class CreditedBlocksReader {
 
   /** The flagged blocks not settled, highest first, at most `limit`, each with what it credited. */
   async listOrphanedAfterCredit(limit: number): Promise<OrphanedAfterCreditBlock[]> {
-    const listed = await this.#listed(
-      'listOrphanedAfterCredit',
-      this.#keys.blocksOrphanedAfterCredit,
-      0,
+    const listed = await this.#listed('listOrphanedAfterCredit', this.#keys.blocksOrphanedAfterCredit, {
+      fromHeight: 0,
       limit,
-    );
+    });
     return (await this.#orphans('listOrphanedAfterCredit', listed)).map(({ orphan }) => orphan);
   }
 
@@ -115,7 +137,7 @@ export class CreditedBlocksReader {
   }
 
   async #settled(operation: string, key: string, limit: number): Promise<SettledOrphanBlock[]> {
-    const listed = await this.#listed(operation, key, 0, limit);
+    const listed = await this.#listed(operation, key, { fromHeight: 0, limit });
     return (await this.#orphans(operation, listed)).map(({ orphan, fields }) => settledOf(orphan, fields));
   }
 
@@ -174,11 +196,13 @@ export class CreditedBlocksReader {
   async #listed(
     operation: string,
     key: string,
-    fromHeight: number,
-    limit: number,
+    range: HeightRange,
   ): Promise<{ hash: string; height: number }[]> {
+    const { fromHeight, toHeight, offset = 0, limit } = range;
+    const max = toHeight === undefined ? '+inf' : toHeight;
+    if (toHeight !== undefined && toHeight < Math.max(0, fromHeight)) return [];
     const flat = await runStoreCommand(operation, () =>
-      this.#redis.zrevrangebyscore(key, '+inf', Math.max(0, fromHeight), 'WITHSCORES', 'LIMIT', 0, limit),
+      this.#redis.zrevrangebyscore(key, max, Math.max(0, fromHeight), 'WITHSCORES', 'LIMIT', offset, limit),
     );
     const listed: { hash: string; height: number }[] = [];
     for (let i = 0; i + 1 < flat.length; i += 2) listed.push({ hash: flat[i]!, height: Number(flat[i + 1]) });

@@ -142,6 +142,14 @@ export class UnlockerStore implements UnlockLedger, BlockWindowLedger {
     return this.#credited.listCreditedFrom(fromHeight, limit);
   }
 
+  listCreditedBetween(
+    fromHeight: number,
+    toHeight: number,
+    page: { readonly offset: number; readonly limit: number },
+  ): Promise<CreditedBlock[]> {
+    return this.#credited.listCreditedBetween(fromHeight, toHeight, page);
+  }
+
   /** Fixes a block's PPLNS weights once; `applied` false when it was not waiting (any more). */
   async fixBlockWindow(request: FixBlockWindowRequest): Promise<{ applied: boolean }> {
     const call = buildFixBlockWindowCall(this.#scriptKeys, request, this.#clock);

@@ -49,6 +49,7 @@ describe("the leader's unlocker on a daemon chain it cannot trust (isolated, syn
     network: 'mainnet' | 'testnet' | 'devnet',
     unlockNeedsDaemonPeers?: boolean,
     payments: Record<string, unknown> = {},
+    clock?: () => number,
   ) {
     const keyPrefix = uniquePrefix(label);
     const needsPeers = unlockNeedsDaemonPeers === undefined ? {} : { unlockNeedsDaemonPeers };
@@ -62,7 +63,12 @@ describe("the leader's unlocker on a daemon chain it cannot trust (isolated, syn
         { ...DEFAULT_STORE_OPTIONS, keyPrefix },
         { redis: env.redis, logger: silentLogger },
       ),
-      unlocker: createBlockUnlocker(config, { redis: env.redis, daemon: env.daemon, logger: silentLogger }),
+      unlocker: createBlockUnlocker(config, {
+        redis: env.redis,
+        daemon: env.daemon,
+        logger: silentLogger,
+        ...(clock ? { clock } : {}),
+      }),
       balances: new RedisBalances({ keyPrefix }, { redis: env.redis }),
       keyPrefix,
     };
@@ -139,6 +145,27 @@ describe("the leader's unlocker on a daemon chain it cannot trust (isolated, syn
     expect(await s.ledger.getBlockCandidate(hash)).toMatchObject({ orphanedAfterCredit: false });
     env.devnet.control.setDaemonPeers(1);
     await expectDecided(s, hash, 'orphaned-after-credit');
+  });
+
+  it('mainnet: the reorg audit flags a credited block a reorg replaced below the watch window, not while isolated', async () => {
+    const clock = { nowMs: Date.now() };
+    const payments = { reorgWatchBlocks: 1, reorgAuditBlocks: 100, reorgAuditIntervalSec: 3_600 };
+    const s = setup('isolated-reorg-audit', 'mainnet', undefined, payments, () => clock.nowMs);
+    env.devnet.control.setDaemonPeers(1);
+    const hash = await findBuriedBlock(s);
+    await expectDecided(s, hash, 'confirmed');
+    // 7 deep (past the watch: confirmDepth + 1 = 6), then a reorg of 8 blocks from its height: 8 deep.
+    env.devnet.control.mineBlocks(2);
+    const { orphaned } = env.devnet.control.reorg(CONFIRM_DEPTH + 3);
+    expect(orphaned[0]?.id).toBe(hash);
+    clock.nowMs += 3_600_000;
+    env.devnet.control.setDaemonPeers(0);
+    expect(await s.unlocker.runOnce()).toEqual({ skipped: 'daemon-isolated', decisions: [] });
+    expect(await s.ledger.getBlockCandidate(hash)).toMatchObject({ orphanedAfterCredit: false });
+    env.devnet.control.setDaemonPeers(1);
+    await expectDecided(s, hash, 'orphaned-after-credit');
+    expect(await s.ledger.getBlockCandidate(hash)).toMatchObject({ orphanedAfterCredit: true });
+    expect((await s.unlocker.runOnce()).decisions).toEqual([]);
   });
 
   it('devnet (the key off by default): credited on a daemon without peers, as before', async () => {

@@ -26,13 +26,16 @@ export function unlockerOn(
   redis: Redis,
   keyPrefix: string,
   options: Partial<BlockUnlockerOptions>,
-  modules: Pick<BlockUnlockerModules, 'daemon' | 'logger' | 'fencingToken'>,
+  modules: Pick<BlockUnlockerModules, 'daemon' | 'logger' | 'fencingToken' | 'clock'>,
 ): BlockUnlocker {
   const opts: BlockUnlockerOptions = {
     scheme: 'pplns',
     fee: FEE,
     confirmDepth: 60,
     reorgWatchBlocks: 120,
+    // No audit unless a test asks for one (it would add block-list calls to the watch's).
+    reorgAuditBlocks: 0,
+    reorgAuditIntervalMs: 3_600_000,
     pplnsWindowFactor: 2,
     emptyRound: 'credit-finder',
     ...options,

@@ -1,0 +1,195 @@
+import type { Redis } from 'ioredis';
+import { describe, expect, it } from 'vitest';
+import { settleOrphanedBlock } from '../../../src/app/orphan-block-settlement.js';
+import type { UnlockerChain } from '../../../src/leader/unlocker/block-unlocker.js';
+import { TrustedChainUnlocker } from '../../../src/leader/unlocker/trusted-chain-unlocker.js';
+import { RedisBalances } from '../../../src/store/payments/balances-store.js';
+import { createPaymentKeys } from '../../../src/store/payments/payment-keys.js';
+import { RedisShareLedger } from '../../../src/store/shares/redis-share-ledger.js';
+import { createShareKeys } from '../../../src/store/shares/share-keys.js';
+import { DEFAULT_STORE_OPTIONS } from '../../helpers/config-defaults.js';
+import { captureLogs } from '../../helpers/log-capture.js';
+import { useTestRedisClient } from '../../helpers/redis-server.js';
+import {
+  ADDRESSES,
+  blockHash,
+  makeCandidate,
+  makeShare,
+  silentLogger,
+  uniquePrefix,
+} from '../../store/store-fixtures.js';
+import { FEE, stubChain, unlockerOn } from './unlocker-kit.js';
+
+const [FINDER] = ADDRESSES;
+const REWARD = 90_000_000;
+const CREDIT = BigInt(REWARD) - (BigInt(REWARD) * BigInt(FEE.solo.poolFeeBasisPoints)) / 10_000n;
+const HOUR_MS = 3_600_000;
+/** Decided at 10 deep, watched until 30 deep; the audit checks the 150 heights under that. */
+const OPTIONS = {
+  confirmDepth: 10,
+  reorgWatchBlocks: 20,
+  reorgAuditBlocks: 150,
+  reorgAuditIntervalMs: HOUR_MS,
+};
+
+/**
+ * The periodic reorg audit of credited blocks older than the watch window, against a stub chain
+ * whose tip moves and whose blocks a "reorg" replaces (`replaced` heights), on a real Redis.
+ */
+describe('the reorg audit of credited blocks below the watch window', () => {
+  let redis: Redis;
+  useTestRedisClient((client) => {
+    redis = client;
+  });
+
+  async function setup(label: string, heights: readonly number[]) {
+    const keyPrefix = uniquePrefix(label);
+    const ledger = new RedisShareLedger(
+      { ...DEFAULT_STORE_OPTIONS, keyPrefix },
+      { redis, logger: silentLogger },
+    );
+    for (const height of heights) {
+      const share = makeShare({ solo: true, address: FINDER });
+      await ledger.writeBlockCandidate(makeCandidate({ height, hash: blockHash(height), share }));
+    }
+    const chain = { tip: Math.max(...heights) + OPTIONS.confirmDepth, replaced: new Set<number>() };
+    const hashAt = (height: number) =>
+      chain.replaced.has(height) ? blockHash(0x10_000 + height) : blockHash(height);
+    const listCalls: number[] = [];
+    const daemon: UnlockerChain = {
+      getBlockCount: () => stubChain(chain.tip, hashAt, REWARD).getBlockCount(),
+      getBlockHeaderByHeight: (height) => stubChain(chain.tip, hashAt, REWARD).getBlockHeaderByHeight(height),
+      getBlocksList: (height) => {
+        listCalls.push(height);
+        return stubChain(chain.tip, hashAt, REWARD).getBlocksList(height);
+      },
+    };
+    const clock = { nowMs: 1_800_000_000_000 };
+    const logs = captureLogs();
+    const unlocker = (reorgAuditBlocks = OPTIONS.reorgAuditBlocks) =>
+      unlockerOn(
+        redis,
+        keyPrefix,
+        { ...OPTIONS, reorgAuditBlocks },
+        { daemon, logger: logs.logger, clock: () => clock.nowMs },
+      );
+    const leader = unlocker();
+    const credited = await leader.runOnce();
+    expect(credited.decisions.map((d) => d.outcome)).toEqual(heights.map(() => 'confirmed'));
+    listCalls.length = 0;
+    return {
+      keyPrefix,
+      ledger,
+      chain,
+      listCalls,
+      clock,
+      logs,
+      leader,
+      unlocker,
+      money: createPaymentKeys(keyPrefix),
+      balances: new RedisBalances({ keyPrefix }, { redis }),
+    };
+  }
+
+  it('flags a credited block a reorg replaced deeper than the watch reaches, once, and debits nobody', async () => {
+    const s = await setup('audit-flags', [10, 40, 50, 100]);
+    // 200 blocks high: the watch reaches down to height 170, the audit from 169 to 20.
+    s.chain.tip = 200;
+    s.chain.replaced = new Set([10, 50, 100]);
+    // The gap the audit closes: the watch alone sees none of them.
+    expect((await s.unlocker(0).runOnce()).decisions).toEqual([]);
+    expect(s.listCalls).toEqual([]);
+
+    s.clock.nowMs += HOUR_MS;
+    const summary = await s.leader.runOnce();
+    expect(summary.decisions).toEqual([
+      expect.objectContaining({ hash: blockHash(100), height: 100, outcome: 'orphaned-after-credit' }),
+      expect.objectContaining({ hash: blockHash(50), height: 50, outcome: 'orphaned-after-credit' }),
+    ]);
+    expect(summary.decisions[0]).toMatchObject({ rewardAtomic: BigInt(REWARD) });
+    // One block-list call per ~30 heights holding credited blocks: 100 (down to 71), 50 (down to 21).
+    expect(s.listCalls).toEqual([100, 50]);
+    // Flagged exactly as the watch flags: the record, the list `fuego-pool report` and the metric read.
+    expect(await redis.zrange(s.money.blocksOrphanedAfterCredit, 0, -1)).toEqual([
+      blockHash(50),
+      blockHash(100),
+    ]);
+    expect(await s.ledger.getBlockCandidate(blockHash(100))).toMatchObject({
+      status: 'confirmed',
+      orphanedAfterCredit: true,
+    });
+    // Height 10 is below the audit's reach (200 - 30 - 150 = 20); 40 is still the chain's block.
+    expect(await s.ledger.getBlockCandidate(blockHash(10))).toMatchObject({ orphanedAfterCredit: false });
+    expect(await s.ledger.getBlockCandidate(blockHash(40))).toMatchObject({ orphanedAfterCredit: false });
+    expect((await s.balances.getBalance(FINDER)).balance).toBe(4n * CREDIT);
+    const errors = s.logs.records.filter((r) => r['level'] === 50).map((r) => r['hash']);
+    expect(errors).toEqual([blockHash(100), blockHash(50)]);
+
+    // The next audit reads only the block never flagged (40), and flags nothing again.
+    s.clock.nowMs += HOUR_MS;
+    expect((await s.leader.runOnce()).decisions).toEqual([]);
+    expect(s.listCalls).toEqual([100, 50, 40]);
+    expect(await redis.zcard(s.money.blocksOrphanedAfterCredit)).toBe(2);
+  });
+
+  it('audits at most once per reorgAuditIntervalSec, the first in the first run', async () => {
+    const s = await setup('audit-interval', [50]);
+    s.chain.tip = 200;
+    s.chain.replaced = new Set([50]);
+    // setup's run (the block credited) was the first audit: the next is due an hour later.
+    s.clock.nowMs += HOUR_MS - 1;
+    expect((await s.leader.runOnce()).decisions).toEqual([]);
+    expect(s.listCalls).toEqual([]);
+    s.clock.nowMs += 1;
+    expect((await s.leader.runOnce()).decisions).toEqual([
+      expect.objectContaining({ hash: blockHash(50), outcome: 'orphaned-after-credit' }),
+    ]);
+    expect(s.listCalls).toEqual([50]);
+  });
+
+  it('does not read or flag again a block flagged (or settled) once it is older than the watch window', async () => {
+    const s = await setup('audit-skips', [50, 55]);
+    s.chain.replaced = new Set([50, 55]);
+    // Still watched (10 deep): the watch flags both; the operator absorbs one.
+    expect((await s.leader.runOnce()).decisions).toEqual([
+      expect.objectContaining({ hash: blockHash(55), outcome: 'orphaned-after-credit' }),
+      expect.objectContaining({ hash: blockHash(50), outcome: 'orphaned-after-credit' }),
+    ]);
+    await settleOrphanedBlock(
+      s.keyPrefix,
+      { redis },
+      { hash: blockHash(50), mode: 'absorb', note: '', dryRun: false },
+    );
+    const settledRecord = await redis.hgetall(createShareKeys(s.keyPrefix).block(blockHash(50)));
+    s.chain.tip = 200;
+    s.listCalls.length = 0;
+    s.clock.nowMs += HOUR_MS;
+
+    expect((await s.leader.runOnce()).decisions).toEqual([]);
+    expect(s.listCalls).toEqual([]);
+    expect(await redis.zrange(s.money.blocksOrphanedAfterCredit, 0, -1)).toEqual([blockHash(55)]);
+    expect(await redis.zrange(s.money.blocksOrphanSettled, 0, -1)).toEqual([blockHash(50)]);
+    expect(await redis.hgetall(createShareKeys(s.keyPrefix).block(blockHash(50)))).toEqual(settledRecord);
+  });
+
+  it('decides nothing on a chain the leader does not trust, and flags the block once it does', async () => {
+    const s = await setup('audit-untrusted', [50]);
+    s.chain.tip = 200;
+    s.chain.replaced = new Set([50]);
+    s.clock.nowMs += HOUR_MS;
+    const trust: { distrust: 'daemon-isolated' | null } = { distrust: 'daemon-isolated' };
+    const trusted = new TrustedChainUnlocker({
+      unlocker: s.leader,
+      checks: [{ distrust: async () => trust.distrust }],
+    });
+
+    expect(await trusted.runOnce()).toEqual({ skipped: 'daemon-isolated', decisions: [] });
+    expect(s.listCalls).toEqual([]);
+    expect(await s.ledger.getBlockCandidate(blockHash(50))).toMatchObject({ orphanedAfterCredit: false });
+
+    trust.distrust = null;
+    expect((await trusted.runOnce()).decisions).toEqual([
+      expect.objectContaining({ hash: blockHash(50), outcome: 'orphaned-after-credit' }),
+    ]);
+  });
+});

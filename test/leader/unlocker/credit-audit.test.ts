@@ -1,8 +1,10 @@
 import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { settleOrphanedBlock } from '../../../src/app/orphan-block-settlement.js';
+import { LeaderLoop } from '../../../src/leader/leader-loop.js';
 import type { UnlockerChain } from '../../../src/leader/unlocker/block-unlocker.js';
 import { TrustedChainUnlocker } from '../../../src/leader/unlocker/trusted-chain-unlocker.js';
+import { createPoolEventBus, type PoolEventMap } from '../../../src/pool/events.js';
 import { RedisBalances } from '../../../src/store/payments/balances-store.js';
 import { createPaymentKeys } from '../../../src/store/payments/payment-keys.js';
 import { RedisShareLedger } from '../../../src/store/shares/redis-share-ledger.js';
@@ -56,11 +58,14 @@ describe('the reorg audit of credited blocks below the watch window', () => {
     const hashAt = (height: number) =>
       chain.replaced.has(height) ? blockHash(0x10_000 + height) : blockHash(height);
     const listCalls: number[] = [];
+    /** Heights whose block-list call fails (the daemon went away mid-pass). */
+    const failingLists = new Set<number>();
     const daemon: UnlockerChain = {
       getBlockCount: () => stubChain(chain.tip, hashAt, REWARD).getBlockCount(),
       getBlockHeaderByHeight: (height) => stubChain(chain.tip, hashAt, REWARD).getBlockHeaderByHeight(height),
       getBlocksList: (height) => {
         listCalls.push(height);
+        if (failingLists.has(height)) throw new Error('daemon went away');
         return stubChain(chain.tip, hashAt, REWARD).getBlocksList(height);
       },
     };
@@ -82,6 +87,7 @@ describe('the reorg audit of credited blocks below the watch window', () => {
       ledger,
       chain,
       listCalls,
+      failingLists,
       clock,
       logs,
       leader,
@@ -170,6 +176,50 @@ describe('the reorg audit of credited blocks below the watch window', () => {
     expect(await redis.zrange(s.money.blocksOrphanedAfterCredit, 0, -1)).toEqual([blockHash(55)]);
     expect(await redis.zrange(s.money.blocksOrphanSettled, 0, -1)).toEqual([blockHash(50)]);
     expect(await redis.hgetall(createShareKeys(s.keyPrefix).block(blockHash(50)))).toEqual(settledRecord);
+  });
+
+  it('publishes block-orphaned-after-credit once for a block the audit flags', async () => {
+    const s = await setup('audit-event', [50]);
+    s.chain.tip = 200;
+    s.chain.replaced = new Set([50]);
+    const events = createPoolEventBus(() => undefined);
+    const published: PoolEventMap['block-orphaned-after-credit'][] = [];
+    events.subscribe('block-orphaned-after-credit', (payload) => published.push(payload));
+    const loop = new LeaderLoop(
+      { unlockIntervalMs: HOUR_MS, payoutIntervalMs: null },
+      // Payouts are off (null interval): the runner is never called.
+      { unlocker: s.leader, payouts: undefined as never, events, logger: silentLogger },
+    );
+    for (let run = 0; run < 3; run++) {
+      s.clock.nowMs += HOUR_MS;
+      await loop.unlockOnce();
+    }
+    expect(published).toEqual([{ height: 50, hash: blockHash(50), rewardAtomic: BigInt(REWARD) }]);
+  });
+
+  it('a failing audit keeps what it flagged before the failure, and the watch’s flags, and is tried again an interval later', async () => {
+    const s = await setup('audit-fails', [40, 100, 185]);
+    s.chain.tip = 200;
+    s.chain.replaced = new Set([40, 100, 185]);
+    s.failingLists.add(40);
+    s.clock.nowMs += HOUR_MS;
+    // The watch flags 185 (15 deep); the audit flags 100, then its call for 40 fails.
+    expect((await s.leader.runOnce()).decisions).toEqual([
+      expect.objectContaining({ hash: blockHash(185), outcome: 'orphaned-after-credit' }),
+      expect.objectContaining({ hash: blockHash(100), outcome: 'orphaned-after-credit' }),
+    ]);
+    expect(s.logs.records.map((r) => r['msg'])).toContain(
+      'reorg audit of credited blocks below the watch window failed',
+    );
+    s.failingLists.clear();
+    s.listCalls.length = 0;
+    s.clock.nowMs += HOUR_MS - 1;
+    expect((await s.leader.runOnce()).decisions).toEqual([]);
+    expect(s.listCalls).toEqual([185]);
+    s.clock.nowMs += 1;
+    expect((await s.leader.runOnce()).decisions).toEqual([
+      expect.objectContaining({ hash: blockHash(40), outcome: 'orphaned-after-credit' }),
+    ]);
   });
 
   it('decides nothing on a chain the leader does not trust, and flags the block once it does', async () => {

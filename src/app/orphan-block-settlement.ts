@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import type { PayoutWriter } from '../model/payouts/payout-batch.js';
 import type { PoolEventMap } from '../pool/events.js';
 import type { DaemonClient } from '../rpc/daemon-client.js';
 import {
@@ -8,9 +8,7 @@ import {
 } from '../store/payments/orphan-settlement-store.js';
 import { PaymentStoreError } from '../store/payments/payment-store-error.js';
 import { PayoutStore } from '../store/payments/payout-store.js';
-
-/** How long the operator's settlement may hold the payout lock. */
-const SETTLE_LOCK_TTL_MS = 30_000;
+import { underPayoutLock } from './operator-payout-lock.js';
 
 /**
  * absorb: the pool keeps the miners' credits (its loss); clawback: each account is debited what
@@ -83,20 +81,12 @@ export async function settleOrphanedBlock(
   if (mode === 'credit-back') await expectOnMainChain(modules.daemon, preview);
   if (request.dryRun) return { ...planned, applied: false };
   const journal = new PayoutStore({ keyPrefix }, modules);
-  const lockToken = randomUUID();
-  if (!(await journal.acquireLock(lockToken, SETTLE_LOCK_TTL_MS))) {
-    throw new PaymentStoreError('LOCK_LOST', 'a payout pass holds the payout lock: try again in a moment');
-  }
-  try {
-    return await apply(store, { fencingToken: '', lockToken }, request, modules.daemon);
-  } finally {
-    await journal.releaseLock(lockToken);
-  }
+  return underPayoutLock(journal, (writer) => apply(store, writer, request, modules.daemon));
 }
 
 async function apply(
   store: OrphanSettlementStore,
-  writer: { readonly fencingToken: string; readonly lockToken: string },
+  writer: PayoutWriter,
   request: { readonly hash: string; readonly mode: OrphanSettleMode; readonly note: string },
   daemon: SettlementChain | undefined,
 ): Promise<OrphanSettlement> {

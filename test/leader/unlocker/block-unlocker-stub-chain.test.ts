@@ -14,10 +14,9 @@ import {
   silentLogger,
   uniquePrefix,
 } from '../../store/store-fixtures.js';
-import { FEE, stubChain, unlockerOn } from './unlocker-kit.js';
+import { FEE, REWARD, stubChain, unlockerOn } from './unlocker-kit.js';
 
 const [A, B, C] = ADDRESSES;
-const REWARD = 90_000_000;
 
 /** The unlocker against a stub chain (any height, any depth) on a real Redis. */
 describe('BlockUnlocker against a stub chain', () => {

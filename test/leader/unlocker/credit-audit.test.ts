@@ -20,11 +20,10 @@ import {
   silentLogger,
   uniquePrefix,
 } from '../../store/store-fixtures.js';
-import { FEE, stubChain, unlockerOn } from './unlocker-kit.js';
+import { REWARD, SOLO_CREDIT, stubChain, unlockerOn } from './unlocker-kit.js';
 
 const [FINDER] = ADDRESSES;
-const REWARD = 90_000_000;
-const CREDIT = BigInt(REWARD) - (BigInt(REWARD) * BigInt(FEE.solo.poolFeeBasisPoints)) / 10_000n;
+const CREDIT = SOLO_CREDIT;
 const HOUR_MS = 3_600_000;
 /** Decided at 10 deep, watched until 30 deep; the audit checks the 150 heights under that. */
 const OPTIONS = {

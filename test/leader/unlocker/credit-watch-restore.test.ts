@@ -24,12 +24,10 @@ import {
   uniquePrefix,
 } from '../../store/store-fixtures.js';
 import { expectLedgerConsistent } from '../payouts/money-invariants.js';
-import { FEE, stubChain, unlockerOn } from './unlocker-kit.js';
+import { REWARD, SOLO_CREDIT, stubChain, unlockerOn } from './unlocker-kit.js';
 
 const [FINDER] = ADDRESSES;
-const REWARD = 90_000_000;
-const SOLO_FEE = (BigInt(REWARD) * BigInt(FEE.solo.poolFeeBasisPoints)) / 10_000n;
-const CREDIT = BigInt(REWARD) - SOLO_FEE;
+const CREDIT = SOLO_CREDIT;
 
 /** A credited block a later reorg can take away (`replaced`) and give back, on a stub chain. */
 describe('the reorg watch when a later reorg restores a block orphaned after credit', () => {

@@ -21,6 +21,11 @@ export const FEE = {
   solo: { poolFeeBasisPoints: 50, finderBonusBasisPoints: 0 },
 };
 
+/** The reward of the stub chain's blocks in these tests, and what a solo finder is credited of it. */
+export const REWARD = 90_000_000;
+export const SOLO_FEE = (BigInt(REWARD) * BigInt(FEE.solo.poolFeeBasisPoints)) / 10_000n;
+export const SOLO_CREDIT = BigInt(REWARD) - SOLO_FEE;
+
 /** An unlocker (with its window fixer) whose ledger and pending estimates are on `redis` under `keyPrefix`. */
 export function unlockerOn(
   redis: Redis,

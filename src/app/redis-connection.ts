@@ -49,6 +49,9 @@ export async function connectRedis(config: PoolConfig['redis'], env: Env, logger
   return connection as Redis;
 }
 
+/** The connection connectRedis gives: what the commands above the app layer hold (they never import ioredis). */
+export type PoolRedis = Redis;
+
 /** Runs an operator command's work on a connection to the config's Redis, closed after it. */
 export async function withRedis<T>(
   config: PoolConfig['redis'],

@@ -1,6 +1,6 @@
 import { adjustMinerBalance, type BalanceAdjustment } from '../../app/balance-adjustment.js';
 import { loadPoolConfig } from '../../app/config-addresses.js';
-import { withRedis } from '../../app/redis-connection.js';
+import { type PoolRedis, withRedis } from '../../app/redis-connection.js';
 import { AddressError, decodeAddress } from '../../fuego/address.js';
 import { formatAtomic, MoneyError, parseCoins } from '../../fuego/money.js';
 import { createLogger } from '../../log/logger.js';
@@ -127,7 +127,7 @@ function deltaOf(credit: string | undefined, debit: string | undefined): bigint 
 /** Runs `work` on the Redis of the config at --config (missing: a usage error). */
 function withConfigRedis<T>(
   configPath: string | undefined,
-  work: (redis: Parameters<Parameters<typeof withRedis>[3]>[0], keyPrefix: string) => Promise<T>,
+  work: (redis: PoolRedis, keyPrefix: string) => Promise<T>,
 ): Promise<T> {
   if (configPath === undefined) throw new UsageError('missing --config FILE');
   const pool = loadPoolConfig(configPath);

@@ -1,5 +1,5 @@
 import { loadPoolConfig } from '../../app/config-addresses.js';
-import { connectRedis } from '../../app/redis-connection.js';
+import { connectRedis, type PoolRedis } from '../../app/redis-connection.js';
 import { resolveUnknownPayment, unresolvedPaymentHashes } from '../../app/unknown-payment-resolution.js';
 import {
   isWalletMissingTransaction,
@@ -92,7 +92,7 @@ export const payoutResolveCommand: CliCommand = {
 /** Settles one sent batch the wallet has no record of, on fuegod's word; the line to print. */
 async function settleWalletMissing(
   pool: PoolConfig,
-  redis: Awaited<ReturnType<typeof connectRedis>>,
+  redis: PoolRedis,
   request: { readonly txHash: string; readonly mode: 'paid' | 'refund'; readonly note: string },
 ): Promise<string> {
   const daemon = new DaemonClient({ ...pool.daemon });

@@ -36,6 +36,10 @@ export interface DemoStackOptions {
  */
 export const DEMO_COINBASE_MATURITY_BLOCKS = 10;
 
+/** Miners and API connections a demo holds: within what an open-files limit of 1,024 gives each. */
+export const DEMO_MAX_MINERS = 256;
+export const DEMO_MAX_API_CONNECTIONS = 100;
+
 export const DEFAULT_DEMO_OPTIONS: DemoStackOptions = Object.freeze({
   stratumPort: 3333,
   tlsPort: 3334,
@@ -178,11 +182,14 @@ function demoPoolConfig(options: DemoStackOptions, parts: DemoParts): Readonly<P
     api:
       options.apiPort === null
         ? { enabled: false }
-        : { port: options.apiPort, ...options.poolOverrides?.api },
+        : { port: options.apiPort, maxConnections: DEMO_MAX_API_CONNECTIONS, ...options.poolOverrides?.api },
     stratum: {
       ports,
       ...(tls ? { tls } : {}),
       vardiff: { targetShareTimeSec: 5, retargetIntervalSec: 20, minDifficulty: 100 },
+      // A demo serves a few miners: caps that fit the common open-files limit of 1,024 keep the
+      // start from warning that the limit holds fewer connections than a production pool's.
+      limits: { maxConnections: DEMO_MAX_MINERS },
       ...options.poolOverrides?.stratum,
     },
   });

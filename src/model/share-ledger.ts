@@ -20,6 +20,16 @@ export interface AcceptedShare {
   readonly stale: boolean;
 }
 
+/** What a miner has submitted, as the share scripts sum it (difficulty, solo shares included). */
+export interface MinerShareTotals {
+  /** Every accepted share's difficulty since the pool first saw the miner (solo too). */
+  readonly difficultyTotal: bigint;
+  /** Its pool shares' difficulty in the open round (0 right after a pool block closed it). */
+  readonly roundDifficulty: bigint;
+  /** Worker name -> its accepted shares' difficulty, for the names asked about (0 when none). */
+  readonly workers: ReadonlyMap<string, bigint>;
+}
+
 export interface BlockCandidate {
   readonly height: number;
   /** Block id (hex) computed by the pool from the submitted blob. */

@@ -1,6 +1,6 @@
-import type { RoundSummary } from '../../model/blocks/stored-block.js';
 import type { HashrateReader } from '../../store/hashrate/hashrate-reader.js';
 import type { RedisMinerThresholds } from '../../store/payments/miner-thresholds.js';
+import type { RedisLedgerReader } from '../../store/shares/ledger-reader.js';
 import type { PoolBlocksReader } from '../../store/shares/pool-blocks-reader.js';
 import type { PoolMetrics } from './api-metrics.js';
 import type { ApiConnectionCaps } from './connection-caps.js';
@@ -19,7 +19,7 @@ import type { StatsService } from './stats-service.js';
 
 /** The store readers the API reads through. */
 export interface ApiStores {
-  readonly ledger: { getCurrentRoundSummary(): Promise<RoundSummary | null> };
+  readonly ledger: Pick<RedisLedgerReader, 'getCurrentRoundSummary' | 'getMinerShareTotals'>;
   readonly hashrate: HashrateReader;
   readonly blocks: PoolBlocksReader;
   /** null: the balances store is not available to this process (balances show as null). */

@@ -193,18 +193,20 @@ export async function classicStatsAddress(
   const miner = await modules.stats.miner(address);
   if (miner === null) return { error: 'Not found' };
   const accounts = modules.stores.accounts;
-  const [payments, workerCharts] = await Promise.all([
+  const workerNames = miner.workers.map((worker) => worker.name);
+  const [payments, workerCharts, submitted] = await Promise.all([
     accounts === null ? [] : accounts.listPayments(address, { offset: 0, limit: CLASSIC_ROWS }),
     modules.stats.workerCharts(address, miner.workers),
+    modules.stores.ledger.getMinerShareTotals(address, workerNames),
   ]);
   return {
     stats: {
-      hashes: '0',
+      hashes: submitted.difficultyTotal.toString(),
       lastShare: String(seconds(miner.lastShareMs ?? 0)),
       balance: miner.balance?.unlockedAtomic ?? '0',
       paid: miner.balance?.paidAtomic ?? '0',
       hashrate: Math.round(miner.hashrate),
-      roundHashes: 0,
+      roundHashes: Number(submitted.roundDifficulty),
     },
     payments: minerPaymentsZset(payments),
     charts: {
@@ -218,7 +220,7 @@ export async function classicStatsAddress(
       name: worker.name,
       hashrate: Math.round(worker.hashrate),
       lastShare: seconds(worker.lastShareMs),
-      hashes: 0,
+      hashes: Number(submitted.workers.get(worker.name) ?? 0n),
       offline: worker.offline,
     })),
   };

@@ -8,7 +8,7 @@ import type {
   StoredBlockCandidate,
   StoredBlockStatus,
 } from '../../model/blocks/stored-block.js';
-import type { BlockCandidate } from '../../model/share-ledger.js';
+import type { BlockCandidate, MinerShareTotals } from '../../model/share-ledger.js';
 import { runStoreCommand, StoreError, toStoreError } from '../store-error.js';
 import { parseShareEntry, type StoredShare } from './share-entry.js';
 import { createShareKeys, type ShareKeys } from './share-keys.js';
@@ -211,6 +211,25 @@ export class RedisLedgerReader {
       startedAtMs: parseSafeInteger(startedAtMs, 'round startedAtMs', { key }),
       totalDifficulty: parseBigInt(totalDifficulty ?? '0', 'round totalDifficulty', { key }),
       shareCount: parseSafeInteger(shareCount ?? '0', 'round shareCount', { key }),
+    };
+  }
+
+  /** A miner's submitted difficulty, in the open round, and of the named workers: one round trip. */
+  async getMinerShareTotals(address: string, workerNames: readonly string[]): Promise<MinerShareTotals> {
+    const keys = this.#keys;
+    const pipeline = this.#redis.pipeline();
+    pipeline.hget(keys.miner(address), 'difficultyTotal');
+    pipeline.hget(keys.roundCurrent, address);
+    for (const name of workerNames) pipeline.hget(keys.worker(address, name), 'difficultyTotal');
+    const replies = await runStoreCommand('getMinerShareTotals', () => pipeline.exec());
+    const values = (replies ?? []).map(([error, value]) => {
+      if (error) throw toStoreError(error, 'getMinerShareTotals', { address });
+      return parseBigInt((value as string | null) ?? '0', 'difficulty total', { address });
+    });
+    return {
+      difficultyTotal: values[0] ?? 0n,
+      roundDifficulty: values[1] ?? 0n,
+      workers: new Map(workerNames.map((name, index) => [name, values[index + 2] ?? 0n])),
     };
   }
 

@@ -38,6 +38,17 @@ export function formatBigDecimal(text) {
   return `${negative ? '-' : ''}${groupDigits(negative ? text.slice(1) : text)}`;
 }
 
+/**
+ * `part` of `total` (decimal strings) as a percent with two decimals, exactly (BigInt, rounded
+ * down): ('1', '3') -> "33.33 %"; "—" when total is 0 (nothing to take a part of) or not a number.
+ */
+export function formatPartPercent(part, total) {
+  if (![part, total].every((text) => typeof text === 'string' && DECIMAL.test(text))) return NO_VALUE;
+  if (BigInt(total) <= 0n) return NO_VALUE;
+  const hundredths = (BigInt(part) * 10_000n) / BigInt(total);
+  return `${hundredths / 100n}.${(hundredths % 100n).toString().padStart(2, '0')} %`;
+}
+
 /** H/s with a unit: 2413.7 -> "2.41 kH/s". */
 export function formatHashrate(hashrate) {
   if (typeof hashrate !== 'number' || !Number.isFinite(hashrate) || hashrate < 0) return NO_VALUE;

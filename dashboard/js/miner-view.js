@@ -1,6 +1,13 @@
 import { agoNode, byId, fillTable, setText } from './dom.js';
 import { explorerNode } from './explorer-links.js';
-import { formatAgo, formatAtomic, formatDateTime, formatHashrate } from './format.js';
+import {
+  formatAgo,
+  formatAtomic,
+  formatBigDecimal,
+  formatDateTime,
+  formatHashrate,
+  formatPartPercent,
+} from './format.js';
 import { HashrateChart } from './hashrate-chart.js';
 import { ThresholdPanel } from './threshold-panel.js';
 import { WorkersPanel, workersCountText } from './workers-panel.js';
@@ -45,6 +52,9 @@ export class MinerView {
       'miner-hashrate',
       'miner-last-share',
       'miner-workers-count',
+      'miner-round-share',
+      'miner-hashes',
+      'miner-pending',
       'miner-unlocked',
       'miner-in-payout',
       'miner-paid',
@@ -66,6 +76,13 @@ export class MinerView {
     setText('miner-workers-count', workersCountText(miner.workers));
     const balance = miner.balance;
     const coins = (atomic) => (balance === null ? 'not tracked' : `${formatAtomic(atomic, decimals)} XFG`);
+    const { submitted } = miner;
+    setText(
+      'miner-round-share',
+      formatPartPercent(submitted.roundDifficulty, submitted.roundTotalDifficulty),
+    );
+    setText('miner-hashes', formatBigDecimal(submitted.totalDifficulty));
+    setText('miner-pending', balance?.pendingAtomic === null ? '—' : coins(balance?.pendingAtomic));
     setText('miner-unlocked', coins(balance?.unlockedAtomic));
     setText('miner-in-payout', coins(balance?.inPayoutAtomic));
     setText('miner-paid', coins(balance?.paidAtomic));

@@ -117,6 +117,7 @@ interface FormatModule {
   formatAtomic(atomic: unknown, decimals: number, minFraction?: number): string;
   formatHashrate(hashrate: unknown): string;
   formatBigDecimal(text: unknown): string;
+  formatPartPercent(part: unknown, total: unknown): string;
 }
 
 interface ThresholdModule {
@@ -160,6 +161,15 @@ describe('dashboard amount formatting (dashboard/js/format.js)', () => {
     );
     expect(format.formatHashrate(2413.7)).toBe('2.41 kH/s');
     expect(format.formatHashrate(0)).toBe('0.00 H/s');
+  });
+
+  it("shows a miner's part of the round as a percent, exactly, and no percent of an empty round", () => {
+    expect(format.formatPartPercent('1', '3')).toBe('33.33 %');
+    expect(format.formatPartPercent('12000', '21000')).toBe('57.14 %');
+    expect(format.formatPartPercent('5', '5')).toBe('100.00 %');
+    expect(format.formatPartPercent('0', '18446744073709551615')).toBe('0.00 %');
+    expect(format.formatPartPercent('0', '0')).toBe('—');
+    expect(format.formatPartPercent('1', 'x')).toBe('—');
   });
 
   it('loses no atomic unit: the text parses back to the same integer', () => {
@@ -410,6 +420,10 @@ describe('dashboard in headless Chromium while XMRig mines on the devnet', () =>
     );
     await page.locator('#miner-workers').screenshot({ path: join(ARTIFACTS, 'dashboard-workers.png') });
     expect(await textOf('#miner-unlocked')).toMatch(/^[\d,]+\.\d{2,7} XFG$/);
+    expect(await textOf('#miner-pending')).toMatch(/^[\d,]+\.\d{2,7} XFG$/);
+    expect(await textOf('#miner-hashes')).toMatch(/^[1-9][\d,]*$/);
+    // The only miner: all of a round, or "—" right after a block closed it.
+    expect(await textOf('#miner-round-share')).toMatch(/^(100\.00 %|—)$/);
     await until(
       async () =>
         (await page.locator('#miner-address-text a[data-explorer="address"]').getAttribute('href')) ===

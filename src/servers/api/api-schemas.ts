@@ -290,6 +290,13 @@ export const minerSchema = z.strictObject({
   /** null when the pool runs without the balances store. */
   balance: balanceSchema.nullable(),
   payoutThreshold: payoutThresholdSchema,
+  /** What the miner submitted: every accepted share's difficulty (solo too), and in the open round. */
+  submitted: z.strictObject({
+    totalDifficulty: decimal,
+    /** Its pool shares in the open round; over the round's totalDifficulty: its part of the round. */
+    roundDifficulty: decimal,
+    roundTotalDifficulty: decimal,
+  }),
   chart: chartSchema,
   payments: z.array(minerPaymentSchema),
   timestampMs: ms,

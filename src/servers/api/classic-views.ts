@@ -201,12 +201,12 @@ export async function classicStatsAddress(
   ]);
   return {
     stats: {
-      hashes: submitted.difficultyTotal.toString(),
+      hashes: miner.submitted.totalDifficulty,
       lastShare: String(seconds(miner.lastShareMs ?? 0)),
       balance: miner.balance?.unlockedAtomic ?? '0',
       paid: miner.balance?.paidAtomic ?? '0',
       hashrate: Math.round(miner.hashrate),
-      roundHashes: Number(submitted.roundDifficulty),
+      roundHashes: Number(miner.submitted.roundDifficulty),
     },
     payments: minerPaymentsZset(payments),
     charts: {

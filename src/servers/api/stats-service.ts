@@ -1,9 +1,9 @@
 import type { z } from 'zod';
 import type { ApiOptions } from '../../config/api-schema.js';
-import type { RoundSummary } from '../../model/blocks/stored-block.js';
 import { type ThresholdLimits, thresholdInForce } from '../../pool/payouts/miner-threshold.js';
 import type { HashrateReader, WorkerHashrate } from '../../store/hashrate/hashrate-reader.js';
 import type { MinerThresholdRecord } from '../../store/payments/miner-thresholds.js';
+import type { RedisLedgerReader } from '../../store/shares/ledger-reader.js';
 import type { PoolBlock, PoolBlocksReader } from '../../store/shares/pool-blocks-reader.js';
 import type {
   blockSummarySchema,
@@ -36,7 +36,7 @@ export type PayoutThresholdView = z.infer<typeof payoutThresholdSchema>;
 const MINER_INLINE_PAYMENTS = 10;
 
 export interface StatsServiceModules {
-  readonly ledger: { getCurrentRoundSummary(): Promise<RoundSummary | null> };
+  readonly ledger: Pick<RedisLedgerReader, 'getCurrentRoundSummary' | 'getMinerShareTotals'>;
   readonly hashrate: HashrateReader;
   readonly blocks: PoolBlocksReader;
   readonly accounts: MinerAccountsReader | null;
@@ -259,16 +259,23 @@ export class StatsService {
     const { hashrate, accounts, thresholds, aliasOf, clock } = this.#modules;
     const now = clock();
     const window = this.#options.hashrateWindowMs;
-    const [rate, lastShareMs, workers, chart, balance, payments, alias, threshold] = await Promise.all([
-      hashrate.minerHashrate(address, now, window),
-      hashrate.minerLastShareMs(address),
-      hashrate.minerWorkers(address, now, window),
-      hashrate.minerChart(address, now, this.#options.minerChartSpanMs, this.#options.minerChartResolutionMs),
-      accounts === null ? null : accounts.getBalance(address),
-      accounts === null ? [] : accounts.listPayments(address, { offset: 0, limit: MINER_INLINE_PAYMENTS }),
-      aliasOf === undefined ? null : aliasOf(address),
-      thresholds.read(address),
-    ]);
+    const [rate, lastShareMs, workers, chart, balance, payments, alias, threshold, submitted] =
+      await Promise.all([
+        hashrate.minerHashrate(address, now, window),
+        hashrate.minerLastShareMs(address),
+        hashrate.minerWorkers(address, now, window),
+        hashrate.minerChart(
+          address,
+          now,
+          this.#options.minerChartSpanMs,
+          this.#options.minerChartResolutionMs,
+        ),
+        accounts === null ? null : accounts.getBalance(address),
+        accounts === null ? [] : accounts.listPayments(address, { offset: 0, limit: MINER_INLINE_PAYMENTS }),
+        aliasOf === undefined ? null : aliasOf(address),
+        thresholds.read(address),
+        this.#submitted(address),
+      ]);
     // A pending credit is a record too: the PPLNS window can reach past the hashrate statistics.
     const hasBalance =
       balance !== null &&
@@ -298,9 +305,24 @@ export class StatsService {
               networkFeesAtomic: balance.networkFeesAtomic.toString(),
             },
       payoutThreshold: payoutThresholdView(threshold, thresholdLimitsOf(this.#modules.poolInfo)),
+      submitted,
       chart: { resolutionSeconds: this.#options.minerChartResolutionMs / 1000, points: chart },
       payments: payments.map(paymentView),
       timestampMs: now,
+    };
+  }
+
+  /** The miner's submitted difficulty, overall and in the open round, beside the round's total. */
+  async #submitted(address: string): Promise<MinerView['submitted']> {
+    const { ledger } = this.#modules;
+    const [totals, round] = await Promise.all([
+      ledger.getMinerShareTotals(address, []),
+      ledger.getCurrentRoundSummary(),
+    ]);
+    return {
+      totalDifficulty: totals.difficultyTotal.toString(),
+      roundDifficulty: totals.roundDifficulty.toString(),
+      roundTotalDifficulty: (round?.totalDifficulty ?? 0n).toString(),
     };
   }
 }

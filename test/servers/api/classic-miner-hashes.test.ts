@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AcceptedShare } from '../../../src/model/share-ledger.js';
-import { classicStatsAddressSchema } from '../../../src/servers/api/api-schemas.js';
+import { classicStatsAddressSchema, minerSchema } from '../../../src/servers/api/api-schemas.js';
 import { HashrateBucketWriter } from '../../../src/store/hashrate/hashrate-buckets.js';
 import { createRedisClient } from '../../../src/store/redis-client.js';
 import { RedisShareLedger } from '../../../src/store/shares/redis-share-ledger.js';
@@ -24,7 +24,7 @@ function share(address: string, worker: string, difficulty: number, solo = false
  * (`/stats_address` stats.hashes and stats.roundHashes, and each worker's hashes): the pool
  * counts both as the difficulty of the miner's accepted shares.
  */
-describe('/stats_address: hashes submitted and the round so far', () => {
+describe('hashes submitted and the part of the round, per miner (/stats_address, /api/miners/:address)', () => {
   let server: TestRedis;
   let redis: Redis;
   let app: FastifyInstance;
@@ -42,6 +42,10 @@ describe('/stats_address: hashes submitted and the round so far', () => {
     );
     if (!('workers' in reply)) throw new Error('expected a miner');
     return reply;
+  }
+
+  async function submittedOf(address: string) {
+    return minerSchema.parse((await app.inject({ url: `/api/miners/${address}` })).json()).submitted;
   }
 
   beforeAll(async () => {
@@ -76,11 +80,22 @@ describe('/stats_address: hashes submitted and the round so far', () => {
       ]),
     );
 
+    expect(await submittedOf(MINER)).toEqual({
+      totalDifficulty: '12700',
+      roundDifficulty: '12000',
+      roundTotalDifficulty: '21000',
+    });
+
     // The other miner finds a pool block: the round closes, what was submitted stays counted.
     const found = share(OTHER, 'x', 9_000);
     await ledger.recordBlockCandidate(makeCandidate({ height: 991, share: found }));
     const after = await statsOf(MINER);
     expect(after.stats).toMatchObject({ hashes: '12700', roundHashes: 0 });
     expect((await statsOf(OTHER)).stats).toMatchObject({ hashes: '18000', roundHashes: 0 });
+    expect(await submittedOf(MINER)).toEqual({
+      totalDifficulty: '12700',
+      roundDifficulty: '0',
+      roundTotalDifficulty: '0',
+    });
   });
 });

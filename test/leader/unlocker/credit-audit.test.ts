@@ -33,6 +33,10 @@ const OPTIONS = {
   reorgAuditIntervalMs: HOUR_MS,
 };
 
+/** Where the leader keeps when the last audit started (ms), under the pool's prefix. */
+const lastAuditKey = (keyPrefix: string) =>
+  `${createPaymentKeys(keyPrefix).tag}:unlocker:reorg-audit:last-run`;
+
 /**
  * The periodic reorg audit of credited blocks older than the watch window, against a stub chain
  * whose tip moves and whose blocks a "reorg" replaces (`replaced` heights), on a real Redis.
@@ -150,6 +154,51 @@ describe('the reorg audit of credited blocks below the watch window', () => {
       expect.objectContaining({ hash: blockHash(50), outcome: 'orphaned-after-credit' }),
     ]);
     expect(s.listCalls).toEqual([50]);
+  });
+
+  it('keeps the last audit time in Redis: a new leader on the same Redis audits only when the interval is up', async () => {
+    const s = await setup('audit-interval-restart', [50]);
+    s.chain.tip = 200;
+    s.chain.replaced = new Set([50]);
+    // A restart, or a failover to a standby: a new unlocker, the same Redis, setup's audit 1 ms short of an hour ago.
+    s.clock.nowMs += HOUR_MS - 1;
+    expect((await s.unlocker().runOnce()).decisions).toEqual([]);
+    expect(s.listCalls).toEqual([]);
+    expect(await redis.get(lastAuditKey(s.keyPrefix))).toBe(String(s.clock.nowMs - HOUR_MS + 1));
+    s.clock.nowMs += 1;
+    expect((await s.unlocker().runOnce()).decisions).toEqual([
+      expect.objectContaining({ hash: blockHash(50), outcome: 'orphaned-after-credit' }),
+    ]);
+    expect(s.listCalls).toEqual([50]);
+    expect(await redis.get(lastAuditKey(s.keyPrefix))).toBe(String(s.clock.nowMs));
+    // The next leader again: this audit holds for it too.
+    s.listCalls.length = 0;
+    s.clock.nowMs += HOUR_MS - 1;
+    await s.unlocker().runOnce();
+    expect(s.listCalls).toEqual([]);
+  });
+
+  it('a stale leader neither audits nor moves the last audit time (fenced like its other writes)', async () => {
+    const s = await setup('audit-interval-fenced', [50]);
+    s.chain.tip = 200;
+    s.chain.replaced = new Set([50]);
+    const before = await redis.get(lastAuditKey(s.keyPrefix));
+    await redis.set(s.money.leaderToken, 'leader-2');
+    const as = (token: string) =>
+      unlockerOn(redis, s.keyPrefix, OPTIONS, {
+        daemon: stubChain(s.chain.tip, (h) => (h === 50 ? blockHash(0x10_000 + h) : blockHash(h)), REWARD),
+        logger: s.logs.logger,
+        clock: () => s.clock.nowMs,
+        fencingToken: () => token,
+      });
+    s.clock.nowMs += HOUR_MS;
+    await expect(as('leader-1').runOnce()).rejects.toMatchObject({ code: 'FENCED' });
+    expect(await redis.get(lastAuditKey(s.keyPrefix))).toBe(before);
+    expect(await s.ledger.getBlockCandidate(blockHash(50))).toMatchObject({ orphanedAfterCredit: false });
+    expect((await as('leader-2').runOnce()).decisions).toEqual([
+      expect.objectContaining({ hash: blockHash(50), outcome: 'orphaned-after-credit' }),
+    ]);
+    expect(await redis.get(lastAuditKey(s.keyPrefix))).toBe(String(s.clock.nowMs));
   });
 
   it('does not read or flag again a block flagged (or settled) once it is older than the watch window', async () => {

@@ -121,7 +121,7 @@ export const unlockerConfigFields = {
     .max(604_800)
     .default(3_600)
     .describe(
-      "How often, at least, the leader's unlock run does the reorg audit (reorgAuditBlocks); the first in the leader's first run.",
+      "How often, at least, the leader's unlock run does the reorg audit (reorgAuditBlocks). When the last one began is kept in Redis (<prefix>:unlocker:reorg-audit:last-run), so the interval holds across restarts and a failover to another leader; the first ever in the leader's first run.",
     ),
   unlockNeedsDaemonPeers: z
     .boolean()

@@ -37,6 +37,7 @@ export interface CreditWatchModules {
     | 'flagOrphanedAfterCredit'
     | 'noteRestoredBlock'
     | 'noteReorphanedBlock'
+    | 'claimReorgAudit'
   >;
   readonly daemon: CreditWatchChain;
   readonly logger: Logger;
@@ -64,8 +65,9 @@ interface OrphanedAfterCredit extends CreditedBlock {
  * (its miners hold its credits again). The chain is read in ranges (f_blocks_list_json: one call per ~30
  * heights holding watched blocks, highest first), not a header per block.
  *
- * Below the watch window, a periodic audit (at most once per reorgAuditIntervalMs, the first in
- * the process's first run) checks the credited blocks of the reorgAuditBlocks heights under it the
+ * Below the watch window, a periodic audit (at most once per reorgAuditIntervalMs: when the last
+ * began is kept in Redis by a fenced script, so the interval holds across a restart or a failover
+ * to another leader, and a stale leader does not audit) checks the credited blocks of the reorgAuditBlocks heights under it the
  * same way and flags a replaced one through the same path (same record, log line and decision, so
  * the same notification and report). It checks only blocks never flagged (state `credited`): a
  * flagged or settled block is neither flagged again nor, down there, watched for a restore.
@@ -75,8 +77,6 @@ export class CreditWatch {
   readonly #opts: CreditWatchOptions;
   readonly #modules: CreditWatchModules;
   readonly #clock: () => number;
-  /** When the last audit started; null before the first. */
-  #lastAuditMs: number | null = null;
 
   constructor(opts: CreditWatchOptions, modules: CreditWatchModules) {
     if (!Number.isSafeInteger(opts.reorgWatchBlocks) || opts.reorgWatchBlocks < 1) {
@@ -108,10 +108,9 @@ export class CreditWatch {
     } catch (error) {
       this.#failed(error, 'reorg watch of credited blocks failed');
     }
-    if (top !== null && this.#auditDue()) {
-      this.#lastAuditMs = this.#clock();
+    if (top !== null && this.#opts.reorgAuditBlocks > 0) {
       try {
-        await this.#audit(top, fencingToken, flagged);
+        if (await this.#auditDue(fencingToken)) await this.#audit(top, fencingToken, flagged);
       } catch (error) {
         this.#failed(error, 'reorg audit of credited blocks below the watch window failed');
       }
@@ -130,9 +129,10 @@ export class CreditWatch {
     this.#modules.logger.error({ err: error }, message);
   }
 
-  #auditDue(): boolean {
-    if (this.#opts.reorgAuditBlocks === 0) return false;
-    return this.#lastAuditMs === null || this.#clock() - this.#lastAuditMs >= this.#opts.reorgAuditIntervalMs;
+  /** Whether the audit is due, claimed (its start kept, fenced) when it is: at most one per interval. */
+  #auditDue(fencingToken: string): Promise<boolean> {
+    const { reorgAuditIntervalMs: intervalMs } = this.#opts;
+    return this.#modules.ledger.claimReorgAudit({ nowMs: this.#clock(), intervalMs, fencingToken });
   }
 
   async #pass(

@@ -77,6 +77,13 @@ export interface NoteRestoredBlockRequest {
   readonly fencingToken?: string;
 }
 
+/** The reorg audit is due (claimed, and its time kept) if the last began `intervalMs` before `nowMs`. */
+export interface ClaimReorgAuditRequest {
+  readonly nowMs: number;
+  readonly intervalMs: number;
+  readonly fencingToken?: string;
+}
+
 /**
  * A settled block a later reorg restored is replaced at its height again (yet another reorg),
  * while the watch still checks it.
@@ -220,6 +227,11 @@ export interface UnlockLedger {
    * again) or, when it was credited back since, it is flagged again; `none` when nothing was to do.
    */
   noteReorphanedBlock(request: NoteReorphanedBlockRequest): Promise<ReorphanedOutcome>;
+  /**
+   * When the reorg audit last began is kept with the ledger (so it holds across leaders): true, and
+   * `nowMs` kept, when the audit is due; false when the last began less than `intervalMs` ago.
+   */
+  claimReorgAudit(request: ClaimReorgAuditRequest): Promise<boolean>;
 }
 
 /**

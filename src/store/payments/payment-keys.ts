@@ -62,6 +62,9 @@ import { keyTag } from '../key-tag.js';
  * - `<p>:block:<hash>:clawback:credited-back` - HASH - address -> atomic units the earlier
  *   settlements of the block clawed back and credited back (note_reorphaned_block adds each
  *   account's emptied clawback record) - kept (audit).
+ * - `<p>:unlocker:reorg-audit:last-run` - STRING - ms timestamp at which the leader's last reorg
+ *   audit (credited blocks below the watch window) started, so the interval holds across a restart
+ *   or a failover - claim_reorg_audit (fenced) - kept.
  * - `<p>:payout:batch:<id>` - HASH - one payout batch (see payout-store.ts) - payout scripts - kept.
  * - `<p>:payout:batches` - ZSET - score createdAtMs, member batch id: every batch - kept.
  * - `<p>:payout:batches:open` - ZSET - batches in state prepared or sending - payout scripts.
@@ -112,6 +115,7 @@ export interface PaymentKeys {
   readonly blocksRestoredAfterClawback: string;
   blockClawback(blockHash: string): string;
   blockClawbackCreditedBack(blockHash: string): string;
+  readonly reorgAuditLastRun: string;
   batch(batchId: string): string;
   readonly batches: string;
   readonly batchesOpen: string;
@@ -149,6 +153,7 @@ export function createPaymentKeys(prefix: string): PaymentKeys {
     blocksRestoredAfterClawback: `${tag}:blocks:restored-after-clawback`,
     blockClawback: (blockHash: string) => `${tag}:block:${blockHash}:clawback`,
     blockClawbackCreditedBack: (blockHash: string) => `${tag}:block:${blockHash}:clawback:credited-back`,
+    reorgAuditLastRun: `${tag}:unlocker:reorg-audit:last-run`,
     batch: (batchId: string) => `${tag}:payout:batch:${batchId}`,
     batches: `${tag}:payout:batches`,
     batchesOpen: `${tag}:payout:batches:open`,

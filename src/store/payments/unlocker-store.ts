@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import type { CandidatePage, StoredBlockCandidate } from '../../model/blocks/stored-block.js';
 import type {
   BlockWindowLedger,
+  ClaimReorgAuditRequest,
   CreditBlockRequest,
   CreditedBlock,
   CreditOutcome,
@@ -25,6 +26,7 @@ import { DEFAULT_HISTORY_MAX_LENGTH } from './balances-store.js';
 import { CreditedBlocksReader } from './credited-blocks-reader.js';
 import { createPaymentKeys, type PaymentKeys } from './payment-keys.js';
 import { PaymentStoreError, refusalOf } from './payment-store-error.js';
+import { buildClaimReorgAuditCall, CLAIM_REORG_AUDIT_LUA } from './scripts/claim-reorg-audit.js';
 import { buildCreditBlockCall, CREDIT_BLOCK_LUA } from './scripts/credit-block.js';
 import { buildFixBlockWindowCall, FIX_BLOCK_WINDOW_LUA } from './scripts/fix-block-window.js';
 import {
@@ -49,9 +51,10 @@ export interface UnlockerStoreOptions {
 /**
  * The unlocker's ledger on Redis: its writes (fix a found block's window, credit a confirmed block,
  * orphan one, note a pending one's depth, promote a refused block found on the chain or note one
- * found off it, flag a credited one a deep reorg replaced, or
- * unflag it when a later reorg restores it, and follow a settled one restored and replaced again) and the reads its decisions need
- * (through the ledger reader and the credited blocks reader).
+ * found off it, flag a credited one a deep reorg replaced, or unflag it when a later reorg
+ * restores it, follow a settled one restored and replaced again, and keep when the reorg audit
+ * last began) and the reads its decisions need (through the ledger reader and the credited blocks
+ * reader).
  */
 export class UnlockerStore implements UnlockLedger, BlockWindowLedger {
   readonly keys: PaymentKeys;
@@ -70,6 +73,7 @@ export class UnlockerStore implements UnlockLedger, BlockWindowLedger {
   readonly #flagOrphaned: ScriptRunner;
   readonly #noteRestored: ScriptRunner;
   readonly #noteReorphaned: ScriptRunner;
+  readonly #claimAudit: ScriptRunner;
 
   constructor(opts: UnlockerStoreOptions, modules: { redis: Redis; clock?: () => number }) {
     this.keys = createPaymentKeys(opts.keyPrefix);
@@ -104,6 +108,7 @@ export class UnlockerStore implements UnlockLedger, BlockWindowLedger {
       'fuegoPoolNoteReorphanedBlock',
       NOTE_REORPHANED_BLOCK_LUA,
     );
+    this.#claimAudit = defineScript(modules.redis, 'fuegoPoolClaimReorgAudit', CLAIM_REORG_AUDIT_LUA);
   }
 
   listBlockCandidates(page: CandidatePage): Promise<StoredBlockCandidate[]> {
@@ -221,6 +226,13 @@ export class UnlockerStore implements UnlockLedger, BlockWindowLedger {
       hash: request.hash,
       outcome: String(outcome),
     });
+  }
+
+  /** claim_reorg_audit: true when the audit is due (its start kept); fenced. */
+  async claimReorgAudit(request: ClaimReorgAuditRequest): Promise<boolean> {
+    const call = buildClaimReorgAuditCall(this.keys, request);
+    const [code] = await this.#write('claim_reorg_audit', this.#claimAudit, call);
+    return code === 1;
   }
 
   async #write(operation: string, script: ScriptRunner, call: ScriptCall): Promise<unknown[]> {

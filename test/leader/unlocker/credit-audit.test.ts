@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import { settleOrphanedBlock } from '../../../src/app/orphan-block-settlement.js';
+import { type OrphanSettleMode, settleOrphanedBlock } from '../../../src/app/orphan-block-settlement.js';
 import { LeaderLoop } from '../../../src/leader/leader-loop.js';
 import type { UnlockerChain } from '../../../src/leader/unlocker/block-unlocker.js';
 import { TrustedChainUnlocker } from '../../../src/leader/unlocker/trusted-chain-unlocker.js';
@@ -20,6 +20,7 @@ import {
   silentLogger,
   uniquePrefix,
 } from '../../store/store-fixtures.js';
+import { expectLedgerConsistent } from '../payouts/money-invariants.js';
 import { REWARD, SOLO_CREDIT, stubChain, unlockerOn } from './unlocker-kit.js';
 
 const [FINDER] = ADDRESSES;
@@ -95,6 +96,7 @@ describe('the reorg audit of credited blocks below the watch window', () => {
       logs,
       leader,
       unlocker,
+      daemon,
       money: createPaymentKeys(keyPrefix),
       balances: new RedisBalances({ keyPrefix }, { redis }),
     };
@@ -201,7 +203,7 @@ describe('the reorg audit of credited blocks below the watch window', () => {
     expect(await redis.get(lastAuditKey(s.keyPrefix))).toBe(String(s.clock.nowMs));
   });
 
-  it('does not read or flag again a block flagged (or settled) once it is older than the watch window', async () => {
+  it('reads blocks flagged (or settled) below the watch window in the same range reads, and while they stay replaced flags nothing again and changes no record', async () => {
     const s = await setup('audit-skips', [50, 55]);
     s.chain.replaced = new Set([50, 55]);
     // Still watched (10 deep): the watch flags both; the operator absorbs one.
@@ -220,10 +222,99 @@ describe('the reorg audit of credited blocks below the watch window', () => {
     s.clock.nowMs += HOUR_MS;
 
     expect((await s.leader.runOnce()).decisions).toEqual([]);
-    expect(s.listCalls).toEqual([]);
+    // One call for both (55 down to 26): a restore would be seen, as the watch sees one.
+    expect(s.listCalls).toEqual([55]);
     expect(await redis.zrange(s.money.blocksOrphanedAfterCredit, 0, -1)).toEqual([blockHash(55)]);
     expect(await redis.zrange(s.money.blocksOrphanSettled, 0, -1)).toEqual([blockHash(50)]);
     expect(await redis.hgetall(createShareKeys(s.keyPrefix).block(blockHash(50)))).toEqual(settledRecord);
+  });
+
+  /** Blocks 50 and 55 flagged by the watch (10 deep), the tip then moved to 200: both below the watch. */
+  async function flaggedThenAudited(label: string) {
+    const s = await setup(label, [50, 55]);
+    s.chain.replaced = new Set([50, 55]);
+    expect((await s.leader.runOnce()).decisions.map((d) => d.outcome)).toEqual([
+      'orphaned-after-credit',
+      'orphaned-after-credit',
+    ]);
+    s.chain.tip = 200;
+    s.listCalls.length = 0;
+    s.clock.nowMs += HOUR_MS;
+    const events = createPoolEventBus(() => undefined);
+    const restored: PoolEventMap['block-orphan-restored'][] = [];
+    events.subscribe('block-orphan-restored', (payload) => restored.push(payload));
+    const loop = new LeaderLoop(
+      { unlockIntervalMs: HOUR_MS, payoutIntervalMs: null },
+      { unlocker: s.leader, payouts: undefined as never, events, logger: silentLogger },
+    );
+    const settle = (hash: string, mode: OrphanSettleMode) =>
+      settleOrphanedBlock(s.keyPrefix, { redis, daemon: s.daemon }, { hash, mode, note: '', dryRun: false });
+    const messages = (level: number) =>
+      s.logs.records.filter((r) => r['level'] === level).map((r) => String(r['msg']));
+    return { ...s, loop, restored, settle, messages };
+  }
+
+  it('unflags a flagged block below the watch window that a later reorg restores, as the watch does', async () => {
+    const s = await flaggedThenAudited('audit-restore-unflag');
+    s.chain.replaced = new Set([55]);
+    await s.loop.unlockOnce();
+    expect(s.listCalls).toEqual([55]);
+    expect(await redis.zrange(s.money.blocksOrphanedAfterCredit, 0, -1)).toEqual([blockHash(55)]);
+    expect(await s.ledger.getBlockCandidate(blockHash(50))).toMatchObject({
+      status: 'confirmed',
+      orphanedAfterCredit: false,
+    });
+    expect(await redis.hget(createShareKeys(s.keyPrefix).block(blockHash(50)), 'restoredAtMs')).toMatch(
+      /^\d+$/,
+    );
+    expect(s.messages(40)).toContain(
+      'block orphaned after credit is back on the main chain (a later reorg): unflagged',
+    );
+    expect(s.restored).toEqual([
+      expect.objectContaining({ hash: blockHash(50), height: 50, outcome: 'unflagged' }),
+    ]);
+    expect((await s.balances.getBalance(FINDER)).balance).toBe(2n * CREDIT);
+    // A credited block again: the next audit flags it if a reorg takes it again.
+    s.chain.replaced = new Set([50, 55]);
+    s.clock.nowMs += HOUR_MS;
+    expect((await s.leader.runOnce()).decisions).toEqual([
+      expect.objectContaining({ hash: blockHash(50), outcome: 'orphaned-after-credit' }),
+    ]);
+  });
+
+  it('notes a clawed-back block below the watch window restored (credit back owed, notified once), and undoes that when it is replaced again', async () => {
+    const s = await flaggedThenAudited('audit-restore-clawed');
+    await s.settle(blockHash(50), 'clawback');
+    await s.settle(blockHash(55), 'absorb');
+    expect((await s.balances.getBalance(FINDER)).balance).toBe(CREDIT);
+    s.chain.replaced = new Set();
+    await s.loop.unlockOnce();
+    expect(s.restored.map((e) => [e.hash, e.outcome])).toEqual([
+      [blockHash(55), 'absorbed'],
+      [blockHash(50), 'clawed-back'],
+    ]);
+    expect(await redis.zrange(s.money.blocksRestoredAfterClawback, 0, -1)).toEqual([blockHash(50)]);
+    expect(s.messages(50)).toContain(
+      'block orphaned after credit and clawed back is back on the main chain: its miners are owed the clawback again, see fuego-pool report (fuego-pool block settle HASH --credit-back)',
+    );
+    // Noted once: the next audit reads them and notes nothing again.
+    s.clock.nowMs += HOUR_MS;
+    await s.loop.unlockOnce();
+    expect(s.restored).toHaveLength(2);
+
+    // Replaced again before the credit back: the restore is undone, the credit back refused.
+    s.chain.replaced = new Set([50]);
+    s.clock.nowMs += HOUR_MS;
+    expect((await s.leader.runOnce()).decisions).toEqual([]);
+    expect(await redis.zcard(s.money.blocksRestoredAfterClawback)).toBe(0);
+    expect(s.messages(40)).toContain(
+      'clawed-back block restored by a reorg is replaced again: no credit back is owed any more',
+    );
+    await expect(s.settle(blockHash(50), 'credit-back')).rejects.toMatchObject({
+      code: 'BLOCK_NOT_RESTORED',
+    });
+    expect((await s.balances.getBalance(FINDER)).balance).toBe(CREDIT);
+    await expectLedgerConsistent(redis, s.keyPrefix, [FINDER]);
   });
 
   it('publishes block-orphaned-after-credit once for a block the audit flags', async () => {

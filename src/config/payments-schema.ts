@@ -112,7 +112,7 @@ export const unlockerConfigFields = {
     .max(50_000)
     .default(DEFAULT_REORG_AUDIT_BLOCKS)
     .describe(
-      'Below the reorg watch (deeper than confirmDepth + reorgWatchBlocks), the credited blocks of this many more heights are checked again every reorgAuditIntervalSec, on a trusted chain as the watch is, one block-list call per ~30 heights that hold such blocks; one a reorg replaced is flagged, notified (block-orphaned-after-credit) and reported like one the watch finds, once; nothing is debited. Blocks flagged or settled already are not checked. Default 5400: about a month of blocks. 0: no audit (a reorg deeper than the watch then goes unnoticed).',
+      'Below the reorg watch (deeper than confirmDepth + reorgWatchBlocks), the credited blocks of this many more heights are checked again every reorgAuditIntervalSec, on a trusted chain as the watch is, one block-list call per ~30 heights that hold such blocks; one a reorg replaced is flagged, notified (block-orphaned-after-credit) and reported like one the watch finds, once; nothing is debited. Blocks flagged or settled already are checked too, as the watch checks them: one a later reorg put back is unflagged, or noted restored when settled (block-orphan-restored; a clawed-back one is then owed its credit back). Default 5400: about a month of blocks. 0: no audit (a reorg deeper than the watch then goes unnoticed).',
     ),
   reorgAuditIntervalSec: z
     .number()

@@ -67,10 +67,11 @@ interface OrphanedAfterCredit extends CreditedBlock {
  *
  * Below the watch window, a periodic audit (at most once per reorgAuditIntervalMs: when the last
  * began is kept in Redis by a fenced script, so the interval holds across a restart or a failover
- * to another leader, and a stale leader does not audit) checks the credited blocks of the reorgAuditBlocks heights under it the
- * same way and flags a replaced one through the same path (same record, log line and decision, so
- * the same notification and report). It checks only blocks never flagged (state `credited`): a
- * flagged or settled block is neither flagged again nor, down there, watched for a restore.
+ * to another leader, and a stale leader does not audit) checks the credited blocks of the
+ * reorgAuditBlocks heights under it through the same path, whatever their state: a replaced one is
+ * flagged, a flagged or settled one back at its height is noted restored, a restored settled one
+ * replaced again is followed (same records, log lines, decisions and listener calls, so the same
+ * notifications, report and metrics).
  * Partial results stand: the blocks flagged before a failure are returned with the run.
  */
 export class CreditWatch {
@@ -110,7 +111,7 @@ export class CreditWatch {
     }
     if (top !== null && this.#opts.reorgAuditBlocks > 0) {
       try {
-        if (await this.#auditDue(fencingToken)) await this.#audit(top, fencingToken, flagged);
+        if (await this.#auditDue(fencingToken)) await this.#audit(top, fencingToken, flagged, listener);
       } catch (error) {
         this.#failed(error, 'reorg audit of credited blocks below the watch window failed');
       }
@@ -151,10 +152,14 @@ export class CreditWatch {
 
   /**
    * The credited blocks of the reorgAuditBlocks heights under the watch window (those deeper than
-   * confirmDepth + reorgWatchBlocks), a page at a time, the ones never flagged checked as the
-   * watch checks its own.
+   * confirmDepth + reorgWatchBlocks), a page at a time, each checked as the watch checks its own.
    */
-  async #audit(top: number, fencingToken: string, flagged: OrphanedAfterCredit[]): Promise<void> {
+  async #audit(
+    top: number,
+    fencingToken: string,
+    flagged: OrphanedAfterCredit[],
+    listener: UnlockRunListener,
+  ): Promise<void> {
     const toHeight = top - this.#opts.confirmDepth - this.#opts.reorgWatchBlocks - 1;
     const fromHeight = Math.max(0, toHeight - this.#opts.reorgAuditBlocks + 1);
     const before = flagged.length;
@@ -165,9 +170,8 @@ export class CreditWatch {
         offset,
         limit: AUDIT_PAGE,
       });
-      const credited = page.filter((block) => block.state === 'credited');
-      calls += await this.#check(credited, top, fencingToken, flagged, LIST_CALLS_PER_AUDIT - calls);
-      checked += credited.length;
+      calls += await this.#check(page, top, fencingToken, flagged, LIST_CALLS_PER_AUDIT - calls, listener);
+      checked += page.length;
       if (page.length < AUDIT_PAGE) break;
     }
     this.#modules.logger.info(
@@ -187,7 +191,7 @@ export class CreditWatch {
     fencingToken: string,
     flagged: OrphanedAfterCredit[],
     maxCalls: number,
-    listener: UnlockRunListener = {},
+    listener: UnlockRunListener,
   ): Promise<number> {
     let next = 0;
     let calls = 0;

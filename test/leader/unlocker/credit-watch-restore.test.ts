@@ -351,4 +351,65 @@ describe('the reorg watch when a later reorg restores a block orphaned after cre
     await loop.unlockOnce();
     expect(heard.map((e) => e.outcome)).toEqual(['clawed-back', 'clawed-back']);
   });
+  it('the leader publishes block-orphan-restore-undone when a restored settled block is replaced again before a credit back, once', async () => {
+    const s = await setup('restore-undone-event');
+    await settle(s, 'clawback');
+    const events = createPoolEventBus(() => undefined);
+    const undone: unknown[] = [];
+    // The event this test asks for (not in PoolEventMap before it is added).
+    const UNDONE = 'block-orphan-restore-undone' as string as keyof PoolEventMap;
+    events.subscribe(UNDONE, (payload) => undone.push(payload));
+    const restored: PoolEventMap['block-orphan-restored'][] = [];
+    events.subscribe('block-orphan-restored', (payload) => restored.push(payload));
+    const loop = new LeaderLoop(
+      { unlockIntervalMs: 3_600_000, payoutIntervalMs: null },
+      { unlocker: s.unlocker(), payouts: undefined as never, events, logger: silentLogger },
+    );
+    s.chain.replaced = false;
+    await loop.unlockOnce();
+    expect(restored.map((e) => e.outcome)).toEqual(['clawed-back']);
+    expect(undone).toEqual([]);
+
+    s.chain.replaced = true;
+    await loop.unlockOnce();
+    await loop.unlockOnce();
+    expect(undone).toEqual([
+      {
+        height: 50,
+        hash: s.hash,
+        rewardAtomic: BigInt(REWARD),
+        outcome: 'clawed-back',
+        timestampMs: expect.any(Number),
+      },
+    ]);
+    await expect(settle(s, 'credit-back')).rejects.toMatchObject({ code: 'BLOCK_NOT_RESTORED' });
+
+    // Restored and replaced again: each undoing told once. Credited back and replaced again: no
+    // undoing (block-orphaned-after-credit comes instead).
+    s.chain.replaced = false;
+    await loop.unlockOnce();
+    s.chain.replaced = true;
+    await loop.unlockOnce();
+    expect(undone).toHaveLength(2);
+    s.chain.replaced = false;
+    await loop.unlockOnce();
+    await settle(s, 'credit-back');
+    s.chain.replaced = true;
+    await loop.unlockOnce();
+    expect(undone).toHaveLength(2);
+  });
+
+  it('an absorbed block restored and replaced again is told too (the loss stands again)', async () => {
+    const s = await setup('restore-undone-absorbed');
+    await settle(s, 'absorb');
+    const heard: unknown[] = [];
+    const listener = {
+      onReorphaned: (block: unknown) => heard.push(block),
+    } as Parameters<ReturnType<typeof s.unlocker>['runOnce']>[0];
+    s.chain.replaced = false;
+    await s.unlocker().runOnce(listener);
+    s.chain.replaced = true;
+    await s.unlocker().runOnce(listener);
+    expect(heard).toEqual([{ hash: s.hash, height: 50, rewardAtomic: BigInt(REWARD), outcome: 'absorbed' }]);
+  });
 });

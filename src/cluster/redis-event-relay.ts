@@ -18,6 +18,7 @@ export const RELAYED_EVENTS: readonly PoolEventName[] = Object.freeze([
   'block-orphaned-after-credit',
   'block-orphan-settled',
   'block-orphan-restored',
+  'block-orphan-restore-undone',
   'payment-sent',
   'payment-failed',
   'payout-unknown-to-wallet',

@@ -5,8 +5,10 @@ import { z } from 'zod';
  * daemon refuses is rare and costly, and a daemon that refuses valid blocks refuses many) and
  * payments, payout-unknown-to-wallet too (miners debited for a transaction the wallet no longer
  * knows: the operator has to settle it) and its settlement by the operator; likewise a block
- * orphaned after credit, its settlement (block-orphan-settled) and a later reorg restoring it
- * (block-orphan-restored: a clawed-back one needs the operator again). All rare, all money.
+ * orphaned after credit, its settlement (block-orphan-settled), a later reorg restoring it
+ * (block-orphan-restored: a clawed-back one needs the operator again) and yet another one taking a
+ * settled one away again (block-orphan-restore-undone: that credit back is no longer owed). All
+ * rare, all money.
  */
 export const DEFAULT_NOTIFICATION_EVENTS = [
   'block-found',
@@ -16,6 +18,7 @@ export const DEFAULT_NOTIFICATION_EVENTS = [
   'block-orphaned-after-credit',
   'block-orphan-settled',
   'block-orphan-restored',
+  'block-orphan-restore-undone',
   'payment-sent',
   'payment-failed',
   'payout-unknown-to-wallet',

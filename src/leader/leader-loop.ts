@@ -102,7 +102,8 @@ export class LeaderLoop {
 
   /**
    * One unlock run, published: each block orphaned after credit its reorg watch notes restored as
-   * `block-orphan-restored`, each refused block it promotes as `block-found` the moment it is
+   * `block-orphan-restored` (and a settled one's restore it undoes as `block-orphan-restore-undone`),
+   * each refused block it promotes as `block-found` the moment it is
    * promoted (found on the chain after all; the stratum side announced none of them, as its
    * diagnosis did not promote them), then what it decided, so a block promoted and confirmed in
    * one run is found before it is confirmed.
@@ -115,6 +116,8 @@ export class LeaderLoop {
           this.#modules.events.publish('block-found', { ...block, foundAfterRefusal: true }),
         onRestored: (block) =>
           this.#modules.events.publish('block-orphan-restored', { ...block, timestampMs: Date.now() }),
+        onReorphaned: (block) =>
+          this.#modules.events.publish('block-orphan-restore-undone', { ...block, timestampMs: Date.now() }),
       });
     } catch (error) {
       this.#unlockStatus = nextUnlockStatus(this.#unlockStatus, Date.now(), { error });

@@ -101,6 +101,19 @@ export interface PoolEventMap {
     readonly outcome: 'unflagged' | 'absorbed' | 'clawed-back';
     readonly timestampMs: number;
   };
+  /**
+   * A settled block a later reorg had restored (`block-orphan-restored`) is replaced again, before
+   * any credit back, and its restore undone: `absorbed` (the loss stands again), `clawed-back` (no
+   * credit back is owed any more: `--credit-back` is refused). Once per undoing; a block credited
+   * back since is flagged again instead (`block-orphaned-after-credit`).
+   */
+  readonly 'block-orphan-restore-undone': {
+    readonly height: number;
+    readonly hash: string;
+    readonly rewardAtomic: bigint;
+    readonly outcome: 'absorbed' | 'clawed-back';
+    readonly timestampMs: number;
+  };
   /** A payout batch was refused by the wallet before broadcast and rolled back (balances restored). */
   readonly 'payment-failed': {
     readonly batchId: string;

@@ -98,6 +98,14 @@ describe('notifications config: Discord and Telegram', () => {
     );
   });
 
+  it('block-orphan-restore-undone: a default event, and a name a target may list', () => {
+    expect(DEFAULT_NOTIFICATION_EVENTS).toContain('block-orphan-restore-undone');
+    const parsed = notificationConfigSchema.parse({
+      telegram: [{ botTokenEnv: 'T', chatId: '1', events: ['block-orphan-restore-undone'] }],
+    });
+    expect(parsed.telegram?.[0]?.events).toEqual(['block-orphan-restore-undone']);
+  });
+
   it('payout-unknown-to-wallet: a default event of every kind of target, and a name a target may list', () => {
     expect(DEFAULT_NOTIFICATION_EVENTS).toContain('payout-unknown-to-wallet');
     expect(DEFAULT_NOTIFICATION_EVENTS).toContain('payout-unknown-to-wallet-resolved');

@@ -8,6 +8,7 @@ import {
 import type { EventFormat } from './event-format.js';
 import type { NotificationEventMap, NotificationEventName } from './notification-events.js';
 import {
+  BLOCK_ORPHAN_RESTORE_UNDONE_FORMAT,
   BLOCK_ORPHAN_RESTORED_FORMAT,
   BLOCK_ORPHAN_SETTLED_FORMAT,
 } from './orphan-settlement-event-formats.js';
@@ -33,6 +34,7 @@ export const EVENT_FORMATS: { readonly [K in NotificationEventName]: EventFormat
     'block-orphaned-after-credit': BLOCK_ORPHANED_AFTER_CREDIT_FORMAT,
     'block-orphan-settled': BLOCK_ORPHAN_SETTLED_FORMAT,
     'block-orphan-restored': BLOCK_ORPHAN_RESTORED_FORMAT,
+    'block-orphan-restore-undone': BLOCK_ORPHAN_RESTORE_UNDONE_FORMAT,
     'payment-sent': PAYMENT_SENT_FORMAT,
     'payment-failed': PAYMENT_FAILED_FORMAT,
     'payout-unknown-to-wallet': PAYOUT_UNKNOWN_TO_WALLET_FORMAT,

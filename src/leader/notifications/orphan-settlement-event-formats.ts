@@ -6,6 +6,7 @@ import { burstSize, type EventFormat, isSingle, lastTimestamp } from './event-fo
 
 type Settled = PoolEventMap['block-orphan-settled'];
 type Restored = PoolEventMap['block-orphan-restored'];
+type RestoreUndone = PoolEventMap['block-orphan-restore-undone'];
 
 /** The operator's note, at most this long in a chat message. */
 const MAX_NOTE_CHARS = 500;
@@ -72,8 +73,26 @@ const RESTORED_MEANS: { readonly [K in Restored['outcome']]: string } = {
   'clawed-back': 'clawed back: its miners are owed the clawback, fuego-pool block settle HASH --credit-back',
 };
 
-function restoredField(p: Restored): ChatField {
-  return { name: 'Settlement', value: RESTORED_MEANS[p.outcome] };
+/** A restore's webhook data, and its undoing's. */
+function restoreData(p: Restored | RestoreUndone): Record<string, unknown> {
+  return {
+    height: p.height,
+    hash: p.hash,
+    rewardAtomic: p.rewardAtomic.toString(),
+    reward: formatAtomic(p.rewardAtomic),
+    outcome: p.outcome,
+    timestampMs: p.timestampMs,
+  };
+}
+
+/** A restore's or its undoing's single message fields: the block, what it means, its hash. */
+function restoreFields(p: Restored | RestoreUndone, means: string, link: string | undefined): ChatField[] {
+  return [
+    { name: 'Height', value: String(p.height), inline: true },
+    { name: 'Reward', value: xfg(p.rewardAtomic), inline: true },
+    { name: 'Settlement', value: means },
+    hashField('Hash', p.hash, link),
+  ];
 }
 
 /**
@@ -81,14 +100,7 @@ function restoredField(p: Restored): ChatField {
  * the chain holds it again). A clawed-back one needs the operator (a credit back): tone bad.
  */
 export const BLOCK_ORPHAN_RESTORED_FORMAT: EventFormat<Restored> = {
-  data: (p) => ({
-    height: p.height,
-    hash: p.hash,
-    rewardAtomic: p.rewardAtomic.toString(),
-    reward: formatAtomic(p.rewardAtomic),
-    outcome: p.outcome,
-    timestampMs: p.timestampMs,
-  }),
+  data: restoreData,
   chat: (burst, context) => {
     const owed = burst.payloads.filter((p) => p.outcome === 'clawed-back').length;
     const tone = owed > 0 ? 'bad' : 'good';
@@ -98,12 +110,7 @@ export const BLOCK_ORPHAN_RESTORED_FORMAT: EventFormat<Restored> = {
         title: 'Orphaned block restored',
         headline: `Block ${p.height} is back on the main chain (a later reorg): ${p.outcome}`,
         tone,
-        fields: [
-          { name: 'Height', value: String(p.height), inline: true },
-          { name: 'Reward', value: xfg(p.rewardAtomic), inline: true },
-          restoredField(p),
-          hashField('Hash', p.hash, explorerLink(context.explorer, 'block', p.hash)),
-        ],
+        fields: restoreFields(p, RESTORED_MEANS[p.outcome], explorerLink(context.explorer, 'block', p.hash)),
         ...lastTimestamp(burst),
       };
     }
@@ -114,6 +121,45 @@ export const BLOCK_ORPHAN_RESTORED_FORMAT: EventFormat<Restored> = {
       headline: `${count} orphaned blocks back on the main chain: heights ${heightsOf(burst)}${needing}`,
       tone,
       fields: blockFields(burst, context, (p) => `Height ${p.height}: ${p.outcome}`),
+      ...lastTimestamp(burst),
+    };
+  },
+};
+
+/** What a restore undone means for the operator, by what the block was settled as. */
+const UNDONE_MEANS: { readonly [K in RestoreUndone['outcome']]: string } = {
+  absorbed: 'absorbed: the loss stands again, nothing to do',
+  'clawed-back':
+    'clawed back: the clawback stands, no credit back is owed any more (--credit-back is refused)',
+};
+
+/**
+ * A settled block a later reorg had restored, replaced again before any credit back: what
+ * `block-orphan-restored` asked for is withdrawn. Its hash is not linked (the chain no longer holds
+ * it). Tone bad when an absorbed loss stands again, neutral otherwise (nothing left to do).
+ */
+export const BLOCK_ORPHAN_RESTORE_UNDONE_FORMAT: EventFormat<RestoreUndone> = {
+  data: restoreData,
+  chat: (burst) => {
+    const tone = burst.payloads.some((p) => p.outcome === 'absorbed') ? 'bad' : 'neutral';
+    if (isSingle(burst)) {
+      const [p] = burst.payloads;
+      return {
+        title: 'Orphaned block restore undone',
+        headline: `Block ${p.height} is off the main chain again (yet another reorg): ${p.outcome}`,
+        tone,
+        fields: restoreFields(p, UNDONE_MEANS[p.outcome], undefined),
+        ...lastTimestamp(burst),
+      };
+    }
+    const count = burstSize(burst);
+    const clawed = burst.payloads.filter((p) => p.outcome === 'clawed-back').length;
+    const withdrawn = clawed === 0 ? '' : `; ${clawed} clawed back, no credit back owed any more`;
+    return {
+      title: `${count} orphaned block restores undone`,
+      headline: `${count} restored orphaned blocks off the main chain again: heights ${heightsOf(burst)}${withdrawn}`,
+      tone,
+      fields: blockFields(burst, NO_EXPLORER, (p) => `Height ${p.height}: ${p.outcome}`),
       ...lastTimestamp(burst),
     };
   },

@@ -61,9 +61,10 @@ interface OrphanedAfterCredit extends CreditedBlock {
  * noted once when settled (a clawed-back one at error: its miners are owed the clawback again, which
  * the operator credits back; nothing is re-credited here). A settled block noted restored is still
  * watched: replaced again, its restore is undone (its settlement stands again; no credit back is
- * owed any more), or, credited back since, it is flagged again for the operator like a first time
- * (its miners hold its credits again). The chain is read in ranges (f_blocks_list_json: one call per ~30
- * heights holding watched blocks, highest first), not a header per block.
+ * owed any more: told to the listener, so the operator told of the restore hears of it too), or,
+ * credited back since, it is flagged again for the operator like a first time (its miners hold its
+ * credits again). The chain is read in ranges (f_blocks_list_json: one call per ~30 heights
+ * holding watched blocks, highest first), not a header per block.
  *
  * Below the watch window, a periodic audit (at most once per reorgAuditIntervalMs: when the last
  * began is kept in Redis by a fenced script, so the interval holds across a restart or a failover
@@ -96,9 +97,9 @@ export class CreditWatch {
 
   /**
    * One pass, and the audit when due: a decision per credited block found replaced and flagged now
-   * (flagged before: not again), each restore noted told to `listener.onRestored`. A failure is
-   * logged and the pass tried again next run (the audit when it is next due); a fencing refusal is
-   * thrown.
+   * (flagged before: not again), each restore noted told to `listener.onRestored`, each restore
+   * undone to `listener.onReorphaned`. A failure is logged and the pass tried again next run (the
+   * audit when it is next due); a fencing refusal is thrown.
    */
   async runOnce(fencingToken: string, listener: UnlockRunListener = {}): Promise<CandidateDecision[]> {
     const flagged: OrphanedAfterCredit[] = [];
@@ -213,7 +214,7 @@ export class CreditWatch {
           if (await this.#flag(block, observedHash, top, fencingToken))
             flagged.push({ ...block, observedHash });
         } else if (block.state === 'settled-restored') {
-          const outcome = await this.#noteReorphaned(block, observedHash, top, fencingToken);
+          const outcome = await this.#noteReorphaned(block, observedHash, top, fencingToken, listener);
           if (outcome === 'reflagged') flagged.push({ ...block, observedHash });
         }
       }
@@ -271,12 +272,13 @@ export class CreditWatch {
     }
   }
 
-  /** A settled block noted restored is replaced again: its restore undone, or flagged again. */
+  /** A settled block noted restored is replaced again: its restore undone (told), or flagged again. */
   async #noteReorphaned(
     block: CreditedBlock,
     observedHash: string,
     top: number,
     fencingToken: string,
+    listener: UnlockRunListener,
   ): Promise<ReorphanedOutcome> {
     const { hash, height, rewardAtomic } = block;
     const depth = top - height;
@@ -287,6 +289,9 @@ export class CreditWatch {
       reason: `another block at height ${height}, ${depth} deep, after a reorg had restored this settled one`,
       fencingToken,
     });
+    if (outcome === 'absorbed' || outcome === 'clawed-back') {
+      listener.onReorphaned?.({ hash, height, rewardAtomic, outcome });
+    }
     const data = { hash, height, depth, mainChainHash: observedHash, reward: rewardAtomic.toString() };
     const { logger } = this.#modules;
     if (outcome === 'absorbed') {

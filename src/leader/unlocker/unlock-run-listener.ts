@@ -1,5 +1,5 @@
 import type { StoredBlockCandidate } from '../../model/blocks/stored-block.js';
-import type { RestoredOutcome } from '../../model/blocks/unlock-ledger.js';
+import type { ReorphanedOutcome, RestoredOutcome } from '../../model/blocks/unlock-ledger.js';
 
 /** A refused block a run found on the main chain and promoted to a pending candidate. */
 export type PromotedRefusal = Pick<
@@ -16,6 +16,18 @@ export interface RestoredBlock {
   readonly outcome: Exclude<RestoredOutcome, 'none'>;
 }
 
+/**
+ * A settled block noted restored (a later reorg put it back) that another reorg replaced again
+ * before any credit back: its restore undone, its settlement standing again.
+ */
+export interface ReorphanedBlock {
+  readonly hash: string;
+  readonly height: number;
+  readonly rewardAtomic: bigint;
+  /** absorbed: the loss stands again; clawed-back: no credit back is owed any more. */
+  readonly outcome: Extract<ReorphanedOutcome, 'absorbed' | 'clawed-back'>;
+}
+
 /** What a caller of one run hears while it runs. */
 export interface UnlockRunListener {
   /**
@@ -29,4 +41,10 @@ export interface UnlockRunListener {
    * restore: only when this run's script noted it). Must not throw.
    */
   readonly onRestored?: (block: RestoredBlock) => void;
+  /**
+   * A restored settled block the reorg watch found replaced again and whose restore it undid (once
+   * per undoing: only when this run's script did it). Not for one credited back since: that one is
+   * flagged again, a decision of the run. Must not throw.
+   */
+  readonly onReorphaned?: (block: ReorphanedBlock) => void;
 }

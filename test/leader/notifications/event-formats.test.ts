@@ -26,6 +26,14 @@ function sent(n: number, amountAtomic = 10_000_000n) {
   };
 }
 
+const undone = (height: number, outcome: 'absorbed' | 'clawed-back') => ({
+  height,
+  hash: HASH,
+  rewardAtomic: 50_000_001n,
+  outcome,
+  timestampMs: 8,
+});
+
 describe('event formats', () => {
   it('has a format for every notification event, and nothing else', () => {
     expect(Object.keys(EVENT_FORMATS).sort()).toEqual([...NOTIFICATION_EVENT_NAMES].sort());
@@ -205,6 +213,62 @@ describe('event formats', () => {
       tone: 'bad',
     });
     expect(two.fields.map((f) => f.name)).toEqual(['Height 9: unflagged', 'Height 10: clawed-back']);
+  });
+
+  it('block-orphan-restore-undone webhook data: the block, its reward and the settlement that stands again', () => {
+    expect(
+      formatOf('block-orphan-restore-undone').data(undone(9, 'clawed-back'), { includeAddresses: false }),
+    ).toEqual({
+      height: 9,
+      hash: HASH,
+      rewardAtomic: '50000001',
+      reward: '5.0000001',
+      outcome: 'clawed-back',
+      timestampMs: 8,
+    });
+  });
+
+  it('block-orphan-restore-undone chat: a clawed-back one says no credit back is owed any more; the hash is not linked (off the chain)', () => {
+    const message = formatOf('block-orphan-restore-undone').chat(burst(undone(9, 'clawed-back')), {
+      explorer: EXPLORER,
+    });
+    expect(message).toMatchObject({
+      title: 'Orphaned block restore undone',
+      headline: 'Block 9 is off the main chain again (yet another reorg): clawed-back',
+      tone: 'neutral',
+      timestampMs: 8,
+    });
+    expect(message.fields.map((f) => f.name)).toEqual(['Height', 'Reward', 'Settlement', 'Hash']);
+    expect(message.fields[1]!.value).toBe('5.0000001 XFG');
+    expect(message.fields[2]!.value).toContain('no credit back is owed any more');
+    expect(message.fields[3]).not.toHaveProperty('url');
+    const absorbed = formatOf('block-orphan-restore-undone').chat(burst(undone(9, 'absorbed')), {
+      explorer: EXPLORER,
+    });
+    expect(absorbed.tone).toBe('bad');
+    expect(absorbed.fields[2]!.value).toContain('the loss stands again');
+  });
+
+  it('block-orphan-restore-undone chat burst: the heights, and how many credit backs are withdrawn', () => {
+    const two = formatOf('block-orphan-restore-undone').chat(
+      burst(undone(9, 'clawed-back'), undone(12, 'clawed-back')),
+      {
+        explorer: EXPLORER,
+      },
+    );
+    expect(two).toMatchObject({
+      title: '2 orphaned block restores undone',
+      headline:
+        '2 restored orphaned blocks off the main chain again: heights 9 and 12; 2 clawed back, no credit back owed any more',
+      tone: 'neutral',
+    });
+    expect(two.fields.map((f) => f.name)).toEqual(['Height 9: clawed-back', 'Height 12: clawed-back']);
+    expect(two.fields.every((f) => f.url === undefined)).toBe(true);
+    const mixed = formatOf('block-orphan-restore-undone').chat(
+      burst(undone(9, 'absorbed'), undone(12, 'clawed-back')),
+      {},
+    );
+    expect(mixed.tone).toBe('bad');
   });
 
   it('payment-sent: a burst sums amounts and recipients and links each transaction', () => {

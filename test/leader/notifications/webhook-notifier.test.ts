@@ -521,6 +521,7 @@ describe('webhook notifier', () => {
       'block-orphaned-after-credit',
       'block-orphan-settled',
       'block-orphan-restored',
+      'block-orphan-restore-undone',
       'payment-sent',
       'payment-failed',
       'payout-unknown-to-wallet',

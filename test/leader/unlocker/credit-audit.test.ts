@@ -244,6 +244,8 @@ describe('the reorg audit of credited blocks below the watch window', () => {
     const events = createPoolEventBus(() => undefined);
     const restored: PoolEventMap['block-orphan-restored'][] = [];
     events.subscribe('block-orphan-restored', (payload) => restored.push(payload));
+    const undone: PoolEventMap['block-orphan-restore-undone'][] = [];
+    events.subscribe('block-orphan-restore-undone', (payload) => undone.push(payload));
     const loop = new LeaderLoop(
       { unlockIntervalMs: HOUR_MS, payoutIntervalMs: null },
       { unlocker: s.leader, payouts: undefined as never, events, logger: silentLogger },
@@ -252,7 +254,7 @@ describe('the reorg audit of credited blocks below the watch window', () => {
       settleOrphanedBlock(s.keyPrefix, { redis, daemon: s.daemon }, { hash, mode, note: '', dryRun: false });
     const messages = (level: number) =>
       s.logs.records.filter((r) => r['level'] === level).map((r) => String(r['msg']));
-    return { ...s, loop, restored, settle, messages };
+    return { ...s, loop, restored, undone, settle, messages };
   }
 
   it('unflags a flagged block below the watch window that a later reorg restores, as the watch does', async () => {
@@ -306,7 +308,10 @@ describe('the reorg audit of credited blocks below the watch window', () => {
     // Replaced again before the credit back: the restore is undone, the credit back refused.
     s.chain.replaced = new Set([50]);
     s.clock.nowMs += HOUR_MS;
-    expect((await s.leader.runOnce()).decisions).toEqual([]);
+    await s.loop.unlockOnce();
+    expect(s.undone).toEqual([
+      expect.objectContaining({ hash: blockHash(50), height: 50, outcome: 'clawed-back' }),
+    ]);
     expect(await redis.zcard(s.money.blocksRestoredAfterClawback)).toBe(0);
     expect(s.messages(40)).toContain(
       'clawed-back block restored by a reorg is replaced again: no credit back is owed any more',

@@ -6,6 +6,7 @@ import { formatMoneyReport } from '../../../src/cli/commands/report.js';
 import { formatAtomic } from '../../../src/fuego/money.js';
 import { LeaderLoop } from '../../../src/leader/leader-loop.js';
 import type { UnlockerChain } from '../../../src/leader/unlocker/block-unlocker.js';
+import type { ReorphanedBlock } from '../../../src/leader/unlocker/unlock-run-listener.js';
 import { createPoolEventBus, type PoolEventMap } from '../../../src/pool/events.js';
 import { RedisBalances } from '../../../src/store/payments/balances-store.js';
 import { createPaymentKeys } from '../../../src/store/payments/payment-keys.js';
@@ -355,10 +356,8 @@ describe('the reorg watch when a later reorg restores a block orphaned after cre
     const s = await setup('restore-undone-event');
     await settle(s, 'clawback');
     const events = createPoolEventBus(() => undefined);
-    const undone: unknown[] = [];
-    // The event this test asks for (not in PoolEventMap before it is added).
-    const UNDONE = 'block-orphan-restore-undone' as string as keyof PoolEventMap;
-    events.subscribe(UNDONE, (payload) => undone.push(payload));
+    const undone: PoolEventMap['block-orphan-restore-undone'][] = [];
+    events.subscribe('block-orphan-restore-undone', (payload) => undone.push(payload));
     const restored: PoolEventMap['block-orphan-restored'][] = [];
     events.subscribe('block-orphan-restored', (payload) => restored.push(payload));
     const loop = new LeaderLoop(
@@ -402,10 +401,8 @@ describe('the reorg watch when a later reorg restores a block orphaned after cre
   it('an absorbed block restored and replaced again is told too (the loss stands again)', async () => {
     const s = await setup('restore-undone-absorbed');
     await settle(s, 'absorb');
-    const heard: unknown[] = [];
-    const listener = {
-      onReorphaned: (block: unknown) => heard.push(block),
-    } as Parameters<ReturnType<typeof s.unlocker>['runOnce']>[0];
+    const heard: ReorphanedBlock[] = [];
+    const listener = { onReorphaned: (block: ReorphanedBlock) => heard.push(block) };
     s.chain.replaced = false;
     await s.unlocker().runOnce(listener);
     s.chain.replaced = true;

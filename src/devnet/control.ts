@@ -206,7 +206,8 @@ export class DevnetControl {
 
   /**
    * The wallet's scan stops where it is (see wallet-scan.ts): blocks mined from now on are not in
-   * its blockCount, balances or history, and its transactions in them stay unconfirmed to it.
+   * its blockCount, balances or history, and its transactions in them stay unconfirmed to it; nor
+   * does it take in pool changes (a transaction dropped from the pool stays unconfirmed to it).
    */
   holdWalletScan(): void {
     this.#parts.walletRpc.wallet.scan.hold();

@@ -1,12 +1,14 @@
 import type { ChainBlock, ChainState } from '../chain/chain-state.js';
 import type { ChainTransaction } from '../chain/chain-transaction.js';
 import type { OutputOwners } from '../chain/output-keys.js';
+import type { WalletPool } from './wallet-pool.js';
 import type { WalletScan } from './wallet-scan.js';
 
 /**
- * The chain as the wallet knows it: the blocks it has scanned, and as pending (unconfirmed) every
- * transaction it has not seen in a scanned block, those of the daemon's pool and those of blocks
- * it has not scanned yet. What its balances, history and input choice are computed from.
+ * The chain as the wallet knows it: the blocks it has scanned, and as pending (unconfirmed) the
+ * transactions it holds as unconfirmed (wallet-pool.ts: the daemon's pool as of its last pool sync,
+ * and its own relayed ones) that are not in a scanned block, mined in an unscanned one or not. What
+ * its balances, history and input choice are computed from.
  */
 export interface WalletChain {
   /** Blocks the wallet has scanned (its getStatus blockCount). */
@@ -21,7 +23,7 @@ export interface WalletChain {
   readonly outputOwners: OutputOwners;
   /** The scanned blocks, oldest first. */
   mainChain(): readonly ChainBlock[];
-  /** Transactions the wallet holds as unconfirmed: those of unscanned blocks, then the daemon's pool. */
+  /** Transactions the wallet holds as unconfirmed (see WalletPool), in the order it learnt of them. */
   mempool(): ChainTransaction[];
   /** A transaction by hash, with its block when the wallet has scanned it. */
   findTransaction(hashHex: string): { tx: ChainTransaction; block?: ChainBlock } | undefined;
@@ -32,19 +34,22 @@ export interface WalletChain {
 export interface WalletChainViewModules {
   readonly chain: ChainState;
   readonly scan: WalletScan;
+  readonly pool: WalletPool;
   /** Blocks the daemon's peers know beyond its tip (getinfo's last_known_block_index less its top index). */
   readonly daemonBlocksBehind: () => number;
 }
 
-/** The daemon's chain cut at the wallet's scan height (see WalletScan). */
+/** The daemon's chain cut at the wallet's scan height (see WalletScan), and the wallet's pool view. */
 export class WalletChainView implements WalletChain {
   readonly #chain: ChainState;
   readonly #scan: WalletScan;
+  readonly #pool: WalletPool;
   readonly #daemonBlocksBehind: () => number;
 
   constructor(modules: WalletChainViewModules) {
     this.#chain = modules.chain;
     this.#scan = modules.scan;
+    this.#pool = modules.pool;
     this.#daemonBlocksBehind = modules.daemonBlocksBehind;
   }
 
@@ -71,17 +76,20 @@ export class WalletChainView implements WalletChain {
   }
 
   mempool(): ChainTransaction[] {
-    const unscanned = this.#chain
-      .mainChain()
-      .slice(this.height)
-      .flatMap((block) => block.transactions);
-    return [...unscanned, ...this.#chain.mempool()];
+    return this.#pool.transactions().filter((tx) => this.#scannedBlockOf(tx.hash) === undefined);
   }
 
   findTransaction(hashHex: string): { tx: ChainTransaction; block?: ChainBlock } | undefined {
-    const found = this.#chain.findTransaction(hashHex);
-    if (found?.block !== undefined && found.block.height >= this.height) return { tx: found.tx };
-    return found;
+    const block = this.#scannedBlockOf(hashHex);
+    if (block !== undefined) return { tx: this.#chain.findTransaction(hashHex)!.tx, block };
+    const held = this.#pool.get(hashHex);
+    return held === undefined ? undefined : { tx: held };
+  }
+
+  /** The scanned main-chain block holding `hashHex`, if any. */
+  #scannedBlockOf(hashHex: string): ChainBlock | undefined {
+    const block = this.#chain.findTransaction(hashHex)?.block;
+    return block !== undefined && block.height < this.height ? block : undefined;
   }
 
   blockById(idHex: string): ChainBlock | undefined {

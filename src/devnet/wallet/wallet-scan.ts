@@ -14,7 +14,8 @@ export interface WalletScanOptions {
  * has scanned a block, that block is not in its getStatus blockCount, its balances or its history.
  * Here the scan follows the daemon `lagBlocks` behind, at most `blocksPerSecond`, and tests can hold
  * it where it is and step it. It is settled (moved on to now) on every chain change and wallet
- * request, so one request sees one scan height throughout.
+ * request, so one request sees one scan height throughout. After each move the wallet's pool sync
+ * may run (wallet-pool.ts): only at the daemon's tip, and never while the scan is held.
  */
 export class WalletScan {
   readonly #chain: ChainState;
@@ -28,6 +29,7 @@ export class WalletScan {
   /** The chain's height at the last settle: blocks beyond it arrived since. */
   #seenHeight: number;
   #held = false;
+  readonly #moved: (() => void)[] = [];
 
   constructor(chain: ChainState, options: WalletScanOptions) {
     for (const [name, value] of [
@@ -51,15 +53,31 @@ export class WalletScan {
     return Math.min(this.#scanned, this.#chain.height);
   }
 
+  /** Whether the scan is held (see hold): walletd's synchronizer stalled, syncing neither blocks nor its pool. */
+  get held(): boolean {
+    return this.#held;
+  }
+
+  /** Calls `listener` after every settle, step and catch-up (the wallet's pool sync follows its block sync). */
+  onMove(listener: () => void): void {
+    this.#moved.push(listener);
+  }
+
   /** The scan reaches its target now, whatever the rate (a walletd started on a synced container). */
   catchUp(): void {
     if (!this.#held) this.#scanned = Math.max(this.#scanned, this.#target());
     this.#scannedAtMs = this.#now();
     this.#seenHeight = this.#chain.height;
+    this.#notify();
   }
 
   /** Moves the scan on to now: up to its target, at most blocksPerSecond since it last moved. */
   settle(): void {
+    this.#step();
+    this.#notify();
+  }
+
+  #step(): void {
     const height = this.#chain.height;
     const now = this.#now();
     // A reorg below the scanned height: the wallet rescans from the fork, not the blocks it lost.
@@ -100,6 +118,7 @@ export class WalletScan {
       throw new RangeError('blocks must be a whole number >= 0');
     if (!this.#held) throw new RangeError('the wallet scan is not held');
     this.#scanned = Math.min(this.#chain.height, this.blockCount + blocks);
+    this.#notify();
   }
 
   /** The scan moves again: to its target at once, or from here at blocksPerSecond. */
@@ -115,6 +134,10 @@ export class WalletScan {
       throw new RangeError('blocks must be a whole number >= 0');
     this.#lagBlocks = blocks;
     this.settle();
+  }
+
+  #notify(): void {
+    for (const listener of this.#moved) listener();
   }
 
   #target(): number {

@@ -18,6 +18,7 @@ import {
 import type { WalletContainer } from './wallet-container.js';
 import { WalletRpcError } from './wallet-errors.js';
 import type { OwnedOutput, WalletOutputs } from './wallet-outputs.js';
+import type { WalletPool } from './wallet-pool.js';
 
 /** The fee 1.9.3's sendTransaction always pays, whatever `fee` says. */
 export const WALLET_FEE_ATOMIC = 80_000n;
@@ -65,6 +66,8 @@ export interface WalletSenderModules {
   readonly container: WalletContainer;
   readonly outputs: WalletOutputs;
   readonly sent: SentTransactions;
+  /** Where a relayed transaction becomes unconfirmed to the wallet (walletd's addUnconfirmedTransaction). */
+  readonly pool: WalletPool;
 }
 
 export interface WalletSenderOptions {
@@ -211,7 +214,10 @@ export class WalletSender {
   /** Hands a transaction to the daemon; how that failed, or undefined when the daemon took it. */
   relay(bytes: Uint8Array): RelayFailureMode | undefined {
     if (!this.#options.daemonReachable()) return 'unreachable';
-    return this.#modules.chain.addTransaction(bytes).ok ? undefined : 'refused';
+    const taken = this.#modules.chain.addTransaction(bytes);
+    if (!taken.ok) return 'refused';
+    this.#modules.pool.addRelayed(taken.tx);
+    return undefined;
   }
 
   /** sendTransaction's `transactionSecretKey` (deterministic per transaction on the devnet). */

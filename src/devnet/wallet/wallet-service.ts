@@ -9,6 +9,7 @@ import { WalletRpcError } from './wallet-errors.js';
 import { WalletFusion } from './wallet-fusion.js';
 import { WalletOutputs } from './wallet-outputs.js';
 import { WalletParams } from './wallet-params.js';
+import { WalletPool } from './wallet-pool.js';
 import { WalletRecords } from './wallet-records.js';
 import { WalletScan } from './wallet-scan.js';
 import { WalletSender } from './wallet-sender.js';
@@ -56,12 +57,14 @@ export class WalletService {
   constructor(options: WalletServiceOptions) {
     const chain = options.chain;
     const daemonBlocksBehind = options.daemonBlocksBehind ?? (() => 0);
+    const daemonReachable = options.daemonReachable ?? (() => true);
     const scan = new WalletScan(chain, {
       lagBlocks: options.syncLagBlocks ?? 0,
       blocksPerSecond: options.scanBlocksPerSecond ?? 0,
       now: options.now ?? Date.now,
     });
-    const view = new WalletChainView({ chain, scan, daemonBlocksBehind });
+    const pool = new WalletPool({ chain, scan, daemonReachable, daemonBlocksBehind });
+    const view = new WalletChainView({ chain, scan, pool, daemonBlocksBehind });
     const container = new WalletContainer(options.seed, options.addressCount);
     const sent = this.#sent;
     const outputs = new WalletOutputs({ chain: view, container, sent });
@@ -69,10 +72,10 @@ export class WalletService {
       {
         seed: options.seed,
         requireDecoys: options.requireDecoys ?? false,
-        daemonReachable: options.daemonReachable ?? (() => true),
+        daemonReachable,
         daemonBlocksBehind,
       },
-      { chain, container, outputs, sent },
+      { chain, container, outputs, sent, pool },
     );
     this.scan = scan;
     this.#view = view;

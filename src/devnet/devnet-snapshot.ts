@@ -12,15 +12,30 @@ interface Snapshot {
   readonly difficulty: string;
   /** Absent in snapshots saved before it was a setting: they were all Fuego's 60. */
   readonly coinbaseMaturityBlocks?: number;
-  readonly blocks: readonly { readonly blob: string; readonly transactions: readonly string[] }[];
+  readonly blocks: readonly {
+    readonly blob: string;
+    readonly transactions: readonly string[];
+    /** The block's own difficulty (absent in older snapshots: the saved setting). */
+    readonly difficulty?: string;
+  }[];
   readonly mempool: readonly string[];
   readonly owners: readonly (readonly [string, string])[];
+  /** Alternative blocks, oldest first: after a restart the network's, not the daemon's (network-blocks.ts). */
+  readonly alternatives?: readonly {
+    readonly blob: string;
+    readonly difficulty: string;
+    readonly height: number;
+  }[];
+  /** Ids of the branch the last reorg took off (the devnet control's reorgBack). */
+  readonly lastOrphaned?: readonly string[];
 }
 
 /**
- * Saves the main chain (from height 1), mempool and output-owner record to `dataDir`. Orphaned blocks
- * and the wallet's own notes (transfer lists of sent transactions) are not kept: after a restart the
- * wallet still sees its outputs and what is spent, but sent transactions show only what came back.
+ * Saves the main chain (from height 1, each block with its difficulty), mempool, output-owner record
+ * and alternative blocks to `dataDir`. The wallet's own notes (transfer lists of sent transactions)
+ * are not kept: after a restart the wallet still sees its outputs and what is spent, but sent
+ * transactions show only what came back. Alternative blocks come back as the rest of the network's,
+ * not the daemon's (fuegod keeps them in memory only; see network-blocks.ts).
  */
 export async function saveDevnetSnapshot(dataDir: string, chain: ChainState): Promise<void> {
   const snapshot: Snapshot = {
@@ -33,9 +48,18 @@ export async function saveDevnetSnapshot(dataDir: string, chain: ChainState): Pr
       .map((block) => ({
         blob: bytesToHex(block.blob),
         transactions: block.transactions.map((tx) => bytesToHex(tx.bytes)),
+        difficulty: block.difficulty.toString(),
       })),
     mempool: chain.mempool().map((tx) => bytesToHex(tx.bytes)),
     owners: [...chain.outputOwners.entries()],
+    alternatives: [...chain.alternativeBlocks(), ...chain.network.all()]
+      .sort((a, b) => a.height - b.height)
+      .map((block) => ({
+        blob: bytesToHex(block.blob),
+        difficulty: block.difficulty.toString(),
+        height: block.height,
+      })),
+    lastOrphaned: chain.lastOrphanedIds,
   };
   await mkdir(dataDir, { recursive: true });
   const target = join(dataDir, SNAPSHOT_FILE);
@@ -66,13 +90,17 @@ export async function loadDevnetSnapshot(dataDir: string, chain: ChainState): Pr
     );
   }
   for (const [key, address] of snapshot.owners) chain.outputOwners.record(key, address);
-  chain.setDifficulty(BigInt(snapshot.difficulty));
   for (const block of snapshot.blocks) {
+    chain.setDifficulty(BigInt(block.difficulty ?? snapshot.difficulty));
     for (const tx of block.transactions) chain.addTransaction(hexToBytes(tx));
     const result = chain.restoreBlock(hexToBytes(block.blob));
     if (!result.accepted)
       throw new Error(`saved devnet block does not replay: ${result.code} ${result.detail}`);
   }
+  chain.setDifficulty(BigInt(snapshot.difficulty));
   for (const tx of snapshot.mempool) chain.addTransaction(hexToBytes(tx));
+  for (const block of snapshot.alternatives ?? [])
+    chain.network.hold(hexToBytes(block.blob), BigInt(block.difficulty), block.height);
+  chain.lastOrphanedIds = snapshot.lastOrphaned ?? [];
   return snapshot.blocks.length;
 }

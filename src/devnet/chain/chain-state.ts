@@ -15,6 +15,7 @@ import { checkBranchSwitch } from './branch-switch.js';
 import { type ChainBlock, chainBlockOf, type ValidBlock } from './chain-block.js';
 import { admitTransaction, type ChainTransaction } from './chain-transaction.js';
 import { Mempool } from './mempool.js';
+import { fetchBranch, NetworkBlocks } from './network-blocks.js';
 import { type AddressKeysHex, deriveTxPublicKey, OutputOwners } from './output-keys.js';
 import { type BuiltTemplate, buildTemplate, withMergeMiningTag } from './template-builder.js';
 import { testnetGenesisBlock } from './testnet-genesis.js';
@@ -73,9 +74,11 @@ export interface IssuedTemplate extends BuiltTemplate {
  */
 export class ChainState {
   readonly outputOwners = new OutputOwners();
+  /** Blocks the rest of the network has that the daemon forgot in a restart (see NetworkBlocks). */
+  readonly network = new NetworkBlocks();
   readonly #tree: BlockTree;
-  /** The branch the last reorg took off the main chain (what `restoreLastOrphaned` puts back). */
-  #lastOrphaned: ChainBlock[] = [];
+  /** Ids of the branch the last reorg took off the main chain (what `restoreLastOrphaned` puts back). */
+  #lastOrphaned: string[] = [];
   readonly #mempool = new Mempool();
   readonly #listeners = new Set<(event: ChainEvent) => void>();
   readonly #hasher: PowHasher;
@@ -244,6 +247,7 @@ export class ChainState {
     address: string,
     keys: AddressKeysHex,
   ): Extract<SubmitResult, { accepted: true }> {
+    this.#fetchFromNetwork(parentId.toLowerCase());
     const template = this.createTemplate(address, keys, 8, parentId);
     const result = this.#receive(serializeBlock(withMergeMiningTag(template.block)), { checkPow: false });
     if (!result.accepted)
@@ -259,7 +263,7 @@ export class ChainState {
     const orphaned = this.#tree.detachTail(count);
     this.#mempool.returnFrom(orphaned);
     if (orphaned.length > 0) {
-      this.#lastOrphaned = orphaned;
+      this.#lastOrphaned = orphaned.map((block) => block.id);
       this.#emit({ kind: 'reorg', orphaned });
     }
     return orphaned;
@@ -273,14 +277,24 @@ export class ChainState {
    * not longer than the one it replaces: mine on top to make it the longest (as the control does).
    */
   restoreLastOrphaned(): { restored: ChainBlock[]; orphaned: ChainBlock[] } {
-    const branch = this.#lastOrphaned;
-    const first = branch[0];
-    if (first === undefined) throw new RangeError('no orphaned branch to restore');
-    const parent = this.#tree.blockAt(first.height - 1);
-    if (parent === undefined || parent.id !== bytesToHex(first.block.prevId)) {
+    const ids = this.#lastOrphaned;
+    if (ids.length === 0) throw new RangeError('no orphaned branch to restore');
+    this.#fetchFromNetwork(ids[ids.length - 1]!);
+    const branch = ids.flatMap((id) => this.#tree.blockById(id) ?? []);
+    const parent = branch.length === ids.length ? this.#tree.blockAt(branch[0]!.height - 1) : undefined;
+    if (parent === undefined || parent.id !== bytesToHex(branch[0]!.block.prevId)) {
       throw new RangeError('the orphaned branch no longer forks from the main chain');
     }
     return { restored: branch, orphaned: this.#connectBranch(branch) };
+  }
+
+  /** Ids of the branch `restoreLastOrphaned` puts back, oldest first (a snapshot keeps them). */
+  get lastOrphanedIds(): readonly string[] {
+    return this.#lastOrphaned;
+  }
+
+  set lastOrphanedIds(ids: readonly string[]) {
+    this.#lastOrphaned = [...ids];
   }
 
   // ---- transactions --------------------------------------------------------------------------
@@ -390,9 +404,25 @@ export class ChainState {
     const orphaned = this.orphanLast(this.height - branch[0]!.height);
     this.#tree.attach(branch);
     this.#mempool.confirm(branch, this.#tree.spentKeyImages());
-    this.#lastOrphaned = orphaned;
+    this.#lastOrphaned = orphaned.map((block) => block.id);
     for (const block of branch) this.#emit({ kind: 'block', block });
     return orphaned;
+  }
+
+  /** The daemon gets the branch up to `idHex` from its peers when only the network has it (see fetchBranch). */
+  #fetchFromNetwork(idHex: string): void {
+    fetchBranch(this.network, idHex, {
+      known: (id) => this.#tree.blockById(id) !== undefined,
+      receive: (held) => {
+        const setting = this.#difficulty;
+        this.#difficulty = held.difficulty;
+        try {
+          return this.#receive(held.blob, { checkPow: false });
+        } finally {
+          this.#difficulty = setting;
+        }
+      },
+    });
   }
 
   /** A transaction the devnet knows: pooled, on the main chain, or in an alternative block. */

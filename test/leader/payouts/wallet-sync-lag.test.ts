@@ -41,6 +41,14 @@ describe('payouts while the wallet trails its daemon', () => {
       overrides,
     );
 
+  /** Three funded miners, and a runner that reverts a CANCELLED batch at once (only the wallet's view decides). */
+  const revertingAtOnce = async (label: string) => {
+    const funded = await fundThreeMiners(env.redis, uniquePrefix(label), label);
+    const runner = runnerFor(funded.keyPrefix, { unresolvedRollbackAfterMs: 0 });
+    const store = new PayoutStore({ keyPrefix: funded.keyPrefix }, { redis: env.redis });
+    return { ...funded, runner, store };
+  };
+
   it('a sent batch mined in blocks the wallet has not scanned stays sent, is never resent or refunded, and confirms once the wallet catches up', async () => {
     const label = 'lag-sent';
     const funded = await fundThreeMiners(env.redis, uniquePrefix(label), label);
@@ -79,6 +87,64 @@ describe('payouts while the wallet trails its daemon', () => {
     expect(await store.listUnconfirmedSent()).toEqual([]);
     const doubled = credits.map(([address, amount]) => [address, 2n * amount] as const);
     await expectPaidExactlyOnce(env.devnet, env.redis, keyPrefix, doubled);
+    await expectLedgerConsistent(env.redis, keyPrefix, miners);
+  });
+
+  it('a sent batch the daemon drops while the wallet trails stays sent (the wallet still holds it unconfirmed), and is reverted and paid anew once the wallet reports it CANCELLED', async () => {
+    const { keyPrefix, credits, miners, runner, store } = await revertingAtOnce('lag-dropped');
+    const first = await unlessWalletHeld(() => runner.runOnce());
+    expect(first.batches.map((b) => b.state)).toEqual(['sent']);
+    const { batchId, txHash } = first.batches[0]!;
+
+    // walletd takes in pool changes only when its sync is done: held, it still shows the send pending.
+    env.devnet.control.holdWalletScan();
+    try {
+      expect(env.devnet.control.dropFromMempool(txHash!)).toBe(true);
+      const held = await runner.runOnce();
+      expect(held.recovered).toEqual([]);
+      expect(held.batches).toEqual([]);
+      expect(await store.getBatch(batchId)).toMatchObject({ state: 'sent' });
+    } finally {
+      env.devnet.control.releaseWalletScan();
+    }
+
+    const caughtUp = await unlessWalletHeld(() => runner.runOnce());
+    expect(caughtUp.recovered.map((b) => b.state)).toEqual(['failed']);
+    expect(caughtUp.batches.map((b) => b.state)).toEqual(['sent']);
+    env.devnet.control.mineBlocks(1);
+    await expectPaidExactlyOnce(env.devnet, env.redis, keyPrefix, credits);
+    await expectLedgerConsistent(env.redis, keyPrefix, miners);
+  });
+
+  it('a batch sent while the wallet trails and dropped before its pool sync saw it stays sent for good (walletd never cancels it): never resent nor refunded; confirmed if mined after all', async () => {
+    const { keyPrefix, credits, miners, runner, store } = await revertingAtOnce('lag-never-synced');
+    let sent: { batchId: string; txHash: string | null };
+    let bytes: Uint8Array;
+    // One block behind (the pool tolerates 2): the wallet sends, but takes in no pool changes.
+    env.devnet.control.setWalletSyncLag(1);
+    try {
+      env.devnet.control.mineBlocks(1);
+      const first = await unlessWalletHeld(() => runner.runOnce());
+      expect(first.batches.map((b) => b.state)).toEqual(['sent']);
+      sent = first.batches[0]!;
+      bytes = env.devnet.chain.findTransaction(sent.txHash!)!.tx.bytes;
+      expect(env.devnet.control.dropFromMempool(sent.txHash!)).toBe(true);
+    } finally {
+      env.devnet.control.setWalletSyncLag(0);
+    }
+    for (let pass = 0; pass < 2; pass++) {
+      const summary = await unlessWalletHeld(() => runner.runOnce());
+      expect(summary.recovered).toEqual([]);
+      expect(summary.batches).toEqual([]);
+    }
+    expect(await store.getBatch(sent.batchId)).toMatchObject({ state: 'sent' });
+    expect(devnetTransactionsWithBatch(env.devnet, sent.batchId)).toHaveLength(0);
+
+    expect(env.devnet.chain.addTransaction(bytes).ok).toBe(true);
+    env.devnet.control.mineBlocks(11);
+    await unlessWalletHeld(() => runner.runOnce());
+    expect(await store.listUnconfirmedSent()).toEqual([]);
+    await expectPaidExactlyOnce(env.devnet, env.redis, keyPrefix, credits);
     await expectLedgerConsistent(env.redis, keyPrefix, miners);
   });
 

@@ -181,11 +181,12 @@ export async function readSolvencySnapshot(
   const { redis } = modules;
   const journal = new PayoutStore({ keyPrefix }, { redis });
   const balances = new RedisBalances({ keyPrefix }, { redis });
-  const [totals, positiveAtomic, counts, oldestOpen, wallet] = await Promise.all([
+  const [totals, positiveAtomic, counts, oldestOpen, oldestUnconfirmedSentMs, wallet] = await Promise.all([
     balances.getTotals(),
     balances.positiveBalanceTotal(),
     journal.countBatches(),
     journal.listOpenBatches(1),
+    journal.oldestUnconfirmedSentMs(),
     modules.wallet.getBalance().then(
       (balance) => ({
         unlockedAtomic: BigInt(balance.availableBalance),
@@ -200,6 +201,7 @@ export async function readSolvencySnapshot(
     wallet,
     openBatches: counts.open,
     oldestOpenBatchMs: oldestOpen[0]?.createdAtMs ?? null,
+    oldestUnconfirmedSentMs,
     failedBatches: counts.failed,
   };
 }

@@ -18,6 +18,8 @@ export interface SolvencySnapshot {
   readonly openBatches: number;
   /** Creation time of the oldest open batch (ms), null when none is open. */
   readonly oldestOpenBatchMs: number | null;
+  /** When the oldest sent batch whose transaction is not confirmed deep yet was sent; null when none. */
+  readonly oldestUnconfirmedSentMs: number | null;
   readonly failedBatches: number;
 }
 
@@ -59,6 +61,10 @@ export function solvencyMetrics(registry: Registry, clock: () => number) {
     name: 'fuego_pool_payout_oldest_open_batch_age_seconds',
     help: 'Age of the oldest open payout batch (0 when none is open)',
   });
+  const oldestUnconfirmed = gauge(registry, {
+    name: 'fuego_pool_payout_oldest_unconfirmed_sent_age_seconds',
+    help: 'Age of the oldest sent payout whose transaction is not confirmed 10 blocks deep yet (0 when none): hours means it is not being mined (stuck in the daemon pool, or dropped from it without the wallet noticing), and its miners are shown paid without being paid',
+  });
   return (snapshot: SolvencySnapshot): void => {
     owed.set({ kind: 'balance' }, Number(snapshot.balanceAtomic));
     owed.set({ kind: 'in_payout' }, Number(snapshot.inPayoutAtomic));
@@ -70,6 +76,8 @@ export function solvencyMetrics(registry: Registry, clock: () => number) {
     batches.set({ state: 'failed' }, snapshot.failedBatches);
     const oldest = snapshot.oldestOpenBatchMs;
     oldestOpen.set(oldest === null ? 0 : Math.max(0, clock() - oldest) / 1000);
+    const unconfirmed = snapshot.oldestUnconfirmedSentMs;
+    oldestUnconfirmed.set(unconfirmed === null ? 0 : Math.max(0, clock() - unconfirmed) / 1000);
   };
 }
 

@@ -204,6 +204,29 @@ export class PayoutStore implements PayoutJournal {
     return Object.keys(raw).length === 0 ? null : parseBatch(raw);
   }
 
+  /**
+   * When the oldest sent batch whose transaction is not confirmed deep yet was sent (its sentAtMs),
+   * null when none waits: one pipelined read of up to MAX_LIST_PAGE records, for /metrics.
+   */
+  async oldestUnconfirmedSentMs(): Promise<number | null> {
+    const ids = await run('oldestUnconfirmedSentMs', () =>
+      this.#redis.zrange(this.keys.batchesUnconfirmed, 0, MAX_LIST_PAGE - 1),
+    );
+    if (ids.length === 0) return null;
+    const pipeline = this.#redis.pipeline();
+    for (const id of ids) pipeline.hmget(this.keys.batch(id), 'resolvedAtMs', 'updatedAtMs');
+    const replies = (await run('oldestUnconfirmedSentMs', () => pipeline.exec())) ?? [];
+    let oldest: number | null = null;
+    for (const [error, fields] of replies) {
+      if (error) throw toStoreError(error, 'oldestUnconfirmedSentMs');
+      const [resolvedAtMs, updatedAtMs] = fields as (string | null)[];
+      // sentAtMs (payout-batch.ts): mark_sent's time, or updatedAtMs for a batch from before it.
+      const sentMs = Number(resolvedAtMs ?? updatedAtMs);
+      if (Number.isFinite(sentMs) && sentMs > 0 && (oldest === null || sentMs < oldest)) oldest = sentMs;
+    }
+    return oldest;
+  }
+
   async knownBatchIds(batchIds: readonly string[]): Promise<Set<string>> {
     if (batchIds.length === 0) return new Set();
     const pipeline = this.#redis.pipeline();

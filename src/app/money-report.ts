@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { createClusterKeys } from '../cluster/cluster-keys.js';
 import type { DurabilityGuarantee } from '../model/payouts/durability-barrier.js';
-import type { PayoutBatch } from '../model/payouts/payout-batch.js';
+import { type PayoutBatch, sentAtMs } from '../model/payouts/payout-batch.js';
 import type { HeldPayout, SendBackoff, UnknownPayment } from '../model/payouts/payout-watch.js';
 import type { WalletClient } from '../rpc/wallet-client.js';
 import type { PayoutWatchSnapshot } from '../servers/api/api-metrics.js';
@@ -24,6 +24,8 @@ const FAILED_SHOWN = 20;
 const ORPHANED_AFTER_CREDIT_SHOWN = 50;
 /** Sent batches the wallet has no record of that the report lists (all are counted). */
 const WALLET_MISSING_SHOWN = 100;
+/** Sent batches not confirmed yet that the report reads (a few at most, normally). */
+const UNCONFIRMED_SENT_SHOWN = 100;
 
 /** A sent batch whose transaction the wallet answered 29 "Object not found" for, since `sinceMs`. */
 export interface WalletMissingBatch {
@@ -52,6 +54,8 @@ export interface MoneyReport {
   readonly ledgerConsistent: { readonly credited: boolean; readonly rewards: boolean };
   readonly openBatches: readonly PayoutBatch[];
   readonly failedBatches: readonly PayoutBatch[];
+  /** Sent batches whose transaction is not 10 blocks deep yet, oldest send first (at most UNCONFIRMED_SENT_SHOWN). */
+  readonly unconfirmedSent: readonly PayoutBatch[];
   /** Oldest first, at most WALLET_MISSING_SHOWN of `walletMissingCount`. */
   readonly walletMissing: readonly WalletMissingBatch[];
   readonly walletMissingCount: number;
@@ -100,25 +104,17 @@ export async function readMoneyReport(
   }
   const accounted = totals.balance + totals.inPayout + totals.paid + totals.networkFees;
   const credited = new CreditedBlocksReader({ keyPrefix }, { redis });
-  const [openBatches, failedBatches, missingSince, held, unknownPayments, backoff, orphanedAfterCredit] =
-    await Promise.all([
-      journal.listOpenBatches(),
-      journal.listFailedBatches(FAILED_SHOWN),
-      journal.walletMissingSince(),
-      watch.listHeld(),
-      watch.listUnknownPayments(),
-      watch.getBackoff(),
-      credited.listOrphanedAfterCredit(ORPHANED_AFTER_CREDIT_SHOWN),
-    ]);
+  const [batches, held, unknownPayments, backoff, orphanedAfterCredit] = await Promise.all([
+    readBatches(journal),
+    watch.listHeld(),
+    watch.listUnknownPayments(),
+    watch.getBackoff(),
+    credited.listOrphanedAfterCredit(ORPHANED_AFTER_CREDIT_SHOWN),
+  ]);
   const [settledOrphans, restoredAfterClawback] = await Promise.all([
     credited.listSettledOrphans(ORPHANED_AFTER_CREDIT_SHOWN),
     credited.listRestoredAfterClawback(ORPHANED_AFTER_CREDIT_SHOWN),
   ]);
-  const walletMissing: WalletMissingBatch[] = [];
-  for (const [batchId, sinceMs] of [...missingSince].slice(0, WALLET_MISSING_SHOWN)) {
-    const batch = await journal.getBatch(batchId);
-    if (batch !== null) walletMissing.push({ batch, sinceMs });
-  }
   let guarantee: MoneyReport['durability'];
   try {
     guarantee = await durability.describe();
@@ -135,10 +131,7 @@ export async function readMoneyReport(
       credited: totals.credited === accounted,
       rewards: totals.rewards + totals.adjustments === totals.credited + totals.poolFees,
     },
-    openBatches,
-    failedBatches,
-    walletMissing,
-    walletMissingCount: missingSince.size,
+    ...batches,
     held,
     unknownPayments,
     backoff,
@@ -203,6 +196,35 @@ export async function readSolvencySnapshot(
     oldestOpenBatchMs: oldestOpen[0]?.createdAtMs ?? null,
     oldestUnconfirmedSentMs,
     failedBatches: counts.failed,
+  };
+}
+
+/** The payout batches the report shows: open, failed, sent and not confirmed yet, unknown to the wallet. */
+async function readBatches(
+  journal: PayoutStore,
+): Promise<
+  Pick<
+    MoneyReport,
+    'openBatches' | 'failedBatches' | 'unconfirmedSent' | 'walletMissing' | 'walletMissingCount'
+  >
+> {
+  const [openBatches, failedBatches, unconfirmedSent, missingSince] = await Promise.all([
+    journal.listOpenBatches(),
+    journal.listFailedBatches(FAILED_SHOWN),
+    journal.listUnconfirmedSent(UNCONFIRMED_SENT_SHOWN),
+    journal.walletMissingSince(),
+  ]);
+  const walletMissing: WalletMissingBatch[] = [];
+  for (const [batchId, sinceMs] of [...missingSince].slice(0, WALLET_MISSING_SHOWN)) {
+    const batch = await journal.getBatch(batchId);
+    if (batch !== null) walletMissing.push({ batch, sinceMs });
+  }
+  return {
+    openBatches,
+    failedBatches,
+    unconfirmedSent: [...unconfirmedSent].sort((a, b) => sentAtMs(a) - sentAtMs(b)),
+    walletMissing,
+    walletMissingCount: missingSince.size,
   };
 }
 

@@ -3,6 +3,7 @@ import { type MoneyReport, readMoneyReport } from '../../app/money-report.js';
 import { connectRedis, replicaAcksOf } from '../../app/redis-connection.js';
 import { formatAtomic } from '../../fuego/money.js';
 import { createLogger } from '../../log/logger.js';
+import { sentAtMs, UNMINED_AFTER_MS } from '../../model/payouts/payout-batch.js';
 import { WalletClient } from '../../rpc/wallet-client.js';
 import { type CliCommand, type CliIo, writeLine } from '../command.js';
 import { parsePayoutArgs } from './payout.js';
@@ -61,6 +62,7 @@ export function formatMoneyReport(report: MoneyReport, nowMs: number): { lines: 
     walletMissingSection,
     heldPayoutsSection,
     batchesSection,
+    unconfirmedSentSection,
   ];
   let healthy = true;
   for (const section of sections) {
@@ -278,4 +280,30 @@ function batchesSection(report: MoneyReport, out: (line: string) => void): boole
     );
   }
   return true;
+}
+
+/**
+ * Sent batches not confirmed yet: a payout confirms 10 blocks deep within ~1.5 h, so one not mined
+ * after UNMINED_AFTER_MS (the FuegoPoolPayoutUnconfirmed alert's 6 h) needs the operator: walletd
+ * may never report a transaction dropped within seconds of its send (see README, "The wallet's
+ * word counts").
+ */
+function unconfirmedSentSection(report: MoneyReport, out: (line: string) => void, nowMs: number): boolean {
+  out('== sent batches not confirmed yet ==');
+  if (report.unconfirmedSent.length === 0) out('(none)');
+  let healthy = true;
+  for (const batch of report.unconfirmedSent) {
+    const sentMs = sentAtMs(batch);
+    const line = `${batch.txHash ?? ''}  batch ${batch.id}  ${batch.transfers.length} miners  ${formatAtomic(batch.totalAmountAtomic)} XFG  sent ${new Date(sentMs).toISOString()}`;
+    if (nowMs - sentMs < UNMINED_AFTER_MS) {
+      out(line);
+      continue;
+    }
+    healthy = false;
+    const hours = Math.floor((nowMs - sentMs) / 3_600_000);
+    out(
+      `${line}  NOT MINED after ${hours} h: look it up in fuegod's pool; if fuegod no longer has it, restart walletd (it then cancels it and the miners are credited back)`,
+    );
+  }
+  return healthy;
 }

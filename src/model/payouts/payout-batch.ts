@@ -72,6 +72,13 @@ export function sentAtMs(batch: PayoutBatch): number {
   return batch.resolvedAtMs ?? batch.updatedAtMs;
 }
 
+/**
+ * A sent payout not 10 blocks deep this long after its send is not being mined (one confirms in
+ * ~1.5 h at 480 s blocks): `fuego-pool report` then needs the operator, as the
+ * FuegoPoolPayoutUnconfirmed alert does (deploy/prometheus/alerts.yml, the same 6 h).
+ */
+export const UNMINED_AFTER_MS = 6 * 3_600_000;
+
 /** A sent batch whose fee the wallet could not tell right after the send (mark_sent assumed it). */
 export function isFeeAssumed(batch: PayoutBatch): boolean {
   return batch.state === 'sent' && batch.resolution === FEE_ASSUMED_RESOLUTION;

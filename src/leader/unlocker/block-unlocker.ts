@@ -128,10 +128,10 @@ export class BlockUnlocker {
     this.#ledger = modules.ledger;
     this.#pending = modules.pendingEstimates;
     this.windows = modules.windows;
-    const { confirmDepth, reorgWatchBlocks, reorgAuditBlocks, reorgAuditIntervalMs } = opts;
+    const { confirmDepth, reorgWatchBlocks, reorgAuditBlocks, reorgAuditIntervalMs, scheme } = opts;
     const { ledger, daemon, logger, clock } = modules;
     this.#watch = new CreditWatch(
-      { confirmDepth, reorgWatchBlocks, reorgAuditBlocks, reorgAuditIntervalMs },
+      { confirmDepth, reorgWatchBlocks, reorgAuditBlocks, reorgAuditIntervalMs, scheme },
       { ledger, daemon, logger, ...(clock ? { clock } : {}) },
     );
   }

@@ -1,6 +1,8 @@
 import type { Logger } from '../../log/logger.js';
 import type { CreditedBlock, ReorphanedOutcome, UnlockLedger } from '../../model/blocks/unlock-ledger.js';
+import type { PaymentSchemeName } from '../../pool/schemes/payment-scheme-name.js';
 import type { DaemonClient } from '../../rpc/daemon-client.js';
+import { OrphanWatch } from './orphan-watch.js';
 import type { CandidateDecision } from './unlock-decision.js';
 import type { UnlockRunListener } from './unlock-run-listener.js';
 
@@ -24,6 +26,8 @@ export interface CreditWatchOptions {
   readonly reorgAuditBlocks: number;
   /** Time between two audits, at least (payments.reorgAuditIntervalSec). */
   readonly reorgAuditIntervalMs: number;
+  /** The payment scheme: with PPLNS an orphaned pool block put back is credited by its window. */
+  readonly scheme: PaymentSchemeName;
 }
 
 /** The chain as the watch reads it: its height, and the main chain's hashes by height, a range per call. */
@@ -38,6 +42,8 @@ export interface CreditWatchModules {
     | 'noteRestoredBlock'
     | 'noteReorphanedBlock'
     | 'claimReorgAudit'
+    | 'listOrphanedFrom'
+    | 'reinstateOrphanedBlock'
   >;
   readonly daemon: CreditWatchChain;
   readonly logger: Logger;
@@ -79,6 +85,7 @@ export class CreditWatch {
   readonly #opts: CreditWatchOptions;
   readonly #modules: CreditWatchModules;
   readonly #clock: () => number;
+  readonly #orphans: OrphanWatch;
 
   constructor(opts: CreditWatchOptions, modules: CreditWatchModules) {
     if (!Number.isSafeInteger(opts.reorgWatchBlocks) || opts.reorgWatchBlocks < 1) {
@@ -93,6 +100,11 @@ export class CreditWatch {
     this.#opts = opts;
     this.#modules = modules;
     this.#clock = modules.clock ?? Date.now;
+    const { confirmDepth, reorgWatchBlocks, scheme } = opts;
+    this.#orphans = new OrphanWatch(
+      { confirmDepth, reorgWatchBlocks, poolBlocksByWindow: scheme === 'pplns' },
+      modules,
+    );
   }
 
   /**
@@ -109,6 +121,13 @@ export class CreditWatch {
       await this.#pass(top, fencingToken, flagged, listener);
     } catch (error) {
       this.#failed(error, 'reorg watch of credited blocks failed');
+    }
+    if (top !== null) {
+      try {
+        await this.#orphans.runOnce(top, fencingToken);
+      } catch (error) {
+        this.#failed(error, 'reorg watch of orphaned blocks failed');
+      }
     }
     if (top !== null && this.#opts.reorgAuditBlocks > 0) {
       try {

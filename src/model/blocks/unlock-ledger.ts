@@ -77,6 +77,26 @@ export interface NoteRestoredBlockRequest {
   readonly fencingToken?: string;
 }
 
+/** A block decided orphaned that a reorg deeper than confirmDepth put back at its height. */
+export interface ReinstateOrphanedBlockRequest {
+  readonly hash: string;
+  readonly height: number;
+  /** The scheme credits pool blocks by their fixed PPLNS window (PROP merged the round instead). */
+  readonly poolBlocksByWindow: boolean;
+  /** The unlock note the pending block shows (why it is pending again). */
+  readonly note: string;
+  readonly fencingToken?: string;
+}
+
+/** What reinstating did: pending again, noted only (not creditable as at the find), or nothing. */
+export type ReinstateOutcome = 'reinstated' | 'noted' | 'none';
+
+/** A block decided orphaned, as the orphan watch lists it. */
+export interface OrphanedBlock {
+  readonly hash: string;
+  readonly height: number;
+}
+
 /** The reorg audit is due (claimed, and its time kept) if the last began `intervalMs` before `nowMs`. */
 export interface ClaimReorgAuditRequest {
   readonly nowMs: number;
@@ -232,6 +252,13 @@ export interface UnlockLedger {
    * `nowMs` kept, when the audit is due; false when the last began less than `intervalMs` ago.
    */
   claimReorgAudit(request: ClaimReorgAuditRequest): Promise<boolean>;
+  /** Blocks decided orphaned at `fromHeight` and above, highest first, at most `limit`. */
+  listOrphanedFrom(fromHeight: number, limit: number): Promise<OrphanedBlock[]>;
+  /**
+   * An orphaned block the main chain holds again: pending again when it can be credited as at the
+   * find (then decided at depth like any candidate), else noted once; fenced.
+   */
+  reinstateOrphanedBlock(request: ReinstateOrphanedBlockRequest): Promise<ReinstateOutcome>;
 }
 
 /**

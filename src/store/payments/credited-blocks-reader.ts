@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { AfterCreditState, CreditedBlock } from '../../model/blocks/unlock-ledger.js';
+import type { AfterCreditState, CreditedBlock, OrphanedBlock } from '../../model/blocks/unlock-ledger.js';
 import { createShareKeys, type ShareKeys } from '../shares/share-keys.js';
 import { execStorePipeline, runStoreCommand, StoreError } from '../store-error.js';
 import { createPaymentKeys, type PaymentKeys } from './payment-keys.js';
@@ -115,6 +115,11 @@ export class CreditedBlocksReader {
               : 'settled-restored';
       return { hash, height, rewardAtomic: amountOf(reward, 'confirmed block reward', hash), state };
     });
+  }
+
+  /** Blocks decided orphaned at `fromHeight` and above, highest first, at most `limit`. */
+  listOrphanedFrom(fromHeight: number, limit: number): Promise<OrphanedBlock[]> {
+    return this.#listed('listOrphanedFrom', this.#keys.blocksOrphaned, { fromHeight, limit });
   }
 
   /** The flagged blocks not settled, highest first, at most `limit`, each with what it credited. */

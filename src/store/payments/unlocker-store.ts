@@ -13,7 +13,10 @@ import type {
   NoteRestoredBlockRequest,
   ObserveBlockRequest,
   OrphanBlockRequest,
+  OrphanedBlock,
   PromoteRefusedBlockRequest,
+  ReinstateOrphanedBlockRequest,
+  ReinstateOutcome,
   ReorphanedOutcome,
   RestoredOutcome,
   UnlockLedger,
@@ -42,6 +45,10 @@ import { buildNoteRestoredBlockCall, NOTE_RESTORED_BLOCK_LUA } from './scripts/n
 import { buildObserveBlockCall, OBSERVE_BLOCK_LUA } from './scripts/observe-block.js';
 import { buildOrphanBlockCall, ORPHAN_BLOCK_LUA } from './scripts/orphan-block.js';
 import { buildPromoteRefusedBlockCall, PROMOTE_REFUSED_BLOCK_LUA } from './scripts/promote-refused-block.js';
+import {
+  buildReinstateOrphanedBlockCall,
+  REINSTATE_ORPHANED_BLOCK_LUA,
+} from './scripts/reinstate-orphaned-block.js';
 
 export interface UnlockerStoreOptions {
   readonly keyPrefix: string;
@@ -74,6 +81,7 @@ export class UnlockerStore implements UnlockLedger, BlockWindowLedger {
   readonly #noteRestored: ScriptRunner;
   readonly #noteReorphaned: ScriptRunner;
   readonly #claimAudit: ScriptRunner;
+  readonly #reinstate: ScriptRunner;
 
   constructor(opts: UnlockerStoreOptions, modules: { redis: Redis; clock?: () => number }) {
     this.keys = createPaymentKeys(opts.keyPrefix);
@@ -109,6 +117,11 @@ export class UnlockerStore implements UnlockLedger, BlockWindowLedger {
       NOTE_REORPHANED_BLOCK_LUA,
     );
     this.#claimAudit = defineScript(modules.redis, 'fuegoPoolClaimReorgAudit', CLAIM_REORG_AUDIT_LUA);
+    this.#reinstate = defineScript(
+      modules.redis,
+      'fuegoPoolReinstateOrphanedBlock',
+      REINSTATE_ORPHANED_BLOCK_LUA,
+    );
   }
 
   listBlockCandidates(page: CandidatePage): Promise<StoredBlockCandidate[]> {
@@ -223,6 +236,21 @@ export class UnlockerStore implements UnlockLedger, BlockWindowLedger {
     if (code !== 1) return 'none';
     if (outcome === 'absorbed' || outcome === 'clawed-back' || outcome === 'reflagged') return outcome;
     throw new StoreError('STORE_WRITE_FAILED', 'note_reorphaned_block gave an unexpected reply', {
+      hash: request.hash,
+      outcome: String(outcome),
+    });
+  }
+
+  listOrphanedFrom(fromHeight: number, limit: number): Promise<OrphanedBlock[]> {
+    return this.#credited.listOrphanedFrom(fromHeight, limit);
+  }
+
+  async reinstateOrphanedBlock(request: ReinstateOrphanedBlockRequest): Promise<ReinstateOutcome> {
+    const call = buildReinstateOrphanedBlockCall(this.#scriptKeys, request, this.#clock());
+    const [code, outcome] = await this.#write('reinstate_orphaned_block', this.#reinstate, call);
+    if (code !== 1) return 'none';
+    if (outcome === 'reinstated' || outcome === 'noted') return outcome;
+    throw new StoreError('STORE_WRITE_FAILED', 'reinstate_orphaned_block gave an unexpected reply', {
       hash: request.hash,
       outcome: String(outcome),
     });

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PaymentSchemeName } from '../../../src/pool/schemes/payment-scheme-name.js';
+import { RedisBalances } from '../../../src/store/payments/balances-store.js';
 import { RedisShareLedger } from '../../../src/store/shares/redis-share-ledger.js';
 import { DEFAULT_STORE_OPTIONS } from '../../helpers/config-defaults.js';
 import {
@@ -8,6 +10,7 @@ import {
   silentLogger,
   uniquePrefix,
 } from '../../store/store-fixtures.js';
+import { expectLedgerConsistent } from '../payouts/money-invariants.js';
 import { type DevnetUnlockerEnv, startDevnetUnlockerEnv, unlockerOn } from './unlocker-kit.js';
 
 const [A, B] = ADDRESSES;
@@ -16,12 +19,10 @@ const [A, B] = ADDRESSES;
  * Found by the money soak (test/faults/money-soak.test.ts). A pool block another block replaced is
  * decided orphaned once that block is confirmDepth deep. A reorg deeper than confirmDepth can put
  * the pool's block back on the main chain: its reward is then in the pool's wallet (the coinbase
- * pays it), and the miners whose shares found it are owed it. The reorg watch looks after credited
- * blocks taken away (flagged orphaned-after-credit, for the operator); nothing looks after an
- * orphaned block given back: it stays `orphaned`, nobody is credited, nothing is reported, and the
- * miners lose the reward silently. Its PPLNS window (and a PROP round) were deleted or merged when it
- * was orphaned, so crediting it later needs them kept; the minimum is to flag it for the operator
- * as the watch flags a credited block taken away. Not fixed in this session: `it.fails` until then.
+ * pays it), and the miners whose shares found it are owed it. Within the reorg watch's window the
+ * unlocker makes such a block pending again and credits it at depth as it would have: PPLNS by the
+ * window fixed at the find (kept when the block was orphaned). PROP merged the block's round into
+ * the next one when it was orphaned, which paid those shares: the block is only noted.
  */
 describe('a pool block decided orphaned that a deeper reorg puts back on the main chain', () => {
   let env: DevnetUnlockerEnv | undefined;
@@ -34,9 +35,10 @@ describe('a pool block decided orphaned that a deeper reorg puts back on the mai
     await env?.stop();
   });
 
-  it.fails('is credited or reported while the reorg watch still covers its height', async () => {
+  /** A's pool block, orphaned at confirmDepth 4, then put back by a 6-deep reorg. */
+  async function orphanedThenRestored(scheme: PaymentSchemeName) {
     const { redis, devnet, daemon } = env!;
-    const keyPrefix = uniquePrefix('orphan-restored');
+    const keyPrefix = uniquePrefix(`orphan-restored-${scheme}`);
     const ledger = new RedisShareLedger(
       { ...DEFAULT_STORE_OPTIONS, keyPrefix },
       { redis, logger: silentLogger },
@@ -44,33 +46,57 @@ describe('a pool block decided orphaned that a deeper reorg puts back on the mai
     const unlocker = unlockerOn(
       redis,
       keyPrefix,
-      { confirmDepth: 4, reorgWatchBlocks: 8 },
+      { scheme, confirmDepth: 4, reorgWatchBlocks: 8 },
       { daemon, logger: silentLogger },
     );
     await ledger.recordShare(makeShare({ address: B, difficulty: 800 }));
     const [block] = devnet.control.mineBlocks(1);
+    const { id: hash, height } = block!;
     await ledger.writeBlockCandidate(
-      makeCandidate({
-        hash: block!.id,
-        height: block!.height,
-        networkDifficulty: 1000n,
-        share: makeShare({ address: A }),
-      }),
+      makeCandidate({ hash, height, networkDifficulty: 1000n, share: makeShare({ address: A }) }),
     );
     // Another block at its height, 4 deep: orphaned, final as the unlocker sees it.
-    const parent = devnet.chain.blockAt(block!.height - 1)!;
-    devnet.control.mineOnBlock(parent.id, 2);
+    devnet.control.mineOnBlock(devnet.chain.blockAt(height - 1)!.id, 2);
     devnet.control.mineBlocks(3);
     expect((await unlocker.runOnce()).decisions).toEqual([
-      expect.objectContaining({ hash: block!.id, outcome: 'orphaned' }),
+      expect.objectContaining({ hash, outcome: 'orphaned' }),
     ]);
     // A 6-deep reorg (within confirmDepth + reorgWatchBlocks) puts the pool's block back.
-    const depth = devnet.chain.height - block!.height;
-    devnet.control.mineOnBlock(block!.id, depth);
-    expect(devnet.chain.blockAt(block!.height)?.id).toBe(block!.id);
+    devnet.control.mineOnBlock(hash, devnet.chain.height - height);
+    expect(devnet.chain.blockAt(height)?.id).toBe(hash);
+    return { redis, keyPrefix, ledger, unlocker, hash };
+  }
+
+  it('PPLNS: pending again, then credited at depth by the window fixed at the find, once', async () => {
+    const { redis, keyPrefix, ledger, unlocker, hash } = await orphanedThenRestored('pplns');
+    // The run that sees it back makes it pending again; the next decides it at depth.
+    await unlocker.runOnce();
+    expect(await ledger.getBlockCandidate(hash)).toMatchObject({ status: 'pending' });
     const summary = await unlocker.runOnce();
-    const record = await ledger.getBlockCandidate(block!.id);
-    const told = summary.decisions.some((decision) => decision.hash === block!.id);
-    expect(record?.status === 'confirmed' || told, 'the block is credited, or the run reports it').toBe(true);
+    expect(summary.decisions).toEqual([expect.objectContaining({ hash, outcome: 'confirmed' })]);
+    expect(await ledger.getBlockCandidate(hash)).toMatchObject({ status: 'confirmed' });
+    // The finder's share fills the window: all of it to A, less the 1 % pool fee.
+    const reward = BigInt(summary.decisions[0]!.rewardAtomic ?? 0n);
+    expect(reward).toBeGreaterThan(0n);
+    const balances = new RedisBalances({ keyPrefix }, { redis });
+    expect((await balances.getBalance(A)).credited).toBe(reward - reward / 100n);
+    await expectLedgerConsistent(redis, keyPrefix, [A, B]);
+    expect((await unlocker.runOnce()).decisions).toEqual([]);
+  });
+
+  it('PROP: stays orphaned and credits nobody (its round was merged into the next one)', async () => {
+    const { redis, keyPrefix, ledger, unlocker, hash } = await orphanedThenRestored('prop');
+    await unlocker.runOnce();
+    await unlocker.runOnce();
+    expect(await ledger.getBlockCandidate(hash)).toMatchObject({ status: 'orphaned' });
+    const balances = new RedisBalances({ keyPrefix }, { redis });
+    expect((await balances.getBalance(A)).credited).toBe(0n);
+    // Its round's shares wait in the open round for the next block.
+    expect(await ledger.getRoundContributions()).toEqual(
+      new Map([
+        [A, 5_000n],
+        [B, 800n],
+      ]),
+    );
   });
 });

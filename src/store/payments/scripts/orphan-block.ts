@@ -13,7 +13,6 @@ const LAYOUT = moneyScriptLayout({
     'closedRoundKey',
     'roundCurrentKey',
     'roundMetaKey',
-    'windowKey',
     'windowPendingKey',
   ],
   args: ['hash', 'height', 'mergeRound', 'reason', 'observedHash', 'now'],
@@ -22,7 +21,9 @@ const LAYOUT = moneyScriptLayout({
 /**
  * orphan_block: marks a pending block orphaned (nothing credited) and applies the scheme's rule to
  * the round it closed: with `mergeRound` "1" (PROP) the closed round is merged into the current
- * one. The block's window is deleted (PPLNS shares stay in the stream for the next block).
+ * one. The block's fixed PPLNS window is kept (its shares stay in the stream for the next block as
+ * well): a reorg deeper than confirmDepth may put the block back, and it is then credited by that
+ * window (reinstate_orphaned_block).
  * `observedHash` is the hash seen at that height ("" for none). Idempotent by block hash like
  * credit_block. Returns {1, 'orphaned', merged address count}, or {0, 'CORRUPT_BALANCE', key}
  * before any write when a difficulty it adds, or adds to, is not an integer (never half-merged).
@@ -54,7 +55,7 @@ if mergeRound == '1' then
   local shareCount = redis.call('HGET', blockKey, 'roundShareCount')
   if merged > 0 and shareCount then redis.call('HINCRBY', roundMetaKey, 'shareCount', shareCount) end
 end
-redis.call('DEL', closedRoundKey, windowKey)
+redis.call('DEL', closedRoundKey)
 redis.call('ZREM', windowPendingKey, hash)
 redis.call('HSET', blockKey, 'status', 'orphaned', 'orphanReason', reason, 'orphanedAtMs', now,
   'observedHash', observedHash, 'roundMerged', tostring(merged))
@@ -81,7 +82,6 @@ export function buildOrphanBlockCall(
       closedRoundKey: shares.closedRound(request.height, request.hash),
       roundCurrentKey: shares.roundCurrent,
       roundMetaKey: shares.roundCurrentMeta,
-      windowKey: shares.blockWindow(request.hash),
       windowPendingKey: shares.blocksWindowPending,
     },
     args: {

@@ -1,0 +1,89 @@
+import type { Logger } from '../../log/logger.js';
+import type { UnlockLedger } from '../../model/blocks/unlock-ledger.js';
+import type { DaemonClient } from '../../rpc/daemon-client.js';
+
+/** Orphaned blocks one pass looks at, at most (the newest first). */
+const WATCHED_PER_PASS = 1_000;
+/** Block-list calls one pass makes, at most: fuegod lists about 30 heights per call. */
+const LIST_CALLS_PER_PASS = 50;
+
+export interface OrphanWatchOptions {
+  readonly confirmDepth: number;
+  /** Orphaned blocks are checked while their depth <= confirmDepth + this (the reorg watch's window). */
+  readonly reorgWatchBlocks: number;
+  /** PPLNS: a pool block is credited by its fixed window, which orphan_block keeps. */
+  readonly poolBlocksByWindow: boolean;
+}
+
+export interface OrphanWatchModules {
+  readonly ledger: Pick<UnlockLedger, 'listOrphanedFrom' | 'reinstateOrphanedBlock'>;
+  readonly daemon: Pick<DaemonClient, 'getBlocksList'>;
+  readonly logger: Logger;
+}
+
+/**
+ * A block is decided orphaned once another block at its height is confirmDepth deep. A reorg
+ * deeper than that can put it back on the main chain: its coinbase then pays the pool's wallet,
+ * and its miners are owed its reward. Within the reorg watch's window, each pass reads the main
+ * chain's hashes in ranges (one f_blocks_list_json call per ~30 heights holding orphaned blocks)
+ * and makes a block found back at its height pending again, so the unlocker credits it at depth as
+ * it would have (a solo block to its finder, a PPLNS block by the window fixed at the find). A PROP
+ * pool block is only noted (logged once): its round was merged into the next one, whose block
+ * paid those shares, so its reward stays in the wallet.
+ */
+export class OrphanWatch {
+  readonly #opts: OrphanWatchOptions;
+  readonly #modules: OrphanWatchModules;
+
+  constructor(opts: OrphanWatchOptions, modules: OrphanWatchModules) {
+    this.#opts = opts;
+    this.#modules = modules;
+  }
+
+  /** One pass with the chain's top at `top`; returns how many blocks it made pending again. */
+  async runOnce(top: number, fencingToken: string): Promise<number> {
+    const { confirmDepth, reorgWatchBlocks } = this.#opts;
+    const fromHeight = Math.max(0, top - confirmDepth - reorgWatchBlocks);
+    const watched = (await this.#modules.ledger.listOrphanedFrom(fromHeight, WATCHED_PER_PASS)).filter(
+      (block) => block.height <= top,
+    );
+    let reinstated = 0;
+    let next = 0;
+    for (let calls = 0; next < watched.length && calls < LIST_CALLS_PER_PASS; calls++) {
+      const listed = await this.#modules.daemon.getBlocksList(watched[next]!.height);
+      const mainChain = new Map(listed.map((block) => [block.height, block.hash]));
+      const lowest = Math.min(...mainChain.keys());
+      if (!Number.isFinite(lowest)) break; // an empty list: nothing to compare, next pass
+      for (; next < watched.length && watched[next]!.height >= lowest; next++) {
+        const { hash, height } = watched[next]!;
+        if (mainChain.get(height) !== hash) continue;
+        if (await this.#backOnChain(hash, height, top, fencingToken)) reinstated++;
+      }
+    }
+    return reinstated;
+  }
+
+  async #backOnChain(hash: string, height: number, top: number, fencingToken: string): Promise<boolean> {
+    const depth = top - height;
+    const outcome = await this.#modules.ledger.reinstateOrphanedBlock({
+      hash,
+      height,
+      poolBlocksByWindow: this.#opts.poolBlocksByWindow,
+      note: `back on the main chain after a reorg deeper than confirmDepth (${depth} deep): credited at depth`,
+      fencingToken,
+    });
+    const { logger } = this.#modules;
+    if (outcome === 'reinstated') {
+      logger.warn(
+        { hash, height, depth },
+        'orphaned block back on the main chain after a deeper reorg: pending again, credited at depth',
+      );
+    } else if (outcome === 'noted') {
+      logger.warn(
+        { hash, height, depth },
+        'orphaned block back on the main chain after a deeper reorg: not credited (its PROP round was paid by the next block, or its window was not kept); its reward stays in the wallet',
+      );
+    }
+    return outcome === 'reinstated';
+  }
+}

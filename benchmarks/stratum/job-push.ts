@@ -1,0 +1,149 @@
+/**
+ * The user-space work of one job push per miner, without sockets: for N logged-in sessions on one
+ * template, what the pool does for each on a new template (`PoolBackend`'s push: `JobManager.issue`
+ * builds the job, the connection's sink encodes the `job` line) up to the socket write:
+ *
+ *   npm run bench:job-push -- [--miners N] [--rounds R] [--pure]
+ *   (or, built: node build/bench/benchmarks/stratum/job-push.js [...])
+ *
+ * Two captured v9 templates (test/fixtures/fuegod-rpc): one with only the coinbase, one with a
+ * transaction (a merkle branch of one hash). The keccak is the native addon's, as in the pool;
+ * `--pure` uses the TypeScript one. Prints CPU µs per miner per push (median of the rounds, after one
+ * warm-up round) for the whole push, the job alone and the line alone; the last line is one JSON
+ * object. A fixed N and R make the whole process's CPU time comparable between two trees.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseBlockTemplate } from '../../src/fuego/block-template.js';
+import { bytesToHex, hexToBytes } from '../../src/fuego/hex.js';
+import type { FastHash } from '../../src/fuego/keccak.js';
+import { findPackageRoot } from '../../src/package-root.js';
+import { ExtraNonceAllocator } from '../../src/pool/extra-nonce.js';
+import { JobManager } from '../../src/pool/job-manager.js';
+import { MinerSession } from '../../src/pool/miner-session.js';
+import type { MinerSessionSink, StratumJob } from '../../src/pool/stratum-backend.js';
+import type { ActiveTemplate, TemplateSource } from '../../src/pool/template-source.js';
+import { nativeFastHash } from '../../src/pow/native-fast-hash.js';
+import { encodeJobNotification } from '../../src/servers/stratum/protocol.js';
+
+const ADDRESS =
+  'fire9iU5y8WC4oNx4DwwgW53acCbeUzKzFuBdnEoS1RfLb354KEXYxoeeXFikBv7AyRr78d8LW5fF2pzUMU57tsu6EXbo5kkUX';
+/** Captured getblocktemplate exchanges: request (reserve_size) and response (blob, offset). */
+const FIXTURES = [
+  { name: 'v9, coinbase only', file: '50-getblocktemplate-v9-for-solve' },
+  { name: 'v9, one transaction', file: '71-getblocktemplate-with-tx-in-pool' },
+];
+/** Session difficulties, in turn: a pool's sessions sit at a handful of vardiff levels, mixed in login order. */
+const DIFFICULTIES = [5_000, 10_000, 20_000, 40_000, 80_000, 160_000];
+
+function argument(name: string, fallback: number): number {
+  const index = process.argv.indexOf(name);
+  return index < 0 ? fallback : Number(process.argv[index + 1]);
+}
+
+function loadTemplate(file: string, fastHash: FastHash | undefined): ActiveTemplate {
+  const dir = join(findPackageRoot(), 'test', 'fixtures', 'fuegod-rpc');
+  const requestText = readFileSync(join(dir, `${file}.request.txt`), 'utf8');
+  const request = JSON.parse(requestText.slice(requestText.indexOf('\n\n') + 2)) as {
+    params: { reserve_size: number };
+  };
+  const { result } = JSON.parse(readFileSync(join(dir, `${file}.response.body`), 'utf8')) as {
+    result: { blocktemplate_blob: string; reserved_offset: number; height: number; difficulty: number };
+  };
+  const template = parseBlockTemplate({
+    blob: hexToBytes(result.blocktemplate_blob),
+    parentStyle: 'pool',
+    reservedOffset: result.reserved_offset,
+    reserveSize: request.params.reserve_size,
+    height: result.height,
+    difficulty: BigInt(result.difficulty),
+    ...(fastHash ? { fastHash } : {}),
+  });
+  const prevHash = bytesToHex(template.prevId);
+  return { id: 1, template, height: result.height, networkDifficulty: 10n ** 12n, prevHash, receivedAtMs: 0 };
+}
+
+/** What the stratum connection's sink does with a pushed job: encode its line (kept, so it is not dead code). */
+class EncodingSink implements MinerSessionSink {
+  bytes = 0;
+  sendJob(job: StratumJob): void {
+    this.bytes += encodeJobNotification(job).length;
+  }
+  close(): void {}
+}
+
+function sessions(count: number, sink: MinerSessionSink): MinerSession[] {
+  const connection = {
+    remoteAddress: '127.0.0.1',
+    port: 3333,
+    tls: false,
+    startDifficulty: 5_000,
+    fixedDifficulty: true,
+    solo: false,
+  };
+  return Array.from(
+    { length: count },
+    (_, i) =>
+      new MinerSession({
+        id: `s${i}`,
+        connection,
+        peer: connection.remoteAddress,
+        sink,
+        address: ADDRESS,
+        worker: 'rig',
+        solo: false,
+        agent: 'XMRig/6.16.0',
+        vardiff: undefined,
+        fixedDifficulty: DIFFICULTIES[i % DIFFICULTIES.length]!,
+        jobsPerSession: 4,
+      }),
+  );
+}
+
+/**
+ * CPU µs per miner of `work` over all sessions (the process's CPU time, so that time spent waiting
+ * for a core on a loaded host does not count), median of `rounds` after one warm-up.
+ */
+function measure(rounds: number, miners: readonly MinerSession[], work: (s: MinerSession) => void): number {
+  const samples: number[] = [];
+  for (let round = 0; round <= rounds; round++) {
+    const start = process.cpuUsage();
+    for (const miner of miners) work(miner);
+    const used = process.cpuUsage(start);
+    const us = (used.user + used.system) / miners.length;
+    if (round > 0) samples.push(us);
+  }
+  samples.sort((a, b) => a - b);
+  return Number(samples[Math.floor(samples.length / 2)]!.toFixed(3));
+}
+
+function main(): void {
+  const miners = argument('--miners', 10_000);
+  const rounds = argument('--rounds', 5);
+  const fastHash = process.argv.includes('--pure') ? undefined : nativeFastHash();
+  const results: Record<string, { pushUs: number; jobUs: number; lineUs: number }> = {};
+  for (const fixture of FIXTURES) {
+    const active = loadTemplate(fixture.file, fastHash);
+    const templates: TemplateSource = { current: () => active, onTemplate: () => () => {} };
+    const jobs = new JobManager(
+      { staleGraceMs: 2_000 },
+      { templates, extraNonces: new ExtraNonceAllocator({ nodeId: 1 }), clock: () => performance.now() },
+    );
+    const sink = new EncodingSink();
+    const all = sessions(miners, sink);
+    const pushUs = measure(rounds, all, (s) => s.sink.sendJob(jobs.issue(s)!));
+    const jobUs = measure(rounds, all, (s) => jobs.issue(s));
+    const lastJobs = all.map((s) => jobs.issue(s)!);
+    let index = 0;
+    const lineUs = measure(rounds, all, () => sink.sendJob(lastJobs[index++ % lastJobs.length]!));
+    results[fixture.name] = { pushUs, jobUs, lineUs };
+    process.stdout.write(
+      `${fixture.name}: ${pushUs} µs per miner per push (job ${jobUs}, line ${lineUs}); ${miners} miners, median of ${rounds}\n`,
+    );
+  }
+  process.stdout.write(
+    `${JSON.stringify({ miners, rounds, nativeKeccak: fastHash !== undefined, results })}\n`,
+  );
+}
+
+main();

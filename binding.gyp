@@ -19,6 +19,7 @@
         "native/cn_slow_hash.cc",
         "native/final_hashes.cc",
         "native/groestl256.cc",
+        "native/hash_chain.cc",
         "native/jh256.cc",
         "native/keccak.cc",
         "native/skein512_256.cc"

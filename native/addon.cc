@@ -12,6 +12,8 @@
 //   finalHash(index: 0..3, state: Uint8Array /* 200 bytes */): Buffer  (test hook)
 //   fastHash(input: Uint8Array): Buffer                                 (cn_fast_hash, Keccak-256)
 //   fastHashInto(input: Uint8Array, output: Uint8Array, offset: number): void  (32 bytes at offset)
+//   fastHashChain(work: Uint8Array, steps: Uint32Array, output: Uint8Array, from: number): void
+//     (hash_chain.h over `work` in place, then work[from, from + output.length) copied to output)
 #include <napi.h>
 
 #include <cstring>
@@ -20,6 +22,7 @@
 
 #include "cn_slow_hash.h"
 #include "final_hashes.h"
+#include "hash_chain.h"
 #include "keccak.h"
 
 namespace {
@@ -241,6 +244,36 @@ Napi::Value FastHashInto(const Napi::CallbackInfo& info) {
   return env.Undefined();
 }
 
+// The per-miner hashes of a job in one call (hash_chain.h), then the job's blob copied out of the
+// work buffer: the job push runs this once per miner on every new template.
+Napi::Value FastHashChain(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Napi::Uint8Array work;
+  Napi::Uint8Array output;
+  if (!ReadBytes(info, 0, "work", &work) || !ReadBytes(info, 2, "output", &output)) return env.Null();
+  if (!info[1].IsTypedArray() || info[1].As<Napi::TypedArray>().TypedArrayType() != napi_uint32_array) {
+    Napi::TypeError::New(env, "steps must be a Uint32Array").ThrowAsJavaScriptException();
+    return env.Null();
+  }
+  if (info.Length() < 4 || !info[3].IsNumber()) {
+    Napi::TypeError::New(env, "from must be a number").ThrowAsJavaScriptException();
+    return env.Null();
+  }
+  const Napi::Uint32Array steps = info[1].As<Napi::Uint32Array>();
+  const double from = info[3].As<Napi::Number>().DoubleValue();
+  if (!(from >= 0) || from != static_cast<double>(static_cast<size_t>(from)) ||
+      from + static_cast<double>(output.ByteLength()) > static_cast<double>(work.ByteLength())) {
+    Napi::RangeError::New(env, "work must hold output.length bytes at from").ThrowAsJavaScriptException();
+    return env.Null();
+  }
+  if (!fuego::hash_chain(work.Data(), work.ByteLength(), steps.Data(), steps.ElementLength())) {
+    Napi::RangeError::New(env, "steps do not fit the work buffer").ThrowAsJavaScriptException();
+    return env.Null();
+  }
+  std::memmove(output.Data(), work.Data() + static_cast<size_t>(from), output.ByteLength());
+  return env.Undefined();
+}
+
 Napi::Value HasAesNi(const Napi::CallbackInfo& info) {
   return Napi::Boolean::New(info.Env(), fuego::cpu_has_aesni());
 }
@@ -254,6 +287,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("finalHash", Napi::Function::New(env, FinalHash, "finalHash"));
   exports.Set("fastHash", Napi::Function::New(env, FastHash, "fastHash"));
   exports.Set("fastHashInto", Napi::Function::New(env, FastHashInto, "fastHashInto"));
+  exports.Set("fastHashChain", Napi::Function::New(env, FastHashChain, "fastHashChain"));
   exports.Set("hasAesNi", Napi::Function::New(env, HasAesNi, "hasAesNi"));
   return exports;
 }

@@ -8,8 +8,8 @@
  *
  * Two captured v9 templates (test/fixtures/fuegod-rpc): one with only the coinbase, one with a
  * transaction (a merkle branch of one hash). The keccak is the native addon's, as in the pool;
- * `--pure` uses the TypeScript one. Prints CPU µs per miner per push (median of the rounds, after one
- * warm-up round) for the whole push, the job alone and the line alone; the last line is one JSON
+ * `--pure` uses the TypeScript one. Prints CPU µs per miner per push (median of the rounds, after four
+ * warm-up rounds) for the whole push, the job alone and the line alone; the last line is one JSON
  * object. A fixed N and R make the whole process's CPU time comparable between two trees.
  */
 import { readFileSync } from 'node:fs';
@@ -33,6 +33,8 @@ const FIXTURES = [
   { name: 'v9, coinbase only', file: '50-getblocktemplate-v9-for-solve' },
   { name: 'v9, one transaction', file: '71-getblocktemplate-with-tx-in-pool' },
 ];
+/** Rounds not counted first: by then every session holds as many jobs as it keeps (the steady state). */
+const WARM_UP_ROUNDS = 4;
 /** Session difficulties, in turn: a pool's sessions sit at a handful of vardiff levels, mixed in login order. */
 const DIFFICULTIES = [5_000, 10_000, 20_000, 40_000, 80_000, 160_000];
 
@@ -102,16 +104,16 @@ function sessions(count: number, sink: MinerSessionSink): MinerSession[] {
 
 /**
  * CPU µs per miner of `work` over all sessions (the process's CPU time, so that time spent waiting
- * for a core on a loaded host does not count), median of `rounds` after one warm-up.
+ * for a core on a loaded host does not count), median of `rounds` after WARM_UP_ROUNDS.
  */
 function measure(rounds: number, miners: readonly MinerSession[], work: (s: MinerSession) => void): number {
   const samples: number[] = [];
-  for (let round = 0; round <= rounds; round++) {
+  for (let round = 0; round < WARM_UP_ROUNDS + rounds; round++) {
     const start = process.cpuUsage();
     for (const miner of miners) work(miner);
     const used = process.cpuUsage(start);
     const us = (used.user + used.system) / miners.length;
-    if (round > 0) samples.push(us);
+    if (round >= WARM_UP_ROUNDS) samples.push(us);
   }
   samples.sort((a, b) => a - b);
   return Number(samples[Math.floor(samples.length / 2)]!.toFixed(3));

@@ -1,6 +1,13 @@
 import { type Block, type BlockLayout, parseBlockWithLayout } from './block.js';
 import { CodecError } from './errors.js';
-import { auxInputOf, majorOneWork, mergeMinedWork, type ParentStyle } from './job-work.js';
+import {
+  auxInputOf,
+  type HashChainPlan,
+  hashChainPlan,
+  majorOneWork,
+  mergeMinedWork,
+  type ParentStyle,
+} from './job-work.js';
 import { cnFastHash, type FastHash } from './keccak.js';
 import { signatureCountOf, type Transaction } from './transaction.js';
 import { treeBranch, treeHashFromBranch } from './tree-hash.js';
@@ -92,6 +99,8 @@ export class BlockTemplate {
    * bytes (extra nonce, merkle root, mm root) before hashing, and it runs synchronously.
    */
   #scratch: { coinbase: Uint8Array; auxInput: Uint8Array; parentCoinbase: Uint8Array | null } | undefined;
+  /** With a hash that runs chains (the native addon's): all of a job's hashes in one call. */
+  readonly #chain: HashChainPlan | undefined;
 
   /** Use `parseBlockTemplate`. */
   constructor(input: BlockTemplateInput) {
@@ -147,6 +156,15 @@ export class BlockTemplate {
     this.#submitNonceOffset = work.submitNonceOffset;
     this.#submitRootOffset = work.submitRootOffset;
     this.#submitExtraNonceOffset = work.submitExtraNonceOffset;
+    this.#chain = this.#fastHash.chain
+      ? hashChainPlan({
+          coinbase: this.#coinbase,
+          extraNonceInCoinbase: this.#extraNonceInCoinbase,
+          coinbaseBranch: this.coinbaseBranch,
+          aux,
+          work,
+        })
+      : undefined;
   }
 
   /** See `buildJobHashingBlob`. */
@@ -195,6 +213,16 @@ export class BlockTemplate {
    */
   buildHashingBlob(extraNonce: Uint8Array): Uint8Array {
     this.#checkExtraNonce(extraNonce);
+    const chain = this.#chain;
+    if (chain !== undefined) {
+      // Restore the whole area first: an earlier, longer extra nonce may still be in it.
+      const area = this.#extraNonceInCoinbase;
+      chain.work.set(this.#coinbase.subarray(area, area + this.extraNonceCapacity), area);
+      chain.work.set(extraNonce, area);
+      const hashingBlob = Buffer.allocUnsafe(chain.blobLength);
+      this.#fastHash.chain!(chain.work, chain.steps, hashingBlob, chain.blobFrom);
+      return hashingBlob;
+    }
     this.#scratch ??= {
       coinbase: this.#coinbase.slice(),
       auxInput: this.#auxInput.slice(),

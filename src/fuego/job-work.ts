@@ -174,3 +174,70 @@ function parentParts(block: Block, style: ParentStyle): ParentParts {
     coinbase: { ...parent.baseTransaction, extra: mmTagWithZeroRoot },
   };
 }
+
+/**
+ * The per-job hashes of a template as one chain over one work buffer, for a hash that runs such a
+ * chain in one call (`FastHash.chain`, the native addon's). The work buffer holds, in order:
+ *
+ *   coinbase ‖ coinbase branch (32·d) ‖ aux input ‖ parent coinbase ‖ parent branch ‖ PoW input
+ *
+ * (for major 1 it ends after the aux input). Steps, five words each after the count:
+ * hash the coinbase, up its branch, into the aux input's merkle root; (major ≥ 2) hash the aux
+ * input into the parent coinbase's mm root; hash the parent coinbase, up the parent branch, into
+ * the PoW input's root. The job's blob is then `work[blobFrom, blobFrom + blobLength)`.
+ */
+export interface HashChainPlan {
+  /** The template's bytes; each job writes its extra nonce at extraNonceAt, the chain the roots. */
+  readonly work: Uint8Array;
+  readonly steps: Uint32Array;
+  readonly extraNonceAt: number;
+  readonly blobFrom: number;
+  readonly blobLength: number;
+}
+
+/** What the chain is built from (BlockTemplate's per-template parts). */
+export interface HashChainParts {
+  readonly coinbase: Uint8Array;
+  readonly extraNonceInCoinbase: number;
+  readonly coinbaseBranch: readonly Uint8Array[];
+  readonly aux: AuxInput;
+  readonly work: JobWork;
+}
+
+export function hashChainPlan(parts: HashChainParts): HashChainPlan {
+  const { coinbase, coinbaseBranch, aux, work } = parts;
+  const regions = [coinbase, ...coinbaseBranch, aux.input];
+  if (work.parentCoinbase !== null) regions.push(work.parentCoinbase, ...work.parentBranch, work.powInput);
+  const buffer = new Uint8Array(regions.reduce((n, r) => n + r.length, 0));
+  let offset = 0;
+  for (const region of regions) {
+    buffer.set(region, offset);
+    offset += region.length;
+  }
+  const branchAt = coinbase.length;
+  const auxAt = branchAt + 32 * coinbaseBranch.length;
+  const steps = [1, 0, coinbase.length, branchAt, coinbaseBranch.length, auxAt + aux.rootOffset];
+  if (work.parentCoinbase === null) {
+    const blobFrom = auxAt + aux.bhbOffset;
+    const blobLength = aux.input.length - aux.bhbOffset;
+    return plan(buffer, steps, parts.extraNonceInCoinbase, blobFrom, blobLength);
+  }
+  const parentAt = auxAt + aux.input.length;
+  const parentBranchAt = parentAt + work.parentCoinbase.length;
+  const powAt = parentBranchAt + 32 * work.parentBranch.length;
+  steps[0] = 3;
+  steps.push(auxAt, aux.input.length, 0, 0, parentAt + work.parentCoinbaseRootOffset);
+  steps.push(parentAt, work.parentCoinbase.length, parentBranchAt, work.parentBranch.length);
+  steps.push(powAt + work.powRootOffset);
+  return plan(buffer, steps, parts.extraNonceInCoinbase, powAt, work.powInput.length);
+}
+
+function plan(
+  work: Uint8Array,
+  steps: number[],
+  extraNonceAt: number,
+  blobFrom: number,
+  blobLength: number,
+): HashChainPlan {
+  return { work, steps: Uint32Array.from(steps), extraNonceAt, blobFrom, blobLength };
+}

@@ -15,6 +15,11 @@ export function cnFastHash(data: Uint8Array): Uint8Array {
 export type FastHash = ((data: Uint8Array) => Uint8Array) & {
   /** The same hash written to `out[offset..offset+31]` instead of a new array (saves an allocation). */
   readonly into?: (data: Uint8Array, out: Uint8Array, offset: number) => void;
+  /**
+   * A chain of hashes over `work` in place (see HashChainPlan in job-work.ts), then
+   * `work[from, from + out.length)` copied to `out`: all of a job's hashes in one call.
+   */
+  readonly chain?: (work: Uint8Array, steps: Uint32Array, out: Uint8Array, from: number) => void;
 };
 
 /** keccak(a ‖ b) for two 32-byte nodes, the step of the transaction merkle tree. */

@@ -23,5 +23,19 @@ export function nativeFastHash(): FastHash | undefined {
   const probe = new Uint8Array(40);
   into(probes[1]!, probe, 8);
   if (bytesToHex(probe.subarray(8)) !== bytesToHex(cnFastHash(probes[1]!))) return undefined;
-  return Object.assign((data: Uint8Array) => addon.fastHash(data), { into });
+  const chain = (work: Uint8Array, steps: Uint32Array, out: Uint8Array, from: number): void =>
+    addon.fastHashChain(work, steps, out, from);
+  if (!chainAgrees(chain)) return undefined;
+  return Object.assign((data: Uint8Array) => addon.fastHash(data), { into, chain });
+}
+
+/** One chain step with a branch of one sibling, against the pure keccak. */
+function chainAgrees(chain: NonNullable<FastHash['chain']>): boolean {
+  const work = new Uint8Array(250).map((_, i) => (i * 7) & 0xff);
+  const sibling = work.slice(150, 182);
+  const leaf = cnFastHash(work.subarray(0, 150));
+  const expected = cnFastHash(Uint8Array.from([...leaf, ...sibling]));
+  const out = new Uint8Array(32);
+  chain(work, Uint32Array.of(1, 0, 150, 150, 1, 200), out, 200);
+  return bytesToHex(out) === bytesToHex(expected);
 }

@@ -43,6 +43,11 @@ export interface NativeCnAddon {
   fastHash(input: Uint8Array): Buffer;
   /** cn_fast_hash of `input` written to `output[offset..offset+31]`. */
   fastHashInto(input: Uint8Array, output: Uint8Array, offset: number): void;
+  /**
+   * Runs a chain of cn_fast_hash steps over `work` in place (native/hash_chain.h: per step src,
+   * len, branch, depth, dst after the count), then copies `work[from, from + output.length)` to `output`.
+   */
+  fastHashChain(work: Uint8Array, steps: Uint32Array, output: Uint8Array, from: number): void;
   /** The CPU has AES-NI and this build contains the AES-NI path. */
   hasAesNi(): boolean;
 }

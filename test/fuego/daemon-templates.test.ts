@@ -16,74 +16,19 @@ import { cnFastHash } from '../../src/fuego/keccak.js';
 import { transactionHash } from '../../src/fuego/transaction.js';
 import { treeHash } from '../../src/fuego/tree-hash.js';
 import { findMergeMiningTag, parseTxExtra } from '../../src/fuego/tx-extra.js';
+import { loadCapturedTemplates, requestBody, type TemplateResult } from '../helpers/captured-templates.js';
 import { fixturePath, readFixture, readJsonFixture } from '../helpers/fixtures.js';
 
 // Raw requests and responses of a real fuegod 1.9.3 (test/fixtures/fuegod-rpc, see INDEX.md there).
 
-interface TemplateResult {
-  blocktemplate_blob: string;
-  difficulty: number;
-  height: number;
-  reserved_offset: number;
-}
-
-interface LoadedTemplate {
-  name: string;
-  result: TemplateResult;
-  reserveSize: number;
-}
-
 const hex = bytesToHex;
-
-/** Body of a captured `.request.txt` (method line, headers, blank line, body). */
-function requestBody(relative: string): string {
-  const text = readFixture(relative);
-  return text.slice(text.indexOf('\n\n') + 2).trim();
-}
 
 function submittedBlob(relative: string): Uint8Array {
   const body = JSON.parse(requestBody(relative)) as { params: [string] };
   return hexToBytes(body.params[0]);
 }
 
-function loadTemplates(): LoadedTemplate[] {
-  const loaded: LoadedTemplate[] = [];
-  const dir = 'fuegod-rpc/templates';
-  for (const file of readdirSync(fixturePath(dir))
-    .filter((f) => f.endsWith('.json'))
-    .sort()) {
-    const capture = readJsonFixture<{ request: { body: string }; response_raw: string }>(`${dir}/${file}`);
-    const request = JSON.parse(capture.request.body) as { params: { reserve_size: number } };
-    const response = JSON.parse(capture.response_raw) as { result: TemplateResult };
-    loaded.push({ name: file, result: response.result, reserveSize: request.params.reserve_size });
-  }
-  const top = 'fuegod-rpc';
-  for (const file of readdirSync(fixturePath(top)).filter((f) =>
-    /getblocktemplate.*\.response\.body$/.test(f),
-  )) {
-    const response = JSON.parse(readFixture(`${top}/${file}`)) as { result?: TemplateResult };
-    if (response.result === undefined) continue; // error responses (bad address, reserve too big)
-    const request = JSON.parse(requestBody(`${top}/${file.replace('.response.body', '.request.txt')}`)) as {
-      params: { reserve_size: number };
-    };
-    loaded.push({ name: file, result: response.result, reserveSize: request.params.reserve_size });
-  }
-  for (const file of readdirSync(fixturePath(`${top}/unsolved`)).filter((f) => f.endsWith('.json'))) {
-    const capture = readJsonFixture<{ getblocktemplate: { request: string; response_raw: string } }>(
-      `${top}/unsolved/${file}`,
-    );
-    const request = JSON.parse(capture.getblocktemplate.request) as { params: { reserve_size: number } };
-    const response = JSON.parse(capture.getblocktemplate.response_raw) as { result: TemplateResult };
-    loaded.push({
-      name: `unsolved/${file}`,
-      result: response.result,
-      reserveSize: request.params.reserve_size,
-    });
-  }
-  return loaded;
-}
-
-const templates = loadTemplates();
+const templates = loadCapturedTemplates();
 
 describe('real getblocktemplate responses', () => {
   it('covers the 35 captured templates, the top-level ones and every major version 1..9', () => {

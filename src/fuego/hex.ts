@@ -11,8 +11,18 @@ export function hexToBytes(hex: string): Uint8Array {
   return new Uint8Array(Buffer.from(hex, 'hex'));
 }
 
+/** Two lowercase hex digits per byte value. */
+const BYTE_HEX = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'));
+/** Up to this many bytes, a table walk beats making a Buffer view (job ids: every job of a push). */
+const TABLE_HEX_MAX_BYTES = 16;
+
 /** Lowercase hex of `bytes`, the form the daemon and XMRig use. */
 export function bytesToHex(bytes: Uint8Array): string {
+  if (bytes.length <= TABLE_HEX_MAX_BYTES) {
+    let hex = '';
+    for (let i = 0; i < bytes.length; i++) hex += BYTE_HEX[bytes[i]!];
+    return hex;
+  }
   // A Buffer converts in place; any other Uint8Array gets a Buffer view over the same bytes.
   const buffer = Buffer.isBuffer(bytes)
     ? bytes

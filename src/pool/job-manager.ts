@@ -28,6 +28,8 @@ const MIN_UPX2_MAJOR_VERSION = 9;
  * pushes fail stops being credited on the old tip.
  */
 const MAX_LATE_PUSH_MS = 30_000;
+/** Distinct job difficulties whose targets are kept (vardiff gives a pool's miners a few hundred at most). */
+const TARGET_CACHE_SIZE = 1024;
 
 /**
  * Why miners cannot be given jobs on this template, or undefined when they can: the PoW must be
@@ -95,8 +97,11 @@ export class JobManager {
   #onTip: TrackedTemplate[] = [];
   /** The tip the pool's last accepted block was built on (see markSolved). */
   #solvedTip: { readonly height: number; readonly prevHash: string } | undefined;
-  /** The last difficulty's target: a broadcast asks for the same one thousands of times. */
-  #lastTarget = { difficulty: Number.NaN, hex: '' };
+  /**
+   * Targets by difficulty: a broadcast asks for the same few thousands of times, in the sessions'
+   * order (vardiff levels mixed). Emptied when it holds TARGET_CACHE_SIZE.
+   */
+  readonly #targets = new Map<number, string>();
 
   constructor(options: JobManagerOptions, modules: JobManagerModules) {
     this.#options = options;
@@ -207,10 +212,13 @@ export class JobManager {
   }
 
   #targetHex(difficulty: number): string {
-    if (this.#lastTarget.difficulty !== difficulty) {
-      this.#lastTarget = { difficulty, hex: targetHexForDifficulty(difficulty) };
+    let hex = this.#targets.get(difficulty);
+    if (hex === undefined) {
+      if (this.#targets.size >= TARGET_CACHE_SIZE) this.#targets.clear();
+      hex = targetHexForDifficulty(difficulty);
+      this.#targets.set(difficulty, hex);
     }
-    return this.#lastTarget.hex;
+    return hex;
   }
 
   /**

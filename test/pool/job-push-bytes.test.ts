@@ -1,10 +1,17 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type BlockTemplate, parseBlockTemplate } from '../../src/fuego/block-template.js';
+import { targetHexForDifficulty } from '../../src/fuego/difficulty.js';
 import { bytesToHex, hexToBytes } from '../../src/fuego/hex.js';
 import type { ParentStyle } from '../../src/fuego/job-work.js';
+import { ExtraNonceAllocator } from '../../src/pool/extra-nonce.js';
+import { JobManager, unusableTemplateReason } from '../../src/pool/job-manager.js';
+import { MinerSession } from '../../src/pool/miner-session.js';
+import type { ActiveTemplate } from '../../src/pool/template-source.js';
 import { nativeFastHash } from '../../src/pow/native-fast-hash.js';
+import { encodeJobNotification } from '../../src/servers/stratum/protocol.js';
 import { type LoadedTemplate, loadCapturedTemplates } from '../helpers/captured-templates.js';
+import { ADDRESS, connection, FakeSink } from './pool-fakes.js';
 
 /*
  * The job push builds every miner's blob the fast way (the native addon runs all of a job's hashes
@@ -71,5 +78,78 @@ describe('job blobs built for a push are byte for byte the straightforward build
       }),
       { numRuns: 500 },
     );
+  });
+});
+
+function active(t: LoadedTemplate, fast: boolean): ActiveTemplate {
+  const template = parse(t, 'pool', fast);
+  const prevHash = bytesToHex(template.prevId);
+  return {
+    id: 1,
+    template,
+    height: t.result.height,
+    networkDifficulty: 10n ** 15n,
+    prevHash,
+    receivedAtMs: 0,
+  };
+}
+
+function minerAt(difficulty: number, index: number): MinerSession {
+  return new MinerSession({
+    id: `m${index}`,
+    connection: connection(),
+    peer: connection().remoteAddress,
+    sink: new FakeSink(),
+    address: ADDRESS,
+    worker: 'rig',
+    solo: false,
+    agent: 'XMRig/6.16.0',
+    vardiff: undefined,
+    fixedDifficulty: difficulty,
+    jobsPerSession: 4,
+  });
+}
+
+/** The job line as the protocol spells it, from the pure build and JSON.stringify of each part. */
+function referenceLine(reference: ActiveTemplate, miner: MinerSession): string {
+  const job = miner.lastJob!;
+  const blob = Buffer.from(reference.template.buildJob(job.extraNonce).hashingBlob).toString('hex');
+  const params = {
+    blob,
+    job_id: Buffer.from(job.extraNonce).toString('hex'),
+    target: targetHexForDifficulty(job.difficulty),
+    algo: 'cn/upx2',
+    height: reference.height,
+  };
+  return `${JSON.stringify({ jsonrpc: '2.0', method: 'job', params })}\n`;
+}
+
+describe('the job line each miner receives is byte for byte the straightforward one', () => {
+  const usable = captured.filter((t) => unusableTemplateReason(active(t, false)) === undefined);
+
+  it('covers the usable captured templates (v9, with and without transactions)', () => {
+    expect(usable.length).toBeGreaterThanOrEqual(10);
+    expect(usable.some((t) => t.name.startsWith('71-'))).toBe(true);
+  });
+
+  it.each(usable)('$name: mixed difficulties, over 1,024 distinct ones, every job', (t) => {
+    const fast = active(t, true);
+    const reference = active(t, false);
+    const jobs = new JobManager(
+      { staleGraceMs: 2_000 },
+      {
+        templates: { current: () => fast, onTemplate: () => () => {} },
+        extraNonces: new ExtraNonceAllocator({ nodeId: 0x1f2e, counterStart: 2 ** 40 - 300 }),
+        clock: () => 0,
+      },
+    );
+    const difficulties = [1, 5_000, 5_000, 123_457, 2 ** 32, 2 ** 40 + 3, 9_007_199_254_740_991];
+    const miners = Array.from({ length: 1_500 }, (_, i) =>
+      minerAt(i < 600 ? difficulties[i % difficulties.length]! : 1_000 + i * 17, i),
+    );
+    for (const miner of [...miners, ...miners.slice(0, 50)]) {
+      const line = encodeJobNotification(jobs.issue(miner)!);
+      expect(line).toBe(referenceLine(reference, miner));
+    }
   });
 });

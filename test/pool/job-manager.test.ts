@@ -2,17 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { difficultyFromTargetHex } from '../../src/fuego/difficulty.js';
 import { ExtraNonceAllocator } from '../../src/pool/extra-nonce.js';
 import { JobManager } from '../../src/pool/job-manager.js';
-import { MinerSession } from '../../src/pool/miner-session.js';
+import type { MinerSession } from '../../src/pool/miner-session.js';
 import { Vardiff } from '../../src/pool/vardiff.js';
 import { DEFAULT_POOL_BACKEND_OPTIONS } from '../helpers/config-defaults.js';
-import {
-  ADDRESS,
-  activeTemplate,
-  connection,
-  FakeSink,
-  FakeTemplateSource,
-  TestClock,
-} from './pool-fakes.js';
+import { activeTemplate, FakeTemplateSource, minerSession, TestClock } from './pool-fakes.js';
 
 function setup(networkDifficulty: bigint) {
   const clock = new TestClock();
@@ -23,22 +16,11 @@ function setup(networkDifficulty: bigint) {
   );
   /** A session at `difficulty`: fixed (`+DIFF`, a fixed port) or under vardiff. */
   function session(difficulty: number, kind: 'fixed' | 'vardiff'): MinerSession {
-    return new MinerSession({
-      id: `${kind}-${difficulty}`,
-      connection: connection(),
-      peer: connection().remoteAddress,
-      sink: new FakeSink(),
-      address: ADDRESS,
-      worker: 'rig',
-      solo: false,
-      agent: 'XMRig/6.16.0',
-      vardiff:
-        kind === 'vardiff'
-          ? new Vardiff(DEFAULT_POOL_BACKEND_OPTIONS.vardiff, difficulty, clock.nowMs)
-          : undefined,
-      fixedDifficulty: difficulty,
-      jobsPerSession: 4,
-    });
+    const vardiff =
+      kind === 'vardiff'
+        ? new Vardiff(DEFAULT_POOL_BACKEND_OPTIONS.vardiff, difficulty, clock.nowMs)
+        : undefined;
+    return minerSession(`${kind}-${difficulty}`, difficulty, vardiff);
   }
   /** The difficulty of the wire target and of the kept job (what shares are checked and credited at). */
   function issued(miner: MinerSession): { target: bigint; credited: number | undefined } {

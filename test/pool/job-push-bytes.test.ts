@@ -6,12 +6,12 @@ import { bytesToHex, hexToBytes } from '../../src/fuego/hex.js';
 import type { ParentStyle } from '../../src/fuego/job-work.js';
 import { ExtraNonceAllocator } from '../../src/pool/extra-nonce.js';
 import { JobManager, unusableTemplateReason } from '../../src/pool/job-manager.js';
-import { MinerSession } from '../../src/pool/miner-session.js';
+import type { MinerSession } from '../../src/pool/miner-session.js';
 import type { ActiveTemplate } from '../../src/pool/template-source.js';
 import { nativeFastHash } from '../../src/pow/native-fast-hash.js';
 import { encodeJobNotification } from '../../src/servers/stratum/protocol.js';
 import { type LoadedTemplate, loadCapturedTemplates } from '../helpers/captured-templates.js';
-import { ADDRESS, connection, FakeSink } from './pool-fakes.js';
+import { minerSession } from './pool-fakes.js';
 
 /*
  * The job push builds every miner's blob the fast way (the native addon runs all of a job's hashes
@@ -94,22 +94,6 @@ function active(t: LoadedTemplate, fast: boolean): ActiveTemplate {
   };
 }
 
-function minerAt(difficulty: number, index: number): MinerSession {
-  return new MinerSession({
-    id: `m${index}`,
-    connection: connection(),
-    peer: connection().remoteAddress,
-    sink: new FakeSink(),
-    address: ADDRESS,
-    worker: 'rig',
-    solo: false,
-    agent: 'XMRig/6.16.0',
-    vardiff: undefined,
-    fixedDifficulty: difficulty,
-    jobsPerSession: 4,
-  });
-}
-
 /** The job line as the protocol spells it, from the pure build and JSON.stringify of each part. */
 function referenceLine(reference: ActiveTemplate, miner: MinerSession): string {
   const job = miner.lastJob!;
@@ -145,7 +129,7 @@ describe('the job line each miner receives is byte for byte the straightforward 
     );
     const difficulties = [1, 5_000, 5_000, 123_457, 2 ** 32, 2 ** 40 + 3, 9_007_199_254_740_991];
     const miners = Array.from({ length: 1_500 }, (_, i) =>
-      minerAt(i < 600 ? difficulties[i % difficulties.length]! : 1_000 + i * 17, i),
+      minerSession(`m${i}`, i < 600 ? difficulties[i % difficulties.length]! : 1_000 + i * 17),
     );
     for (const miner of [...miners, ...miners.slice(0, 50)]) {
       const line = encodeJobNotification(jobs.issue(miner)!);

@@ -10,6 +10,7 @@ import type {
 } from '../../src/model/share-ledger.js';
 import type { Ban, BanChange, BanEntry, BanRegistry } from '../../src/pool/ban-registry.js';
 import { LocalBans } from '../../src/pool/local-bans.js';
+import { MinerSession } from '../../src/pool/miner-session.js';
 import { PoolBackend, type PoolBackendOptions } from '../../src/pool/pool-backend.js';
 import type { ShareVerifier } from '../../src/pool/share-verifier.js';
 import type {
@@ -19,6 +20,7 @@ import type {
   StratumJob,
 } from '../../src/pool/stratum-backend.js';
 import type { ActiveTemplate, TemplateChange, TemplateSource } from '../../src/pool/template-source.js';
+import type { Vardiff } from '../../src/pool/vardiff.js';
 import { cnUpx2 } from '../../src/pow/reference/cn-upx2.js';
 import { RpcError } from '../../src/rpc/rpc-error.js';
 import { DEFAULT_BAN_POLICY_OPTIONS, DEFAULT_POOL_BACKEND_OPTIONS } from '../helpers/config-defaults.js';
@@ -335,4 +337,21 @@ export function hostTestBackend(overrides: Partial<PoolBackendOptions> = {}) {
     return backend.login(request, connection({ remoteAddress }), new FakeSink());
   };
   return { clock, bans, backend, login };
+}
+
+/** A logged-in XMRig session at `difficulty` (fixed, or under `vardiff`), keeping 4 jobs. */
+export function minerSession(id: string, difficulty: number, vardiff?: Vardiff): MinerSession {
+  return new MinerSession({
+    id,
+    connection: connection(),
+    peer: connection().remoteAddress,
+    sink: new FakeSink(),
+    address: ADDRESS,
+    worker: 'rig',
+    solo: false,
+    agent: 'XMRig/6.16.0',
+    vardiff,
+    fixedDifficulty: difficulty,
+    jobsPerSession: 4,
+  });
 }

@@ -143,6 +143,23 @@ describe('encoders', () => {
     );
   });
 
+  it('a job line is JSON.stringify of the wire job byte for byte, whatever its strings and height', () => {
+    const text = fc.oneof(
+      fc.stringMatching(/^[0-9a-f]{0,160}$/),
+      fc.string({ unit: 'binary', maxLength: 40 }),
+      fc.constantFrom('"', '\\', '\n', '\u2028', '\ud800', 'cn/upx2', ''),
+    );
+    const height = fc.oneof(fc.nat(), fc.double(), fc.constantFrom(-0, 2 ** 53, Number.NaN));
+    fc.assert(
+      fc.property(text, text, text, text, height, (blob, job_id, target, algo, h) => {
+        const job = { blob, job_id, target, algo, height: h } as unknown as StratumJob;
+        const json = `{"jsonrpc":"2.0","method":"job","params":${JSON.stringify({ blob, job_id, target, algo, height: h })}}`;
+        expect(encodeJobNotification(job)).toBe(`${json.padEnd(MIN_REPLY_BYTES, ' ')}\n`);
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
   it('every line is at least 32 bytes and ends with a newline', () => {
     for (const line of [
       encodeResult(0, {}),

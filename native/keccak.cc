@@ -78,20 +78,29 @@ void keccak_f1600(uint64_t a[25]) {
   }
 }
 
-void keccak_state(const uint8_t* input, size_t len, uint8_t state_out[200]) {
-  uint64_t lanes[25] = {};
-  while (len >= kRate) {
+void keccak_absorb_blocks(uint64_t lanes[25], const uint8_t* input, size_t blocks) {
+  for (; blocks > 0; --blocks) {
     for (size_t i = 0; i < kRate / 8; ++i) lanes[i] ^= load_le64(input + 8 * i);
     keccak_f1600(lanes);
     input += kRate;
-    len -= kRate;
   }
+}
+
+void keccak_absorb_last(uint64_t lanes[25], const uint8_t* input, size_t len) {
+  keccak_absorb_blocks(lanes, input, len / kRate);
+  input += len / kRate * kRate;
+  len %= kRate;
   uint8_t last[kRate] = {};
   if (len > 0) std::memcpy(last, input, len);
   last[len] = 0x01;
   last[kRate - 1] |= 0x80;
   for (size_t i = 0; i < kRate / 8; ++i) lanes[i] ^= load_le64(last + 8 * i);
   keccak_f1600(lanes);
+}
+
+void keccak_state(const uint8_t* input, size_t len, uint8_t state_out[200]) {
+  uint64_t lanes[25] = {};
+  keccak_absorb_last(lanes, input, len);
   for (int i = 0; i < 25; ++i) store_le64(state_out + 8 * i, lanes[i]);
 }
 

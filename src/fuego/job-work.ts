@@ -175,16 +175,25 @@ function parentParts(block: Block, style: ParentStyle): ParentParts {
   };
 }
 
+/** Keccak's rate: the sponge absorbs 136 bytes per permutation. */
+const KECCAK_BLOCK_BYTES = 136;
+/** A step's kept sponge state in the work buffer: 200 bytes and a flag (native/hash_chain.h). */
+const PREFIX_CACHE_BYTES = 201;
+
 /**
  * The per-job hashes of a template as one chain over one work buffer, for a hash that runs such a
  * chain in one call (`FastHash.chain`, the native addon's). The work buffer holds, in order:
  *
  *   coinbase ‖ coinbase branch (32·d) ‖ aux input ‖ parent coinbase ‖ parent branch ‖ PoW input
+ *   ‖ prefix cache (201)
  *
- * (for major 1 it ends after the aux input). Steps, five words each after the count:
- * hash the coinbase, up its branch, into the aux input's merkle root; (major ≥ 2) hash the aux
- * input into the parent coinbase's mm root; hash the parent coinbase, up the parent branch, into
- * the PoW input's root. The job's blob is then `work[blobFrom, blobFrom + blobLength)`.
+ * (for major 1 the aux input is followed by the cache). Steps, seven words each after the count
+ * (src, len, branch, depth, dst, cache, cached blocks): hash the coinbase, up its branch, into the
+ * aux input's merkle root; (major ≥ 2) hash the aux input into the parent coinbase's mm root; hash
+ * the parent coinbase, up the parent branch, into the PoW input's root. The coinbase's full
+ * 136-byte blocks before the extra nonce are the same for every job: the chain keeps the sponge
+ * state after them in the cache and absorbs only the rest (a 231-byte coinbase: one permutation
+ * of two). The job's blob is then `work[blobFrom, blobFrom + blobLength)`.
  */
 export interface HashChainPlan {
   /** The template's bytes; each job writes its extra nonce at extraNonceAt, the chain the roots. */
@@ -208,7 +217,9 @@ export function hashChainPlan(parts: HashChainParts): HashChainPlan {
   const { coinbase, coinbaseBranch, aux, work } = parts;
   const regions = [coinbase, ...coinbaseBranch, aux.input];
   if (work.parentCoinbase !== null) regions.push(work.parentCoinbase, ...work.parentBranch, work.powInput);
-  const buffer = new Uint8Array(regions.reduce((n, r) => n + r.length, 0));
+  const cacheAt = regions.reduce((n, r) => n + r.length, 0);
+  // The cache (state and flag) starts zero: the first job fills it.
+  const buffer = new Uint8Array(cacheAt + PREFIX_CACHE_BYTES);
   let offset = 0;
   for (const region of regions) {
     buffer.set(region, offset);
@@ -216,7 +227,9 @@ export function hashChainPlan(parts: HashChainParts): HashChainPlan {
   }
   const branchAt = coinbase.length;
   const auxAt = branchAt + 32 * coinbaseBranch.length;
+  const cachedBlocks = Math.floor(parts.extraNonceInCoinbase / KECCAK_BLOCK_BYTES);
   const steps = [1, 0, coinbase.length, branchAt, coinbaseBranch.length, auxAt + aux.rootOffset];
+  steps.push(cacheAt, cachedBlocks);
   if (work.parentCoinbase === null) {
     const blobFrom = auxAt + aux.bhbOffset;
     const blobLength = aux.input.length - aux.bhbOffset;
@@ -226,9 +239,9 @@ export function hashChainPlan(parts: HashChainParts): HashChainPlan {
   const parentBranchAt = parentAt + work.parentCoinbase.length;
   const powAt = parentBranchAt + 32 * work.parentBranch.length;
   steps[0] = 3;
-  steps.push(auxAt, aux.input.length, 0, 0, parentAt + work.parentCoinbaseRootOffset);
+  steps.push(auxAt, aux.input.length, 0, 0, parentAt + work.parentCoinbaseRootOffset, 0, 0);
   steps.push(parentAt, work.parentCoinbase.length, parentBranchAt, work.parentBranch.length);
-  steps.push(powAt + work.powRootOffset);
+  steps.push(powAt + work.powRootOffset, 0, 0);
   return plan(buffer, steps, parts.extraNonceInCoinbase, powAt, work.powInput.length);
 }
 

@@ -45,7 +45,8 @@ export interface NativeCnAddon {
   fastHashInto(input: Uint8Array, output: Uint8Array, offset: number): void;
   /**
    * Runs a chain of cn_fast_hash steps over `work` in place (native/hash_chain.h: per step src,
-   * len, branch, depth, dst after the count), then copies `work[from, from + output.length)` to `output`.
+   * len, branch, depth, dst, cache, cached blocks after the count), then copies
+   * `work[from, from + output.length)` to `output`.
    */
   fastHashChain(work: Uint8Array, steps: Uint32Array, output: Uint8Array, from: number): void;
   /** The CPU has AES-NI and this build contains the AES-NI path. */

@@ -96,16 +96,16 @@ export interface DevnetUnlockerEnv {
   stop(): Promise<void>;
 }
 
+/** A daemon client of the devnet's fuegod, without retries. */
+export function daemonClientFor(devnet: Devnet, timeoutMs: number): DaemonClient {
+  const url = new URL(devnet.daemonUrl);
+  return new DaemonClient({ host: url.hostname, port: Number(url.port), timeoutMs, retries: 0 });
+}
+
 export async function startDevnetUnlockerEnv(): Promise<DevnetUnlockerEnv> {
   const [server, devnet] = await Promise.all([startTestRedis(), startTestDevnet()]);
   const redis = await createRedisClient({ url: server.url }, silentLogger);
-  const url = new URL(devnet.daemonUrl);
-  const daemon = new DaemonClient({
-    host: url.hostname,
-    port: Number(url.port),
-    timeoutMs: 2_000,
-    retries: 0,
-  });
+  const daemon = daemonClientFor(devnet, 2_000);
   return {
     redis,
     devnet,

@@ -1,0 +1,124 @@
+import { expect } from 'vitest';
+import { bytesToHex } from '../../src/fuego/hex.js';
+import { findBatchIds } from '../../src/pool/payouts/batch-tag.js';
+import { expectLedgerConsistent } from '../leader/payouts/money-invariants.js';
+import { devnetReceived } from '../leader/payouts/payout-test-kit.js';
+import { FEE } from '../leader/unlocker/unlocker-kit.js';
+import { clearWalletFaults, taggedMempoolTransactions } from './money-soak-steps.js';
+import {
+  networkMinerAddress,
+  SOAK_CONFIRM_DEPTH,
+  SOAK_REORG_WATCH_BLOCKS,
+  type SoakPool,
+} from './money-soak-world.js';
+
+/**
+ * After every step: the ledger is consistent (money-invariants.ts); no miner has received on the
+ * chain (main chain + mempool) more than the ledger has paid it or holds in payout for it, which
+ * is what a double payment would break; and no batch's tag is on two transactions.
+ */
+export async function expectStepInvariants(pool: SoakPool): Promise<void> {
+  await expectLedgerConsistent(pool.shared.redis, pool.keyPrefix, pool.miners);
+  for (const miner of pool.miners) {
+    const { paid, inPayout } = await pool.balances.getBalance(miner);
+    const received = devnetReceived(pool.devnet, miner);
+    expect(
+      received,
+      `chain receipts of ${miner} <= paid ${paid} + in payout ${inPayout}`,
+    ).toBeLessThanOrEqual(paid + inPayout);
+  }
+  const seen = new Map<string, number>();
+  const chain = pool.devnet.chain;
+  for (const tx of [...chain.mainChain().flatMap((block) => block.transactions), ...chain.mempool()]) {
+    for (const batchId of findBatchIds(bytesToHex(tx.tx.extra)))
+      seen.set(batchId, (seen.get(batchId) ?? 0) + 1);
+  }
+  for (const [batchId, count] of seen) expect(count, `transactions of batch ${batchId}`).toBe(1);
+}
+
+/** What the drain compares between rounds: nothing moved when this is the same. */
+async function snapshot(pool: SoakPool): Promise<string> {
+  const parts: string[] = [];
+  for (const miner of pool.miners) {
+    const b = await pool.balances.getBalance(miner);
+    parts.push(`${b.credited}/${b.balance}/${b.inPayout}/${b.paid}`);
+  }
+  parts.push(`open=${(await pool.store.listOpenBatches()).length}`);
+  parts.push(`pending=${(await pool.store.listUnconfirmedSent()).length}`);
+  parts.push(`mempool=${taggedMempoolTransactions(pool).length}`);
+  return parts.join(' ');
+}
+
+/**
+ * The wallet healthy again, then rounds of: blocks past confirmation, the reorg watch and the
+ * change's spendable age; a day later on the runner's clock; an unlock run and a payout pass; the
+ * step invariants. Until a round changes nothing (at least three rounds). Returns the lines for
+ * the step list.
+ */
+export async function drain(pool: SoakPool): Promise<string[]> {
+  clearWalletFaults(pool);
+  const lines: string[] = [];
+  let before = '';
+  for (let round = 0; round < 12; round++) {
+    pool.devnet.control.mineBlocks(SOAK_CONFIRM_DEPTH + SOAK_REORG_WATCH_BLOCKS + 11, networkMinerAddress());
+    pool.nowMs += 24 * 3_600_000;
+    const unlock = await pool.unlocker.runOnce();
+    const pass = await pool.runner().runOnce();
+    lines.push(
+      `drain ${round}: unlock ${unlock.decisions.map((d) => d.outcome).join(',') || '-'}; payout skipped=${pass.skipped ?? '-'} batches=${pass.batches.length} recovered=${pass.recovered.length}`,
+    );
+    await expectStepInvariants(pool);
+    const after = await snapshot(pool);
+    if (round >= 2 && after === before) return lines;
+    before = after;
+  }
+  throw new Error(`the drain did not settle in 12 rounds: ${before}`);
+}
+
+/**
+ * After the drain: every pool block on the main chain is credited and every credited block is on
+ * it or flagged orphaned-after-credit; one not on it was never credited unflagged. The ledger's
+ * rewards are the credited blocks' rewards (the daemon's, coinbase with fees), and its pool fees
+ * their fee at FEE.pool. No batch is open or in payout, nothing of ours waits in the mempool,
+ * and every miner received on the main chain exactly its ledger `paid`. Returns the pool blocks
+ * of the known gap below (orphaned, then back on the main chain), which it does not fail on.
+ */
+export async function expectSettled(pool: SoakPool): Promise<string[]> {
+  const chain = pool.devnet.chain;
+  const restoredAfterOrphan: string[] = [];
+  let credited = 0n;
+  let fees = 0n;
+  for (const hash of pool.poolBlocks) {
+    const record = await pool.ledger.getBlockCandidate(hash);
+    const block = chain.blockById(hash)!;
+    const onMain = chain.blockAt(block.height)?.id === hash;
+    const what = `pool block ${hash.slice(0, 12)} at ${block.height} (on main chain: ${onMain})`;
+    expect(record, what).not.toBeNull();
+    if (onMain && record!.status === 'orphaned') {
+      // Known gap (test/leader/unlocker/orphan-restored.test.ts): decided orphaned at
+      // confirmDepth, then put back by a deeper reorg: never credited, nobody told. Listed, not failed.
+      restoredAfterOrphan.push(`${hash.slice(0, 12)} at ${block.height}`);
+      continue;
+    }
+    if (onMain) expect(record!.status, what).toBe('confirmed');
+    if (record!.status === 'confirmed') {
+      expect(onMain || record!.orphanedAfterCredit, `${what} credited`).toBe(true);
+      credited += block.rewardAtomic;
+      fees += (block.rewardAtomic * BigInt(FEE.pool.poolFeeBasisPoints)) / 10_000n;
+    } else {
+      expect(record!.status, what).toBe('orphaned');
+    }
+  }
+  const totals = await pool.balances.getTotals();
+  expect(totals.rewards, 'rewards of the credited blocks').toBe(credited);
+  expect(totals.poolFees, 'pool fees of the credited blocks').toBe(fees);
+  expect(totals.adjustments).toBe(0n);
+  expect(await pool.store.listOpenBatches()).toEqual([]);
+  expect(taggedMempoolTransactions(pool)).toEqual([]);
+  for (const miner of pool.miners) {
+    const balance = await pool.balances.getBalance(miner);
+    expect(balance.inPayout, `in payout of ${miner}`).toBe(0n);
+    expect(devnetReceived(pool.devnet, miner), `on-chain receipts of ${miner}`).toBe(balance.paid);
+  }
+  return restoredAfterOrphan;
+}

@@ -1,0 +1,158 @@
+import type { Redis } from 'ioredis';
+import type { ChainBlock } from '../../src/devnet/chain/chain-state.js';
+import type { Devnet } from '../../src/devnet/devnet.js';
+import { keyPairFromSeed } from '../../src/devnet/wallet/ed25519-keys.js';
+import { encodeAddress } from '../../src/fuego/address.js';
+import type { BlockUnlocker } from '../../src/leader/unlocker/block-unlocker.js';
+import type { DaemonClient } from '../../src/rpc/daemon-client.js';
+import type { WalletClient } from '../../src/rpc/wallet-client.js';
+import { RedisBalances } from '../../src/store/payments/balances-store.js';
+import { PayoutStore } from '../../src/store/payments/payout-store.js';
+import { RedisShareLedger } from '../../src/store/shares/redis-share-ledger.js';
+import { DEFAULT_STORE_OPTIONS } from '../helpers/config-defaults.js';
+import { payoutRunnerFor } from '../leader/payouts/payout-runner-for.js';
+import { minerAddress } from '../leader/payouts/payout-test-kit.js';
+import { unlockerOn } from '../leader/unlocker/unlocker-kit.js';
+import { makeCandidate, makeShare, silentLogger } from '../store/store-fixtures.js';
+
+/** Blocks on top of a pool block before the unlocker decides it (kept small: the soak mines them). */
+export const SOAK_CONFIRM_DEPTH = 4;
+/** After crediting, how much deeper the reorg watch still checks a block. */
+export const SOAK_REORG_WATCH_BLOCKS = 8;
+/**
+ * The deepest reorg the steps make: deeper than confirmDepth (a credited block can be taken), never
+ * past the reorg watch (which flags such a block; below it only the periodic audit looks).
+ */
+export const SOAK_MAX_REORG_DEPTH = SOAK_CONFIRM_DEPTH + SOAK_REORG_WATCH_BLOCKS - 2;
+export const COIN = 10_000_000n;
+/** The pool's payout minimum in the soak: low, so that most passes pay someone. */
+export const SOAK_MIN_PAYOUT = COIN / 10n;
+
+/** Mulberry32: a small seeded PRNG (the same seed, the same run). */
+export class SoakRandom {
+  #state: number;
+
+  constructor(seed: number) {
+    this.#state = seed >>> 0;
+  }
+
+  next(): number {
+    this.#state = (this.#state + 0x6d2b79f5) >>> 0;
+    let t = this.#state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  }
+
+  /** An integer in [min, max]. */
+  int(min: number, max: number): number {
+    return min + Math.floor(this.next() * (max - min + 1));
+  }
+
+  pick<T>(items: readonly T[]): T {
+    return items[this.int(0, items.length - 1)]!;
+  }
+}
+
+/** The devnet, Redis and clients one soak file shares between its seeds. */
+export interface SoakShared {
+  readonly redis: Redis;
+  readonly devnet: Devnet;
+  readonly daemon: DaemonClient;
+  readonly wallet: WalletClient;
+}
+
+/** Where the rest of the network's blocks go: an address of nobody the soak checks. */
+export function networkMinerAddress(): string {
+  const keys = keyPairFromSeed(new TextEncoder().encode('soak/network-miner'));
+  return encodeAddress({ spendPublicKey: keys.publicKey, viewPublicKey: keys.publicKey });
+}
+
+/**
+ * One seed's pool: its own key prefix (and so its own pool id in batch tags) and miners on the
+ * shared devnet and Redis, with the pool's real share ledger, unlocker and payout runner, and a
+ * clock the steps move (the runner waits for it before rolling back an unresolved send).
+ */
+export class SoakPool {
+  readonly miners: string[];
+  readonly ledger: RedisShareLedger;
+  readonly unlocker: BlockUnlocker;
+  readonly balances: RedisBalances;
+  readonly store: PayoutStore;
+  /** Hashes of every block the pool recorded as its own, oldest first. */
+  readonly poolBlocks: string[] = [];
+  /** The main chain's height when the seed began: nothing below pays its miners. */
+  readonly startHeight: number;
+  nowMs = 1_800_000_000_000;
+
+  constructor(
+    readonly shared: SoakShared,
+    readonly keyPrefix: string,
+    seed: number,
+  ) {
+    const { redis, daemon } = shared;
+    this.miners = [1, 2, 3, 4].map((n) => minerAddress(`soak-${seed}-${keyPrefix}-${n}`));
+    this.ledger = new RedisShareLedger(
+      { ...DEFAULT_STORE_OPTIONS, keyPrefix },
+      { redis, logger: silentLogger },
+    );
+    this.unlocker = unlockerOn(
+      redis,
+      keyPrefix,
+      {
+        confirmDepth: SOAK_CONFIRM_DEPTH,
+        reorgWatchBlocks: SOAK_REORG_WATCH_BLOCKS,
+        // As in production (where it is on by default): a block replaced while no unlock ran
+        // until it was past the watch is found by the audit, which runs when the clock says so.
+        reorgAuditBlocks: 500,
+        reorgAuditIntervalMs: 3_600_000,
+      },
+      { daemon, logger: silentLogger, clock: () => this.nowMs },
+    );
+    this.balances = new RedisBalances({ keyPrefix }, { redis });
+    this.store = new PayoutStore({ keyPrefix }, { redis });
+    this.startHeight = shared.devnet.chain.height;
+  }
+
+  get devnet(): Devnet {
+    return this.shared.devnet;
+  }
+
+  /** A fresh runner per pass, as a leader restart would build it (same options, same stores). */
+  runner() {
+    return payoutRunnerFor(
+      this.shared.redis,
+      this.keyPrefix,
+      { wallet: this.shared.wallet, logger: silentLogger, clock: () => this.nowMs },
+      { minPayoutAtomic: SOAK_MIN_PAYOUT, maxTransfersPerTransaction: 2, feePaidBy: 'miners' },
+    );
+  }
+
+  async recordShare(address: string, difficulty: number): Promise<void> {
+    const height = this.devnet.chain.height;
+    await this.ledger.recordShare(makeShare({ address, difficulty, height, timestampMs: this.nowMs }));
+  }
+
+  /** The pool's block: mined by the devnet to the pool wallet, recorded with its solving share. */
+  async findBlock(finder: string, shareDifficulty: number): Promise<ChainBlock> {
+    const [block] = this.devnet.control.mineBlocks(1, this.devnet.walletAddress);
+    const share = makeShare({
+      address: finder,
+      difficulty: shareDifficulty,
+      height: block!.height,
+      timestampMs: this.nowMs,
+    });
+    await this.ledger.writeBlockCandidate(
+      makeCandidate({
+        hash: block!.id,
+        height: block!.height,
+        prevHash: this.devnet.chain.blockAt(block!.height - 1)!.id,
+        networkDifficulty: this.devnet.chain.difficulty,
+        share,
+        timestampMs: this.nowMs,
+      }),
+    );
+    this.poolBlocks.push(block!.id);
+    return block!;
+  }
+}

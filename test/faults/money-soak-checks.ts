@@ -4,6 +4,7 @@ import { findBatchIds } from '../../src/pool/payouts/batch-tag.js';
 import { expectLedgerConsistent } from '../leader/payouts/money-invariants.js';
 import { devnetReceived } from '../leader/payouts/payout-test-kit.js';
 import { FEE } from '../leader/unlocker/unlocker-kit.js';
+import { operatorResolveMissing } from './money-soak-operator-steps.js';
 import { clearWalletFaults, taggedMempoolTransactions } from './money-soak-steps.js';
 import {
   networkMinerAddress,
@@ -46,6 +47,7 @@ async function snapshot(pool: SoakPool): Promise<string> {
   parts.push(`open=${(await pool.store.listOpenBatches()).length}`);
   parts.push(`pending=${(await pool.store.listUnconfirmedSent()).length}`);
   parts.push(`mempool=${taggedMempoolTransactions(pool).length}`);
+  parts.push(`missing=${(await pool.store.walletMissingSince()).size}`);
   return parts.join(' ');
 }
 
@@ -64,6 +66,8 @@ export async function drain(pool: SoakPool): Promise<string[]> {
     pool.nowMs += 24 * 3_600_000;
     const unlock = await pool.unlocker.runOnce();
     const pass = await pool.runner().runOnce();
+    // The operator resolves what the wallet lost (the runner leaves that to them).
+    lines.push(await operatorResolveMissing(pool));
     lines.push(
       `drain ${round}: unlock ${unlock.decisions.map((d) => d.outcome).join(',') || '-'}; payout skipped=${pass.skipped ?? '-'} batches=${pass.batches.length} recovered=${pass.recovered.length}`,
     );
@@ -112,9 +116,12 @@ export async function expectSettled(pool: SoakPool): Promise<string[]> {
   const totals = await pool.balances.getTotals();
   expect(totals.rewards, 'rewards of the credited blocks').toBe(credited);
   expect(totals.poolFees, 'pool fees of the credited blocks').toBe(fees);
-  expect(totals.adjustments).toBe(0n);
+  expect(totals.adjustments, 'the operator adjustments applied').toBe(pool.adjustedAtomic);
   expect(await pool.store.listOpenBatches()).toEqual([]);
   expect(taggedMempoolTransactions(pool)).toEqual([]);
+  expect([...(await pool.store.walletMissingSince()).keys()], 'batches the wallet lost, unresolved').toEqual(
+    [],
+  );
   for (const miner of pool.miners) {
     const balance = await pool.balances.getBalance(miner);
     expect(balance.inPayout, `in payout of ${miner}`).toBe(0n);

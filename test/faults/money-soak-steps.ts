@@ -2,6 +2,7 @@ import type { ChainBlock } from '../../src/devnet/chain/chain-state.js';
 import { bytesToHex } from '../../src/fuego/hex.js';
 import { findBatchIds } from '../../src/pool/payouts/batch-tag.js';
 import type { PayoutRunSummary } from '../../src/pool/payouts/payout-reports.js';
+import { operatorAdjust, operatorResolveMissing, operatorSettle } from './money-soak-operator-steps.js';
 import {
   networkMinerAddress,
   SOAK_MAX_REORG_DEPTH,
@@ -37,6 +38,14 @@ export function taggedMempoolTransactions(pool: SoakPool): string[] {
     .map((tx) => tx.hash);
 }
 
+/** Hashes of the main chain's and the mempool's transactions tagged with a batch of any pool. */
+export function taggedTransactions(pool: SoakPool): string[] {
+  const chain = pool.devnet.chain;
+  return [...chain.mainChain().flatMap((block) => block.transactions), ...chain.mempool()]
+    .filter((tx) => findBatchIds(bytesToHex(tx.tx.extra)).length > 0)
+    .map((tx) => tx.hash);
+}
+
 /**
  * The rest of the network replaces the main chain's last `depth` blocks with a branch one block
  * longer, forked from the block below them (never below where the seed began).
@@ -60,6 +69,25 @@ function forkHeightOf(pool: SoakPool, block: ChainBlock): number {
     at = chain.blockById(bytesToHex(at.block.prevId));
   }
   return at?.height ?? -1;
+}
+
+/** A step done to one of the tagged transactions `among` lists, picked by the PRNG. */
+function taggedTransactionStep(
+  name: string,
+  among: (pool: SoakPool) => string[],
+  act: (pool: SoakPool, hash: string) => void,
+): StepKind {
+  return {
+    name,
+    weight: 1,
+    async run(pool, random) {
+      const hashes = among(pool);
+      if (hashes.length === 0) return `${name} (no tagged transaction)`;
+      const hash = random.pick(hashes);
+      act(pool, hash);
+      return `${name} ${hash.slice(0, 12)}`;
+    },
+  };
 }
 
 export const STEP_KINDS: readonly StepKind[] = [
@@ -149,17 +177,9 @@ export const STEP_KINDS: readonly StepKind[] = [
       return `wallet-fault ${fault} (armed for the next send)`;
     },
   },
-  {
-    name: 'drop-tx',
-    weight: 1,
-    async run(pool, random) {
-      const tagged = taggedMempoolTransactions(pool);
-      if (tagged.length === 0) return 'drop-tx (none in the mempool)';
-      const hash = random.pick(tagged);
-      pool.devnet.control.dropFromMempool(hash);
-      return `drop-tx ${hash.slice(0, 12)}`;
-    },
-  },
+  taggedTransactionStep('drop-tx', taggedMempoolTransactions, (pool, hash) => {
+    pool.devnet.control.dropFromMempool(hash);
+  }),
   {
     name: 'scan-lag',
     weight: 1,
@@ -167,6 +187,65 @@ export const STEP_KINDS: readonly StepKind[] = [
       const lag = random.int(0, 3);
       pool.devnet.control.setWalletSyncLag(lag);
       return `scan-lag ${lag}`;
+    },
+  },
+  {
+    name: 'adjust',
+    weight: 1,
+    run: operatorAdjust,
+  },
+  {
+    name: 'settle',
+    weight: 1,
+    run: operatorSettle,
+  },
+  {
+    name: 'resolve-missing',
+    weight: 1,
+    run: operatorResolveMissing,
+  },
+  // The wallet loses its record of a transaction (a reset or an old backup), on chain or pooled.
+  taggedTransactionStep('forget-tx', taggedTransactions, (pool, hash) => {
+    pool.devnet.control.forgetWalletTransaction(hash);
+  }),
+  {
+    name: 'rescan',
+    weight: 1,
+    async run(pool) {
+      pool.devnet.control.finishWalletRescan();
+      return 'rescan (the wallet finds what it forgot on the chain or in the mempool)';
+    },
+  },
+  {
+    name: 'unreadable',
+    weight: 1,
+    async run(pool, random) {
+      const count = random.int(1, 3);
+      pool.devnet.control.failReadsOfNextSend(count);
+      return `unreadable: the next send's first ${count} reads fail`;
+    },
+  },
+  {
+    name: 'hold-scan',
+    weight: 1,
+    async run(pool, random) {
+      const control = pool.devnet.control;
+      const action = random.pick(['hold', 'advance', 'release'] as const);
+      if (action === 'advance' && !pool.scanHeld) return 'wallet scan advance (not held)';
+      pool.scanHeld = action !== 'release';
+      if (action === 'hold') control.holdWalletScan();
+      else if (action === 'advance') control.advanceWalletScan(random.int(1, 3));
+      else control.releaseWalletScan();
+      return `wallet scan ${action}`;
+    },
+  },
+  {
+    name: 'daemon-behind',
+    weight: 1,
+    async run(pool, random) {
+      const blocks = random.pick([0, 0, 1, 3]);
+      pool.devnet.control.setDaemonKnownBlocksAhead(blocks);
+      return `daemon behind its peers by ${blocks}`;
     },
   },
   {
@@ -199,4 +278,9 @@ export function clearWalletFaults(pool: SoakPool): void {
   control.failRelay(0);
   control.failAfterBroadcast(0);
   control.setWalletSyncLag(0);
+  control.failReadsOfNextSend(0);
+  control.setDaemonKnownBlocksAhead(0);
+  control.releaseWalletScan();
+  pool.scanHeld = false;
+  control.finishWalletRescan();
 }

@@ -84,6 +84,10 @@ export class SoakPool {
   /** The main chain's height when the seed began: nothing below pays its miners. */
   readonly startHeight: number;
   nowMs = 1_800_000_000_000;
+  /** What the operator's balance adjustments applied, in all (signed). */
+  adjustedAtomic = 0n;
+  /** Whether a step holds the wallet's scan (the devnet does not say). */
+  scanHeld = false;
 
   constructor(
     readonly shared: SoakShared,

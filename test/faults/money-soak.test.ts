@@ -18,15 +18,24 @@ import { SoakPool, SoakRandom } from './money-soak-world.js';
  * real Redis and a fresh devnet per seed, with the pool's real ledger, unlocker and payout runner.
  * After every step the ledger and the chain are checked (money-soak-checks.ts); at the end the
  * seed is drained and settled. A failure names its seed and lists its steps;
- * FUEGO_SOAK_SEED=N replays one seed (FUEGO_SOAK_LOG=1 prints the steps of a passing one).
+ * FUEGO_SOAK_SEED=N replays one seed (FUEGO_SOAK_LOG=1 prints the steps of a passing one),
+ * FUEGO_SOAK_SEEDS=FIRST-LAST runs a range.
  * Default: 3 seeds of 40 steps; FUEGO_SLOW=1: 60 seeds of 80 steps.
  */
 const SLOW = process.env['FUEGO_SLOW'] === '1';
 const ONE_SEED = process.env['FUEGO_SOAK_SEED'];
-const SEEDS: readonly number[] =
-  ONE_SEED !== undefined
-    ? [Number(ONE_SEED)]
-    : Array.from({ length: SLOW ? 60 : 3 }, (_, i) => (SLOW ? 1_000 + i : 1 + i));
+/** FUEGO_SOAK_SEEDS=FIRST-LAST runs that range instead (a longer hunt). */
+const SEED_RANGE = /^(\d+)-(\d+)$/.exec(process.env['FUEGO_SOAK_SEEDS'] ?? '');
+function seeds(): number[] {
+  if (ONE_SEED !== undefined) return [Number(ONE_SEED)];
+  const [first, last] = SEED_RANGE
+    ? [Number(SEED_RANGE[1]), Number(SEED_RANGE[2])]
+    : SLOW
+      ? [1_000, 1_059]
+      : [1, 3];
+  return Array.from({ length: last - first + 1 }, (_, i) => first + i);
+}
+const SEEDS: readonly number[] = seeds();
 const STEPS_PER_SEED = SLOW ? 80 : 40;
 
 describe('money soak: random interleavings of the money path on the devnet', () => {

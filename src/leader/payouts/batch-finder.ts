@@ -1,6 +1,10 @@
 import { findBatchTags } from '../../pool/payouts/batch-tag.js';
 import type { PayoutWallet } from '../../pool/payouts/payout-wallet.js';
-import { UNCONFIRMED_BLOCK_INDEX, WALLET_TRANSACTION_STATE } from '../../rpc/wallet-client.js';
+import {
+  UNCONFIRMED_BLOCK_INDEX,
+  WALLET_TRANSACTION_STATE,
+  walletErrorKind,
+} from '../../rpc/wallet-client.js';
 import type { WalletTransaction } from '../../rpc/wallet-schemas.js';
 
 /** The wallet calls a scan needs. */
@@ -106,9 +110,13 @@ export async function scanTaggedTransactions(
     let record: WalletTransaction;
     try {
       record = await wallet.getTransaction(hash);
-    } catch {
-      // Confirmed (or dropped) between the two calls: the block scan below sees a confirmed one.
-      continue;
+    } catch (error) {
+      // Gone from the wallet's records between the two calls (29 "Object not found"): nothing to
+      // read. Any other failure (5 "Internal error occurred": busy, restarting) leaves a pending
+      // transaction unread, perhaps an open batch's: the scan is not complete, and "not found"
+      // would roll back a batch whose transaction may still be mined.
+      if (walletErrorKind(error) === 'OBJECT_NOT_FOUND') continue;
+      throw error;
     }
     consider(record);
   }

@@ -11,13 +11,13 @@ const COIN = 10_000_000n;
 const ROLLBACK_AFTER_MS = 26 * 3_600_000;
 
 /**
- * Found by the money soak (test/faults/money-soak.test.ts, FUEGO_SOAK_SEED=2058). A send that fails after
- * broadcasting leaves its batch `sending`: the wallet has the transaction in its mempool, and only
- * the wallet's word settles the batch. While walletd cannot read that pending transaction
- * (getTransaction answers 5 "Internal error occurred": busy, restarting), the scan must not take
- * it for absent: an ambiguous batch "not found" unresolvedRollbackAfterSec after the send is rolled
- * back, its miners
- * credited back and paid again by a new batch, while the first transaction is still mined.
+ * Found by the money soak (test/faults/money-soak.test.ts, FUEGO_SOAK_SEED=2058). A send that
+ * fails after broadcasting leaves its batch `sending`: the wallet has the transaction in its
+ * mempool, and only the wallet's word settles the batch. While walletd cannot read that pending
+ * transaction (getTransaction answers 5 "Internal error occurred": busy, restarting), the scan
+ * must not take it for absent: an ambiguous batch "not found" unresolvedRollbackAfterSec after the
+ * send is rolled back, its miners credited back and paid again by a new batch, while the first
+ * transaction is still mined.
  */
 describe('an ambiguous send whose pending transaction the wallet cannot read for a while', () => {
   const env = usePayoutDevnet();

@@ -4,7 +4,7 @@ import { findBatchIds } from '../../src/pool/payouts/batch-tag.js';
 import { expectLedgerConsistent } from '../leader/payouts/money-invariants.js';
 import { devnetReceived } from '../leader/payouts/payout-test-kit.js';
 import { FEE } from '../leader/unlocker/unlocker-kit.js';
-import { operatorResolveMissing } from './money-soak-operator-steps.js';
+import { operatorResolveMissing, operatorSettleFlagged } from './money-soak-operator-steps.js';
 import { clearWalletFaults, taggedMempoolTransactions } from './money-soak-steps.js';
 import {
   networkMinerAddress,
@@ -68,6 +68,7 @@ export async function drain(pool: SoakPool): Promise<string[]> {
     const pass = await pool.runner().runOnce();
     // The operator resolves what the wallet lost (the runner leaves that to them).
     lines.push(await operatorResolveMissing(pool));
+    lines.push(await operatorSettleFlagged(pool));
     lines.push(
       `drain ${round}: unlock ${unlock.decisions.map((d) => d.outcome).join(',') || '-'}; payout skipped=${pass.skipped ?? '-'} batches=${pass.batches.length} recovered=${pass.recovered.length}`,
     );

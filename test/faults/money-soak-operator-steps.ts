@@ -39,6 +39,19 @@ export async function operatorAdjust(pool: SoakPool, random: SoakRandom): Promis
   return `adjust m${miner} ${deltaAtomic} -> ${refused ?? 'applied'}`;
 }
 
+/** `block settle` of `hash` in `mode`: null when applied, else the refusal's code. */
+function settle(pool: SoakPool, hash: string, mode: OrphanSettleMode): Promise<string | null> {
+  return refusalOf(async () => {
+    const settlement = await settleOrphanedBlock(
+      pool.keyPrefix,
+      { redis: pool.shared.redis, clock: () => pool.nowMs, daemon: pool.shared.daemon },
+      { hash, mode, note: 'soak', dryRun: false },
+    );
+    // A clawback debits and a credit back credits through the totals' adjustments.
+    pool.adjustedAtomic += settlement.changeAtomic;
+  });
+}
+
 /**
  * `fuego-pool block settle`: one of the pool's blocks, absorbed, clawed back or credited back.
  * Most are refused (not flagged, settled already, not restored): refusals change nothing, and the
@@ -53,15 +66,7 @@ export async function operatorSettle(pool: SoakPool, random: SoakRandom): Promis
   }
   const hash = random.pick(flagged.length > 0 && random.next() < 0.8 ? flagged : pool.poolBlocks);
   const mode = random.pick<OrphanSettleMode>(['absorb', 'clawback', 'credit-back']);
-  const refused = await refusalOf(async () => {
-    const settlement = await settleOrphanedBlock(
-      pool.keyPrefix,
-      { redis: pool.shared.redis, clock: () => pool.nowMs, daemon: pool.shared.daemon },
-      { hash, mode, note: 'soak', dryRun: false },
-    );
-    // A clawback debits and a credit back credits through the totals' adjustments.
-    pool.adjustedAtomic += settlement.changeAtomic;
-  });
+  const refused = await settle(pool, hash, mode);
   const height = pool.devnet.chain.blockById(hash)?.height;
   return `settle ${mode} height=${height} -> ${refused ?? 'applied'}`;
 }
@@ -91,4 +96,19 @@ export async function operatorResolveMissing(pool: SoakPool): Promise<string> {
     outcomes.push(`${mode} ${refused ?? 'applied'}`);
   }
   return `resolve-missing ${outcomes.join(', ')}`;
+}
+
+/**
+ * What the operator does in the drain: every block flagged orphaned after credit and not settled
+ * yet is absorbed or clawed back (by its place in the list, so the seed decides).
+ */
+export async function operatorSettleFlagged(pool: SoakPool): Promise<string> {
+  const outcomes: string[] = [];
+  for (const [index, hash] of pool.poolBlocks.entries()) {
+    if (!(await pool.ledger.getBlockCandidate(hash))?.orphanedAfterCredit) continue;
+    const mode: OrphanSettleMode = index % 2 === 0 ? 'absorb' : 'clawback';
+    const refused = await settle(pool, hash, mode);
+    if (refused !== 'BLOCK_SETTLED') outcomes.push(`${mode} ${refused ?? 'applied'}`);
+  }
+  return `settle-flagged ${outcomes.join(', ') || '-'}`;
 }

@@ -160,7 +160,7 @@ export const STEP_KINDS: readonly StepKind[] = [
   },
   {
     name: 'payout',
-    weight: 3,
+    weight: 5,
     async run(pool) {
       return `payout ${passLine(await pool.runner().runOnce())}`;
     },
@@ -230,7 +230,7 @@ export const STEP_KINDS: readonly StepKind[] = [
     weight: 1,
     async run(pool, random) {
       const control = pool.devnet.control;
-      const action = random.pick(['hold', 'advance', 'release'] as const);
+      const action = random.pick(['hold', 'advance', 'release', 'release'] as const);
       if (action === 'advance' && !pool.scanHeld) return 'wallet scan advance (not held)';
       pool.scanHeld = action !== 'release';
       if (action === 'hold') control.holdWalletScan();
@@ -243,7 +243,7 @@ export const STEP_KINDS: readonly StepKind[] = [
     name: 'daemon-behind',
     weight: 1,
     async run(pool, random) {
-      const blocks = random.pick([0, 0, 1, 3]);
+      const blocks = random.pick([0, 0, 0, 1, 3]);
       pool.devnet.control.setDaemonKnownBlocksAhead(blocks);
       return `daemon behind its peers by ${blocks}`;
     },

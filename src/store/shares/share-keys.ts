@@ -28,8 +28,9 @@ import { keyTag } from '../key-tag.js';
  *   the stream is not trimmed - record_block_candidate and record_block_refusal add,
  *   fix_block_window (or the block's decision) removes.
  * - `<p>:block:<hash>:window` - HASH - address -> counted difficulty of the block's PPLNS window
- *   (PPLNS's weights, fixed soon after the find) - fix_block_window - deleted by credit_block /
- *   orphan_block (the credits hash is the record).
+ *   (PPLNS's weights, fixed soon after the find) - fix_block_window - deleted by credit_block
+ *   (the credits hash is the record); kept by orphan_block, so that a block a deeper reorg puts
+ *   back is credited by it (reinstate_orphaned_block; orphans are few).
  * - `<p>:blocks:rejected` - ZSET - score height, member block hash: submitblock said no, so no
  *   round was closed - record_block_candidate - kept (audit, small), except a block found on the
  *   chain after all, which record_block_refusal (or the leader's promote_refused_block, for a

@@ -139,6 +139,24 @@ describe('devnet walletd: pool changes reach the wallet only when it is at the d
     expect(await recordOf(devnet, hash)).toMatchObject({ state: SUCCEEDED, blockIndex: block!.height });
   });
 
+  test('stuck that way, a walletd restart lets it go: at load its unconfirmed transactions count as pool-known, the next pool sync cancels the missing one', async () => {
+    const before = await balance(devnet);
+    devnet.control.holdWalletScan();
+    devnet.control.mineBlocks(1, FOREIGN);
+    const hash = await pay(devnet);
+    const held = await balance(devnet);
+    expect(devnet.control.dropFromMempool(hash)).toBe(true);
+    devnet.control.releaseWalletScan();
+    await expectPending(devnet, hash, held);
+    // One still in the daemon's pool is kept through the restart.
+    const kept = await pay(devnet);
+    devnet.control.restartWallet();
+    expect(await recordOf(devnet, hash)).toMatchObject({ state: CANCELLED, blockIndex: UNCONFIRMED });
+    expect(await unconfirmed(devnet)).toEqual([kept]);
+    devnet.control.dropFromMempool(kept);
+    await expectCancelled(devnet, kept, before);
+  });
+
   test('a transaction mined in blocks the wallet has not scanned stays pending; scanned, it is confirmed, not cancelled', async () => {
     const hash = await pay(devnet);
     devnet.control.holdWalletScan();

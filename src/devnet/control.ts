@@ -205,6 +205,14 @@ export class DevnetControl {
   }
 
   /**
+   * walletd restarted on the same wallet file: a sent transaction stuck unconfirmed because the
+   * daemon dropped it before any pool sync saw it is CANCELLED at the next pool sync.
+   */
+  restartWallet(): void {
+    this.#parts.walletRpc.wallet.restart();
+  }
+
+  /**
    * The wallet's scan stops where it is (see wallet-scan.ts): blocks mined from now on are not in
    * its blockCount, balances or history, and its transactions in them stay unconfirmed to it; nor
    * does it take in pool changes (a transaction dropped from the pool stays unconfirmed to it).

@@ -19,7 +19,7 @@ export interface WalletPoolModules {
  * the wallet trails, or its daemon trails or is unreachable, a transaction that left the pool stays
  * unconfirmed to the wallet, and a new one is not seen. A pool sync forgets only the transactions an
  * earlier pool sync saw: one the wallet relayed that left the pool before any pool sync saw it stays
- * unconfirmed (until walletd restarts, which the devnet does not model).
+ * unconfirmed until walletd restarts (reload).
  */
 export class WalletPool {
   readonly #modules: WalletPoolModules;
@@ -32,6 +32,16 @@ export class WalletPool {
     this.#modules = modules;
     // The first sync comes with the scan's first move (the wallet's first request or chain change).
     modules.scan.onMove(() => this.sync());
+  }
+
+  /**
+   * walletd restarted: at load it takes every transaction it holds unconfirmed as one its daemon's
+   * pool had (initTransactionPool), so its next pool sync lets go of those the pool no longer has
+   * (CANCELLED), the stuck ones above included.
+   */
+  reload(): void {
+    for (const hash of this.#held.keys()) this.#seen.add(hash);
+    this.sync();
   }
 
   /** A transaction the daemon took from this wallet: unconfirmed to it at once, seen in the pool or not. */

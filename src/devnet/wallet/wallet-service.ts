@@ -42,6 +42,7 @@ export interface WalletServiceOptions {
  */
 export class WalletService {
   readonly #view: WalletChainView;
+  readonly #pool: WalletPool;
   readonly #container: WalletContainer;
   readonly #sent = new SentTransactions();
   readonly #outputs: WalletOutputs;
@@ -64,6 +65,7 @@ export class WalletService {
       now: options.now ?? Date.now,
     });
     const pool = new WalletPool({ chain, scan, daemonReachable, daemonBlocksBehind });
+    this.#pool = pool;
     const view = new WalletChainView({ chain, scan, pool, daemonBlocksBehind });
     const container = new WalletContainer(options.seed, options.addressCount);
     const sent = this.#sent;
@@ -109,6 +111,11 @@ export class WalletService {
   /** The wallet loses its record of `hash` until finishRescan (see WalletRecords.forget). */
   forgetTransaction(hash: string): void {
     this.#records.forget(hash);
+  }
+
+  /** walletd restarted on the same wallet file: see WalletPool.reload. */
+  restart(): void {
+    this.#pool.reload();
   }
 
   /** The rescan ends: forgotten transactions on chain or in the pool are found again. */

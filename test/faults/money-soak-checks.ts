@@ -52,6 +52,22 @@ async function snapshot(pool: SoakPool): Promise<string> {
 }
 
 /**
+ * A sent payout fuegod has nowhere (dropped before any of walletd's pool syncs saw it) stays
+ * unconfirmed in walletd for good; `fuego-pool report` lists it NOT MINED and the operator restarts
+ * walletd, which then cancels it (the pool credits its miners back once it has stayed dropped past
+ * unresolvedRollbackAfterSec).
+ */
+async function operatorRestartStuckWallet(pool: SoakPool): Promise<string> {
+  const chain = pool.devnet.chain;
+  const stuck = (await pool.store.listUnconfirmedSent()).filter(
+    (batch) => batch.txHash !== null && chain.findTransaction(batch.txHash) === undefined,
+  );
+  if (stuck.length === 0) return 'restart-wallet (nothing stuck)';
+  pool.devnet.control.restartWallet();
+  return `restart-wallet (stuck: ${stuck.map((batch) => batch.txHash!.slice(0, 12)).join(', ')})`;
+}
+
+/**
  * The wallet healthy again, then rounds of: blocks past confirmation, the reorg watch and the
  * change's spendable age; a day later on the runner's clock; an unlock run and a payout pass; the
  * step invariants. Until a round changes nothing (at least three rounds). Returns the lines for
@@ -67,6 +83,7 @@ export async function drain(pool: SoakPool): Promise<string[]> {
     const unlock = await pool.unlocker.runOnce();
     const pass = await pool.runner().runOnce();
     // The operator resolves what the wallet lost (the runner leaves that to them).
+    lines.push(await operatorRestartStuckWallet(pool));
     lines.push(await operatorResolveMissing(pool));
     lines.push(await operatorSettleFlagged(pool));
     lines.push(

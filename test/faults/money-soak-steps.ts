@@ -100,8 +100,9 @@ export const STEP_KINDS: readonly StepKind[] = [
       for (let i = 0; i < count; i++) {
         const miner = random.int(0, pool.miners.length - 1);
         const difficulty = random.int(50, 1_500);
-        await pool.recordShare(pool.miners[miner]!, difficulty);
-        recorded.push(`m${miner}:${difficulty}`);
+        const solo = random.int(1, 6) === 1;
+        await pool.recordShare(pool.miners[miner]!, difficulty, solo);
+        recorded.push(`${solo ? 'solo:' : ''}m${miner}:${difficulty}`);
       }
       return `shares ${recorded.join(' ')}`;
     },
@@ -111,8 +112,9 @@ export const STEP_KINDS: readonly StepKind[] = [
     weight: 2,
     async run(pool, random) {
       const finder = random.int(0, pool.miners.length - 1);
-      const block = await pool.findBlock(pool.miners[finder]!, random.int(50, 500));
-      return `pool-block m${finder} height=${block.height}`;
+      const solo = random.int(1, 5) === 1;
+      const block = await pool.findBlock(pool.miners[finder]!, random.int(50, 500), solo);
+      return `${solo ? 'solo-block' : 'pool-block'} m${finder} height=${block.height}`;
     },
   },
   {

@@ -4,6 +4,7 @@ import type { Devnet } from '../../src/devnet/devnet.js';
 import { keyPairFromSeed } from '../../src/devnet/wallet/ed25519-keys.js';
 import { encodeAddress } from '../../src/fuego/address.js';
 import type { BlockUnlocker } from '../../src/leader/unlocker/block-unlocker.js';
+import type { PaymentSchemeName } from '../../src/pool/schemes/payment-scheme-name.js';
 import type { DaemonClient } from '../../src/rpc/daemon-client.js';
 import type { WalletClient } from '../../src/rpc/wallet-client.js';
 import { RedisBalances } from '../../src/store/payments/balances-store.js';
@@ -88,6 +89,8 @@ export class SoakPool {
   adjustedAtomic = 0n;
   /** Whether a step holds the wallet's scan (the devnet does not say). */
   scanHeld = false;
+  /** PROP for one seed in three, else PPLNS; solo shares and blocks come with either. */
+  readonly scheme: PaymentSchemeName;
 
   constructor(
     readonly shared: SoakShared,
@@ -95,6 +98,7 @@ export class SoakPool {
     seed: number,
   ) {
     const { redis, daemon } = shared;
+    this.scheme = seed % 3 === 1 ? 'prop' : 'pplns';
     this.miners = [1, 2, 3, 4].map((n) => minerAddress(`soak-${seed}-${keyPrefix}-${n}`));
     this.ledger = new RedisShareLedger(
       { ...DEFAULT_STORE_OPTIONS, keyPrefix },
@@ -104,6 +108,7 @@ export class SoakPool {
       redis,
       keyPrefix,
       {
+        scheme: this.scheme,
         confirmDepth: SOAK_CONFIRM_DEPTH,
         reorgWatchBlocks: SOAK_REORG_WATCH_BLOCKS,
         // As in production (where it is on by default): a block replaced while no unlock ran
@@ -132,19 +137,20 @@ export class SoakPool {
     );
   }
 
-  async recordShare(address: string, difficulty: number): Promise<void> {
+  async recordShare(address: string, difficulty: number, solo = false): Promise<void> {
     const height = this.devnet.chain.height;
-    await this.ledger.recordShare(makeShare({ address, difficulty, height, timestampMs: this.nowMs }));
+    await this.ledger.recordShare(makeShare({ address, difficulty, height, timestampMs: this.nowMs, solo }));
   }
 
   /** The pool's block: mined by the devnet to the pool wallet, recorded with its solving share. */
-  async findBlock(finder: string, shareDifficulty: number): Promise<ChainBlock> {
+  async findBlock(finder: string, shareDifficulty: number, solo = false): Promise<ChainBlock> {
     const [block] = this.devnet.control.mineBlocks(1, this.devnet.walletAddress);
     const share = makeShare({
       address: finder,
       difficulty: shareDifficulty,
       height: block!.height,
       timestampMs: this.nowMs,
+      solo,
     });
     await this.ledger.writeBlockCandidate(
       makeCandidate({

@@ -36,8 +36,9 @@ describe('a pool block decided orphaned that a deeper reorg puts back on the mai
   });
 
   /** A's pool block, orphaned at confirmDepth 4, then put back by a 6-deep reorg. */
-  async function orphanedThenRestored(scheme: PaymentSchemeName) {
+  async function orphanedThenRestored(scheme: PaymentSchemeName, audit = false) {
     const { redis, devnet, daemon } = env!;
+    const clock = { nowMs: Date.now() };
     const keyPrefix = uniquePrefix(`orphan-restored-${scheme}`);
     const ledger = new RedisShareLedger(
       { ...DEFAULT_STORE_OPTIONS, keyPrefix },
@@ -46,8 +47,8 @@ describe('a pool block decided orphaned that a deeper reorg puts back on the mai
     const unlocker = unlockerOn(
       redis,
       keyPrefix,
-      { scheme, confirmDepth: 4, reorgWatchBlocks: 8 },
-      { daemon, logger: silentLogger },
+      { scheme, confirmDepth: 4, reorgWatchBlocks: 8, ...(audit ? { reorgAuditBlocks: 100 } : {}) },
+      { daemon, logger: silentLogger, clock: () => clock.nowMs },
     );
     await ledger.recordShare(makeShare({ address: B, difficulty: 800 }));
     const [block] = devnet.control.mineBlocks(1);
@@ -64,7 +65,7 @@ describe('a pool block decided orphaned that a deeper reorg puts back on the mai
     // A 6-deep reorg (within confirmDepth + reorgWatchBlocks) puts the pool's block back.
     devnet.control.mineOnBlock(hash, devnet.chain.height - height);
     expect(devnet.chain.blockAt(height)?.id).toBe(hash);
-    return { redis, keyPrefix, ledger, unlocker, hash };
+    return { redis, keyPrefix, ledger, unlocker, hash, clock };
   }
 
   it('PPLNS: pending again, then credited at depth by the window fixed at the find, once', async () => {
@@ -82,6 +83,19 @@ describe('a pool block decided orphaned that a deeper reorg puts back on the mai
     expect((await balances.getBalance(A)).credited).toBe(reward - reward / 100n);
     await expectLedgerConsistent(redis, keyPrefix, [A, B]);
     expect((await unlocker.runOnce()).decisions).toEqual([]);
+  });
+
+  it('put back while no unlock run looked (past the watch window): the reorg audit finds it, then it is credited', async () => {
+    const { redis, keyPrefix, ledger, unlocker, hash, clock } = await orphanedThenRestored('pplns', true);
+    // The leader was away for two hours: the block is past confirmDepth + reorgWatchBlocks when a
+    // run next looks, and the hourly audit is due.
+    env!.devnet.control.mineBlocks(15);
+    clock.nowMs += 2 * 3_600_000;
+    await unlocker.runOnce();
+    expect(await ledger.getBlockCandidate(hash)).toMatchObject({ status: 'pending' });
+    const summary = await unlocker.runOnce();
+    expect(summary.decisions).toEqual([expect.objectContaining({ hash, outcome: 'confirmed' })]);
+    await expectLedgerConsistent(redis, keyPrefix, [A, B]);
   });
 
   it('PROP: stays orphaned and credits nobody (its round was merged into the next one)', async () => {

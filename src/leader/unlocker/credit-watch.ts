@@ -42,7 +42,7 @@ export interface CreditWatchModules {
     | 'noteRestoredBlock'
     | 'noteReorphanedBlock'
     | 'claimReorgAudit'
-    | 'listOrphanedFrom'
+    | 'listOrphanedBetween'
     | 'reinstateOrphanedBlock'
   >;
   readonly daemon: CreditWatchChain;
@@ -194,6 +194,8 @@ export class CreditWatch {
       checked += page.length;
       if (page.length < AUDIT_PAGE) break;
     }
+    // Orphaned blocks a deeper reorg put back while no unlock run saw them in the watch window.
+    if (toHeight >= 0) await this.#orphans.checkRange(fromHeight, toHeight, top, fencingToken);
     this.#modules.logger.info(
       { fromHeight, toHeight, checked, listCalls: calls, flagged: flagged.length - before },
       'reorg audit of credited blocks below the watch window done',

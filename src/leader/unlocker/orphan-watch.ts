@@ -2,10 +2,10 @@ import type { Logger } from '../../log/logger.js';
 import type { UnlockLedger } from '../../model/blocks/unlock-ledger.js';
 import type { DaemonClient } from '../../rpc/daemon-client.js';
 
-/** Orphaned blocks one pass looks at, at most (the newest first). */
-const WATCHED_PER_PASS = 1_000;
-/** Block-list calls one pass makes, at most: fuegod lists about 30 heights per call. */
-const LIST_CALLS_PER_PASS = 50;
+/** Orphaned blocks one check looks at, at most (the newest first). */
+const CHECKED_PER_RANGE = 1_000;
+/** Block-list calls one check makes, at most: fuegod lists about 30 heights per call. */
+const LIST_CALLS_PER_RANGE = 50;
 
 export interface OrphanWatchOptions {
   readonly confirmDepth: number;
@@ -16,7 +16,7 @@ export interface OrphanWatchOptions {
 }
 
 export interface OrphanWatchModules {
-  readonly ledger: Pick<UnlockLedger, 'listOrphanedFrom' | 'reinstateOrphanedBlock'>;
+  readonly ledger: Pick<UnlockLedger, 'listOrphanedBetween' | 'reinstateOrphanedBlock'>;
   readonly daemon: Pick<DaemonClient, 'getBlocksList'>;
   readonly logger: Logger;
 }
@@ -24,7 +24,8 @@ export interface OrphanWatchModules {
 /**
  * A block is decided orphaned once another block at its height is confirmDepth deep. A reorg
  * deeper than that can put it back on the main chain: its coinbase then pays the pool's wallet,
- * and its miners are owed its reward. Within the reorg watch's window, each pass reads the main
+ * and its miners are owed its reward. Within the reorg watch's window (and the audit's range below
+ * it, when the audit runs), each pass reads the main
  * chain's hashes in ranges (one f_blocks_list_json call per ~30 heights holding orphaned blocks)
  * and makes a block found back at its height pending again, so the unlocker credits it at depth as
  * it would have (a solo block to its finder, a PPLNS block by the window fixed at the find). A PROP
@@ -40,18 +41,25 @@ export class OrphanWatch {
     this.#modules = modules;
   }
 
-  /** One pass with the chain's top at `top`; returns how many blocks it made pending again. */
-  async runOnce(top: number, fencingToken: string): Promise<number> {
+  /** The watch window's orphaned blocks, the chain's top at `top`; returns how many it made pending again. */
+  runOnce(top: number, fencingToken: string): Promise<number> {
     const { confirmDepth, reorgWatchBlocks } = this.#opts;
-    const fromHeight = Math.max(0, top - confirmDepth - reorgWatchBlocks);
-    const watched = (await this.#modules.ledger.listOrphanedFrom(fromHeight, WATCHED_PER_PASS)).filter(
-      (block) => block.height <= top,
-    );
+    return this.checkRange(Math.max(0, top - confirmDepth - reorgWatchBlocks), top, top, fencingToken);
+  }
+
+  /**
+   * The orphaned blocks from `fromHeight` to `toHeight` against the main chain (the reorg audit
+   * calls this for its range below the window, so an unlock run missed while the block was in the
+   * window does not lose it); returns how many it made pending again.
+   */
+  async checkRange(fromHeight: number, toHeight: number, top: number, fencingToken: string): Promise<number> {
+    const listed = await this.#modules.ledger.listOrphanedBetween(fromHeight, toHeight, CHECKED_PER_RANGE);
+    const watched = listed.filter((block) => block.height <= top);
     let reinstated = 0;
     let next = 0;
-    for (let calls = 0; next < watched.length && calls < LIST_CALLS_PER_PASS; calls++) {
-      const listed = await this.#modules.daemon.getBlocksList(watched[next]!.height);
-      const mainChain = new Map(listed.map((block) => [block.height, block.hash]));
+    for (let calls = 0; next < watched.length && calls < LIST_CALLS_PER_RANGE; calls++) {
+      const listedChain = await this.#modules.daemon.getBlocksList(watched[next]!.height);
+      const mainChain = new Map(listedChain.map((block) => [block.height, block.hash]));
       const lowest = Math.min(...mainChain.keys());
       if (!Number.isFinite(lowest)) break; // an empty list: nothing to compare, next pass
       for (; next < watched.length && watched[next]!.height >= lowest; next++) {

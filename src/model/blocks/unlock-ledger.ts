@@ -252,8 +252,8 @@ export interface UnlockLedger {
    * `nowMs` kept, when the audit is due; false when the last began less than `intervalMs` ago.
    */
   claimReorgAudit(request: ClaimReorgAuditRequest): Promise<boolean>;
-  /** Blocks decided orphaned at `fromHeight` and above, highest first, at most `limit`. */
-  listOrphanedFrom(fromHeight: number, limit: number): Promise<OrphanedBlock[]>;
+  /** Blocks decided orphaned from `fromHeight` up to `toHeight` (both included), highest first, at most `limit`. */
+  listOrphanedBetween(fromHeight: number, toHeight: number, limit: number): Promise<OrphanedBlock[]>;
   /**
    * An orphaned block the main chain holds again: pending again when it can be credited as at the
    * find (then decided at depth like any candidate), else noted once; fenced.

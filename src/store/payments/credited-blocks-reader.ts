@@ -117,9 +117,9 @@ export class CreditedBlocksReader {
     });
   }
 
-  /** Blocks decided orphaned at `fromHeight` and above, highest first, at most `limit`. */
-  listOrphanedFrom(fromHeight: number, limit: number): Promise<OrphanedBlock[]> {
-    return this.#listed('listOrphanedFrom', this.#keys.blocksOrphaned, { fromHeight, limit });
+  /** Blocks decided orphaned from `fromHeight` up to `toHeight` (both included), highest first, at most `limit`. */
+  listOrphanedBetween(fromHeight: number, toHeight: number, limit: number): Promise<OrphanedBlock[]> {
+    return this.#listed('listOrphanedBetween', this.#keys.blocksOrphaned, { fromHeight, toHeight, limit });
   }
 
   /** The flagged blocks not settled, highest first, at most `limit`, each with what it credited. */

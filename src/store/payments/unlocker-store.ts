@@ -241,8 +241,8 @@ export class UnlockerStore implements UnlockLedger, BlockWindowLedger {
     });
   }
 
-  listOrphanedFrom(fromHeight: number, limit: number): Promise<OrphanedBlock[]> {
-    return this.#credited.listOrphanedFrom(fromHeight, limit);
+  listOrphanedBetween(fromHeight: number, toHeight: number, limit: number): Promise<OrphanedBlock[]> {
+    return this.#credited.listOrphanedBetween(fromHeight, toHeight, limit);
   }
 
   async reinstateOrphanedBlock(request: ReinstateOrphanedBlockRequest): Promise<ReinstateOutcome> {

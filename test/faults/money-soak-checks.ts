@@ -101,9 +101,10 @@ export async function drain(pool: SoakPool): Promise<string[]> {
  * After the drain: every pool block on the main chain is credited and every credited block is on
  * it or flagged orphaned-after-credit; one not on it was never credited unflagged. The ledger's
  * rewards are the credited blocks' rewards (the daemon's, coinbase with fees), and its pool fees
- * their fee at FEE.pool. No batch is open or in payout, nothing of ours waits in the mempool,
- * and every miner received on the main chain exactly its ledger `paid`. A block decided orphaned
- * that a deeper reorg put back counts as any block on the main chain: it must be credited.
+ * their fee at FEE.pool (FEE.solo for a solo block). No batch is open or in payout, nothing of ours
+ * waits in the mempool, and every miner received on the main chain exactly its ledger `paid`. A
+ * block decided orphaned that a deeper reorg put back counts as any block on the main chain: it
+ * must be credited (a PROP pool block excepted: its round was merged into the next one).
  */
 export async function expectSettled(pool: SoakPool): Promise<void> {
   const chain = pool.devnet.chain;

@@ -66,19 +66,30 @@ return {1, 'orphaned', merged}
 `,
 );
 
+/** The keys a block moves between the candidates and the orphaned list by: orphan_block, reinstate_orphaned_block. */
+export function orphanListKeys(
+  keys: { readonly payments: PaymentKeys; readonly shares: ShareKeys },
+  hash: string,
+) {
+  const { payments, shares } = keys;
+  return {
+    leaderKey: payments.leaderToken,
+    blockKey: shares.block(hash),
+    candidatesKey: shares.blockCandidates,
+    orphanedKey: payments.blocksOrphaned,
+    totalsKey: payments.totals,
+  };
+}
+
 export function buildOrphanBlockCall(
   keys: { readonly payments: PaymentKeys; readonly shares: ShareKeys },
   request: OrphanBlockRequest,
   nowMs: number,
 ): ScriptCall {
-  const { payments, shares } = keys;
+  const { shares } = keys;
   return LAYOUT.call({
     keys: {
-      leaderKey: payments.leaderToken,
-      blockKey: shares.block(request.hash),
-      candidatesKey: shares.blockCandidates,
-      orphanedKey: payments.blocksOrphaned,
-      totalsKey: payments.totals,
+      ...orphanListKeys(keys, request.hash),
       closedRoundKey: shares.closedRound(request.height, request.hash),
       roundCurrentKey: shares.roundCurrent,
       roundMetaKey: shares.roundCurrentMeta,

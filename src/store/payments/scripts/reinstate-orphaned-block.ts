@@ -3,6 +3,7 @@ import type { ScriptCall } from '../../scripts/define-script.js';
 import type { ShareKeys } from '../../shares/share-keys.js';
 import type { PaymentKeys } from '../payment-keys.js';
 import { moneyScriptLayout, moneyScriptLua } from './money-script.js';
+import { orphanListKeys } from './orphan-block.js';
 
 const LAYOUT = moneyScriptLayout({
   keys: ['blockKey', 'candidatesKey', 'orphanedKey', 'totalsKey', 'windowKey'],
@@ -47,16 +48,8 @@ export function buildReinstateOrphanedBlockCall(
   request: ReinstateOrphanedBlockRequest,
   nowMs: number,
 ): ScriptCall {
-  const { payments, shares } = keys;
   return LAYOUT.call({
-    keys: {
-      leaderKey: payments.leaderToken,
-      blockKey: shares.block(request.hash),
-      candidatesKey: shares.blockCandidates,
-      orphanedKey: payments.blocksOrphaned,
-      totalsKey: payments.totals,
-      windowKey: shares.blockWindow(request.hash),
-    },
+    keys: { ...orphanListKeys(keys, request.hash), windowKey: keys.shares.blockWindow(request.hash) },
     args: {
       fencingToken: request.fencingToken ?? '',
       hash: request.hash,

@@ -19,6 +19,7 @@ import {
 import { PayoutStore } from '../store/payments/payout-store.js';
 import { PayoutWatchStore } from '../store/payments/payout-watch-store.js';
 import { RedisDurability } from '../store/redis-durability.js';
+import type { FuegodSighting } from './unmined-payouts.js';
 
 const FAILED_SHOWN = 20;
 const ORPHANED_AFTER_CREDIT_SHOWN = 50;
@@ -56,6 +57,8 @@ export interface MoneyReport {
   readonly failedBatches: readonly PayoutBatch[];
   /** Sent batches whose transaction is not 10 blocks deep yet, oldest send first (at most UNCONFIRMED_SENT_SHOWN). */
   readonly unconfirmedSent: readonly PayoutBatch[];
+  /** What fuegod says of the ones not mined UNMINED_AFTER_MS after their send, by batch id (when asked). */
+  readonly fuegodSightings?: ReadonlyMap<string, FuegodSighting>;
   /** Oldest first, at most WALLET_MISSING_SHOWN of `walletMissingCount`. */
   readonly walletMissing: readonly WalletMissingBatch[];
   readonly walletMissingCount: number;

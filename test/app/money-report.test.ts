@@ -12,7 +12,6 @@ import { useTestRedisClient } from '../helpers/redis-server.js';
 import { walletHolding } from '../helpers/wallet-holding.js';
 import { fundMiners, minerAddress } from '../leader/payouts/payout-test-kit.js';
 import { stubChain, unlockerOn } from '../leader/unlocker/unlocker-kit.js';
-import { paidOut } from '../store/payments/orphan-settlement-kit.js';
 import { blockHash, makeCandidate, makeShare, silentLogger, uniquePrefix } from '../store/store-fixtures.js';
 
 const COIN = 10_000_000n;
@@ -160,33 +159,5 @@ describe('the money report', () => {
     expect(report.owedAtomic).toBe(89_550_000n);
     const text = formatMoneyReport(report, Date.now()).lines.join('\n');
     expect(text).toContain(`height 50  ${hash}  reward 9.0000000 XFG  credited 8.9550000 XFG`);
-  });
-  it('lists the sent payouts not confirmed yet, and needs the operator for one not mined for 6 hours', async () => {
-    const keyPrefix = uniquePrefix('report-unconfirmed-sent');
-    const miner = minerAddress('report-unmined');
-    await fundMiners(redis, keyPrefix, [[miner, 3n * COIN]]);
-    await paidOut(redis, keyPrefix, miner, 3n * COIN);
-    const report = {
-      ...(await readMoneyReport(keyPrefix, {
-        redis,
-        wallet: walletHolding(10n * COIN),
-        durability: { replicas: 0, timeoutMs: 100 },
-      })),
-      durability: { kind: 'aof-always' as const },
-    };
-    expect(report.unconfirmedSent).toHaveLength(1);
-    const [batch] = report.unconfirmedSent;
-    const sentMs = batch!.resolvedAtMs!;
-    const line = `${batch!.txHash}  batch ${batch!.id}  1 miners  3.0000000 XFG  sent ${new Date(sentMs).toISOString()}`;
-    // An hour after the send: listed, waiting for its confirmations as usual.
-    const soon = formatMoneyReport(report, sentMs + 3_600_000);
-    expect(soon.lines).toContain(line);
-    expect(soon.healthy).toBe(true);
-    // Seven hours: not being mined; the report says what to check and exits 1.
-    const late = formatMoneyReport(report, sentMs + 7 * 3_600_000);
-    expect(late.lines).toContain(
-      `${line}  NOT MINED after 7 h: look it up in fuegod's pool; if fuegod no longer has it, restart walletd (it then cancels it and the miners are credited back)`,
-    );
-    expect(late.healthy).toBe(false);
   });
 });

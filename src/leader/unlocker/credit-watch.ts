@@ -2,6 +2,7 @@ import type { Logger } from '../../log/logger.js';
 import type { CreditedBlock, ReorphanedOutcome, UnlockLedger } from '../../model/blocks/unlock-ledger.js';
 import type { PaymentSchemeName } from '../../pool/schemes/payment-scheme-name.js';
 import type { DaemonClient } from '../../rpc/daemon-client.js';
+import { walkMainChain } from './main-chain-walk.js';
 import { OrphanWatch } from './orphan-watch.js';
 import type { CandidateDecision } from './unlock-decision.js';
 import type { UnlockRunListener } from './unlock-run-listener.js';
@@ -215,32 +216,19 @@ export class CreditWatch {
     maxCalls: number,
     listener: UnlockRunListener,
   ): Promise<number> {
-    let next = 0;
-    let calls = 0;
-    while (next < blocks.length && calls < maxCalls) {
-      const listed = await this.#modules.daemon.getBlocksList(blocks[next]!.height);
-      calls++;
-      const mainChain = new Map(listed.map((block) => [block.height, block.hash]));
-      const lowest = Math.min(...mainChain.keys());
-      if (!Number.isFinite(lowest)) break; // an empty list: nothing to compare, next pass
-      for (; next < blocks.length && blocks[next]!.height >= lowest; next++) {
-        const block = blocks[next]!;
-        const observedHash = mainChain.get(block.height);
-        if (observedHash === undefined) continue;
-        if (observedHash === block.hash) {
-          if (block.state === 'flagged' || block.state === 'settled') {
-            await this.#noteRestored(block, top, fencingToken, listener);
-          }
-        } else if (block.state === 'credited') {
-          if (await this.#flag(block, observedHash, top, fencingToken))
-            flagged.push({ ...block, observedHash });
-        } else if (block.state === 'settled-restored') {
-          const outcome = await this.#noteReorphaned(block, observedHash, top, fencingToken, listener);
-          if (outcome === 'reflagged') flagged.push({ ...block, observedHash });
+    return walkMainChain(blocks, this.#modules.daemon, maxCalls, async (block, observedHash) => {
+      if (observedHash === block.hash) {
+        if (block.state === 'flagged' || block.state === 'settled') {
+          await this.#noteRestored(block, top, fencingToken, listener);
         }
+      } else if (block.state === 'credited') {
+        if (await this.#flag(block, observedHash, top, fencingToken))
+          flagged.push({ ...block, observedHash });
+      } else if (block.state === 'settled-restored') {
+        const outcome = await this.#noteReorphaned(block, observedHash, top, fencingToken, listener);
+        if (outcome === 'reflagged') flagged.push({ ...block, observedHash });
       }
-    }
-    return calls;
+    });
   }
 
   async #flag(

@@ -1,6 +1,7 @@
 import type { Logger } from '../../log/logger.js';
 import type { UnlockLedger } from '../../model/blocks/unlock-ledger.js';
 import type { DaemonClient } from '../../rpc/daemon-client.js';
+import { walkMainChain } from './main-chain-walk.js';
 
 /** Orphaned blocks one check looks at, at most (the newest first). */
 const CHECKED_PER_RANGE = 1_000;
@@ -56,18 +57,14 @@ export class OrphanWatch {
     const listed = await this.#modules.ledger.listOrphanedBetween(fromHeight, toHeight, CHECKED_PER_RANGE);
     const watched = listed.filter((block) => block.height <= top);
     let reinstated = 0;
-    let next = 0;
-    for (let calls = 0; next < watched.length && calls < LIST_CALLS_PER_RANGE; calls++) {
-      const listedChain = await this.#modules.daemon.getBlocksList(watched[next]!.height);
-      const mainChain = new Map(listedChain.map((block) => [block.height, block.hash]));
-      const lowest = Math.min(...mainChain.keys());
-      if (!Number.isFinite(lowest)) break; // an empty list: nothing to compare, next pass
-      for (; next < watched.length && watched[next]!.height >= lowest; next++) {
-        const { hash, height } = watched[next]!;
-        if (mainChain.get(height) !== hash) continue;
-        if (await this.#backOnChain(hash, height, top, fencingToken)) reinstated++;
-      }
-    }
+    await walkMainChain(
+      watched,
+      this.#modules.daemon,
+      LIST_CALLS_PER_RANGE,
+      async ({ hash, height }, onChain) => {
+        if (onChain === hash && (await this.#backOnChain(hash, height, top, fencingToken))) reinstated++;
+      },
+    );
     return reinstated;
   }
 

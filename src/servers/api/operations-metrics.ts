@@ -74,10 +74,10 @@ export function solvencyMetrics(registry: Registry, clock: () => number) {
     }
     batches.set({ state: 'open' }, snapshot.openBatches);
     batches.set({ state: 'failed' }, snapshot.failedBatches);
-    const oldest = snapshot.oldestOpenBatchMs;
-    oldestOpen.set(oldest === null ? 0 : Math.max(0, clock() - oldest) / 1000);
-    const unconfirmed = snapshot.oldestUnconfirmedSentMs;
-    oldestUnconfirmed.set(unconfirmed === null ? 0 : Math.max(0, clock() - unconfirmed) / 1000);
+    // Seconds since `sinceMs`; 0 when nothing waits.
+    const ageOf = (sinceMs: number | null) => (sinceMs === null ? 0 : Math.max(0, clock() - sinceMs) / 1000);
+    oldestOpen.set(ageOf(snapshot.oldestOpenBatchMs));
+    oldestUnconfirmed.set(ageOf(snapshot.oldestUnconfirmedSentMs));
   };
 }
 

@@ -18,6 +18,7 @@ import { HashrateBatcher } from '../store/hashrate/hashrate-batcher.js';
 import { HashrateBucketWriter } from '../store/hashrate/hashrate-buckets.js';
 import { RedisShareLedger } from '../store/shares/redis-share-ledger.js';
 import { announcingBlocks } from './block-announcing-ledger.js';
+import { startFloodDrops } from './flood-drop-start.js';
 import type { Part } from './parts.js';
 import { replicaAcksOf } from './redis-connection.js';
 import { poolBackendOptionsFrom, stratumServerOptionsFrom } from './stratum-options.js';
@@ -122,8 +123,11 @@ export async function prepareStratumRole(
   });
   parts.push({ name: 'pool', stop: () => backend.close() });
 
+  const floodDrops = startFloodDrops(config, logger);
+  if (floodDrops !== undefined) parts.push({ name: 'flood-drops', stop: () => floodDrops.close() });
   const server = new StratumServer(stratumServerOptionsFrom(config, modules.ports), {
     backend,
+    ...(floodDrops === undefined ? {} : { floodDrops }),
     logger: logger.child({ module: 'stratum' }),
     ...(modules.connectionAdmission ? { admission: modules.connectionAdmission } : {}),
     ...(modules.maxConnectionsInProcess === undefined

@@ -9,7 +9,7 @@ export function unmappedIp(address: string): string {
 }
 
 /** The eight 16-bit groups of an IPv6 address (valid per net.isIP, no zone id). */
-function ipv6Groups(address: string): number[] {
+export function ipv6Groups(address: string): number[] {
   let text = address;
   // A dotted IPv4 tail ("::ffff:1.2.3.4", "64:ff9b::1.2.3.4") is the last two groups.
   const lastColon = text.lastIndexOf(':');

@@ -5,6 +5,7 @@ import type { Logger } from '../../log/logger.js';
 import { PeerBudget } from '../../pool/peer-budget.js';
 import { peerKey, unmappedIp } from '../../pool/peer-key.js';
 import type { StratumBackend } from '../../pool/stratum-backend.js';
+import type { FloodDrops } from '../flood-drop/flood-drops.js';
 import {
   type AdmissionVerdict,
   type ConnectionAdmission,
@@ -49,6 +50,8 @@ export interface StratumServerModules {
    * ProcessConnectionCap); none: no cap of its own.
    */
   readonly maxConnectionsInProcess?: number;
+  /** Drops the new connections of peers that keep coming while refused (flood-drops.ts); none: Node refuses them. */
+  readonly floodDrops?: FloodDrops;
 }
 
 export interface ListeningPort {
@@ -88,6 +91,7 @@ export class StratumServer {
   readonly #bannedNotices = new PeerBudget(BANNED_NOTICES);
   readonly #ipv6PrefixLength: number;
   readonly #onProtocolViolation: ((ip: string, code: ProtocolViolationCode) => void) | undefined;
+  readonly #floodDrops: FloodDrops | undefined;
   #nextConnectionId = 1;
   #started = false;
   #closing: Promise<void> | undefined;
@@ -109,6 +113,7 @@ export class StratumServer {
     this.#backend = modules.backend;
     this.#logger = modules.logger.child({ module: 'stratum' });
     this.#onProtocolViolation = modules.onProtocolViolation;
+    this.#floodDrops = modules.floodDrops;
     const hostCaps = modules.admission ?? new ConnectionCounter(this.#limits);
     this.#admission =
       modules.maxConnectionsInProcess === undefined
@@ -224,6 +229,7 @@ export class StratumServer {
         );
         const address = server.address();
         if (address && typeof address === 'object') port.boundPort = address.port;
+        this.#floodDrops?.addListener(server);
         resolve();
       });
     });
@@ -232,6 +238,7 @@ export class StratumServer {
   #closeListener(port: PortRuntime): Promise<void> {
     const server = port.server;
     if (!server?.listening) return Promise.resolve();
+    this.#floodDrops?.removeListener(server);
     // net.Server#close waits for open connections; those are ended separately by shutdown().
     return new Promise<void>((resolve) => server.close(() => resolve()));
   }
@@ -250,6 +257,7 @@ export class StratumServer {
     const peer = peerKey(ip, this.#ipv6PrefixLength);
     if (this.#isBanned(ip) && !this.#bannedNotices.take(peer, Date.now())) {
       this.#stats.connectionRefused('banned');
+      this.#floodDrops?.noteRefusal(peer);
       socket.resetAndDestroy();
       return;
     }
@@ -287,6 +295,7 @@ export class StratumServer {
       // not a FIN: the kernel frees the socket at once instead of keeping it in TIME_WAIT, which a
       // connection flood would fill (the pool closes first, so the wait would be its own).
       this.#stats.connectionRefused(verdict);
+      if (verdict === 'per-ip-limit' || verdict === 'per-network-limit') this.#floodDrops?.noteRefusal(peer);
       socket.resetAndDestroy();
       return;
     }

@@ -1,0 +1,47 @@
+import cluster from 'node:cluster';
+import type { PoolConfig } from '../config/schema.js';
+import type { Logger } from '../log/logger.js';
+import { FloodDrops } from '../servers/flood-drop/flood-drops.js';
+import { type ListenerFilter, loadListenerFilter } from '../servers/flood-drop/listener-filter.js';
+
+/**
+ * The stratum server's kernel drops of flooding peers (`stratum.floodDrop`), or undefined when
+ * they are off or cannot work here; then floods are refused in Node as before, which the log
+ * says once at start so an operator knows to cap new connections in the firewall instead.
+ */
+export function startFloodDrops(
+  config: Readonly<PoolConfig>,
+  logger: Logger,
+  filter: ListenerFilter | { unavailable: string } = loadFilter(),
+): FloodDrops | undefined {
+  const options = config.stratum.floodDrop;
+  if (options.refusals === 0) return undefined;
+  const why =
+    'unavailable' in filter
+      ? filter.unavailable
+      : cluster.isWorker
+        ? 'stratum.processes > 1: a cluster child has no listening socket of its own'
+        : undefined;
+  if (why !== undefined) {
+    if (!cluster.isWorker || cluster.worker?.id === 1) {
+      logger.info({ reason: why }, 'kernel drops of flooding peers are off; they are refused in Node');
+    }
+    return undefined;
+  }
+  return new FloodDrops(
+    {
+      refusals: options.refusals,
+      refusalsPerSec: options.refusalsPerSec,
+      dropMs: options.dropSeconds * 1000,
+      maxDropMs: options.maxDropSeconds * 1000,
+      maxSources: 256,
+    },
+    filter as ListenerFilter,
+    logger.child({ module: 'flood-drop' }),
+  );
+}
+
+function loadFilter(): ListenerFilter | { unavailable: string } {
+  const loaded = loadListenerFilter();
+  return 'filter' in loaded ? loaded.filter : loaded;
+}

@@ -27,7 +27,8 @@
  * the control-socket attack (a local file-system matter, covered by tests).
  * FUEGO_BENCH_ABUSE_SECONDS sets the length of each phase (default 20), FUEGO_BENCH_STRATUM_PROCESSES
  * the pool's `stratum.processes` (default 1: every role on one event loop), FUEGO_BENCH_ABUSE_ATTACKS a
- * comma-separated subset of the attacks (default all).
+ * comma-separated subset of the attacks (default all), FUEGO_BENCH_FLOOD_DROP=0 turns the kernel
+ * drops of flooding peers off (`stratum.floodDrop.refusals: 0`) for a run to pair with one with them.
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { availableParallelism, loadavg, setPriority } from 'node:os';
@@ -54,6 +55,7 @@ const PAUSE_MS = 5_000;
 const TARGET_P99_RATIO = 2;
 const STRATUM_PROCESSES = stratumProcessesSetting(process.env['FUEGO_BENCH_STRATUM_PROCESSES']);
 const SELECTED_ATTACKS = attacksSetting(process.env['FUEGO_BENCH_ABUSE_ATTACKS']);
+const FLOOD_DROP = process.env['FUEGO_BENCH_FLOOD_DROP'] !== '0';
 /** Before the baseline: one share period of every honest miner, and then some. */
 const WARM_UP_MS = 15_000;
 
@@ -231,12 +233,12 @@ function printRows(rows: readonly PhaseRow[], base: Baseline): void {
 
 async function main(): Promise<void> {
   console.log(
-    `abuse benchmark: ${HONEST_MINERS} honest miners, ${PHASE_MS / 1000} s per phase, stratum.processes ${STRATUM_PROCESSES}, ${availableParallelism()} cores, load ${loadavg()[0]?.toFixed(2)}`,
+    `abuse benchmark: ${HONEST_MINERS} honest miners, ${PHASE_MS / 1000} s per phase, stratum.processes ${STRATUM_PROCESSES}, kernel flood drops ${FLOOD_DROP ? 'on' : 'off'}, ${availableParallelism()} cores, load ${loadavg()[0]?.toFixed(2)}`,
   );
   const gc = new GcPauses();
   const stack = await startBenchStack({
     shareDifficulty: 1,
-    stratum: { processes: STRATUM_PROCESSES },
+    stratum: { processes: STRATUM_PROCESSES, ...(FLOOD_DROP ? {} : { floodDrop: { refusals: 0 } }) },
     pool: { nodeArgs: ['--trace-gc'], onRawLine: (line) => gc.record(line) },
   });
   const honest = forkLoad('./honest-miners.js');

@@ -106,6 +106,14 @@ describe('notifications config: Discord and Telegram', () => {
     expect(parsed.telegram?.[0]?.events).toEqual(['block-orphan-restore-undone']);
   });
 
+  it('block-orphan-back-uncredited: a default event, and a name a target may list', () => {
+    expect(DEFAULT_NOTIFICATION_EVENTS).toContain('block-orphan-back-uncredited');
+    const parsed = notificationConfigSchema.parse({
+      discord: [{ url: 'https://d.example/', events: ['block-orphan-back-uncredited'] }],
+    });
+    expect(parsed.discord?.[0]?.events).toEqual(['block-orphan-back-uncredited']);
+  });
+
   it('payout-unknown-to-wallet: a default event of every kind of target, and a name a target may list', () => {
     expect(DEFAULT_NOTIFICATION_EVENTS).toContain('payout-unknown-to-wallet');
     expect(DEFAULT_NOTIFICATION_EVENTS).toContain('payout-unknown-to-wallet-resolved');

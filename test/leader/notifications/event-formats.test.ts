@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { NOTIFICATION_EVENT_NAMES } from '../../../src/config/notifications-schema.js';
 import type { Burst } from '../../../src/leader/notifications/chat-message.js';
+import { discordBody } from '../../../src/leader/notifications/discord-format.js';
 import { EVENT_FORMATS, formatOf } from '../../../src/leader/notifications/event-formats.js';
+import { telegramText } from '../../../src/leader/notifications/telegram-format.js';
 import { likelyCauseOf } from '../../../src/pool/block-refusal.js';
 
 const HASH = 'ab'.repeat(32);
@@ -31,6 +33,14 @@ const undone = (height: number, outcome: 'absorbed' | 'clawed-back') => ({
   hash: HASH,
   rewardAtomic: 50_000_001n,
   outcome,
+  timestampMs: 8,
+});
+
+const backUncredited = (height: number, reason: 'round-merged' | 'no-window') => ({
+  height,
+  hash: HASH,
+  rewardAtomic: 50_000_001n,
+  reason,
   timestampMs: 8,
 });
 
@@ -269,6 +279,64 @@ describe('event formats', () => {
       {},
     );
     expect(mixed.tone).toBe('bad');
+  });
+
+  it('block-orphan-back-uncredited webhook data: the block, its reward, why it is not credited and what to do', () => {
+    const format = formatOf('block-orphan-back-uncredited');
+    expect(format.data(backUncredited(9, 'round-merged'), { includeAddresses: false })).toEqual({
+      height: 9,
+      hash: HASH,
+      rewardAtomic: '50000001',
+      reward: '5.0000001',
+      reason: 'round-merged',
+      advice: expect.stringContaining('pool surplus'),
+      timestampMs: 8,
+    });
+    expect(format.data(backUncredited(9, 'no-window'), { includeAddresses: false })).toMatchObject({
+      reason: 'no-window',
+      advice: expect.stringContaining('fuego-pool balance adjust'),
+    });
+  });
+
+  it('block-orphan-back-uncredited chat: the reward in the wallet, the reason and the advice; the hash linked (on the chain)', () => {
+    const format = formatOf('block-orphan-back-uncredited');
+    const prop = format.chat(burst(backUncredited(9, 'round-merged')), { explorer: EXPLORER });
+    expect(prop).toMatchObject({
+      title: 'Orphaned block back on chain, not credited',
+      headline:
+        'Block 9 is back on the main chain (a deeper reorg): 5.0000001 XFG in the wallet, credited to nobody',
+      tone: 'bad',
+      timestampMs: 8,
+    });
+    expect(prop.fields.map((f) => f.name)).toEqual(['Height', 'Reward', 'Why', 'What to do', 'Hash']);
+    expect(prop.fields[2]!.value).toContain('PROP round merged into the next');
+    expect(prop.fields[3]!.value).toContain('pool surplus');
+    expect(prop.fields[4]!.url).toBe(`https://explorer.example/block/${HASH}`);
+    const noWindow = format.chat(burst(backUncredited(9, 'no-window')), {});
+    expect(noWindow.fields[2]!.value).toContain('no kept PPLNS window');
+    expect(noWindow.fields[3]!.value).toContain('fuego-pool balance adjust');
+    // Discord and Telegram carry the reason and the advice.
+    const discord = discordBody(noWindow, 0);
+    expect(discord).toContain('no kept PPLNS window');
+    expect(discord).toContain('fuego-pool balance adjust');
+    expect(telegramText(prop)).toContain('pool surplus');
+  });
+
+  it('block-orphan-back-uncredited chat burst: the heights, the reward summed, each reason', () => {
+    const two = formatOf('block-orphan-back-uncredited').chat(
+      burst(backUncredited(9, 'round-merged'), backUncredited(12, 'no-window')),
+      { explorer: EXPLORER },
+    );
+    expect(two).toMatchObject({
+      title: '2 orphaned blocks back on chain, not credited',
+      headline:
+        '2 orphaned blocks back on the main chain, not credited: heights 9 and 12; 10.0000002 XFG in the wallet (see fuego-pool report)',
+      tone: 'bad',
+    });
+    expect(two.fields.map((f) => f.name)).toEqual([
+      'Height 9: PROP round merged into the next',
+      'Height 12: no kept PPLNS window',
+    ]);
   });
 
   it('payment-sent: a burst sums amounts and recipients and links each transaction', () => {

@@ -522,6 +522,7 @@ describe('webhook notifier', () => {
       'block-orphan-settled',
       'block-orphan-restored',
       'block-orphan-restore-undone',
+      'block-orphan-back-uncredited',
       'payment-sent',
       'payment-failed',
       'payout-unknown-to-wallet',

@@ -1,8 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readMoneyReport } from '../../../src/app/money-report.js';
+import { formatMoneyReport } from '../../../src/cli/commands/report.js';
+import { formatAtomic } from '../../../src/fuego/money.js';
+import { LeaderLoop } from '../../../src/leader/leader-loop.js';
+import type { BlockUnlocker } from '../../../src/leader/unlocker/block-unlocker.js';
+import { createPoolEventBus, type PoolEventMap } from '../../../src/pool/events.js';
 import type { PaymentSchemeName } from '../../../src/pool/schemes/payment-scheme-name.js';
 import { RedisBalances } from '../../../src/store/payments/balances-store.js';
 import { RedisShareLedger } from '../../../src/store/shares/redis-share-ledger.js';
+import { createShareKeys } from '../../../src/store/shares/share-keys.js';
 import { DEFAULT_STORE_OPTIONS } from '../../helpers/config-defaults.js';
+import { walletHolding } from '../../helpers/wallet-holding.js';
 import {
   ADDRESSES,
   makeCandidate,
@@ -22,7 +30,10 @@ const [A, B] = ADDRESSES;
  * pays it), and the miners whose shares found it are owed it. Within the reorg watch's window the
  * unlocker makes such a block pending again and credits it at depth as it would have: PPLNS by the
  * window fixed at the find (kept when the block was orphaned). PROP merged the block's round into
- * the next one when it was orphaned, which paid those shares: the block is only noted.
+ * the next one when it was orphaned, which paid those shares: the block is not credited, and the
+ * operator is told once (block-orphan-back-uncredited) and shown it by `fuego-pool report`: its
+ * reward is in the wallet, owed to nobody by the ledger. So is a PPLNS block whose window was not
+ * kept (orphaned by an older version).
  */
 describe('a pool block decided orphaned that a deeper reorg puts back on the main chain', () => {
   let env: DevnetUnlockerEnv | undefined;
@@ -36,7 +47,11 @@ describe('a pool block decided orphaned that a deeper reorg puts back on the mai
   });
 
   /** A's pool block, orphaned at confirmDepth 4, then put back by a 6-deep reorg. */
-  async function orphanedThenRestored(scheme: PaymentSchemeName, audit = false) {
+  async function orphanedThenRestored(
+    scheme: PaymentSchemeName,
+    audit = false,
+    beforeRestore: (hash: string, keyPrefix: string) => Promise<unknown> = async () => undefined,
+  ) {
     const { redis, devnet, daemon } = env!;
     const clock = { nowMs: Date.now() };
     const keyPrefix = uniquePrefix(`orphan-restored-${scheme}`);
@@ -62,10 +77,18 @@ describe('a pool block decided orphaned that a deeper reorg puts back on the mai
     expect((await unlocker.runOnce()).decisions).toEqual([
       expect.objectContaining({ hash, outcome: 'orphaned' }),
     ]);
+    await beforeRestore(hash, keyPrefix);
     // A 6-deep reorg (within confirmDepth + reorgWatchBlocks) puts the pool's block back.
     devnet.control.mineOnBlock(hash, devnet.chain.height - height);
     expect(devnet.chain.blockAt(height)?.id).toBe(hash);
-    return { redis, keyPrefix, ledger, unlocker, hash, clock };
+    const unlockerAgain = () =>
+      unlockerOn(
+        redis,
+        keyPrefix,
+        { scheme, confirmDepth: 4, reorgWatchBlocks: 8 },
+        { daemon, logger: silentLogger, clock: () => clock.nowMs },
+      );
+    return { redis, keyPrefix, ledger, unlocker, unlockerAgain, hash, height, clock };
   }
 
   it('PPLNS: pending again, then credited at depth by the window fixed at the find, once', async () => {
@@ -112,5 +135,94 @@ describe('a pool block decided orphaned that a deeper reorg puts back on the mai
         [B, 800n],
       ]),
     );
+  });
+
+  /** A leader loop on `unlocker` and what it publishes as block-orphan-back-uncredited. */
+  function leaderOn(unlocker: BlockUnlocker) {
+    const events = createPoolEventBus(() => undefined);
+    const told: PoolEventMap['block-orphan-back-uncredited'][] = [];
+    events.subscribe('block-orphan-back-uncredited', (payload) => told.push(payload));
+    const loop = new LeaderLoop(
+      { unlockIntervalMs: 3_600_000, payoutIntervalMs: null },
+      { unlocker, payouts: undefined as never, events, logger: silentLogger },
+    );
+    return { loop, told };
+  }
+
+  async function rewardOf(hash: string): Promise<bigint> {
+    return BigInt((await env!.daemon.getBlockHeaderByHash(hash)).reward);
+  }
+
+  async function reportOf(keyPrefix: string) {
+    const report = await readMoneyReport(keyPrefix, {
+      redis: env!.redis,
+      wallet: walletHolding(10n ** 15n),
+      durability: { replicas: 0, timeoutMs: 100 },
+    });
+    return { report, printed: formatMoneyReport(report, Date.now()) };
+  }
+
+  it('PROP: the leader tells block-orphan-back-uncredited once (reward, reason), not again after a restart', async () => {
+    const { hash, height, unlocker, unlockerAgain } = await orphanedThenRestored('prop');
+    const reward = await rewardOf(hash);
+    const first = leaderOn(unlocker);
+    await first.loop.unlockOnce();
+    await first.loop.unlockOnce();
+    expect(first.told).toEqual([
+      { height, hash, rewardAtomic: reward, reason: 'round-merged', timestampMs: expect.any(Number) },
+    ]);
+    // A restart, or another process taking the lead: a new unlocker on the same Redis says nothing.
+    const second = leaderOn(unlockerAgain());
+    await second.loop.unlockOnce();
+    await second.loop.unlockOnce();
+    expect(second.told).toEqual([]);
+  });
+
+  it('PROP: fuego-pool report lists it (height, hash, reward, why) as pool surplus, informational', async () => {
+    const { hash, height, unlocker, keyPrefix } = await orphanedThenRestored('prop');
+    const reward = await rewardOf(hash);
+    expect((await reportOf(keyPrefix)).report.orphanedBackOnChain).toEqual([]);
+    await unlocker.runOnce();
+    const { report, printed } = await reportOf(keyPrefix);
+    expect(report.orphanedBackOnChain).toEqual([
+      { height, hash, rewardAtomic: reward, reason: 'round-merged', backOnChainAtMs: expect.any(Number) },
+    ]);
+    const text = printed.lines.join('\n');
+    expect(text).toContain('== orphaned blocks back on the main chain, not credited');
+    const line = printed.lines.find((l) => l.includes(hash));
+    expect(line).toContain(`height ${height}`);
+    expect(line).toContain(formatAtomic(reward));
+    expect(line).toContain('PROP round merged into the next');
+    expect(text).toContain('pool surplus');
+    // Nothing is owed to anyone: the report stays healthy.
+    expect(printed.healthy).toBe(true);
+  });
+
+  it('PPLNS without its kept window (orphaned by an older version): not credited, told once with the reason, reported with `balance adjust`', async () => {
+    const { hash, height, unlocker, unlockerAgain, keyPrefix, ledger } = await orphanedThenRestored(
+      'pplns',
+      false,
+      // An older version did not keep the window when it orphaned the block.
+      (blockHash, prefix) => env!.redis.del(createShareKeys(prefix).blockWindow(blockHash)),
+    );
+    const reward = await rewardOf(hash);
+    const first = leaderOn(unlocker);
+    await first.loop.unlockOnce();
+    await first.loop.unlockOnce();
+    expect(await ledger.getBlockCandidate(hash)).toMatchObject({ status: 'orphaned' });
+    expect(first.told).toEqual([
+      { height, hash, rewardAtomic: reward, reason: 'no-window', timestampMs: expect.any(Number) },
+    ]);
+    const second = leaderOn(unlockerAgain());
+    await second.loop.unlockOnce();
+    expect(second.told).toEqual([]);
+    const { report, printed } = await reportOf(keyPrefix);
+    expect(report.orphanedBackOnChain).toEqual([
+      { height, hash, rewardAtomic: reward, reason: 'no-window', backOnChainAtMs: expect.any(Number) },
+    ]);
+    const text = printed.lines.join('\n');
+    expect(printed.lines.find((l) => l.includes(hash))).toContain('no kept PPLNS window');
+    expect(text).toContain('fuego-pool balance adjust');
+    expect(printed.healthy).toBe(true);
   });
 });

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import { createClusterKeys } from '../cluster/cluster-keys.js';
+import type { UncreditedBackOnChainBlock } from '../model/blocks/unlock-ledger.js';
 import type { DurabilityGuarantee } from '../model/payouts/durability-barrier.js';
 import { type PayoutBatch, sentAtMs } from '../model/payouts/payout-batch.js';
 import type { HeldPayout, SendBackoff, UnknownPayment } from '../model/payouts/payout-watch.js';
@@ -71,6 +72,12 @@ export interface MoneyReport {
   readonly settledOrphans: readonly SettledOrphanBlock[];
   /** Clawed-back ones a later reorg put back on the main chain, not credited back yet. */
   readonly restoredAfterClawback: readonly SettledOrphanBlock[];
+  /**
+   * Blocks decided orphaned that a deeper reorg put back on the main chain and that the ledger does
+   * not credit (a PROP round merged, no kept window): their reward is in the wallet, owed to nobody
+   * by the ledger; highest first (the newest 50).
+   */
+  readonly orphanedBackOnChain: readonly UncreditedBackOnChainBlock[];
   readonly durability: DurabilityGuarantee | { readonly kind: 'unreadable'; readonly detail: string };
 }
 
@@ -114,9 +121,10 @@ export async function readMoneyReport(
     watch.getBackoff(),
     credited.listOrphanedAfterCredit(ORPHANED_AFTER_CREDIT_SHOWN),
   ]);
-  const [settledOrphans, restoredAfterClawback] = await Promise.all([
+  const [settledOrphans, restoredAfterClawback, orphanedBackOnChain] = await Promise.all([
     credited.listSettledOrphans(ORPHANED_AFTER_CREDIT_SHOWN),
     credited.listRestoredAfterClawback(ORPHANED_AFTER_CREDIT_SHOWN),
+    credited.listUncreditedBackOnChain(ORPHANED_AFTER_CREDIT_SHOWN),
   ]);
   let guarantee: MoneyReport['durability'];
   try {
@@ -141,6 +149,7 @@ export async function readMoneyReport(
     orphanedAfterCredit,
     settledOrphans,
     restoredAfterClawback,
+    orphanedBackOnChain,
     durability: guarantee,
   };
 }

@@ -19,6 +19,7 @@ export const RELAYED_EVENTS: readonly PoolEventName[] = Object.freeze([
   'block-orphan-settled',
   'block-orphan-restored',
   'block-orphan-restore-undone',
+  'block-orphan-back-uncredited',
   'payment-sent',
   'payment-failed',
   'payout-unknown-to-wallet',

@@ -7,8 +7,9 @@ import { z } from 'zod';
  * knows: the operator has to settle it) and its settlement by the operator; likewise a block
  * orphaned after credit, its settlement (block-orphan-settled), a later reorg restoring it
  * (block-orphan-restored: a clawed-back one needs the operator again) and yet another one taking a
- * settled one away again (block-orphan-restore-undone: that credit back is no longer owed). All
- * rare, all money.
+ * settled one away again (block-orphan-restore-undone: that credit back is no longer owed); and an
+ * orphaned block a deeper reorg put back that the ledger does not credit (block-orphan-back-uncredited:
+ * its reward is in the wallet, owed to nobody). All rare, all money.
  */
 export const DEFAULT_NOTIFICATION_EVENTS = [
   'block-found',
@@ -19,6 +20,7 @@ export const DEFAULT_NOTIFICATION_EVENTS = [
   'block-orphan-settled',
   'block-orphan-restored',
   'block-orphan-restore-undone',
+  'block-orphan-back-uncredited',
   'payment-sent',
   'payment-failed',
   'payout-unknown-to-wallet',

@@ -103,6 +103,8 @@ export class LeaderLoop {
   /**
    * One unlock run, published: each block orphaned after credit its reorg watch notes restored as
    * `block-orphan-restored` (and a settled one's restore it undoes as `block-orphan-restore-undone`),
+   * each orphaned block its orphan watch finds back on the chain and cannot credit as
+   * `block-orphan-back-uncredited`,
    * each refused block it promotes as `block-found` the moment it is
    * promoted (found on the chain after all; the stratum side announced none of them, as its
    * diagnosis did not promote them), then what it decided, so a block promoted and confirmed in
@@ -118,6 +120,8 @@ export class LeaderLoop {
           this.#modules.events.publish('block-orphan-restored', { ...block, timestampMs: Date.now() }),
         onReorphaned: (block) =>
           this.#modules.events.publish('block-orphan-restore-undone', { ...block, timestampMs: Date.now() }),
+        onBackUncredited: (block) =>
+          this.#modules.events.publish('block-orphan-back-uncredited', { ...block, timestampMs: Date.now() }),
       });
     } catch (error) {
       this.#unlockStatus = nextUnlockStatus(this.#unlockStatus, Date.now(), { error });

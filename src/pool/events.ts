@@ -114,6 +114,20 @@ export interface PoolEventMap {
     readonly outcome: 'absorbed' | 'clawed-back';
     readonly timestampMs: number;
   };
+  /**
+   * A block decided orphaned that a reorg deeper than confirmDepth put back on the main chain, and
+   * that the ledger does not credit: `round-merged` (PROP merged its round into the next one, whose
+   * block paid those shares: its reward is pool surplus) or `no-window` (no PPLNS window was kept:
+   * an older version orphaned it; its miners are owed its reward, credited by hand). Its reward is
+   * in the pool's wallet. Once per block, across restarts and failovers.
+   */
+  readonly 'block-orphan-back-uncredited': {
+    readonly height: number;
+    readonly hash: string;
+    readonly rewardAtomic: bigint;
+    readonly reason: 'round-merged' | 'no-window';
+    readonly timestampMs: number;
+  };
   /** A payout batch was refused by the wallet before broadcast and rolled back (balances restored). */
   readonly 'payment-failed': {
     readonly batchId: string;

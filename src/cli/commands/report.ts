@@ -4,6 +4,7 @@ import { connectRedis, replicaAcksOf } from '../../app/redis-connection.js';
 import { type FuegodSighting, fuegodSightings } from '../../app/unmined-payouts.js';
 import { formatAtomic } from '../../fuego/money.js';
 import { createLogger } from '../../log/logger.js';
+import { UNCREDITED_BACK_ON_CHAIN } from '../../model/blocks/uncredited-back-on-chain.js';
 import { sentAtMs, UNMINED_AFTER_MS } from '../../model/payouts/payout-batch.js';
 import { DaemonClient } from '../../rpc/daemon-client.js';
 import { WalletClient } from '../../rpc/wallet-client.js';
@@ -13,7 +14,8 @@ import { parsePayoutArgs } from './payout.js';
 /**
  * `fuego-pool report --config FILE`: solvency (what the pool owes miners vs what its wallet holds),
  * the ledger's invariants, whether Redis can make payouts durable, credited blocks a deep reorg
- * took away (to settle, and settled), and everything payouts hold back: unknown tagged transactions, sent batches the
+ * took away (to settle, and settled), orphaned blocks a deeper reorg put back that the ledger does
+ * not credit (their reward in the wallet, owed to nobody: informational), and everything payouts hold back: unknown tagged transactions, sent batches the
  * wallet has no record of, held miners, a send backoff, open and recently failed batches.
  * Exit 0 when solvent, consistent and nothing needs the operator; 1 otherwise (for monitoring).
  */
@@ -66,6 +68,7 @@ export function formatMoneyReport(report: MoneyReport, nowMs: number): { lines: 
     ledgerSection,
     durabilitySection,
     orphanedAfterCreditSection,
+    orphanedBackOnChainSection,
     unknownPaymentsSection,
     walletMissingSection,
     heldPayoutsSection,
@@ -202,6 +205,37 @@ function orphanedAfterCreditSection(report: MoneyReport, out: (line: string) => 
     );
   }
   return report.orphanedAfterCredit.length === 0 && report.restoredAfterClawback.length === 0;
+}
+
+/**
+ * Orphaned blocks a deeper reorg put back on the main chain that the ledger does not credit: their
+ * reward is in the wallet (part of the margin above), owed to nobody by the ledger. For the
+ * operator's books, with what to do by why; informational (never unhealthy): a PROP round's shares
+ * were paid by the next block, and crediting a window not kept is the operator's call.
+ */
+function orphanedBackOnChainSection(report: MoneyReport, out: (line: string) => void): boolean {
+  out(
+    '== orphaned blocks back on the main chain, not credited (reward in the wallet, owed to nobody by the ledger) ==',
+  );
+  const blocks = report.orphanedBackOnChain;
+  if (blocks.length === 0) {
+    out('(none)');
+    return true;
+  }
+  for (const block of blocks) {
+    out(
+      `height ${block.height}  ${block.hash}  reward ${formatAtomic(block.rewardAtomic)} XFG  ${UNCREDITED_BACK_ON_CHAIN[block.reason].why}  back since ${new Date(block.backOnChainAtMs).toISOString()}`,
+    );
+  }
+  const total = blocks.reduce((sum, block) => sum + block.rewardAtomic, 0n);
+  out(`${formatAtomic(total)} XFG in all, part of what the wallet holds above (and of the margin)`);
+  for (const reason of ['round-merged', 'no-window'] as const) {
+    if (blocks.some((block) => block.reason === reason)) {
+      const { why, advice } = UNCREDITED_BACK_ON_CHAIN[reason];
+      out(`what to do (${why}): ${advice}`);
+    }
+  }
+  return true;
 }
 
 function unknownPaymentsSection(report: MoneyReport, out: (line: string) => void): boolean {

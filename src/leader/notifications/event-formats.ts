@@ -8,6 +8,7 @@ import {
 import type { EventFormat } from './event-format.js';
 import type { NotificationEventMap, NotificationEventName } from './notification-events.js';
 import {
+  BLOCK_ORPHAN_BACK_UNCREDITED_FORMAT,
   BLOCK_ORPHAN_RESTORE_UNDONE_FORMAT,
   BLOCK_ORPHAN_RESTORED_FORMAT,
   BLOCK_ORPHAN_SETTLED_FORMAT,
@@ -35,6 +36,7 @@ export const EVENT_FORMATS: { readonly [K in NotificationEventName]: EventFormat
     'block-orphan-settled': BLOCK_ORPHAN_SETTLED_FORMAT,
     'block-orphan-restored': BLOCK_ORPHAN_RESTORED_FORMAT,
     'block-orphan-restore-undone': BLOCK_ORPHAN_RESTORE_UNDONE_FORMAT,
+    'block-orphan-back-uncredited': BLOCK_ORPHAN_BACK_UNCREDITED_FORMAT,
     'payment-sent': PAYMENT_SENT_FORMAT,
     'payment-failed': PAYMENT_FAILED_FORMAT,
     'payout-unknown-to-wallet': PAYOUT_UNKNOWN_TO_WALLET_FORMAT,

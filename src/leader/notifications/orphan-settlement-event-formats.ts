@@ -1,4 +1,5 @@
 import { formatAtomic } from '../../fuego/money.js';
+import { UNCREDITED_BACK_ON_CHAIN } from '../../model/blocks/uncredited-back-on-chain.js';
 import type { PoolEventMap } from '../../pool/events.js';
 import { blockFields, heightsOf, NO_EXPLORER } from './block-event-formats.js';
 import { type ChatField, clip, counted, explorerLink, hashField, xfg } from './chat-message.js';
@@ -7,6 +8,7 @@ import { burstSize, type EventFormat, isSingle, lastTimestamp } from './event-fo
 type Settled = PoolEventMap['block-orphan-settled'];
 type Restored = PoolEventMap['block-orphan-restored'];
 type RestoreUndone = PoolEventMap['block-orphan-restore-undone'];
+type BackUncredited = PoolEventMap['block-orphan-back-uncredited'];
 
 /** The operator's note, at most this long in a chat message. */
 const MAX_NOTE_CHARS = 500;
@@ -160,6 +162,58 @@ export const BLOCK_ORPHAN_RESTORE_UNDONE_FORMAT: EventFormat<RestoreUndone> = {
       headline: `${count} restored orphaned blocks off the main chain again: heights ${heightsOf(burst)}${withdrawn}`,
       tone,
       fields: blockFields(burst, NO_EXPLORER, (p) => `Height ${p.height}: ${p.outcome}`),
+      ...lastTimestamp(burst),
+    };
+  },
+};
+
+/**
+ * An orphaned block a deeper reorg put back on the main chain that the ledger does not credit: its
+ * reward is in the wallet, owed to nobody by the ledger. Why, and what to do (see
+ * UNCREDITED_BACK_ON_CHAIN); its hash linked (the chain holds it). Tone bad when miners are owed
+ * its reward (no window kept), neutral when it is pool surplus (a PROP round merged).
+ */
+export const BLOCK_ORPHAN_BACK_UNCREDITED_FORMAT: EventFormat<BackUncredited> = {
+  data: (p) => ({
+    height: p.height,
+    hash: p.hash,
+    rewardAtomic: p.rewardAtomic.toString(),
+    reward: formatAtomic(p.rewardAtomic),
+    reason: p.reason,
+    advice: UNCREDITED_BACK_ON_CHAIN[p.reason].advice,
+    timestampMs: p.timestampMs,
+  }),
+  chat: (burst, context) => {
+    const tone = burst.payloads.some((p) => p.reason === 'no-window') ? 'bad' : 'neutral';
+    if (isSingle(burst)) {
+      const [p] = burst.payloads;
+      const { why, advice } = UNCREDITED_BACK_ON_CHAIN[p.reason];
+      return {
+        title: 'Orphaned block back on chain, not credited',
+        headline: `Block ${p.height} is back on the main chain (a deeper reorg): ${xfg(p.rewardAtomic)} in the wallet, credited to nobody`,
+        tone,
+        fields: [
+          { name: 'Height', value: String(p.height), inline: true },
+          { name: 'Reward', value: xfg(p.rewardAtomic), inline: true },
+          { name: 'Why', value: why },
+          { name: 'What to do', value: advice },
+          hashField('Hash', p.hash, explorerLink(context.explorer, 'block', p.hash)),
+        ],
+        ...lastTimestamp(burst),
+      };
+    }
+    const count = burstSize(burst);
+    const total = burst.payloads.reduce((sum, p) => sum + p.rewardAtomic, 0n);
+    const atLeast = burst.omitted > 0 ? 'at least ' : '';
+    return {
+      title: `${count} orphaned blocks back on chain, not credited`,
+      headline: `${count} orphaned blocks back on the main chain, not credited: heights ${heightsOf(burst)}; ${atLeast}${xfg(total)} in the wallet (see fuego-pool report)`,
+      tone,
+      fields: blockFields(
+        burst,
+        context,
+        (p) => `Height ${p.height}: ${UNCREDITED_BACK_ON_CHAIN[p.reason].why}`,
+      ),
       ...lastTimestamp(burst),
     };
   },

@@ -32,7 +32,10 @@ export interface CreditWatchOptions {
 }
 
 /** The chain as the watch reads it: its height, and the main chain's hashes by height, a range per call. */
-export type CreditWatchChain = Pick<DaemonClient, 'getBlockCount' | 'getBlocksList'>;
+export type CreditWatchChain = Pick<
+  DaemonClient,
+  'getBlockCount' | 'getBlocksList' | 'getBlockHeaderByHeight'
+>;
 
 export interface CreditWatchModules {
   readonly ledger: Pick<
@@ -125,7 +128,7 @@ export class CreditWatch {
     }
     if (top !== null) {
       try {
-        await this.#orphans.runOnce(top, fencingToken);
+        await this.#orphans.runOnce(top, fencingToken, listener);
       } catch (error) {
         this.#failed(error, 'reorg watch of orphaned blocks failed');
       }
@@ -196,7 +199,7 @@ export class CreditWatch {
       if (page.length < AUDIT_PAGE) break;
     }
     // Orphaned blocks a deeper reorg put back while no unlock run saw them in the watch window.
-    if (toHeight >= 0) await this.#orphans.checkRange(fromHeight, toHeight, top, fencingToken);
+    if (toHeight >= 0) await this.#orphans.checkRange(fromHeight, toHeight, top, fencingToken, listener);
     this.#modules.logger.info(
       { fromHeight, toHeight, checked, listCalls: calls, flagged: flagged.length - before },
       'reorg audit of credited blocks below the watch window done',

@@ -1,5 +1,9 @@
 import type { StoredBlockCandidate } from '../../model/blocks/stored-block.js';
-import type { ReorphanedOutcome, RestoredOutcome } from '../../model/blocks/unlock-ledger.js';
+import type {
+  ReorphanedOutcome,
+  RestoredOutcome,
+  UncreditedReason,
+} from '../../model/blocks/unlock-ledger.js';
 
 /** A refused block a run found on the main chain and promoted to a pending candidate. */
 export type PromotedRefusal = Pick<
@@ -28,6 +32,18 @@ export interface ReorphanedBlock {
   readonly outcome: Extract<ReorphanedOutcome, 'absorbed' | 'clawed-back'>;
 }
 
+/**
+ * A block decided orphaned that a deeper reorg put back on the main chain and that the ledger does
+ * not credit (noted once): its reward is in the pool's wallet, owed to nobody.
+ */
+export interface UncreditedBackOnChain {
+  readonly hash: string;
+  readonly height: number;
+  readonly rewardAtomic: bigint;
+  /** round-merged: PROP merged its round into the next one (paid by that block); no-window: none kept. */
+  readonly reason: UncreditedReason;
+}
+
 /** What a caller of one run hears while it runs. */
 export interface UnlockRunListener {
   /**
@@ -47,4 +63,10 @@ export interface UnlockRunListener {
    * flagged again, a decision of the run. Must not throw.
    */
   readonly onReorphaned?: (block: ReorphanedBlock) => void;
+  /**
+   * An orphaned block the orphan watch found back on the main chain and could not credit as at the
+   * find (once per block: only when this run's script noted it, which it does once ever). Must
+   * not throw.
+   */
+  readonly onBackUncredited?: (block: UncreditedBackOnChain) => void;
 }

@@ -85,16 +85,42 @@ export interface ReinstateOrphanedBlockRequest {
   readonly poolBlocksByWindow: boolean;
   /** The unlock note the pending block shows (why it is pending again). */
   readonly note: string;
+  /** Its reward (the main chain's header): kept on the record when it is only noted. */
+  readonly rewardAtomic: bigint;
   readonly fencingToken?: string;
 }
 
-/** What reinstating did: pending again, noted only (not creditable as at the find), or nothing. */
-export type ReinstateOutcome = 'reinstated' | 'noted' | 'none';
+/**
+ * Why a block back on the main chain cannot be credited as at the find: its PROP round was merged
+ * into the next one when it was orphaned (that round's block paid those shares), or no PPLNS
+ * window was kept for it (orphaned by an older version).
+ */
+export type UncreditedReason = 'round-merged' | 'no-window';
+
+/**
+ * What reinstating did: pending again; noted only, once (not creditable as at the find: why); or
+ * nothing (not orphaned, or noted before).
+ */
+export type ReinstateOutcome =
+  | { readonly outcome: 'reinstated' }
+  | { readonly outcome: 'noted'; readonly reason: UncreditedReason }
+  | { readonly outcome: 'none' };
 
 /** A block decided orphaned, as the orphan watch lists it. */
 export interface OrphanedBlock {
   readonly hash: string;
   readonly height: number;
+  /** Found back on the main chain and noted as not credited before: nothing more to do. */
+  readonly notedBackOnChain: boolean;
+}
+
+/** An orphaned block back on the main chain that the ledger does not credit, as the report lists it. */
+export interface UncreditedBackOnChainBlock {
+  readonly hash: string;
+  readonly height: number;
+  readonly rewardAtomic: bigint;
+  readonly reason: UncreditedReason;
+  readonly backOnChainAtMs: number;
 }
 
 /** The reorg audit is due (claimed, and its time kept) if the last began `intervalMs` before `nowMs`. */

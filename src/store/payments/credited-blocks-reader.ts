@@ -1,5 +1,10 @@
 import type { Redis } from 'ioredis';
-import type { AfterCreditState, CreditedBlock, OrphanedBlock } from '../../model/blocks/unlock-ledger.js';
+import type {
+  AfterCreditState,
+  CreditedBlock,
+  OrphanedBlock,
+  UncreditedBackOnChainBlock,
+} from '../../model/blocks/unlock-ledger.js';
 import { createShareKeys, type ShareKeys } from '../shares/share-keys.js';
 import { execStorePipeline, runStoreCommand, StoreError } from '../store-error.js';
 import { createPaymentKeys, type PaymentKeys } from './payment-keys.js';
@@ -117,9 +122,46 @@ export class CreditedBlocksReader {
     });
   }
 
-  /** Blocks decided orphaned from `fromHeight` up to `toHeight` (both included), highest first, at most `limit`. */
-  listOrphanedBetween(fromHeight: number, toHeight: number, limit: number): Promise<OrphanedBlock[]> {
-    return this.#listed('listOrphanedBetween', this.#keys.blocksOrphaned, { fromHeight, toHeight, limit });
+  /**
+   * Blocks decided orphaned from `fromHeight` up to `toHeight` (both included), highest first, at
+   * most `limit`, each with whether it was noted back on the main chain and not credited.
+   */
+  async listOrphanedBetween(fromHeight: number, toHeight: number, limit: number): Promise<OrphanedBlock[]> {
+    const operation = 'listOrphanedBetween';
+    const listed = await this.#listed(operation, this.#keys.blocksOrphaned, { fromHeight, toHeight, limit });
+    const records = await this.#records(operation, listed, ['backOnChainAtMs'] as const);
+    return listed.map(({ hash, height }, index) => ({
+      hash,
+      height,
+      notedBackOnChain: records[index]![0] !== null,
+    }));
+  }
+
+  /**
+   * Orphaned blocks a deeper reorg put back on the main chain that the ledger does not credit
+   * (their reward in the wallet, owed to nobody), highest first, at most `limit`.
+   */
+  async listUncreditedBackOnChain(limit: number): Promise<UncreditedBackOnChainBlock[]> {
+    const operation = 'listUncreditedBackOnChain';
+    const listed = await this.#listed(operation, this.#keys.blocksOrphanedBackOnChain, {
+      fromHeight: 0,
+      limit,
+    });
+    const fields = ['backOnChainReward', 'backOnChainReason', 'backOnChainAtMs'] as const;
+    const records = await this.#records(operation, listed, fields);
+    return listed.map(({ hash, height }, index) => {
+      const [reward, reason, atMs] = records[index]!;
+      if (reason !== 'round-merged' && reason !== 'no-window') {
+        throw new StoreError('CORRUPT_RECORD', 'corrupt backOnChainReason', { hash, reason });
+      }
+      return {
+        hash,
+        height,
+        rewardAtomic: amountOf(reward, 'backOnChainReward', hash),
+        reason,
+        backOnChainAtMs: Number(amountOf(atMs, 'backOnChainAtMs', hash)),
+      };
+    });
   }
 
   /** The flagged blocks not settled, highest first, at most `limit`, each with what it credited. */

@@ -55,6 +55,11 @@ import { keyTag } from '../key-tag.js';
  *   whose hash a later reorg put back on the main chain: their miners are owed the clawback again
  *   (`fuego-pool block settle HASH --credit-back`) - note_restored_block adds, credit_back_clawback
  *   and note_reorphaned_block (replaced again: nothing is owed any more) remove.
+ * - `<p>:blocks:orphaned-back-on-chain` - ZSET - score height, member hash: blocks decided orphaned
+ *   whose hash a reorg deeper than confirmDepth put back on the main chain and that could not be
+ *   credited as at the find (a PROP round merged into the next one; no kept PPLNS window): their
+ *   reward is in the wallet, owed to nobody by the ledger (`fuego-pool report`) -
+ *   reinstate_orphaned_block adds when it notes one, removes when it makes one pending again - kept.
  * - `<p>:block:<hash>:clawback` - HASH - address -> atomic units settle_orphaned_block debited from
  *   that miner for the block (0 when its balance had nothing left) - kept (audit, and credit back),
  *   emptied by note_reorphaned_block when a block credited back is replaced again (flagged again:
@@ -113,6 +118,7 @@ export interface PaymentKeys {
   readonly blocksOrphanedAfterCredit: string;
   readonly blocksOrphanSettled: string;
   readonly blocksRestoredAfterClawback: string;
+  readonly blocksOrphanedBackOnChain: string;
   blockClawback(blockHash: string): string;
   blockClawbackCreditedBack(blockHash: string): string;
   readonly reorgAuditLastRun: string;
@@ -151,6 +157,7 @@ export function createPaymentKeys(prefix: string): PaymentKeys {
     blocksOrphanedAfterCredit: `${tag}:blocks:orphaned-after-credit`,
     blocksOrphanSettled: `${tag}:blocks:orphaned-after-credit:settled`,
     blocksRestoredAfterClawback: `${tag}:blocks:restored-after-clawback`,
+    blocksOrphanedBackOnChain: `${tag}:blocks:orphaned-back-on-chain`,
     blockClawback: (blockHash: string) => `${tag}:block:${blockHash}:clawback`,
     blockClawbackCreditedBack: (blockHash: string) => `${tag}:block:${blockHash}:clawback:credited-back`,
     reorgAuditLastRun: `${tag}:unlocker:reorg-audit:last-run`,

@@ -247,12 +247,16 @@ export class UnlockerStore implements UnlockLedger, BlockWindowLedger {
 
   async reinstateOrphanedBlock(request: ReinstateOrphanedBlockRequest): Promise<ReinstateOutcome> {
     const call = buildReinstateOrphanedBlockCall(this.#scriptKeys, request, this.#clock());
-    const [code, outcome] = await this.#write('reinstate_orphaned_block', this.#reinstate, call);
-    if (code !== 1) return 'none';
-    if (outcome === 'reinstated' || outcome === 'noted') return outcome;
+    const [code, outcome, reason] = await this.#write('reinstate_orphaned_block', this.#reinstate, call);
+    if (code !== 1) return { outcome: 'none' };
+    if (outcome === 'reinstated') return { outcome };
+    if (outcome === 'noted' && (reason === 'round-merged' || reason === 'no-window')) {
+      return { outcome, reason };
+    }
     throw new StoreError('STORE_WRITE_FAILED', 'reinstate_orphaned_block gave an unexpected reply', {
       hash: request.hash,
       outcome: String(outcome),
+      reason: String(reason),
     });
   }
 

@@ -305,7 +305,8 @@ describe('event formats', () => {
       title: 'Orphaned block back on chain, not credited',
       headline:
         'Block 9 is back on the main chain (a deeper reorg): 5.0000001 XFG in the wallet, credited to nobody',
-      tone: 'bad',
+      // Pool surplus: nothing is owed.
+      tone: 'neutral',
       timestampMs: 8,
     });
     expect(prop.fields.map((f) => f.name)).toEqual(['Height', 'Reward', 'Why', 'What to do', 'Hash']);
@@ -313,6 +314,8 @@ describe('event formats', () => {
     expect(prop.fields[3]!.value).toContain('pool surplus');
     expect(prop.fields[4]!.url).toBe(`https://explorer.example/block/${HASH}`);
     const noWindow = format.chat(burst(backUncredited(9, 'no-window')), {});
+    // Its miners are owed its reward.
+    expect(noWindow.tone).toBe('bad');
     expect(noWindow.fields[2]!.value).toContain('no kept PPLNS window');
     expect(noWindow.fields[3]!.value).toContain('fuego-pool balance adjust');
     // Discord and Telegram carry the reason and the advice.

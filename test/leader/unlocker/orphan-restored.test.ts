@@ -227,4 +227,24 @@ describe('a pool block decided orphaned that a deeper reorg puts back on the mai
     expect(printed.healthy).toBe(formatMoneyReport({ ...report, orphanedBackOnChain: [] }, 0).healthy);
     expect(formatMoneyReport({ ...report, durability: { kind: 'aof-always' } }, 0).healthy).toBe(true);
   });
+
+  it('PROP, noted back on chain by an older version (which only logged it): told once and reported after the upgrade', async () => {
+    const { redis, hash, height, unlocker, unlockerAgain, keyPrefix } = await orphanedThenRestored('prop');
+    // The older version's note: backOnChainAtMs alone, then a warn line.
+    await redis.hset(createShareKeys(keyPrefix).block(hash), 'backOnChainAtMs', '1700000000000');
+    const reward = await rewardOf(hash);
+    const first = leaderOn(unlocker);
+    await first.loop.unlockOnce();
+    await first.loop.unlockOnce();
+    expect(first.told).toEqual([
+      { height, hash, rewardAtomic: reward, reason: 'round-merged', timestampMs: expect.any(Number) },
+    ]);
+    const second = leaderOn(unlockerAgain());
+    await second.loop.unlockOnce();
+    expect(second.told).toEqual([]);
+    // Back on chain since the older version saw it.
+    expect((await reportOf(keyPrefix)).report.orphanedBackOnChain).toEqual([
+      { height, hash, rewardAtomic: reward, reason: 'round-merged', backOnChainAtMs: 1_700_000_000_000 },
+    ]);
+  });
 });

@@ -129,7 +129,8 @@ export class CreditedBlocksReader {
   async listOrphanedBetween(fromHeight: number, toHeight: number, limit: number): Promise<OrphanedBlock[]> {
     const operation = 'listOrphanedBetween';
     const listed = await this.#listed(operation, this.#keys.blocksOrphaned, { fromHeight, toHeight, limit });
-    const records = await this.#records(operation, listed, ['backOnChainAtMs'] as const);
+    // An older version noted such a block with backOnChainAtMs alone: not noted as now.
+    const records = await this.#records(operation, listed, ['backOnChainReason'] as const);
     return listed.map(({ hash, height }, index) => ({
       hash,
       height,

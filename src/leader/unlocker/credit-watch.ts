@@ -114,7 +114,8 @@ export class CreditWatch {
   /**
    * One pass, and the audit when due: a decision per credited block found replaced and flagged now
    * (flagged before: not again), each restore noted told to `listener.onRestored`, each restore
-   * undone to `listener.onReorphaned`. A failure is logged and the pass tried again next run (the
+   * undone to `listener.onReorphaned`, each orphaned block back on chain and not credited to
+   * `listener.onBackUncredited` (orphan-watch.ts). A failure is logged and the pass tried again next run (the
    * audit when it is next due); a fencing refusal is thrown.
    */
   async runOnce(fencingToken: string, listener: UnlockRunListener = {}): Promise<CandidateDecision[]> {

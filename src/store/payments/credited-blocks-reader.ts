@@ -68,8 +68,10 @@ function amountOf(value: string | null | undefined, what: string, hash: string):
 
 /**
  * Reads the confirmed blocks the unlocker's reorg watch works on (`<p>:blocks:confirmed` by
- * height) and the ones it flagged (`<p>:blocks:orphaned-after-credit`). Bounded: a ZSET range
- * with a limit and one pipelined read per listed block.
+ * height) and the ones it flagged (`<p>:blocks:orphaned-after-credit`), the orphaned blocks its
+ * orphan watch checks (`<p>:blocks:orphaned`) and the ones it noted back on chain and not credited
+ * (`<p>:blocks:orphaned-back-on-chain`). Bounded: a ZSET range with a limit and one pipelined read
+ * per listed block.
  */
 export class CreditedBlocksReader {
   readonly #redis: Redis;

@@ -17,6 +17,7 @@ import { CreditedBlocksReader } from '../store/payments/credited-blocks-reader.j
 import { RedisLedgerReader } from '../store/shares/ledger-reader.js';
 import { cachedAliasByAddress } from './alias-lookup.js';
 import { createApiStores } from './api-stores.js';
+import { startFloodDrops } from './flood-drop-start.js';
 import { maxThresholdAtomicOf, minPayoutAtomicOf } from './money-options.js';
 import { readLeaderPresent, readPayoutWatchSnapshot, readSolvencySnapshot } from './money-report.js';
 import { unlockNeedsDaemonPeers } from './network.js';
@@ -68,7 +69,10 @@ export async function startApiRole(
   const { redis, stratum, templateAgeMs } = modules;
   const credited = new CreditedBlocksReader({ keyPrefix: config.redis.keyPrefix }, { redis });
   const ledger = new RedisLedgerReader({ keyPrefix: config.redis.keyPrefix }, { redis });
+  const floodDrops = startFloodDrops(config, modules.logger, 'api');
+  if (floodDrops !== undefined) parts.push({ name: 'api-flood-drops', stop: () => floodDrops.close() });
   const api = await buildApiServer(apiOptions, {
+    ...(floodDrops === undefined ? {} : { floodDrops }),
     redisProbe: () => redis.ping(),
     stores: createApiStores(config.redis.keyPrefix, redis, {
       maxThresholdAtomic: maxThresholdAtomicOf(config.payments.payouts),

@@ -5,26 +5,31 @@ import { FloodDrops } from '../servers/flood-drop/flood-drops.js';
 import { type ListenerFilter, loadListenerFilter } from '../servers/flood-drop/listener-filter.js';
 
 /**
- * The stratum server's kernel drops of flooding peers (`stratum.floodDrop`), or undefined when
- * they are off or cannot work here; then floods are refused in Node as before, which the log
- * says once at start so an operator knows to cap new connections in the firewall instead.
+ * The kernel drops of flooding peers (`floodDrop`) for the stratum or the API server (each its
+ * own: a peer flooding one port keeps the other), or undefined when they are off or cannot work
+ * here; then floods are refused in Node as before, which the log says once at start so an
+ * operator knows to cap new connections in the firewall instead.
  */
 export function startFloodDrops(
   config: Readonly<PoolConfig>,
   logger: Logger,
+  server: 'stratum' | 'api',
   filter: ListenerFilter | { unavailable: string } = loadFilter(),
 ): FloodDrops | undefined {
-  const options = config.stratum.floodDrop;
+  const options = config.floodDrop;
   if (options.refusals === 0) return undefined;
   const why =
     'unavailable' in filter
       ? filter.unavailable
-      : cluster.isWorker
+      : server === 'stratum' && cluster.isWorker
         ? 'stratum.processes > 1: a cluster child has no listening socket of its own'
         : undefined;
   if (why !== undefined) {
     if (!cluster.isWorker || cluster.worker?.id === 1) {
-      logger.info({ reason: why }, 'kernel drops of flooding peers are off; they are refused in Node');
+      logger.info(
+        { server, reason: why },
+        'kernel drops of flooding peers are off; they are refused in Node',
+      );
     }
     return undefined;
   }
@@ -37,7 +42,7 @@ export function startFloodDrops(
       maxSources: 256,
     },
     filter as ListenerFilter,
-    logger.child({ module: 'flood-drop' }),
+    logger.child({ module: 'flood-drop', server }),
   );
 }
 

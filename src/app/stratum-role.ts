@@ -123,7 +123,7 @@ export async function prepareStratumRole(
   });
   parts.push({ name: 'pool', stop: () => backend.close() });
 
-  const floodDrops = startFloodDrops(config, logger);
+  const floodDrops = startFloodDrops(config, logger, 'stratum');
   if (floodDrops !== undefined) parts.push({ name: 'flood-drops', stop: () => floodDrops.close() });
   const server = new StratumServer(stratumServerOptionsFrom(config, modules.ports), {
     backend,

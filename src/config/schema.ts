@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { apiOptionsFields, checkDashboardSwitch } from './api-schema.js';
 import { controlConfigSchema } from './control-schema.js';
+import { floodDropSchema } from './flood-drop-schema.js';
 import { notificationConfigSchema } from './notifications-schema.js';
 import { paymentsConfigSchema } from './payments-schema.js';
 import { daemonTimeoutMs, host, integerIn, port, section } from './schema-parts.js';
@@ -342,6 +343,9 @@ export const configSchema = z
     pool: section(poolSchema),
     templates: section(templatesSchema),
     stratum: section(stratumSchema),
+    floodDrop: section(floodDropSchema).describe(
+      'Peers that keep connecting to a stratum or API port while refused have their new connections dropped by the kernel for a while.',
+    ),
     store: section(storeSchema),
     payments: section(paymentsConfigSchema),
     api: section(

@@ -168,29 +168,6 @@ const stratumLimitsSchema = z.strictObject({
     .describe('How fast an IP earns back new-address checks after its burst (see newAddressBurstPerIp).'),
 });
 
-const floodDropSchema = z
-  .strictObject({
-    refusals: z
-      .number()
-      .int()
-      .min(0)
-      .default(500)
-      .describe(
-        'Connections a peer (an IP; IPv6: its ipv6PrefixLength network) may have refused at accept (banned, or over its connection cap) in a burst before the kernel drops its new connections for a while (a filter on the listening socket: no accept, no reset, no event-loop time). It earns them back at refusalsPerSec, so a miner retrying every few seconds never gets there. 0 turns it off. Needs Linux, the native addon and stratum.processes 1 (cluster children have no listening socket of their own); otherwise floods are refused in Node as before.',
-      ),
-    refusalsPerSec: positiveInt
-      .default(100)
-      .describe('Refusals a second a peer earns back: a peer refused faster than this for long is flooding.'),
-    dropSeconds: positiveInt.default(60).describe('Length of a first drop.'),
-    maxDropSeconds: positiveInt
-      .default(3600)
-      .describe('A peer that floods again within an hour of its last drop gets twice as long, up to this.'),
-  })
-  .refine((v) => v.maxDropSeconds >= v.dropSeconds, {
-    message: 'must be at least dropSeconds',
-    path: ['maxDropSeconds'],
-  });
-
 export const stratumSchema = z
   .strictObject({
     ports: z
@@ -258,9 +235,6 @@ export const stratumSchema = z
     ),
     limits: section(stratumLimitsSchema).describe(
       'Bounds on what one connection or peer can make the pool hold.',
-    ),
-    floodDrop: section(floodDropSchema).describe(
-      'Peers that keep connecting while refused have their new connections dropped by the kernel for a while.',
     ),
   })
   .refine((s) => !s.ports.some((p) => p.tls) || s.tls !== undefined, {

@@ -12,6 +12,7 @@ import type { PoolEventBus } from '../../pool/events.js';
 import type { DaemonInfo } from '../../rpc/daemon-schemas.js';
 import type { RpcCallFanout } from '../../rpc/rpc-call-observer.js';
 import { StoreError } from '../../store/store-error.js';
+import type { FloodDrops } from '../flood-drop/flood-drops.js';
 import { registerAdminRoutes } from './admin-routes.js';
 import type { ApiServices, ApiStores } from './api-context.js';
 import { ApiError, errorReply } from './api-errors.js';
@@ -62,6 +63,8 @@ export interface ApiServerModules {
   /** The process's daemon and wallet calls, timed into fuego_pool_rpc_duration_seconds / _errors_total. */
   readonly rpcCalls?: Pick<RpcCallFanout, 'listen'>;
   readonly walletProbe?: () => Promise<unknown>;
+  /** Drops the new connections of peers that keep coming while over their connection cap. */
+  readonly floodDrops?: FloodDrops;
   readonly templateStatus?: () => TemplateHealthStatus;
   /** /health's daemonChain check (health-monitor.ts); absent: "not-configured". */
   readonly daemonChainDistrust?: HealthMonitorModules['daemonChainDistrust'];
@@ -179,12 +182,15 @@ function buildServices(
   });
   const ipv6PrefixLength = modules.ipv6PrefixLength ?? 64;
   const rateLimit = new RequestRateLimit(options.rateLimit, ipv6PrefixLength, clock);
-  const connectionCaps = new ApiConnectionCaps({
-    maxConnections: options.maxConnections,
-    maxConnectionsPerPeer: options.maxConnectionsPerPeer,
-    exemptIps: options.rateLimit.exemptIps,
-    ipv6PrefixLength,
-  });
+  const connectionCaps = new ApiConnectionCaps(
+    {
+      maxConnections: options.maxConnections,
+      maxConnectionsPerPeer: options.maxConnectionsPerPeer,
+      exemptIps: options.rateLimit.exemptIps,
+      ipv6PrefixLength,
+    },
+    modules.floodDrops === undefined ? {} : { floodDrops: modules.floodDrops },
+  );
   const liveFeed = new LiveFeed(options, {
     allowConnection: (ip) => rateLimit.allows(ip),
     events: modules.events,

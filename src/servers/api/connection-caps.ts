@@ -1,4 +1,5 @@
 import type { Server } from 'node:net';
+import type { FloodDrops } from '../flood-drop/flood-drops.js';
 import { apiClientIp, apiPeerKey } from './api-peer.js';
 import { PeerSlots } from './peer-slots.js';
 
@@ -11,6 +12,11 @@ export interface ApiConnectionCapsOptions {
   readonly ipv6PrefixLength: number;
 }
 
+export interface ApiConnectionCapsModules {
+  /** Drops the new connections of a peer that keeps coming while over its cap (flood-drops.ts). */
+  readonly floodDrops?: FloodDrops;
+}
+
 /**
  * Caps the TCP connections of the API's server, in all and per peer. Without them one client
  * could hold thousands of idle connections (each for up to a minute before node's headers
@@ -21,11 +27,13 @@ export class ApiConnectionCaps {
   readonly #options: ApiConnectionCapsOptions;
   readonly #exempt: ReadonlySet<string>;
   readonly #slots: PeerSlots;
+  readonly #floodDrops: FloodDrops | undefined;
   #refusedPerPeer = 0;
   #refusedFull = 0;
 
-  constructor(options: ApiConnectionCapsOptions) {
+  constructor(options: ApiConnectionCapsOptions, modules: ApiConnectionCapsModules = {}) {
     this.#options = options;
+    this.#floodDrops = modules.floodDrops;
     this.#exempt = new Set(options.exemptIps.map(apiClientIp));
     this.#slots = new PeerSlots(options.maxConnectionsPerPeer);
   }
@@ -33,6 +41,11 @@ export class ApiConnectionCaps {
   /** Applies the caps to every connection `server` accepts from now on. */
   attach(server: Server): void {
     server.maxConnections = this.#options.maxConnections;
+    const floodDrops = this.#floodDrops;
+    if (floodDrops !== undefined) {
+      server.on('listening', () => floodDrops.addListener(server));
+      server.on('close', () => floodDrops.removeListener(server));
+    }
     server.on('drop', () => {
       this.#refusedFull += 1;
     });
@@ -42,6 +55,7 @@ export class ApiConnectionCaps {
       const peer = apiPeerKey(ip, this.#options.ipv6PrefixLength);
       if (!this.#slots.take(peer)) {
         this.#refusedPerPeer += 1;
+        this.#floodDrops?.noteRefusal(peer);
         socket.resetAndDestroy();
         return;
       }

@@ -1,7 +1,8 @@
-import { connect, type Server, type Socket } from 'node:net';
+import { type AddressInfo, connect, createServer, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { StratumBackend } from '../../../src/pool/stratum-backend.js';
 import { StratumError } from '../../../src/pool/stratum-errors.js';
+import { ApiConnectionCaps } from '../../../src/servers/api/connection-caps.js';
 import { type FloodDropOptions, FloodDrops } from '../../../src/servers/flood-drop/flood-drops.js';
 import { type ListenerFilter, loadListenerFilter } from '../../../src/servers/flood-drop/listener-filter.js';
 import { StratumServer } from '../../../src/servers/stratum/stratum-server.js';
@@ -164,7 +165,7 @@ function tcpOpen(port: number, localAddress: string): Promise<'answered' | 'no a
   });
 }
 
-describe.skipIf(!('filter' in loaded))('the stratum server with kernel drops', () => {
+describe.skipIf(!('filter' in loaded))('the stratum and API servers with kernel drops', () => {
   it('stops answering a banned peer that reconnects at full speed, and no one else', async () => {
     const log = captureLogs();
     const drops = new FloodDrops(
@@ -197,5 +198,39 @@ describe.skipIf(!('filter' in loaded))('the stratum server with kernel drops', (
 
     while (drops.dropping() > 0) await new Promise((resolve) => setTimeout(resolve, 50));
     expect(await tcpOpen(port, '127.0.0.9')).toBe('answered');
+  });
+
+  it('stops answering a peer that keeps connecting to the API over its connection cap', async () => {
+    const log = captureLogs();
+    const drops = new FloodDrops(
+      { refusals: 20, refusalsPerSec: 1, dropMs: 3_000, maxDropMs: 3_000, maxSources: 16 },
+      (loaded as { filter: ListenerFilter }).filter,
+      log.logger,
+    );
+    const held: Socket[] = [];
+    const server = createServer((socket) => held.push(socket));
+    new ApiConnectionCaps(
+      { maxConnections: 100, maxConnectionsPerPeer: 1, exemptIps: [], ipv6PrefixLength: 64 },
+      { floodDrops: drops },
+    ).attach(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    closers.push(
+      () => new Promise((resolve) => server.close(resolve)),
+      () => {
+        for (const socket of held) socket.destroy();
+      },
+      () => drops.close(),
+    );
+    const port = (server.address() as AddressInfo).port;
+    const kept = connect({ host: '127.0.0.1', port, localAddress: '127.0.0.11' });
+    closers.push(() => kept.destroy());
+    await new Promise((resolve) => kept.once('connect', resolve));
+
+    let answered = 0;
+    while (answered < 40 && (await tcpOpen(port, '127.0.0.11')) === 'answered') answered++;
+    expect(answered).toBeGreaterThanOrEqual(20);
+    expect(answered).toBeLessThanOrEqual(21);
+    expect(await tcpOpen(port, '127.0.0.12')).toBe('answered');
+    expect(kept.destroyed).toBe(false); // its held connection is not cut
   });
 });

@@ -188,17 +188,20 @@ export class DevnetControl {
   }
 
   /**
-   * The wallet has no record of a transaction it sent, as a walletd reset (rescanning) or restored
-   * from a backup older than the send: getTransaction answers 29 "Object not found" and the lists
-   * leave it out until `finishWalletRescan`. Balances are not affected.
+   * The wallet has no record of a transaction it sent, as a walletd reset or restored from a backup
+   * older than the send: getTransaction answers 29 "Object not found" and the lists leave it out
+   * until the wallet finds it again as walletd rebuilds its history: once its scan passes the
+   * transaction's block (a scanned one sends the scan back to that block), or from its pool sync at
+   * the tip while the daemon's pool has it. One the daemon dropped unmined stays unknown. The wallet
+   * no longer holds it unconfirmed, so its inputs count in the balance again until then.
    */
   forgetWalletTransaction(transactionHash: string): void {
     this.#parts.walletRpc.wallet.forgetTransaction(transactionHash);
   }
 
   /**
-   * The wallet's rescan reaches the tip: a forgotten transaction on chain or in the daemon's pool
-   * is found again (a real walletd sees its outputs spent); one in neither stays unknown.
+   * The wallet's scan reaches its target at once, whatever `wallet.scanBlocksPerSecond` (not while
+   * held): forgotten transactions in the blocks it passes, or in the daemon's pool, are found again.
    */
   finishWalletRescan(): void {
     this.#parts.walletRpc.wallet.finishRescan();

@@ -213,24 +213,23 @@ describe('devnet control', () => {
     devnet.control.mineBlocks(1);
   });
 
-  test('forgetWalletTransaction: 29 "Object not found" and left out of the lists until the rescan finds it on chain', async () => {
+  test('forgetWalletTransaction: 29 "Object not found" and left out of the lists until the wallet rescans past its block; one dropped from the pool stays unknown', async () => {
     const [, b] = devnet.wallet.addresses;
     const sent = (await sendTo(b!))['result'] as { transactionHash: string };
     const hash = sent.transactionHash;
+    const [block] = devnet.control.mineBlocks(1);
     const dropped = (await sendTo(b!))['result'] as { transactionHash: string };
+    devnet.control.holdWalletScan();
     devnet.control.forgetWalletTransaction(hash);
     devnet.control.forgetWalletTransaction(dropped.transactionHash);
+    expect(devnet.control.dropFromMempool(dropped.transactionHash)).toBe(true);
     const read = (transactionHash: string) =>
       jsonRpc(devnet.walletUrl, 'getTransaction', { transactionHash }, 1);
     const notFound = { code: -32000, data: { application_code: 29 }, message: 'Object not found' };
     expect((await read(hash))['error']).toEqual(notFound);
-    const unconfirmed = (await jsonRpc(devnet.walletUrl, 'getUnconfirmedTransactionHashes', {}, 1))[
-      'result'
-    ] as { transactionHashes: string[] };
-    expect(unconfirmed.transactionHashes).not.toContain(hash);
-    expect(devnet.control.dropFromMempool(dropped.transactionHash)).toBe(true);
-    const [block] = devnet.control.mineBlocks(1);
-    expect((await read(hash))['error']).toEqual(notFound);
+    const status = (await jsonRpc(devnet.walletUrl, 'getStatus', {}, 1))['result'] as Record<string, number>;
+    // The rescan starts at the forgotten transaction's block.
+    expect(status['blockCount']).toBe(block!.height);
     const listed = (
       (
         await jsonRpc(
@@ -243,7 +242,7 @@ describe('devnet control', () => {
     ).items.flatMap((item) => item.transactionHashes);
     expect(listed).not.toContain(hash);
 
-    devnet.control.finishWalletRescan();
+    devnet.control.releaseWalletScan();
     const found = (await read(hash))['result'] as { transaction: Record<string, unknown> };
     expect(found.transaction).toMatchObject({ blockIndex: block!.height, state: 0 });
     // In neither the chain nor the pool: the rescan cannot find it.

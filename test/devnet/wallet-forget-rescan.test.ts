@@ -27,7 +27,17 @@ interface Status {
   readonly knownBlockCount: number;
 }
 
+interface Balance {
+  readonly availableBalance: number;
+  readonly lockedAmount: number;
+}
+/** What one `pay` takes from the wallet: the amount and the fee. */
+const SENT_WITH_FEE = 10_000_000 + 80_000;
+
 const status = (devnet: Devnet) => call<Status>(devnet, 'getStatus');
+const balance = (devnet: Devnet) => call<Balance>(devnet, 'getBalance');
+/** Available plus locked: coinbase outputs unlock as the scan moves. */
+const total = (b: Balance) => b.availableBalance + b.lockedAmount;
 const pay = async (devnet: Devnet) =>
   (
     await call<{ transactionHash: string }>(devnet, 'sendTransaction', {
@@ -112,11 +122,14 @@ describe('devnet walletd: a forgotten transaction record comes back as the walle
     const pooled = await pay(devnet);
     const dropped = await pay(devnet);
     devnet.control.holdWalletScan();
+    const before = total(await balance(devnet));
     devnet.control.forgetWalletTransaction(pooled);
     devnet.control.forgetWalletTransaction(dropped);
     expect(devnet.control.dropFromMempool(dropped)).toBe(true);
     expect(await readError(devnet, pooled)).toEqual(NOT_FOUND);
     expect(await unconfirmed(devnet)).not.toContain(pooled);
+    // Not knowing the spends, the wallet counts their inputs again (and not their change).
+    expect(total(await balance(devnet))).toBe(before + 2 * SENT_WITH_FEE);
 
     devnet.control.releaseWalletScan();
     const synced = await status(devnet);
@@ -125,6 +138,7 @@ describe('devnet walletd: a forgotten transaction record comes back as the walle
     expect(await unconfirmed(devnet)).toContain(pooled);
     expect(await readError(devnet, dropped)).toEqual(NOT_FOUND);
     expect(await unconfirmed(devnet)).not.toContain(dropped);
+    expect(total(await balance(devnet))).toBe(before + SENT_WITH_FEE);
     devnet.control.mineBlocks(1);
     expect(await readError(devnet, dropped)).toEqual(NOT_FOUND);
   });

@@ -206,12 +206,9 @@ export const STEP_KINDS: readonly StepKind[] = [
     weight: 1,
     run: operatorResolveMissing,
   },
-  // The wallet loses its record of a transaction (a reset or an old backup), on chain or pooled.
-  // Known devnet harshness (not fixed): the devnet keeps the record hidden until `rescan` while
-  // its getStatus says synced, even once the transaction is mined; a real walletd that reports
-  // itself synced has rescanned and knows a mined transaction spending its outputs. With an
-  // ambiguous send older than unresolvedRollbackAfterSec the pool then rolls back a batch whose
-  // transaction is on the chain (FUEGO_SOAK_SEEDS=3031-3031 and 3062-3062 fail on that).
+  // The wallet loses its record of a transaction (a reset or an old backup), on chain or pooled:
+  // it finds it again as walletd does, once its scan passes the block (a scanned one sends the
+  // scan back to it), or from its pool sync at the tip; one the daemon dropped stays unknown.
   taggedTransactionStep('forget-tx', taggedTransactions, (pool, hash) => {
     pool.devnet.control.forgetWalletTransaction(hash);
   }),
@@ -220,7 +217,7 @@ export const STEP_KINDS: readonly StepKind[] = [
     weight: 1,
     async run(pool) {
       pool.devnet.control.finishWalletRescan();
-      return 'rescan (the wallet finds what it forgot on the chain or in the mempool)';
+      return 'rescan (the wallet scan reaches its target at once)';
     },
   },
   {

@@ -213,6 +213,8 @@ describe('fuego-pool payout / report', () => {
     const miner = minerAddress('cli-missing-paid-1');
     const config = writeConfig(keyPrefix, { payouts: { minPayoutCoins: '2' } });
     const { batchId, txHash } = await paySentBatch(keyPrefix, miner, config);
+    // walletd reset, its rescan stalled before its pool sync could find the transaction again.
+    devnet.control.holdWalletScan();
     devnet.control.forgetWalletTransaction(txHash);
     await run(payoutCommand, ['--config', config, '--now']);
     const before = await run(reportCommand, ['--config', config]);
@@ -259,7 +261,7 @@ describe('fuego-pool payout / report', () => {
     expect(after.out).not.toContain(batchId);
     // Once only: it is no longer a batch the wallet has no record of.
     await expect(resolve('--paid')).rejects.toMatchObject({ code: 'BATCH_NOT_FOUND' });
-    devnet.control.finishWalletRescan();
+    devnet.control.releaseWalletScan();
   });
 
   it('`payout resolve --paid` of a batch the wallet has no record of whose fee was assumed says the fee it settled', async () => {
@@ -269,6 +271,7 @@ describe('fuego-pool payout / report', () => {
     // The wallet cannot tell the fee right after the send: recorded sent with the fee assumed.
     devnet.control.failReadsOfNextSend(1);
     const { batchId, txHash } = await paySentBatch(keyPrefix, miner, config);
+    devnet.control.holdWalletScan();
     devnet.control.forgetWalletTransaction(txHash);
     const store = new PayoutStore({ keyPrefix }, { redis });
     for (let pass = 0; pass < 3 && !(await store.walletMissingSince()).has(batchId); pass++) {
@@ -283,7 +286,7 @@ describe('fuego-pool payout / report', () => {
       actualFeeAtomic: 80_000n,
       resolution: 'wallet-reply (fee read later)',
     });
-    devnet.control.finishWalletRescan();
+    devnet.control.releaseWalletScan();
   });
 
   it('a sent batch the wallet has no record of and fuegod has nowhere: `payout resolve --refund` credits its miner back once it can no longer be mined', async () => {

@@ -49,6 +49,12 @@ export class WalletPool {
     this.#hold(tx);
   }
 
+  /** The wallet lost its record of `hash` (a reset): no longer unconfirmed to it until a pool sync sees it. */
+  forget(hash: string): void {
+    this.#held.delete(hash);
+    this.#seen.delete(hash);
+  }
+
   get(hash: string): ChainTransaction | undefined {
     return this.#held.get(hash);
   }

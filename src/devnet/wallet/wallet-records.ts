@@ -71,6 +71,8 @@ export interface WalletRecordsModules {
   readonly chain: WalletChain;
   readonly container: WalletContainer;
   readonly sent: SentTransactions;
+  /** Transactions the wallet has lost its record of until it finds them again (wallet-forgotten.ts). */
+  readonly forgotten: { has(hash: string): boolean };
 }
 
 /**
@@ -82,32 +84,13 @@ export class WalletRecords {
   readonly #chain: WalletChain;
   readonly #container: WalletContainer;
   readonly #sent: SentTransactions;
-  /** Hashes the wallet has no record of until its rescan ends (forget / finishRescan). */
-  readonly #forgotten = new Set<string>();
+  readonly #forgotten: { has(hash: string): boolean };
 
   constructor(modules: WalletRecordsModules) {
     this.#chain = modules.chain;
     this.#container = modules.container;
     this.#sent = modules.sent;
-  }
-
-  /**
-   * The wallet has no record of `hash`, as a walletd reset (still rescanning) or restored from a
-   * backup older than the transaction: getTransaction answers 29 "Object not found" and the lists
-   * leave it out until finishRescan.
-   */
-  forget(hash: string): void {
-    this.#forgotten.add(hash.toLowerCase());
-  }
-
-  /**
-   * The rescan reaches the tip: walletd finds again each forgotten transaction that spends its
-   * outputs on chain or in the daemon's pool; one that is in neither stays unknown to it.
-   */
-  finishRescan(): void {
-    for (const hash of this.#forgotten) {
-      if (this.#chain.findTransaction(hash) !== undefined) this.#forgotten.delete(hash);
-    }
+    this.#forgotten = modules.forgotten;
   }
 
   /** getStatus's transactionCount. */

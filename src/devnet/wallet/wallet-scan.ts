@@ -121,6 +121,18 @@ export class WalletScan {
     this.#notify();
   }
 
+  /**
+   * The wallet rescans from `blockCount` (a walletd reset): the scan goes back there, never forward,
+   * and moves on from now as usual (held: it stays there until advanced or released).
+   */
+  rewind(blockCount: number): void {
+    if (!Number.isSafeInteger(blockCount) || blockCount < 0)
+      throw new RangeError('blockCount must be a whole number >= 0');
+    this.#scanned = Math.max(1, Math.min(this.blockCount, blockCount));
+    this.#scannedAtMs = this.#now();
+    this.#notify();
+  }
+
   /** The scan moves again: to its target at once, or from here at blocksPerSecond. */
   release(): void {
     this.#held = false;

@@ -6,6 +6,7 @@ import { WalletChainView } from './wallet-chain-view.js';
 import { WalletContainer } from './wallet-container.js';
 import { WalletDeposits } from './wallet-deposits.js';
 import { WalletRpcError } from './wallet-errors.js';
+import { ForgottenTransactions } from './wallet-forgotten.js';
 import { WalletFusion } from './wallet-fusion.js';
 import { WalletOutputs } from './wallet-outputs.js';
 import { WalletParams } from './wallet-params.js';
@@ -47,6 +48,7 @@ export class WalletService {
   readonly #sent = new SentTransactions();
   readonly #outputs: WalletOutputs;
   readonly #records: WalletRecords;
+  readonly #forgotten: ForgottenTransactions;
   readonly #transfers: WalletTransfers;
   readonly #fusion: WalletFusion;
   readonly #deposits: WalletDeposits;
@@ -83,7 +85,8 @@ export class WalletService {
     this.#view = view;
     this.#container = container;
     this.#outputs = outputs;
-    this.#records = new WalletRecords({ chain: view, container, sent });
+    this.#forgotten = new ForgottenTransactions({ view, scan, pool });
+    this.#records = new WalletRecords({ chain: view, container, sent, forgotten: this.#forgotten });
     this.#transfers = new WalletTransfers({ chain, container, sent, sender });
     this.#fusion = new WalletFusion({ chain: view, container, outputs, sender });
     this.#deposits = new WalletDeposits({ chain: view, container, sender });
@@ -108,9 +111,9 @@ export class WalletService {
     return this.#sent.hashes();
   }
 
-  /** The wallet loses its record of `hash` until finishRescan (see WalletRecords.forget). */
+  /** The wallet loses its record of `hash` until its rescan finds it again (wallet-forgotten.ts). */
   forgetTransaction(hash: string): void {
-    this.#records.forget(hash);
+    this.#forgotten.forget(hash);
   }
 
   /** walletd restarted on the same wallet file: see WalletPool.reload. */
@@ -118,9 +121,12 @@ export class WalletService {
     this.#pool.reload();
   }
 
-  /** The rescan ends: forgotten transactions on chain or in the pool are found again. */
+  /**
+   * The rescan reaches its target at once, whatever the scan rate (not while held): forgotten
+   * transactions in the blocks it passes, or in the daemon's pool when it is at the tip, are found again.
+   */
   finishRescan(): void {
-    this.#records.finishRescan();
+    this.scan.catchUp();
   }
 
   // ---- status and sync -----------------------------------------------------------------------

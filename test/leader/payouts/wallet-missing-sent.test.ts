@@ -63,6 +63,8 @@ describe('a sent batch the wallet has no record of', () => {
     const sent = (await store.getBatch(batchId))!;
     const txHash = sent.txHash!;
 
+    // walletd reset, its rescan stalled below the block that mines the transaction.
+    env.devnet.control.holdWalletScan();
     env.devnet.control.forgetWalletTransaction(txHash);
     // Mined deep on chain; the wallet does not know it.
     env.devnet.control.mineBlocks(11);
@@ -103,7 +105,7 @@ describe('a sent batch the wallet has no record of', () => {
     const advice = missing.lines.find((l) => l.includes('fuego-pool payout resolve TXHASH --paid'));
     expect(advice).toContain('--refund');
 
-    env.devnet.control.finishWalletRescan();
+    env.devnet.control.releaseWalletScan();
     await unlessWalletHeld(() => loop.payOnce());
     expect((await store.listUnconfirmedSent()).map((b) => b.id)).not.toContain(batchId);
     expect(published).toHaveLength(1);
@@ -145,6 +147,7 @@ describe('a sent batch the wallet has no record of', () => {
     expect(sent).toMatchObject({ resolution: FEE_ASSUMED_RESOLUTION, actualFeeAtomic: 100_000n });
     const txHash = sent.txHash!;
 
+    env.devnet.control.holdWalletScan();
     env.devnet.control.forgetWalletTransaction(txHash);
     env.devnet.control.mineBlocks(11);
     for (let pass = 0; pass < 3 && !(await store.walletMissingSince()).has(batchId); pass++) {
@@ -185,7 +188,7 @@ describe('a sent batch the wallet has no record of', () => {
     await expectLedgerConsistent(env.redis, keyPrefix, miners);
 
     // Once: the wallet finding it again later settles nothing more.
-    env.devnet.control.finishWalletRescan();
+    env.devnet.control.releaseWalletScan();
     await unlessWalletHeld(() => runner.runOnce());
     expect(await balances.getTotals()).toEqual(totals);
     await expectPaidExactlyOnce(env.devnet, env.redis, keyPrefix, credits);

@@ -43,6 +43,22 @@ describe('RedisEventRelay', () => {
     expect(
       decodeEvent(encodeEvent({ origin: 'x', name: 'block-refused', payload: refused }))?.payload,
     ).toEqual(refused);
+    // A payout not mined for hours: the leader tells it, a CLI pass (cron) publishes it for the notifier.
+    const unmined: PoolEventMap['payout-unmined'] = {
+      batchId: 'b',
+      transactionHash: 'cd'.repeat(32),
+      recipients: 3,
+      amountAtomic: 2n ** 70n,
+      sentAtMs: 1,
+      ageMs: 7 * 3_600_000,
+      sighting: 'nowhere',
+      blockHeight: null,
+      advice: 'restart walletd',
+      timestampMs: 2,
+    };
+    expect(
+      decodeEvent(encodeEvent({ origin: 'x', name: 'payout-unmined', payload: unmined }))?.payload,
+    ).toEqual(unmined);
     expect(decodeEvent('not json')).toBeNull();
   });
 

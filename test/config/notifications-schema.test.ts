@@ -131,6 +131,16 @@ describe('notifications config: Discord and Telegram', () => {
     ).toEqual([expect.stringMatching(/^notifications\.webhooks\.0\.events\.0: /)]);
   });
 
+  it('payout-unmined: a default event of every kind of target, and a name a target may list', () => {
+    expect(DEFAULT_NOTIFICATION_EVENTS).toContain('payout-unmined');
+    const parsed = notificationConfigSchema.parse({
+      webhooks: [{ url: 'https://h.example/' }],
+      telegram: [{ botTokenEnv: 'T', chatId: '1', events: ['payout-unmined'] }],
+    });
+    expect(parsed.webhooks[0]!.events).toContain('payout-unmined');
+    expect(parsed.telegram![0]!.events).toEqual(['payout-unmined']);
+  });
+
   it('worker-offline: sent only where listed, by any kind of target', () => {
     const parse = (section: unknown) => notificationConfigSchema.parse(section);
     const telegram = { botTokenEnv: 'T', chatId: '1' };

@@ -475,6 +475,71 @@ describe('event formats', () => {
     ]);
   });
 
+  it('payout-unmined: amount, miners, how long, what fuegod says and what to do; a burst lists each', () => {
+    const format = formatOf('payout-unmined');
+    const nowhere = 'fuegod has it nowhere (not in a block, not in its pool): restart walletd';
+    const unmined = (n: number, sighting: 'nowhere' | 'in-pool' | 'in-block') => ({
+      batchId: `b-${n}`,
+      transactionHash: `${n}`.padStart(64, 'c'),
+      recipients: n,
+      amountAtomic: 10_000_001n,
+      sentAtMs: Date.UTC(2026, 10, 27, 6),
+      ageMs: 7 * 3_600_000 + 59 * 60_000,
+      sighting,
+      blockHeight: sighting === 'in-block' ? 321 : null,
+      advice: sighting === 'nowhere' ? nowhere : 'wait',
+      timestampMs: Date.UTC(2026, 10, 27, 14) + n,
+    });
+    expect(format.data(unmined(3, 'nowhere'), { includeAddresses: false })).toEqual({
+      batchId: 'b-3',
+      transactionHash: `${'c'.repeat(63)}3`,
+      recipients: 3,
+      amountAtomic: '10000001',
+      amount: '1.0000001',
+      sentAtMs: Date.UTC(2026, 10, 27, 6),
+      ageMs: 7 * 3_600_000 + 59 * 60_000,
+      sighting: 'nowhere',
+      blockHeight: null,
+      advice: nowhere,
+      timestampMs: Date.UTC(2026, 10, 27, 14) + 3,
+    });
+    const one = format.chat(burst(unmined(3, 'nowhere')), { explorer: EXPLORER });
+    expect(one).toMatchObject({
+      title: 'Payment not mined',
+      headline:
+        'A payment of 1.0000001 XFG to 3 miners is not mined 7 h after its send: fuegod has it nowhere',
+      tone: 'bad',
+      timestampMs: Date.UTC(2026, 10, 27, 14) + 3,
+    });
+    expect(one.fields.map((f) => f.name)).toEqual([
+      'Amount',
+      'Recipients',
+      'Sent',
+      'Transaction',
+      'Batch',
+      'What to do',
+    ]);
+    expect(one.fields.find((f) => f.name === 'Sent')!.value).toBe('2026-11-27T06:00:00.000Z');
+    expect(one.fields.find((f) => f.name === 'Transaction')!.url).toBe(
+      `https://explorer.example/tx/${'c'.repeat(63)}3`,
+    );
+    expect(one.fields.at(-1)!.value).toBe(nowhere);
+    expect(format.chat(burst(unmined(1, 'in-block')), {}).headline).toBe(
+      'A payment of 1.0000001 XFG to 1 miner is not mined 7 h after its send: fuegod has it in block 321, walletd has not seen it',
+    );
+    const two = format.chat(burst(unmined(1, 'in-pool'), unmined(2, 'nowhere')), { explorer: EXPLORER });
+    expect(two).toMatchObject({
+      title: '2 payments not mined',
+      headline: '2 payments not mined 6 h after their send: 2.0000002 XFG to 3 miners',
+      tone: 'bad',
+    });
+    expect(two.fields.map((f) => f.name)).toEqual([
+      'What to do',
+      "1.0000001 XFG to 1 miner: still in fuegod's pool",
+      '1.0000001 XFG to 2 miners: fuegod has it nowhere',
+    ]);
+  });
+
   it('a burst beyond what a window keeps sums its latest events and says so (the oldest went)', () => {
     // The collector keeps the last MAX_BURST_EVENTS of a window and counts the oldest as omitted.
     const kept = { payloads: [sent(8), sent(9)], omitted: 7 };

@@ -527,6 +527,7 @@ describe('webhook notifier', () => {
       'payment-failed',
       'payout-unknown-to-wallet',
       'payout-unknown-to-wallet-resolved',
+      'payout-unmined',
     ]);
     expect(parsed).toMatchObject({ timeoutMs: 5_000, maxRetries: 5, maxQueueSize: 1_000 });
     for (const url of [

@@ -4,6 +4,7 @@ import type { UncreditedBackOnChainBlock } from '../model/blocks/unlock-ledger.j
 import type { DurabilityGuarantee } from '../model/payouts/durability-barrier.js';
 import { type PayoutBatch, sentAtMs } from '../model/payouts/payout-batch.js';
 import type { HeldPayout, SendBackoff, UnknownPayment } from '../model/payouts/payout-watch.js';
+import type { FuegodSighting } from '../pool/payouts/unmined-payouts.js';
 import type { WalletClient } from '../rpc/wallet-client.js';
 import type { PayoutWatchSnapshot } from '../servers/api/api-metrics.js';
 import type { SolvencySnapshot } from '../servers/api/operations-metrics.js';
@@ -20,7 +21,6 @@ import {
 import { PayoutStore } from '../store/payments/payout-store.js';
 import { PayoutWatchStore } from '../store/payments/payout-watch-store.js';
 import { RedisDurability } from '../store/redis-durability.js';
-import type { FuegodSighting } from './unmined-payouts.js';
 
 const FAILED_SHOWN = 20;
 const ORPHANED_AFTER_CREDIT_SHOWN = 50;

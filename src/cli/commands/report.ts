@@ -1,11 +1,11 @@
 import { loadPoolConfig } from '../../app/config-addresses.js';
 import { type MoneyReport, readMoneyReport } from '../../app/money-report.js';
 import { connectRedis, replicaAcksOf } from '../../app/redis-connection.js';
-import { type FuegodSighting, fuegodSightings } from '../../app/unmined-payouts.js';
 import { formatAtomic } from '../../fuego/money.js';
 import { createLogger } from '../../log/logger.js';
 import { UNCREDITED_BACK_ON_CHAIN } from '../../model/blocks/uncredited-back-on-chain.js';
 import { sentAtMs, UNMINED_AFTER_MS } from '../../model/payouts/payout-batch.js';
+import { fuegodSightings, unminedAdvice } from '../../pool/payouts/unmined-payouts.js';
 import { DaemonClient } from '../../rpc/daemon-client.js';
 import { WalletClient } from '../../rpc/wallet-client.js';
 import { type CliCommand, type CliIo, writeLine } from '../command.js';
@@ -346,22 +346,4 @@ function unconfirmedSentSection(report: MoneyReport, out: (line: string) => void
     out(`${line}  NOT MINED after ${hours} h: ${unminedAdvice(report.fuegodSightings?.get(batch.id))}`);
   }
   return healthy;
-}
-
-const RESTART_WALLETD = 'restart walletd (it then cancels it and the miners are credited back)';
-
-/** What to do about a payout not mined for hours, by what fuegod said of it (undefined: not asked). */
-function unminedAdvice(sighting: FuegodSighting | undefined): string {
-  switch (sighting?.kind) {
-    case 'nowhere':
-      return `fuegod has it nowhere (not in a block, not in its pool): ${RESTART_WALLETD}`;
-    case 'in-pool':
-      return "fuegod still has it in its pool: it may be mined yet (check fuegod's peers if it stays)";
-    case 'in-block':
-      return `fuegod has it in block ${sighting.height}: walletd has not seen it yet (restart walletd if that lasts)`;
-    case 'unreachable':
-      return `fuegod not reachable (${sighting.detail}): look it up in fuegod's pool; if fuegod no longer has it, ${RESTART_WALLETD}`;
-    default:
-      return `look it up in fuegod's pool; if fuegod no longer has it, ${RESTART_WALLETD}`;
-  }
 }

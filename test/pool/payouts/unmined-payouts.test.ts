@@ -1,13 +1,13 @@
 import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import { readMoneyReport } from '../../src/app/money-report.js';
-import { fuegodSightings } from '../../src/app/unmined-payouts.js';
-import { formatMoneyReport } from '../../src/cli/commands/report.js';
-import { useTestRedisClient } from '../helpers/redis-server.js';
-import { walletHolding } from '../helpers/wallet-holding.js';
-import { fundMiners, minerAddress } from '../leader/payouts/payout-test-kit.js';
-import { paidOut } from '../store/payments/orphan-settlement-kit.js';
-import { uniquePrefix } from '../store/store-fixtures.js';
+import { readMoneyReport } from '../../../src/app/money-report.js';
+import { formatMoneyReport } from '../../../src/cli/commands/report.js';
+import { fuegodSightings } from '../../../src/pool/payouts/unmined-payouts.js';
+import { useTestRedisClient } from '../../helpers/redis-server.js';
+import { walletHolding } from '../../helpers/wallet-holding.js';
+import { fundMiners, minerAddress } from '../../leader/payouts/payout-test-kit.js';
+import { paidOut } from '../../store/payments/orphan-settlement-kit.js';
+import { uniquePrefix } from '../../store/store-fixtures.js';
 
 const COIN = 10_000_000n;
 const HOUR_MS = 3_600_000;

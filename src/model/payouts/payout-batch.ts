@@ -52,6 +52,11 @@ export interface PayoutBatch {
   readonly failReason: string | null;
   readonly resolution: string | null;
   readonly resolvedAtMs: number | null;
+  /**
+   * When the leader told the operator that this sent batch is not mined UNMINED_AFTER_MS after its
+   * send (payout-unmined, once per batch); null while it has not.
+   */
+  readonly unminedNotifiedAtMs: number | null;
 }
 
 /**

@@ -60,6 +60,12 @@ export interface PayoutJournal {
    * batch is never settled on that alone. Changes no money; true when the mark changed.
    */
   markWalletMissing(writer: PayoutWriter, batchId: string, missing: boolean): Promise<boolean>;
+  /**
+   * The operator was told that a watched sent batch is not mined hours after its send
+   * (payout-unmined): marked on the batch (unminedNotifiedAtMs), so it is told once whatever
+   * restarts or fails over. Changes no money; true when marked now, false when marked already.
+   */
+  markUnminedNotified(writer: PayoutWriter, batchId: string): Promise<boolean>;
   /** The sent batches marked wallet-missing: batch id -> when first marked (ms). */
   walletMissingSince(): Promise<Map<string, number>>;
 

@@ -44,6 +44,7 @@ export function parseBatch(raw: Record<string, string>): PayoutBatch {
     failReason: text('failReason'),
     resolution: text('resolution'),
     resolvedAtMs: num('resolvedAtMs'),
+    unminedNotifiedAtMs: num('unminedNotifiedAtMs'),
   };
 }
 

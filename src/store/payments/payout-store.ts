@@ -10,6 +10,7 @@ import { parseBatch } from './payout-batch-record.js';
 import { buildConfirmSentCall, CONFIRM_SENT_LUA } from './scripts/confirm-sent.js';
 import { buildMarkSendingCall, MARK_SENDING_LUA } from './scripts/mark-sending.js';
 import { buildMarkSentCall, MARK_SENT_LUA, type SentOutcome } from './scripts/mark-sent.js';
+import { buildMarkUnminedNotifiedCall, MARK_UNMINED_NOTIFIED_LUA } from './scripts/mark-unmined-notified.js';
 import { buildMarkWalletMissingCall, MARK_WALLET_MISSING_LUA } from './scripts/mark-wallet-missing.js';
 import type { PayoutCallContext } from './scripts/money-script.js';
 import { buildNoteErrorCall, NOTE_ERROR_LUA } from './scripts/note-batch-error.js';
@@ -38,8 +39,8 @@ export interface PayoutStoreOptions {
 /**
  * Payout batches in Redis: the exactly-once state machine, the payout lock, and reads. Each step
  * is one script of scripts/ (prepare_batch, mark_sending, note_batch_error, mark_sent, settle_fee,
- * rollback_batch, revert_sent, confirm_sent, mark_wallet_missing), all refusing unless the caller
- * holds the lock.
+ * rollback_batch, revert_sent, confirm_sent, mark_wallet_missing, mark_unmined_notified), all
+ * refusing unless the caller holds the lock.
  */
 export class PayoutStore implements PayoutJournal {
   readonly keys: PaymentKeys;
@@ -56,6 +57,7 @@ export class PayoutStore implements PayoutJournal {
   readonly #revertSent: ScriptRunner;
   readonly #confirmSent: ScriptRunner;
   readonly #markWalletMissing: ScriptRunner;
+  readonly #markUnminedNotified: ScriptRunner;
   readonly #renew: ScriptRunner;
   readonly #release: ScriptRunner;
   readonly #sent: SentBatchesReader;
@@ -76,6 +78,11 @@ export class PayoutStore implements PayoutJournal {
     this.#revertSent = defineScript(redis, 'fuegoPoolRevertSentBatch', REVERT_SENT_LUA);
     this.#confirmSent = defineScript(redis, 'fuegoPoolConfirmSentBatch', CONFIRM_SENT_LUA);
     this.#markWalletMissing = defineScript(redis, 'fuegoPoolMarkBatchWalletMissing', MARK_WALLET_MISSING_LUA);
+    this.#markUnminedNotified = defineScript(
+      redis,
+      'fuegoPoolMarkBatchUnminedNotified',
+      MARK_UNMINED_NOTIFIED_LUA,
+    );
     this.#renew = defineScript(redis, 'fuegoPoolRenewPayoutLock', RENEW_LOCK_LUA);
     this.#release = defineScript(redis, 'fuegoPoolReleasePayoutLock', RELEASE_LOCK_LUA);
     this.#sent = new SentBatchesReader({ redis, keys: this.keys, scanLimit: MAX_LIST_PAGE });
@@ -166,6 +173,12 @@ export class PayoutStore implements PayoutJournal {
   async markWalletMissing(writer: PayoutWriter, batchId: string, missing: boolean): Promise<boolean> {
     const call = buildMarkWalletMissingCall(this.#context(writer), batchId, missing);
     const reply = await this.#write('mark_wallet_missing', this.#markWalletMissing, call);
+    return reply[1] === 1;
+  }
+
+  async markUnminedNotified(writer: PayoutWriter, batchId: string): Promise<boolean> {
+    const call = buildMarkUnminedNotifiedCall(this.#context(writer), batchId);
+    const reply = await this.#write('mark_unmined_notified', this.#markUnminedNotified, call);
     return reply[1] === 1;
   }
 

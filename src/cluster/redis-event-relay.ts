@@ -24,6 +24,7 @@ export const RELAYED_EVENTS: readonly PoolEventName[] = Object.freeze([
   'payment-failed',
   'payout-unknown-to-wallet',
   'payout-unknown-to-wallet-resolved',
+  'payout-unmined',
 ]);
 
 const RELAYED = new Set<string>(RELAYED_EVENTS);

@@ -4,7 +4,8 @@ import { z } from 'zod';
  * The events a target gets when it lists none: the pool's blocks (block-refused too: a block the
  * daemon refuses is rare and costly, and a daemon that refuses valid blocks refuses many) and
  * payments, payout-unknown-to-wallet too (miners debited for a transaction the wallet no longer
- * knows: the operator has to settle it) and its settlement by the operator; likewise a block
+ * knows: the operator has to settle it) and its settlement by the operator, payout-unmined (a sent
+ * payout not mined 6 hours after its send: walletd may need a restart); likewise a block
  * orphaned after credit, its settlement (block-orphan-settled), a later reorg restoring it
  * (block-orphan-restored: a clawed-back one needs the operator again) and yet another one taking a
  * settled one away again (block-orphan-restore-undone: that credit back is no longer owed); and an
@@ -25,6 +26,7 @@ export const DEFAULT_NOTIFICATION_EVENTS = [
   'payment-failed',
   'payout-unknown-to-wallet',
   'payout-unknown-to-wallet-resolved',
+  'payout-unmined',
 ] as const;
 
 /**

@@ -169,6 +169,29 @@ export interface PoolEventMap {
     readonly note: string;
     readonly timestampMs: number;
   };
+  /**
+   * A sent batch's transaction is not mined UNMINED_AFTER_MS (6 h) after its send, and fuegod said
+   * where it is (the leader's payout pass asked it): `nowhere` (walletd holds it unconfirmed for
+   * good: restart walletd, which cancels it, and the pool credits the miners back), `in-pool` (it
+   * may be mined yet) or `in-block` (walletd has not seen the block). Once per batch, whatever
+   * restarts or fails over; not while fuegod cannot answer (a later pass asks again).
+   */
+  readonly 'payout-unmined': {
+    readonly batchId: string;
+    readonly transactionHash: string;
+    readonly recipients: number;
+    readonly amountAtomic: bigint;
+    /** When the batch was recorded sent. */
+    readonly sentAtMs: number;
+    /** How long after its send fuegod was asked. */
+    readonly ageMs: number;
+    readonly sighting: 'in-block' | 'in-pool' | 'nowhere';
+    /** The block fuegod has it in (`in-block`), else null. */
+    readonly blockHeight: number | null;
+    /** What to do, as `fuego-pool report` says it. */
+    readonly advice: string;
+    readonly timestampMs: number;
+  };
   /** A payout batch's transaction was accepted by the wallet. */
   readonly 'payment-sent': {
     readonly batchId: string;

@@ -18,6 +18,7 @@ import {
   PAYMENT_SENT_FORMAT,
   PAYOUT_UNKNOWN_TO_WALLET_FORMAT,
   PAYOUT_UNKNOWN_TO_WALLET_RESOLVED_FORMAT,
+  PAYOUT_UNMINED_FORMAT,
 } from './payment-event-formats.js';
 import { WORKER_OFFLINE_FORMAT } from './worker-event-formats.js';
 
@@ -41,6 +42,7 @@ export const EVENT_FORMATS: { readonly [K in NotificationEventName]: EventFormat
     'payment-failed': PAYMENT_FAILED_FORMAT,
     'payout-unknown-to-wallet': PAYOUT_UNKNOWN_TO_WALLET_FORMAT,
     'payout-unknown-to-wallet-resolved': PAYOUT_UNKNOWN_TO_WALLET_RESOLVED_FORMAT,
+    'payout-unmined': PAYOUT_UNMINED_FORMAT,
     'worker-offline': WORKER_OFFLINE_FORMAT,
   };
 

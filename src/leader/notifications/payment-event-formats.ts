@@ -1,8 +1,10 @@
 import { formatAtomic } from '../../fuego/money.js';
+import { UNMINED_AFTER_MS } from '../../model/payouts/payout-batch.js';
 import type { PoolEventMap } from '../../pool/events.js';
 import {
   type Burst,
   type ChatField,
+  type ChatMessage,
   clip,
   counted,
   explorerLink,
@@ -17,6 +19,7 @@ type Sent = PoolEventMap['payment-sent'];
 type Failed = PoolEventMap['payment-failed'];
 type UnknownToWallet = PoolEventMap['payout-unknown-to-wallet'];
 type Resolved = PoolEventMap['payout-unknown-to-wallet-resolved'];
+type Unmined = PoolEventMap['payout-unmined'];
 
 /** The wallet's refusal, as much as a message can show. */
 const MAX_REASON_CHARS = 500;
@@ -43,7 +46,7 @@ function batchFields<P>(burst: Burst<P>, field: (payload: P) => ChatField): Chat
 }
 
 /** The webhook data every event of a batch with a transaction starts with. */
-function transactionBatchData(p: Sent | UnknownToWallet | Resolved) {
+function transactionBatchData(p: Sent | UnknownToWallet | Resolved | Unmined) {
   return {
     batchId: p.batchId,
     transactionHash: p.transactionHash,
@@ -155,42 +158,81 @@ export const PAYOUT_UNKNOWN_TO_WALLET_FORMAT: EventFormat<UnknownToWallet> = {
     sentAtMs: p.sentAtMs,
     timestampMs: p.timestampMs,
   }),
-  chat: (burst, context) => {
-    const transaction = (p: UnknownToWallet) =>
-      explorerLink(context.explorer, 'transaction', p.transactionHash);
-    if (isSingle(burst)) {
-      const [p] = burst.payloads;
-      return {
-        title: 'Payment unknown to the wallet',
-        headline: `The wallet has no record of a payment of ${xfg(p.amountAtomic)} to ${miners(p.recipients)}`,
-        tone: 'bad',
-        fields: [
-          { name: 'Amount', value: xfg(p.amountAtomic), inline: true },
-          { name: 'Recipients', value: String(p.recipients), inline: true },
-          { name: 'Sent', value: new Date(p.sentAtMs).toISOString(), inline: true },
-          hashField('Transaction', p.transactionHash, transaction(p)),
-          { name: 'Batch', value: p.batchId, code: true },
-          RESOLVE_FIELD,
-        ],
-        ...lastTimestamp(burst),
-      };
-    }
-    const sum = totals(burst);
-    const count = burstSize(burst);
+  chat: (burst, context) =>
+    stuckBatchChat(burst, context, {
+      title: 'Payment unknown to the wallet',
+      headline: (p) =>
+        `The wallet has no record of a payment of ${xfg(p.amountAtomic)} to ${miners(p.recipients)}`,
+      burstTitle: (count) => `${count} payments unknown to the wallet`,
+      burstHeadline: (count, amount) => `The wallet has no record of ${count} payments: ${amount}`,
+      advice: () => RESOLVE_FIELD,
+      burstAdvice: RESOLVE_FIELD,
+      label: () => '',
+    }),
+};
+
+/** How a message about sent batches stuck for the operator (unknown to the wallet, not mined) reads. */
+interface StuckBatchWording<P> {
+  readonly title: string;
+  readonly headline: (p: P) => string;
+  readonly burstTitle: (count: number) => string;
+  /** `amount`: "X XFG to N miners" and the burst's label. */
+  readonly burstHeadline: (count: number, amount: string) => string;
+  /** What to do about one (the last field). */
+  readonly advice: (p: P) => ChatField;
+  /** What to do about several (the first field). */
+  readonly burstAdvice: ChatField;
+  /** Said after a batch's amount in a burst's list ("" for nothing). */
+  readonly label: (p: P) => string;
+}
+
+/**
+ * The chat message of sent batches that wait for the operator: one with its amount, recipients,
+ * send time, transaction (linked), batch and what to do; several as what to do and one line each.
+ */
+function stuckBatchChat<P extends UnknownToWallet | Unmined>(
+  burst: Burst<P>,
+  context: Parameters<EventFormat<P>['chat']>[1],
+  wording: StuckBatchWording<P>,
+): ChatMessage {
+  const transaction = (p: P) => explorerLink(context.explorer, 'transaction', p.transactionHash);
+  if (isSingle(burst)) {
+    const [p] = burst.payloads;
     return {
-      title: `${count} payments unknown to the wallet`,
-      headline: `The wallet has no record of ${count} payments: ${xfg(sum.amountAtomic)} to ${miners(sum.recipients)}${sum.label}`,
+      title: wording.title,
+      headline: wording.headline(p),
       tone: 'bad',
       fields: [
-        RESOLVE_FIELD,
-        ...batchFields(burst, (p) =>
-          hashField(`${xfg(p.amountAtomic)} to ${miners(p.recipients)}`, p.transactionHash, transaction(p)),
-        ),
+        { name: 'Amount', value: xfg(p.amountAtomic), inline: true },
+        { name: 'Recipients', value: String(p.recipients), inline: true },
+        { name: 'Sent', value: new Date(p.sentAtMs).toISOString(), inline: true },
+        hashField('Transaction', p.transactionHash, transaction(p)),
+        { name: 'Batch', value: p.batchId, code: true },
+        wording.advice(p),
       ],
       ...lastTimestamp(burst),
     };
-  },
-};
+  }
+  const sum = totals(burst);
+  const count = burstSize(burst);
+  const amount = `${xfg(sum.amountAtomic)} to ${miners(sum.recipients)}${sum.label}`;
+  return {
+    title: wording.burstTitle(count),
+    headline: wording.burstHeadline(count, amount),
+    tone: 'bad',
+    fields: [
+      wording.burstAdvice,
+      ...batchFields(burst, (p) =>
+        hashField(
+          `${xfg(p.amountAtomic)} to ${miners(p.recipients)}${wording.label(p)}`,
+          p.transactionHash,
+          transaction(p),
+        ),
+      ),
+    ],
+    ...lastTimestamp(burst),
+  };
+}
 
 /** How the operator settled it, in a few words. */
 function settledAs(p: Resolved): string {
@@ -247,4 +289,49 @@ export const PAYOUT_UNKNOWN_TO_WALLET_RESOLVED_FORMAT: EventFormat<Resolved> = {
       ...lastTimestamp(burst),
     };
   },
+};
+
+const HOUR_MS = 3_600_000;
+
+/** Where fuegod has the transaction of a payout not mined, in a few words. */
+function sightingText(p: Unmined): string {
+  if (p.sighting === 'nowhere') return 'fuegod has it nowhere';
+  if (p.sighting === 'in-pool') return "still in fuegod's pool";
+  return `fuegod has it in block ${p.blockHeight}, walletd has not seen it`;
+}
+
+/** What to do about several payouts not mined (each one's own advice is in its webhook data). */
+const UNMINED_BURST_ADVICE: ChatField = {
+  name: 'What to do',
+  value:
+    "one fuegod has nowhere: restart walletd (it then cancels it and the miners are credited back); one still in fuegod's pool may be mined yet; see `fuego-pool report`",
+};
+
+/**
+ * A sent payout not mined UNMINED_AFTER_MS after its send, with where fuegod has its transaction
+ * and what to do (the advice `fuego-pool report` gives). The transaction is linked: fuegod may
+ * have it in a block.
+ */
+export const PAYOUT_UNMINED_FORMAT: EventFormat<Unmined> = {
+  data: (p) => ({
+    ...transactionBatchData(p),
+    sentAtMs: p.sentAtMs,
+    ageMs: p.ageMs,
+    sighting: p.sighting,
+    blockHeight: p.blockHeight,
+    advice: p.advice,
+    timestampMs: p.timestampMs,
+  }),
+  chat: (burst, context) =>
+    stuckBatchChat(burst, context, {
+      title: 'Payment not mined',
+      headline: (p) =>
+        `A payment of ${xfg(p.amountAtomic)} to ${miners(p.recipients)} is not mined ${Math.floor(p.ageMs / HOUR_MS)} h after its send: ${sightingText(p)}`,
+      burstTitle: (count) => `${count} payments not mined`,
+      burstHeadline: (count, amount) =>
+        `${count} payments not mined ${UNMINED_AFTER_MS / HOUR_MS} h after their send: ${amount}`,
+      advice: (p) => ({ name: 'What to do', value: clip(p.advice, MAX_REASON_CHARS) }),
+      burstAdvice: UNMINED_BURST_ADVICE,
+      label: (p) => `: ${sightingText(p)}`,
+    }),
 };

@@ -4,6 +4,7 @@ import type { PoolEventBus } from '../pool/events.js';
 import type { PayoutRunSummary, UpkeepReport } from '../pool/payouts/payout-reports.js';
 import { runPayoutPass } from './payouts/payout-pass.js';
 import type { PayoutRunner } from './payouts/payout-runner.js';
+import { unminedEvent } from './payouts/unmined-notice.js';
 import type { WalletUpkeep } from './payouts/wallet-upkeep.js';
 import { NO_UNLOCK_RUN_YET, nextUnlockStatus, type UnlockStatus } from './unlock-status.js';
 import type { Unlocker, UnlockRunSummary } from './unlocker/trusted-chain-unlocker.js';
@@ -148,8 +149,9 @@ export class LeaderLoop {
   }
 
   /**
-   * One payout pass; publishes what it sent or rolled back, and each sent batch it marked
-   * wallet-missing (once per batch), and returns the runner's summary.
+   * One payout pass; publishes what it sent or rolled back, each sent batch it marked
+   * wallet-missing and each it told not mined hours after its send (each once per batch), and
+   * returns the runner's summary.
    */
   async payOnce(): Promise<PayoutRunSummary> {
     const { payouts, upkeep, holdPass, logger } = this.#modules;
@@ -189,6 +191,9 @@ export class LeaderLoop {
         sentAtMs: missing.sentAtMs,
         timestampMs: Date.now(),
       });
+    }
+    for (const unmined of summary.unmined) {
+      this.#modules.events.publish('payout-unmined', unminedEvent(unmined, Date.now()));
     }
     // Waiting for fusions is rechecked every unlock interval: the upkeep and the held list log
     // what changes, so this line stays quiet.

@@ -14,6 +14,7 @@ const SUMMARY: PayoutRunSummary = {
   skippedMiners: [],
   unknownPayments: [],
   walletMissing: [],
+  unmined: [],
 };
 
 function report(state: UpkeepReport['state'], pending: string[] = []): UpkeepReport {

@@ -35,9 +35,10 @@ export function parsePayoutArgs(args: readonly string[], allowed: ReadonlySet<st
 
 /**
  * A pass as printed: the runner's summary, or the same read back from the control socket. Not the
- * batches it marked wallet-missing: the leader logs and notifies those, and `report` lists them.
+ * batches it marked wallet-missing nor those it told not mined: the leader logs and notifies those
+ * (a standalone pass prints and publishes the latter itself: unminedLines), and `report` lists them.
  */
-export type PrintableSummary = Omit<PayoutRunSummary, 'unknownPayments' | 'walletMissing'> & {
+export type PrintableSummary = Omit<PayoutRunSummary, 'unknownPayments' | 'walletMissing' | 'unmined'> & {
   readonly unknownPayments: ReadonlyArray<{
     readonly txHash: string;
     readonly batchId: string;

@@ -39,6 +39,7 @@ export async function runPayoutPass(modules: PayoutPassModules): Promise<PayoutR
         skippedMiners: held,
         unknownPayments: [],
         walletMissing: [],
+        unmined: [],
       };
     }
   }

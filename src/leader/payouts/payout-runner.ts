@@ -7,8 +7,14 @@ import type { PayoutWriter } from '../../model/payouts/payout-batch.js';
 import type { PayoutJournal } from '../../model/payouts/payout-journal.js';
 import type { HeldPayout, PayoutWatch } from '../../model/payouts/payout-watch.js';
 import type { FeePaidBy, PlanOptions } from '../../pool/payouts/payout-planner.js';
-import type { BatchReport, PassStop, PayoutRunSummary } from '../../pool/payouts/payout-reports.js';
+import type {
+  BatchReport,
+  PassStop,
+  PayoutRunSummary,
+  UnminedReport,
+} from '../../pool/payouts/payout-reports.js';
 import type { PayoutWallet } from '../../pool/payouts/payout-wallet.js';
+import type { SightingDaemon } from '../../pool/payouts/unmined-payouts.js';
 import type { DaemonClient } from '../../rpc/daemon-client.js';
 import { BatchSender, type IdentifiedBatch, type PayoutStep } from './batch-sender.js';
 import { dueOnly, trackHeldPayouts } from './held-payouts.js';
@@ -17,6 +23,7 @@ import { PayoutRecovery, type UnknownPaymentCheck } from './payout-recovery.js';
 import { batchReport, emptySummary, errorText } from './payout-summary.js';
 import type { BackoffPolicy } from './send-backoff.js';
 import { addressesHeldByUnknownPayments } from './unknown-payments.js';
+import { noticeUnminedBatches } from './unmined-notice.js';
 
 /** Miners considered per run (largest balances first). */
 const MAX_PAYABLE_PER_RUN = 2_000;
@@ -57,9 +64,11 @@ export interface PayoutRunnerModules {
   readonly wallet: PayoutWallet;
   /**
    * When given, the wallet's knownBlockCount is also checked against the daemon's height, and no
-   * batch is sent while the daemon is behind its peers (walletd would refuse it with 41).
+   * batch is sent while the daemon is behind its peers (walletd would refuse it with 41); and a
+   * sent batch not mined UNMINED_AFTER_MS after its send is asked about and told once
+   * (unmined-notice.ts: the summary's `unmined`).
    */
-  readonly daemon?: Pick<DaemonClient, 'getInfo'>;
+  readonly daemon?: Pick<DaemonClient, 'getInfo'> & SightingDaemon;
   readonly logger: Logger;
   readonly clock?: () => number;
   /** Leader fencing: the token this process holds, or null when it may not write. */
@@ -164,6 +173,7 @@ export class PayoutRunner {
       stillOpen,
       unknownPayments: unknown.found,
       walletMissing: watched.walletMissing,
+      unmined: await this.#noticeUnmined(writer),
     };
 
     const refusal = await this.#whyNotPay();
@@ -193,6 +203,18 @@ export class PayoutRunner {
       stillOpen,
       skippedMiners,
     };
+  }
+
+  /** The sent batches not mined hours after their send told in this pass (none without a daemon). */
+  async #noticeUnmined(writer: PayoutWriter): Promise<UnminedReport[]> {
+    const daemon = this.#modules.daemon;
+    if (daemon === undefined) return [];
+    return noticeUnminedBatches(writer, {
+      journal: this.#journal,
+      daemon,
+      logger: this.#logger,
+      clock: this.#clock,
+    });
   }
 
   /** A reason no new batch may be paid now: Redis cannot make it durable, or a refusal backoff. */

@@ -29,6 +29,7 @@ export function emptySummary(skipped: PayoutSkipReason | null, detail: string): 
     skippedMiners: [],
     unknownPayments: [],
     walletMissing: [],
+    unmined: [],
   };
 }
 

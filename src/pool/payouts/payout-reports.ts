@@ -2,6 +2,7 @@ import type { PayoutBatch } from '../../model/payouts/payout-batch.js';
 import type { UnknownPayment } from '../../model/payouts/payout-watch.js';
 import type { UpkeepTrigger } from '../../model/payouts/wallet-upkeep-record.js';
 import type { FusionEstimate } from '../../rpc/wallet-schemas.js';
+import type { FuegodAnswer } from './unmined-payouts.js';
 
 /**
  * What the leader's money passes report: a payout pass (PayoutRunSummary) and a wallet upkeep run
@@ -48,6 +49,8 @@ export interface PayoutRunSummary {
   readonly unknownPayments: readonly UnknownPayment[];
   /** Sent batches this pass marked wallet-missing (the wallet has no record of their transaction). */
   readonly walletMissing: readonly WalletMissingReport[];
+  /** Sent batches not mined hours after their send that this pass told (fuegod answered), once each. */
+  readonly unmined: readonly UnminedReport[];
 }
 
 /** A sent batch as the pass that marked it wallet-missing reports it (once per batch). */
@@ -58,6 +61,20 @@ export interface WalletMissingReport {
   readonly amountAtomic: bigint;
   /** When the batch was recorded sent. */
   readonly sentAtMs: number;
+}
+
+/** A sent batch not mined UNMINED_AFTER_MS after its send, as the pass that told it reports it. */
+export interface UnminedReport {
+  readonly batchId: string;
+  readonly txHash: string;
+  readonly recipients: number;
+  readonly amountAtomic: bigint;
+  readonly sentAtMs: number;
+  /** How long after its send fuegod was asked. */
+  readonly ageMs: number;
+  readonly sighting: FuegodAnswer;
+  /** What to do, as `fuego-pool report` says it (unminedAdvice). */
+  readonly advice: string;
 }
 
 /**

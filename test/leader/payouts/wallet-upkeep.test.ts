@@ -364,6 +364,7 @@ describe('payout pass with the upkeep', () => {
     skippedMiners: [],
     unknownPayments: [],
     walletMissing: [],
+    unmined: [],
   };
 
   it('holds the pass while fusions are pending, with the reason naming them', async () => {

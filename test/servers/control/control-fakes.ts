@@ -119,6 +119,7 @@ export const SUMMARY: PayoutRunSummary = {
   stillOpen: [],
   unknownPayments: [],
   walletMissing: [],
+  unmined: [],
   skippedMiners: [],
 };
 

@@ -1,0 +1,97 @@
+import type { Logger } from '../../log/logger.js';
+import { type PayoutWriter, sentAtMs, UNMINED_AFTER_MS } from '../../model/payouts/payout-batch.js';
+import type { PayoutJournal } from '../../model/payouts/payout-journal.js';
+import type { PoolEventMap } from '../../pool/events.js';
+import type { UnminedReport } from '../../pool/payouts/payout-reports.js';
+import {
+  fuegodSightings,
+  isUnmined,
+  type SightingDaemon,
+  unminedAdvice,
+} from '../../pool/payouts/unmined-payouts.js';
+
+/**
+ * Late sent batches fuegod is asked about in one pass, oldest in the watch order first: a pool
+ * read and at most this many transaction lookups per pass, however many are late; the others are
+ * asked about in the next passes (those told are not asked again).
+ */
+export const MAX_UNMINED_ASKED_PER_PASS = 20;
+
+export interface UnminedNoticeModules {
+  readonly journal: Pick<PayoutJournal, 'listUnconfirmedSent' | 'markUnminedNotified'>;
+  readonly daemon: SightingDaemon;
+  readonly logger: Logger;
+  readonly clock: () => number;
+}
+
+/**
+ * The sent batches whose transaction is still not mined UNMINED_AFTER_MS after its send, not told
+ * yet: fuegod is asked where each transaction is (unmined-payouts.ts), and each it answered for is
+ * marked told in Redis (mark_unmined_notified, fenced) and returned, so the leader publishes
+ * `payout-unmined` once per batch across restarts and failovers. While fuegod cannot answer
+ * nothing is marked: a later pass asks again.
+ */
+export async function noticeUnminedBatches(
+  writer: PayoutWriter,
+  modules: UnminedNoticeModules,
+): Promise<UnminedReport[]> {
+  const { journal, daemon, logger } = modules;
+  const nowMs = modules.clock();
+  const late = (await journal.listUnconfirmedSent())
+    .filter(
+      (batch) => batch.state === 'sent' && batch.unminedNotifiedAtMs === null && isUnmined(batch, nowMs),
+    )
+    .slice(0, MAX_UNMINED_ASKED_PER_PASS);
+  if (late.length === 0) return [];
+  const sightings = await fuegodSightings(late, daemon, nowMs);
+  const told: UnminedReport[] = [];
+  const unanswered: string[] = [];
+  for (const batch of late) {
+    const sighting = sightings.get(batch.id);
+    if (sighting === undefined || batch.txHash === null) continue;
+    if (sighting.kind === 'unreachable') {
+      unanswered.push(batch.id);
+      continue;
+    }
+    if (!(await journal.markUnminedNotified(writer, batch.id))) continue;
+    const report: UnminedReport = {
+      batchId: batch.id,
+      txHash: batch.txHash,
+      recipients: batch.transfers.length,
+      amountAtomic: batch.totalAmountAtomic,
+      sentAtMs: sentAtMs(batch),
+      ageMs: nowMs - sentAtMs(batch),
+      sighting,
+      advice: unminedAdvice(sighting),
+    };
+    logger.warn(
+      { batchId: batch.id, txHash: batch.txHash, sighting: sighting.kind, advice: report.advice },
+      `a sent payout is not mined ${UNMINED_AFTER_MS / 3_600_000} h after its send: the operator is told (payout-unmined)`,
+    );
+    told.push(report);
+  }
+  if (unanswered.length > 0) {
+    const [first] = sightings.values();
+    logger.warn(
+      { batchIds: unanswered, detail: first?.kind === 'unreachable' ? first.detail : '' },
+      'fuegod not reachable: sent payouts not mined for hours are told once fuegod says where they are',
+    );
+  }
+  return told;
+}
+
+/** The payout-unmined event of a batch a pass told (the leader's loop and a standalone pass publish it). */
+export function unminedEvent(report: UnminedReport, timestampMs: number): PoolEventMap['payout-unmined'] {
+  return {
+    batchId: report.batchId,
+    transactionHash: report.txHash,
+    recipients: report.recipients,
+    amountAtomic: report.amountAtomic,
+    sentAtMs: report.sentAtMs,
+    ageMs: report.ageMs,
+    sighting: report.sighting.kind,
+    blockHeight: report.sighting.kind === 'in-block' ? report.sighting.height : null,
+    advice: report.advice,
+    timestampMs,
+  };
+}

@@ -10,9 +10,10 @@ import { payoutResolveCommand } from '../../src/cli/commands/payout-resolve.js';
 import { reportCommand } from '../../src/cli/commands/report.js';
 import { RedisEventRelay } from '../../src/cluster/redis-event-relay.js';
 import type { Devnet } from '../../src/devnet/devnet.js';
-import { createPoolEventBus, type PoolEventMap } from '../../src/pool/events.js';
+import { createPoolEventBus, type PoolEventMap, type PoolEventName } from '../../src/pool/events.js';
 import { RedisBalances } from '../../src/store/payments/balances-store.js';
 import { RedisMinerThresholds } from '../../src/store/payments/miner-thresholds.js';
+import { createPaymentKeys } from '../../src/store/payments/payment-keys.js';
 import { PayoutStore } from '../../src/store/payments/payout-store.js';
 import { PayoutWatchStore } from '../../src/store/payments/payout-watch-store.js';
 import { createRedisClient } from '../../src/store/redis-client.js';
@@ -196,17 +197,49 @@ describe('fuego-pool payout / report', () => {
     return { batchId: batch!.id, txHash: batch!.txHash! };
   }
 
-  /** What a pool process on `keyPrefix` hears of payout-unknown-to-wallet-resolved (through the relay). */
-  async function listenForResolved(keyPrefix: string) {
-    const heard: PoolEventMap['payout-unknown-to-wallet-resolved'][] = [];
+  /** What a pool process on `keyPrefix` hears of `name` (through the relay). */
+  async function listenFor<K extends PoolEventName>(keyPrefix: string, name: K) {
+    const heard: PoolEventMap[K][] = [];
     const relay = new RedisEventRelay(
       { keyPrefix, origin: 'pool-node' },
       { redis, local: createPoolEventBus(() => undefined), logger: silentLogger },
     );
     await relay.start();
-    relay.bus.subscribe('payout-unknown-to-wallet-resolved', (p) => heard.push(p));
+    relay.bus.subscribe(name, (p) => heard.push(p));
     return { heard, stop: () => relay.stop() };
   }
+
+  it("a standalone pass tells a payout not mined 6 hours after its send: a NOT MINED line, and payout-unmined through the relay for the leader's notifier, once", async () => {
+    const keyPrefix = uniquePrefix('cli-unmined');
+    const miner = minerAddress('cli-unmined-1');
+    const config = writeConfig(keyPrefix, { payouts: { minPayoutCoins: '2' } });
+    const { batchId, txHash } = await paySentBatch(keyPrefix, miner, config);
+    // Sent 7 hours ago as far as the pool's record goes (the command runs on the real clock).
+    const sentMs = Date.now() - 7 * 3_600_000;
+    await redis.hset(createPaymentKeys(keyPrefix).batch(batchId), 'resolvedAtMs', String(sentMs));
+    const listener = await listenFor(keyPrefix, 'payout-unmined');
+    try {
+      const first = await run(payoutCommand, ['--config', config, '--now']);
+      expect(first.out).toContain(
+        `NOT MINED after 7 h: tx ${txHash} (batch ${batchId}), 3.0000000 XFG to 1 miners: fuegod still has it in its pool: it may be mined yet (check fuegod's peers if it stays)`,
+      );
+      await expect.poll(() => listener.heard.length).toBe(1);
+      expect(listener.heard[0]).toMatchObject({
+        batchId,
+        transactionHash: txHash,
+        recipients: 1,
+        sentAtMs: sentMs,
+        sighting: 'in-pool',
+        blockHeight: null,
+      });
+      const second = await run(payoutCommand, ['--config', config, '--now']);
+      expect(second.out).not.toContain('NOT MINED');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(listener.heard).toHaveLength(1);
+    } finally {
+      listener.stop();
+    }
+  });
 
   it('a sent batch the wallet has no record of: reported until `payout resolve --paid` records it, on fuegod seeing it 10 deep', async () => {
     const keyPrefix = uniquePrefix('cli-missing-paid');
@@ -230,7 +263,7 @@ describe('fuego-pool payout / report', () => {
     await expect(resolve('--paid')).rejects.toThrow(/1 blocks deep/);
     await expect(resolve('--refund')).rejects.toThrow(/with --paid/);
     devnet.control.mineBlocks(9);
-    const listener = await listenForResolved(keyPrefix);
+    const listener = await listenFor(keyPrefix, 'payout-unknown-to-wallet-resolved');
     let paid: Awaited<ReturnType<typeof resolve>>;
     try {
       paid = await resolve('--paid');
@@ -305,7 +338,7 @@ describe('fuego-pool payout / report', () => {
     const late = writeConfig(keyPrefix, {
       payouts: { minPayoutCoins: '2', unresolvedRollbackAfterSec: 0, allowEarlyUnresolvedRollback: true },
     });
-    const listener = await listenForResolved(keyPrefix);
+    const listener = await listenFor(keyPrefix, 'payout-unknown-to-wallet-resolved');
     let refunded: Awaited<ReturnType<typeof run>>;
     try {
       refunded = await run(payoutResolveCommand, [txHash, '--refund', '--config', late, '--note', 'gone']);

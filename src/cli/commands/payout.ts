@@ -1,10 +1,12 @@
 import { loadPoolConfig } from '../../app/config-addresses.js';
 import { createPayoutPass } from '../../app/money-services.js';
 import { connectRedis } from '../../app/redis-connection.js';
+import { publishRelayedEvent } from '../../cluster/redis-event-relay.js';
 import { formatAtomic } from '../../fuego/money.js';
 import { runPayoutPass } from '../../leader/payouts/payout-pass.js';
+import { unminedEvent } from '../../leader/payouts/unmined-notice.js';
 import { createLogger } from '../../log/logger.js';
-import type { BatchReport, PayoutRunSummary } from '../../pool/payouts/payout-reports.js';
+import type { BatchReport, PayoutRunSummary, UnminedReport } from '../../pool/payouts/payout-reports.js';
 import { DaemonClient } from '../../rpc/daemon-client.js';
 import { WalletClient } from '../../rpc/wallet-client.js';
 import { type CliCommand, type CliIo, UsageError, writeLine } from '../command.js';
@@ -130,6 +132,9 @@ export const payoutCommand: CliCommand = {
         ? await runner.runOnce({ dryRun: true })
         : await runPayoutPass({ ...pass, logger: payoutLogger });
       for (const line of formatPayoutSummary(printableSummary(summary))) writeLine(io.stdout, line);
+      await tellUnmined(summary.unmined, io, (event) =>
+        publishRelayedEvent(redis, pool.redis.keyPrefix, 'payout-unmined', event),
+      );
       return summary.skipped === null ? 0 : 1;
     } finally {
       wallet.close();
@@ -138,3 +143,29 @@ export const payoutCommand: CliCommand = {
     }
   },
 };
+
+/**
+ * The sent payouts a standalone pass told not mined hours after their send (marked told in Redis,
+ * so no later pass tells them again): a NOT MINED line each, and payout-unmined published through
+ * the relay for the leader's notifier, as the leader's own pass would (best effort: a pool that is
+ * not running hears nothing; the line is printed either way).
+ */
+async function tellUnmined(
+  unmined: readonly UnminedReport[],
+  io: CliIo,
+  publish: (event: ReturnType<typeof unminedEvent>) => Promise<void>,
+): Promise<void> {
+  for (const batch of unmined) {
+    const hours = Math.floor(batch.ageMs / 3_600_000);
+    writeLine(
+      io.stdout,
+      `NOT MINED after ${hours} h: tx ${batch.txHash} (batch ${batch.batchId}), ${formatAtomic(batch.amountAtomic)} XFG to ${batch.recipients} miners: ${batch.advice}`,
+    );
+    await publish(unminedEvent(batch, Date.now())).catch((error: unknown) => {
+      writeLine(
+        io.stderr,
+        `payout-unmined not published (${error instanceof Error ? error.message : String(error)})`,
+      );
+    });
+  }
+}

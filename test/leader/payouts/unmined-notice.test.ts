@@ -13,11 +13,12 @@ import { silentLogger, uniquePrefix } from '../../store/store-fixtures.js';
 const HOUR_MS = 3_600_000;
 
 /**
- * Many sent payouts not mined for hours at once (fuegod lost its pool, a wallet stuck for a day):
- * fuegod is asked one pool read and at most MAX_UNMINED_ASKED_PER_PASS lookups a pass, the oldest
- * first, and each is told once; the rest are told in the next passes. Real Redis, a counting daemon.
+ * Which late sent payouts a pass asks fuegod about and tells, on a real Redis with a counting
+ * daemon. Many at once (fuegod lost its pool, a wallet stuck for a day): one pool read and at most
+ * MAX_UNMINED_ASKED_PER_PASS lookups a pass, the oldest first, each told once, the rest in the next
+ * passes. One the wallet has no record of is left to payout-unknown-to-wallet.
  */
-describe('noticeUnminedBatches with many late payouts', () => {
+describe('noticeUnminedBatches', () => {
   let redis: Redis;
   useTestRedisClient((client) => {
     redis = client;
@@ -75,5 +76,41 @@ describe('noticeUnminedBatches with many late payouts', () => {
     expect(await pass()).toEqual([]);
     expect(calls.pool).toBe(2);
     expect(calls.lookups).toHaveLength(count);
+  });
+  it('leaves out a late batch the wallet has no record of: payout-unknown-to-wallet told it, and restarting walletd would not let it go', async () => {
+    const keyPrefix = uniquePrefix('unmined-wallet-missing');
+    const sentMs = 1_000_000;
+    const batches = ['missing', 'stuck'].map((id, i) => ({
+      id,
+      state: 'sent' as const,
+      createdAtMs: sentMs + i,
+      updatedAtMs: sentMs + i,
+      resolvedAtMs: sentMs + i,
+      txHash: String(i + 1).repeat(64),
+    }));
+    await seedPayoutBatches(redis, keyPrefix, batches);
+    const keys = createPaymentKeys(keyPrefix);
+    for (const batch of batches) await redis.zadd(keys.batchesUnconfirmed, batch.resolvedAtMs, batch.id);
+    const nowMs = sentMs + 7 * HOUR_MS;
+    const journal = new PayoutStore({ keyPrefix }, { redis, clock: () => nowMs });
+    const writer = { fencingToken: '', lockToken: 'lock' };
+    expect(await journal.acquireLock(writer.lockToken, 60_000)).toBe(true);
+    expect(await journal.markWalletMissing(writer, 'missing', true)).toBe(true);
+    const lookups: string[] = [];
+    const daemon = {
+      getPoolTransactionHashes: async () => [],
+      findTransactionBlock: async (hash: string) => {
+        lookups.push(hash);
+        return null;
+      },
+    };
+    const told = await noticeUnminedBatches(writer, {
+      journal,
+      daemon,
+      logger: silentLogger,
+      clock: () => nowMs,
+    });
+    expect(told.map((r) => r.batchId)).toEqual(['stuck']);
+    expect(lookups).toEqual([batches[1]!.txHash]);
   });
 });

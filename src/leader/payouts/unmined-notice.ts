@@ -18,7 +18,7 @@ import {
 export const MAX_UNMINED_ASKED_PER_PASS = 20;
 
 export interface UnminedNoticeModules {
-  readonly journal: Pick<PayoutJournal, 'listUnconfirmedSent' | 'markUnminedNotified'>;
+  readonly journal: Pick<PayoutJournal, 'listUnconfirmedSent' | 'markUnminedNotified' | 'walletMissingSince'>;
   readonly daemon: SightingDaemon;
   readonly logger: Logger;
   readonly clock: () => number;
@@ -29,7 +29,8 @@ export interface UnminedNoticeModules {
  * yet: fuegod is asked where each transaction is (unmined-payouts.ts), and each it answered for is
  * marked told in Redis (mark_unmined_notified, fenced) and returned, so the leader publishes
  * `payout-unmined` once per batch across restarts and failovers. While fuegod cannot answer
- * nothing is marked: a later pass asks again.
+ * nothing is marked: a later pass asks again. A batch marked wallet-missing is left out: walletd
+ * has no record of its transaction (payout-unknown-to-wallet told it; `payout resolve` settles it).
  */
 export async function noticeUnminedBatches(
   writer: PayoutWriter,
@@ -37,11 +38,13 @@ export async function noticeUnminedBatches(
 ): Promise<UnminedReport[]> {
   const { journal, daemon, logger } = modules;
   const nowMs = modules.clock();
-  const late = (await journal.listUnconfirmedSent())
-    .filter(
-      (batch) => batch.state === 'sent' && batch.unminedNotifiedAtMs === null && isUnmined(batch, nowMs),
-    )
-    .slice(0, MAX_UNMINED_ASKED_PER_PASS);
+  const untold = (await journal.listUnconfirmedSent()).filter(
+    (batch) => batch.state === 'sent' && batch.unminedNotifiedAtMs === null && isUnmined(batch, nowMs),
+  );
+  if (untold.length === 0) return [];
+  // One the wallet has no record of is payout-unknown-to-wallet's: walletd cannot cancel it.
+  const walletMissing = await journal.walletMissingSince();
+  const late = untold.filter((batch) => !walletMissing.has(batch.id)).slice(0, MAX_UNMINED_ASKED_PER_PASS);
   if (late.length === 0) return [];
   const sightings = await fuegodSightings(late, daemon, nowMs);
   const told: UnminedReport[] = [];

@@ -70,6 +70,7 @@ function sumStratum(all: readonly StratumMetricsSnapshot[]): StratumMetricsSnaps
       current: sumOf(all, (s) => s.connections.current),
       total: sumOf(all, (s) => s.connections.total),
       refused: sumCounts(all.map((s) => s.connections.refused)),
+      floodDropped: sumOf(all, (s) => s.connections.floodDropped ?? 0),
     },
     byPort,
     sessions: sumOf(all, (s) => s.sessions),

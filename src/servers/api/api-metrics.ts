@@ -35,6 +35,8 @@ export interface MetricsSources {
   readonly liveFeedClients?: () => number;
   /** What the API turned away or dropped so far, by reason (rate limit, live feed caps). */
   readonly apiRefusals?: () => Readonly<Record<string, number>>;
+  /** Peers whose new connections to the API port the kernel drops now (floodDrop). */
+  readonly apiFloodDropped?: () => number;
   /** What the payout runner holds back (read from Redis at each scrape, so any API node has it). */
   readonly payoutWatch?: () => Promise<PayoutWatchSnapshot>;
   /** The stratum child processes (`stratum.processes` > 1): their states and restarts. */
@@ -308,6 +310,11 @@ export function createPoolMetrics(sources: MetricsSources, events?: PoolEventBus
       labelNames: ['reason'],
     }),
   );
+  const floodDropped = gauge(registry, {
+    name: 'fuego_pool_flood_dropped_peers',
+    help: 'Peers whose new connections the kernel drops now (floodDrop), by server: stratum, api',
+    labelNames: ['server'],
+  });
   const sourcesAvailable = gauge(registry, {
     name: 'fuego_pool_scrape_sources',
     help: 'Snapshot sources available to this process',
@@ -333,7 +340,11 @@ export function createPoolMetrics(sources: MetricsSources, events?: PoolEventBus
       const age = sources.templateAgeMs();
       if (age !== undefined) templateAge.set(age / 1000);
     }
-    read(sources.stratum, syncStratum);
+    read(sources.stratum, (stratum) => {
+      syncStratum(stratum);
+      floodDropped.set({ server: 'stratum' }, stratum.connections.floodDropped ?? 0);
+    });
+    if (sources.apiFloodDropped !== undefined) floodDropped.set({ server: 'api' }, sources.apiFloodDropped());
     if (sources.liveFeedClients !== undefined) liveClients.set(sources.liveFeedClients());
     for (const [reason, total] of Object.entries(sources.apiRefusals?.() ?? {}))
       apiRefused({ reason }, total);

@@ -206,6 +206,7 @@ function buildServices(
         ...modules.metricsSources,
         liveFeedClients: () => liveFeed.metrics().clients,
         apiRefusals: () => refusalsOf(rateLimit, liveFeed, connectionCaps),
+        apiFloodDropped: () => modules.floodDrops?.dropping() ?? 0,
         dependencies: async () => dependenciesOf(await health.check()),
         daemonChain: () => daemonChainOf(network.info()),
         lastShareMs: () => modules.stores.hashrate.poolLastShareMs(),

@@ -35,6 +35,8 @@ export interface StratumMetricsSnapshot {
     readonly current: number;
     readonly total: number;
     readonly refused: Readonly<Record<string, number>>;
+    /** Peers whose new connections the kernel drops now (floodDrop: no longer seen, so not refused). */
+    readonly floodDropped: number;
   };
   /** Keyed by the bound port number. */
   readonly byPort: Readonly<Record<string, { readonly current: number; readonly total: number }>>;
@@ -124,6 +126,7 @@ export class StratumMetrics {
         current: this.#connectionsCurrent,
         total: this.#connectionsTotal,
         refused: Object.fromEntries(this.#refused),
+        floodDropped: 0,
       },
       byPort,
       sessions: this.#sessionsCurrent,

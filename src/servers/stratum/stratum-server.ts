@@ -160,7 +160,11 @@ export class StratumServer {
   }
 
   metrics(): StratumMetricsSnapshot {
-    return this.#stats.snapshot();
+    const snapshot = this.#stats.snapshot();
+    const floodDropped = this.#floodDrops?.dropping() ?? 0;
+    return floodDropped === 0
+      ? snapshot
+      : { ...snapshot, connections: { ...snapshot.connections, floodDropped } };
   }
 
   /**

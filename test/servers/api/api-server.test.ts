@@ -455,7 +455,7 @@ describe('HTTP API', () => {
       modules: {
         metricsSources: {
           stratum: () => ({
-            connections: { current: 7, total: 9, refused: { 'per-ip-limit': 2 } },
+            connections: { current: 7, total: 9, refused: { 'per-ip-limit': 2 }, floodDropped: 1 },
             byPort: {},
             sessions: 6,
             protocolErrors: { total: 1, byKind: {}, byIp: { '203.0.113.7': 1 } },
@@ -473,6 +473,8 @@ describe('HTTP API', () => {
     expect(reply.payload).toMatch(
       /^fuego_pool_stratum_connections_refused_total\{reason="per-ip-limit"\} 2$/m,
     );
+    expect(reply.payload).toMatch(/^fuego_pool_flood_dropped_peers\{server="stratum"\} 1$/m);
+    expect(reply.payload).toMatch(/^fuego_pool_flood_dropped_peers\{server="api"\} 0$/m);
     expect(reply.payload).toMatch(/^fuego_pool_template_age_seconds 1\.5$/m);
     expect(reply.payload).toContain('fuego_pool_rpc_duration_seconds');
     expect(reply.payload).not.toContain('203.0.113.7');

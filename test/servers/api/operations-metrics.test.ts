@@ -74,7 +74,7 @@ describe('/metrics: solvency, payout batches, dependencies, daemon chain, leader
     };
     const sources: MetricsSources = {
       stratum: () => ({
-        connections: { current: 2, total: 3, refused: {} },
+        connections: { current: 2, total: 3, refused: {}, floodDropped: 0 },
         byPort: {},
         sessions: 2,
         protocolErrors: { total: 0, byKind: {}, byIp: {} },

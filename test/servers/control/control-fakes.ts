@@ -67,7 +67,7 @@ export class FakeBackend implements ControlBackend {
 
 export const fakeStratum: ControlStratum = {
   metrics: () => ({
-    connections: { current: 12, total: 40, refused: {} },
+    connections: { current: 12, total: 40, refused: {}, floodDropped: 0 },
     byPort: { '3333': { current: 10, total: 30 }, '5555': { current: 2, total: 10 } },
     sessions: 11,
   }),

@@ -191,6 +191,7 @@ describe.skipIf(!('filter' in loaded))('the stratum and API servers with kernel 
     expect(answered).toBeGreaterThanOrEqual(20); // its burst of refusals (and the one BANNED notice)
     expect(answered).toBeLessThanOrEqual(22);
     expect(drops.dropping()).toBe(1);
+    expect(server.metrics().connections.floodDropped).toBe(1); // fuego_pool_flood_dropped_peers
     expect(await tcpOpen(port, '127.0.0.10')).toBe('answered');
     const refusedBefore = server.metrics().connections.refused['banned'] ?? 0;
     expect(await tcpOpen(port, '127.0.0.9')).toBe('no answer');

@@ -126,12 +126,21 @@ function stratumMetrics(registry: Registry) {
     name: 'fuego_pool_stratum_sessions',
     help: 'Logged-in stratum sessions',
   });
-  return (stratum: StratumMetricsSnapshot): void => {
+  // The API port's drops are set here too: one metric, labelled by server.
+  const floodDropped = gauge(registry, {
+    name: 'fuego_pool_flood_dropped_peers',
+    help: 'Peers whose new connections the kernel drops now (floodDrop), by server: stratum, api',
+    labelNames: ['server'],
+  });
+  const sync = (stratum: StratumMetricsSnapshot): void => {
     connections.set(stratum.connections.current);
     for (const [reason, total] of Object.entries(stratum.connections.refused))
       refusedFrom({ reason }, total ?? 0);
     sessions.set(stratum.sessions);
+    floodDropped.set({ server: 'stratum' }, stratum.connections.floodDropped);
   };
+  const apiFloodDropped = (peers: number): void => floodDropped.set({ server: 'api' }, peers);
+  return Object.assign(sync, { apiFloodDropped });
 }
 
 /** Shares and blocks from the pool core; `blocks` also counts the unlocker's outcomes (events). */
@@ -310,11 +319,6 @@ export function createPoolMetrics(sources: MetricsSources, events?: PoolEventBus
       labelNames: ['reason'],
     }),
   );
-  const floodDropped = gauge(registry, {
-    name: 'fuego_pool_flood_dropped_peers',
-    help: 'Peers whose new connections the kernel drops now (floodDrop), by server: stratum, api',
-    labelNames: ['server'],
-  });
   const sourcesAvailable = gauge(registry, {
     name: 'fuego_pool_scrape_sources',
     help: 'Snapshot sources available to this process',
@@ -340,11 +344,8 @@ export function createPoolMetrics(sources: MetricsSources, events?: PoolEventBus
       const age = sources.templateAgeMs();
       if (age !== undefined) templateAge.set(age / 1000);
     }
-    read(sources.stratum, (stratum) => {
-      syncStratum(stratum);
-      floodDropped.set({ server: 'stratum' }, stratum.connections.floodDropped ?? 0);
-    });
-    if (sources.apiFloodDropped !== undefined) floodDropped.set({ server: 'api' }, sources.apiFloodDropped());
+    read(sources.stratum, syncStratum);
+    if (sources.apiFloodDropped !== undefined) syncStratum.apiFloodDropped(sources.apiFloodDropped());
     if (sources.liveFeedClients !== undefined) liveClients.set(sources.liveFeedClients());
     for (const [reason, total] of Object.entries(sources.apiRefusals?.() ?? {}))
       apiRefused({ reason }, total);

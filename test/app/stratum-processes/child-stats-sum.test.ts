@@ -53,7 +53,12 @@ describe('the stratum children as one pool', () => {
       stats(1, { hashes: 100, avgMs: 2, broadcastMs: 40 }),
       stats(2, { hashes: 300, avgMs: 4, broadcastMs: 25 }),
     ]);
-    expect(sum.stratum.connections).toEqual({ current: 3, total: 30, refused: { 'per-ip-limit': 3 }, floodDropped: 3 });
+    expect(sum.stratum.connections).toEqual({
+      current: 3,
+      total: 30,
+      refused: { 'per-ip-limit': 3 },
+      floodDropped: 3,
+    });
     expect(sum.stratum.byPort).toEqual({ '3333': { current: 3, total: 30 } });
     expect(sum.stratum.protocolErrors.byIp).toEqual({ '10.0.0.1': 1, '10.0.0.2': 1 });
     expect(sum.backend).toMatchObject({

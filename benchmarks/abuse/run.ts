@@ -28,7 +28,7 @@
  * FUEGO_BENCH_ABUSE_SECONDS sets the length of each phase (default 20), FUEGO_BENCH_STRATUM_PROCESSES
  * the pool's `stratum.processes` (default 1: every role on one event loop), FUEGO_BENCH_ABUSE_ATTACKS a
  * comma-separated subset of the attacks (default all), FUEGO_BENCH_FLOOD_DROP=0 turns the kernel
- * drops of flooding peers off (`stratum.floodDrop.refusals: 0`) for a run to pair with one with them.
+ * drops of flooding peers off (`floodDrop.refusals: 0`) for a run to pair with one with them.
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { availableParallelism, loadavg, setPriority } from 'node:os';
@@ -238,7 +238,8 @@ async function main(): Promise<void> {
   const gc = new GcPauses();
   const stack = await startBenchStack({
     shareDifficulty: 1,
-    stratum: { processes: STRATUM_PROCESSES, ...(FLOOD_DROP ? {} : { floodDrop: { refusals: 0 } }) },
+    stratum: { processes: STRATUM_PROCESSES },
+    ...(FLOOD_DROP ? {} : { floodDrop: { refusals: 0 } }),
     pool: { nodeArgs: ['--trace-gc'], onRawLine: (line) => gc.record(line) },
   });
   const honest = forkLoad('./honest-miners.js');

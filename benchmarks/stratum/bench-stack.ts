@@ -16,6 +16,8 @@ export interface BenchStackOptions {
   /** Merged over the benchmark's stratum section (limits, say). */
   readonly stratum?: Partial<NonNullable<PoolConfigInput['stratum']>>;
   readonly pow?: NonNullable<PoolConfigInput['pow']>;
+  /** The kernel drops of flooding peers (the pool's default when absent). */
+  readonly floodDrop?: NonNullable<PoolConfigInput['floodDrop']>;
   /** Merged over the benchmark's api section (its connection cap, say). */
   readonly api?: Partial<NonNullable<PoolConfigInput['api']>>;
   /** Node flags for the pool process and a reader of its non-JSON output (see PoolProcessOptions). */
@@ -95,6 +97,7 @@ export function benchPoolConfig(backends: BenchBackends, options: BenchStackOpti
     api: { port: 0, ...options.api },
     pool: { address: backends.devnet.walletAddress },
     ...(options.pow ? { pow: options.pow } : {}),
+    ...(options.floodDrop ? { floodDrop: options.floodDrop } : {}),
     stratum: {
       ports: [{ port: 0, difficulty: options.shareDifficulty, fixedDifficulty: true }],
       minLoginDifficulty: 1,

@@ -5,7 +5,7 @@ import { expectLedgerConsistent } from '../leader/payouts/money-invariants.js';
 import { devnetReceived } from '../leader/payouts/payout-test-kit.js';
 import { FEE } from '../leader/unlocker/unlocker-kit.js';
 import { operatorResolveMissing, operatorSettleFlagged } from './money-soak-operator-steps.js';
-import { clearWalletFaults, taggedMempoolTransactions } from './money-soak-steps.js';
+import { clearFaults, taggedMempoolTransactions } from './money-soak-steps.js';
 import {
   networkMinerAddress,
   SOAK_CONFIRM_DEPTH,
@@ -74,7 +74,7 @@ async function operatorRestartStuckWallet(pool: SoakPool): Promise<string> {
  * the step list.
  */
 export async function drain(pool: SoakPool): Promise<string[]> {
-  clearWalletFaults(pool);
+  await clearFaults(pool);
   const lines: string[] = [];
   let before = '';
   for (let round = 0; round < 12; round++) {

@@ -1,16 +1,23 @@
 import { adjustMinerBalance } from '../../src/app/balance-adjustment.js';
 import { type OrphanSettleMode, settleOrphanedBlock } from '../../src/app/orphan-block-settlement.js';
 import { settleWalletMissingBatch } from '../../src/app/wallet-missing-resolution.js';
+import { RpcError } from '../../src/rpc/rpc-error.js';
 import { PaymentStoreError } from '../../src/store/payments/payment-store-error.js';
 import { SOAK_MIN_PAYOUT, type SoakPool, type SoakRandom } from './money-soak-world.js';
 
-/** A refusal the operator's command may give (it then changed nothing): its code; anything else throws. */
-async function refusalOf(run: () => Promise<unknown>): Promise<string | null> {
+/**
+ * A refusal the operator's command may give (it then changed nothing): its code, or the daemon's
+ * while a step holds fuegod unreachable; anything else throws.
+ */
+async function refusalOf(pool: SoakPool, run: () => Promise<unknown>): Promise<string | null> {
   try {
     await run();
     return null;
   } catch (error) {
     if (error instanceof PaymentStoreError) return error.code;
+    if (pool.daemonDownSteps > 0 && error instanceof RpcError && error.code === 'RPC_UNREACHABLE') {
+      return error.code;
+    }
     throw error;
   }
 }
@@ -28,7 +35,7 @@ export async function operatorAdjust(pool: SoakPool, random: SoakRandom): Promis
   const deltaAtomic = credit
     ? BigInt(random.int(1, 1_000)) * (SOAK_MIN_PAYOUT / 1_000n)
     : -((balance * BigInt(random.int(1, 100))) / 100n) || -1n;
-  const refused = await refusalOf(() =>
+  const refused = await refusalOf(pool, () =>
     adjustMinerBalance(
       pool.keyPrefix,
       { redis: pool.shared.redis, clock: () => pool.nowMs },
@@ -41,7 +48,7 @@ export async function operatorAdjust(pool: SoakPool, random: SoakRandom): Promis
 
 /** `block settle` of `hash` in `mode`: null when applied, else the refusal's code. */
 function settle(pool: SoakPool, hash: string, mode: OrphanSettleMode): Promise<string | null> {
-  return refusalOf(async () => {
+  return refusalOf(pool, async () => {
     const settlement = await settleOrphanedBlock(
       pool.keyPrefix,
       { redis: pool.shared.redis, clock: () => pool.nowMs, daemon: pool.shared.daemon },
@@ -85,7 +92,7 @@ export async function operatorResolveMissing(pool: SoakPool): Promise<string> {
     const txHash = batch?.txHash;
     if (!txHash) continue;
     const mode = pool.devnet.chain.findTransaction(txHash)?.block ? 'paid' : 'refund';
-    const refused = await refusalOf(() =>
+    const refused = await refusalOf(pool, () =>
       settleWalletMissingBatch(
         pool.keyPrefix,
         { redis: pool.shared.redis, daemon: pool.shared.daemon, clock: () => pool.nowMs },

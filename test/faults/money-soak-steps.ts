@@ -2,20 +2,15 @@ import type { ChainBlock } from '../../src/devnet/chain/chain-state.js';
 import { bytesToHex } from '../../src/fuego/hex.js';
 import { findBatchIds } from '../../src/pool/payouts/batch-tag.js';
 import type { PayoutRunSummary } from '../../src/pool/payouts/payout-reports.js';
+import { endDaemonOutage, FAULT_STEP_KINDS } from './money-soak-fault-steps.js';
 import { operatorAdjust, operatorResolveMissing, operatorSettle } from './money-soak-operator-steps.js';
 import {
   networkMinerAddress,
   SOAK_MAX_REORG_DEPTH,
   type SoakPool,
   type SoakRandom,
+  type StepKind,
 } from './money-soak-world.js';
-
-/** One step kind: how often the PRNG picks it, and what it does (a line for the step list). */
-interface StepKind {
-  readonly name: string;
-  readonly weight: number;
-  run(pool: SoakPool, random: SoakRandom): Promise<string>;
-}
 
 const NETWORK = networkMinerAddress();
 
@@ -261,6 +256,7 @@ export const STEP_KINDS: readonly StepKind[] = [
       return `clock +${hours}h`;
     },
   },
+  ...FAULT_STEP_KINDS,
 ];
 
 const TOTAL_WEIGHT = STEP_KINDS.reduce((sum, kind) => sum + kind.weight, 0);
@@ -275,8 +271,9 @@ export function pickStep(random: SoakRandom): StepKind {
   return STEP_KINDS[STEP_KINDS.length - 1]!;
 }
 
-/** Every fault the steps can arm or set, off again (the drain starts from a healthy wallet). */
-export function clearWalletFaults(pool: SoakPool): void {
+/** Every fault the steps can arm or set, off again (the drain starts from a healthy wallet and daemon). */
+export async function clearFaults(pool: SoakPool): Promise<void> {
+  await endDaemonOutage(pool);
   const control = pool.devnet.control;
   control.refuseSends(0);
   control.failRelay(0);

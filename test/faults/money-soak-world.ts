@@ -2,7 +2,9 @@ import type { Redis } from 'ioredis';
 import type { ChainBlock } from '../../src/devnet/chain/chain-state.js';
 import type { Devnet } from '../../src/devnet/devnet.js';
 import { keyPairFromSeed } from '../../src/devnet/wallet/ed25519-keys.js';
+import type { FaultPoints } from '../../src/fault-points.js';
 import { encodeAddress } from '../../src/fuego/address.js';
+import type { PayoutStep } from '../../src/leader/payouts/batch-sender.js';
 import type { BlockUnlocker } from '../../src/leader/unlocker/block-unlocker.js';
 import type { PaymentSchemeName } from '../../src/pool/schemes/payment-scheme-name.js';
 import type { DaemonClient } from '../../src/rpc/daemon-client.js';
@@ -61,6 +63,24 @@ export interface SoakShared {
   readonly devnet: Devnet;
   readonly daemon: DaemonClient;
   readonly wallet: WalletClient;
+  /** Stops Redis (its AOF is fsynced on every write: nothing is lost). */
+  stopRedis(): Promise<void>;
+  /** Starts it again on the same port and AOF, and waits until the client is connected again. */
+  startRedis(): Promise<void>;
+}
+
+/** One step kind: how often the PRNG picks it, and what it does (a line for the step list). */
+export interface StepKind {
+  readonly name: string;
+  readonly weight: number;
+  run(pool: SoakPool, random: SoakRandom): Promise<string>;
+}
+
+/** What a pass's runner is built with besides the pool's stores: another connection, crash points. */
+export interface SoakRunnerParts {
+  /** The connection the runner's stores use (a crashing one, say); the shared one without it. */
+  readonly redis?: Redis;
+  readonly faults?: FaultPoints<PayoutStep>;
 }
 
 /** Where the rest of the network's blocks go: an address of nobody the soak checks. */
@@ -77,7 +97,8 @@ export function networkMinerAddress(): string {
 export class SoakPool {
   readonly miners: string[];
   readonly ledger: RedisShareLedger;
-  readonly unlocker: BlockUnlocker;
+  /** The leader's unlocker; a crash step replaces it with a fresh one (a restarted leader). */
+  unlocker: BlockUnlocker;
   readonly balances: RedisBalances;
   readonly store: PayoutStore;
   /** Hashes of every block the pool recorded as its own, oldest first. */
@@ -91,33 +112,28 @@ export class SoakPool {
   scanHeld = false;
   /** PROP for one seed in three, else PPLNS; solo shares and blocks come with either. */
   readonly scheme: PaymentSchemeName;
+  /**
+   * Whether the runner checks fuegod before a send (as the leader's does), in three seeds of four;
+   * without it a daemon behind its peers is met as walletd's refusal.
+   */
+  readonly runnerChecksDaemon: boolean;
+  /** Steps left until fuegod is reachable again (0: it is up). */
+  daemonDownSteps = 0;
 
   constructor(
     readonly shared: SoakShared,
     readonly keyPrefix: string,
     seed: number,
   ) {
-    const { redis, daemon } = shared;
+    const { redis } = shared;
     this.scheme = seed % 3 === 1 ? 'prop' : 'pplns';
+    this.runnerChecksDaemon = seed % 4 !== 3;
     this.miners = [1, 2, 3, 4].map((n) => minerAddress(`soak-${seed}-${keyPrefix}-${n}`));
     this.ledger = new RedisShareLedger(
       { ...DEFAULT_STORE_OPTIONS, keyPrefix },
       { redis, logger: silentLogger },
     );
-    this.unlocker = unlockerOn(
-      redis,
-      keyPrefix,
-      {
-        scheme: this.scheme,
-        confirmDepth: SOAK_CONFIRM_DEPTH,
-        reorgWatchBlocks: SOAK_REORG_WATCH_BLOCKS,
-        // As in production (where it is on by default): a block replaced while no unlock ran
-        // until it was past the watch is found by the audit, which runs when the clock says so.
-        reorgAuditBlocks: 500,
-        reorgAuditIntervalMs: 3_600_000,
-      },
-      { daemon, logger: silentLogger, clock: () => this.nowMs },
-    );
+    this.unlocker = this.freshUnlocker(redis);
     this.balances = new RedisBalances({ keyPrefix }, { redis });
     this.store = new PayoutStore({ keyPrefix }, { redis });
     this.startHeight = shared.devnet.chain.height;
@@ -127,12 +143,37 @@ export class SoakPool {
     return this.shared.devnet;
   }
 
-  /** A fresh runner per pass, as a leader restart would build it (same options, same stores). */
-  runner() {
-    return payoutRunnerFor(
-      this.shared.redis,
+  /** An unlocker as the leader builds it, on `redis` (the shared connection or a crashing one). */
+  freshUnlocker(redis: Redis): BlockUnlocker {
+    return unlockerOn(
+      redis,
       this.keyPrefix,
-      { wallet: this.shared.wallet, logger: silentLogger, clock: () => this.nowMs },
+      {
+        scheme: this.scheme,
+        confirmDepth: SOAK_CONFIRM_DEPTH,
+        reorgWatchBlocks: SOAK_REORG_WATCH_BLOCKS,
+        // As in production (where it is on by default): a block replaced while no unlock ran
+        // until it was past the watch is found by the audit, which runs when the clock says so.
+        reorgAuditBlocks: 500,
+        reorgAuditIntervalMs: 3_600_000,
+      },
+      { daemon: this.shared.daemon, logger: silentLogger, clock: () => this.nowMs },
+    );
+  }
+
+  /** A fresh runner per pass, as a leader restart would build it (same options, same stores). */
+  runner(parts: SoakRunnerParts = {}) {
+    const { wallet, daemon } = this.shared;
+    return payoutRunnerFor(
+      parts.redis ?? this.shared.redis,
+      this.keyPrefix,
+      {
+        wallet,
+        logger: silentLogger,
+        clock: () => this.nowMs,
+        ...(this.runnerChecksDaemon ? { daemon } : {}),
+        ...(parts.faults ? { faults: parts.faults } : {}),
+      },
       { minPayoutAtomic: SOAK_MIN_PAYOUT, maxTransfersPerTransaction: 2, feePaidBy: 'miners' },
     );
   }

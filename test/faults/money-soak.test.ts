@@ -1,12 +1,16 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { createRedisClient } from '../../src/store/redis-client.js';
+import { freePort, type PrivateRedis, startPrivateRedis } from '../../src/tools/redis-server.js';
 import { startTestDevnet } from '../devnet/devnet-test-helpers.js';
-import { startTestRedis, type TestRedis } from '../helpers/redis-server.js';
 import { walletClientFor } from '../leader/payouts/payout-test-kit.js';
 import { daemonClientFor } from '../leader/unlocker/unlocker-kit.js';
 import { silentLogger, uniquePrefix } from '../store/store-fixtures.js';
 import { drain, expectSettled, expectStepInvariants } from './money-soak-checks.js';
+import { daemonOutageTick } from './money-soak-fault-steps.js';
 import { pickStep } from './money-soak-steps.js';
 import { SoakPool, SoakRandom } from './money-soak-world.js';
 
@@ -14,7 +18,8 @@ import { SoakPool, SoakRandom } from './money-soak-world.js';
  * The money soak: a seeded PRNG interleaves the money path's events in orders nobody wrote by
  * hand (shares, the pool's blocks, the network's blocks, reorgs shallower and deeper than
  * confirmDepth, a pool block's branch brought back, unlock runs, payout passes, wallet faults,
- * transactions dropped from the mempool, wallet scan lag, the runner's clock moving on) against a
+ * transactions dropped from the mempool, wallet scan lag, the runner's clock moving on, the leader
+ * crashing in a payout pass or an unlock run, fuegod unreachable, Redis restarted) against a
  * real Redis and a fresh devnet per seed, with the pool's real ledger, unlocker and payout runner.
  * After every step the ledger and the chain are checked (money-soak-checks.ts); at the end the
  * seed is drained and settled. A failure names its seed and lists its steps;
@@ -39,30 +44,67 @@ const SEEDS: readonly number[] = seeds();
 const STEPS_PER_SEED = SLOW ? 80 : 40;
 
 describe('money soak: random interleavings of the money path on the devnet', () => {
-  let server: TestRedis;
+  let dir: string;
+  let port: number;
+  let server: PrivateRedis | undefined;
   let redis: Redis;
+  /** A restartable Redis: the same port and data dir, the AOF fsynced on every write. */
+  const redisServer = {
+    async stop(): Promise<void> {
+      await server?.stop();
+      server = undefined;
+    },
+    async start(): Promise<void> {
+      server = await startPrivateRedis({ appendOnly: true, dir, port });
+      await untilConnected(redis);
+    },
+  };
 
   beforeAll(async () => {
-    server = await startTestRedis({ appendOnly: true });
+    dir = await mkdtemp(join(tmpdir(), 'fuego-pool-soak-redis-'));
+    port = await freePort();
+    server = await startPrivateRedis({ appendOnly: true, dir, port });
     redis = await createRedisClient({ url: server.url }, silentLogger);
   });
 
   afterAll(async () => {
     redis?.disconnect();
     await server?.stop();
+    if (dir) await rm(dir, { recursive: true, force: true });
   });
 
   it.each(SEEDS)('seed %i: every step keeps the ledger and the chain in agreement', async (seed) => {
-    await soakOneSeed(redis, seed);
+    await soakOneSeed(redis, redisServer, seed);
   });
 });
 
+/** Waits (generously: the machine may be loaded) until the client has reconnected after a restart. */
+async function untilConnected(redis: Redis): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (redis.status !== 'ready') {
+    if (Date.now() > deadline) throw new Error(`Redis client not reconnected: ${redis.status}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 /** One seed on its own devnet; a failure is rethrown with the seed and the steps so far. */
-async function soakOneSeed(redis: Redis, seed: number): Promise<void> {
+async function soakOneSeed(
+  redis: Redis,
+  redisServer: { stop(): Promise<void>; start(): Promise<void> },
+  seed: number,
+): Promise<void> {
   const devnet = await startTestDevnet();
   const daemon = daemonClientFor(devnet, 5_000);
   const wallet = walletClientFor(devnet, 1_500);
-  const pool = new SoakPool({ redis, devnet, daemon, wallet }, uniquePrefix(`soak${seed}`), seed);
+  const shared = {
+    redis,
+    devnet,
+    daemon,
+    wallet,
+    stopRedis: redisServer.stop,
+    startRedis: redisServer.start,
+  };
+  const pool = new SoakPool(shared, uniquePrefix(`soak${seed}`), seed);
   const random = new SoakRandom(seed);
   const lines: string[] = [];
   try {
@@ -70,6 +112,7 @@ async function soakOneSeed(redis: Redis, seed: number): Promise<void> {
       const kind = pickStep(random);
       lines.push(`${step}: ${await kind.run(pool, random)}`);
       await expectStepInvariants(pool);
+      await daemonOutageTick(pool);
     }
     lines.push(...(await drain(pool)));
     await expectSettled(pool);

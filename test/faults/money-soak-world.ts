@@ -117,6 +117,10 @@ export class SoakPool {
    * without it a daemon behind its peers is met as walletd's refusal.
    */
   readonly runnerChecksDaemon: boolean;
+  /** Transactions the wallet forgot (it is rescanning) until a `rescan` step ends its rescan. */
+  readonly forgotten = new Set<string>();
+  /** The scan lag the last `scan-lag` step set (the wallet trails more while it rescans). */
+  scanLagBlocks = 0;
   /** Steps left until fuegod is reachable again (0: it is up). */
   daemonDownSteps = 0;
 

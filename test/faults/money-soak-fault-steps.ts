@@ -52,31 +52,53 @@ async function passOutcome(run: () => Promise<PayoutRunSummary>, stopped: () => 
 }
 
 /**
- * The leader dies in a payout pass: at a batch's named step (between "sending" durable and the
- * wallet's reply, say), or after some Redis calls (in the recovery of open batches, say). Half the
- * time the restarted leader's pass follows at once.
+ * The leader dies in a payout pass: armed for the next pass that reaches a batch's named step
+ * (between "sending" durable and the wallet's reply, say: most passes pay nobody), or at once after
+ * some Redis calls (in the recovery of open batches, say), when half the time the restarted
+ * leader's pass follows at once.
  */
 async function crashPayout(pool: SoakPool, random: SoakRandom): Promise<string> {
-  const named = random.next() < 0.7;
-  const crashing = new CrashingRedis(pool.shared.redis, named ? Number.POSITIVE_INFINITY : random.int(0, 30));
-  const point = random.pick(PAYOUT_POINTS);
-  const nth = random.int(1, 2);
-  const faults = atPoint(point, nth, async (batchId) => {
-    crashing.crash();
-    throw new SoakCrash(`at ${point} of ${batchId.slice(0, 12)}`);
-  });
-  const runner = pool.runner({ redis: crashing.connection, ...(named ? { faults } : {}) });
+  if (random.next() < 0.7) {
+    pool.armedPayoutCrash = { point: random.pick(PAYOUT_POINTS), nth: random.int(1, 2) };
+    return `crash-payout armed at ${pool.armedPayoutCrash.point} #${pool.armedPayoutCrash.nth}`;
+  }
+  const crashing = new CrashingRedis(pool.shared.redis, random.int(0, 30));
   const outcome = await passOutcome(
-    () => runner.runOnce(),
+    () => pool.runner({ redis: crashing.connection }).runOnce(),
     () => crashing.crashed,
   );
-  const where = named ? `at ${point} #${nth}` : `after ${crashing.calls} Redis calls`;
+  const where = `after ${crashing.calls} Redis calls`;
   if (!crashing.crashed) return `crash-payout ${where}: not reached, ${outcome}`;
   await lockExpires(pool);
   const line = `crash-payout ${where}: ${outcome}`;
   if (random.next() < 0.5) return line;
   const next = await pool.runner().runOnce();
   return `${line}; restarted pass batches=${next.batches.length} recovered=${next.recovered.length}`;
+}
+
+/**
+ * A payout pass of the leader (the `payout` step), which dies at the crash armed for it if it
+ * reaches its point (the armed crash then goes); `describe` makes the line of a pass that ends.
+ */
+export async function payoutPass(
+  pool: SoakPool,
+  describe: (summary: PayoutRunSummary) => string,
+): Promise<string> {
+  const armed = pool.armedPayoutCrash;
+  if (armed === null) return describe(await pool.runner().runOnce());
+  const crashing = new CrashingRedis(pool.shared.redis);
+  const faults = atPoint(armed.point, armed.nth, async (batchId) => {
+    crashing.crash();
+    throw new SoakCrash(`at ${armed.point} #${armed.nth} of ${batchId.slice(0, 12)}`);
+  });
+  try {
+    return describe(await pool.runner({ redis: crashing.connection, faults }).runOnce());
+  } catch (error) {
+    if (!crashing.crashed) throw error;
+    pool.armedPayoutCrash = null;
+    await lockExpires(pool);
+    return `crashed ${error instanceof SoakCrash ? error.message : `(${(error as Error).name})`}`;
+  }
 }
 
 /** The leader dies in an unlock run after some Redis calls; a fresh unlocker carries on. */

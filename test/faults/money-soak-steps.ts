@@ -2,7 +2,7 @@ import type { ChainBlock } from '../../src/devnet/chain/chain-state.js';
 import { bytesToHex } from '../../src/fuego/hex.js';
 import { findBatchIds } from '../../src/pool/payouts/batch-tag.js';
 import type { PayoutRunSummary } from '../../src/pool/payouts/payout-reports.js';
-import { endDaemonOutage, FAULT_STEP_KINDS } from './money-soak-fault-steps.js';
+import { endDaemonOutage, FAULT_STEP_KINDS, payoutPass } from './money-soak-fault-steps.js';
 import { operatorAdjust, operatorResolveMissing, operatorSettle } from './money-soak-operator-steps.js';
 import {
   networkMinerAddress,
@@ -159,7 +159,7 @@ export const STEP_KINDS: readonly StepKind[] = [
     name: 'payout',
     weight: 5,
     async run(pool) {
-      return `payout ${passLine(await pool.runner().runOnce())}`;
+      return `payout ${await payoutPass(pool, passLine)}`;
     },
   },
   {
@@ -301,4 +301,5 @@ export async function clearFaults(pool: SoakPool): Promise<void> {
   control.finishWalletRescan();
   pool.forgotten.clear();
   pool.scanLagBlocks = 0;
+  pool.armedPayoutCrash = null;
 }

@@ -121,6 +121,8 @@ export class SoakPool {
   readonly forgotten = new Set<string>();
   /** The scan lag the last `scan-lag` step set (the wallet trails more while it rescans). */
   scanLagBlocks = 0;
+  /** A crash a step armed for the next payout pass that reaches a batch's step (`nth` time). */
+  armedPayoutCrash: { readonly point: PayoutStep; readonly nth: number } | null = null;
   /** Steps left until fuegod is reachable again (0: it is up). */
   daemonDownSteps = 0;
 

@@ -4,6 +4,7 @@ import { findBatchIds } from '../../src/pool/payouts/batch-tag.js';
 import { expectLedgerConsistent } from '../leader/payouts/money-invariants.js';
 import { devnetReceived } from '../leader/payouts/payout-test-kit.js';
 import { FEE } from '../leader/unlocker/unlocker-kit.js';
+import { payoutPass } from './money-soak-fault-steps.js';
 import { operatorResolveMissing, operatorSettleFlagged } from './money-soak-operator-steps.js';
 import { clearFaults, taggedMempoolTransactions } from './money-soak-steps.js';
 import {
@@ -69,9 +70,9 @@ async function operatorRestartStuckWallet(pool: SoakPool): Promise<string> {
 
 /**
  * The wallet healthy again, then rounds of: blocks past confirmation, the reorg watch and the
- * change's spendable age; a day later on the runner's clock; an unlock run and a payout pass; the
- * step invariants. Until a round changes nothing (at least three rounds). Returns the lines for
- * the step list.
+ * change's spendable age; a day later on the runner's clock; an unlock run and a payout pass (a
+ * payout crash still armed is met there: the drain's passes pay); the step invariants. Until a
+ * round changes nothing (at least three rounds). Returns the lines for the step list.
  */
 export async function drain(pool: SoakPool): Promise<string[]> {
   await clearFaults(pool);
@@ -81,15 +82,16 @@ export async function drain(pool: SoakPool): Promise<string[]> {
     pool.devnet.control.mineBlocks(SOAK_CONFIRM_DEPTH + SOAK_REORG_WATCH_BLOCKS + 11, networkMinerAddress());
     pool.nowMs += 24 * 3_600_000;
     const unlock = await pool.unlocker.runOnce();
-    const pass = await pool.runner().runOnce();
+    const pass = await payoutPass(
+      pool,
+      (s) => `payout skipped=${s.skipped ?? '-'} batches=${s.batches.length} recovered=${s.recovered.length}`,
+    );
     // The operator resolves what the wallet lost (the runner leaves that to them).
     const restart = await operatorRestartStuckWallet(pool);
     lines.push(restart);
     lines.push(await operatorResolveMissing(pool));
     lines.push(await operatorSettleFlagged(pool));
-    lines.push(
-      `drain ${round}: unlock ${unlock.decisions.map((d) => d.outcome).join(',') || '-'}; payout skipped=${pass.skipped ?? '-'} batches=${pass.batches.length} recovered=${pass.recovered.length}`,
-    );
+    lines.push(`drain ${round}: unlock ${unlock.decisions.map((d) => d.outcome).join(',') || '-'}; ${pass}`);
     await expectStepInvariants(pool);
     const after = await snapshot(pool);
     // A stuck payout the restart let go is credited back only a round or two later: not settled yet.

@@ -182,8 +182,7 @@ export const STEP_KINDS: readonly StepKind[] = [
     weight: 1,
     async run(pool, random) {
       const lag = random.int(0, 3);
-      pool.scanLagBlocks = lag;
-      applyWalletScanLag(pool);
+      pool.devnet.control.setWalletSyncLag(lag);
       return `scan-lag ${lag}`;
     },
   },
@@ -204,13 +203,12 @@ export const STEP_KINDS: readonly StepKind[] = [
   },
   // The wallet loses its record of a transaction (a reset or an old backup), on chain or pooled.
   // The devnet finds it again as walletd does (once its scan passes the block, or from its pool
-  // sync at the tip); the soak also has the runner see the wallet behind its daemon until a
-  // `rescan` step, as a real walletd rescanning from scratch reports itself (applyWalletScanLag),
-  // so the pool never takes a wallet that is still rebuilding its history for a synced one.
+  // sync at the tip); until a `rescan` step the runner also sees the wallet's getStatus behind its
+  // daemon (SoakPool.runner), as a real walletd rescanning from scratch reports itself, so the
+  // pool never takes a wallet still rebuilding its history for a synced one.
   taggedTransactionStep('forget-tx', taggedTransactions, (pool, hash) => {
     pool.devnet.control.forgetWalletTransaction(hash);
     pool.forgotten.add(hash);
-    applyWalletScanLag(pool);
   }),
   {
     name: 'rescan',
@@ -218,7 +216,6 @@ export const STEP_KINDS: readonly StepKind[] = [
     async run(pool) {
       pool.devnet.control.finishWalletRescan();
       pool.forgotten.clear();
-      applyWalletScanLag(pool);
       return 'rescan (the wallet scan reaches its target at once)';
     },
   },
@@ -278,15 +275,10 @@ export function pickStep(random: SoakRandom): StepKind {
   return STEP_KINDS[STEP_KINDS.length - 1]!;
 }
 
-/** How far a rescanning wallet trails its daemon: well past maxWalletLagBlocks (2), so not synced. */
-const RESCAN_LAG_BLOCKS = 10;
-
-/** The wallet's scan lag: the last `scan-lag` step's, or a rescan's while it forgot a transaction. */
-function applyWalletScanLag(pool: SoakPool): void {
-  pool.devnet.control.setWalletSyncLag(pool.forgotten.size > 0 ? RESCAN_LAG_BLOCKS : pool.scanLagBlocks);
-}
-
-/** Every fault the steps can arm or set, off again (the drain starts from a healthy wallet and daemon). */
+/**
+ * Every fault the steps can arm or set, off again (the drain starts from a healthy wallet and
+ * daemon), but a payout crash armed: the drain's passes pay, so it is met there if not before.
+ */
 export async function clearFaults(pool: SoakPool): Promise<void> {
   await endDaemonOutage(pool);
   const control = pool.devnet.control;
@@ -300,6 +292,4 @@ export async function clearFaults(pool: SoakPool): Promise<void> {
   pool.scanHeld = false;
   control.finishWalletRescan();
   pool.forgotten.clear();
-  pool.scanLagBlocks = 0;
-  pool.armedPayoutCrash = null;
 }

@@ -31,6 +31,25 @@ export const COIN = 10_000_000n;
 /** The pool's payout minimum in the soak: low, so that most passes pay someone. */
 export const SOAK_MIN_PAYOUT = COIN / 10n;
 
+/** How far a rescanning wallet says it trails its daemon: past maxWalletLagBlocks (2), so not synced. */
+const RESCAN_LAG_BLOCKS = 10;
+
+/** The wallet as a rescanning walletd shows itself: its getStatus blockCount behind its daemon's. */
+function rescanning(wallet: WalletClient): WalletClient {
+  return new Proxy(wallet, {
+    get(target, property) {
+      if (property === 'getStatus') {
+        return async () => {
+          const status = await target.getStatus();
+          return { ...status, blockCount: Math.max(1, status.knownBlockCount - RESCAN_LAG_BLOCKS) };
+        };
+      }
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
 /** Mulberry32: a small seeded PRNG (the same seed, the same run). */
 export class SoakRandom {
   #state: number;
@@ -119,8 +138,6 @@ export class SoakPool {
   readonly runnerChecksDaemon: boolean;
   /** Transactions the wallet forgot (it is rescanning) until a `rescan` step ends its rescan. */
   readonly forgotten = new Set<string>();
-  /** The scan lag the last `scan-lag` step set (the wallet trails more while it rescans). */
-  scanLagBlocks = 0;
   /** A crash a step armed for the next payout pass that reaches a batch's step (`nth` time). */
   armedPayoutCrash: { readonly point: PayoutStep; readonly nth: number } | null = null;
   /** Steps left until fuegod is reachable again (0: it is up). */
@@ -169,7 +186,8 @@ export class SoakPool {
 
   /** A fresh runner per pass, as a leader restart would build it (same options, same stores). */
   runner(parts: SoakRunnerParts = {}) {
-    const { wallet, daemon } = this.shared;
+    const { daemon } = this.shared;
+    const wallet = this.forgotten.size > 0 ? rescanning(this.shared.wallet) : this.shared.wallet;
     return payoutRunnerFor(
       parts.redis ?? this.shared.redis,
       this.keyPrefix,

@@ -392,7 +392,11 @@ export class StratumServer {
     if (!this.#connections.delete(connection)) return;
     const ip = connection.info.remoteAddress;
     this.#logger.debug({ connection: connection.id, ip, reason }, 'stratum connection closed');
-    this.#connectionGone(connection.info.port, peerKey(ip, this.#ipv6PrefixLength), reason);
+    const peer = peerKey(ip, this.#ipv6PrefixLength);
+    // Closed for what it sent (a refused login: a new-address flood, a bad address, a ban; or
+    // garbage): a peer that keeps reconnecting to do it again floods like one refused at accept.
+    if (reason === 'login-failed' || reason === 'protocol-violation') this.#floodDrops?.noteRefusal(peer);
+    this.#connectionGone(connection.info.port, peer, reason);
   }
 
   /** An admitted connection is gone: its count is given back, and a shutdown may be complete. */

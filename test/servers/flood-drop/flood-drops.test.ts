@@ -201,6 +201,53 @@ describe.skipIf(!('filter' in loaded))('the stratum and API servers with kernel 
     expect(await tcpOpen(port, '127.0.0.9')).toBe('answered');
   });
 
+  it('stops answering a peer that keeps reconnecting to log in where its logins fail', async () => {
+    const log = captureLogs();
+    const drops = new FloodDrops(
+      { refusals: 10, refusalsPerSec: 1, dropMs: 3_000, maxDropMs: 3_000, maxSources: 16 },
+      (loaded as { filter: ListenerFilter }).filter,
+      log.logger,
+    );
+    const server = new StratumServer(stratumServerOptions({ ports: [{ port: 0, difficulty: 1000 }] }), {
+      backend: {
+        ...bannedPeerBackend(),
+        login: async () => Promise.reject(new StratumError('INVALID_LOGIN')),
+      },
+      logger: log.logger,
+      floodDrops: drops,
+    });
+    await server.start();
+    closers.push(
+      () => server.close(),
+      () => drops.close(),
+    );
+    const port = server.listening()[0]!.port;
+    const failedLogin = (localAddress: string): Promise<'closed' | 'no answer'> =>
+      new Promise((resolve) => {
+        const socket = connect({ host: '127.0.0.1', port, localAddress });
+        socket.on('error', () => undefined);
+        const timer = setTimeout(() => {
+          socket.destroy();
+          resolve('no answer');
+        }, 800);
+        socket.once('connect', () =>
+          socket.write('{"id":1,"method":"login","params":{"login":"x","pass":"x","agent":"t"}}\n'),
+        );
+        // The refusal (INVALID_LOGIN) comes before the pool closes: answered, so gone.
+        socket.once('data', () => {
+          clearTimeout(timer);
+          socket.destroy();
+          resolve('closed');
+        });
+      });
+    let closed = 0;
+    while (closed < 30 && (await failedLogin('127.0.0.13')) === 'closed') closed++;
+    // Its burst of 10, the one that went past it, and one that may connect before that close is noted.
+    expect(closed).toBeGreaterThanOrEqual(11);
+    expect(closed).toBeLessThanOrEqual(12);
+    expect(await failedLogin('127.0.0.14')).toBe('closed'); // another peer is still served
+  });
+
   it('stops answering a peer that keeps connecting to the API over its connection cap', async () => {
     const log = captureLogs();
     const drops = new FloodDrops(

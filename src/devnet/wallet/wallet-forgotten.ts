@@ -19,6 +19,8 @@ export interface ForgottenTransactionsModules {
 export class ForgottenTransactions {
   readonly #modules: ForgottenTransactionsModules;
   readonly #hashes = new Set<string>();
+  /** Found again after being forgotten: walletd's record is the one it rebuilt (wallet-rebuilt.ts). */
+  readonly #rebuilt = new Set<string>();
 
   constructor(modules: ForgottenTransactionsModules) {
     this.#modules = modules;
@@ -44,10 +46,17 @@ export class ForgottenTransactions {
     return this.#hashes.has(hash);
   }
 
+  /** Whether the wallet's record of `hash` is one it rebuilt from the chain after forgetting it. */
+  rebuilt(hash: string): boolean {
+    return this.#rebuilt.has(hash);
+  }
+
   /** Found again: in a block the scan has passed, or held unconfirmed from a pool sync. */
   #findAgain(): void {
     for (const hash of this.#hashes) {
-      if (this.#modules.view.findTransaction(hash) !== undefined) this.#hashes.delete(hash);
+      if (this.#modules.view.findTransaction(hash) === undefined) continue;
+      this.#hashes.delete(hash);
+      this.#rebuilt.add(hash);
     }
   }
 }

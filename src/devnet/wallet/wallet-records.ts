@@ -13,6 +13,7 @@ import type { WalletChain } from './wallet-chain-view.js';
 import type { WalletContainer } from './wallet-container.js';
 import { WalletInvalidRequest, WalletRpcError } from './wallet-errors.js';
 import { WalletParams } from './wallet-params.js';
+import { type RecordMovement, rebuiltMovement } from './wallet-rebuilt.js';
 
 /** blockIndex of a transaction not yet in a block. */
 export const UNCONFIRMED_BLOCK_INDEX = 4294967295;
@@ -72,7 +73,14 @@ export interface WalletRecordsModules {
   readonly container: WalletContainer;
   readonly sent: SentTransactions;
   /** Transactions the wallet has lost its record of until it finds them again (wallet-forgotten.ts). */
-  readonly forgotten: { has(hash: string): boolean };
+  readonly forgotten: Forgotten;
+}
+
+/** What the records need of the forgotten transactions (wallet-forgotten.ts). */
+interface Forgotten {
+  has(hash: string): boolean;
+  /** Found again: its record is the one walletd rebuilds from the chain. */
+  rebuilt(hash: string): boolean;
 }
 
 /**
@@ -84,7 +92,7 @@ export class WalletRecords {
   readonly #chain: WalletChain;
   readonly #container: WalletContainer;
   readonly #sent: SentTransactions;
-  readonly #forgotten: { has(hash: string): boolean };
+  readonly #forgotten: Forgotten;
 
   constructor(modules: WalletRecordsModules) {
     this.#chain = modules.chain;
@@ -129,7 +137,7 @@ export class WalletRecords {
     const hashes = this.#sent
       .all()
       .filter((tx) => tx.phase === 'relayed' && this.#isInMempool(tx.hash) && !this.#forgotten.has(tx.hash))
-      .filter((tx) => !filter || tx.transfers.some((t) => filter.includes(t.address)))
+      .filter((tx) => !filter || this.#movementOf(tx)?.transfers.some((t) => filter.includes(t.address)))
       .map((tx) => tx.hash);
     return { transactionHashes: hashes };
   }
@@ -180,11 +188,12 @@ export class WalletRecords {
     const sent = this.#sent.get(hash);
     const transaction = tx ?? (sent ? parseSent(sent) : undefined);
     if (!transaction) return undefined;
-    const movement = sent
-      ? { transfers: sent.transfers, amount: sent.netAtomic }
-      : this.#incoming(transaction);
+    const movement = sent ? this.#movementOf(sent, transaction) : this.#incoming(transaction);
     if (!movement) return undefined;
     const { transfers, amount } = movement;
+    // A rebuilt record is a blockchain one: no deposit fields unless a block brought a deposit.
+    const built = sent !== undefined && !this.#forgotten.rebuilt(hash);
+    const depositId = sent?.depositId !== undefined && (built || block) ? sent.depositId : undefined;
     if (filter && !transfers.some((t) => filter.has(t.address))) return undefined;
     const blockIndex = block ? block.height : UNCONFIRMED_BLOCK_INDEX;
     return {
@@ -195,10 +204,10 @@ export class WalletRecords {
       confirmations: (this.#chain.knownBlockCount - blockIndex) >>> 0,
       // walletd leaves a built transaction's deposit fields unset: every one it sent says 1 and a
       // leftover id (captures 45, 53, 55), deposit or not; received ones say 0 and -1.
-      depositCount: sent ? 1 : 0,
+      depositCount: built || depositId !== undefined ? 1 : 0,
       extra: bytesToHex(transaction.extra),
       fee: feeAtomic,
-      firstDepositId: sent ? (sent.depositId ?? leftoverDepositId(hash)) : -1,
+      firstDepositId: depositId ?? (built ? leftoverDepositId(hash) : -1),
       isBase,
       paymentId: paymentIdOf(transaction.extra),
       // walletd reports 0 ("succeeded") for sent-but-unconfirmed transactions too; blockIndex tells them apart.
@@ -216,10 +225,23 @@ export class WalletRecords {
   }
 
   /**
+   * What a transaction the wallet built moved: as it recorded it at send, or, once it forgot and
+   * found it again, as walletd rebuilds it from the chain (wallet-rebuilt.ts).
+   */
+  #movementOf(sent: SentTransaction, transaction = parseSent(sent)): RecordMovement | undefined {
+    if (!this.#forgotten.rebuilt(sent.hash)) return { transfers: sent.transfers, amount: sent.netAtomic };
+    if (!transaction) return undefined;
+    return rebuiltMovement(transaction, sent, {
+      addresses: this.#container.addresses,
+      ownerOf: (key) => this.#chain.outputOwners.ownerOf(key),
+    });
+  }
+
+  /**
    * What a transaction the wallet did not build pays its addresses: one incoming transfer per
    * address, or undefined when it pays none of them.
    */
-  #incoming(transaction: Transaction): { transfers: TransferRecord[]; amount: bigint } | undefined {
+  #incoming(transaction: Transaction): RecordMovement | undefined {
     const incoming = new Map<string, bigint>();
     for (const output of transaction.outputs) {
       if (output.kind !== 'key') continue;

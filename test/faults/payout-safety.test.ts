@@ -19,6 +19,7 @@ import { PayoutStore } from '../../src/store/payments/payout-store.js';
 import { PayoutWatchStore } from '../../src/store/payments/payout-watch-store.js';
 import { createRedisClient } from '../../src/store/redis-client.js';
 import { startTestDevnet } from '../devnet/devnet-test-helpers.js';
+import { restorePool, snapshotPool } from '../helpers/lost-writes.js';
 import { startTestRedis, type TestRedis } from '../helpers/redis-server.js';
 import { expectLedgerConsistent } from '../leader/payouts/money-invariants.js';
 import { payoutRunnerFor } from '../leader/payouts/payout-runner-for.js';
@@ -33,24 +34,6 @@ import { silentLogger, uniquePrefix } from '../store/store-fixtures.js';
 
 const COIN = 10_000_000n;
 const HOUR_MS = 3_600_000;
-
-/** Every key of one pool, dumped (the state "before the batch" that a lost write takes Redis back to). */
-async function snapshotPool(redis: Redis, keyPrefix: string): Promise<Map<string, Buffer>> {
-  const keys = await redis.keys(`{${keyPrefix}}*`);
-  const dumps = new Map<string, Buffer>();
-  for (const key of keys) {
-    const dump = await redis.dumpBuffer(key);
-    if (dump !== null) dumps.set(key, dump);
-  }
-  return dumps;
-}
-
-/** Redis loses every write since the snapshot (a failover to a late replica, a restart without fsync). */
-async function restorePool(redis: Redis, keyPrefix: string, snapshot: Map<string, Buffer>): Promise<void> {
-  const keys = await redis.keys(`{${keyPrefix}}*`);
-  if (keys.length > 0) await redis.del(...keys);
-  for (const [key, dump] of snapshot) await redis.restore(key, 0, dump);
-}
 
 /** Transactions on the devnet (chain and mempool) paying `address`. */
 function paymentsTo(devnet: Devnet, address: string): number {

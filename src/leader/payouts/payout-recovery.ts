@@ -18,6 +18,7 @@ import {
   walletOutcomeOf,
 } from './batch-finder.js';
 import { type Settlement, settleOpenBatch } from './batch-settlement.js';
+import { checkBatchTransfers, type RecordTransfers } from './batch-transfers.js';
 import { batchReport } from './payout-summary.js';
 import { addressesHeldByUnknownPayments, unknownPaymentsIn } from './unknown-payments.js';
 
@@ -358,19 +359,33 @@ export class PayoutRecovery {
     );
   }
 
-  #checkTransfers(
-    batch: PayoutBatch,
-    txHash: string,
-    transfers: ReadonlyArray<{ address: string; amount: number }>,
-  ): void {
-    for (const transfer of batch.transfers) {
-      const match = transfers.some(
-        (t) => t.address === transfer.destination && BigInt(t.amount) === transfer.amountAtomic,
-      );
-      if (!match) {
-        this.#modules.logger.error(
-          { batchId: batch.id, txHash, address: transfer.address },
+  /** Tells what the wallet's record of a batch found by its tag says about its transfers. */
+  #checkTransfers(batch: PayoutBatch, txHash: string, transfers: RecordTransfers): void {
+    const check = checkBatchTransfers(batch, transfers);
+    const { logger } = this.#modules;
+    if (check.kind === 'missing') {
+      for (const address of check.addresses) {
+        logger.error(
+          { batchId: batch.id, txHash, address },
           'wallet transaction of a batch lacks an expected transfer (recorded as sent anyway: the money left)',
+        );
+      }
+    } else if (check.kind === 'rebuilt') {
+      const fields = {
+        batchId: batch.id,
+        txHash,
+        paidOutside: check.unnamedAtomic.toString(),
+        batchTotal: check.expectedAtomic.toString(),
+      };
+      if (check.unnamedAtomic === check.expectedAtomic) {
+        logger.info(
+          fields,
+          'the wallet rebuilt its record of this payout transaction from the chain (reset?): it lists no recipients, and what it paid outside the wallet is the batch total',
+        );
+      } else {
+        logger.error(
+          fields,
+          'the wallet rebuilt its record of this payout transaction from the chain (reset?): what it paid outside the wallet is not the batch total (recorded as sent anyway: the money left)',
         );
       }
     }

@@ -10,7 +10,9 @@ import { underPayoutLock } from './operator-payout-lock.js';
  * The operator's decision about an unknown payment, under the payout lock so that no payout pass
  * runs meanwhile: `paid` debits each recipient account what the transaction paid it (it reached
  * them; Redis only lost the record), `dismiss` changes no balance (accounted for otherwise).
- * Refuses (PaymentStoreError) an unknown transaction hash, one already resolved, or a held lock.
+ * Refuses (PaymentStoreError) an unknown transaction hash, one already resolved, a held lock, or
+ * `paid` for one whose wallet record names no recipients (RECIPIENTS_UNKNOWN: walletd rebuilt it
+ * from the chain; the operator debits its miners by hand, then dismisses it).
  */
 export async function resolveUnknownPayment(
   keyPrefix: string,
@@ -24,6 +26,13 @@ export async function resolveUnknownPayment(
     throw new PaymentStoreError('BATCH_NOT_FOUND', `no unknown payment with transaction ${request.txHash}`, {
       txHash: request.txHash,
     });
+  }
+  if (request.mode === 'paid' && payment.unnamedAtomic > 0n) {
+    throw new PaymentStoreError(
+      'RECIPIENTS_UNKNOWN',
+      `the wallet's record of ${request.txHash} names no recipients (rebuilt from the chain after a wallet reset): debit those it paid with \`fuego-pool balance adjust ADDRESS --debit XFG\`, then resolve it with --dismiss`,
+      { txHash: request.txHash, unnamedAtomic: payment.unnamedAtomic.toString() },
+    );
   }
   await underPayoutLock(journal, (writer) =>
     watch.resolveUnknownPayment(writer, {

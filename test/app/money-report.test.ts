@@ -45,6 +45,7 @@ describe('the money report', () => {
         paymentId: '',
         feeAtomic: 80_000n,
         transfers: [{ address: overpaid, amountAtomic: 3n * COIN }],
+        unnamedAtomic: 0n,
         firstSeenMs: 1,
         status: 'unresolved',
         resolvedAtMs: null,

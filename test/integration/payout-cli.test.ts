@@ -146,6 +146,7 @@ describe('fuego-pool payout / report', () => {
         paymentId: '',
         feeAtomic: 80_000n,
         transfers: [{ address: miner, amountAtomic: 30_000_000n }],
+        unnamedAtomic: 0n,
         firstSeenMs: Date.now(),
         status: 'unresolved',
         resolvedAtMs: null,

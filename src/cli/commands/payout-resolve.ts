@@ -10,6 +10,7 @@ import { publishRelayedEvent } from '../../cluster/redis-event-relay.js';
 import type { PoolConfig } from '../../config/schema.js';
 import { formatAtomic } from '../../fuego/money.js';
 import { createLogger } from '../../log/logger.js';
+import { unknownPaymentAmount } from '../../model/payouts/payout-watch.js';
 import { DaemonClient } from '../../rpc/daemon-client.js';
 import { type CliCommand, type CliIo, UsageError, writeLine } from '../command.js';
 import { parseOperatorArgs } from '../operator-args.js';
@@ -74,7 +75,7 @@ export const payoutResolveCommand: CliCommand = {
           mode,
           note: note || (mode === 'paid' ? 'recorded as paid by the operator' : 'dismissed by the operator'),
         });
-        const amount = payment.transfers.reduce((sum, t) => sum + t.amountAtomic, 0n);
+        const amount = unknownPaymentAmount(payment);
         writeLine(
           io.stdout,
           mode === 'paid'

@@ -5,6 +5,7 @@ import { formatAtomic } from '../../fuego/money.js';
 import { createLogger } from '../../log/logger.js';
 import { UNCREDITED_BACK_ON_CHAIN } from '../../model/blocks/uncredited-back-on-chain.js';
 import { sentAtMs, UNMINED_AFTER_MS } from '../../model/payouts/payout-batch.js';
+import { unknownPaymentAmount } from '../../model/payouts/payout-watch.js';
 import { fuegodSightings, unminedAdvice } from '../../pool/payouts/unmined-payouts.js';
 import { DaemonClient } from '../../rpc/daemon-client.js';
 import { WalletClient } from '../../rpc/wallet-client.js';
@@ -242,23 +243,33 @@ function unknownPaymentsSection(report: MoneyReport, out: (line: string) => void
   out('== unknown payments (tagged wallet transactions Redis has no batch for) ==');
   if (report.unknownPayments.length === 0) out('(none)');
   for (const payment of report.unknownPayments) {
-    const amount = payment.transfers.reduce((sum, t) => sum + t.amountAtomic, 0n);
     const state =
       payment.status === 'unresolved'
         ? 'UNRESOLVED'
         : `${payment.status}${payment.resolvedNote ? ` (${payment.resolvedNote})` : ''}`;
+    const recipients =
+      payment.unnamedAtomic > 0n ? 'recipients unknown' : `${payment.transfers.length} recipients`;
     out(
-      `${payment.txHash}  batch ${payment.batchId}  ${payment.transfers.length} recipients  ${formatAtomic(amount)} XFG  ${state}`,
+      `${payment.txHash}  batch ${payment.batchId}  ${recipients}  ${formatAtomic(unknownPaymentAmount(payment))} XFG  ${state}`,
     );
-    if (payment.status === 'unresolved') {
-      for (const transfer of payment.transfers)
-        out(`    ${transfer.address}  ${formatAtomic(transfer.amountAtomic)} XFG`);
+    if (payment.status !== 'unresolved') continue;
+    for (const transfer of payment.transfers)
+      out(`    ${transfer.address}  ${formatAtomic(transfer.amountAtomic)} XFG`);
+    if (payment.unnamedAtomic > 0n) {
+      out(
+        `    ${formatAtomic(payment.unnamedAtomic)} XFG to recipients the wallet's record does not name (walletd rebuilt it from the chain after a reset): NO miner is paid until it is resolved`,
+      );
     }
   }
   if (!report.unknownPayments.some((p) => p.status === 'unresolved')) return true;
   out(
     'resolve each: fuego-pool payout resolve TXHASH --paid (the wallet paid it: debit the miners) or --dismiss (already accounted)',
   );
+  if (report.unknownPayments.some((p) => p.status === 'unresolved' && p.unnamedAtomic > 0n)) {
+    out(
+      "recipients unknown: find whom it paid (the pool's logs of the batch, the miners), debit each with fuego-pool balance adjust ADDRESS --debit XFG --note TEXT, then fuego-pool payout resolve TXHASH --dismiss",
+    );
+  }
   return false;
 }
 

@@ -218,6 +218,7 @@ export class BatchSender {
       paymentId: planned.paymentId,
       feeAtomic: feeAtomic ?? this.#opts.networkFeeAtomic,
       transfers: planned.transfers.map((t) => ({ address: t.destination, amountAtomic: t.amountAtomic })),
+      unnamedAtomic: 0n,
       firstSeenMs: this.#modules.clock(),
       status: 'unresolved',
       resolvedAtMs: null,

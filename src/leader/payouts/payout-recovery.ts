@@ -6,7 +6,12 @@ import {
   sentAtMs,
 } from '../../model/payouts/payout-batch.js';
 import type { PayoutJournal } from '../../model/payouts/payout-journal.js';
-import type { PayoutWatch, UnknownPayment } from '../../model/payouts/payout-watch.js';
+import {
+  type PayoutWatch,
+  type UnknownPayment,
+  unknownPaymentAmount,
+  unresolvedUnnamedPayment,
+} from '../../model/payouts/payout-watch.js';
 import type { BatchReport, WalletMissingReport } from '../../pool/payouts/payout-reports.js';
 import type { PayoutWallet } from '../../pool/payouts/payout-wallet.js';
 import { UNCONFIRMED_BLOCK_INDEX, walletErrorKind } from '../../rpc/wallet-client.js';
@@ -21,6 +26,9 @@ import { type Settlement, settleOpenBatch } from './batch-settlement.js';
 import { checkBatchTransfers, type RecordTransfers } from './batch-transfers.js';
 import { batchReport } from './payout-summary.js';
 import { addressesHeldByUnknownPayments, unknownPaymentsIn } from './unknown-payments.js';
+
+const UNNAMED_PAYMENT_MESSAGE =
+  'the wallet paid a tagged transaction Redis has no batch for (Redis lost writes?) to recipients it cannot name (walletd rebuilt its record from the chain after a reset): no miner is paid until you resolve it (see `fuego-pool report`)';
 
 /** Blocks before a batch's recorded wallet height (or the scan cursor) that a scan also reads. */
 const SCAN_MARGIN_BLOCKS = 20;
@@ -62,6 +70,8 @@ export interface WalletView {
 export interface UnknownPaymentCheck {
   readonly found: UnknownPayment[];
   readonly heldDestinations: Map<string, string>;
+  /** An unresolved one whose recipients cannot be known: it holds every miner. */
+  readonly unnamed: UnknownPayment | undefined;
 }
 
 /**
@@ -281,14 +291,20 @@ export class PayoutRecovery {
           txHash: payment.txHash,
           batchId: payment.batchId,
           recipients: payment.transfers.map((t) => t.address),
-          amount: payment.transfers.reduce((sum, t) => sum + t.amountAtomic, 0n).toString(),
+          amount: unknownPaymentAmount(payment).toString(),
         },
-        'the wallet paid a tagged transaction Redis has no batch for (Redis lost writes?): its recipients are held until you run `fuego-pool payout resolve`',
+        payment.unnamedAtomic > 0n
+          ? UNNAMED_PAYMENT_MESSAGE
+          : 'the wallet paid a tagged transaction Redis has no batch for (Redis lost writes?): its recipients are held until you run `fuego-pool payout resolve`',
       );
     }
     await watch.setScanCursor(view.scan.scannedToBlockIndex);
     const unresolved = (await watch.listUnknownPayments()).filter((p) => p.status === 'unresolved');
-    return { found: recorded, heldDestinations: addressesHeldByUnknownPayments(unresolved) };
+    return {
+      found: recorded,
+      heldDestinations: addressesHeldByUnknownPayments(unresolved),
+      unnamed: unresolvedUnnamedPayment(unresolved),
+    };
   }
 
   #scan(fromBlockCount: number): Promise<ScanResult> {

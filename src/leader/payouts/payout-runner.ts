@@ -5,7 +5,11 @@ import type { DurabilityBarrier } from '../../model/payouts/durability-barrier.j
 import type { PayableBalance, PayableBalances } from '../../model/payouts/payable-balances.js';
 import type { PayoutWriter } from '../../model/payouts/payout-batch.js';
 import type { PayoutJournal } from '../../model/payouts/payout-journal.js';
-import type { HeldPayout, PayoutWatch } from '../../model/payouts/payout-watch.js';
+import {
+  type HeldPayout,
+  type PayoutWatch,
+  unresolvedUnnamedPayment,
+} from '../../model/payouts/payout-watch.js';
 import type { FeePaidBy, PlanOptions } from '../../pool/payouts/payout-planner.js';
 import type {
   BatchReport,
@@ -22,7 +26,7 @@ import { type HeldEntry, heldEntry, type PassPlan, planPass } from './pass-plan.
 import { PayoutRecovery, type UnknownPaymentCheck } from './payout-recovery.js';
 import { batchReport, emptySummary, errorText } from './payout-summary.js';
 import type { BackoffPolicy } from './send-backoff.js';
-import { addressesHeldByUnknownPayments } from './unknown-payments.js';
+import { addressesHeldByUnknownPayments, unknownRecipientsStop } from './unknown-payments.js';
 import { noticeUnminedBatches } from './unmined-notice.js';
 
 /** Miners considered per run (largest balances first). */
@@ -176,6 +180,8 @@ export class PayoutRunner {
       unmined: await this.#noticeUnmined(writer),
     };
 
+    // Any miner may be among those a payment with unnamed recipients paid.
+    if (unknown.unnamed !== undefined) return this.#holdAll(unknownRecipientsStop(unknown.unnamed), done);
     const refusal = await this.#whyNotPay();
     if (refusal !== null) return this.#holdAll(refusal, done);
     let health: { blockCount: number; availableAtomic: bigint };
@@ -331,6 +337,14 @@ export class PayoutRunner {
       return { ...emptySummary('wallet-unhealthy', errorText(error)), stillOpen };
     }
     const unresolved = (await this.#watch.listUnknownPayments()).filter((p) => p.status === 'unresolved');
+    const unnamed = unresolvedUnnamedPayment(unresolved);
+    if (unnamed !== undefined) {
+      // Told, not recorded: a dry run writes nothing.
+      const stop = unknownRecipientsStop(unnamed);
+      const due = await dueOnly(await this.#listPayable(), this.#modules.thresholdOf);
+      const skippedMiners = due.map((p) => heldEntry(p, stop.detail));
+      return { ...emptySummary(stop.skipped, stop.detail), stillOpen, skippedMiners };
+    }
     const plan = await this.#plan(await this.#listPayable(), available, {
       heldDestinations: addressesHeldByUnknownPayments(unresolved),
     });

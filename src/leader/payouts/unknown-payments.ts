@@ -1,11 +1,16 @@
 import { decodeAddress, encodeIntegratedAddress } from '../../fuego/address.js';
-import type { UnknownPayment } from '../../model/payouts/payout-watch.js';
+import { formatAtomic } from '../../fuego/money.js';
+import { type UnknownPayment, unknownPaymentAmount } from '../../model/payouts/payout-watch.js';
+import type { PassStop } from '../../pool/payouts/payout-reports.js';
 import type { TaggedTransaction } from './batch-finder.js';
+import { unnamedAmountOf } from './batch-transfers.js';
 
 /**
  * The relayed tagged transactions whose batch the journal does not know: money that left the
  * wallet for the pool's miners with no record of it in Redis. Only what went to addresses outside
- * the wallet counts (walletd also lists the change, type 2, and the spent inputs, negative).
+ * the wallet counts (walletd also lists the change, type 2, and the spent inputs, negative). A
+ * record walletd rebuilt from the chain names none of them: what it paid to its transfer with an
+ * empty address is `unnamedAtomic`, never a payment to address "".
  */
 export function unknownPaymentsIn(
   tagged: Iterable<TaggedTransaction>,
@@ -17,7 +22,7 @@ export function unknownPaymentsIn(
   for (const tx of tagged) {
     if (tx.outcome !== 'sent' || knownBatchIds.has(tx.batchId)) continue;
     const transfers = tx.transfers
-      .filter((t) => t.amount > 0 && t.type !== 2 && !walletAddresses.has(t.address))
+      .filter((t) => t.amount > 0 && t.type !== 2 && t.address !== '' && !walletAddresses.has(t.address))
       .map((t) => ({ address: t.address, amountAtomic: BigInt(t.amount) }));
     unknown.push({
       txHash: tx.txHash,
@@ -26,6 +31,7 @@ export function unknownPaymentsIn(
       paymentId: tx.paymentId,
       feeAtomic: tx.feeAtomic,
       transfers,
+      unnamedAtomic: unnamedAmountOf(tx.transfers),
       firstSeenMs: nowMs,
       status: 'unresolved',
       resolvedAtMs: null,
@@ -33,6 +39,17 @@ export function unknownPaymentsIn(
     });
   }
   return unknown;
+}
+
+/**
+ * Why no miner is paid while `payment`, an unresolved unknown payment whose wallet record names no
+ * recipients, is: any of them may be among those it paid.
+ */
+export function unknownRecipientsStop(payment: UnknownPayment): PassStop {
+  return {
+    skipped: 'unknown-recipients',
+    detail: `the wallet paid ${formatAtomic(unknownPaymentAmount(payment))} XFG in ${payment.txHash}, a transaction Redis has no batch for, to recipients its record does not name (walletd rebuilt it after a reset): no miner is paid until it is resolved (see \`fuego-pool report\`)`,
+  };
 }
 
 /** The destination addresses unresolved unknown payments went to, with the transaction each names. */

@@ -16,12 +16,29 @@ export interface UnknownPayment {
   /** "" or the payment id the transaction carried (the recipient's integrated address). */
   readonly paymentId: string;
   readonly feeAtomic: bigint;
-  /** What left the wallet for addresses outside it. */
+  /** What left the wallet for addresses outside it (those the wallet's record names). */
   readonly transfers: ReadonlyArray<{ readonly address: string; readonly amountAtomic: bigint }>;
+  /**
+   * What left the wallet for outputs its record does not name: walletd rebuilt the record from
+   * the chain after losing it (reset, older backup) and lists every foreign output as one transfer
+   * with an empty address. Its recipients cannot be known, so no miner is paid while it is
+   * unresolved. 0n for a record walletd built when it sent.
+   */
+  readonly unnamedAtomic: bigint;
   readonly firstSeenMs: number;
   readonly status: 'unresolved' | 'recorded-as-paid' | 'dismissed';
   readonly resolvedAtMs: number | null;
   readonly resolvedNote: string | null;
+}
+
+/** Everything an unknown payment paid outside the wallet: its named transfers and the unnamed rest. */
+export function unknownPaymentAmount(payment: UnknownPayment): bigint {
+  return payment.transfers.reduce((sum, t) => sum + t.amountAtomic, payment.unnamedAtomic);
+}
+
+/** The first unresolved unknown payment whose recipients cannot be known (see `unnamedAtomic`). */
+export function unresolvedUnnamedPayment(payments: readonly UnknownPayment[]): UnknownPayment | undefined {
+  return payments.find((p) => p.status === 'unresolved' && p.unnamedAtomic > 0n);
 }
 
 /** A miner whose balance is due but was not paid in the last pass, and why. */

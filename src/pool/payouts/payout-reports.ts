@@ -21,14 +21,19 @@ export interface BatchReport {
   readonly note: string;
 }
 
-/** `wallet-upkeep`: the pass did not run while fusion transactions are pending (payout-pass.ts). */
+/**
+ * `wallet-upkeep`: the pass did not run while fusion transactions are pending (payout-pass.ts).
+ * `unknown-recipients`: an unresolved unknown payment names no recipients (walletd rebuilt its
+ * record from the chain), so any miner may have been paid by it: nobody is paid until it is resolved.
+ */
 export type PayoutSkipReason =
   | 'locked'
   | 'not-leader'
   | 'wallet-unhealthy'
   | 'redis-not-durable'
   | 'backoff'
-  | 'wallet-upkeep';
+  | 'wallet-upkeep'
+  | 'unknown-recipients';
 
 /** Why a pass stopped paying new batches. */
 export interface PassStop {

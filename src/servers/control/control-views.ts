@@ -1,3 +1,4 @@
+import { unknownPaymentAmount } from '../../model/payouts/payout-watch.js';
 import type { BanEntry } from '../../pool/ban-registry.js';
 import type { BatchReport, PayoutRunSummary } from '../../pool/payouts/payout-reports.js';
 import type { BanView, PayoutBatchView, PayoutSummaryView } from './control-protocol.js';
@@ -40,7 +41,7 @@ export function summaryView(summary: PayoutRunSummary): PayoutSummaryView {
       txHash: p.txHash,
       batchId: p.batchId,
       recipients: p.transfers.length,
-      amountAtomic: p.transfers.reduce((sum, t) => sum + t.amountAtomic, 0n).toString(),
+      amountAtomic: unknownPaymentAmount(p).toString(),
     })),
   };
 }

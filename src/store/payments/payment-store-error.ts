@@ -13,6 +13,8 @@ import { runStoreCommand } from '../store-error.js';
  * - BLOCK_NOT_FOUND / BLOCK_NOT_FLAGGED / BLOCK_SETTLED / BLOCK_NOT_RESTORED / BLOCK_STATE: the
  *   settlement of a block orphaned after its credit does not fit the block's record (no such
  *   block, not flagged, settled already, not restored after a clawback, credits record changed).
+ * - RECIPIENTS_UNKNOWN: not a script's refusal: an unknown payment recorded as paid whose wallet
+ *   record names no recipients (walletd rebuilt it from the chain): nobody to debit.
  * - INDEX_CHANGING: not a script's refusal: the payable index changed during every try to sum it
  *   (positiveBalanceTotal where no sum is kept yet, or its audit), for several seconds.
  */
@@ -31,7 +33,8 @@ export type PaymentStoreErrorCode =
   | 'BLOCK_SETTLED'
   | 'BLOCK_NOT_RESTORED'
   | 'BLOCK_STATE'
-  | 'INDEX_CHANGING';
+  | 'INDEX_CHANGING'
+  | 'RECIPIENTS_UNKNOWN';
 
 export class PaymentStoreError extends FuegoPoolError<PaymentStoreErrorCode> {}
 

@@ -150,6 +150,7 @@ function encodeUnknown(payment: UnknownPayment): string {
     paymentId: payment.paymentId,
     fee: payment.feeAtomic.toString(),
     transfers: payment.transfers.map((t) => ({ a: t.address, amt: t.amountAtomic.toString() })),
+    unnamed: payment.unnamedAtomic.toString(),
     firstSeenMs: String(payment.firstSeenMs),
     status: payment.status,
     resolvedAtMs: payment.resolvedAtMs === null ? '' : String(payment.resolvedAtMs),
@@ -184,6 +185,9 @@ function decodeUnknown(raw: string): UnknownPayment {
       address: String(t['a']),
       amountAtomic: parseStoredAmount(String(t['amt']), 'unknown payment amount'),
     })),
+    // Absent in records written before walletd's rebuilt records were told apart.
+    unnamedAtomic:
+      text('unnamed') === '' ? 0n : parseStoredAmount(text('unnamed'), 'unknown payment unnamed amount'),
     firstSeenMs: Number(text('firstSeenMs')),
     status,
     resolvedAtMs: text('resolvedAtMs') === '' ? null : Number(text('resolvedAtMs')),

@@ -18,6 +18,7 @@ function unknownPayment(n: number, address: string, firstSeenMs: number): Unknow
     paymentId: '',
     feeAtomic: 80_000n,
     transfers: [{ address, amountAtomic: 2n * COIN }],
+    unnamedAtomic: 0n,
     firstSeenMs,
     status: 'unresolved',
     resolvedAtMs: null,

@@ -154,6 +154,7 @@ describe('the kept sum of the balances above zero on a real Redis', () => {
         paymentId: '',
         feeAtomic: 80_000n,
         transfers: [{ address: B, amountAtomic: 1_000_000n }],
+        unnamedAtomic: 0n,
         firstSeenMs: 1,
         status: 'unresolved',
         resolvedAtMs: null,

@@ -1,6 +1,7 @@
 import cluster from 'node:cluster';
 import type { PoolConfig } from '../config/schema.js';
 import type { Logger } from '../log/logger.js';
+import { peerKey, unmappedIp } from '../pool/peer-key.js';
 import { FloodDrops } from '../servers/flood-drop/flood-drops.js';
 import { type ListenerFilter, loadListenerFilter } from '../servers/flood-drop/listener-filter.js';
 
@@ -40,10 +41,21 @@ export function startFloodDrops(
       dropMs: options.dropSeconds * 1000,
       maxDropMs: options.maxDropSeconds * 1000,
       maxSources: 256,
+      exemptPeers: exemptPeersOf(config, server),
     },
     filter as ListenerFilter,
     logger.child({ module: 'flood-drop', server }),
   );
+}
+
+/**
+ * The peers never dropped: the stratum bans' exempt addresses (the API's exempt ones are never
+ * refused), each as given and as the peer key it falls under (an IPv6 address: its network).
+ */
+function exemptPeersOf(config: Readonly<PoolConfig>, server: 'stratum' | 'api'): ReadonlySet<string> {
+  const listed = server === 'stratum' ? config.stratum.bans.exemptIps : config.api.rateLimit.exemptIps;
+  const prefix = config.stratum.ipv6PrefixLength;
+  return new Set(listed.flatMap((ip) => [ip, peerKey(unmappedIp(ip), prefix)]));
 }
 
 function loadFilter(): ListenerFilter | { unavailable: string } {

@@ -29,7 +29,7 @@ const SKF_NET_OFF = -0x100000;
 const KEEP = 0xffffffff;
 const DROP = 0;
 /** The kernel's BPF_MAXINSNS. */
-export const MAX_INSTRUCTIONS = 4096;
+const MAX_INSTRUCTIONS = 4096;
 
 type Instruction = readonly [code: number, jt: number, jf: number, k: number];
 
@@ -112,9 +112,4 @@ export function dropProgram(sources: readonly DropSource[]): Uint32Array {
     throw new RangeError(`drop program of ${program.length} instructions exceeds ${MAX_INSTRUCTIONS}`);
   }
   return Uint32Array.from(program.flat());
-}
-
-/** Instructions that `source` adds to a program (callers keep the list within MAX_INSTRUCTIONS). */
-export function instructionsFor(source: DropSource): number {
-  return matchSource(source, 0).length;
 }

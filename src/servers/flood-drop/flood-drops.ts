@@ -21,6 +21,8 @@ export interface FloodDropOptions {
   readonly maxDropMs: number;
   /** Sources dropped at once (the program's length is bounded); the one ending soonest makes room. */
   readonly maxSources: number;
+  /** Peer keys never dropped (the operator's own proxy, say: the bans' exempt addresses). */
+  readonly exemptPeers?: ReadonlySet<string>;
 }
 
 export const DEFAULT_FLOOD_DROP_OPTIONS: FloodDropOptions = Object.freeze({
@@ -88,7 +90,7 @@ export class FloodDrops {
 
   /** `peer` (a peer key) was refused a connection; past its budget its connections are dropped. */
   noteRefusal(peer: string): void {
-    if (this.#options.refusals === 0 || this.#drops.has(peer)) return;
+    if (this.#options.refusals === 0 || this.#drops.has(peer) || this.#options.exemptPeers?.has(peer)) return;
     const nowMs = this.#now();
     if (this.#budget.take(peer, nowMs)) return;
     const source = dropSourceOf(peer);

@@ -118,6 +118,12 @@ describe('FloodDrops', () => {
     t.drops.close();
   });
 
+  it("never drops an exempt peer (the operator's own proxy)", () => {
+    const t = setup({ ...OPTIONS, exemptPeers: new Set(['127.0.0.5']) });
+    t.refuse('127.0.0.5', 1_000);
+    expect(t.drops.dropping()).toBe(0);
+  });
+
   it('does nothing with refusals 0', () => {
     const t = setup({ ...OPTIONS, refusals: 0 });
     t.refuse('127.0.0.5', 10_000);

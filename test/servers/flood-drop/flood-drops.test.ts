@@ -134,6 +134,13 @@ describe('FloodDrops', () => {
 
 const loaded = loadListenerFilter();
 
+/** Kernel drops through the real filter: past `refusals` (1 earned back a second), 3 s each. */
+function kernelDrops(refusals: number): { drops: FloodDrops; log: ReturnType<typeof captureLogs> } {
+  const log = captureLogs();
+  const options = { refusals, refusalsPerSec: 1, dropMs: 3_000, maxDropMs: 3_000, maxSources: 16 };
+  return { drops: new FloodDrops(options, (loaded as { filter: ListenerFilter }).filter, log.logger), log };
+}
+
 /** A backend whose only answer is that 127.0.0.9 is banned: every connection of it is refused at accept. */
 function bannedPeerBackend(): StratumBackend {
   const refuse = (): never => {
@@ -173,12 +180,7 @@ function tcpOpen(port: number, localAddress: string): Promise<'answered' | 'no a
 
 describe.skipIf(!('filter' in loaded))('the stratum and API servers with kernel drops', () => {
   it('stops answering a banned peer that reconnects at full speed, and no one else', async () => {
-    const log = captureLogs();
-    const drops = new FloodDrops(
-      { refusals: 20, refusalsPerSec: 1, dropMs: 3_000, maxDropMs: 3_000, maxSources: 16 },
-      (loaded as { filter: ListenerFilter }).filter,
-      log.logger,
-    );
+    const { drops, log } = kernelDrops(20);
     const server = new StratumServer(stratumServerOptions({ ports: [{ port: 0, difficulty: 1000 }] }), {
       backend: bannedPeerBackend(),
       logger: log.logger,
@@ -208,12 +210,7 @@ describe.skipIf(!('filter' in loaded))('the stratum and API servers with kernel 
   });
 
   it('stops answering a peer that keeps reconnecting to log in where its logins fail', async () => {
-    const log = captureLogs();
-    const drops = new FloodDrops(
-      { refusals: 10, refusalsPerSec: 1, dropMs: 3_000, maxDropMs: 3_000, maxSources: 16 },
-      (loaded as { filter: ListenerFilter }).filter,
-      log.logger,
-    );
+    const { drops, log } = kernelDrops(10);
     const server = new StratumServer(stratumServerOptions({ ports: [{ port: 0, difficulty: 1000 }] }), {
       backend: {
         ...bannedPeerBackend(),
@@ -255,12 +252,7 @@ describe.skipIf(!('filter' in loaded))('the stratum and API servers with kernel 
   });
 
   it('stops answering a peer that keeps connecting to the API over its connection cap', async () => {
-    const log = captureLogs();
-    const drops = new FloodDrops(
-      { refusals: 20, refusalsPerSec: 1, dropMs: 3_000, maxDropMs: 3_000, maxSources: 16 },
-      (loaded as { filter: ListenerFilter }).filter,
-      log.logger,
-    );
+    const { drops } = kernelDrops(20);
     const held: Socket[] = [];
     const server = createServer((socket) => held.push(socket));
     new ApiConnectionCaps(

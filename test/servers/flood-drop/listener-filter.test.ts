@@ -84,21 +84,29 @@ describe.skipIf(filter === undefined)('the kernel drop filter on a listening soc
     expect(await echoed).toBe('still here');
   });
 
-  it('matches IPv4 peers of a dual-stack listener, and IPv6 sources by their network', async () => {
-    let dual: { server: Server; port: number };
+  // Loopback only: a dual-stack socket bound to the IPv4-mapped loopback address (IPv4 peers reach
+  // it as IPv4 packets, as on a listener on "::"), and one bound to ::1 for IPv6 sources.
+  it('matches IPv4 peers of a dual-stack listener by their IPv4 address', async () => {
+    const mapped = await listen('::ffff:127.0.0.1');
+    filter!.attach(mapped.server, program('127.0.0.8'));
+    expect(await connects('127.0.0.1', mapped.port, '127.0.0.8')).toBe(false);
+    expect(await connects('127.0.0.1', mapped.port, '127.0.0.9')).toBe(true);
+    filter!.attach(mapped.server, program('::/64'));
+    expect(await connects('127.0.0.1', mapped.port, '127.0.0.8')).toBe(true);
+  });
+
+  it('matches IPv6 sources by their network', async () => {
+    let v6: { server: Server; port: number };
     try {
-      dual = await listen('::');
+      v6 = await listen('::1');
     } catch {
-      return; // no IPv6 on this host
+      return; // no IPv6 loopback on this host
     }
-    filter!.attach(dual.server, program('127.0.0.8'));
-    expect(await connects('127.0.0.1', dual.port, '127.0.0.8')).toBe(false);
-    expect(await connects('::1', dual.port, '::1')).toBe(true);
-    filter!.attach(dual.server, program('::/64')); // ::1 is in ::/64
-    expect(await connects('::1', dual.port, '::1')).toBe(false);
-    expect(await connects('127.0.0.1', dual.port, '127.0.0.8')).toBe(true);
-    filter!.attach(dual.server, program('2001:db8::/48', '::2'));
-    expect(await connects('::1', dual.port, '::1')).toBe(true);
+    expect(await connects('::1', v6.port, '::1')).toBe(true);
+    filter!.attach(v6.server, program('::/64')); // ::1 is in ::/64
+    expect(await connects('::1', v6.port, '::1')).toBe(false);
+    filter!.attach(v6.server, program('2001:db8::/48', '::2'));
+    expect(await connects('::1', v6.port, '::1')).toBe(true);
   });
 
   it('says a server that is not listening cannot be filtered', () => {

@@ -48,6 +48,15 @@ async function inParallel(attack: Attack, workers: number, body: () => Promise<v
   );
 }
 
+/**
+ * How long a connect may take: at most a second, and never past the attack's end. A peer the
+ * kernel drops gets no answer, and an attacker waits for none; without a bound each connect would
+ * wait for the kernel's SYN retries (~2 min) and hold the phase open long after its time.
+ */
+function connectTimeoutMs(attack: Attack): number {
+  return Math.max(1, Math.min(1000, attack.until - Date.now()));
+}
+
 /** A payout address whose keys need the full (costly) curve check: fresh each time. */
 function freshAddress(): string {
   const key = () => randomBytes(32).toString('hex');
@@ -76,9 +85,13 @@ async function holdConnections(attack: Attack, port: number, refusal: string): P
     attack.tally.sent++;
     const outcome = await new Promise<'open' | 'closed'>((resolve) => {
       const socket = connect({ port, host: '127.0.0.1', localAddress: attack.source });
+      const timer = setTimeout(() => socket.connecting && socket.destroy(), connectTimeoutMs(attack));
       socket.on('error', () => resolve('closed'));
       socket.on('close', () => resolve('closed'));
-      socket.on('connect', () => setTimeout(() => resolve(socket.destroyed ? 'closed' : 'open'), 100));
+      socket.on('connect', () => {
+        clearTimeout(timer);
+        setTimeout(() => resolve(socket.destroyed ? 'closed' : 'open'), 100);
+      });
       held.push(socket);
     });
     if (outcome === 'open') served(attack.tally);
@@ -95,9 +108,11 @@ async function holdConnections(attack: Attack, port: number, refusal: string): P
 /** Logins with ever new addresses (each a ~1.4 ms key check), reconnecting when closed. */
 async function loginFlood(attack: Attack): Promise<void> {
   await inParallel(attack, 16, async () => {
-    const client = await StratumClient.connect(attack.target.stratumPort, attack.source).catch(
-      () => undefined,
-    );
+    const client = await StratumClient.connect(
+      attack.target.stratumPort,
+      attack.source,
+      connectTimeoutMs(attack),
+    ).catch(() => undefined);
     if (client === undefined) {
       limited(attack.tally, 'connect failed');
       return;
@@ -118,7 +133,10 @@ async function feedFlood(attack: Attack): Promise<void> {
   await inParallel(attack, 16, async () => {
     attack.tally.sent++;
     await new Promise<void>((resolve) => {
-      const socket = new WebSocket(url, { localAddress: attack.source });
+      const socket = new WebSocket(url, {
+        localAddress: attack.source,
+        handshakeTimeout: connectTimeoutMs(attack),
+      });
       let open = false;
       const subscribe = () => {
         if (Date.now() >= attack.until) {
@@ -185,9 +203,11 @@ async function expensiveReads(attack: Attack): Promise<void> {
 /** Connections keeping 32 bogus-result submits pending each, reconnecting when closed. */
 async function submitStorm(attack: Attack): Promise<void> {
   await inParallel(attack, 64, async () => {
-    const client = await StratumClient.connect(attack.target.stratumPort, attack.source).catch(
-      () => undefined,
-    );
+    const client = await StratumClient.connect(
+      attack.target.stratumPort,
+      attack.source,
+      connectTimeoutMs(attack),
+    ).catch(() => undefined);
     const login = client && (await client.login(`${attack.target.address}.storm+1`));
     if (client === undefined || login === undefined || !login.ok) {
       limited(attack.tally, login && !login.ok ? login.message : 'connect refused');

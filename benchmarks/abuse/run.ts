@@ -104,6 +104,8 @@ function nextMessage<T>(child: ChildProcess, type: string): Promise<T> {
 }
 
 interface PoolUse {
+  /** How long the phase lasted: an attack's lasts until its attacker reports, so an overrun shows. */
+  readonly seconds: number;
   /** Largest RSS of the pool's processes, sampled every 500 ms. */
   readonly poolRssMb: number;
   /** CPU time of the pool's processes over the phase, as a share of one core. */
@@ -162,6 +164,7 @@ async function poolUse(
   // The last pause's trace line is read a moment after it ends.
   await sleep(50);
   return {
+    seconds: round(elapsedSeconds, 1),
     poolRssMb: round(peak, 0),
     poolCpuPercent: round(cpuPercent, 0),
     gc: gc.between(startedAtMs, Date.now()),
@@ -207,15 +210,25 @@ function medianBaseline(rows: readonly PhaseRow[]): Baseline {
 function printRows(rows: readonly PhaseRow[], base: Baseline): void {
   const ratio = (value: number, of: number) => (of > 0 ? `${round(value / of, 2)}x` : '-');
   console.log(
-    '\nphase              keepalived p50/p99 ms (x base)   share ack p99 ms (x base)  honest fails  attacker sent / served / before limit, first limit      pool RSS  pool CPU  GC pauses: largest / total ms (n)  event-loop delay max / p99 ms',
+    '\nphase               length  keepalived p50/p99 ms (x base)   share ack p99 ms (x base)  honest fails  attacker sent / served / before limit, first limit      pool RSS  pool CPU  GC pauses: largest / total ms (n)  event-loop delay max / p99 ms',
   );
-  for (const { honest, attack, poolRssMb, poolCpuPercent, gc, loopDelayMaxMs, loopDelayP99Ms } of rows) {
+  for (const {
+    honest,
+    attack,
+    seconds,
+    poolRssMb,
+    poolCpuPercent,
+    gc,
+    loopDelayMaxMs,
+    loopDelayP99Ms,
+  } of rows) {
     const attackText = attack
       ? `${attack.sent} / ${attack.served} / ${attack.servedBeforeLimit}, ${attack.firstLimit}; ${round(attack.attackerCpuMs / 1000, 1)} s CPU`
       : '-';
     console.log(
       [
-        honest.phase.padEnd(18),
+        honest.phase.padEnd(19),
+        `${seconds} s`.padEnd(7),
         `${honest.keepaliveP50Ms} / ${honest.keepaliveP99Ms} (${ratio(honest.keepaliveP99Ms, base.keepaliveP99Ms)})`.padEnd(
           33,
         ),
@@ -319,6 +332,7 @@ async function main(): Promise<void> {
         phases: table.map((r) => ({
           ...r.honest,
           attack: r.attack,
+          seconds: r.seconds,
           poolRssMb: r.poolRssMb,
           poolCpuPercent: r.poolCpuPercent,
           gcPauseMaxMs: r.gc.maxMs,

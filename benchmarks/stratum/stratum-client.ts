@@ -63,9 +63,11 @@ export class StratumClient {
   /**
    * Connects with Node's `onread` reading: every socket reads into one shared buffer and no stream
    * machinery runs per chunk. The benchmark's thousands of client sockets share two cores with the
-   * pool, so what the client saves per message is CPU the pool gets back.
+   * pool, so what the client saves per message is CPU the pool gets back. A connect not made
+   * within `timeoutMs` (when given) is given up: a peer the kernel drops hears nothing back, and
+   * without it the connect would wait for the kernel's SYN retries, about two minutes.
    */
-  static connect(port: number, localAddress?: string): Promise<StratumClient> {
+  static connect(port: number, localAddress?: string, timeoutMs?: number): Promise<StratumClient> {
     return new Promise((resolve, reject) => {
       let client: StratumClient | undefined;
       const socket = connect({
@@ -81,9 +83,20 @@ export class StratumClient {
           },
         },
       });
-      socket.once('error', reject);
+      const timer =
+        timeoutMs === undefined
+          ? undefined
+          : setTimeout(() => {
+              socket.destroy();
+              reject(new Error(`connect timed out after ${timeoutMs} ms`));
+            }, timeoutMs);
+      socket.once('error', (error) => {
+        clearTimeout(timer);
+        reject(error);
+      });
       socket.once('connect', () => {
-        socket.off('error', reject);
+        clearTimeout(timer);
+        socket.removeAllListeners('error');
         client = new StratumClient(socket);
         resolve(client);
       });

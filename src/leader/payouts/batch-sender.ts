@@ -96,6 +96,7 @@ export class BatchSender {
     const notDurable = await this.#makeDurable(writer, planned);
     if (notDurable !== null) return notDurable;
     await faults.reached('sending-marked', batchId);
+    logBatchSending(logger, planned);
 
     let txHash: string;
     try {
@@ -268,6 +269,26 @@ function notReadyStop(outcome: SendOutcome): PassStop {
     skipped: 'wallet-unhealthy',
     detail: `the wallet's daemon is not synchronized with its peers (${outcome.reason}); payouts wait until it is`,
   };
+}
+
+/**
+ * Logged before the wallet is called, so that it survives a crash right after: should Redis lose
+ * the batch and walletd rebuild its record from the chain (naming no recipients), this line is
+ * where the operator finds whom it paid (`payout resolve TX --paid --recipients FILE`); the
+ * transaction hash follows once the wallet answered ('payout batch sent', or the lost-batch error).
+ */
+function logBatchSending(logger: Logger, planned: IdentifiedBatch): void {
+  logger.info(
+    {
+      batchId: planned.batchId,
+      paymentId: planned.paymentId,
+      transfers: planned.transfers.map((t) => ({
+        address: t.address,
+        amountAtomic: t.amountAtomic.toString(),
+      })),
+    },
+    'payout batch sending',
+  );
 }
 
 function amountOf(planned: PlannedBatch): bigint {

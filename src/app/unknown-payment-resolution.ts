@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import { accountsPaidBy } from '../leader/payouts/unknown-payments.js';
+import { namedRecipientsFor, RecipientsListError } from '../leader/payouts/unnamed-recipients.js';
 import type { UnknownPayment } from '../model/payouts/payout-watch.js';
 import { PaymentStoreError } from '../store/payments/payment-store-error.js';
 import { PayoutStore } from '../store/payments/payout-store.js';
@@ -10,14 +11,25 @@ import { underPayoutLock } from './operator-payout-lock.js';
  * The operator's decision about an unknown payment, under the payout lock so that no payout pass
  * runs meanwhile: `paid` debits each recipient account what the transaction paid it (it reached
  * them; Redis only lost the record), `dismiss` changes no balance (accounted for otherwise).
+ * A payment whose wallet record names no recipients (walletd rebuilt it from the chain after a
+ * reset: `unnamedAtomic` above zero) is recorded as paid only with `recipients`, the text of the
+ * operator's list of whom it paid (see namedRecipientsFor: every line checked and the sum equal to
+ * `unnamedAtomic` before anything is written); those accounts are then debited in the same one
+ * script as any named transfer, and the payment keeps them.
  * Refuses (PaymentStoreError) an unknown transaction hash, one already resolved, a held lock, or
- * `paid` for one whose wallet record names no recipients (RECIPIENTS_UNKNOWN: walletd rebuilt it
- * from the chain; the operator debits its miners by hand, then dismisses it).
+ * `paid` for a payment with unnamed recipients and no list (RECIPIENTS_UNKNOWN); refuses
+ * (RecipientsListError) a list that does not check, or one for a payment with nothing unnamed.
  */
 export async function resolveUnknownPayment(
   keyPrefix: string,
   redis: Redis,
-  request: { readonly txHash: string; readonly mode: 'paid' | 'dismiss'; readonly note: string },
+  request: {
+    readonly txHash: string;
+    readonly mode: 'paid' | 'dismiss';
+    readonly note: string;
+    /** `paid` only: the operator's list of whom the payment paid (`--recipients FILE`'s text). */
+    readonly recipients?: string;
+  },
 ): Promise<UnknownPayment> {
   const journal = new PayoutStore({ keyPrefix }, { redis });
   const watch = new PayoutWatchStore({ keyPrefix }, { redis });
@@ -27,12 +39,15 @@ export async function resolveUnknownPayment(
       txHash: request.txHash,
     });
   }
-  if (request.mode === 'paid' && payment.unnamedAtomic > 0n) {
-    throw new PaymentStoreError(
-      'RECIPIENTS_UNKNOWN',
-      `the wallet's record of ${request.txHash} names no recipients (rebuilt from the chain after a wallet reset): debit those it paid with \`fuego-pool balance adjust ADDRESS --debit XFG\`, then resolve it with --dismiss`,
-      { txHash: request.txHash, unnamedAtomic: payment.unnamedAtomic.toString() },
-    );
+  if (request.recipients !== undefined && request.mode !== 'paid') {
+    throw new RecipientsListError('RECIPIENTS_NOT_NEEDED', 'a list of recipients goes with --paid only', {
+      txHash: request.txHash,
+    });
+  }
+  const recipients =
+    request.recipients === undefined ? undefined : namedRecipientsFor(payment, request.recipients);
+  if (request.mode === 'paid' && payment.unnamedAtomic > 0n && recipients === undefined) {
+    throw recipientsUnknown(payment);
   }
   await underPayoutLock(journal, (writer) =>
     watch.resolveUnknownPayment(writer, {
@@ -40,9 +55,18 @@ export async function resolveUnknownPayment(
       mode: request.mode,
       note: request.note,
       accounts: accountsPaidBy(payment),
+      ...(recipients === undefined ? {} : { recipients }),
     }),
   );
-  return payment;
+  return recipients === undefined ? payment : { ...payment, namedRecipients: recipients };
+}
+
+function recipientsUnknown(payment: UnknownPayment): PaymentStoreError {
+  return new PaymentStoreError(
+    'RECIPIENTS_UNKNOWN',
+    `the wallet's record of ${payment.txHash} names no recipients (rebuilt from the chain after a wallet reset): take whom it paid from the pool's log (the info line 'payout batch sending' of batch ${payment.batchId} lists each address and atomic amount), write them one \`ADDRESS AMOUNT\` a line (atomic units) in a file, and resolve it with --paid --recipients FILE`,
+    { txHash: payment.txHash, batchId: payment.batchId, unnamedAtomic: payment.unnamedAtomic.toString() },
+  );
 }
 
 /** The transaction hashes of the unknown payments not resolved yet, oldest first. */

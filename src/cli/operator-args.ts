@@ -7,24 +7,32 @@ export interface OperatorArgs<M extends string> {
   readonly mode: M | undefined;
   /** The switches given (e.g. --all, --dry-run). */
   readonly switches: ReadonlySet<string>;
+  /** The options given with a value (e.g. --recipients FILE), by option. */
+  readonly values: ReadonlyMap<string, string>;
   /** The one positional argument, lower-cased (a hash), if given. */
   readonly target: string | undefined;
 }
 
 /**
  * Parses the command line of `payout resolve` or `block settle`: `modes` maps each mode option
- * (at most one may be given) to its mode, `switches` lists the options without a value. Anything
+ * (at most one may be given) to its mode, `switches` lists the options without a value, `values`
+ * the other options that take one (each at most once). Anything
  * else starting with `--`, or a second positional argument, is a UsageError.
  */
 export function parseOperatorArgs<M extends string>(
   args: readonly string[],
-  spec: { readonly modes: Readonly<Record<string, M>>; readonly switches: readonly string[] },
+  spec: {
+    readonly modes: Readonly<Record<string, M>>;
+    readonly switches: readonly string[];
+    readonly values?: readonly string[];
+  },
 ): OperatorArgs<M> {
   let configPath: string | undefined;
   let mode: M | undefined;
   let note = '';
   let target: string | undefined;
   const switches = new Set<string>();
+  const values = new Map<string, string>();
   const modeOptions = Object.keys(spec.modes);
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
@@ -35,6 +43,11 @@ export function parseOperatorArgs<M extends string>(
       const text = args[++i];
       if (text === undefined) throw new UsageError('--note needs a TEXT');
       note = text;
+    } else if (spec.values?.includes(arg)) {
+      const value = args[++i];
+      if (value === undefined) throw new UsageError(`${arg} needs a value`);
+      if (values.has(arg)) throw new UsageError(`${arg} is given twice`);
+      values.set(arg, value);
     } else if (spec.switches.includes(arg)) {
       switches.add(arg);
     } else if (Object.hasOwn(spec.modes, arg)) {
@@ -50,5 +63,5 @@ export function parseOperatorArgs<M extends string>(
       throw new UsageError(`unexpected argument ${arg}`);
     }
   }
-  return { configPath, note, mode, switches, target };
+  return { configPath, note, mode, switches, values, target };
 }

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { loadPoolConfig } from '../../app/config-addresses.js';
 import { connectRedis, type PoolRedis } from '../../app/redis-connection.js';
 import { resolveUnknownPayment, unresolvedPaymentHashes } from '../../app/unknown-payment-resolution.js';
@@ -20,12 +21,17 @@ const TX_HASH_PATTERN = /^[0-9a-f]{64}$/;
 const RESOLVE_MODES = { '--paid': 'paid', '--dismiss': 'dismiss', '--refund': 'refund' } as const;
 
 /**
- * `fuego-pool payout resolve (TXHASH | --all) (--paid | --dismiss | --refund) --config FILE [--note TEXT]`
+ * `fuego-pool payout resolve (TXHASH | --all) (--paid [--recipients FILE] | --dismiss | --refund) --config FILE [--note TEXT]`
  * settles what `fuego-pool report` lists for the operator:
  * - a tagged wallet transaction Redis had no batch for (its recipients are held until then).
  *   --paid: the wallet did pay them, so their balances are debited what it paid (the usual case
  *   after Redis lost writes); --dismiss: no balance changes. --all settles every unresolved one the
  *   same way (e.g. after starting over with an empty Redis and the old wallet).
+ *   When walletd rebuilt the transaction's record from the chain (it names no recipients, and no
+ *   miner is paid meanwhile), --paid takes --recipients FILE: whom it paid, one `ADDRESS AMOUNT`
+ *   a line with AMOUNT in atomic units (from the pool's `payout batch sending` log line of the
+ *   batch), blank lines and `#` comments allowed; every line is checked and the amounts must add
+ *   up to what it paid before those accounts are debited, in one write.
  * - a sent batch whose transaction the wallet has no record of (reset, or restored from an older
  *   backup), on fuegod's word: --paid when fuegod has it 10 blocks deep (no balance changes, but
  *   a fee assumed at the send is settled with the fee fuegod shows it paid, as the watch would),
@@ -35,11 +41,15 @@ const RESOLVE_MODES = { '--paid': 'paid', '--dismiss': 'dismiss', '--refund': 'r
 export const payoutResolveCommand: CliCommand = {
   path: ['payout', 'resolve'],
   usage:
-    'fuego-pool payout resolve (TXHASH | --all) (--paid | --dismiss | --refund) --config FILE [--note TEXT]',
+    'fuego-pool payout resolve (TXHASH | --all) (--paid [--recipients FILE] | --dismiss | --refund) --config FILE [--note TEXT]',
   summary:
-    'settle an unknown tagged wallet transaction (--paid debits its recipients, --dismiss does not) or a sent batch the wallet has no record of (--paid or --refund)',
+    'settle an unknown tagged wallet transaction (--paid debits its recipients, named by --recipients FILE when its wallet record names none; --dismiss does not) or a sent batch the wallet has no record of (--paid or --refund)',
   async run(args: string[], io: CliIo): Promise<number> {
-    const parsed = parseOperatorArgs(args, { modes: RESOLVE_MODES, switches: ['--all'] });
+    const parsed = parseOperatorArgs(args, {
+      modes: RESOLVE_MODES,
+      switches: ['--all'],
+      values: ['--recipients'],
+    });
     const { configPath, mode, note, target: txHash } = parsed;
     const all = parsed.switches.has('--all');
     if (all === (txHash !== undefined)) throw new UsageError('give one TXHASH or --all');
@@ -51,7 +61,12 @@ export const payoutResolveCommand: CliCommand = {
         'give --paid or --dismiss (or --refund for a sent batch the wallet has no record of)',
       );
     }
+    const recipientsFile = parsed.values.get('--recipients');
+    if (recipientsFile !== undefined && (mode !== 'paid' || txHash === undefined)) {
+      throw new UsageError('--recipients goes with one TXHASH and --paid');
+    }
     if (configPath === undefined) throw new UsageError('missing --config FILE');
+    const recipients = recipientsFile === undefined ? undefined : readRecipientsFile(recipientsFile);
     const pool = loadPoolConfig(configPath);
     const logger = createLogger({ level: pool.log.level });
     const redis = await connectRedis(pool.redis, process.env, logger);
@@ -62,6 +77,11 @@ export const payoutResolveCommand: CliCommand = {
         if (mode === 'dismiss') {
           throw new UsageError('a sent batch the wallet has no record of takes --paid or --refund');
         }
+        if (recipients !== undefined) {
+          throw new UsageError(
+            '--recipients names whom an unknown payment paid, not a sent batch the wallet has no record of',
+          );
+        }
         writeLine(io.stdout, await settleWalletMissing(pool, redis, { txHash, mode, note }));
         return 0;
       }
@@ -70,18 +90,8 @@ export const payoutResolveCommand: CliCommand = {
         txHash !== undefined ? [txHash] : await unresolvedPaymentHashes(pool.redis.keyPrefix, redis);
       if (hashes.length === 0) writeLine(io.stdout, 'no unresolved unknown payment');
       for (const hash of hashes) {
-        const payment = await resolveUnknownPayment(pool.redis.keyPrefix, redis, {
-          txHash: hash,
-          mode,
-          note: note || (mode === 'paid' ? 'recorded as paid by the operator' : 'dismissed by the operator'),
-        });
-        const amount = unknownPaymentAmount(payment);
-        writeLine(
-          io.stdout,
-          mode === 'paid'
-            ? `recorded as paid: ${payment.transfers.length} recipients debited ${formatAtomic(amount)} XFG in all (tx ${hash})`
-            : `dismissed: tx ${hash} (${formatAtomic(amount)} XFG) changes no balance; its recipients are no longer held`,
-        );
+        const request = { txHash: hash, mode, note, ...(recipients === undefined ? {} : { recipients }) };
+        writeLine(io.stdout, await resolveOne(pool.redis.keyPrefix, redis, request));
       }
       return 0;
     } finally {
@@ -89,6 +99,47 @@ export const payoutResolveCommand: CliCommand = {
     }
   },
 };
+
+/** The text of the --recipients FILE (checked line by line once the payment is read). */
+function readRecipientsFile(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? String(error);
+    throw new UsageError(`cannot read --recipients ${path} (${code})`);
+  }
+}
+
+/** Resolves one unknown payment as the operator decided; the line to print. */
+async function resolveOne(
+  keyPrefix: string,
+  redis: PoolRedis,
+  request: {
+    readonly txHash: string;
+    readonly mode: 'paid' | 'dismiss';
+    readonly note: string;
+    readonly recipients?: string;
+  },
+): Promise<string> {
+  const { txHash, mode } = request;
+  const named = request.recipients !== undefined;
+  const defaultNote =
+    mode === 'dismiss'
+      ? 'dismissed by the operator'
+      : named
+        ? 'recorded as paid to the recipients the operator named'
+        : 'recorded as paid by the operator';
+  const payment = await resolveUnknownPayment(keyPrefix, redis, {
+    ...request,
+    note: request.note || defaultNote,
+  });
+  const amount = formatAtomic(unknownPaymentAmount(payment));
+  if (mode === 'dismiss') {
+    return `dismissed: tx ${txHash} (${amount} XFG) changes no balance; its recipients are no longer held`;
+  }
+  const count = payment.transfers.length + (payment.namedRecipients?.length ?? 0);
+  return `recorded as paid: ${count} recipients${named ? ' (named by the operator)' : ''} debited ${amount} XFG in all (tx ${txHash})${named ? '; payouts are no longer held by it' : ''}`;
+}
 
 /** Settles one sent batch the wallet has no record of, on fuegod's word; the line to print. */
 async function settleWalletMissing(

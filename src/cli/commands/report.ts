@@ -5,7 +5,7 @@ import { formatAtomic } from '../../fuego/money.js';
 import { createLogger } from '../../log/logger.js';
 import { UNCREDITED_BACK_ON_CHAIN } from '../../model/blocks/uncredited-back-on-chain.js';
 import { sentAtMs, UNMINED_AFTER_MS } from '../../model/payouts/payout-batch.js';
-import { unknownPaymentAmount } from '../../model/payouts/payout-watch.js';
+import { type UnknownPayment, unknownPaymentAmount } from '../../model/payouts/payout-watch.js';
 import { fuegodSightings, unminedAdvice } from '../../pool/payouts/unmined-payouts.js';
 import { DaemonClient } from '../../rpc/daemon-client.js';
 import { WalletClient } from '../../rpc/wallet-client.js';
@@ -247,8 +247,7 @@ function unknownPaymentsSection(report: MoneyReport, out: (line: string) => void
       payment.status === 'unresolved'
         ? 'UNRESOLVED'
         : `${payment.status}${payment.resolvedNote ? ` (${payment.resolvedNote})` : ''}`;
-    const recipients =
-      payment.unnamedAtomic > 0n ? 'recipients unknown' : `${payment.transfers.length} recipients`;
+    const recipients = recipientsText(payment);
     out(
       `${payment.txHash}  batch ${payment.batchId}  ${recipients}  ${formatAtomic(unknownPaymentAmount(payment))} XFG  ${state}`,
     );
@@ -267,10 +266,18 @@ function unknownPaymentsSection(report: MoneyReport, out: (line: string) => void
   );
   if (report.unknownPayments.some((p) => p.status === 'unresolved' && p.unnamedAtomic > 0n)) {
     out(
-      "recipients unknown: find whom it paid (the pool's logs of the batch, the miners), debit each with fuego-pool balance adjust ADDRESS --debit XFG --note TEXT, then fuego-pool payout resolve TXHASH --dismiss",
+      "recipients unknown: find whom it paid in the pool's log (the info line 'payout batch sending' of its batch id lists each address and atomic amount), write them one `ADDRESS AMOUNT` a line (atomic units) in a file, then fuego-pool payout resolve TXHASH --paid --recipients FILE (the amounts must add up to what it paid)",
     );
   }
   return false;
+}
+
+/** Who an unknown payment paid, as far as anyone can tell. */
+function recipientsText(payment: UnknownPayment): string {
+  if (payment.unnamedAtomic === 0n) return `${payment.transfers.length} recipients`;
+  if (payment.namedRecipients === undefined) return 'recipients unknown';
+  const count = payment.transfers.length + payment.namedRecipients.length;
+  return `${count} recipients (named by the operator)`;
 }
 
 /**

@@ -28,7 +28,7 @@ import { batchReport } from './payout-summary.js';
 import { addressesHeldByUnknownPayments, unknownPaymentsIn } from './unknown-payments.js';
 
 const UNNAMED_PAYMENT_MESSAGE =
-  'the wallet paid a tagged transaction Redis has no batch for (Redis lost writes?) to recipients it cannot name (walletd rebuilt its record from the chain after a reset): no miner is paid until you resolve it (see `fuego-pool report`)';
+  'the wallet paid a tagged transaction Redis has no batch for (Redis lost writes?) to recipients it cannot name (walletd rebuilt its record from the chain after a reset): no miner is paid until you resolve it: take whom it paid from this log (the info line "payout batch sending" of its batchId) and run `fuego-pool payout resolve TXHASH --paid --recipients FILE` (see `fuego-pool report`)';
 
 /** Blocks before a batch's recorded wallet height (or the scan cursor) that a scan also reads. */
 const SCAN_MARGIN_BLOCKS = 20;

@@ -48,7 +48,7 @@ export function unknownPaymentsIn(
 export function unknownRecipientsStop(payment: UnknownPayment): PassStop {
   return {
     skipped: 'unknown-recipients',
-    detail: `the wallet paid ${formatAtomic(unknownPaymentAmount(payment))} XFG in ${payment.txHash}, a transaction Redis has no batch for, to recipients its record does not name (walletd rebuilt it after a reset): no miner is paid until it is resolved (see \`fuego-pool report\`)`,
+    detail: `the wallet paid ${formatAtomic(unknownPaymentAmount(payment))} XFG in ${payment.txHash}, a transaction Redis has no batch for, to recipients its record does not name (walletd rebuilt it after a reset): no miner is paid until it is resolved with \`fuego-pool payout resolve ${payment.txHash} --paid --recipients FILE\` (whom batch ${payment.batchId} paid is in the pool's log; see \`fuego-pool report\`)`,
   };
 }
 
@@ -63,14 +63,20 @@ export function addressesHeldByUnknownPayments(payments: readonly UnknownPayment
 }
 
 /**
- * The miner account each transfer of an unknown payment paid: the destination itself, or, when the
- * transaction carried a payment id, the integrated address made of the destination and that id
- * (the pool pays an integrated account to its standard address with the id in extra).
+ * The miner account each transfer of an unknown payment paid (see accountPaidAt), in the order of
+ * its transfers.
  */
 export function accountsPaidBy(payment: UnknownPayment): string[] {
-  return payment.transfers.map((transfer) => {
-    if (payment.paymentId === '') return transfer.address;
-    const decoded = decodeAddress(transfer.address);
-    return encodeIntegratedAddress({ ...decoded, paymentId: payment.paymentId });
-  });
+  return payment.transfers.map((transfer) => accountPaidAt(transfer.address, payment.paymentId));
+}
+
+/**
+ * The miner account a payment to the standard address `destination` paid: the destination
+ * itself, or, when the transaction carried a payment id, the integrated address made of the
+ * destination and that id (the pool pays an integrated account to its standard address with the
+ * id in extra).
+ */
+export function accountPaidAt(destination: string, paymentId: string): string {
+  if (paymentId === '') return destination;
+  return encodeIntegratedAddress({ ...decodeAddress(destination), paymentId });
 }

@@ -25,10 +25,21 @@ export interface UnknownPayment {
    * unresolved. 0n for a record walletd built when it sent.
    */
   readonly unnamedAtomic: bigint;
+  /**
+   * Whom the operator named for `unnamedAtomic` when recording it as paid (`payout resolve TX
+   * --paid --recipients FILE`): the accounts debited. Absent otherwise.
+   */
+  readonly namedRecipients?: readonly NamedRecipient[];
   readonly firstSeenMs: number;
   readonly status: 'unresolved' | 'recorded-as-paid' | 'dismissed';
   readonly resolvedAtMs: number | null;
   readonly resolvedNote: string | null;
+}
+
+/** A miner account and what an unknown payment paid it, as the operator named it. */
+export interface NamedRecipient {
+  readonly address: string;
+  readonly amountAtomic: bigint;
 }
 
 /** Everything an unknown payment paid outside the wallet: its named transfers and the unnamed rest. */

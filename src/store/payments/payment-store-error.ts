@@ -13,8 +13,9 @@ import { runStoreCommand } from '../store-error.js';
  * - BLOCK_NOT_FOUND / BLOCK_NOT_FLAGGED / BLOCK_SETTLED / BLOCK_NOT_RESTORED / BLOCK_STATE: the
  *   settlement of a block orphaned after its credit does not fit the block's record (no such
  *   block, not flagged, settled already, not restored after a clawback, credits record changed).
- * - RECIPIENTS_UNKNOWN: not a script's refusal: an unknown payment recorded as paid whose wallet
- *   record names no recipients (walletd rebuilt it from the chain): nobody to debit.
+ * - RECIPIENTS_UNKNOWN: an unknown payment recorded as paid whose wallet record names no
+ *   recipients (walletd rebuilt it from the chain), with none named by the operator either: nobody
+ *   to debit.
  * - INDEX_CHANGING: not a script's refusal: the payable index changed during every try to sum it
  *   (positiveBalanceTotal where no sum is kept yet, or its audit), for several seconds.
  */
@@ -51,6 +52,7 @@ const REFUSALS: readonly PaymentStoreErrorCode[] = [
   'BLOCK_SETTLED',
   'BLOCK_NOT_RESTORED',
   'BLOCK_STATE',
+  'RECIPIENTS_UNKNOWN',
 ];
 
 /**

@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import type {
   HeldPayout,
+  NamedRecipient,
   PayoutWatch,
   SendBackoff,
   UnknownPayment,
@@ -188,10 +189,23 @@ function decodeUnknown(raw: string): UnknownPayment {
     // Absent in records written before walletd's rebuilt records were told apart.
     unnamedAtomic:
       text('unnamed') === '' ? 0n : parseStoredAmount(text('unnamed'), 'unknown payment unnamed amount'),
+    ...namedRecipientsOf(parsed['recipients']),
     firstSeenMs: Number(text('firstSeenMs')),
     status,
     resolvedAtMs: text('resolvedAtMs') === '' ? null : Number(text('resolvedAtMs')),
     resolvedNote: text('resolvedNote') === '' ? null : text('resolvedNote'),
+  };
+}
+
+/** The recipients an operator named when resolving it (kept by resolve_unknown_payment), if any. */
+function namedRecipientsOf(raw: unknown): { namedRecipients?: NamedRecipient[] } {
+  // cjson writes an empty array as {}; the script keeps only a non-empty list.
+  if (!Array.isArray(raw) || raw.length === 0) return {};
+  return {
+    namedRecipients: (raw as Array<Record<string, unknown>>).map((r) => ({
+      address: String(r['a']),
+      amountAtomic: parseStoredAmount(String(r['amt']), 'unknown payment named recipient amount'),
+    })),
   };
 }
 

@@ -1,14 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { adjustMinerBalance } from '../../../src/app/balance-adjustment.js';
-import { readMoneyReport } from '../../../src/app/money-report.js';
 import { resolveUnknownPayment } from '../../../src/app/unknown-payment-resolution.js';
-import { formatMoneyReport } from '../../../src/cli/commands/report.js';
 import type { PayoutStep } from '../../../src/leader/payouts/batch-sender.js';
 import type { Logger } from '../../../src/log/logger.js';
 import { PayoutStore } from '../../../src/store/payments/payout-store.js';
 import { PayoutWatchStore } from '../../../src/store/payments/payout-watch-store.js';
 import { captureLogs } from '../../helpers/log-capture.js';
-import { restorePool, snapshotPool } from '../../helpers/lost-writes.js';
 import { silentLogger, uniquePrefix } from '../../store/store-fixtures.js';
 import { expectLedgerConsistent } from './money-invariants.js';
 import { usePayoutDevnet } from './payout-devnet-env.js';
@@ -22,6 +19,11 @@ import {
   minerAddress,
   unlessWalletHeld,
 } from './payout-test-kit.js';
+import {
+  paidThenLost as paidThenLostIn,
+  printedReport,
+  walletRebuilds as walletRebuildsIn,
+} from './rebuilt-record-kit.js';
 
 const COIN = 10_000_000n;
 const ERROR = 50;
@@ -48,31 +50,9 @@ describe('a payout transaction whose wallet record walletd rebuilt from the chai
       { minPayoutAtomic: COIN },
     );
 
-  /** The wallet forgets `txHash`, then finds it again in the block that mines it (its scan is not held). */
-  function walletRebuilds(txHash: string): void {
-    env.devnet.control.forgetWalletTransaction(txHash);
-    env.devnet.control.mineBlocks(1);
-  }
-
-  /**
-   * The wallet pays a batch, then Redis loses every write since before it and the process dies
-   * (so nothing notices at once): the next pass finds the tagged transaction itself. Its hash.
-   */
-  async function paidThenLost(keyPrefix: string): Promise<string> {
-    const before = await snapshotPool(env.redis, keyPrefix);
-    const store = new PayoutStore({ keyPrefix }, { redis: env.redis });
-    let batchId = '';
-    await expect(
-      runner(keyPrefix, silentLogger, async (step) => {
-        if (step !== 'wallet-called') return;
-        batchId = (await store.listOpenBatches())[0]!.id;
-        await restorePool(env.redis, keyPrefix, before);
-        throw new Error('process killed');
-      }).runOnce(),
-    ).rejects.toThrow('process killed');
-    const [txHash] = devnetTransactionsWithBatch(env.devnet, batchId);
-    return txHash!;
-  }
+  const walletRebuilds = (txHash: string) => walletRebuildsIn(env, txHash);
+  const paidThenLost = async (keyPrefix: string) =>
+    (await paidThenLostIn(env, keyPrefix, (reached) => runner(keyPrefix, silentLogger, reached))).txHash;
 
   it('settles an open batch as sent by its tag, without a false "lacks an expected transfer" error', async () => {
     const keyPrefix = uniquePrefix('rebuilt-open');
@@ -143,21 +123,16 @@ describe('a payout transaction whose wallet record walletd rebuilt from the chai
     expect(told).toHaveLength(1);
     expect(String(told[0]!['msg'])).toMatch(/cannot name/);
 
-    const printed = formatMoneyReport(
-      await readMoneyReport(keyPrefix, {
-        redis: env.redis,
-        wallet: env.wallet,
-        durability: { replicas: 0, timeoutMs: 1_000 },
-      }),
-      Date.now(),
-    );
+    const printed = await printedReport(env, keyPrefix);
     expect(printed.healthy).toBe(false);
     const text = printed.lines.join('\n');
     expect(text).toContain(txHash);
     expect(text).toMatch(/recipients unknown/);
-    expect(text).toContain('balance adjust');
+    // Where to find whom it paid, and the command that records it.
+    expect(text).toContain('payout batch sending');
+    expect(text).toContain('--recipients FILE');
 
-    // --paid cannot say whom to debit; the operator debits the miners, then dismisses it.
+    // --paid alone cannot say whom to debit; debiting the miners by hand, then dismissing it, still works.
     await expect(
       resolveUnknownPayment(keyPrefix, env.redis, { txHash, mode: 'paid', note: 'test' }),
     ).rejects.toMatchObject({ code: 'RECIPIENTS_UNKNOWN' });

@@ -1,4 +1,4 @@
-import type { UnknownPayment } from '../../../model/payouts/payout-watch.js';
+import type { NamedRecipient, UnknownPayment } from '../../../model/payouts/payout-watch.js';
 import type { ScriptCall } from '../../scripts/define-script.js';
 import { amountArg, PaymentStoreError } from '../payment-store-error.js';
 import {
@@ -10,7 +10,18 @@ import {
 
 const LAYOUT = payoutScriptLayout({
   keys: ['unknownKey', 'totalsKey', 'payableKey', 'txsKey'],
-  args: ['now', 'txHash', 'mode', 'note', 'historyMax', 'paymentsMax', 'fee', 'batchId'],
+  args: [
+    'now',
+    'txHash',
+    'mode',
+    'note',
+    'historyMax',
+    'paymentsMax',
+    'fee',
+    'batchId',
+    'unnamed',
+    'recipients',
+  ],
   itemKeys: ['balanceKey', 'historyKey', 'paymentsKey'],
   itemArgs: ['account', 'amount'],
 });
@@ -22,8 +33,11 @@ const LAYOUT = payoutScriptLayout({
  * the pool's network fees, a payment record and a history entry are written, and the transaction
  * joins the tx index. "dismiss": no balance changes (the operator accounted for it otherwise).
  * Only an unresolved entry is resolved; under the payout lock, so no runner pays meanwhile.
- * `mode` is paid | dismiss; one item per transfer (none to dismiss): the account's balance,
- * history and payments keys, the account and the amount it was paid.
+ * `mode` is paid | dismiss; one item per account paid (none to dismiss): the account's balance,
+ * history and payments keys, the account and the amount it was paid. `unnamed` is what the caller
+ * read as the entry's amount to recipients its wallet record does not name ("0": none); a
+ * "paid" whose entry has one refuses (RECIPIENTS_UNKNOWN) unless `recipients` (JSON, "" for
+ * none) names whom the operator says it paid: those are among the items, and the entry keeps them.
  */
 export const RESOLVE_UNKNOWN_LUA = payoutScriptLua(
   LAYOUT,
@@ -32,6 +46,12 @@ local raw = redis.call('HGET', unknownKey, txHash)
 if not raw then return {0, 'BATCH_NOT_FOUND', txHash} end
 local entry = cjson.decode(raw)
 if entry.status ~= 'unresolved' then return {0, 'BATCH_STATE', entry.status} end
+local entryUnnamed = entry.unnamed
+if entryUnnamed == nil or entryUnnamed == '' then entryUnnamed = '0' end
+if entryUnnamed ~= unnamed then return {0, 'BATCH_STATE', 'unnamed amount ' .. entryUnnamed} end
+if mode == 'paid' and entryUnnamed ~= '0' and recipients == '' then
+  return {0, 'RECIPIENTS_UNKNOWN', txHash}
+end
 if mode == 'paid' then
   for i = 1, itemCount do
     local transfer, itemKeys = item_args(i), item_keys(i)
@@ -49,6 +69,7 @@ if mode == 'paid' then
   end
   redis.call('HINCRBY', totalsKey, 'poolNetworkFees', fee)
   redis.call('HSET', txsKey, txHash, batchId)
+  if recipients ~= '' then entry.recipients = cjson.decode(recipients) end
   entry.status = 'recorded-as-paid'
 else
   entry.status = 'dismissed'
@@ -66,17 +87,29 @@ export interface ResolveUnknownRequest {
   readonly note: string;
   /** The miner accounts the payment's transfers paid, in the order of `payment.transfers`. */
   readonly accounts: readonly string[];
+  /**
+   * Whom the operator names for the payment's `unnamedAtomic` ("paid" only; required when it is
+   * above zero): debited like its transfers' accounts, and kept with the entry.
+   */
+  readonly recipients?: readonly NamedRecipient[];
 }
 
 /** Builds resolve_unknown_payment's call; the note is kept to its first 200 characters. */
 export function buildResolveUnknownCall(ctx: PayoutCallContext, request: ResolveUnknownRequest): ScriptCall {
   const { payment, mode, accounts } = request;
-  const transfers = mode === 'paid' ? payment.transfers : [];
-  if (mode === 'paid' && accounts.length !== transfers.length) {
+  if (mode === 'paid' && accounts.length !== payment.transfers.length) {
     throw new PaymentStoreError('INVALID_AMOUNT', 'one account per transfer is needed', {
       txHash: payment.txHash,
     });
   }
+  const recipients = mode === 'paid' ? (request.recipients ?? []) : [];
+  const paid: NamedRecipient[] =
+    mode === 'paid'
+      ? [
+          ...payment.transfers.map((t, i) => ({ address: accounts[i]!, amountAtomic: t.amountAtomic })),
+          ...recipients,
+        ]
+      : [];
   const { keys } = ctx;
   const base = payoutCallBase(ctx);
   return LAYOUT.call({
@@ -96,17 +129,22 @@ export function buildResolveUnknownCall(ctx: PayoutCallContext, request: Resolve
       paymentsMax: String(ctx.paymentsMaxLength),
       fee: amountArg(payment.feeAtomic, 'fee'),
       batchId: payment.batchId,
+      unnamed: amountArg(payment.unnamedAtomic, 'unnamed amount'),
+      // Amounts as strings: cjson would turn numbers into doubles.
+      recipients:
+        recipients.length === 0
+          ? ''
+          : JSON.stringify(
+              recipients.map((r) => ({ a: r.address, amt: amountArg(r.amountAtomic, 'recipient amount') })),
+            ),
     },
-    items: transfers.map((t, i) => {
-      const account = accounts[i]!;
-      return {
-        keys: {
-          balanceKey: keys.balance(account),
-          historyKey: keys.history(account),
-          paymentsKey: keys.payments(account),
-        },
-        args: { account, amount: amountArg(t.amountAtomic, 'transfer amount') },
-      };
-    }),
+    items: paid.map(({ address: account, amountAtomic }) => ({
+      keys: {
+        balanceKey: keys.balance(account),
+        historyKey: keys.history(account),
+        paymentsKey: keys.payments(account),
+      },
+      args: { account, amount: amountArg(amountAtomic, 'transfer amount') },
+    })),
   });
 }

@@ -3,6 +3,7 @@ import { adjustMinerBalance } from '../../../src/app/balance-adjustment.js';
 import { resolveUnknownPayment } from '../../../src/app/unknown-payment-resolution.js';
 import type { PayoutStep } from '../../../src/leader/payouts/batch-sender.js';
 import type { Logger } from '../../../src/log/logger.js';
+import { RedisBalances } from '../../../src/store/payments/balances-store.js';
 import { PayoutStore } from '../../../src/store/payments/payout-store.js';
 import { PayoutWatchStore } from '../../../src/store/payments/payout-watch-store.js';
 import { captureLogs } from '../../helpers/log-capture.js';
@@ -155,7 +156,7 @@ describe('a payout transaction whose wallet record walletd rebuilt from the chai
     expect(miners.map((m) => devnetReceived(env.devnet, m))).toEqual(received);
   });
 
-  it('Redis lost the batch of an integrated-address miner: never paid twice, and `payout resolve --paid` refuses with a typed code (no address decode error)', async () => {
+  it('Redis lost the batch of an integrated-address miner: never paid twice, `payout resolve --paid` alone refuses with a typed code (no address decode error), and --recipients naming its standard address debits the integrated account', async () => {
     const keyPrefix = uniquePrefix('rebuilt-pid');
     const paymentId = 'cd'.repeat(32);
     const miner = integratedMinerAddress('rebuilt-pid', paymentId);
@@ -172,5 +173,17 @@ describe('a payout transaction whose wallet record walletd rebuilt from the chai
     await expect(
       resolveUnknownPayment(keyPrefix, env.redis, { txHash, mode: 'paid', note: 'test' }),
     ).rejects.toMatchObject({ code: 'RECIPIENTS_UNKNOWN' });
+    // Named by the standard address the wallet paid, it is the integrated account that is debited.
+    await resolveUnknownPayment(keyPrefix, env.redis, {
+      txHash,
+      mode: 'paid',
+      note: 'test',
+      recipients: `${standard} ${received}\n`,
+    });
+    const balance = await new RedisBalances({ keyPrefix }, { redis: env.redis }).getBalance(miner);
+    expect(balance.paid).toBe(received);
+    expect(balance.balance + balance.paid + balance.networkFees).toBe(2n * COIN);
+    expect((await unlessWalletHeld(() => runner(keyPrefix).runOnce())).skipped).toBeNull();
+    expect(devnetReceived(env.devnet, standard)).toBe(received);
   });
 });

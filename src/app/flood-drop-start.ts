@@ -9,7 +9,8 @@ import { type ListenerFilter, loadListenerFilter } from '../servers/flood-drop/l
  * The kernel drops of flooding peers (`floodDrop`) for the stratum or the API server (each its
  * own: a peer flooding one port keeps the other), or undefined when they are off or cannot work
  * here; then floods are refused in Node as before, which the log says once at start so an
- * operator knows to cap new connections in the firewall instead.
+ * operator knows to cap new connections in the firewall instead. With `stratum.processes` > 1
+ * the pool process calls this for the stratum ports (PrimaryFloodDrops), not its children.
  */
 export function startFloodDrops(
   config: Readonly<PoolConfig>,
@@ -18,20 +19,15 @@ export function startFloodDrops(
   filter: ListenerFilter | { unavailable: string } = loadFilter(),
 ): FloodDrops | undefined {
   const options = config.floodDrop;
-  if (options.refusals === 0) return undefined;
-  const why =
-    'unavailable' in filter
-      ? filter.unavailable
-      : server === 'stratum' && cluster.isWorker
-        ? 'stratum.processes > 1: a cluster child has no listening socket of its own'
-        : undefined;
-  if (why !== undefined) {
-    if (!cluster.isWorker || cluster.worker?.id === 1) {
-      logger.info(
-        { server, reason: why },
-        'kernel drops of flooding peers are off; they are refused in Node',
-      );
-    }
+  // A stratum child process has no listening socket of its own (Node cluster's primary, the pool
+  // process, accepts for it): it reports its refusals there (ChildRefusalReports), and the pool
+  // process drops on the sockets it holds (PrimaryFloodDrops), saying so if it cannot.
+  if (options.refusals === 0 || (server === 'stratum' && cluster.isWorker)) return undefined;
+  if ('unavailable' in filter) {
+    logger.info(
+      { server, reason: filter.unavailable },
+      'kernel drops of flooding peers are off; they are refused in Node',
+    );
     return undefined;
   }
   return new FloodDrops(
@@ -43,7 +39,7 @@ export function startFloodDrops(
       maxSources: 256,
       exemptPeers: exemptPeersOf(config, server),
     },
-    filter as ListenerFilter,
+    filter,
     logger.child({ module: 'flood-drop', server }),
   );
 }

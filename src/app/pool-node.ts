@@ -11,7 +11,6 @@ import { createPoolEventBus, type PoolEventBus } from '../pool/events.js';
 import { DaemonClient } from '../rpc/daemon-client.js';
 import { RpcCallFanout } from '../rpc/rpc-call-observer.js';
 import { WalletClient } from '../rpc/wallet-client.js';
-import type { ConnectionAdmission } from '../servers/stratum/connection-admission.js';
 import type { ListeningPort, StratumServer } from '../servers/stratum/stratum-server.js';
 import { type FatalSignal, fatalSignal } from './fatal-signal.js';
 import { FirstTemplateWait, whyNoTemplate } from './first-template-wait.js';
@@ -24,7 +23,7 @@ import { planStart, type TlsPem } from './start-checks.js';
 import { stratumProcessCount } from './stratum-processes/process-count.js';
 import type { StratumProcessGroup } from './stratum-processes/stratum-process-group.js';
 import type { StratumRole } from './stratum-role.js';
-import { NO_STRATUM, prepareStratum, type StratumParts } from './stratum-start.js';
+import { NO_STRATUM, prepareStratum, type StratumChildModules, type StratumParts } from './stratum-start.js';
 import type { StratumSurface } from './stratum-surface.js';
 
 export interface PoolNodeModules {
@@ -38,8 +37,8 @@ export interface PoolNodeModules {
    * passes its parent's (ParentBanRegistry).
    */
   readonly bans?: BanRegistry;
-  /** Applies the stratum connection caps (a stratum child process asks its parent). */
-  readonly connectionAdmission?: ConnectionAdmission;
+  /** A stratum child process's: its parent applies the host's connection caps and drops floods. */
+  readonly stratumChild?: StratumChildModules;
   /** This process's open-files limit; by default read from /proc (null: unknown, no cap). */
   readonly openFilesLimit?: number | null;
   /**
@@ -169,7 +168,7 @@ export class PoolNode {
         apiMaxConnections: plan.runApi ? config.api.maxConnections : null,
       },
       // A stratum child: its parent, which knows how many children there are, told the operator.
-      { quiet: modules.connectionAdmission !== undefined },
+      { quiet: modules.stratumChild !== undefined },
     );
     for (const line of openFiles.warnings) logger.warn({ openFilesLimit: openFiles.limit }, line);
     const fatal = fatalSignal();
@@ -195,7 +194,7 @@ export class PoolNode {
       const prepared = plan.roles.has('stratum')
         ? await prepareStratum(
             config,
-            { plan, shared, bans, logger, abandon, admission: modules.connectionAdmission, openFiles },
+            { plan, shared, bans, logger, abandon, child: modules.stratumChild, openFiles },
             parts,
           )
         : null;

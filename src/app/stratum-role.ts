@@ -11,6 +11,7 @@ import { nativeFastHash } from '../pow/native-fast-hash.js';
 import type { PowImplementationName } from '../pow/types.js';
 import { ShareVerifierPool } from '../pow/verifier-pool.js';
 import type { DaemonClient } from '../rpc/daemon-client.js';
+import type { ServerFloodDrops } from '../servers/flood-drop/flood-drops.js';
 import type { ConnectionAdmission } from '../servers/stratum/connection-admission.js';
 import type { StratumPortOptions } from '../servers/stratum/stratum-options.js';
 import { StratumServer } from '../servers/stratum/stratum-server.js';
@@ -36,6 +37,8 @@ export interface StratumRoleModules {
   readonly bans: BanRegistry;
   /** Applies the connection caps; by default the stratum server counts its own connections. */
   readonly connectionAdmission?: ConnectionAdmission;
+  /** Where refusals go instead of this process's own FloodDrops (a stratum child's report to its parent). */
+  readonly floodDrops?: ServerFloodDrops;
   /** Stratum connections this process's open files allow (open-files-budget.ts); none: no cap. */
   readonly maxConnectionsInProcess?: number;
 }
@@ -123,8 +126,9 @@ export async function prepareStratumRole(
   });
   parts.push({ name: 'pool', stop: () => backend.close() });
 
-  const floodDrops = startFloodDrops(config, logger, 'stratum');
-  if (floodDrops !== undefined) parts.push({ name: 'flood-drops', stop: () => floodDrops.close() });
+  const own = modules.floodDrops === undefined ? startFloodDrops(config, logger, 'stratum') : undefined;
+  if (own !== undefined) parts.push({ name: 'flood-drops', stop: () => own.close() });
+  const floodDrops = modules.floodDrops ?? own;
   const server = new StratumServer(stratumServerOptionsFrom(config, modules.ports), {
     backend,
     ...(floodDrops === undefined ? {} : { floodDrops }),

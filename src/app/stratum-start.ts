@@ -5,6 +5,7 @@ import type { BanRegistry } from '../pool/ban-registry.js';
 import type { PoolEventBus } from '../pool/events.js';
 import type { DaemonClient } from '../rpc/daemon-client.js';
 import type { RpcCallFanout } from '../rpc/rpc-call-observer.js';
+import type { ServerFloodDrops } from '../servers/flood-drop/flood-drops.js';
 import type { ConnectionAdmission } from '../servers/stratum/connection-admission.js';
 import type { OpenFilesPlan } from './open-files-budget.js';
 import type { Part } from './parts.js';
@@ -19,6 +20,14 @@ export interface StratumParts {
   readonly role: StratumRole | null;
   readonly processes: StratumProcessGroup | null;
   readonly surface: StratumSurface | null;
+}
+
+/** What a stratum child process's parent does for it (stratum-child-main.ts). */
+export interface StratumChildModules {
+  /** The host-wide connection caps, counted by the parent. */
+  readonly admission: ConnectionAdmission;
+  /** Its refusals, reported to the parent, which drops flooding peers; none: drops are off. */
+  readonly floodDrops?: ServerFloodDrops;
 }
 
 export const NO_STRATUM: StratumParts = { role: null, processes: null, surface: null };
@@ -43,13 +52,13 @@ export async function prepareStratum(
     bans: BanRegistry;
     logger: Logger;
     abandon: Promise<never>;
-    /** A stratum child's: the parent applies the host's connection caps. */
-    admission: ConnectionAdmission | undefined;
+    /** A stratum child's: the parent applies the host's connection caps and drops floods. */
+    child: StratumChildModules | undefined;
     openFiles: OpenFilesPlan;
   },
   parts: Part[],
 ): Promise<PreparedStratum> {
-  const { plan, shared, bans, logger, abandon, admission, openFiles } = context;
+  const { plan, shared, bans, logger, abandon, child, openFiles } = context;
   const processes = stratumProcessCount(config);
   if (processes > 1) {
     const { StratumProcessGroup } = await import('./stratum-processes/stratum-process-group.js');
@@ -77,7 +86,8 @@ export async function prepareStratum(
       ports: plan.ports,
       abandon,
       bans,
-      ...(admission ? { connectionAdmission: admission } : {}),
+      ...(child ? { connectionAdmission: child.admission } : {}),
+      ...(child?.floodDrops ? { floodDrops: child.floodDrops } : {}),
       ...(openFiles.stratum === undefined ? {} : { maxConnectionsInProcess: openFiles.stratum }),
     },
     parts,

@@ -11,7 +11,8 @@ import type { ShareLedgerMetrics } from '../../store/shares/redis-share-ledger.j
 /**
  * The IPC between the pool process and its stratum child processes (Node cluster, `advanced`
  * serialization, so Infinity and nested objects arrive as sent). Both ends check `kind` before use;
- * the parent checks the fields of an `rpc-call` too, since they become metric values and labels.
+ * the parent checks the fields of an `rpc-call` too, since they become metric values and labels,
+ * and those of `refusals`, since they start kernel drops.
  */
 
 /** The process-local numbers of one stratum child, sent every snapshot interval. */
@@ -69,7 +70,14 @@ export type ChildMessage =
    * One attempt of a call of this child's daemon or wallet client (submitblock, alias lookups),
    * sent as it ends: the parent's RPC metrics time it with the calls made there.
    */
-  | { readonly kind: 'rpc-call'; readonly service: RpcService; readonly call: RpcCall };
+  | { readonly kind: 'rpc-call'; readonly service: RpcService; readonly call: RpcCall }
+  /**
+   * The connections this child refused since its last report (banned at accept, closed for a
+   * failed login or a protocol violation), counted per peer key: the pool process holds the
+   * listening sockets, so it keeps the refusal budgets and drops a flooding peer's connections
+   * (child-refusal-reports.ts, primary-flood-drops.ts).
+   */
+  | { readonly kind: 'refusals'; readonly peers: ReadonlyArray<readonly [peer: string, count: number]> };
 
 const PARENT_KINDS: ReadonlySet<string> = new Set(['start', 'adopt-ban', 'unban', 'admission', 'stop']);
 const CHILD_KINDS: ReadonlySet<string> = new Set([
@@ -83,10 +91,15 @@ const CHILD_KINDS: ReadonlySet<string> = new Set([
   'admit',
   'release',
   'rpc-call',
+  'refusals',
 ]);
 
 /** Far above the longest method or error code the clients have: a longer one is not a real call. */
 const MAX_RPC_NAME_LENGTH = 64;
+/** Peers in one `refusals` report: a child with more in one interval sends them in several. */
+export const MAX_REFUSAL_PEERS = 1_024;
+/** Far above the longest peer key ("ffff:…:ffff/128" is 43 characters). */
+const MAX_PEER_KEY_LENGTH = 64;
 
 function hasKind(value: unknown, kinds: ReadonlySet<string>): boolean {
   if (typeof value !== 'object' || value === null) return false;
@@ -100,7 +113,29 @@ export function isParentMessage(value: unknown): value is ParentMessage {
 
 export function isChildMessage(value: unknown): value is ChildMessage {
   if (!hasKind(value, CHILD_KINDS)) return false;
-  return (value as { kind: string }).kind !== 'rpc-call' || isRpcCallMessage(value as object);
+  const kind = (value as { kind: string }).kind;
+  if (kind === 'rpc-call') return isRpcCallMessage(value as object);
+  if (kind === 'refusals') return isRefusalsMessage(value as object);
+  return true;
+}
+
+/** At most MAX_REFUSAL_PEERS [peer key, count] pairs, each key a sane string, each count 1 or more. */
+function isRefusalsMessage(message: object): boolean {
+  const { peers } = message as { peers?: unknown };
+  return (
+    Array.isArray(peers) &&
+    peers.length <= MAX_REFUSAL_PEERS &&
+    peers.every(
+      (entry: unknown) =>
+        Array.isArray(entry) &&
+        entry.length === 2 &&
+        typeof entry[0] === 'string' &&
+        entry[0].length > 0 &&
+        entry[0].length <= MAX_PEER_KEY_LENGTH &&
+        Number.isSafeInteger(entry[1]) &&
+        entry[1] > 0,
+    )
+  );
 }
 
 /** A known service, a method and error code of sane length, a finite duration of 0 or more. */

@@ -4,6 +4,7 @@ import { RpcCallFanout } from '../../rpc/rpc-call-observer.js';
 import { PoolNode, PoolNodeStartError } from '../pool-node.js';
 import type { StratumRole } from '../stratum-role.js';
 import { type ChildMessage, type ChildStats, isParentMessage, type ParentMessage } from './child-messages.js';
+import { ChildRefusalReports } from './child-refusal-reports.js';
 import { ParentConnectionAdmission } from './parent-admission.js';
 import { ParentBanRegistry } from './parent-ban-registry.js';
 
@@ -12,7 +13,8 @@ import { ParentBanRegistry } from './parent-ban-registry.js';
  * ports are shared through the parent). It says it is waiting, takes its config from the parent's
  * `start`, runs a stratum-only PoolNode and reports its numbers; its ban registry is the parent's
  * (ParentBanRegistry), and the parent decides whether a new connection may open (the caps are per
- * host). Each attempt of its RPC calls goes to the parent as it ends (the pool's RPC metrics are
+ * host); the peers it refuses go to the parent, which drops floods on the listening sockets it
+ * holds (ChildRefusalReports). Each attempt of its RPC calls goes to the parent as it ends (the pool's RPC metrics are
  * there). It stops on the parent's `stop`, on SIGINT/SIGTERM, or when the parent is gone.
  */
 
@@ -25,6 +27,8 @@ let logger: Logger | null = null;
 let stopping: Promise<void> | null = null;
 let statsTimer: NodeJS.Timeout | undefined;
 let bans: ParentBanRegistry | null = null;
+/** This child's refusals, reported to the parent (none with floodDrop.refusals 0). */
+let refusals: ChildRefusalReports | null = null;
 /** The host-wide connection caps, counted by the parent. */
 const admission = new ParentConnectionAdmission((message) => {
   if (!process.connected || process.send === undefined) return false;
@@ -67,11 +71,12 @@ async function start(message: Extract<ParentMessage, { kind: 'start' }>): Promis
         onListenerError: (error) => banLogger.error({ err: error }, 'a ban change listener failed'),
       },
     );
+    if (config.floodDrop.refusals > 0) refusals = new ChildRefusalReports((report) => void send(report));
     const starting = PoolNode.start(config, {
       logger,
       ...(message.tls ? { tls: message.tls } : {}),
       bans,
-      connectionAdmission: admission,
+      stratumChild: { admission, ...(refusals === null ? {} : { floodDrops: refusals }) },
       rpcCalls,
       shutdown: startAbort.signal,
       // The parent's start timeout ends here: the wait for the template has no limit.
@@ -107,6 +112,7 @@ function stop(exitCode: number): Promise<void> {
     startAbort.abort();
     await nodeStarted;
     admission.close();
+    refusals?.close();
     await node
       ?.stop()
       .catch((error: unknown) => logger?.error({ err: error }, 'stopping the stratum process failed'));

@@ -19,7 +19,9 @@ import {
 } from './child-messages.js';
 import { type ChildSlot, idleChildSlot } from './child-slot.js';
 import { countersOnly, sumChildStats } from './child-stats-sum.js';
+import { surfaceOfProcessGroup } from './group-surface.js';
 import { HostConnectionCounts } from './host-connection-counts.js';
+import { PrimaryFloodDrops } from './primary-flood-drops.js';
 
 export type StratumProcessErrorCode = 'CHILD_START_FAILED' | 'NODE_ID_RANGE';
 
@@ -74,6 +76,8 @@ const STABLE_RUN_MS = 60_000;
  *   a child's ban to the registry, since a banned miner's next connection may land on any child;
  * - counts the connections of all children, so that stratum.limits.maxConnections and
  *   maxConnectionsPerIp are caps for the host (each child asks before it opens a connection);
+ * - drops flooding peers on the stratum sockets it listens on for the children (PrimaryFloodDrops),
+ *   from the refusals they report and its own connection cap verdicts;
  * - adds the children's numbers up and times their RPC calls (each reported as it ends) with its
  *   own, so the API, metrics and `status` show one pool.
  */
@@ -89,6 +93,8 @@ export class StratumProcessGroup {
   readonly #entry: URL;
   readonly #slots: ChildSlot[];
   readonly #connections: HostConnectionCounts;
+  /** The kernel drops on the stratum sockets this process listens on for the children; none: off. */
+  readonly #floods: PrimaryFloodDrops | undefined;
   #listening: ListeningPort[] = [];
   #stopping = false;
   /** Counters of the children that exited (see countersOnly). */
@@ -127,6 +133,8 @@ export class StratumProcessGroup {
       idleChildSlot(index, nodeId + index, this.#options.restartDelayMs),
     );
     this.#unsubscribeBans = this.#bans.onChange((change) => this.#broadcast(banMessageOf(change)));
+    // Before any child is forked: the sockets are found as they start listening.
+    this.#floods = PrimaryFloodDrops.start(options.config, this.#logger);
   }
 
   /** The constructor and serve(): resolves once every child serves; on any failure stops them and throws. */
@@ -180,11 +188,15 @@ export class StratumProcessGroup {
     }));
   }
 
-  /** The last numbers of every serving child, added up, plus the counters of children that exited. */
+  /**
+   * The last numbers of every serving child, added up, plus the counters of children that exited,
+   * and the peers this process drops.
+   */
   stats(): ChildStats {
     const reported: ChildStats[] = this.#retired === null ? [] : [this.#retired];
     for (const slot of this.#slots) if (slot.stats !== null) reported.push(slot.stats);
-    return sumChildStats(reported);
+    const sum = sumChildStats(reported);
+    return this.#floods?.withDropped(sum) ?? sum;
   }
 
   /** Stratum connections open on the host, as admitted by this process (see HostConnectionCounts). */
@@ -194,26 +206,7 @@ export class StratumProcessGroup {
 
   /** What the API, metrics and control socket read: the children as one stratum role. */
   surface(): StratumSurface {
-    const stats = () => this.stats();
-    const backend = {
-      get metrics() {
-        return stats().backend;
-      },
-    };
-    return {
-      control: {
-        backend,
-        stratum: { metrics: () => this.stats().stratum, processes: () => this.children() },
-      },
-      metricsSources: {
-        stratum: () => this.stats().stratum,
-        backend: () => this.stats().backend,
-        verifier: () => this.stats().verifier,
-        shareLedger: () => this.stats().ledger,
-        stratumProcesses: () => this.children(),
-      },
-      listening: () => this.listening(),
-    };
+    return surfaceOfProcessGroup(this);
   }
 
   /** Asks every child to close its miners and flush its shares; SIGKILL after stopTimeoutMs. */
@@ -240,6 +233,7 @@ export class StratumProcessGroup {
         clearTimeout(killTimer);
       }),
     );
+    this.#floods?.close();
   }
 
   #startChild(slot: ChildSlot): Promise<void> {
@@ -324,6 +318,7 @@ export class StratumProcessGroup {
         slot.state = 'serving';
         slot.stats = message.stats;
         if (this.#listening.length === 0) this.#listening = message.listening;
+        this.#floods?.childServing(message.listening);
         slot.onStarted?.();
         return;
       case 'stats':
@@ -338,6 +333,7 @@ export class StratumProcessGroup {
         return;
       case 'admit': {
         const verdict = this.#connections.admit(slot.index, message.ip);
+        this.#floods?.noteAdmission(message.ip, verdict);
         this.#send(slot, { kind: 'admission', requestId: message.requestId, ip: message.ip, verdict });
         return;
       }
@@ -346,6 +342,9 @@ export class StratumProcessGroup {
         return;
       case 'rpc-call':
         this.#rpcCalls?.report(message.service, message.call);
+        return;
+      case 'refusals':
+        this.#floods?.noteReport(message);
         return;
       case 'start-failed':
         this.#logger.error({ child: slot.index, error: message.message }, 'stratum process could not start');

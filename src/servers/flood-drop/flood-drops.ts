@@ -1,8 +1,7 @@
-import type { Server } from 'node:net';
 import type { Logger } from '../../log/logger.js';
 import { PeerBudget } from '../../pool/peer-budget.js';
 import { type DropSource, dropProgram, dropSourceOf } from './drop-program.js';
-import type { ListenerFilter } from './listener-filter.js';
+import type { FilteredListener, ListenerFilter } from './listener-filter.js';
 
 /**
  * A peer whose connections the pool keeps refusing (banned, or over its connection cap) and that
@@ -35,6 +34,24 @@ export const DEFAULT_FLOOD_DROP_OPTIONS: FloodDropOptions = Object.freeze({
 
 /** A repeat offender's drop doubles if it floods again within this long of its last drop's end. */
 const STRIKE_MEMORY_MS = 3_600_000;
+
+/**
+ * Why a server refused a peer: a ban at accept, its connection cap (per IP or IPv6 network), or a
+ * close for what it sent (a refused login, a protocol violation).
+ */
+export type Refusal = 'banned' | 'connection-cap' | 'login-failed' | 'protocol-violation';
+
+/**
+ * The drops as a server sees them: where its listeners go once listening, where it notes each
+ * refusal, and how many peers are dropped (its metrics). FloodDrops in one process; in a stratum
+ * child process, a report of its refusals to the pool process (child-refusal-reports.ts).
+ */
+export interface ServerFloodDrops {
+  addListener(listener: FilteredListener): void;
+  removeListener(listener: FilteredListener): void;
+  dropping(): number;
+  noteRefusal(peer: string, refusal?: Refusal): void;
+}
 const TRACKED_PEERS = 50_000;
 
 interface Drop {
@@ -43,13 +60,13 @@ interface Drop {
   readonly strikes: number;
 }
 
-export class FloodDrops {
+export class FloodDrops implements ServerFloodDrops {
   readonly #options: FloodDropOptions;
   readonly #filter: ListenerFilter;
   readonly #logger: Logger;
   readonly #now: () => number;
   readonly #budget: PeerBudget;
-  readonly #listeners = new Set<Server>();
+  readonly #listeners = new Set<FilteredListener>();
   readonly #drops = new Map<string, Drop>();
   /** Peers dropped before, by when their strike count is forgotten. */
   readonly #strikes = new Map<string, { strikes: number; forgetAtMs: number }>();
@@ -73,14 +90,14 @@ export class FloodDrops {
     });
   }
 
-  /** Filters `server`'s socket from now on (it must be listening). */
-  addListener(server: Server): void {
-    this.#listeners.add(server);
-    if (this.#program !== null) this.#attach(server, this.#program);
+  /** Filters the listener's socket from now on (it must be listening). */
+  addListener(listener: FilteredListener): void {
+    this.#listeners.add(listener);
+    if (this.#program !== null) this.#attach(listener, this.#program);
   }
 
-  removeListener(server: Server): void {
-    this.#listeners.delete(server);
+  removeListener(listener: FilteredListener): void {
+    this.#listeners.delete(listener);
   }
 
   /** Peers whose new connections the kernel drops now. */
@@ -88,11 +105,25 @@ export class FloodDrops {
     return this.#drops.size;
   }
 
-  /** `peer` (a peer key) was refused a connection; past its budget its connections are dropped. */
-  noteRefusal(peer: string): void {
-    if (this.#options.refusals === 0 || this.#drops.has(peer) || this.#options.exemptPeers?.has(peer)) return;
+  /**
+   * `peer` (a peer key) was refused a connection; past its budget its connections are dropped.
+   * Every kind of refusal counts alike.
+   */
+  noteRefusal(peer: string, _refusal?: Refusal): void {
+    this.noteRefusals(peer, 1);
+  }
+
+  /** `count` refusals of `peer` at once (a stratum child's report, child-refusal-reports.ts). */
+  noteRefusals(peer: string, count: number): void {
+    if (this.#options.refusals === 0 || this.#options.exemptPeers?.has(peer)) return;
     const nowMs = this.#now();
-    if (this.#budget.take(peer, nowMs)) return;
+    for (let i = 0; i < count && !this.#drops.has(peer); i++) {
+      if (!this.#budget.take(peer, nowMs)) this.#startDrop(peer);
+    }
+  }
+
+  #startDrop(peer: string): void {
+    const nowMs = this.#now();
     const source = dropSourceOf(peer);
     if (source === null) return;
     const past = this.#strikes.get(peer);
@@ -113,7 +144,7 @@ export class FloodDrops {
     clearTimeout(this.#timer);
     this.#timer = undefined;
     this.#drops.clear();
-    if (this.#program !== null) for (const server of this.#listeners) this.#detach(server);
+    if (this.#program !== null) for (const listener of this.#listeners) this.#detach(listener);
     this.#program = null;
   }
 
@@ -134,32 +165,32 @@ export class FloodDrops {
     clearTimeout(this.#timer);
     this.#timer = undefined;
     if (this.#drops.size === 0) {
-      if (this.#program !== null) for (const server of this.#listeners) this.#detach(server);
+      if (this.#program !== null) for (const listener of this.#listeners) this.#detach(listener);
       this.#program = null;
       return;
     }
     this.#program = dropProgram([...this.#drops.values()].map((drop) => drop.source));
-    for (const server of this.#listeners) this.#attach(server, this.#program);
+    for (const listener of this.#listeners) this.#attach(listener, this.#program);
     const nextEndMs = Math.min(...[...this.#drops.values()].map((drop) => drop.untilMs));
     this.#timer = setTimeout(() => this.#apply(), Math.max(0, nextEndMs - nowMs));
     this.#timer.unref();
   }
 
-  #attach(server: Server, program: Uint32Array): void {
+  #attach(listener: FilteredListener, program: Uint32Array): void {
     try {
-      if (!this.#filter.attach(server, program)) this.#listeners.delete(server);
+      if (!this.#filter.attach(listener, program)) this.#listeners.delete(listener);
     } catch (error) {
       this.#logger.error(
         { err: error },
         'attaching the flood drop filter failed; refusing in Node as before',
       );
-      this.#listeners.delete(server);
+      this.#listeners.delete(listener);
     }
   }
 
-  #detach(server: Server): void {
+  #detach(listener: FilteredListener): void {
     try {
-      this.#filter.detach(server);
+      this.#filter.detach(listener);
     } catch (error) {
       this.#logger.error({ err: error }, 'taking the flood drop filter off failed');
     }

@@ -11,20 +11,34 @@ interface SocketFilterAddon {
   supported(): boolean;
 }
 
-/** Attaches a drop program (drop-program.ts) to a listening server's socket, or takes it off. */
+/**
+ * A listening socket known by its descriptor only: one that no net.Server of this process's code
+ * holds (the cluster primary's, see primary-flood-drops.ts). `fd()` is read at each attach, and is
+ * undefined once the socket is closed, so a descriptor number reused since is never filtered.
+ */
+export interface ListeningDescriptor {
+  fd(): number | undefined;
+}
+
+/** What a drop program goes on: a listening server, or a listening socket's descriptor. */
+export type FilteredListener = Server | ListeningDescriptor;
+
+/** Attaches a drop program (drop-program.ts) to a listening socket, or takes it off. */
 export interface ListenerFilter {
-  /** Replaces the server's program; false when the server has no socket of its own to filter. */
-  attach(server: Server, program: Uint32Array): boolean;
-  detach(server: Server): void;
+  /** Replaces the listener's program; false when it has no socket of its own to filter. */
+  attach(listener: FilteredListener, program: Uint32Array): boolean;
+  detach(listener: FilteredListener): void;
 }
 
 /**
  * The listening socket's descriptor: net.Server keeps it on its libuv handle. A server that a
  * cluster worker runs has none (the primary accepts for it), nor has one not listening.
  */
-function listenerFd(server: Server): number | undefined {
-  const handle = (server as unknown as { _handle?: { fd?: unknown } | null })._handle;
-  const fd = handle?.fd;
+function listenerFd(listener: FilteredListener): number | undefined {
+  const fd =
+    'fd' in listener && typeof listener.fd === 'function'
+      ? listener.fd()
+      : (listener as unknown as { _handle?: { fd?: unknown } | null })._handle?.fd;
   return typeof fd === 'number' && fd >= 0 ? fd : undefined;
 }
 
@@ -46,14 +60,14 @@ export function loadListenerFilter(
   if (!addon.supported()) return { unavailable: `socket filters are not supported on ${process.platform}` };
   return {
     filter: {
-      attach(server, program) {
-        const fd = listenerFd(server);
+      attach(listener, program) {
+        const fd = listenerFd(listener);
         if (fd === undefined) return false;
         addon.attachFilter(fd, program);
         return true;
       },
-      detach(server) {
-        const fd = listenerFd(server);
+      detach(listener) {
+        const fd = listenerFd(listener);
         if (fd !== undefined) addon.detachFilter(fd);
       },
     },

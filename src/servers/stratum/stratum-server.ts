@@ -5,7 +5,7 @@ import type { Logger } from '../../log/logger.js';
 import { PeerBudget } from '../../pool/peer-budget.js';
 import { peerKey, unmappedIp } from '../../pool/peer-key.js';
 import type { StratumBackend } from '../../pool/stratum-backend.js';
-import type { FloodDrops } from '../flood-drop/flood-drops.js';
+import type { ServerFloodDrops } from '../flood-drop/flood-drops.js';
 import {
   type AdmissionVerdict,
   type ConnectionAdmission,
@@ -50,8 +50,11 @@ export interface StratumServerModules {
    * ProcessConnectionCap); none: no cap of its own.
    */
   readonly maxConnectionsInProcess?: number;
-  /** Drops the new connections of peers that keep coming while refused (flood-drops.ts); none: Node refuses them. */
-  readonly floodDrops?: FloodDrops;
+  /**
+   * Drops the new connections of peers that keep coming while refused (flood-drops.ts; in a stratum
+   * child process, its report to the pool process); none: Node refuses them.
+   */
+  readonly floodDrops?: ServerFloodDrops;
 }
 
 export interface ListeningPort {
@@ -91,7 +94,7 @@ export class StratumServer {
   readonly #bannedNotices = new PeerBudget(BANNED_NOTICES);
   readonly #ipv6PrefixLength: number;
   readonly #onProtocolViolation: ((ip: string, code: ProtocolViolationCode) => void) | undefined;
-  readonly #floodDrops: FloodDrops | undefined;
+  readonly #floodDrops: ServerFloodDrops | undefined;
   #nextConnectionId = 1;
   #started = false;
   #closing: Promise<void> | undefined;
@@ -261,7 +264,7 @@ export class StratumServer {
     const peer = peerKey(ip, this.#ipv6PrefixLength);
     if (this.#isBanned(ip) && !this.#bannedNotices.take(peer, Date.now())) {
       this.#stats.connectionRefused('banned');
-      this.#floodDrops?.noteRefusal(peer);
+      this.#floodDrops?.noteRefusal(peer, 'banned');
       socket.resetAndDestroy();
       return;
     }
@@ -299,7 +302,8 @@ export class StratumServer {
       // not a FIN: the kernel frees the socket at once instead of keeping it in TIME_WAIT, which a
       // connection flood would fill (the pool closes first, so the wait would be its own).
       this.#stats.connectionRefused(verdict);
-      if (verdict === 'per-ip-limit' || verdict === 'per-network-limit') this.#floodDrops?.noteRefusal(peer);
+      if (verdict === 'per-ip-limit' || verdict === 'per-network-limit')
+        this.#floodDrops?.noteRefusal(peer, 'connection-cap');
       socket.resetAndDestroy();
       return;
     }
@@ -395,7 +399,8 @@ export class StratumServer {
     const peer = peerKey(ip, this.#ipv6PrefixLength);
     // Closed for what it sent (a refused login: a new-address flood, a bad address, a ban; or
     // garbage): a peer that keeps reconnecting to do it again floods like one refused at accept.
-    if (reason === 'login-failed' || reason === 'protocol-violation') this.#floodDrops?.noteRefusal(peer);
+    if (reason === 'login-failed' || reason === 'protocol-violation')
+      this.#floodDrops?.noteRefusal(peer, reason);
     this.#connectionGone(connection.info.port, peer, reason);
   }
 

@@ -123,19 +123,30 @@ export class PrimaryFloodDrops {
     this.#drops.close();
   }
 
-  /** Called inside net.Server#listen: must not throw (an error here would be an uncaught one). */
+  /**
+   * Called inside net.Server#listen: must not throw (a subscriber's error is rethrown as an
+   * uncaught exception), so anything unexpected here is a socket not recorded.
+   */
   #record(message: unknown): void {
-    const server = (message as { server?: Server } | null)?.server;
-    const handle = (server as unknown as { _handle?: Partial<ListeningHandle> | null } | undefined)?._handle;
-    const address = server?.address();
-    if (handle == null || typeof handle.fd !== 'number' || handle.fd < 0) return;
-    if (address === null || address === undefined || typeof address !== 'object') return;
+    let port: number;
+    let handle: ListeningHandle;
+    try {
+      const server = (message as { server?: Server } | null)?.server;
+      const open = (server as unknown as { _handle?: Partial<ListeningHandle> | null } | undefined)?._handle;
+      const address = server?.address();
+      if (open == null || typeof open.fd !== 'number' || open.fd < 0) return;
+      if (address === null || address === undefined || typeof address !== 'object') return;
+      port = address.port;
+      handle = open as ListeningHandle;
+    } catch {
+      return;
+    }
     for (let i = this.#sockets.length - 1; i >= 0; i--) {
       const closed = this.#sockets[i]!;
       if (closed.handle.fd >= 0) continue;
       this.#sockets.splice(i, 1);
       this.#filtered.delete(closed);
     }
-    this.#sockets.push({ port: address.port, handle: handle as ListeningHandle });
+    this.#sockets.push({ port, handle });
   }
 }

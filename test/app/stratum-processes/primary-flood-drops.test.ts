@@ -1,3 +1,4 @@
+import { channel } from 'node:diagnostics_channel';
 import { type AddressInfo, createServer, type Server } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sumChildStats } from '../../../src/app/stratum-processes/child-stats-sum.js';
@@ -120,6 +121,18 @@ describe('the kernel drops of the pool process for its stratum children', () => 
     const later = await listening();
     drops.childServing(served(later.port));
     expect(log.records.some((record) => String(record['reason']).includes('was not found'))).toBe(true);
+  });
+
+  it('takes what else comes on the listen channel for no socket, without throwing inside a listen', async () => {
+    const filter = new DescriptorFilter();
+    const { drops } = start(filter);
+    const listen = channel('tracing:net.server.listen:asyncEnd');
+    for (const odd of [null, 'x', {}, { server: {} }, { server: { _handle: { fd: 7 } } }])
+      listen.publish(odd);
+    const stratum = await listening();
+    drops.childServing(served(stratum.port));
+    drops.noteReport({ kind: 'refusals', peers: [['127.0.0.9', 3]] });
+    expect(filter.attachedFds).toEqual([stratum.fd]);
   });
 
   it('is off with floodDrop.refusals 0, or without the filter', () => {

@@ -93,6 +93,13 @@ describe('monitoring: alert rules and Grafana dashboard over the metrics the poo
     expect(scrape).toMatch(/^fuego_pool_leader_present 1$/m);
   });
 
+  it('reports the peers the kernel drops on each port (FuegoPoolFloodDropping, the flood drops panel)', () => {
+    expect(scrape).toMatch(/^fuego_pool_flood_dropped_peers\{server="stratum"\} 0$/m);
+    expect(scrape).toMatch(/^fuego_pool_flood_dropped_peers\{server="api"\} 0$/m);
+    const alerts = readFileSync(ALERTS, 'utf8');
+    expect(alerts).toContain('expr: sum by (server) (fuego_pool_flood_dropped_peers) > 0');
+  });
+
   it("times the pool's calls to fuegod and walletd (the dashboard's RPC latency panel)", async () => {
     await fetch(`${stack.apiUrl}/health`); // asks walletd too
     await expect

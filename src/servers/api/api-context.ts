@@ -19,7 +19,10 @@ import type { StatsService } from './stats-service.js';
 
 /** The store readers the API reads through. */
 export interface ApiStores {
-  readonly ledger: Pick<RedisLedgerReader, 'getCurrentRoundSummary' | 'getMinerShareTotals'>;
+  readonly ledger: Pick<
+    RedisLedgerReader,
+    'getCurrentRoundSummary' | 'getMinerShareTotals' | 'getWorkerShareTotals'
+  >;
   readonly hashrate: HashrateReader;
   readonly blocks: PoolBlocksReader;
   /** null: the balances store is not available to this process (balances show as null). */

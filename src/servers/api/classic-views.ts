@@ -7,7 +7,7 @@ import type { MinerPaymentView, PaymentBatchView } from './miner-accounts.js';
 import { MAX_ACCOUNT_ROWS } from './miner-accounts.js';
 import type { NetworkInfoCache } from './network-info.js';
 import type { PoolInfo } from './pool-info.js';
-import type { ChartView, StatsService } from './stats-service.js';
+import type { ChartView, MinerView, StatsService } from './stats-service.js';
 
 /**
  * The replies of the classic cryptonote-nodejs-pool API (classic-routes.ts), built from the same
@@ -80,7 +80,13 @@ function batchesZset(batches: readonly PaymentBatchView[]): ClassicZset {
 }
 
 /** One miner's payment: `tx:amount:fee:mixin(0)`. */
-function minerPaymentsZset(payments: readonly MinerPaymentView[]): ClassicZset {
+/** A miner's payments as the store reads them, or as the miner view shows them (amounts as strings). */
+type ClassicMinerPayment = Pick<
+  MinerPaymentView | MinerView['payments'][number],
+  'transactionHash' | 'amountAtomic' | 'networkFeeAtomic' | 'timestampMs'
+>;
+
+function minerPaymentsZset(payments: readonly ClassicMinerPayment[]): ClassicZset {
   return zset(
     payments.map((payment) => ({
       member: [payment.transactionHash, payment.amountAtomic, payment.networkFeeAtomic, 0].join(':'),
@@ -190,14 +196,14 @@ export async function classicStatsAddress(
   address: string | undefined,
 ): Promise<ClassicStatsAddress> {
   if (address === undefined) return { error: 'Not found' };
-  const miner = await modules.stats.miner(address);
+  // The miner view reads the miner's totals, round part, balance and payments; only the workers'
+  // charts and totals are read after it (each key once a request).
+  const miner = await modules.stats.miner(address, CLASSIC_ROWS);
   if (miner === null) return { error: 'Not found' };
-  const accounts = modules.stores.accounts;
   const workerNames = miner.workers.map((worker) => worker.name);
-  const [payments, workerCharts, submitted] = await Promise.all([
-    accounts === null ? [] : accounts.listPayments(address, { offset: 0, limit: CLASSIC_ROWS }),
+  const [workerCharts, workerHashes] = await Promise.all([
     modules.stats.workerCharts(address, miner.workers),
-    modules.stores.ledger.getMinerShareTotals(address, workerNames),
+    modules.stores.ledger.getWorkerShareTotals(address, workerNames),
   ]);
   return {
     stats: {
@@ -208,7 +214,7 @@ export async function classicStatsAddress(
       hashrate: Math.round(miner.hashrate),
       roundHashes: Number(miner.submitted.roundDifficulty),
     },
-    payments: minerPaymentsZset(payments),
+    payments: minerPaymentsZset(miner.payments),
     charts: {
       hashrate: classicChart(miner.chart.points),
       // fromEntries: a worker may be named "__proto__", which must stay a key of its own.
@@ -220,7 +226,7 @@ export async function classicStatsAddress(
       name: worker.name,
       hashrate: Math.round(worker.hashrate),
       lastShare: seconds(worker.lastShareMs),
-      hashes: Number(submitted.workers.get(worker.name) ?? 0n),
+      hashes: Number(workerHashes.get(worker.name) ?? 0n),
       offline: worker.offline,
     })),
   };

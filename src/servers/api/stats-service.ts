@@ -253,14 +253,15 @@ export class StatsService {
 
   /**
    * null when the pool has no record of the address at all (no shares in the retention, no
-   * balance, no payment, no payout threshold of their own).
+   * balance, no payment, no payout threshold of their own). `payments`: how many of the newest
+   * payments to include (MINER_INLINE_PAYMENTS; the classic /stats_address lists more).
    */
-  async miner(address: string): Promise<MinerView | null> {
+  async miner(address: string, payments = MINER_INLINE_PAYMENTS): Promise<MinerView | null> {
     const { hashrate, accounts, thresholds, aliasOf, clock } = this.#modules;
     const now = clock();
     const window = this.#options.hashrateWindowMs;
-    const [rate, lastShareMs, workers, chart, balance, payments, alias, threshold, submitted] =
-      await Promise.all([
+    const [rate, lastShareMs, workers, chart, balance, paid, alias, threshold, submitted] = await Promise.all(
+      [
         hashrate.minerHashrate(address, now, window),
         hashrate.minerLastShareMs(address),
         hashrate.minerWorkers(address, now, window),
@@ -271,11 +272,12 @@ export class StatsService {
           this.#options.minerChartResolutionMs,
         ),
         accounts === null ? null : accounts.getBalance(address),
-        accounts === null ? [] : accounts.listPayments(address, { offset: 0, limit: MINER_INLINE_PAYMENTS }),
+        accounts === null ? [] : accounts.listPayments(address, { offset: 0, limit: payments }),
         aliasOf === undefined ? null : aliasOf(address),
         thresholds.read(address),
         this.#submitted(address),
-      ]);
+      ],
+    );
     // A pending credit is a record too: the PPLNS window can reach past the hashrate statistics.
     const hasBalance =
       balance !== null &&
@@ -285,7 +287,7 @@ export class StatsService {
         (balance.pendingAtomic ?? 0n) !== 0n);
     // A stored threshold is a record too: a miner may set it before their rigs send a share.
     const hasRecord =
-      lastShareMs !== null || workers.length > 0 || hasBalance || payments.length > 0 || threshold !== null;
+      lastShareMs !== null || workers.length > 0 || hasBalance || paid.length > 0 || threshold !== null;
     if (!hasRecord) return null;
     return {
       address,
@@ -307,7 +309,7 @@ export class StatsService {
       payoutThreshold: payoutThresholdView(threshold, thresholdLimitsOf(this.#modules.poolInfo)),
       submitted,
       chart: { resolutionSeconds: this.#options.minerChartResolutionMs / 1000, points: chart },
-      payments: payments.map(paymentView),
+      payments: paid.map(paymentView),
       timestampMs: now,
     };
   }

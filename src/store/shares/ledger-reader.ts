@@ -217,20 +217,44 @@ export class RedisLedgerReader {
   /** A miner's submitted difficulty, in the open round, and of the named workers: one round trip. */
   async getMinerShareTotals(address: string, workerNames: readonly string[]): Promise<MinerShareTotals> {
     const keys = this.#keys;
+    const [difficultyTotal, roundDifficulty, ...workers] = await this.#difficultyTotals(address, [
+      [keys.miner(address), 'difficultyTotal'],
+      [keys.roundCurrent, address],
+      ...workerNames.map((name): [string, string] => [keys.worker(address, name), 'difficultyTotal']),
+    ]);
+    return {
+      difficultyTotal: difficultyTotal ?? 0n,
+      roundDifficulty: roundDifficulty ?? 0n,
+      workers: new Map(workerNames.map((name, index) => [name, workers[index] ?? 0n])),
+    };
+  }
+
+  /**
+   * The named workers' submitted difficulty only (0 when none), one round trip: for a caller that
+   * has the miner's own totals from getMinerShareTotals already.
+   */
+  async getWorkerShareTotals(address: string, workerNames: readonly string[]): Promise<Map<string, bigint>> {
+    if (workerNames.length === 0) return new Map();
+    const keys = this.#keys;
+    const totals = await this.#difficultyTotals(
+      address,
+      workerNames.map((name): [string, string] => [keys.worker(address, name), 'difficultyTotal']),
+    );
+    return new Map(workerNames.map((name, index) => [name, totals[index] ?? 0n]));
+  }
+
+  /** HGET of each [key, field] in one pipeline, as difficulties (a missing field is 0). */
+  async #difficultyTotals(
+    address: string,
+    fields: readonly (readonly [string, string])[],
+  ): Promise<bigint[]> {
     const pipeline = this.#redis.pipeline();
-    pipeline.hget(keys.miner(address), 'difficultyTotal');
-    pipeline.hget(keys.roundCurrent, address);
-    for (const name of workerNames) pipeline.hget(keys.worker(address, name), 'difficultyTotal');
+    for (const [key, field] of fields) pipeline.hget(key, field);
     const replies = await runStoreCommand('getMinerShareTotals', () => pipeline.exec());
-    const values = (replies ?? []).map(([error, value]) => {
+    return (replies ?? []).map(([error, value]) => {
       if (error) throw toStoreError(error, 'getMinerShareTotals', { address });
       return parseBigInt((value as string | null) ?? '0', 'difficulty total', { address });
     });
-    return {
-      difficultyTotal: values[0] ?? 0n,
-      roundDifficulty: values[1] ?? 0n,
-      workers: new Map(workerNames.map((name, index) => [name, values[index + 2] ?? 0n])),
-    };
   }
 
   async getBlockCandidate(hash: string): Promise<StoredBlockCandidate | null> {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { LeaderLoop } from '../../../src/leader/leader-loop.js';
 import { createPoolEventBus, type PoolEventMap } from '../../../src/pool/events.js';
 import { DaemonClient } from '../../../src/rpc/daemon-client.js';
@@ -163,6 +163,32 @@ describe('a sent payout not mined 6 hours after its send', () => {
     ]);
     await term.pass();
     expect(term.heard).toHaveLength(1);
+  });
+
+  it('a pass reads the sent batches and the wallet-missing marks once, for its watch and its notice alike', async () => {
+    const label = 'unmined-reads';
+    const { keyPrefix } = await fundThreeMiners(env.redis, uniquePrefix(label), label);
+    let nowMs = Date.now();
+    const clock = () => nowMs;
+    const term = leaderTerm(keyPrefix, clock);
+    const sent = await term.pass();
+    expect(sent.batches.map((b) => b.state)).toEqual(['sent']);
+    const batch = (await new PayoutStore({ keyPrefix }, { redis: env.redis }).getBatch(
+      sent.batches[0]!.batchId,
+    ))!;
+    // Not mined since (still in fuegod's pool), 7 hours on: the watch reads it, the notice tells it.
+    nowMs = batch.resolvedAtMs! + 7 * HOUR_MS;
+    const listed = vi.spyOn(PayoutStore.prototype, 'listUnconfirmedSent');
+    const missing = vi.spyOn(PayoutStore.prototype, 'walletMissingSince');
+    try {
+      await term.pass();
+      expect(term.heard.map((p) => [p.batchId, p.sighting])).toEqual([[batch.id, 'in-pool']]);
+      expect(listed).toHaveBeenCalledTimes(1);
+      expect(missing).toHaveBeenCalledTimes(1);
+    } finally {
+      listed.mockRestore();
+      missing.mockRestore();
+    }
   });
 
   it('mined in a block walletd has not scanned: says which block, and that walletd has not seen it', async () => {

@@ -1,10 +1,5 @@
 import type { Logger } from '../../log/logger.js';
-import {
-  isFeeAssumed,
-  type PayoutBatch,
-  type PayoutWriter,
-  sentAtMs,
-} from '../../model/payouts/payout-batch.js';
+import type { PayoutBatch, PayoutWriter } from '../../model/payouts/payout-batch.js';
 import type { PayoutJournal } from '../../model/payouts/payout-journal.js';
 import {
   type PayoutWatch,
@@ -12,19 +7,18 @@ import {
   unknownPaymentAmount,
   unresolvedUnnamedPayment,
 } from '../../model/payouts/payout-watch.js';
-import type { BatchReport, WalletMissingReport } from '../../pool/payouts/payout-reports.js';
+import type { BatchReport } from '../../pool/payouts/payout-reports.js';
 import type { PayoutWallet } from '../../pool/payouts/payout-wallet.js';
-import { UNCONFIRMED_BLOCK_INDEX, walletErrorKind } from '../../rpc/wallet-client.js';
 import {
   SCAN_PAGING,
   type ScanResult,
   scanTaggedTransactions,
   type TaggedTransaction,
-  walletOutcomeOf,
 } from './batch-finder.js';
 import { type Settlement, settleOpenBatch } from './batch-settlement.js';
 import { checkBatchTransfers, type RecordTransfers } from './batch-transfers.js';
 import { batchReport } from './payout-summary.js';
+import { SentWatch, type SentWatchResult } from './sent-watch.js';
 import { addressesHeldByUnknownPayments, unknownPaymentsIn } from './unknown-payments.js';
 
 const UNNAMED_PAYMENT_MESSAGE =
@@ -32,15 +26,6 @@ const UNNAMED_PAYMENT_MESSAGE =
 
 /** Blocks before a batch's recorded wallet height (or the scan cursor) that a scan also reads. */
 const SCAN_MARGIN_BLOCKS = 20;
-/** Sent batches whose transaction is read per run (oldest first, unreadable ones last). */
-const MAX_WATCHED_PER_RUN = 200;
-/**
- * Blocks deep in the wallet's chain after which a sent transaction is no longer watched (walletd's
- * spendable age). Counted from the wallet's getStatus blockCount, not the record's confirmations:
- * walletd counts those from the block count its daemon has heard of from peers, far ahead of the
- * chain while the daemon syncs.
- */
-const SENT_CONFIRMED_DEPTH = 10;
 
 export interface PayoutRecoveryOptions {
   /** This pool's id in its batch tags: another pool's batches on the same wallet are not ours. */
@@ -87,10 +72,12 @@ export interface UnknownPaymentCheck {
 export class PayoutRecovery {
   readonly #opts: PayoutRecoveryOptions;
   readonly #modules: PayoutRecoveryModules;
+  readonly #sentWatch: SentWatch;
 
   constructor(opts: PayoutRecoveryOptions, modules: PayoutRecoveryModules) {
     this.#opts = opts;
     this.#modules = modules;
+    this.#sentWatch = new SentWatch(opts, modules);
   }
 
   /**
@@ -138,131 +125,9 @@ export class PayoutRecovery {
     return this.#apply(writer, batch, settlement);
   }
 
-  /**
-   * Sent batches until their transaction is deep in the chain: walletd marks a transaction the
-   * daemon dropped from its pool unmined CANCELLED (and lists it no more). Such a batch reached
-   * nobody; once it has stayed dropped past unresolvedRollbackAfterMs (another node could still
-   * mine it until its mempool lets it go), its debits go back to the balances. A batch whose fee
-   * was assumed (unread right after the send) is settled with the fee of the first relayed record
-   * read: the surplus goes back to its miners as mark_sent would have given it, once. The watch
-   * ends only on a readable record (confirmed deep, or reverted), so every fee the wallet can tell
-   * is settled; a dropped transaction is never settled (it is reverted, refunds and all). One the
-   * wallet has no record of (29 "Object not found") is marked wallet-missing, once, and never
-   * settled on that alone: the operator settles it (`fuego-pool payout resolve`) unless the wallet
-   * finds it again, when the mark goes and the watch goes on as usual. Returns the batches
-   * reverted and those marked wallet-missing in this run (each once, when the mark is made).
-   */
-  async watchSentBatches(
-    writer: PayoutWriter,
-  ): Promise<{ reverted: BatchReport[]; walletMissing: WalletMissingReport[] }> {
-    const { journal, wallet, logger, clock } = this.#modules;
-    const reverted: BatchReport[] = [];
-    const walletMissing: WalletMissingReport[] = [];
-    const missingSince = await journal.walletMissingSince();
-    const watched = (await journal.listUnconfirmedSent()).slice(0, MAX_WATCHED_PER_RUN);
-    const walletBlockCount = watched.length > 0 ? await this.#walletBlockCount() : 0;
-    for (const batch of watched) {
-      if (batch.txHash === null) continue;
-      let record: Awaited<ReturnType<PayoutWallet['getTransaction']>>;
-      try {
-        record = await wallet.getTransaction(batch.txHash);
-      } catch (error) {
-        // Unknown to the wallet (reset, restored from a backup?) or unreadable: nothing is decided on
-        // it, and it is read again after the others, so that such batches never starve newer ones.
-        await journal.deferSentWatch(batch.id, clock());
-        if (walletErrorKind(error) === 'OBJECT_NOT_FOUND') {
-          const marked = await this.#noteWalletMissing(writer, batch, batch.txHash);
-          if (marked !== null) walletMissing.push(marked);
-          continue;
-        }
-        logger.warn(
-          { batchId: batch.id, txHash: batch.txHash, err: error, feeAssumed: isFeeAssumed(batch) },
-          isFeeAssumed(batch)
-            ? 'sent payout transaction not readable in the wallet: its assumed fee is settled once it is'
-            : 'sent payout transaction not readable in the wallet',
-        );
-        continue;
-      }
-      if (missingSince.has(batch.id) && (await journal.markWalletMissing(writer, batch.id, false))) {
-        logger.info(
-          { batchId: batch.id, txHash: batch.txHash },
-          'a sent payout transaction the wallet had no record of is found again: watched as usual',
-        );
-      }
-      const outcome = walletOutcomeOf(record.state);
-      if (outcome === 'sent') {
-        if (isFeeAssumed(batch)) await this.#settleAssumedFee(writer, batch, BigInt(record.fee));
-        const deep =
-          record.blockIndex !== UNCONFIRMED_BLOCK_INDEX &&
-          walletBlockCount - record.blockIndex >= SENT_CONFIRMED_DEPTH;
-        if (deep) {
-          await journal.confirmSent(writer, batch.id, record.blockIndex);
-        }
-        continue;
-      }
-      if (outcome !== 'not-sent') continue;
-      const revertAtMs = (batch.resolvedAtMs ?? batch.updatedAtMs) + this.#opts.unresolvedRollbackAfterMs;
-      if (clock() < revertAtMs) {
-        logger.warn(
-          {
-            batchId: batch.id,
-            txHash: batch.txHash,
-            state: record.state,
-            revertAt: new Date(revertAtMs).toISOString(),
-          },
-          'the wallet dropped a sent payout transaction unmined: its miners are credited back then unless it is mined',
-        );
-        continue;
-      }
-      const reason = `the wallet dropped transaction ${batch.txHash} unmined (state ${record.state})`;
-      await journal.revertSent(writer, batch, reason);
-      logger.error({ batchId: batch.id, txHash: batch.txHash }, `payout reverted: ${reason}`);
-      reverted.push(batchReport(batch, 'failed', null, `reverted: ${reason}`));
-    }
-    return { reverted, walletMissing };
-  }
-
-  /** The wallet's chain height for the watch; 0 (nothing deep enough this pass) when unread. */
-  async #walletBlockCount(): Promise<number> {
-    try {
-      return (await this.#modules.wallet.getStatus()).blockCount;
-    } catch (error) {
-      this.#modules.logger.warn(
-        { err: error },
-        'wallet status not readable: no sent payout is taken as final this pass',
-      );
-      return 0;
-    }
-  }
-
-  /**
-   * walletd answered 29 "Object not found" for a sent batch's transaction: its miners were debited
-   * and it may be on chain or in the network's pool, so it is never settled on that alone. Said
-   * once, when it becomes missing (the report then, null on later runs); `fuego-pool report` lists
-   * it until the wallet finds it again.
-   */
-  async #noteWalletMissing(
-    writer: PayoutWriter,
-    batch: PayoutBatch,
-    txHash: string,
-  ): Promise<WalletMissingReport | null> {
-    if (!(await this.#modules.journal.markWalletMissing(writer, batch.id, true))) return null;
-    this.#modules.logger.warn(
-      {
-        batchId: batch.id,
-        txHash: batch.txHash,
-        amount: batch.totalAmountAtomic.toString(),
-        feeAssumed: isFeeAssumed(batch),
-      },
-      'the wallet has no record of a sent payout transaction (reset, or restored from an older backup?): nothing is refunded; it confirms as usual once the wallet finds it again, otherwise see `fuego-pool report`',
-    );
-    return {
-      batchId: batch.id,
-      txHash,
-      recipients: batch.transfers.length,
-      amountAtomic: batch.totalAmountAtomic,
-      sentAtMs: sentAtMs(batch),
-    };
+  /** The sent batches watched until deep in the chain (sent-watch.ts). */
+  watchSentBatches(writer: PayoutWriter): Promise<SentWatchResult> {
+    return this.#sentWatch.watch(writer);
   }
 
   /**
@@ -345,19 +210,6 @@ export class PayoutRecovery {
       case 'wait':
         return batchReport(batch, batch.state, null, settlement.note);
     }
-  }
-
-  async #settleAssumedFee(writer: PayoutWriter, batch: PayoutBatch, actualFeeAtomic: bigint): Promise<void> {
-    if (!(await this.#modules.journal.settleAssumedFee(writer, batch, actualFeeAtomic))) return;
-    this.#modules.logger.info(
-      {
-        batchId: batch.id,
-        txHash: batch.txHash,
-        assumedFee: (batch.actualFeeAtomic ?? batch.networkFeeAtomic).toString(),
-        actualFee: actualFeeAtomic.toString(),
-      },
-      'network fee of a payout batch read later: settled (any surplus refunded to its miners)',
-    );
   }
 
   /** A batch rolled back as dead that the wallet relayed after all: recorded as sent (late). */

@@ -27,7 +27,7 @@ import { PayoutRecovery, type UnknownPaymentCheck } from './payout-recovery.js';
 import { batchReport, emptySummary, errorText } from './payout-summary.js';
 import type { BackoffPolicy } from './send-backoff.js';
 import { addressesHeldByUnknownPayments, unknownRecipientsStop } from './unknown-payments.js';
-import { noticeUnminedBatches } from './unmined-notice.js';
+import { noticeUnminedBatches, type WatchedSent } from './unmined-notice.js';
 
 /** Miners considered per run (largest balances first). */
 const MAX_PAYABLE_PER_RUN = 2_000;
@@ -177,7 +177,7 @@ export class PayoutRunner {
       stillOpen,
       unknownPayments: unknown.found,
       walletMissing: watched.walletMissing,
-      unmined: await this.#noticeUnmined(writer),
+      unmined: await this.#noticeUnmined(writer, watched.sent),
     };
 
     // Any miner may be among those a payment with unnamed recipients paid.
@@ -211,16 +211,23 @@ export class PayoutRunner {
     };
   }
 
-  /** The sent batches not mined hours after their send told in this pass (none without a daemon). */
-  async #noticeUnmined(writer: PayoutWriter): Promise<UnminedReport[]> {
+  /**
+   * The sent batches not mined hours after their send told in this pass (none without a daemon),
+   * from the sent batches and wallet-missing marks the pass's watch read and left.
+   */
+  async #noticeUnmined(writer: PayoutWriter, watched: WatchedSent): Promise<UnminedReport[]> {
     const daemon = this.#modules.daemon;
     if (daemon === undefined) return [];
-    return noticeUnminedBatches(writer, {
-      journal: this.#journal,
-      daemon,
-      logger: this.#logger,
-      clock: this.#clock,
-    });
+    return noticeUnminedBatches(
+      writer,
+      {
+        journal: this.#journal,
+        daemon,
+        logger: this.#logger,
+        clock: this.#clock,
+      },
+      watched,
+    );
   }
 
   /** A reason no new batch may be paid now: Redis cannot make it durable, or a refusal backoff. */

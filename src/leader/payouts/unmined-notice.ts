@@ -1,5 +1,10 @@
 import type { Logger } from '../../log/logger.js';
-import { type PayoutWriter, sentAtMs, UNMINED_AFTER_MS } from '../../model/payouts/payout-batch.js';
+import {
+  type PayoutBatch,
+  type PayoutWriter,
+  sentAtMs,
+  UNMINED_AFTER_MS,
+} from '../../model/payouts/payout-batch.js';
 import type { PayoutJournal } from '../../model/payouts/payout-journal.js';
 import type { PoolEventMap } from '../../pool/events.js';
 import type { UnminedReport } from '../../pool/payouts/payout-reports.js';
@@ -25,25 +30,38 @@ export interface UnminedNoticeModules {
 }
 
 /**
+ * The sent batches still watched, in watch order, and the wallet-missing marks (batch id -> when
+ * marked), as the pass's sent watch read and left them (PayoutRecovery.watchSentBatches).
+ */
+export interface WatchedSent {
+  readonly unconfirmedSent: readonly PayoutBatch[];
+  readonly walletMissing: ReadonlyMap<string, number>;
+}
+
+/**
  * The sent batches whose transaction is still not mined UNMINED_AFTER_MS after its send, not told
  * yet: fuegod is asked where each transaction is (unmined-payouts.ts), and each it answered for is
  * marked told in Redis (mark_unmined_notified, fenced) and returned, so the leader publishes
  * `payout-unmined` once per batch across restarts and failovers. While fuegod cannot answer
  * nothing is marked: a later pass asks again. A batch marked wallet-missing is left out: walletd
  * has no record of its transaction (payout-unknown-to-wallet told it; `payout resolve` settles it).
+ * `watched`: what the pass's sent watch read and left (the pass reads them once); without it both
+ * are read here.
  */
 export async function noticeUnminedBatches(
   writer: PayoutWriter,
   modules: UnminedNoticeModules,
+  watched?: WatchedSent,
 ): Promise<UnminedReport[]> {
   const { journal, daemon, logger } = modules;
   const nowMs = modules.clock();
-  const untold = (await journal.listUnconfirmedSent()).filter(
+  const sent = watched?.unconfirmedSent ?? (await journal.listUnconfirmedSent());
+  const untold = sent.filter(
     (batch) => batch.state === 'sent' && batch.unminedNotifiedAtMs === null && isUnmined(batch, nowMs),
   );
   if (untold.length === 0) return [];
   // One the wallet has no record of is payout-unknown-to-wallet's: walletd cannot cancel it.
-  const walletMissing = await journal.walletMissingSince();
+  const walletMissing = watched?.walletMissing ?? (await journal.walletMissingSince());
   const late = untold.filter((batch) => !walletMissing.has(batch.id)).slice(0, MAX_UNMINED_ASKED_PER_PASS);
   if (late.length === 0) return [];
   const sightings = await fuegodSightings(late, daemon, nowMs);

@@ -229,6 +229,10 @@ describe('native addon location and load errors', () => {
     } catch (error) {
       expect((error as NativePowUnavailableError).code).toBe('NATIVE_POW_UNAVAILABLE');
       expect((error as NativePowUnavailableError).data).toEqual({ path });
+      // What the operator reads at start: where, and how to build it.
+      expect((error as Error).message).toBe(
+        `native cn/upx2 addon not found at ${path} (build it with \`npm run build:native\`)`,
+      );
     }
   });
 
@@ -236,5 +240,12 @@ describe('native addon location and load errors', () => {
     const path = join(dir, 'garbage.node');
     writeFileSync(path, 'not a shared object');
     expect(() => loadNativeAddon(path)).toThrow(expect.objectContaining({ code: 'NATIVE_POW_UNAVAILABLE' }));
+    expect(() => loadNativeAddon(path)).toThrow(
+      expect.objectContaining({
+        message: expect.stringMatching(/^native cn\/upx2 addon at .+ failed to load: .+/),
+        data: { path },
+        cause: expect.any(Error),
+      }),
+    );
   });
 });

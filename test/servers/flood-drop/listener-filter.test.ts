@@ -1,5 +1,9 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { type AddressInfo, connect, createServer, type Server, type Socket } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { dropProgram, dropSourceOf } from '../../../src/servers/flood-drop/drop-program.js';
 import { type ListenerFilter, loadListenerFilter } from '../../../src/servers/flood-drop/listener-filter.js';
 
@@ -111,5 +115,25 @@ describe.skipIf(filter === undefined)('the kernel drop filter on a listening soc
 
   it('says a server that is not listening cannot be filtered', () => {
     expect(filter!.attach(createServer(), program('127.0.0.5'))).toBe(false);
+  });
+});
+
+describe('the listener filter where its addon cannot load', () => {
+  const root = mkdtempSync(join(tmpdir(), 'fuego-filter-addon-'));
+  const fromUrl = pathToFileURL(join(root, 'src', 'servers', 'flood-drop', 'listener-filter.js')).href;
+  const path = join(root, 'build', 'Release', 'fuego_socket_filter.node');
+  writeFileSync(join(root, 'package.json'), '{}');
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+  it('says the addon is not built, and where it was looked for', () => {
+    expect(loadListenerFilter(fromUrl)).toEqual({ unavailable: `native addon not built (${path} missing)` });
+  });
+
+  it('says it failed to load a file that is not an addon, and why', () => {
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, 'not a shared object');
+    const loaded = loadListenerFilter(fromUrl);
+    expect(loaded).toEqual({ unavailable: expect.stringMatching(/^native addon failed to load: .+/) });
+    expect(loaded).toEqual({ unavailable: expect.stringContaining(path) });
   });
 });

@@ -25,7 +25,7 @@ const files = readSourceTree();
  */
 const LAYERS: readonly (readonly string[])[] = [
   ['errors.ts', 'fault-points.ts', 'package-root.ts', 'compiled-module-url.ts', 'monotonic-clock.ts', 'log'],
-  ['fuego', 'model'],
+  ['fuego', 'model', 'native-addon.ts'],
   ['pow', 'rpc', 'store', 'config', 'tools'],
   ['pool'],
   ['leader', 'servers', 'cluster', 'devnet'],

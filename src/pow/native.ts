@@ -1,8 +1,5 @@
-import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
 import { FuegoPoolError } from '../errors.js';
-import { findPackageRoot } from '../package-root.js';
+import { builtAddonPath, requireAddon } from '../native-addon.js';
 import type { PowHasher } from './types.js';
 
 /** File name node-gyp gives the addon (binding.gyp target `fuego_cn_upx2`). */
@@ -55,7 +52,7 @@ export interface NativeCnAddon {
 
 /** Absolute path of the built addon (it may not exist). */
 export function nativeAddonPath(fromUrl: string = import.meta.url): string {
-  return join(findPackageRoot(fromUrl), 'build', 'Release', NATIVE_ADDON_FILE);
+  return builtAddonPath(NATIVE_ADDON_FILE, fromUrl);
 }
 
 /**
@@ -63,24 +60,19 @@ export function nativeAddonPath(fromUrl: string = import.meta.url): string {
  * is missing or cannot be loaded.
  */
 export function loadNativeAddon(path: string = nativeAddonPath()): NativeCnAddon {
-  if (!existsSync(path)) {
+  const loaded = requireAddon<NativeCnAddon>(path);
+  if ('addon' in loaded) return loaded.addon;
+  if ('missing' in loaded) {
     throw new NativePowUnavailableError(
       `native cn/upx2 addon not found at ${path} (build it with \`npm run build:native\`)`,
       { path },
     );
   }
-  try {
-    return createRequire(import.meta.url)(path) as NativeCnAddon;
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new NativePowUnavailableError(
-      `native cn/upx2 addon at ${path} failed to load: ${reason}`,
-      { path },
-      {
-        cause: error,
-      },
-    );
-  }
+  throw new NativePowUnavailableError(
+    `native cn/upx2 addon at ${path} failed to load: ${loaded.reason}`,
+    { path },
+    { cause: loaded.error },
+  );
 }
 
 /**

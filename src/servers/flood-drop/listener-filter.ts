@@ -1,8 +1,5 @@
-import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import type { Server } from 'node:net';
-import { join } from 'node:path';
-import { findPackageRoot } from '../../package-root.js';
+import { builtAddonPath, requireAddon } from '../../native-addon.js';
 
 /** What build/Release/fuego_socket_filter.node exports (native/socket_filter.cc). */
 interface SocketFilterAddon {
@@ -49,14 +46,11 @@ function listenerFd(listener: FilteredListener): number | undefined {
 export function loadListenerFilter(
   fromUrl: string = import.meta.url,
 ): { filter: ListenerFilter } | { unavailable: string } {
-  const path = join(findPackageRoot(fromUrl), 'build', 'Release', 'fuego_socket_filter.node');
-  if (!existsSync(path)) return { unavailable: `native addon not built (${path} missing)` };
-  let addon: SocketFilterAddon;
-  try {
-    addon = createRequire(import.meta.url)(path) as SocketFilterAddon;
-  } catch (error) {
-    return { unavailable: `native addon failed to load: ${(error as Error).message}` };
-  }
+  const path = builtAddonPath('fuego_socket_filter.node', fromUrl);
+  const loaded = requireAddon<SocketFilterAddon>(path);
+  if ('missing' in loaded) return { unavailable: `native addon not built (${path} missing)` };
+  if ('failed' in loaded) return { unavailable: `native addon failed to load: ${loaded.reason}` };
+  const addon = loaded.addon;
   if (!addon.supported()) return { unavailable: `socket filters are not supported on ${process.platform}` };
   return {
     filter: {

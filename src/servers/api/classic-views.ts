@@ -196,15 +196,13 @@ export async function classicStatsAddress(
   address: string | undefined,
 ): Promise<ClassicStatsAddress> {
   if (address === undefined) return { error: 'Not found' };
-  // The miner view reads the miner's totals, round part, balance and payments; only the workers'
-  // charts and totals are read after it (each key once a request).
-  const miner = await modules.stats.miner(address, CLASSIC_ROWS);
-  if (miner === null) return { error: 'Not found' };
+  // The miner's view reads its totals, round part, balance, payments, hashrate buckets and the
+  // charted workers' buckets; only the workers' totals are read after it (each key once).
+  const record = await modules.stats.minerWithWorkerCharts(address, CLASSIC_ROWS);
+  if (record === null) return { error: 'Not found' };
+  const { view: miner, workerCharts } = record;
   const workerNames = miner.workers.map((worker) => worker.name);
-  const [workerCharts, workerHashes] = await Promise.all([
-    modules.stats.workerCharts(address, miner.workers),
-    modules.stores.ledger.getWorkerShareTotals(address, workerNames),
-  ]);
+  const workerHashes = await modules.stores.ledger.getWorkerShareTotals(address, workerNames);
   return {
     stats: {
       hashes: miner.submitted.totalDifficulty,

@@ -32,6 +32,12 @@ export type WorkerView = MinerView['workers'][number];
 export type ChartView = z.infer<typeof chartSchema>;
 export type PayoutThresholdView = z.infer<typeof payoutThresholdSchema>;
 
+/** A miner's view and the charts of its first workers (StatsService.minerWithWorkerCharts). */
+export interface MinerRecord {
+  readonly view: MinerView;
+  readonly workerCharts: ChartView['points'][];
+}
+
 /** Payments shown inline in /api/miners/:address. */
 const MINER_INLINE_PAYMENTS = 10;
 
@@ -218,26 +224,15 @@ export class StatsService {
     return { ...worker, offline: nowMs - worker.lastShareMs >= this.#options.workerOfflineMs };
   }
 
-  /**
-   * The charts of the first `maxWorkerCharts` of `workers` (the miner chart's span and resolution),
-   * in their order: the bound keeps a farm of hundreds of rigs at a fixed number of reads.
-   */
-  async workerCharts(address: string, workers: readonly { name: string }[]): Promise<ChartView['points'][]> {
-    const names = workers.slice(0, this.#options.maxWorkerCharts).map((worker) => worker.name);
-    return this.#modules.hashrate.workerCharts(
-      address,
-      names,
-      this.#modules.clock(),
-      this.#options.minerChartSpanMs,
-      this.#options.minerChartResolutionMs,
-    );
-  }
-
   /** Every tracked worker of a miner, most recent first, with the charts of the first ones. */
   async minerWorkers(address: string): Promise<MinerWorkersView> {
     const now = this.#modules.clock();
-    const workers = await this.#modules.hashrate.minerWorkers(address, now, this.#options.hashrateWindowMs);
-    const charts = await this.workerCharts(address, workers);
+    const { workers, charts } = await this.#modules.hashrate.minerWorkersCharted(
+      address,
+      now,
+      this.#options.hashrateWindowMs,
+      this.#workerChartsOption(),
+    );
     return {
       address,
       hashrateWindowSeconds: this.#options.hashrateWindowMs / 1000,
@@ -251,33 +246,47 @@ export class StatsService {
     };
   }
 
+  /** The charts of the first `maxWorkerCharts` workers (the miner chart's span and resolution). */
+  #workerChartsOption(count: number = this.#options.maxWorkerCharts) {
+    return {
+      count,
+      spanMs: this.#options.minerChartSpanMs,
+      resolutionMs: this.#options.minerChartResolutionMs,
+    };
+  }
+
   /**
    * null when the pool has no record of the address at all (no shares in the retention, no
-   * balance, no payment, no payout threshold of their own). `payments`: how many of the newest
-   * payments to include (MINER_INLINE_PAYMENTS; the classic /stats_address lists more).
+   * balance, no payment, no payout threshold of their own).
    */
-  async miner(address: string, payments = MINER_INLINE_PAYMENTS): Promise<MinerView | null> {
+  async miner(address: string): Promise<MinerView | null> {
+    return (await this.#minerRecord(address, MINER_INLINE_PAYMENTS, 0))?.view ?? null;
+  }
+
+  /**
+   * miner() with its newest `payments` payments and the charts of its first `maxWorkerCharts`
+   * workers, in their order (the classic /stats_address): every key of the miner read once.
+   */
+  minerWithWorkerCharts(address: string, payments: number): Promise<MinerRecord | null> {
+    return this.#minerRecord(address, payments, this.#options.maxWorkerCharts);
+  }
+
+  async #minerRecord(address: string, payments: number, chartedWorkers: number): Promise<MinerRecord | null> {
     const { hashrate, accounts, thresholds, aliasOf, clock } = this.#modules;
     const now = clock();
     const window = this.#options.hashrateWindowMs;
-    const [rate, lastShareMs, workers, chart, balance, paid, alias, threshold, submitted] = await Promise.all(
-      [
-        hashrate.minerHashrate(address, now, window),
+    const charting = this.#workerChartsOption(chartedWorkers);
+    const [rated, lastShareMs, { workers, charts }, balance, paid, alias, threshold, submitted] =
+      await Promise.all([
+        hashrate.minerHashrateAndChart(address, now, window, charting),
         hashrate.minerLastShareMs(address),
-        hashrate.minerWorkers(address, now, window),
-        hashrate.minerChart(
-          address,
-          now,
-          this.#options.minerChartSpanMs,
-          this.#options.minerChartResolutionMs,
-        ),
+        hashrate.minerWorkersCharted(address, now, window, charting),
         accounts === null ? null : accounts.getBalance(address),
         accounts === null ? [] : accounts.listPayments(address, { offset: 0, limit: payments }),
         aliasOf === undefined ? null : aliasOf(address),
         thresholds.read(address),
         this.#submitted(address),
-      ],
-    );
+      ]);
     // A pending credit is a record too: the PPLNS window can reach past the hashrate statistics.
     const hasBalance =
       balance !== null &&
@@ -289,10 +298,10 @@ export class StatsService {
     const hasRecord =
       lastShareMs !== null || workers.length > 0 || hasBalance || paid.length > 0 || threshold !== null;
     if (!hasRecord) return null;
-    return {
+    const view: MinerView = {
       address,
       alias,
-      hashrate: rate,
+      hashrate: rated.hashrate,
       hashrateWindowSeconds: window / 1000,
       lastShareMs,
       workers: workers.map((worker) => this.workerView(worker, now)),
@@ -308,10 +317,11 @@ export class StatsService {
             },
       payoutThreshold: payoutThresholdView(threshold, thresholdLimitsOf(this.#modules.poolInfo)),
       submitted,
-      chart: { resolutionSeconds: this.#options.minerChartResolutionMs / 1000, points: chart },
+      chart: { resolutionSeconds: this.#options.minerChartResolutionMs / 1000, points: rated.chart },
       payments: paid.map(paymentView),
       timestampMs: now,
     };
+    return { view, workerCharts: charts };
   }
 
   /** The miner's submitted difficulty, overall and in the open round, beside the round's total. */

@@ -193,6 +193,44 @@ export class HashrateReader {
    * the window (0 for a worker idle through the whole window).
    */
   async minerWorkers(address: string, nowMs: number, windowMs: number): Promise<WorkerHashrate[]> {
+    const workers = await this.#workerList(address);
+    const rates = await this.#windowRates(
+      workers.map((w) => (hour: number) => this.#keys.workerMinutes(hour, address, w.name)),
+      nowMs,
+      windowMs,
+    );
+    return workers.map((w, index) => ({ ...w, hashrate: rates[index] ?? 0 }));
+  }
+
+  /**
+   * minerWorkers, and the charts of its first `charted.count` workers as workerCharts draws them:
+   * each charted worker's buckets are read once for its hashrate and its chart.
+   */
+  async minerWorkersCharted(
+    address: string,
+    nowMs: number,
+    windowMs: number,
+    charted: { readonly count: number; readonly spanMs: number; readonly resolutionMs: number },
+  ): Promise<{ workers: WorkerHashrate[]; charts: ChartPoint[][] }> {
+    const workers = await this.#workerList(address);
+    const keysOf = (list: readonly { name: string }[]) =>
+      list.map((w) => (hour: number) => this.#keys.workerMinutes(hour, address, w.name));
+    const first = workers.slice(0, charted.count);
+    const [read, rates] = await Promise.all([
+      this.#chartsAndRates(keysOf(first), nowMs, charted, windowMs),
+      this.#windowRates(keysOf(workers.slice(first.length)), nowMs, windowMs),
+    ]);
+    return {
+      workers: workers.map((w, index) => ({
+        ...w,
+        hashrate: (index < first.length ? read[index]?.hashrate : rates[index - first.length]) ?? 0,
+      })),
+      charts: read.map((entity) => entity.chart),
+    };
+  }
+
+  /** A miner's workers seen within the retention, most recent first (the writer's cap, "(others)" too). */
+  async #workerList(address: string): Promise<{ name: string; lastShareMs: number }[]> {
     const flat = await runStoreCommand('minerWorkers', () =>
       this.#redis.zrevrange(this.#keys.minerWorkers(address), 0, this.#maxWorkers - 1, 'WITHSCORES'),
     );
@@ -200,13 +238,23 @@ export class HashrateReader {
     for (let i = 0; i + 1 < flat.length; i += 2) {
       workers.push({ name: flat[i]!, lastShareMs: Number(flat[i + 1]) });
     }
-    if (workers.length === 0) return [];
-    const rates = await this.#windowRates(
-      workers.map((w) => (hour: number) => this.#keys.workerMinutes(hour, address, w.name)),
+    return workers;
+  }
+
+  /** A miner's hashrate over the window and its chart (minerHashrate, minerChart) from one read of its buckets. */
+  async minerHashrateAndChart(
+    address: string,
+    nowMs: number,
+    windowMs: number,
+    chart: { readonly spanMs: number; readonly resolutionMs: number },
+  ): Promise<{ hashrate: number; chart: ChartPoint[] }> {
+    const [read] = await this.#chartsAndRates(
+      [(hour) => this.#keys.minerMinutes(hour, address)],
       nowMs,
+      chart,
       windowMs,
     );
-    return workers.map((w, index) => ({ ...w, hashrate: rates[index] ?? 0 }));
+    return read ?? { hashrate: 0, chart: [] };
   }
 
   /** A miner's hashrate chart from its minute buckets, `resolutionMs` per point (multiple of a minute). */
@@ -272,34 +320,61 @@ export class HashrateReader {
     spanMs: number,
     resolutionMs: number,
   ): Promise<ChartPoint[][]> {
+    const read = await this.#chartsAndRates(entities, nowMs, { spanMs, resolutionMs }, null);
+    return read.map((entity) => entity.chart);
+  }
+
+  /**
+   * For each entity: its chart and, given `windowMs`, its hashrate over the window (as
+   * #windowRates reckons it), from one HGETALL of each hour key either needs: one pipeline.
+   */
+  async #chartsAndRates(
+    entities: readonly ((hour: number) => string)[],
+    nowMs: number,
+    chart: { readonly spanMs: number; readonly resolutionMs: number },
+    windowMs: number | null,
+  ): Promise<{ chart: ChartPoint[]; hashrate: number }[]> {
+    const { resolutionMs } = chart;
     if (!Number.isSafeInteger(resolutionMs) || resolutionMs < MINUTE_MS || resolutionMs % MINUTE_MS !== 0) {
       throw new StoreError('INVALID_OPTION', 'chart resolution must be a whole number of minutes', {
         resolutionMs,
       });
     }
     if (entities.length === 0) return [];
-    const span = Math.min(Math.max(spanMs, resolutionMs), DAY_MS);
+    const span = Math.min(Math.max(chart.spanMs, resolutionMs), DAY_MS);
     const lastSlot = Math.floor(nowMs / resolutionMs);
     const firstSlot = lastSlot - Math.ceil(span / resolutionMs) + 1;
     const firstHour = Math.floor((firstSlot * resolutionMs) / HOUR_MS);
     const lastHour = Math.floor(nowMs / HOUR_MS);
-    const hours = lastHour - firstHour + 1;
+    const window = windowMs === null ? null : windowBuckets(nowMs, windowMs);
+    const hourSet = new Set(window?.byHour.keys());
+    for (let hour = firstHour; hour <= lastHour; hour++) hourSet.add(hour);
+    const hours = [...hourSet].sort((a, b) => a - b);
     const pipeline = this.#redis.pipeline();
-    for (const keyOf of entities) {
-      for (let hour = firstHour; hour <= lastHour; hour++) pipeline.hgetall(keyOf(hour));
-    }
+    for (const keyOf of entities) for (const hour of hours) pipeline.hgetall(keyOf(hour));
     const replies = await execStorePipeline('chart', pipeline);
     return entities.map((keyOf, e) => {
+      const byHour = new Map(
+        hours.map((hour, h) => [hour, replies[e * hours.length + h] as Record<string, string>]),
+      );
       const sums = new Map<number, bigint>();
-      for (let h = 0; h < hours; h++) {
-        const hour = firstHour + h;
+      for (let hour = firstHour; hour <= lastHour; hour++) {
         const key = keyOf(hour);
-        for (const [field, value] of Object.entries(replies[e * hours + h] as Record<string, string>)) {
+        for (const [field, value] of Object.entries(byHour.get(hour) ?? {})) {
           const slot = Math.floor((hour * HOUR_MS + Number(field) * MINUTE_MS) / resolutionMs);
           sums.set(slot, (sums.get(slot) ?? 0n) + parseSum(value, key));
         }
       }
-      return this.#points(sums, firstSlot, lastSlot, resolutionMs, nowMs);
+      let windowSum = 0n;
+      for (const [hour, fields] of window?.byHour ?? []) {
+        const minutes = byHour.get(hour) ?? {};
+        for (const field of fields)
+          windowSum += parseSum(Object.hasOwn(minutes, field) ? minutes[field] : null, keyOf(hour));
+      }
+      return {
+        chart: this.#points(sums, firstSlot, lastSlot, resolutionMs, nowMs),
+        hashrate: window === null ? 0 : toHashrate(windowSum, window.spanSec),
+      };
     });
   }
 

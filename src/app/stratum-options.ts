@@ -20,6 +20,11 @@ const POOL_BACKEND_TUNING = Object.freeze({
   broadcastChunkSize: 500,
   broadcastSliceMs: 15,
   addressCacheMaxEntries: 20_000,
+  /**
+   * At start, the addresses of the miners with a share in the last day (the active-miners index
+   * keeps as much) are remembered as checked, 500 per Redis read (address-warmup.ts).
+   */
+  addressWarmup: Object.freeze({ maxAgeMs: 24 * 3_600_000, pageSize: 500 }),
   /** Peers whose new-address budget is remembered (the least recently seen forget theirs first). */
   newAddressPeersMaxEntries: 100_000,
   proxyJobRefreshMs: 60_000,

@@ -17,6 +17,7 @@ import type { StratumPortOptions } from '../servers/stratum/stratum-options.js';
 import { StratumServer } from '../servers/stratum/stratum-server.js';
 import { HashrateBatcher } from '../store/hashrate/hashrate-batcher.js';
 import { HashrateBucketWriter } from '../store/hashrate/hashrate-buckets.js';
+import { RedisRecentMiners } from '../store/hashrate/recent-miners-reader.js';
 import { RedisShareLedger } from '../store/shares/redis-share-ledger.js';
 import { announcingBlocks } from './block-announcing-ledger.js';
 import { startFloodDrops } from './flood-drop-start.js';
@@ -74,7 +75,7 @@ export async function prepareStratumRole(
   modules: StratumRoleModules,
   parts: Part[],
 ): Promise<PreparedStratumRole> {
-  const { logger, redis, events } = modules;
+  const { logger, redis } = modules;
   // First, so that a second process with this node id stops before it does anything.
   const claim = await NodeIdClaim.acquire(
     {
@@ -116,15 +117,7 @@ export async function prepareStratumRole(
   // Read by serve; a start stopped before it (a later part failed) must not leave it unhandled.
   first.catch(() => undefined);
 
-  const backend = new PoolBackend(poolBackendOptionsFrom(config), {
-    templates,
-    verifier,
-    ledger: announcingBlocks(ledger, events),
-    daemon: modules.daemon,
-    logger: logger.child({ module: 'pool' }),
-    bans: modules.bans,
-  });
-  parts.push({ name: 'pool', stop: () => backend.close() });
+  const backend = startPoolBackend(config, modules, { templates, verifier, ledger }, parts);
 
   const own = modules.floodDrops === undefined ? startFloodDrops(config, logger, 'stratum') : undefined;
   if (own !== undefined) parts.push({ name: 'flood-drops', stop: () => own.close() });
@@ -149,7 +142,31 @@ export async function prepareStratumRole(
   return { role, serve };
 }
 
-/** The share ledger, writing the hashrate buckets of each batch it records. */
+/**
+ * The pool core, its address cache warmed in the background from the miners Redis saw lately
+ * (while the first template is awaited: the start does not wait for it).
+ */
+function startPoolBackend(
+  config: Readonly<PoolConfig>,
+  modules: StratumRoleModules,
+  built: Pick<StratumRole, 'templates' | 'verifier' | 'ledger'>,
+  parts: Part[],
+): PoolBackend {
+  const { redis, logger } = modules;
+  const backend = new PoolBackend(poolBackendOptionsFrom(config), {
+    templates: built.templates,
+    verifier: built.verifier,
+    ledger: announcingBlocks(built.ledger, modules.events),
+    daemon: modules.daemon,
+    logger: logger.child({ module: 'pool' }),
+    bans: modules.bans,
+    recentMiners: new RedisRecentMiners({ keyPrefix: config.redis.keyPrefix }, { redis }),
+  });
+  parts.push({ name: 'pool', stop: () => backend.close() });
+  void backend.warmAddresses();
+  return backend;
+}
+
 /**
  * Warns at start when shares are verified by the TypeScript reference: the pool works, at a
  * tenth of the speed, and an operator should know (an image built without a compiler does this).
@@ -166,6 +183,7 @@ export function warnWhenPowNotNative(
   );
 }
 
+/** The share ledger, writing the hashrate buckets of each batch it records. */
 function startShareLedger(
   config: Readonly<PoolConfig>,
   modules: { readonly redis: Redis; readonly logger: Logger },

@@ -37,6 +37,16 @@ export class AddressCache {
     }
   }
 
+  /**
+   * Remembers `text` as valid, decoded by someone the pool trusts (address-warmup.ts: the pool's
+   * own Redis), without a check here; an address known already (valid or refused) is left as it
+   * is. Remembered as the most recently used: give the least recent first.
+   */
+  trust(text: string, decoded: DecodedAddress): void {
+    if (this.knows(text)) return;
+    remember(this.#valid, text, decoded, this.#maxEntries);
+  }
+
   /** Whether `text` was checked already (valid or refused): decoding it costs nothing then. */
   knows(text: string): boolean {
     return this.#valid.has(text) || this.#refused.has(text);

@@ -1,8 +1,10 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import type { Logger } from '../log/logger.js';
+import type { RecentMinerAddresses } from '../model/recent-miners.js';
 import type { ShareLedger } from '../model/share-ledger.js';
 import { monotonicMs } from '../monotonic-clock.js';
 import { AddressCache } from './address-cache.js';
+import { type AddressWarmupOptions, warmAddressCacheLogged } from './address-warmup.js';
 import type { AggregateBanOptions } from './aggregate-bans.js';
 import { canMineUpx2 } from './algo-names.js';
 import { type AliasDaemon, AliasResolver } from './alias-resolver.js';
@@ -56,6 +58,8 @@ export interface PoolBackendOptions {
   readonly broadcastSliceMs: number;
   /** Validated payout addresses remembered (a key check costs ~1.4 ms of event loop per login). */
   readonly addressCacheMaxEntries: number;
+  /** Which recent miners' addresses warmAddresses() remembers (at most addressCacheMaxEntries). */
+  readonly addressWarmup: Omit<AddressWarmupOptions, 'maxAddresses'>;
   /** Several banned /64s of one IPv6 aggregate network ban the aggregate (aggregate-bans.ts). */
   readonly ipv6AggregateBans: AggregateBanOptions;
   /** New (not remembered) login addresses a peer may have checked: a burst, then so many a minute. */
@@ -88,6 +92,8 @@ export interface PoolBackendModules {
    * sessions of an IP it bans (whoever decided it) are closed.
    */
   readonly bans: BanRegistry;
+  /** The miners seen lately, whose addresses warmAddresses() remembers; none: nothing to warm. */
+  readonly recentMiners?: RecentMinerAddresses;
 }
 
 /** The metrics snapshot's type lives with the counters; callers take it from the pool core. */
@@ -185,6 +191,23 @@ export class PoolBackend implements StratumBackend {
     if (this.#tickTimer !== undefined || this.#closed) return;
     this.#tickTimer = setInterval(() => this.tick(), this.#options.tickIntervalMs);
     this.#tickTimer.unref();
+  }
+
+  /** Remembers recent miners' addresses as checked (address-warmup.ts), in the background; never rejects. */
+  warmAddresses(): Promise<void> {
+    const { recentMiners } = this.#modules;
+    if (recentMiners === undefined) return Promise.resolve();
+    return warmAddressCacheLogged(
+      this.#addresses,
+      { ...this.#options.addressWarmup, maxAddresses: this.#options.addressCacheMaxEntries },
+      {
+        recentMiners,
+        logger: this.#logger,
+        clock: this.#clock,
+        elapsedClock: this.#elapsedClock,
+        closed: () => this.#closed,
+      },
+    );
   }
 
   /** Stops the timer, the template and ban subscriptions and any broadcast in progress. */

@@ -161,7 +161,7 @@ const stratumLimitsSchema = z.strictObject({
   newAddressBurstPerIp: positiveInt
     .default(20)
     .describe(
-      'Login addresses not seen before that one IP (an IPv6 peer: its ipv6PrefixLength network) may have checked at once (~1.4 ms of event loop each); past it LOGIN_RATE_LIMITED. Known addresses, valid or refused, cost nothing, so a farm behind one IP reconnecting is not slowed.',
+      'Login addresses not seen before that one IP (an IPv6 peer: its ipv6PrefixLength network) may have checked at once (~1.4 ms of event loop each); past it LOGIN_RATE_LIMITED. Known addresses, valid or refused, cost nothing; each stratum process starts knowing the addresses that sent shares in the last day (read from Redis in the background), so a farm behind one IP reconnecting after a restart is not slowed.',
     ),
   newAddressesPerIpPerMinute: positiveInt
     .default(30)

@@ -110,7 +110,9 @@ export async function warmAddressCacheLogged(
     const ms = Math.round(modules.elapsedClock() - startedMs);
     modules.logger.info({ ...outcome, ms }, 'login addresses warmed from Redis');
   } catch (error) {
-    modules.logger.warn(
+    // A pool stopping while it warms closes Redis under it: nothing an operator must hear about.
+    const level = modules.closed() ? 'debug' : 'warn';
+    modules.logger[level](
       { err: error },
       'login addresses not warmed from Redis: new addresses are checked and charged as they come',
     );

@@ -22,13 +22,17 @@ class FakeRecentMiners implements RecentMinerAddresses {
   constructor(
     readonly newestFirst: readonly string[],
     readonly failAfter = Number.POSITIVE_INFINITY,
+    readonly beforeFailure: () => void = () => undefined,
   ) {}
 
   async *pages(query: RecentMinersQuery): AsyncIterable<readonly string[]> {
     this.queries.push(query);
     const wanted = this.newestFirst.slice(0, query.maxCount);
     for (let start = 0, served = 0; start < wanted.length; start += query.pageSize, served++) {
-      if (served >= this.failAfter) throw new Error('recentMiners failed: connection lost');
+      if (served >= this.failAfter) {
+        this.beforeFailure();
+        throw new Error('recentMiners failed: connection lost');
+      }
       yield wanted.slice(start, start + query.pageSize);
     }
   }
@@ -83,6 +87,15 @@ describe('address cache warm-up', () => {
     await expect(warmAddressCacheLogged(cache, OPTIONS, failing.modules)).resolves.toBeUndefined();
     expect(failing.records).toEqual([expect.objectContaining({ level: 40, err: expect.anything() })]);
     expect(cache.size).toBe(0);
+
+    let stopping = false;
+    // Redis closed under a pool that is stopping: no warning.
+    const source = new FakeRecentMiners([addressNumber(25), addressNumber(26), addressNumber(27)], 1, () => {
+      stopping = true;
+    });
+    const stopped = modulesWith(source, () => stopping);
+    await warmAddressCacheLogged(cache, OPTIONS, stopped.modules);
+    expect(stopped.records).toEqual([]);
 
     const closing = modulesWith(new FakeRecentMiners([addressNumber(23), addressNumber(24)]), () => true);
     await warmAddressCacheLogged(cache, OPTIONS, closing.modules);

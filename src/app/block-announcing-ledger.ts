@@ -18,6 +18,12 @@ import type { PoolEventBus } from '../pool/events.js';
  * another reason is not announced found later, and one announced `unknown` may be (both true).
  * A refusal whose record could not be written (the ledger failed) is announced by nothing; its
  * error lines tell it.
+ *
+ * `block-found` is at least once: the write that records (or promotes) the block marks it
+ * unannounced, and the mark is cleared here after the publish (the relay's PUBLISH goes first on
+ * the same Redis connection, so Redis has it before the clear). A process that dies between the
+ * two leaves the mark, and the leader tells the block (unannounced-blocks.ts); one that dies after
+ * the publish and before the clear makes it told twice, with the same facts.
  */
 export function announcingBlocks(ledger: ShareLedger, events: PoolEventBus): ShareLedger {
   const blockFacts = (candidate: BlockCandidate) => ({
@@ -31,9 +37,10 @@ export function announcingBlocks(ledger: ShareLedger, events: PoolEventBus): Sha
     recordShare: (share) => ledger.recordShare(share),
     async recordBlockRefusal(candidate, reason) {
       const outcome = await ledger.recordBlockRefusal(candidate, reason);
-      if (outcome === 'promoted')
+      if (outcome === 'promoted') {
         events.publish('block-found', { ...blockFacts(candidate), foundAfterRefusal: true });
-      else if (outcome === 'recorded' && reason !== 'already-on-chain')
+        await ledger.markBlockAnnounced?.(candidate.hash);
+      } else if (outcome === 'recorded' && reason !== 'already-on-chain')
         events.publish('block-refused', {
           ...blockFacts(candidate),
           reason,
@@ -43,7 +50,9 @@ export function announcingBlocks(ledger: ShareLedger, events: PoolEventBus): Sha
     },
     async recordBlockCandidate(candidate) {
       await ledger.recordBlockCandidate(candidate);
-      if (candidate.submitResult !== 'rejected') events.publish('block-found', blockFacts(candidate));
+      if (candidate.submitResult === 'rejected') return;
+      events.publish('block-found', blockFacts(candidate));
+      await ledger.markBlockAnnounced?.(candidate.hash);
     },
   };
 }

@@ -6,12 +6,14 @@ import type { PoolConfig } from '../config/schema.js';
 import { FUEGO_COINBASE_MATURITY_BLOCKS } from '../fuego/coinbase-maturity.js';
 import { LeaderLoop } from '../leader/leader-loop.js';
 import { DaemonTemplateSource, TemplateSourceError } from '../leader/templates/daemon-template-source.js';
+import { UnannouncedBlocksWatch } from '../leader/unannounced-blocks.js';
 import { WorkerOfflineWatch } from '../leader/worker-offline-watch.js';
 import type { Logger } from '../log/logger.js';
 import type { PoolEventBus } from '../pool/events.js';
 import type { DaemonClient } from '../rpc/daemon-client.js';
 import type { WalletClient } from '../rpc/wallet-client.js';
 import { WorkerOfflineScanner } from '../store/hashrate/worker-offline-scan.js';
+import { RedisBlockAnnouncements } from '../store/shares/block-announcements.js';
 import { createBlockUnlocker, createPayoutPass } from './money-services.js';
 import { expectedCurrencyId } from './network.js';
 
@@ -70,6 +72,12 @@ class LeaderTerm {
         unlocker: createBlockUnlocker(config, { redis, daemon, logger, fencingToken }),
         ...createPayoutPass(config, { redis, wallet, daemon, logger, fencingToken }),
         ...workerWatchOf(config, { redis, events, logger, fencingToken }),
+        announcements: new UnannouncedBlocksWatch({
+          ledger: new RedisBlockAnnouncements({ keyPrefix: config.redis.keyPrefix }, { redis }),
+          events,
+          logger: logger.child({ module: 'unannounced-blocks' }),
+          fencingToken,
+        }),
         events,
         logger,
       },

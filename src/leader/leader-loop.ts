@@ -6,8 +6,10 @@ import { runPayoutPass } from './payouts/payout-pass.js';
 import type { PayoutRunner } from './payouts/payout-runner.js';
 import { unminedEvent } from './payouts/unmined-notice.js';
 import type { WalletUpkeep } from './payouts/wallet-upkeep.js';
+import { UNANNOUNCED_WATCH_INTERVAL_MS, type UnannouncedBlocksWatch } from './unannounced-blocks.js';
 import { NO_UNLOCK_RUN_YET, nextUnlockStatus, type UnlockStatus } from './unlock-status.js';
 import type { Unlocker, UnlockRunSummary } from './unlocker/trusted-chain-unlocker.js';
+import type { PromotedRefusal } from './unlocker/unlock-run-listener.js';
 import { WORKER_OFFLINE_WATCH_INTERVAL_MS, type WorkerOfflineWatch } from './worker-offline-watch.js';
 
 export interface LeaderLoopOptions {
@@ -27,6 +29,13 @@ export interface LeaderLoopModules {
   readonly holdPass?: (reason: string) => Promise<readonly HeldPayout[]>;
   /** Publishes `worker-offline` (worker-offline-watch.ts); absent: no notification target lists it. */
   readonly workerWatch?: Pick<WorkerOfflineWatch, 'runOnce'>;
+  /**
+   * Tells the blocks whose finder never published `block-found` (unannounced-blocks.ts), every
+   * UNANNOUNCED_WATCH_INTERVAL_MS or unlock interval, whichever is shorter, and announces (and
+   * clears the mark of) each refused block the unlocker promotes; absent: the unlocker's
+   * promotions are only published.
+   */
+  readonly announcements?: Pick<UnannouncedBlocksWatch, 'runOnce' | 'announce'>;
   readonly events: PoolEventBus;
   readonly logger: Logger;
 }
@@ -37,9 +46,10 @@ export interface LeaderLoopModules {
  * own interval, never overlapping itself; on every `block-found` of a pool block, the unlocker's
  * window fixer, so the block's PPLNS window is fixed (and the share stream may be trimmed again)
  * within moments of the find rather than at the next unlock tick; and, when a notification target
- * wants it, the worker-offline watch. Publishes what it decided on the event bus. Errors are
- * logged and retried on the next tick: the runners and the fixer are idempotent and recover from
- * their own half-done work.
+ * wants it, the worker-offline watch; and the watch of blocks whose `block-found` their finder
+ * never published (it died between its Redis write and the publish). Publishes what it decided on
+ * the event bus. Errors are logged and retried on the next tick: the runners and the fixer are
+ * idempotent and recover from their own half-done work.
  */
 export class LeaderLoop {
   readonly #timers: NodeJS.Timeout[] = [];
@@ -75,6 +85,13 @@ export class LeaderLoop {
       const intervalMs = this.#options.workerWatchIntervalMs ?? WORKER_OFFLINE_WATCH_INTERVAL_MS;
       this.#every(intervalMs, 'worker-offline-watch', () => watch.runOnce());
     }
+    const announcements = this.#modules.announcements;
+    if (announcements !== undefined) {
+      const intervalMs = Math.min(UNANNOUNCED_WATCH_INTERVAL_MS, this.#options.unlockIntervalMs);
+      this.#every(intervalMs, 'unannounced-blocks', async () => {
+        await announcements.runOnce();
+      });
+    }
     this.#unsubscribe = this.#modules.events.subscribe('block-found', (found) => {
       if (!found.solo) this.fixWindowsNow();
     });
@@ -83,13 +100,26 @@ export class LeaderLoop {
   /** Runs the window fixer now (tracked, so stop() waits for it); failures are logged. */
   fixWindowsNow(): void {
     if (this.#stopped) return;
-    const run = this.#modules.unlocker.windows
-      .fixPending()
-      .catch((error: unknown) =>
-        this.#modules.logger.error({ err: error, task: 'window-fixer' }, 'leader task failed'),
-      )
+    this.#track(this.#modules.unlocker.windows.fixPending(), 'window-fixer');
+  }
+
+  /** Tracks work started outside a tick, so stop() waits for it; failures are logged. */
+  #track(work: Promise<unknown>, task: string): void {
+    const run = work
+      .catch((error: unknown) => this.#modules.logger.error({ err: error, task }, 'leader task failed'))
       .finally(() => this.#running.delete(run));
     this.#running.add(run);
+  }
+
+  /** A refused block the unlocker promoted: its `block-found` now, its mark cleared after. */
+  #promoted(block: PromotedRefusal): void {
+    const { announcements, events } = this.#modules;
+    if (announcements === undefined) {
+      events.publish('block-found', { ...block, foundAfterRefusal: true });
+      return;
+    }
+    const told = { ...block, foundAfterRefusal: true, markedAtMs: Date.now() };
+    this.#track(announcements.announce(told), 'unannounced-blocks');
   }
 
   /** Stops the timers and waits for a run in progress (a payout must finish recording its result). */
@@ -115,8 +145,7 @@ export class LeaderLoop {
     let result: UnlockRunSummary;
     try {
       result = await this.#modules.unlocker.runOnce({
-        onPromoted: (block) =>
-          this.#modules.events.publish('block-found', { ...block, foundAfterRefusal: true }),
+        onPromoted: (block) => this.#promoted(block),
         onRestored: (block) =>
           this.#modules.events.publish('block-orphan-restored', { ...block, timestampMs: Date.now() }),
         onReorphaned: (block) =>

@@ -65,4 +65,11 @@ export interface ShareLedger {
    * against the chain by the leader's unlocker, which promotes it the same way if the chain holds it.
    */
   recordBlockRefusal(candidate: BlockCandidate, reason: BlockRefusalReason): Promise<RefusalRecordOutcome>;
+  /**
+   * Says the block's `block-found` is published: a block recorded found (or promoted) is marked
+   * unannounced in that same write, and the leader publishes what is still marked a while later
+   * (its finder died in between). Never rejects: a failure is logged and only repeats the
+   * notification. Absent: the ledger keeps no such mark.
+   */
+  markBlockAnnounced?(hash: string): Promise<void>;
 }

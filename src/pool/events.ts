@@ -20,7 +20,10 @@ export interface PoolEventMap {
   /**
    * The pool submitted a block candidate the daemon accepted (or answered ambiguously), or one it
    * refused was found on the chain after all and promoted (by the stratum side's diagnosis or the
-   * leader's unlocker, whichever promoted it: once per block).
+   * leader's unlocker, whichever promoted it). At least once per block: a block whose finder died
+   * between its Redis write and this publish is published by the leader later
+   * (leader/unannounced-blocks.ts), and one that died after it and before clearing its mark is
+   * published twice, with the same payload: consumers deduplicate by `hash`.
    */
   readonly 'block-found': {
     readonly height: number;

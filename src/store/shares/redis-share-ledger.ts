@@ -10,6 +10,7 @@ import type {
 } from '../../model/share-ledger.js';
 import { defineScript, type ScriptRunner } from '../scripts/define-script.js';
 import { StoreError, toStoreError } from '../store-error.js';
+import { RedisBlockAnnouncements } from './block-announcements.js';
 import { boundedCandidate, validateCandidate, validateRefusal } from './block-candidate-checks.js';
 import { retryBlockWrite } from './block-write-retry.js';
 import { type ReadSharesOptions, RedisLedgerReader, type ShareWindow } from './ledger-reader.js';
@@ -94,6 +95,7 @@ export class RedisShareLedger implements ShareLedger {
 
   readonly #recordBlockCandidate: ScriptRunner;
   readonly #recordBlockRefusal: ScriptRunner;
+  readonly #announcements: RedisBlockAnnouncements;
 
   #queue: PendingShare[] = [];
   #cancelTimer: (() => void) | null = null;
@@ -132,6 +134,10 @@ export class RedisShareLedger implements ShareLedger {
       RECORD_BLOCK_REFUSAL_LUA,
     );
     this.reader = new RedisLedgerReader({ keyPrefix: opts.keyPrefix }, { redis: modules.redis });
+    this.#announcements = new RedisBlockAnnouncements(
+      { keyPrefix: opts.keyPrefix },
+      { redis: modules.redis },
+    );
   }
 
   /** Resolves once the batch holding the share has been applied by Redis. */
@@ -215,6 +221,18 @@ export class RedisShareLedger implements ShareLedger {
       return 'promoted';
     }
     return reply === 1 ? 'recorded' : 'unchanged';
+  }
+
+  /** Clears the block's announce-pending mark; a failure is logged (the leader then tells it again). */
+  async markBlockAnnounced(hash: string): Promise<void> {
+    try {
+      await this.#announcements.markAnnounced(hash);
+    } catch (error) {
+      this.#logger.warn(
+        { err: error, hash },
+        'block-found published but not marked so: the leader tells it again',
+      );
+    }
   }
 
   getRoundContributions(round?: { height: number; hash: string }): Promise<Map<string, bigint>> {

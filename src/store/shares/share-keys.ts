@@ -31,6 +31,13 @@ import { keyTag } from '../key-tag.js';
  *   (PPLNS's weights, fixed soon after the find) - fix_block_window - deleted by credit_block
  *   (the credits hash is the record); kept by orphan_block, so that a block a deeper reorg puts
  *   back is credited by it (reinstate_orphaned_block; orphans are few).
+ * - `<p>:blocks:announce-pending` - ZSET - score the find's timestampMs (a promoted refusal: its
+ *   promotion's time), member block hash: blocks whose `block-found` nobody has published yet -
+ *   record_block_candidate (not for a rejected block) and record_block_refusal's promotion (also
+ *   the leader's promote_refused_block) add, in the same write as the record - the process that
+ *   published it removes it (block-announcements.ts; the leader's removal is fenced), and the
+ *   leader publishes what is left a while after its score (its finder died or lost Redis). Records
+ *   written before it existed are never in it. Small: empty but for moments after each find.
  * - `<p>:blocks:rejected` - ZSET - score height, member block hash: submitblock said no, so no
  *   round was closed - record_block_candidate - kept (audit, small), except a block found on the
  *   chain after all, which record_block_refusal (or the leader's promote_refused_block, for a
@@ -83,6 +90,7 @@ export interface ShareKeys {
   readonly blockCandidates: string;
   readonly blocksRejected: string;
   readonly blocksWindowPending: string;
+  readonly blocksAnnouncePending: string;
   block(blockHash: string): string;
   blockWindow(blockHash: string): string;
   miner(address: string): string;
@@ -101,6 +109,7 @@ export function createShareKeys(prefix: string): ShareKeys {
     blockCandidates: `${tag}:blocks:candidates`,
     blocksRejected: `${tag}:blocks:rejected`,
     blocksWindowPending: `${tag}:blocks:window-pending`,
+    blocksAnnouncePending: `${tag}:blocks:announce-pending`,
     block: (blockHash: string) => `${tag}:block:${blockHash}`,
     blockWindow: (blockHash: string) => `${tag}:block:${blockHash}:window`,
     miner: (address: string) => `${tag}:miner:${address}`,

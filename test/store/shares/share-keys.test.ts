@@ -12,6 +12,7 @@ describe('createShareKeys', () => {
       keys.blockCandidates,
       keys.blocksRejected,
       keys.blocksWindowPending,
+      keys.blocksAnnouncePending,
       keys.block('ab'.repeat(32)),
       keys.blockWindow('ab'.repeat(32)),
       keys.miner('fireAddress'),

@@ -17,9 +17,11 @@ const LAYOUT = scriptLayout({
     'minerKey',
     'workerKey',
     'windowPendingKey',
+    'announceKey',
   ],
   args: [
     'streamMaxLength',
+    'announces',
     'creditsRound',
     'closesRound',
     'status',
@@ -43,7 +45,8 @@ const LAYOUT = scriptLayout({
  * `blockListKey` is `<p>:blocks:candidates`, or `<p>:blocks:rejected` for a rejected block;
  * `creditsRound` "1" if the share is credited to the pool round (not solo); `closesRound` "1" if
  * the block closes the pool round (not solo, not rejected): it also waits in window-pending for
- * its PPLNS window to be fixed. `timestampMs` is also the next round's startedAtMs.
+ * its PPLNS window to be fixed. `timestampMs` is also the next round's startedAtMs. `announces`
+ * "1" (not rejected): the block waits in announce-pending until its `block-found` is published.
  * Returns {created 1|0, share entry id, status}.
  *
  * The round close is close_pool_round (close-pool-round-lua.ts).
@@ -83,6 +86,9 @@ if closesRound == '1' then
     shareTimestampMs, timestampMs)
 end
 redis.call('ZADD', blockListKey, height, hash)
+if announces == '1' then
+  redis.call('ZADD', announceKey, timestampMs, hash)
+end
 if redis.call('ZCARD', windowPendingKey) == 0 then
   redis.call('XTRIM', sharesKey, 'MAXLEN', '~', streamMaxLength)
 end
@@ -109,9 +115,11 @@ export function buildRecordBlockCandidateCall(
       minerKey: keys.miner(share.address),
       workerKey: keys.worker(share.address, share.worker),
       windowPendingKey: keys.blocksWindowPending,
+      announceKey: keys.blocksAnnouncePending,
     },
     args: {
       streamMaxLength: String(streamMaxLength),
+      announces: rejected ? '0' : '1',
       creditsRound: share.solo ? '0' : '1',
       closesRound: share.solo || rejected ? '0' : '1',
       status,

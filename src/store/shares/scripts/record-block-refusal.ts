@@ -14,6 +14,7 @@ export const RECORD_BLOCK_REFUSAL_KEYS = [
   'roundMetaKey',
   'closedRoundKey',
   'windowPendingKey',
+  'announceKey',
 ] as const;
 export const RECORD_BLOCK_REFUSAL_ARGS = ['reason', 'hash', 'height', 'now'] as const;
 
@@ -31,7 +32,8 @@ const LAYOUT = scriptLayout({ keys: RECORD_BLOCK_REFUSAL_KEYS, args: RECORD_BLOC
  * The promotion: status 'pending', moved from `<p>:blocks:rejected` to `<p>:blocks:candidates`
  * (the unlocker decides it by the chain); for a pool block (not solo) the open round is closed
  * into `<p>:round:<height>:<hash>` with the round summary fields, and the block waits in
- * window-pending for its PPLNS window. submitResult stays 'rejected' (what the daemon said).
+ * window-pending for its PPLNS window; it waits in announce-pending (scored `now`) until its
+ * `block-found` is published. submitResult stays 'rejected' (what the daemon said).
  * - PROP: the round closed here has run on since the find (the diagnosis comes moments after it;
  *   the leader's promotion up to an unlock run later, or once the daemon answers again), so it
  *   holds those shares too; they are paid by this block instead of the next one, which is fair
@@ -67,6 +69,7 @@ end
 redis.call('HSET', blockKey, 'status', 'pending')
 redis.call('ZREM', rejectedKey, hash)
 redis.call('ZADD', candidatesKey, height, hash)
+redis.call('ZADD', announceKey, now, hash)
 return 2
 `;
 
@@ -88,6 +91,7 @@ export function recordBlockRefusalValues(
       roundMetaKey: keys.roundCurrentMeta,
       closedRoundKey: keys.closedRound(block.height, block.hash),
       windowPendingKey: keys.blocksWindowPending,
+      announceKey: keys.blocksAnnouncePending,
     },
     args: { reason, hash: block.hash, height: String(block.height), now: String(nowMs) },
   };

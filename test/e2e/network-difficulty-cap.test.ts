@@ -133,6 +133,9 @@ describe('job difficulty capped at the network difficulty', () => {
         status: 'pending',
       });
       expect(await redis.zscore(keys.blockCandidates, tip.id)).toBe(String(heightBefore));
+      // Its block-found was published before the OK, and its unannounced mark cleared: the leader
+      // has nothing to tell again.
+      expect(await redis.zscore(keys.blocksAnnouncePending, tip.id)).toBeNull();
 
       // Work like any other share: in the miner's stats and, once the batcher wrote, its hashrate.
       expect(await redis.hget(keys.worker(address, 'capped'), 'difficultyTotal')).toBe(

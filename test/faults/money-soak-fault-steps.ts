@@ -2,6 +2,7 @@ import type { FaultPoints } from '../../src/fault-points.js';
 import type { PayoutStep } from '../../src/leader/payouts/batch-sender.js';
 import type { PayoutRunSummary } from '../../src/pool/payouts/payout-reports.js';
 import { CrashingRedis, SoakCrash } from './money-soak-crash.js';
+import { lostBatchPass } from './money-soak-unknown-steps.js';
 import type { SoakPool, SoakRandom, StepKind } from './money-soak-world.js';
 
 /**
@@ -78,13 +79,15 @@ async function crashPayout(pool: SoakPool, random: SoakRandom): Promise<string> 
 
 /**
  * A payout pass of the leader (the `payout` step), which dies at the crash armed for it if it
- * reaches its point (the armed crash then goes); `describe` makes the line of a pass that ends.
+ * reaches its point (the armed crash then goes), or else loses its batch as `lost-batch` armed it
+ * (money-soak-unknown-steps.ts); `describe` makes the line of a pass that ends.
  */
 export async function payoutPass(
   pool: SoakPool,
   describe: (summary: PayoutRunSummary) => string,
 ): Promise<string> {
   const armed = pool.armedPayoutCrash;
+  if (armed === null && pool.armedLoss !== null) return lostBatchPass(pool, describe);
   if (armed === null) return describe(await pool.runner().runOnce());
   const crashing = new CrashingRedis(pool.shared.redis);
   const faults = atPoint(armed.point, armed.nth, async (batchId) => {

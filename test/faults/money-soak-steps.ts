@@ -4,6 +4,7 @@ import { findBatchIds } from '../../src/pool/payouts/batch-tag.js';
 import type { PayoutRunSummary } from '../../src/pool/payouts/payout-reports.js';
 import { endDaemonOutage, FAULT_STEP_KINDS, payoutPass } from './money-soak-fault-steps.js';
 import { operatorAdjust, operatorResolveMissing, operatorSettle } from './money-soak-operator-steps.js';
+import { UNKNOWN_STEP_KINDS } from './money-soak-unknown-steps.js';
 import {
   networkMinerAddress,
   SOAK_MAX_REORG_DEPTH,
@@ -261,6 +262,7 @@ export const STEP_KINDS: readonly StepKind[] = [
     },
   },
   ...FAULT_STEP_KINDS,
+  ...UNKNOWN_STEP_KINDS,
 ];
 
 const TOTAL_WEIGHT = STEP_KINDS.reduce((sum, kind) => sum + kind.weight, 0);
@@ -277,7 +279,8 @@ export function pickStep(random: SoakRandom): StepKind {
 
 /**
  * Every fault the steps can arm or set, off again (the drain starts from a healthy wallet and
- * daemon), but a payout crash armed: the drain's passes pay, so it is met there if not before.
+ * daemon), but a payout crash or a lost batch armed: the drain's passes pay, so it is met there if
+ * not before.
  */
 export async function clearFaults(pool: SoakPool): Promise<void> {
   await endDaemonOutage(pool);

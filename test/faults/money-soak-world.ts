@@ -13,6 +13,7 @@ import { RedisBalances } from '../../src/store/payments/balances-store.js';
 import { PayoutStore } from '../../src/store/payments/payout-store.js';
 import { RedisShareLedger } from '../../src/store/shares/redis-share-ledger.js';
 import { DEFAULT_STORE_OPTIONS } from '../helpers/config-defaults.js';
+import { captureLogs, type LogCapture } from '../helpers/log-capture.js';
 import { payoutRunnerFor } from '../leader/payouts/payout-runner-for.js';
 import { minerAddress } from '../leader/payouts/payout-test-kit.js';
 import { unlockerOn } from '../leader/unlocker/unlocker-kit.js';
@@ -142,6 +143,15 @@ export class SoakPool {
   armedPayoutCrash: { readonly point: PayoutStep; readonly nth: number } | null = null;
   /** Steps left until fuegod is reachable again (0: it is up). */
   daemonDownSteps = 0;
+  /**
+   * The leader's log at info level (its payout passes'), kept as the operator's log file is: whom
+   * a batch paid is there (`payout batch sending`) when Redis and walletd both lost it.
+   */
+  readonly logs: LogCapture = captureLogs('info');
+  /** A `lost-batch` step armed for the next pass that sends: Redis loses it (walletd too if `forget`). */
+  armedLoss: { readonly forget: boolean } | null = null;
+  /** Batches Redis lost after the wallet sent them (a `lost-batch` step), with their transaction. */
+  readonly lostBatches = new Map<string, string>();
 
   constructor(
     readonly shared: SoakShared,
@@ -193,7 +203,7 @@ export class SoakPool {
       this.keyPrefix,
       {
         wallet,
-        logger: silentLogger,
+        logger: this.logs.logger,
         clock: () => this.nowMs,
         ...(this.runnerChecksDaemon ? { daemon } : {}),
         ...(parts.faults ? { faults: parts.faults } : {}),

@@ -19,7 +19,8 @@ import { SoakPool, SoakRandom } from './money-soak-world.js';
  * hand (shares, the pool's blocks, the network's blocks, reorgs shallower and deeper than
  * confirmDepth, a pool block's branch brought back, unlock runs, payout passes, wallet faults,
  * transactions dropped from the mempool, wallet scan lag, the runner's clock moving on, the leader
- * crashing in a payout pass or an unlock run, fuegod unreachable, Redis restarted) against a
+ * crashing in a payout pass or an unlock run, fuegod unreachable, Redis restarted, Redis losing a
+ * batch the wallet sent, walletd too, and the operator resolving the unknown payment) against a
  * real Redis and a fresh devnet per seed, with the pool's real ledger, unlocker and payout runner.
  * After every step the ledger and the chain are checked (money-soak-checks.ts); at the end the
  * seed is drained and settled. A failure names its seed and lists its steps;

@@ -140,17 +140,18 @@ export async function operatorResolveUnknown(pool: SoakPool, drained: boolean): 
 }
 
 /**
- * The transactions of batches Redis lost that the ledger does not count as paid yet (their unknown
- * payment not recorded as paid): what their miners received there is not in their `paid`.
+ * The transactions of batches Redis lost whose unknown payment is not resolved yet (or not found
+ * yet): what their miners received there cannot be in their `paid` before the operator's `--paid`.
+ * Once resolved either way a transaction counts again, so a `--dismiss` of one that did pay shows.
  */
 export async function unaccountedLostTransactions(pool: SoakPool): Promise<Set<string>> {
   if (pool.lostBatches.size === 0) return new Set();
   const watch = new PayoutWatchStore({ keyPrefix: pool.keyPrefix }, { redis: pool.shared.redis });
-  const recorded = new Set(
-    (await watch.listUnknownPayments()).filter((p) => p.status === 'recorded-as-paid').map((p) => p.batchId),
+  const resolved = new Set(
+    (await watch.listUnknownPayments()).filter((p) => p.status !== 'unresolved').map((p) => p.batchId),
   );
   const hashes = new Set<string>();
-  for (const [batchId, txHash] of pool.lostBatches) if (!recorded.has(batchId)) hashes.add(txHash);
+  for (const [batchId, txHash] of pool.lostBatches) if (!resolved.has(batchId)) hashes.add(txHash);
   return hashes;
 }
 

@@ -6,7 +6,7 @@ import { PaymentStoreError } from '../../src/store/payments/payment-store-error.
 import { PayoutWatchStore } from '../../src/store/payments/payout-watch-store.js';
 import { restorePool, snapshotPool } from '../helpers/lost-writes.js';
 import { devnetTransactionsWithBatch } from '../leader/payouts/payout-test-kit.js';
-import { SoakCrash } from './money-soak-crash.js';
+import { CrashingRedis, SoakCrash } from './money-soak-crash.js';
 import { SOAK_MAX_REORG_DEPTH, type SoakPool, type SoakRandom, type StepKind } from './money-soak-world.js';
 
 /**
@@ -42,16 +42,19 @@ export async function lostBatchPass(
   const redis = pool.shared.redis;
   const before = await snapshotPool(redis, pool.keyPrefix);
   let lost = '';
+  // The dead leader writes nothing after its crash (a pass's cleanup included).
+  const crashing = new CrashingRedis(redis);
   const faults = {
     async reached(step: string, batchId: string) {
       if (step !== 'wallet-called') return;
       lost = batchId;
+      crashing.crash();
       await restorePool(redis, pool.keyPrefix, before);
       throw new SoakCrash(`after the wallet call of ${batchId.slice(0, 12)}`);
     },
   };
   try {
-    return describe(await pool.runner({ faults }).runOnce());
+    return describe(await pool.runner({ redis: crashing.connection, faults }).runOnce());
   } catch (error) {
     if (lost === '') throw error;
   }

@@ -42,7 +42,10 @@ export async function operatorAdjust(pool: SoakPool, random: SoakRandom): Promis
       { address, deltaAtomic, note: 'soak', dryRun: false, newAccount: false },
     ),
   );
-  if (refused === null) pool.adjustedAtomic += deltaAtomic;
+  if (refused === null) {
+    pool.adjustedAtomic += deltaAtomic;
+    pool.operatorChanged(address, deltaAtomic);
+  }
   return `adjust m${miner} ${deltaAtomic} -> ${refused ?? 'applied'}`;
 }
 
@@ -56,6 +59,7 @@ function settle(pool: SoakPool, hash: string, mode: OrphanSettleMode): Promise<s
     );
     // A clawback debits and a credit back credits through the totals' adjustments.
     pool.adjustedAtomic += settlement.changeAtomic;
+    for (const line of settlement.lines) pool.operatorChanged(line.address, line.changeAtomic);
   });
 }
 

@@ -41,6 +41,7 @@ export async function lostBatchPass(
 ): Promise<string> {
   const redis = pool.shared.redis;
   const before = await snapshotPool(redis, pool.keyPrefix);
+  const logged = pool.logs.records.length;
   let lost = '';
   // The dead leader writes nothing after its crash (a pass's cleanup included).
   const crashing = new CrashingRedis(redis);
@@ -62,14 +63,28 @@ export async function lostBatchPass(
   pool.armedLoss = null;
   // The payout lock the dead leader held expires before the next pass.
   await redis.del(pool.store.keys.payoutLock);
-  const [txHash] = devnetTransactionsWithBatch(pool.devnet, lost);
-  if (txHash === undefined) return `lost batch ${lost.slice(0, 12)}: the wallet sent nothing`;
-  pool.lostBatches.set(lost, txHash);
-  if (forget) {
-    pool.devnet.control.forgetWalletTransaction(txHash);
-    pool.forgotten.add(txHash);
+  // Every batch the pass sent is lost (one found sent in the wallet by its recovery included).
+  const lines: string[] = [];
+  for (const batchId of sentSince(pool, logged)) {
+    const [txHash] = devnetTransactionsWithBatch(pool.devnet, batchId);
+    if (txHash === undefined) continue;
+    pool.lostBatches.set(batchId, txHash);
+    if (forget) {
+      pool.devnet.control.forgetWalletTransaction(txHash);
+      pool.forgotten.add(txHash);
+    }
+    lines.push(`${batchId.slice(0, 12)} tx ${txHash.slice(0, 12)}`);
   }
-  return `redis lost batch ${lost.slice(0, 12)} tx ${txHash.slice(0, 12)}${forget ? ', the wallet forgot it' : ''}`;
+  const what = lines.length > 0 ? lines.join(', ') : `${lost.slice(0, 12)}, the wallet sent nothing`;
+  return `redis lost batch ${what}${forget && lines.length > 0 ? ', the wallet forgot it' : ''}`;
+}
+
+/** The batches the leader's log says it began sending since record `from`. */
+function sentSince(pool: SoakPool, from: number): string[] {
+  return pool.logs.records
+    .slice(from)
+    .filter((r) => r['msg'] === 'payout batch sending')
+    .map((r) => String(r['batchId']));
 }
 
 export const UNKNOWN_STEP_KINDS: readonly StepKind[] = [

@@ -128,6 +128,8 @@ export class SoakPool {
   nowMs = 1_800_000_000_000;
   /** What the operator's balance adjustments applied, in all (signed). */
   adjustedAtomic = 0n;
+  /** What the operator took back from each miner by hand (debits, clawbacks), as a positive sum. */
+  readonly debitedAtomic = new Map<string, bigint>();
   /** Whether a step holds the wallet's scan (the devnet does not say). */
   scanHeld = false;
   /** PROP for one seed in three, else PPLNS; solo shares and blocks come with either. */
@@ -170,6 +172,12 @@ export class SoakPool {
     this.balances = new RedisBalances({ keyPrefix }, { redis });
     this.store = new PayoutStore({ keyPrefix }, { redis });
     this.startHeight = shared.devnet.chain.height;
+  }
+
+  /** Records an operator's balance change of `address` (only its debits count, see debitedAtomic). */
+  operatorChanged(address: string, changeAtomic: bigint): void {
+    if (changeAtomic < 0n)
+      this.debitedAtomic.set(address, (this.debitedAtomic.get(address) ?? 0n) - changeAtomic);
   }
 
   get devnet(): Devnet {

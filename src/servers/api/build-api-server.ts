@@ -191,8 +191,10 @@ function buildServices(
     },
     modules.floodDrops === undefined ? {} : { floodDrops: modules.floodDrops },
   );
+  const floodDrops = modules.floodDrops;
   const liveFeed = new LiveFeed(options, {
     allowConnection: (ip) => rateLimit.allows(ip),
+    ...(floodDrops === undefined ? {} : { onRefusal: (peer: string) => floodDrops.noteRefusal(peer) }),
     events: modules.events,
     hashrate: modules.stores.hashrate,
     logger,

@@ -54,6 +54,8 @@ export interface LiveFeedModules {
   readonly ipv6PrefixLength?: number;
   /** The API's per-peer request budget (RequestRateLimit): each connection takes a token. */
   readonly allowConnection?: (ip: string | undefined) => boolean;
+  /** A peer refused (a 429 handshake, a close for bad requests): the kernel flood drops count it. */
+  readonly onRefusal?: (peer: string) => void;
 }
 
 export type { WaitRefusal } from './tick-waiters.js';
@@ -103,8 +105,7 @@ export class LiveFeed {
   readonly #modules: LiveFeedModules;
   readonly #wss: WebSocketServer;
   readonly #clients = new Set<Client>();
-  /** address -> number of clients following it */
-  readonly #followed = new Map<string, number>();
+  readonly #followed = new Map<string, number>(); // address -> clients following it
   readonly #unsubscribe: (() => void)[] = [];
   #tickTimer: NodeJS.Timeout | undefined;
   #pingTimer: NodeJS.Timeout | undefined;
@@ -300,6 +301,7 @@ export class LiveFeed {
       !this.#feedSlots.take(peer)
     ) {
       this.#refusedPeer += 1;
+      this.#modules.onRefusal?.(peer);
       refuse('429 Too Many Requests');
       return;
     }
@@ -429,6 +431,7 @@ export class LiveFeed {
     client.badRequests += 1;
     if (client.badRequests < this.#options.liveFeed.maxBadRequests) return;
     this.#closedBadRequests += 1;
+    this.#modules.onRefusal?.(client.peer);
     this.#removeClient(client);
     client.socket.close(POLICY_VIOLATION, 'too many bad requests');
   }

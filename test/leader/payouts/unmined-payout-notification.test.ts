@@ -66,6 +66,25 @@ describe('a sent payout not mined 6 hours after its send', () => {
     };
   }
 
+  /** Three miners funded and paid by one pass of a leader whose clock the test sets: the batch it sent. */
+  async function oneSentBatch(label: string) {
+    const { keyPrefix } = await fundThreeMiners(env.redis, uniquePrefix(label), label);
+    let nowMs = Date.now();
+    const term = leaderTerm(keyPrefix, () => nowMs);
+    const sent = await term.pass();
+    expect(sent.batches.map((b) => b.state)).toEqual(['sent']);
+    const batch = (await new PayoutStore({ keyPrefix }, { redis: env.redis }).getBatch(
+      sent.batches[0]!.batchId,
+    ))!;
+    return {
+      term,
+      batch,
+      setNow: (ms: number) => {
+        nowMs = ms;
+      },
+    };
+  }
+
   it('fuegod has it nowhere: one notification after 6 hours that says so and to restart walletd, none before, none again after a restart', async () => {
     const label = 'unmined-nowhere';
     const { keyPrefix } = await fundThreeMiners(env.redis, uniquePrefix(label), label);
@@ -167,17 +186,9 @@ describe('a sent payout not mined 6 hours after its send', () => {
 
   it('a pass reads the sent batches and the wallet-missing marks once, for its watch and its notice alike', async () => {
     const label = 'unmined-reads';
-    const { keyPrefix } = await fundThreeMiners(env.redis, uniquePrefix(label), label);
-    let nowMs = Date.now();
-    const clock = () => nowMs;
-    const term = leaderTerm(keyPrefix, clock);
-    const sent = await term.pass();
-    expect(sent.batches.map((b) => b.state)).toEqual(['sent']);
-    const batch = (await new PayoutStore({ keyPrefix }, { redis: env.redis }).getBatch(
-      sent.batches[0]!.batchId,
-    ))!;
+    const { term, batch, setNow } = await oneSentBatch(label);
     // Not mined since (still in fuegod's pool), 7 hours on: the watch reads it, the notice tells it.
-    nowMs = batch.resolvedAtMs! + 7 * HOUR_MS;
+    setNow(batch.resolvedAtMs! + 7 * HOUR_MS);
     const listed = vi.spyOn(PayoutStore.prototype, 'listUnconfirmedSent');
     const missing = vi.spyOn(PayoutStore.prototype, 'walletMissingSince');
     try {
@@ -193,20 +204,12 @@ describe('a sent payout not mined 6 hours after its send', () => {
 
   it('mined in a block walletd has not scanned: says which block, and that walletd has not seen it', async () => {
     const label = 'unmined-in-block';
-    const { keyPrefix } = await fundThreeMiners(env.redis, uniquePrefix(label), label);
-    let nowMs = Date.now();
-    const clock = () => nowMs;
-    const term = leaderTerm(keyPrefix, clock);
-    const sent = await term.pass();
-    expect(sent.batches.map((b) => b.state)).toEqual(['sent']);
-    const batch = (await new PayoutStore({ keyPrefix }, { redis: env.redis }).getBatch(
-      sent.batches[0]!.batchId,
-    ))!;
+    const { term, batch, setNow } = await oneSentBatch(label);
     env.devnet.control.holdWalletScan();
     try {
       const [block] = env.devnet.control.mineBlocks(1);
       expect(block!.transactions.map((t) => t.hash)).toContain(batch.txHash);
-      nowMs = batch.resolvedAtMs! + 8 * HOUR_MS;
+      setNow(batch.resolvedAtMs! + 8 * HOUR_MS);
       await term.pass();
       expect(term.heard).toMatchObject([
         {

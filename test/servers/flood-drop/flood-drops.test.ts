@@ -1,5 +1,6 @@
 import { type AddressInfo, connect, createServer, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { Logger } from '../../../src/log/logger.js';
 import type { StratumBackend } from '../../../src/pool/stratum-backend.js';
 import { StratumError } from '../../../src/pool/stratum-errors.js';
 import { ApiConnectionCaps } from '../../../src/servers/api/connection-caps.js';
@@ -178,20 +179,25 @@ function tcpOpen(port: number, localAddress: string): Promise<'answered' | 'no a
   });
 }
 
+/** A stratum server on a free loopback port whose refusals feed `drops`, closed after the test. */
+async function dropFilteredStratum(drops: FloodDrops, logger: Logger, backend: StratumBackend) {
+  const server = new StratumServer(stratumServerOptions({ ports: [{ port: 0, difficulty: 1000 }] }), {
+    backend,
+    logger,
+    floodDrops: drops,
+  });
+  await server.start();
+  closers.push(
+    () => server.close(),
+    () => drops.close(),
+  );
+  return { server, port: server.listening()[0]!.port };
+}
+
 describe.skipIf(!('filter' in loaded))('the stratum and API servers with kernel drops', () => {
   it('stops answering a banned peer that reconnects at full speed, and no one else', async () => {
     const { drops, log } = kernelDrops(20);
-    const server = new StratumServer(stratumServerOptions({ ports: [{ port: 0, difficulty: 1000 }] }), {
-      backend: bannedPeerBackend(),
-      logger: log.logger,
-      floodDrops: drops,
-    });
-    await server.start();
-    closers.push(
-      () => server.close(),
-      () => drops.close(),
-    );
-    const port = server.listening()[0]!.port;
+    const { server, port } = await dropFilteredStratum(drops, log.logger, bannedPeerBackend());
 
     // Each of these is accepted and reset (the first one told BANNED) until the drop starts.
     let answered = 0;
@@ -211,20 +217,10 @@ describe.skipIf(!('filter' in loaded))('the stratum and API servers with kernel 
 
   it('stops answering a peer that keeps reconnecting to log in where its logins fail', async () => {
     const { drops, log } = kernelDrops(10);
-    const server = new StratumServer(stratumServerOptions({ ports: [{ port: 0, difficulty: 1000 }] }), {
-      backend: {
-        ...bannedPeerBackend(),
-        login: async () => Promise.reject(new StratumError('INVALID_LOGIN')),
-      },
-      logger: log.logger,
-      floodDrops: drops,
+    const { port } = await dropFilteredStratum(drops, log.logger, {
+      ...bannedPeerBackend(),
+      login: async () => Promise.reject(new StratumError('INVALID_LOGIN')),
     });
-    await server.start();
-    closers.push(
-      () => server.close(),
-      () => drops.close(),
-    );
-    const port = server.listening()[0]!.port;
     const failedLogin = (localAddress: string): Promise<'closed' | 'no answer'> =>
       new Promise((resolve) => {
         const socket = connect({ host: '127.0.0.1', port, localAddress });

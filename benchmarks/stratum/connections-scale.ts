@@ -19,7 +19,8 @@
  * miners over enough processes to stay under the limit it has: more load generators, and more
  * stratum processes than "auto" if one per core cannot hold them. FUEGO_BENCH_STRATUM_PROCESSES
  * sets the stratum processes instead, FUEGO_BENCH_CHILD_SEMI_SPACE_MB their `stratum.childSemiSpaceMb`
- * (0 for V8's default, to pair against the configured one).
+ * (0 for V8's default, to pair against the configured one), FUEGO_BENCH_DIRECT_WRITES=0 their
+ * `stratum.directWrites` (every line through Node's stream, to pair against the batched writes).
  */
 import { availableParallelism, loadavg } from 'node:os';
 import { openFilesBudget } from '../../src/app/open-files-budget.js';
@@ -101,14 +102,25 @@ interface Plan {
   readonly notes: string[];
 }
 
-/** The children's young generation when FUEGO_BENCH_CHILD_SEMI_SPACE_MB says, else the config's default. */
-function childSemiSpace(): { childSemiSpaceMb?: number } {
-  const setting = process.env['FUEGO_BENCH_CHILD_SEMI_SPACE_MB'];
-  if (setting === undefined) return {};
-  const mb = Number(setting);
-  if (!Number.isInteger(mb) || mb < 0)
-    throw new Error('FUEGO_BENCH_CHILD_SEMI_SPACE_MB must be an integer >= 0');
-  return { childSemiSpaceMb: mb };
+/**
+ * The stratum settings to pair against their defaults: FUEGO_BENCH_CHILD_SEMI_SPACE_MB (the
+ * children's young generation) and FUEGO_BENCH_DIRECT_WRITES=0 (every line through Node's stream).
+ */
+function stratumOverrides(): { childSemiSpaceMb?: number; directWrites?: boolean } {
+  const overrides: { childSemiSpaceMb?: number; directWrites?: boolean } = {};
+  const semiSpace = process.env['FUEGO_BENCH_CHILD_SEMI_SPACE_MB'];
+  if (semiSpace !== undefined) {
+    const mb = Number(semiSpace);
+    if (!Number.isInteger(mb) || mb < 0)
+      throw new Error('FUEGO_BENCH_CHILD_SEMI_SPACE_MB must be an integer >= 0');
+    overrides.childSemiSpaceMb = mb;
+  }
+  const direct = process.env['FUEGO_BENCH_DIRECT_WRITES'];
+  if (direct !== undefined) {
+    if (direct !== '0' && direct !== '1') throw new Error('FUEGO_BENCH_DIRECT_WRITES must be 0 or 1');
+    overrides.directWrites = direct === '1';
+  }
+  return overrides;
 }
 
 /** How many processes hold the miners, given the open-files limit this process got. */
@@ -286,7 +298,7 @@ export async function runConnectionsAtScale(miners: number): Promise<void> {
       stratum: {
         limits: { maxConnectionsPerIp: miners, maxConnections: miners + 1_000 },
         processes: stratumProcesses,
-        ...childSemiSpace(),
+        ...stratumOverrides(),
       },
     });
     const poolPids = processTree(stack.pool.pid);

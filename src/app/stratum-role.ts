@@ -13,6 +13,7 @@ import { ShareVerifierPool } from '../pow/verifier-pool.js';
 import type { DaemonClient } from '../rpc/daemon-client.js';
 import type { ServerFloodDrops } from '../servers/flood-drop/flood-drops.js';
 import type { ConnectionAdmission } from '../servers/stratum/connection-admission.js';
+import { loadSocketWriteBatch, type SocketWriteBatch } from '../servers/stratum/socket-write-batch.js';
 import type { StratumPortOptions } from '../servers/stratum/stratum-options.js';
 import { StratumServer } from '../servers/stratum/stratum-server.js';
 import { HashrateBatcher } from '../store/hashrate/hashrate-batcher.js';
@@ -122,8 +123,10 @@ export async function prepareStratumRole(
   const own = modules.floodDrops === undefined ? startFloodDrops(config, logger, 'stratum') : undefined;
   if (own !== undefined) parts.push({ name: 'flood-drops', stop: () => own.close() });
   const floodDrops = modules.floodDrops ?? own;
+  const directWrites = config.stratum.directWrites ? batchedSocketWrites(logger) : undefined;
   const server = new StratumServer(stratumServerOptionsFrom(config, modules.ports), {
     backend,
+    ...(directWrites === undefined ? {} : { directWrites }),
     ...(floodDrops === undefined ? {} : { floodDrops }),
     logger: logger.child({ module: 'stratum' }),
     ...(modules.connectionAdmission ? { admission: modules.connectionAdmission } : {}),
@@ -211,4 +214,12 @@ function startShareLedger(
   );
   parts.push({ name: 'ledger', stop: () => ledger.close() });
   return ledger;
+}
+
+/** The native batched writer for miners' lines, or undefined (and one log line saying why not). */
+function batchedSocketWrites(logger: Logger): SocketWriteBatch | undefined {
+  const loaded = loadSocketWriteBatch();
+  if ('batch' in loaded) return loaded.batch;
+  logger.warn({ reason: loaded.unavailable }, 'lines to miners are written through Node');
+  return undefined;
 }

@@ -197,6 +197,12 @@ export const stratumSchema = z
       .describe(
         "V8's young-generation semi-space of each stratum child process, in MB (node's --max-semi-space-size); 0 leaves V8's default (16 MB on 64-bit). A small one keeps a child's RSS near its live data: every job push fills a large one with garbage in every child (at 100,000 miners in 6 children, 1 MB took the pool's summed RSS from ~1.58 to ~1.41 GB). A single-process pool takes the same flag from its own command line or NODE_OPTIONS.",
       ),
+    directWrites: z
+      .boolean()
+      .default(true)
+      .describe(
+        "Lines to miners on plain TCP ports are written by the native addon (fuego_socket_write.node), a slice of a job push's lines in one call, instead of through Node's stream one socket at a time: less CPU per miner per push. A line the kernel does not take in full is written through Node as before. false, or the addon not built (the log says so at start), writes everything through Node; TLS ports always are.",
+      ),
     jobsPerSession: z
       .number()
       .int()

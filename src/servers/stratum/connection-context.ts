@@ -4,6 +4,7 @@ import type { Logger } from '../../log/logger.js';
 import type { ConnectionInfo, StratumBackend } from '../../pool/stratum-backend.js';
 import type { StratumErrorCode } from '../../pool/stratum-errors.js';
 import type { ProtocolViolationCode } from './protocol.js';
+import type { SocketWriteBatch } from './socket-write-batch.js';
 import type { CloseReason, StratumMetrics } from './stratum-metrics.js';
 import type { StratumLimits } from './stratum-options.js';
 import type { SubmitGate } from './submit-gate.js';
@@ -34,6 +35,8 @@ export interface StratumConnectionContext {
    */
   readonly refusal: ConnectionRefusal | undefined;
   readonly limits: StratumLimits;
+  /** Where a plain TCP connection's lines are batched past Node's stream; none: all through Node. */
+  readonly directWrites?: SocketWriteBatch;
   /** What is left of limits.loginTimeoutMs, when part of it went before the connection was made. */
   readonly loginTimeLeftMs?: number;
   readonly backend: StratumBackend;

@@ -1,4 +1,5 @@
 import type { Writable } from 'node:stream';
+import type { BatchedLineTarget, SocketWriteBatch } from './socket-write-batch.js';
 
 /** Why a writer gave up on its peer; the connection destroys the socket with this reason. */
 export type WriteFault = 'slow-consumer' | 'write-timeout';
@@ -29,10 +30,21 @@ export type WritableSocket = Pick<
   'write' | 'cork' | 'uncork' | 'writableLength' | 'destroyed' | 'writable'
 >;
 
+/** Lines written past Node's stream, in a batch with other sockets' lines (socket-write-batch.ts). */
+export interface DirectLineWrites {
+  readonly batch: SocketWriteBatch;
+  /** The socket's descriptor, or undefined once it has none. */
+  readonly fd: () => number | undefined;
+}
+
 /**
  * Writes to one peer and bounds what that peer can make the pool hold: a send queue of at most
  * maxSendQueueBytes, and queued writes that must make progress every writeTimeoutMs. Either
  * fault is reported once through `onFault`; the writer never destroys the socket itself.
+ *
+ * With `direct`, a line goes into the batch instead when nothing of this peer's is queued in Node
+ * (the usual case: every miner's job on a new template); what the kernel does not take of it
+ * comes back and is written through Node, so the limits above hold for it too.
  */
 export class SocketLineWriter implements PeerWriter {
   #corked = false;
@@ -42,11 +54,20 @@ export class SocketLineWriter implements PeerWriter {
   readonly #socket: WritableSocket;
   readonly #limits: PeerWriterLimits;
   readonly #onFault: (fault: WriteFault) => void;
+  readonly #direct: DirectLineWrites | undefined;
+  /** The batch's flush count when this peer's line went into it; -1: none is waiting there. */
+  #queuedAtFlush = -1;
 
-  constructor(socket: WritableSocket, limits: PeerWriterLimits, onFault: (fault: WriteFault) => void) {
+  constructor(
+    socket: WritableSocket,
+    limits: PeerWriterLimits,
+    onFault: (fault: WriteFault) => void,
+    direct?: DirectLineWrites,
+  ) {
     this.#socket = socket;
     this.#limits = limits;
     this.#onFault = onFault;
+    this.#direct = direct;
   }
 
   batchUntilNextTick(): void {
@@ -59,8 +80,25 @@ export class SocketLineWriter implements PeerWriter {
   send(line: string): void {
     const socket = this.#socket;
     if (this.#stopped || socket.destroyed || !socket.writable) return;
+    const direct = this.#direct;
+    if (direct !== undefined) {
+      // Its line in the batch goes first; what the kernel leaves of it is queued in Node then.
+      if (this.#queuedAtFlush === direct.batch.flushes) direct.batch.flush();
+      if (!this.#corked && this.#outstandingWrites === 0 && socket.writableLength === 0) {
+        const flushes = direct.batch.flushes;
+        if (direct.batch.enqueue(this.#directTarget, line)) {
+          this.#queuedAtFlush = flushes;
+          return;
+        }
+      }
+    }
+    this.#write(line);
+  }
+
+  #write(chunk: string | Uint8Array): void {
+    const socket = this.#socket;
     this.#outstandingWrites++;
-    socket.write(line, this.#onWriteDone);
+    socket.write(chunk, this.#onWriteDone);
     const queuedBytes = socket.writableLength;
     if (queuedBytes > this.#limits.maxSendQueueBytes) {
       this.#onFault('slow-consumer');
@@ -77,6 +115,14 @@ export class SocketLineWriter implements PeerWriter {
     if (this.#writeTimer !== undefined) clearTimeout(this.#writeTimer);
     this.#writeTimer = undefined;
   }
+
+  readonly #directTarget: BatchedLineTarget = {
+    fd: () => this.#direct?.fd(),
+    settle: (line, taken) => {
+      if (this.#stopped || this.#socket.destroyed || !this.#socket.writable) return;
+      this.#write(taken > 0 ? line.subarray(taken) : line);
+    },
+  };
 
   readonly #uncork = (): void => {
     this.#corked = false;

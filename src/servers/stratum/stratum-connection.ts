@@ -32,6 +32,7 @@ import {
   SUBMIT_OK,
 } from './protocol.js';
 import { ReplyQueue, type ReplySlot } from './reply-queue.js';
+import { plainSocketFd } from './socket-write-batch.js';
 import type { CloseReason } from './stratum-metrics.js';
 
 /**
@@ -85,7 +86,11 @@ export class StratumConnection {
     this.info = ctx.info;
     this.#splitter = new LineSplitter(ctx.limits.maxLineBytes);
     const { raw, transport } = ctx;
-    this.#writer = new SocketLineWriter(transport, ctx.limits, (fault) => this.#destroy(fault));
+    const direct =
+      ctx.directWrites !== undefined && transport === raw
+        ? { batch: ctx.directWrites, fd: () => plainSocketFd(raw) }
+        : undefined;
+    this.#writer = new SocketLineWriter(transport, ctx.limits, (fault) => this.#destroy(fault), direct);
     this.#replies = new ReplyQueue(this.#writer);
     raw.setNoDelay(true);
     raw.setKeepAlive(true, 60_000);

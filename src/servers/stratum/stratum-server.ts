@@ -14,6 +14,7 @@ import {
 } from './connection-admission.js';
 import type { ConnectionRefusal } from './connection-context.js';
 import type { ProtocolViolationCode } from './protocol.js';
+import type { SocketWriteBatch } from './socket-write-batch.js';
 import { StratumConnection } from './stratum-connection.js';
 import { type CloseReason, StratumMetrics, type StratumMetricsSnapshot } from './stratum-metrics.js';
 import {
@@ -55,6 +56,8 @@ export interface StratumServerModules {
    * child process, its report to the pool process); none: Node refuses them.
    */
   readonly floodDrops?: ServerFloodDrops;
+  /** Batches the lines to plain TCP miners past Node's stream (socket-write-batch.ts); none: Node writes. */
+  readonly directWrites?: SocketWriteBatch;
 }
 
 export interface ListeningPort {
@@ -95,6 +98,7 @@ export class StratumServer {
   readonly #ipv6PrefixLength: number;
   readonly #onProtocolViolation: ((ip: string, code: ProtocolViolationCode) => void) | undefined;
   readonly #floodDrops: ServerFloodDrops | undefined;
+  readonly #directWrites: SocketWriteBatch | undefined;
   #nextConnectionId = 1;
   #started = false;
   #closing: Promise<void> | undefined;
@@ -117,6 +121,7 @@ export class StratumServer {
     this.#logger = modules.logger.child({ module: 'stratum' });
     this.#onProtocolViolation = modules.onProtocolViolation;
     this.#floodDrops = modules.floodDrops;
+    this.#directWrites = modules.directWrites;
     const hostCaps = modules.admission ?? new ConnectionCounter(this.#limits);
     this.#admission =
       modules.maxConnectionsInProcess === undefined
@@ -372,6 +377,7 @@ export class StratumServer {
       },
       refusal,
       limits: this.#limits,
+      ...(this.#directWrites === undefined ? {} : { directWrites: this.#directWrites }),
       ...(loginTimeLeftMs === undefined ? {} : { loginTimeLeftMs }),
       backend: this.#backend,
       gate: this.#gate,

@@ -1,0 +1,169 @@
+import { once } from 'node:events';
+import { type AddressInfo, connect, createServer, type Server, type Socket } from 'node:net';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { SocketLineWriter, type WriteFault } from '../../../src/servers/stratum/line-writer.js';
+import {
+  loadSocketWriteBatch,
+  plainSocketFd,
+  type SocketWriteBatch,
+} from '../../../src/servers/stratum/socket-write-batch.js';
+
+/**
+ * The batched writer on real loopback sockets: what each miner reads is exactly the lines it was
+ * sent, in order, whether the kernel took a line at once, in part, or not at all.
+ */
+
+const LIMITS = { maxSendQueueBytes: 8 * 1024 * 1024, writeTimeoutMs: 10_000 };
+
+interface Pair {
+  readonly server: Socket;
+  readonly client: Socket;
+  /** Everything the client has read so far. */
+  received(): string;
+}
+
+let listener: Server;
+const open: Socket[] = [];
+let batch: SocketWriteBatch;
+
+beforeAll(() => {
+  const loaded = loadSocketWriteBatch();
+  if (!('batch' in loaded)) throw new Error(`the addon must be built for these tests: ${loaded.unavailable}`);
+  batch = loaded.batch;
+});
+
+afterEach(async () => {
+  for (const socket of open.splice(0)) socket.destroy();
+  if (listener?.listening) await new Promise((resolve) => listener.close(resolve));
+});
+
+async function pairs(count: number): Promise<Pair[]> {
+  const accepted: Socket[] = [];
+  listener = createServer((socket) => accepted.push(socket));
+  listener.listen(0, '127.0.0.1');
+  await once(listener, 'listening');
+  const { port } = listener.address() as AddressInfo;
+  const clients: Socket[] = [];
+  for (let i = 0; i < count; i++) {
+    const client = connect(port, '127.0.0.1');
+    await once(client, 'connect');
+    clients.push(client);
+  }
+  while (accepted.length < count) await new Promise((resolve) => setTimeout(resolve, 5));
+  open.push(...accepted, ...clients);
+  // Accepted in connect order (one at a time above), so server i is client i's peer.
+  return clients.map((client, i) => {
+    const chunks: Buffer[] = [];
+    client.on('data', (chunk: Buffer) => chunks.push(chunk));
+    return { server: accepted[i]!, client, received: () => Buffer.concat(chunks).toString('utf8') };
+  });
+}
+
+function directWriter(socket: Socket, limits = LIMITS) {
+  const faults: WriteFault[] = [];
+  const writer = new SocketLineWriter(socket, limits, (fault) => faults.push(fault), {
+    batch,
+    fd: () => plainSocketFd(socket),
+  });
+  return { writer, faults };
+}
+
+async function until(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+const jobLine = (miner: number, n: number) =>
+  `{"jsonrpc":"2.0","method":"job","params":{"blob":"${'ab'.repeat(76)}","job_id":"${miner}-${n}","note":"é✓"}}\n`;
+
+describe('batched socket writes', () => {
+  it('delivers every miner its lines in order, batched with replies held in a corked turn', async () => {
+    const miners = await pairs(40);
+    const expected = miners.map(() => '');
+    const writers = miners.map((pair) => directWriter(pair.server).writer);
+    for (let round = 0; round < 3; round++) {
+      const flushesBefore = batch.flushes;
+      // One push: every miner's job in the same turn (one batch)...
+      writers.forEach((writer, i) => {
+        writer.send(jobLine(i, round));
+        expected[i] += jobLine(i, round);
+      });
+      // ...then, in the same turn, a corked reply to some: the batch goes out before the first.
+      writers.forEach((writer, i) => {
+        if (i % 3 !== round) return;
+        writer.batchUntilNextTick();
+        const reply = `{"id":${round},"result":{"status":"OK"}}\n`;
+        writer.send(reply);
+        expected[i] += reply;
+      });
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(batch.flushes - flushesBefore).toBe(1);
+    }
+    await until(() => miners.every((pair, i) => pair.received().length >= expected[i]!.length));
+    miners.forEach((pair, i) => {
+      expect(pair.received()).toBe(expected[i]);
+    });
+  });
+
+  it('writes what the kernel did not take through Node, in order, once the miner reads again', async () => {
+    const [pair] = await pairs(1);
+    pair!.client.pause();
+    const { writer, faults } = directWriter(pair!.server);
+    const line = `${'x'.repeat(60_000)}\n`;
+    let expected = '';
+    // A paused reader fills the kernel's buffers: some line is taken in part or not at all.
+    for (let i = 0; i < 200 && pair!.server.writableLength === 0; i++) {
+      const numbered = `${i}:${line}`;
+      writer.send(numbered);
+      expected += numbered;
+      batch.flush();
+    }
+    expect(pair!.server.writableLength).toBeGreaterThan(0);
+    for (let i = 0; i < 5; i++) {
+      writer.send(`tail ${i}\n`);
+      expected += `tail ${i}\n`;
+    }
+    pair!.client.resume();
+    await until(() => pair!.received().length >= expected.length, 10_000);
+    expect(pair!.received()).toBe(expected);
+    expect(faults).toEqual([]);
+  });
+
+  it('still reports a slow consumer for what it leaves queued in Node', async () => {
+    const [pair] = await pairs(1);
+    pair!.client.pause();
+    const { writer, faults } = directWriter(pair!.server, {
+      maxSendQueueBytes: 100_000,
+      writeTimeoutMs: 10_000,
+    });
+    const line = `${'y'.repeat(50_000)}\n`;
+    for (let i = 0; i < 400 && faults.length === 0; i++) {
+      writer.send(line);
+      batch.flush();
+    }
+    expect(faults).toEqual(['slow-consumer']);
+  });
+
+  it('skips a socket destroyed after its line was queued, and writes the others', async () => {
+    const miners = await pairs(3);
+    const writers = miners.map((pair) => directWriter(pair.server).writer);
+    writers.forEach((writer, i) => {
+      writer.send(jobLine(i, 0));
+    });
+    miners[1]!.server.destroy();
+    batch.flush();
+    await until(() => miners[0]!.received().length > 0 && miners[2]!.received().length > 0);
+    await until(() => miners[1]!.client.closed);
+    expect(miners[0]!.received()).toBe(jobLine(0, 0));
+    expect(miners[1]!.received()).toBe('');
+    expect(miners[2]!.received()).toBe(jobLine(2, 0));
+  });
+
+  it('leaves a TLS or other stream without a descriptor to Node', () => {
+    const stream = { destroyed: false, _handle: null } as unknown as Socket;
+    expect(plainSocketFd(stream)).toBeUndefined();
+  });
+});

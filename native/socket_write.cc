@@ -38,9 +38,16 @@ Napi::Value Supported(const Napi::CallbackInfo& info) {
 }
 
 #ifndef _WIN32
+// Node ignores SIGPIPE already; MSG_NOSIGNAL says so per call where it exists (not on macOS).
+#ifdef MSG_NOSIGNAL
+constexpr int kSendFlags = MSG_DONTWAIT | MSG_NOSIGNAL;
+#else
+constexpr int kSendFlags = MSG_DONTWAIT;
+#endif
+
 int32_t SendLine(int fd, const uint8_t* bytes, size_t length) {
   for (;;) {
-    const ssize_t sent = send(fd, bytes, length, MSG_DONTWAIT | MSG_NOSIGNAL);
+    const ssize_t sent = send(fd, bytes, length, kSendFlags);
     if (sent >= 0) return static_cast<int32_t>(sent);
     if (errno != EINTR) return errno == EWOULDBLOCK ? -EAGAIN : -errno;
   }

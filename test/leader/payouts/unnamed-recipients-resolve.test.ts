@@ -140,7 +140,7 @@ describe('an unknown payment whose wallet record names no recipients, resolved w
     await expectLedgerConsistent(env.redis, keyPrefix, [...miners, other]);
   });
 
-  it('refuses a wrong sum, a bad address, a duplicate, a bad amount and plain --paid, each with nothing written', async () => {
+  it('refuses a wrong sum, a bad address, a duplicate, a bad amount, an address with no account and plain --paid, each with nothing written', async () => {
     const { keyPrefix, miners, txHash, batchId, logs } = await lostNamelessBatch('named-bad');
     await unlessWalletHeld(() => runner(keyPrefix).runOnce());
     const good = recipientsFromLog(logs.records, batchId);
@@ -149,11 +149,14 @@ describe('an unknown payment whose wallet record names no recipients, resolved w
     const second = `${y.address} ${y.amountAtomic}`;
     // One character changed: the checksum no longer matches.
     const badAddress = `${x.address.slice(0, 40)}${x.address[40] === 'x' ? 'y' : 'x'}${x.address.slice(41)}`;
+    const stranger = minerAddress('named-bad-stranger');
     const cases: ReadonlyArray<readonly [string, string | undefined, string]> = [
       ['a wrong sum', `${first}\n${y.address} ${BigInt(y.amountAtomic) - 1n}\n`, 'RECIPIENTS_SUM_MISMATCH'],
       ['a bad address', `${badAddress} ${x.amountAtomic}\n${second}\n`, 'RECIPIENTS_INVALID'],
       ['a duplicate', `${first}\n${second}\n${first}\n`, 'RECIPIENTS_INVALID'],
       ['a bad amount', `${x.address} 0.5\n${second}\n`, 'RECIPIENTS_INVALID'],
+      // A valid address the pool has never credited: a wrong line, most likely.
+      ['an address with no account', `${stranger} ${x.amountAtomic}\n${second}\n`, 'RECIPIENTS_INVALID'],
       ['no list', undefined, 'RECIPIENTS_UNKNOWN'],
     ];
     expect([x.address, y.address].sort()).toEqual([...miners].sort());
@@ -201,5 +204,34 @@ describe('an unknown payment whose wallet record names no recipients, resolved w
       }),
     ).rejects.toMatchObject({ code: 'RECIPIENTS_NOT_NEEDED' });
     expect(await snapshotPool(env.redis, keyPrefix)).toEqual(before);
+  });
+  it('debits an address the pool has no account for only when the operator says --new-account', async () => {
+    const { keyPrefix, txHash, batchId, logs } = await lostNamelessBatch('named-new');
+    await unlessWalletHeld(() => runner(keyPrefix).runOnce());
+    const [x, y] = loggedTransfers(logs.records, batchId) as [LoggedTransfer, LoggedTransfer];
+    const stranger = minerAddress('named-new-stranger');
+    const list = `${stranger} ${x.amountAtomic}\n${y.address} ${y.amountAtomic}\n`;
+    const before = await snapshotPool(env.redis, keyPrefix);
+    const refused = resolveUnknownPayment(keyPrefix, env.redis, {
+      txHash,
+      mode: 'paid',
+      note: 'n',
+      recipients: list,
+    });
+    await expect(refused).rejects.toMatchObject({ code: 'RECIPIENTS_INVALID' });
+    await expect(refused).rejects.toThrow(new RegExp(`no account for ${stranger}.*--new-account`));
+    expect(await snapshotPool(env.redis, keyPrefix)).toEqual(before);
+
+    const anyway = {
+      txHash,
+      mode: 'paid' as const,
+      note: 'from an older backup',
+      recipients: list,
+      newAccount: true,
+    };
+    await resolveUnknownPayment(keyPrefix, env.redis, anyway);
+    const balances = new RedisBalances({ keyPrefix }, { redis: env.redis });
+    expect((await balances.getBalance(stranger)).paid).toBe(BigInt(x.amountAtomic));
+    expect((await balances.getBalance(stranger)).balance).toBe(-BigInt(x.amountAtomic));
   });
 });

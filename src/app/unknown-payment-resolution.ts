@@ -1,7 +1,8 @@
 import type { Redis } from 'ioredis';
 import { accountsPaidBy } from '../leader/payouts/unknown-payments.js';
 import { namedRecipientsFor, RecipientsListError } from '../leader/payouts/unnamed-recipients.js';
-import type { UnknownPayment } from '../model/payouts/payout-watch.js';
+import type { NamedRecipient, UnknownPayment } from '../model/payouts/payout-watch.js';
+import { RedisBalances } from '../store/payments/balances-store.js';
 import { PaymentStoreError } from '../store/payments/payment-store-error.js';
 import { PayoutStore } from '../store/payments/payout-store.js';
 import { PayoutWatchStore } from '../store/payments/payout-watch-store.js';
@@ -18,7 +19,9 @@ import { underPayoutLock } from './operator-payout-lock.js';
  * script as any named transfer, and the payment keeps them.
  * Refuses (PaymentStoreError) an unknown transaction hash, one already resolved, a held lock, or
  * `paid` for a payment with unnamed recipients and no list (RECIPIENTS_UNKNOWN); refuses
- * (RecipientsListError) a list that does not check, or one for a payment with nothing unnamed.
+ * (RecipientsListError) a list that does not check, one naming an account the pool does not have
+ * (unless `newAccount`: a Redis restored from before that miner's first credit), or one for a
+ * payment with nothing unnamed.
  */
 export async function resolveUnknownPayment(
   keyPrefix: string,
@@ -29,6 +32,8 @@ export async function resolveUnknownPayment(
     readonly note: string;
     /** `paid` only: the operator's list of whom the payment paid (`--recipients FILE`'s text). */
     readonly recipients?: string;
+    /** Debit listed addresses the pool has no account for too (their balance goes below zero). */
+    readonly newAccount?: boolean;
   },
 ): Promise<UnknownPayment> {
   const journal = new PayoutStore({ keyPrefix }, { redis });
@@ -49,6 +54,9 @@ export async function resolveUnknownPayment(
   if (request.mode === 'paid' && payment.unnamedAtomic > 0n && recipients === undefined) {
     throw recipientsUnknown(payment);
   }
+  if (recipients !== undefined && request.newAccount !== true) {
+    await refuseStrangers(keyPrefix, redis, payment, recipients);
+  }
   await underPayoutLock(journal, (writer) =>
     watch.resolveUnknownPayment(writer, {
       payment,
@@ -59,6 +67,29 @@ export async function resolveUnknownPayment(
     }),
   );
   return recipients === undefined ? payment : { ...payment, namedRecipients: recipients };
+}
+
+/**
+ * A listed address the pool never credited is most likely a line from the wrong batch or pool:
+ * debiting it would leave the miner it should have been still owed, and a stranger below zero.
+ */
+async function refuseStrangers(
+  keyPrefix: string,
+  redis: Redis,
+  payment: UnknownPayment,
+  recipients: readonly NamedRecipient[],
+): Promise<void> {
+  const keys = new RedisBalances({ keyPrefix }, { redis }).keys;
+  const strangers: string[] = [];
+  for (const { address } of recipients) {
+    if ((await redis.exists(keys.balance(address))) === 0) strangers.push(address);
+  }
+  if (strangers.length === 0) return;
+  throw new RecipientsListError(
+    'RECIPIENTS_INVALID',
+    `the recipients list is refused, nothing was written:\n  ${strangers.map((a) => `the pool has no account for ${a}`).join('\n  ')}\n  (check the list against the batch's log line; give --new-account to debit such an address anyway, e.g. when Redis was restored from before its first credit)`,
+    { txHash: payment.txHash, strangers },
+  );
 }
 
 function recipientsUnknown(payment: UnknownPayment): PaymentStoreError {

@@ -21,7 +21,7 @@ const TX_HASH_PATTERN = /^[0-9a-f]{64}$/;
 const RESOLVE_MODES = { '--paid': 'paid', '--dismiss': 'dismiss', '--refund': 'refund' } as const;
 
 /**
- * `fuego-pool payout resolve (TXHASH | --all) (--paid [--recipients FILE] | --dismiss | --refund) --config FILE [--note TEXT]`
+ * `fuego-pool payout resolve (TXHASH | --all) (--paid [--recipients FILE [--new-account]] | --dismiss | --refund) --config FILE [--note TEXT]`
  * settles what `fuego-pool report` lists for the operator:
  * - a tagged wallet transaction Redis had no batch for (its recipients are held until then).
  *   --paid: the wallet did pay them, so their balances are debited what it paid (the usual case
@@ -31,7 +31,8 @@ const RESOLVE_MODES = { '--paid': 'paid', '--dismiss': 'dismiss', '--refund': 'r
  *   miner is paid meanwhile), --paid takes --recipients FILE: whom it paid, one `ADDRESS AMOUNT`
  *   a line with AMOUNT in atomic units (from the pool's `payout batch sending` log line of the
  *   batch), blank lines and `#` comments allowed; every line is checked and the amounts must add
- *   up to what it paid before those accounts are debited, in one write.
+ *   up to what it paid before those accounts are debited, in one write. An address the pool has
+ *   no account for is refused unless --new-account (its balance then goes below zero).
  * - a sent batch whose transaction the wallet has no record of (reset, or restored from an older
  *   backup), on fuegod's word: --paid when fuegod has it 10 blocks deep (no balance changes, but
  *   a fee assumed at the send is settled with the fee fuegod shows it paid, as the watch would),
@@ -41,13 +42,13 @@ const RESOLVE_MODES = { '--paid': 'paid', '--dismiss': 'dismiss', '--refund': 'r
 export const payoutResolveCommand: CliCommand = {
   path: ['payout', 'resolve'],
   usage:
-    'fuego-pool payout resolve (TXHASH | --all) (--paid [--recipients FILE] | --dismiss | --refund) --config FILE [--note TEXT]',
+    'fuego-pool payout resolve (TXHASH | --all) (--paid [--recipients FILE [--new-account]] | --dismiss | --refund) --config FILE [--note TEXT]',
   summary:
     'settle an unknown tagged wallet transaction (--paid debits its recipients, named by --recipients FILE when its wallet record names none; --dismiss does not) or a sent batch the wallet has no record of (--paid or --refund)',
   async run(args: string[], io: CliIo): Promise<number> {
     const parsed = parseOperatorArgs(args, {
       modes: RESOLVE_MODES,
-      switches: ['--all'],
+      switches: ['--all', '--new-account'],
       values: ['--recipients'],
     });
     const { configPath, mode, note, target: txHash } = parsed;
@@ -65,6 +66,9 @@ export const payoutResolveCommand: CliCommand = {
     if (recipientsFile !== undefined && (mode !== 'paid' || txHash === undefined)) {
       throw new UsageError('--recipients goes with one TXHASH and --paid');
     }
+    const newAccount = parsed.switches.has('--new-account');
+    if (newAccount && recipientsFile === undefined)
+      throw new UsageError('--new-account goes with --recipients');
     if (configPath === undefined) throw new UsageError('missing --config FILE');
     const recipients = recipientsFile === undefined ? undefined : readRecipientsFile(recipientsFile);
     const pool = loadPoolConfig(configPath);
@@ -90,7 +94,13 @@ export const payoutResolveCommand: CliCommand = {
         txHash !== undefined ? [txHash] : await unresolvedPaymentHashes(pool.redis.keyPrefix, redis);
       if (hashes.length === 0) writeLine(io.stdout, 'no unresolved unknown payment');
       for (const hash of hashes) {
-        const request = { txHash: hash, mode, note, ...(recipients === undefined ? {} : { recipients }) };
+        const request = {
+          txHash: hash,
+          mode,
+          note,
+          newAccount,
+          ...(recipients === undefined ? {} : { recipients }),
+        };
         writeLine(io.stdout, await resolveOne(pool.redis.keyPrefix, redis, request));
       }
       return 0;
@@ -119,6 +129,7 @@ async function resolveOne(
     readonly mode: 'paid' | 'dismiss';
     readonly note: string;
     readonly recipients?: string;
+    readonly newAccount: boolean;
   },
 ): Promise<string> {
   const { txHash, mode } = request;

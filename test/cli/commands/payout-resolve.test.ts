@@ -19,6 +19,11 @@ describe('fuego-pool payout resolve --recipients', () => {
     ['without a FILE', [TX, '--paid', '--config', 'c.json', '--recipients'], /needs a value/],
     ['twice', [TX, '--paid', '--recipients', 'a', '--recipients', 'b', '--config', 'c.json'], /twice/],
     [
+      '--new-account without it',
+      [TX, '--paid', '--new-account', '--config', 'c.json'],
+      /--new-account goes with --recipients/,
+    ],
+    [
       'of a file that cannot be read',
       [TX, '--paid', '--recipients', '/nonexistent/list.txt', '--config', 'c.json'],
       /ENOENT/,
@@ -30,6 +35,6 @@ describe('fuego-pool payout resolve --recipients', () => {
   });
 
   it('shows in the usage line', () => {
-    expect(payoutResolveCommand.usage).toContain('--paid [--recipients FILE]');
+    expect(payoutResolveCommand.usage).toContain('--paid [--recipients FILE [--new-account]]');
   });
 });

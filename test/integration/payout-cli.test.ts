@@ -189,6 +189,56 @@ describe('fuego-pool payout / report', () => {
     );
   });
 
+  it('`payout resolve --all --paid` settles every payment it can, and names those that need --recipients (exit 1)', async () => {
+    const keyPrefix = uniquePrefix('cli-all-unnamed');
+    const miners = [minerAddress('cli-all-1'), minerAddress('cli-all-2')] as const;
+    await fundMiners(redis, keyPrefix, [
+      [miners[0], 30_000_000n],
+      [miners[1], 20_000_000n],
+    ]);
+    const unknown = (
+      txHash: string,
+      firstSeenMs: number,
+      transfers: Array<{ address: string; amountAtomic: bigint }>,
+    ) => ({
+      txHash,
+      batchId: txHash.slice(0, 32),
+      blockIndex: 42,
+      paymentId: '',
+      feeAtomic: 80_000n,
+      transfers,
+      unnamedAtomic: transfers.length === 0 ? 40_000_000n : 0n,
+      firstSeenMs,
+      status: 'unresolved' as const,
+      resolvedAtMs: null,
+      resolvedNote: null,
+    });
+    // The oldest one names no recipients (walletd rebuilt its record): --all reaches it first.
+    const nameless = 'a1'.repeat(32);
+    const watch = new PayoutWatchStore({ keyPrefix }, { redis });
+    await watch.recordUnknownPayments([
+      unknown(nameless, 1_000, []),
+      unknown('b2'.repeat(32), 2_000, [{ address: miners[0], amountAtomic: 30_000_000n }]),
+      unknown('c3'.repeat(32), 3_000, [{ address: miners[1], amountAtomic: 20_000_000n }]),
+    ]);
+    const config = writeConfig(keyPrefix, {});
+    const all = await run(payoutResolveCommand, ['--all', '--paid', '--config', config]);
+    expect(all.code).toBe(1);
+    expect(all.out).toContain(
+      `recorded as paid: 1 recipients debited 3.0000000 XFG in all (tx ${'b2'.repeat(32)})`,
+    );
+    expect(all.out).toContain(
+      `recorded as paid: 1 recipients debited 2.0000000 XFG in all (tx ${'c3'.repeat(32)})`,
+    );
+    expect(all.out).toMatch(new RegExp(`not resolved: tx ${nameless}[^\\n]*--recipients FILE`));
+    const balances = new RedisBalances({ keyPrefix }, { redis });
+    expect((await balances.getBalance(miners[0])).paid).toBe(30_000_000n);
+    expect((await balances.getBalance(miners[1])).paid).toBe(20_000_000n);
+    const statuses = (await watch.listUnknownPayments()).map((p) => [p.txHash, p.status]);
+    expect(statuses).toContainEqual([nameless, 'unresolved']);
+    expect(statuses.filter(([, status]) => status === 'recorded-as-paid')).toHaveLength(2);
+  });
+
   /** One miner paid 3 coins by `payout --now`; returns its batch's transaction. */
   async function paySentBatch(keyPrefix: string, miner: string, config: string) {
     await fundMiners(redis, keyPrefix, [[miner, 30_000_000n]]);

@@ -13,6 +13,7 @@ import { formatAtomic } from '../../fuego/money.js';
 import { createLogger } from '../../log/logger.js';
 import { unknownPaymentAmount } from '../../model/payouts/payout-watch.js';
 import { DaemonClient } from '../../rpc/daemon-client.js';
+import { PaymentStoreError } from '../../store/payments/payment-store-error.js';
 import { type CliCommand, type CliIo, UsageError, writeLine } from '../command.js';
 import { parseOperatorArgs } from '../operator-args.js';
 
@@ -93,17 +94,8 @@ export const payoutResolveCommand: CliCommand = {
       const hashes =
         txHash !== undefined ? [txHash] : await unresolvedPaymentHashes(pool.redis.keyPrefix, redis);
       if (hashes.length === 0) writeLine(io.stdout, 'no unresolved unknown payment');
-      for (const hash of hashes) {
-        const request = {
-          txHash: hash,
-          mode,
-          note,
-          newAccount,
-          ...(recipients === undefined ? {} : { recipients }),
-        };
-        writeLine(io.stdout, await resolveOne(pool.redis.keyPrefix, redis, request));
-      }
-      return 0;
+      const request = { mode, note, newAccount, ...(recipients === undefined ? {} : { recipients }) };
+      return await resolveEach(pool.redis.keyPrefix, redis, hashes, request, { all, io });
     } finally {
       redis.disconnect();
     }
@@ -118,6 +110,32 @@ function readRecipientsFile(path: string): string {
     const code = (error as NodeJS.ErrnoException).code ?? String(error);
     throw new UsageError(`cannot read --recipients ${path} (${code})`);
   }
+}
+
+/**
+ * Resolves each payment in turn, a line printed for each; the exit code. With --all, a payment
+ * whose wallet record names no recipients (only its own --recipients list settles it) is named
+ * and passed over, and the exit code is 1; one TXHASH fails as it is.
+ */
+async function resolveEach(
+  keyPrefix: string,
+  redis: PoolRedis,
+  hashes: readonly string[],
+  request: Omit<Parameters<typeof resolveOne>[2], 'txHash'>,
+  options: { readonly all: boolean; readonly io: CliIo },
+): Promise<number> {
+  let needRecipients = 0;
+  for (const txHash of hashes) {
+    try {
+      writeLine(options.io.stdout, await resolveOne(keyPrefix, redis, { ...request, txHash }));
+    } catch (error) {
+      if (!options.all || !(error instanceof PaymentStoreError) || error.code !== 'RECIPIENTS_UNKNOWN')
+        throw error;
+      needRecipients++;
+      writeLine(options.io.stdout, `not resolved: tx ${txHash}: ${error.message}`);
+    }
+  }
+  return needRecipients === 0 ? 0 : 1;
 }
 
 /** Resolves one unknown payment as the operator decided; the line to print. */

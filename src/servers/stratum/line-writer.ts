@@ -13,6 +13,8 @@ export interface PeerWriter {
   batchUntilNextTick(): void;
   /** Writes one line, or nothing once the socket is gone or stop() was called. */
   send(line: string): void;
+  /** Writes now a line held back in a batch, so that it goes out before the socket is ended. */
+  flushHeld(): void;
   /** The socket is being destroyed: no more writes, no more deadline. */
   stop(): void;
 }
@@ -83,7 +85,7 @@ export class SocketLineWriter implements PeerWriter {
     const direct = this.#direct;
     if (direct !== undefined) {
       // Its line in the batch goes first; what the kernel leaves of it is queued in Node then.
-      if (this.#queuedAtFlush === direct.batch.flushes) direct.batch.flush();
+      this.flushHeld();
       if (!this.#corked && this.#outstandingWrites === 0 && socket.writableLength === 0) {
         const flushes = direct.batch.flushes;
         if (direct.batch.enqueue(this.#directTarget, line)) {
@@ -110,7 +112,14 @@ export class SocketLineWriter implements PeerWriter {
     this.#writeTimer ??= setTimeout(this.#onFault, this.#limits.writeTimeoutMs, 'write-timeout');
   }
 
+  flushHeld(): void {
+    const direct = this.#direct;
+    if (direct !== undefined && this.#queuedAtFlush === direct.batch.flushes) direct.batch.flush();
+  }
+
   stop(): void {
+    // A line sent before the destroy reaches the kernel, as one written through Node would have.
+    this.flushHeld();
     this.#stopped = true;
     if (this.#writeTimer !== undefined) clearTimeout(this.#writeTimer);
     this.#writeTimer = undefined;

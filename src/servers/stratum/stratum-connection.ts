@@ -393,6 +393,7 @@ export class StratumConnection {
     const phase = this.#phase;
     if (phase.kind !== 'closing' || phase.ended) return;
     phase.ended = true;
+    this.#writer.flushHeld();
     this.#ctx.transport.end();
   }
 

@@ -162,6 +162,21 @@ describe('batched socket writes', () => {
     expect(miners[2]!.received()).toBe(jobLine(2, 0));
   });
 
+  it('writes a held line before the socket is ended or destroyed in the same turn', async () => {
+    const [ended, destroyed] = await pairs(2);
+    const endedWriter = directWriter(ended!.server).writer;
+    endedWriter.send(jobLine(0, 0));
+    endedWriter.flushHeld();
+    ended!.server.end();
+    const destroyedWriter = directWriter(destroyed!.server).writer;
+    destroyedWriter.send(jobLine(1, 0));
+    destroyedWriter.stop();
+    destroyed!.server.destroy();
+    await until(() => ended!.client.closed && destroyed!.client.closed);
+    expect(ended!.received()).toBe(jobLine(0, 0));
+    expect(destroyed!.received()).toBe(jobLine(1, 0));
+  });
+
   it('leaves a TLS or other stream without a descriptor to Node', () => {
     const stream = { destroyed: false, _handle: null } as unknown as Socket;
     expect(plainSocketFd(stream)).toBeUndefined();

@@ -67,7 +67,8 @@ Napi::Value WriteLines(const Napi::CallbackInfo& info) {
   Napi::Uint32Array ends = info[2].As<Napi::Uint32Array>();
   Napi::Int32Array results = info[4].As<Napi::Int32Array>();
   const double wanted = info[3].As<Napi::Number>().DoubleValue();
-  if (!(wanted >= 0) || wanted != static_cast<double>(static_cast<size_t>(wanted)) ||
+  // Range first: casting a double beyond size_t is undefined.
+  if (!(wanted >= 0 && wanted <= 4294967295.0) || wanted != static_cast<double>(static_cast<size_t>(wanted)) ||
       static_cast<size_t>(wanted) > fds.ElementLength() || static_cast<size_t>(wanted) > ends.ElementLength() ||
       static_cast<size_t>(wanted) > results.ElementLength()) {
     Napi::RangeError::New(env, "writeLines: count must be an integer within every array").ThrowAsJavaScriptException();

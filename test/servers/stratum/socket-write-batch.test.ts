@@ -1,6 +1,10 @@
 import { once } from 'node:events';
+import { closeSync, mkdtempSync, openSync, readFileSync } from 'node:fs';
 import { type AddressInfo, connect, createServer, type Server, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { builtAddonPath, requireAddon } from '../../../src/native-addon.js';
 import { SocketLineWriter, type WriteFault } from '../../../src/servers/stratum/line-writer.js';
 import {
   loadSocketWriteBatch,
@@ -175,6 +179,35 @@ describe('batched socket writes', () => {
     await until(() => ended!.client.closed && destroyed!.client.closed);
     expect(ended!.received()).toBe(jobLine(0, 0));
     expect(destroyed!.received()).toBe(jobLine(1, 0));
+  });
+
+  it('never writes to a descriptor that is not a socket, and refuses a malformed batch', () => {
+    type WriteLines = (
+      fds: Int32Array,
+      data: Uint8Array,
+      ends: Uint32Array,
+      count: number,
+      results: Int32Array,
+    ) => void;
+    const loaded = requireAddon<{ writeLines: WriteLines }>(builtAddonPath('fuego_socket_write.node'));
+    if (!('addon' in loaded)) throw new Error('the addon must be built for these tests');
+    const path = join(mkdtempSync(join(tmpdir(), 'fuego-socket-write-')), 'file');
+    const fd = openSync(path, 'w');
+    try {
+      const results = new Int32Array(2);
+      loaded.addon.writeLines(Int32Array.of(fd, -1), Buffer.from('abcd'), Uint32Array.of(2, 4), 2, results);
+      expect(results[0]).toBeLessThan(0); // ENOTSOCK
+      expect(results[1]).toBeLessThan(0); // skipped: no descriptor
+    } finally {
+      closeSync(fd);
+    }
+    expect(readFileSync(path, 'utf8')).toBe('');
+    const write = (ends: Uint32Array, count: number) =>
+      loaded.addon.writeLines(new Int32Array(2).fill(-1), new Uint8Array(4), ends, count, new Int32Array(2));
+    expect(() => write(Uint32Array.of(3, 2), 2)).toThrow(RangeError);
+    expect(() => write(Uint32Array.of(2, 9), 2)).toThrow(RangeError);
+    expect(() => write(Uint32Array.of(2, 4), 3)).toThrow(RangeError);
+    expect(() => write(Uint32Array.of(2, 4), 1e30)).toThrow(RangeError);
   });
 
   it('leaves a TLS or other stream without a descriptor to Node', () => {

@@ -29,3 +29,20 @@ export function requireAddon<Addon>(path: string): AddonLoad<Addon> {
     return { failed: true, reason: error instanceof Error ? error.message : String(error), error };
   }
 }
+
+/**
+ * The built addon `file` when it loads and says this platform supports it, or why not, in words
+ * a log line can carry: `what` names the feature (e.g. "socket filters").
+ */
+export function loadSupportedAddon<Addon extends { supported(): boolean }>(
+  file: string,
+  what: string,
+  fromUrl: string = import.meta.url,
+): { readonly addon: Addon } | { readonly unavailable: string } {
+  const path = builtAddonPath(file, fromUrl);
+  const loaded = requireAddon<Addon>(path);
+  if ('missing' in loaded) return { unavailable: `native addon not built (${path} missing)` };
+  if ('failed' in loaded) return { unavailable: `native addon failed to load: ${loaded.reason}` };
+  if (!loaded.addon.supported()) return { unavailable: `${what} are not supported on ${process.platform}` };
+  return { addon: loaded.addon };
+}

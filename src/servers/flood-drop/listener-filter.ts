@@ -1,5 +1,5 @@
 import type { Server } from 'node:net';
-import { builtAddonPath, requireAddon } from '../../native-addon.js';
+import { loadSupportedAddon } from '../../native-addon.js';
 
 /** What build/Release/fuego_socket_filter.node exports (native/socket_filter.cc). */
 interface SocketFilterAddon {
@@ -46,12 +46,9 @@ function listenerFd(listener: FilteredListener): number | undefined {
 export function loadListenerFilter(
   fromUrl: string = import.meta.url,
 ): { filter: ListenerFilter } | { unavailable: string } {
-  const path = builtAddonPath('fuego_socket_filter.node', fromUrl);
-  const loaded = requireAddon<SocketFilterAddon>(path);
-  if ('missing' in loaded) return { unavailable: `native addon not built (${path} missing)` };
-  if ('failed' in loaded) return { unavailable: `native addon failed to load: ${loaded.reason}` };
+  const loaded = loadSupportedAddon<SocketFilterAddon>('fuego_socket_filter.node', 'socket filters', fromUrl);
+  if ('unavailable' in loaded) return loaded;
   const addon = loaded.addon;
-  if (!addon.supported()) return { unavailable: `socket filters are not supported on ${process.platform}` };
   return {
     filter: {
       attach(listener, program) {

@@ -1,5 +1,5 @@
 import type { Socket } from 'node:net';
-import { builtAddonPath, requireAddon } from '../../native-addon.js';
+import { loadSupportedAddon } from '../../native-addon.js';
 
 /** What build/Release/fuego_socket_write.node exports (native/socket_write.cc). */
 interface SocketWriteAddon {
@@ -116,12 +116,12 @@ class NativeSocketWriteBatch implements SocketWriteBatch {
 export function loadSocketWriteBatch(
   fromUrl: string = import.meta.url,
 ): { batch: SocketWriteBatch } | { unavailable: string } {
-  const path = builtAddonPath('fuego_socket_write.node', fromUrl);
-  const loaded = requireAddon<SocketWriteAddon>(path);
-  if ('missing' in loaded) return { unavailable: `native addon not built (${path} missing)` };
-  if ('failed' in loaded) return { unavailable: `native addon failed to load: ${loaded.reason}` };
-  if (!loaded.addon.supported())
-    return { unavailable: `batched socket writes are not supported on ${process.platform}` };
+  const loaded = loadSupportedAddon<SocketWriteAddon>(
+    'fuego_socket_write.node',
+    'batched socket writes',
+    fromUrl,
+  );
+  if ('unavailable' in loaded) return loaded;
   return { batch: new NativeSocketWriteBatch(loaded.addon) };
 }
 

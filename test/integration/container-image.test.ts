@@ -42,6 +42,19 @@ describe('container image (Dockerfile, docker-compose.yml)', () => {
     expect(compose).toMatch(/- --appendonly\n\s+- "yes"/);
   });
 
+  it('builds and ships every native addon binding.gyp defines', () => {
+    const gyp = readFileSync(join(ROOT, 'binding.gyp'), 'utf8');
+    const targets = [...gyp.matchAll(/"target_name":\s*"([^"]+)"/g)].map((m) => m[1]!);
+    expect(targets.length).toBeGreaterThanOrEqual(3);
+    for (const target of targets) {
+      const file = `build/Release/${target}.node`;
+      expect(stages[0], `${file} checked after the install`).toContain(`test -f ${file}`);
+      expect(stages[1], `${file} copied into the runtime image`).toContain(
+        `COPY --from=build /app/${file} ${file}`,
+      );
+    }
+  });
+
   it("the runtime stage's files run the pool CLI with the native addon", () => {
     const stage = mkdtempSync(join(tmpdir(), 'fuego-image-'));
     scratch.push(stage);

@@ -12,11 +12,12 @@ COPY package.json package-lock.json tsconfig.json tsconfig.build.json binding.gy
 COPY scripts/build-native.mjs scripts/build-native.mjs
 COPY native native
 COPY src src
-# The same install as scripts/ensure-prereqs.sh; it builds the two native addons (the hasher and the
-# listening socket's flood drop filter) in build/Release/ and dist/.
+# The same install as scripts/ensure-prereqs.sh; it builds the three native addons (the hasher, the
+# listening socket's flood drop filter and the batched writes to miners) in build/Release/ and dist/.
 RUN FUEGO_POOL_REQUIRE_NATIVE=1 npm install --no-save --no-audit --no-fund \
   && test -f build/Release/fuego_cn_upx2.node \
   && test -f build/Release/fuego_socket_filter.node \
+  && test -f build/Release/fuego_socket_write.node \
   && test -f dist/cli.js \
   && npm prune --omit=dev --no-audit --no-fund
 
@@ -28,6 +29,7 @@ COPY --from=build /app/node_modules node_modules
 COPY --from=build /app/dist dist
 COPY --from=build /app/build/Release/fuego_cn_upx2.node build/Release/fuego_cn_upx2.node
 COPY --from=build /app/build/Release/fuego_socket_filter.node build/Release/fuego_socket_filter.node
+COPY --from=build /app/build/Release/fuego_socket_write.node build/Release/fuego_socket_write.node
 COPY bin bin
 COPY config config
 COPY dashboard dashboard

@@ -11,6 +11,7 @@ import {
   plainSocketFd,
   type SocketWriteBatch,
 } from '../../../src/servers/stratum/socket-write-batch.js';
+import { until } from '../../helpers/until.js';
 
 /**
  * The batched writer on real loopback sockets: what each miner reads is exactly the lines it was
@@ -72,13 +73,9 @@ function directWriter(socket: Socket, limits = LIMITS) {
   return { writer, faults };
 }
 
-async function until(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
+/** Waits for `condition` (polled every 5 ms), failing the test after `timeoutMs`. */
+const settled = (condition: () => boolean, what: string, timeoutMs = 5_000) =>
+  until(() => condition() || undefined, timeoutMs, what, 5);
 
 const jobLine = (miner: number, n: number) =>
   `{"jsonrpc":"2.0","method":"job","params":{"blob":"${'ab'.repeat(76)}","job_id":"${miner}-${n}","note":"é✓"}}\n`;
@@ -106,7 +103,10 @@ describe('batched socket writes', () => {
       await new Promise((resolve) => setImmediate(resolve));
       expect(batch.flushes - flushesBefore).toBe(1);
     }
-    await until(() => miners.every((pair, i) => pair.received().length >= expected[i]!.length));
+    await settled(
+      () => miners.every((pair, i) => pair.received().length >= expected[i]!.length),
+      'every line',
+    );
     miners.forEach((pair, i) => {
       expect(pair.received()).toBe(expected[i]);
     });
@@ -131,7 +131,7 @@ describe('batched socket writes', () => {
       expected += `tail ${i}\n`;
     }
     pair!.client.resume();
-    await until(() => pair!.received().length >= expected.length, 10_000);
+    await settled(() => pair!.received().length >= expected.length, 'every byte', 10_000);
     expect(pair!.received()).toBe(expected);
     expect(faults).toEqual([]);
   });
@@ -159,8 +159,11 @@ describe('batched socket writes', () => {
     });
     miners[1]!.server.destroy();
     batch.flush();
-    await until(() => miners[0]!.received().length > 0 && miners[2]!.received().length > 0);
-    await until(() => miners[1]!.client.closed);
+    await settled(
+      () => miners[0]!.received().length > 0 && miners[2]!.received().length > 0,
+      'the open ones',
+    );
+    await settled(() => miners[1]!.client.closed, 'the close');
     expect(miners[0]!.received()).toBe(jobLine(0, 0));
     expect(miners[1]!.received()).toBe('');
     expect(miners[2]!.received()).toBe(jobLine(2, 0));
@@ -176,7 +179,7 @@ describe('batched socket writes', () => {
     destroyedWriter.send(jobLine(1, 0));
     destroyedWriter.stop();
     destroyed!.server.destroy();
-    await until(() => ended!.client.closed && destroyed!.client.closed);
+    await settled(() => ended!.client.closed && destroyed!.client.closed, 'both closes');
     expect(ended!.received()).toBe(jobLine(0, 0));
     expect(destroyed!.received()).toBe(jobLine(1, 0));
   });

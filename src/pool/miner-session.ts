@@ -68,9 +68,13 @@ export class MinerSession {
   readonly vardiff: Vardiff | undefined;
   readonly #fixedDifficulty: number;
   readonly #jobsPerSession: number;
-  readonly #jobs = new Map<string, IssuedJob>();
+  /**
+   * Kept jobs, oldest first, and the ids of the last dropped ones. Plain arrays rather than a Map:
+   * a few entries each, a linear scan finds a job as fast, and a push adds and drops one per
+   * miner, which on a Map costs hashing a fresh key and, now and then, a rehash.
+   */
+  readonly #jobs: IssuedJob[] = [];
   readonly #retiredJobIds: string[] = [];
-  #lastJob: IssuedJob | undefined;
 
   constructor(init: MinerSessionInit) {
     this.id = init.id;
@@ -97,20 +101,17 @@ export class MinerSession {
   }
 
   get lastJob(): IssuedJob | undefined {
-    return this.#lastJob;
+    return this.#jobs[this.#jobs.length - 1];
   }
 
   /** Keeps the job; the oldest beyond `jobsPerSession` is retired. */
   addJob(job: IssuedJob): void {
-    this.#jobs.set(job.jobId, job);
-    this.#lastJob = job;
-    while (this.#jobs.size > this.#jobsPerSession) {
-      const oldest = this.#jobs.keys().next();
-      if (oldest.done === true) break;
-      this.#jobs.delete(oldest.value);
-      this.#retiredJobIds.push(oldest.value);
-      if (this.#retiredJobIds.length > RETIRED_JOB_IDS_KEPT) this.#retiredJobIds.shift();
-    }
+    const jobs = this.#jobs;
+    jobs.push(job);
+    if (jobs.length <= this.#jobsPerSession) return;
+    const retired = this.#retiredJobIds;
+    retired.push(jobs.shift()!.jobId);
+    if (retired.length > RETIRED_JOB_IDS_KEPT) retired.shift();
   }
 
   /**
@@ -121,7 +122,7 @@ export class MinerSession {
   movedOnFromTipOf(job: IssuedJob): number | undefined {
     const { height, prevHash } = job.template.active;
     let after = false;
-    for (const kept of this.#jobs.values()) {
+    for (const kept of this.#jobs) {
       if (kept === job) after = true;
       else if (
         after &&
@@ -134,8 +135,7 @@ export class MinerSession {
 
   /** The job, 'retired' for one this session had but dropped, undefined for one it never had. */
   findJob(jobId: string): IssuedJob | 'retired' | undefined {
-    const job = this.#jobs.get(jobId);
-    if (job !== undefined) return job;
+    for (const job of this.#jobs) if (job.jobId === jobId) return job;
     return this.#retiredJobIds.includes(jobId) ? 'retired' : undefined;
   }
 }

@@ -61,6 +61,34 @@ describe('UnannouncedBlocksWatch', () => {
     ]);
   });
 
+  it('does not tell a block twice when its finder’s clock is 10 minutes behind the leader’s', async () => {
+    const s = setup('unannounced-finder-behind');
+    // The finder's clock says 10 minutes ago; it recorded the block and is publishing it now.
+    const found = makeCandidate({ hash: blockHash(0xa2), height: 51, timestampMs: FOUND_AT - 600_000 });
+    await s.ledger.recordBlockCandidate(found);
+    expect(await s.watch.runOnce()).toEqual([]);
+    // The finder's publish went out and it cleared the mark: nobody tells it again.
+    await new RedisBlockAnnouncements({ keyPrefix: s.keyPrefix }, { redis }).markAnnounced(found.hash);
+    s.clock.now += UNANNOUNCED_AFTER_MS;
+    expect(await s.watch.runOnce()).toEqual([]);
+    expect(s.found).toEqual([]);
+  });
+
+  it('tells a block UNANNOUNCED_AFTER_MS after the leader first saw it, whatever the finder’s clock said', async () => {
+    const s = setup('unannounced-finder-ahead');
+    // The finder's clock is an hour ahead, and it died before publishing.
+    const died = makeCandidate({ hash: blockHash(0xa3), height: 52, timestampMs: FOUND_AT + 3_600_000 });
+    await s.ledger.recordBlockCandidate(died);
+    expect(await s.watch.runOnce()).toEqual([]);
+    s.clock.now += UNANNOUNCED_AFTER_MS - 1;
+    expect(await s.watch.runOnce()).toEqual([]);
+    s.clock.now += 1;
+    expect((await s.watch.runOnce()).map((block) => block.hash)).toEqual([died.hash]);
+    expect(s.found).toEqual([
+      expect.objectContaining({ hash: died.hash, timestampMs: FOUND_AT + 3_600_000 }),
+    ]);
+  });
+
   it('does not tell a block its finder announced, nor a refused one', async () => {
     const s = setup('unannounced-told');
     const finderBus = createPoolEventBus(() => undefined);

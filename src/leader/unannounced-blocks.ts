@@ -6,7 +6,7 @@ import type { PoolEventBus, PoolEventMap } from '../pool/events.js';
  * How long after its mark a block may still wait for its finder's `block-found`: the stratum side
  * publishes right after its write returns, and retries that write for up to 30 s while Redis is
  * unavailable (store.candidateRetryMs' default), so a mark older than this was left by a process
- * that died or lost Redis in between.
+ * that died or lost Redis in between. Marks are written and aged by Redis's clock.
  */
 export const UNANNOUNCED_AFTER_MS = 45_000;
 /** How often the leader looks for them (at most; a shorter unlock interval is used instead). */
@@ -20,7 +20,8 @@ export interface UnannouncedBlocksWatchModules {
   readonly logger: Logger;
   /** The leader's fencing token; null: not leading (nothing is told); "" or absent: no election. */
   readonly fencingToken?: () => string | null;
-  readonly clock?: () => number;
+  /** UNANNOUNCED_AFTER_MS unless given (tests wait less). */
+  readonly afterMs?: number;
 }
 
 /** The payload of a block's `block-found`, as its finder tells it (the find's facts, never the retell's). */
@@ -37,6 +38,10 @@ export function blockFoundOf(block: UnannouncedBlock): PoolEventMap['block-found
  * lease: a leader that lost it clears nothing (the next leader tells the block again). A block
  * told and not cleared (this process died in between, or Redis failed the clear) is told again by
  * a later run: receivers deduplicate by the block hash.
+ *
+ * The mark's age is Redis's to tell (it scored the mark by its own clock): the finder is on
+ * another host, and ages from its clock would have every block of a host 10 minutes behind told
+ * twice (and of one ahead, told late).
  */
 export class UnannouncedBlocksWatch {
   readonly #modules: UnannouncedBlocksWatchModules;
@@ -49,12 +54,12 @@ export class UnannouncedBlocksWatch {
   async runOnce(): Promise<readonly UnannouncedBlock[]> {
     const { ledger, logger } = this.#modules;
     if (this.#token() === null) return [];
-    const now = (this.#modules.clock ?? Date.now)();
-    const blocks = await ledger.listUnannounced(now - UNANNOUNCED_AFTER_MS, MAX_UNANNOUNCED_PER_RUN);
+    const afterMs = this.#modules.afterMs ?? UNANNOUNCED_AFTER_MS;
+    const blocks = await ledger.listUnannounced(afterMs, MAX_UNANNOUNCED_PER_RUN);
     const told: UnannouncedBlock[] = [];
     for (const block of blocks) {
       logger.warn(
-        { height: block.height, hash: block.hash, markedAgoMs: now - block.markedAtMs },
+        { height: block.height, hash: block.hash, markedAtMs: block.markedAtMs },
         'block-found told by the leader: the process that recorded the block did not publish it (it stopped or lost Redis)',
       );
       if (!(await this.announce(block))) break;

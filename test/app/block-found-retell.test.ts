@@ -58,6 +58,17 @@ describe('block-found of a block whose finder died before publishing it', () => 
     await server?.stop();
   });
 
+  /**
+   * Makes a block's unannounced mark ten minutes old by Redis's clock (which scores and ages the
+   * marks), as if its finder had died ten minutes ago.
+   */
+  async function ageMark(keyPrefix: string, hash: string): Promise<void> {
+    const [seconds, micros] = await redis.time();
+    const nowMs = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+    const key = createShareKeys(keyPrefix).blocksAnnouncePending;
+    expect(await redis.zadd(key, 'XX', 'CH', nowMs - 10 * 60_000, hash)).toBe(1);
+  }
+
   /** What an older version wrote for a found block: the record and its candidate entry, nothing else. */
   async function writeOlderVersionRecord(keyPrefix: string, hash: string, height: number): Promise<void> {
     const keys = createShareKeys(keyPrefix);
@@ -88,6 +99,7 @@ describe('block-found of a block whose finder died before publishing it', () => 
     // The finder died between the write and the publish: recorded, never announced.
     const died = makeCandidate({ hash: blockHash(0xd1), height: 301, timestampMs: TEN_MINUTES_AGO() });
     await ledger.recordBlockCandidate(died);
+    await ageMark(keyPrefix, died.hash);
     // The finder announced this one as usual.
     const told = makeCandidate({ hash: blockHash(0xd2), height: 302, timestampMs: TEN_MINUTES_AGO() });
     const toldBy: string[] = [];
@@ -115,6 +127,7 @@ describe('block-found of a block whose finder died before publishing it', () => 
       // Another finder dies now: once the leader told this one too, a later pass has run.
       const later = makeCandidate({ hash: blockHash(0xd4), height: 304, timestampMs: TEN_MINUTES_AGO() });
       await ledger.recordBlockCandidate(later);
+      await ageMark(keyPrefix, later.hash);
       await until(
         () => (foundHashes.includes(later.hash) ? true : undefined),
         30_000,

@@ -1,8 +1,9 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { announcingBlocks } from '../../src/app/block-announcing-ledger.js';
 import { LeaderLoop } from '../../src/leader/leader-loop.js';
-import { UNANNOUNCED_AFTER_MS, UnannouncedBlocksWatch } from '../../src/leader/unannounced-blocks.js';
+import { UnannouncedBlocksWatch } from '../../src/leader/unannounced-blocks.js';
 import type { BlockUnlocker } from '../../src/leader/unlocker/block-unlocker.js';
 import type { UnlockRunListener } from '../../src/leader/unlocker/unlock-run-listener.js';
 import { createPoolEventBus, type PoolEventMap } from '../../src/pool/events.js';
@@ -14,7 +15,10 @@ import { DEFAULT_STORE_OPTIONS } from '../helpers/config-defaults.js';
 import { useTestRedisClient } from '../helpers/redis-server.js';
 import { ADDRESSES, blockHash, makeCandidate, silentLogger, uniquePrefix } from '../store/store-fixtures.js';
 
-const FOUND_AT = 1_700_000_100_000;
+/** The watch's UNANNOUNCED_AFTER_MS, shortened so that the tests wait for it in real time. */
+const AFTER_MS = 200;
+/** Long enough for a mark written now to be AFTER_MS old by Redis's clock. */
+const PAST_AFTER_MS = AFTER_MS + 50;
 
 /** The leader's watch of blocks whose finder never published block-found, on a real Redis. */
 describe('UnannouncedBlocksWatch', () => {
@@ -25,10 +29,9 @@ describe('UnannouncedBlocksWatch', () => {
 
   function setup(label: string, fencingToken?: () => string | null) {
     const keyPrefix = uniquePrefix(label);
-    const clock = { now: FOUND_AT };
     const ledger = new RedisShareLedger(
       { ...DEFAULT_STORE_OPTIONS, keyPrefix },
-      { redis, logger: silentLogger, clock: () => clock.now },
+      { redis, logger: silentLogger },
     );
     const events = createPoolEventBus((error) => {
       throw error;
@@ -39,54 +42,51 @@ describe('UnannouncedBlocksWatch', () => {
       ledger: new RedisBlockAnnouncements({ keyPrefix }, { redis }),
       events,
       logger: silentLogger,
-      clock: () => clock.now,
+      afterMs: AFTER_MS,
       ...(fencingToken === undefined ? {} : { fencingToken }),
     });
-    return { keyPrefix, ledger, events, found, watch, clock };
+    return { keyPrefix, ledger, events, found, watch };
   }
 
   it('tells a block whose finder died before publishing, with the find’s facts, once across passes', async () => {
     const s = setup('unannounced-died');
-    const died = makeCandidate({ hash: blockHash(0xa1), height: 50, timestampMs: FOUND_AT });
+    const foundAt = Date.now();
+    const died = makeCandidate({ hash: blockHash(0xa1), height: 50, timestampMs: foundAt });
     // The finder recorded it and died: no announcing wrapper, no publish.
     await s.ledger.recordBlockCandidate(died);
-    s.clock.now = FOUND_AT + UNANNOUNCED_AFTER_MS - 1;
     expect(await s.watch.runOnce()).toEqual([]);
-    s.clock.now = FOUND_AT + UNANNOUNCED_AFTER_MS;
+    await sleep(PAST_AFTER_MS);
     await s.watch.runOnce();
-    s.clock.now += 60_000;
+    await sleep(PAST_AFTER_MS);
     await s.watch.runOnce();
     expect(s.found).toEqual([
-      { height: 50, hash: died.hash, finderAddress: ADDRESSES[0], solo: false, timestampMs: FOUND_AT },
+      { height: 50, hash: died.hash, finderAddress: ADDRESSES[0], solo: false, timestampMs: foundAt },
     ]);
   });
 
   it('does not tell a block twice when its finder’s clock is 10 minutes behind the leader’s', async () => {
     const s = setup('unannounced-finder-behind');
     // The finder's clock says 10 minutes ago; it recorded the block and is publishing it now.
-    const found = makeCandidate({ hash: blockHash(0xa2), height: 51, timestampMs: FOUND_AT - 600_000 });
+    const found = makeCandidate({ hash: blockHash(0xa2), height: 51, timestampMs: Date.now() - 600_000 });
     await s.ledger.recordBlockCandidate(found);
     expect(await s.watch.runOnce()).toEqual([]);
     // The finder's publish went out and it cleared the mark: nobody tells it again.
     await new RedisBlockAnnouncements({ keyPrefix: s.keyPrefix }, { redis }).markAnnounced(found.hash);
-    s.clock.now += UNANNOUNCED_AFTER_MS;
+    await sleep(PAST_AFTER_MS);
     expect(await s.watch.runOnce()).toEqual([]);
     expect(s.found).toEqual([]);
   });
 
-  it('tells a block UNANNOUNCED_AFTER_MS after the leader first saw it, whatever the finder’s clock said', async () => {
+  it('tells a block UNANNOUNCED_AFTER_MS after its mark by Redis’s clock, whatever the finder’s clock said', async () => {
     const s = setup('unannounced-finder-ahead');
     // The finder's clock is an hour ahead, and it died before publishing.
-    const died = makeCandidate({ hash: blockHash(0xa3), height: 52, timestampMs: FOUND_AT + 3_600_000 });
+    const aheadMs = Date.now() + 3_600_000;
+    const died = makeCandidate({ hash: blockHash(0xa3), height: 52, timestampMs: aheadMs });
     await s.ledger.recordBlockCandidate(died);
     expect(await s.watch.runOnce()).toEqual([]);
-    s.clock.now += UNANNOUNCED_AFTER_MS - 1;
-    expect(await s.watch.runOnce()).toEqual([]);
-    s.clock.now += 1;
+    await sleep(PAST_AFTER_MS);
     expect((await s.watch.runOnce()).map((block) => block.hash)).toEqual([died.hash]);
-    expect(s.found).toEqual([
-      expect.objectContaining({ hash: died.hash, timestampMs: FOUND_AT + 3_600_000 }),
-    ]);
+    expect(s.found).toEqual([expect.objectContaining({ hash: died.hash, timestampMs: aheadMs })]);
   });
 
   it('does not tell a block its finder announced, nor a refused one', async () => {
@@ -95,14 +95,14 @@ describe('UnannouncedBlocksWatch', () => {
     const told: string[] = [];
     finderBus.subscribe('block-found', (payload) => told.push(payload.hash));
     const finder = announcingBlocks(s.ledger, finderBus);
-    const accepted = makeCandidate({ hash: blockHash(0xb1), height: 60, timestampMs: FOUND_AT });
+    const accepted = makeCandidate({ hash: blockHash(0xb1), height: 60 });
     const refused = makeCandidate({ hash: blockHash(0xb2), height: 61, submitResult: 'rejected' });
     await finder.recordBlockCandidate(accepted);
     await finder.recordBlockCandidate(refused);
     // A refusal the diagnosis promotes is announced by the finder too.
     expect(await finder.recordBlockRefusal(refused, 'already-on-chain')).toBe('promoted');
     expect(told).toEqual([accepted.hash, refused.hash]);
-    s.clock.now = FOUND_AT + 10 * UNANNOUNCED_AFTER_MS;
+    await sleep(PAST_AFTER_MS);
     expect(await s.watch.runOnce()).toEqual([]);
     expect(s.found).toEqual([]);
   });
@@ -113,7 +113,7 @@ describe('UnannouncedBlocksWatch', () => {
     const refused = makeCandidate({ hash: blockHash(0xc1), height: 70, submitResult: 'rejected' });
     await s.ledger.recordBlockCandidate(refused);
     expect(await s.ledger.recordBlockRefusal(refused, 'already-on-chain')).toBe('promoted');
-    s.clock.now = FOUND_AT + 10 * UNANNOUNCED_AFTER_MS;
+    await sleep(PAST_AFTER_MS);
     expect(await s.watch.runOnce()).toEqual([]);
     // A token the lease no longer holds: told (at least once), but the mark stays for the leader.
     await redis.set(createPaymentKeys(s.keyPrefix).leaderToken, 'token-2');
@@ -131,7 +131,7 @@ describe('UnannouncedBlocksWatch', () => {
     const s = setup('unannounced-leader-promoted');
     const refused = makeCandidate({ hash: blockHash(0xd1), height: 80, submitResult: 'rejected' });
     await s.ledger.recordBlockCandidate(refused);
-    const store = new UnlockerStore({ keyPrefix: s.keyPrefix }, { redis, clock: () => s.clock.now });
+    const store = new UnlockerStore({ keyPrefix: s.keyPrefix }, { redis });
     // An unlocker run that finds it on the chain and promotes it through the fenced script.
     const unlocker = {
       async runOnce(listener: UnlockRunListener) {
@@ -161,7 +161,7 @@ describe('UnannouncedBlocksWatch', () => {
     await loop.unlockOnce();
     await loop.stop();
     expect(s.found).toEqual([expect.objectContaining({ hash: refused.hash, foundAfterRefusal: true })]);
-    s.clock.now = FOUND_AT + 10 * UNANNOUNCED_AFTER_MS;
+    await sleep(PAST_AFTER_MS);
     expect(await s.watch.runOnce()).toEqual([]);
     expect(s.found).toHaveLength(1);
   });

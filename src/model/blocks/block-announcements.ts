@@ -3,6 +3,7 @@
  * the write that records it (or promotes a refused one); the process that publishes its
  * `block-found` clears the mark after the publish, and the leader publishes the blocks still
  * marked a while after their mark (their finder died or lost Redis in between), then clears them.
+ * The mark's time and its age are both read from the store's clock, never a host's.
  * A process that dies after a publish and before its clear makes the block told twice: receivers
  * deduplicate by the block hash.
  */
@@ -17,7 +18,7 @@ export interface UnannouncedBlock {
   readonly timestampMs: number;
   /** A block submitblock refused that was found on the chain later and promoted. */
   readonly foundAfterRefusal: boolean;
-  /** When it was marked: the find, or a refused block's promotion. */
+  /** When it was marked (the find, or a refused block's promotion), by the store's clock. */
   readonly markedAtMs: number;
 }
 
@@ -33,8 +34,9 @@ export interface BlockAnnouncementMarks {
 /** The leader's view: the blocks still marked, and their clearing (fenced by its lease). */
 export interface BlockAnnouncementLedger extends BlockAnnouncementMarks {
   /**
-   * The blocks marked at or before `untilMs`, oldest mark first, at most `limit`. A mark whose
-   * record is gone is cleared (unfenced: nothing is told for it) and not returned.
+   * The blocks marked at least `minAgeMs` ago by the store's clock (the one the marks were
+   * written by), oldest mark first, at most `limit`. A mark whose record is gone is cleared
+   * (unfenced: nothing is told for it) and not returned.
    */
-  listUnannounced(untilMs: number, limit: number): Promise<UnannouncedBlock[]>;
+  listUnannounced(minAgeMs: number, limit: number): Promise<UnannouncedBlock[]>;
 }

@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import type { BlockAnnouncementLedger, UnannouncedBlock } from '../../model/blocks/block-announcements.js';
 import { createPaymentKeys } from '../payments/payment-keys.js';
 import { defineScript, type ScriptRunner } from '../scripts/define-script.js';
+import { REDIS_NOW_MS_LUA } from '../scripts/redis-clock-lua.js';
 import { scriptLayout } from '../scripts/script-layout.js';
 import { execStorePipeline, runStoreCommand, StoreError } from '../store-error.js';
 import { createShareKeys, type ShareKeys } from './share-keys.js';
@@ -21,6 +22,17 @@ redis.call('ZREM', announceKey, hash)
 return 1
 `;
 
+/**
+ * list_unannounced: the marks in `<p>:blocks:announce-pending` at least `minAgeMs` old by Redis's
+ * clock (the one record_block_candidate and record_block_refusal score them with), oldest first,
+ * at most `limit`, with their scores (WITHSCORES' flat list).
+ */
+const LIST_UNANNOUNCED = scriptLayout({ keys: ['announceKey'], args: ['minAgeMs', 'limit'] });
+const LIST_UNANNOUNCED_LUA = `${LIST_UNANNOUNCED.lua}${REDIS_NOW_MS_LUA}
+local cutoff = string.format('%.0f', tonumber(redis_now_ms()) - tonumber(minAgeMs))
+return redis.call('ZRANGEBYSCORE', announceKey, '-inf', cutoff, 'WITHSCORES', 'LIMIT', 0, limit)
+`;
+
 /** The record fields a `block-found` is told from (never the blob). */
 const FIELDS = ['height', 'hash', 'finderAddress', 'solo', 'timestampMs', 'submitResult'] as const;
 
@@ -34,12 +46,14 @@ export class RedisBlockAnnouncements implements BlockAnnouncementLedger {
   readonly #keys: ShareKeys;
   readonly #leaderKey: string;
   readonly #markAnnounced: ScriptRunner;
+  readonly #listUnannounced: ScriptRunner;
 
   constructor(opts: { readonly keyPrefix: string }, modules: { readonly redis: Redis }) {
     this.#redis = modules.redis;
     this.#keys = createShareKeys(opts.keyPrefix);
     this.#leaderKey = createPaymentKeys(opts.keyPrefix).leaderToken;
     this.#markAnnounced = defineScript(modules.redis, 'fuegoPoolMarkBlockAnnounced', MARK_ANNOUNCED_LUA);
+    this.#listUnannounced = defineScript(modules.redis, 'fuegoPoolListUnannounced', LIST_UNANNOUNCED_LUA);
   }
 
   async markAnnounced(hash: string, fencingToken = ''): Promise<boolean> {
@@ -54,11 +68,16 @@ export class RedisBlockAnnouncements implements BlockAnnouncementLedger {
     return Number(reply) === 1;
   }
 
-  async listUnannounced(untilMs: number, limit: number): Promise<UnannouncedBlock[]> {
+  async listUnannounced(minAgeMs: number, limit: number): Promise<UnannouncedBlock[]> {
     const key = this.#keys.blocksAnnouncePending;
-    const flat = await runStoreCommand('listUnannounced', () =>
-      this.#redis.zrangebyscore(key, '-inf', String(untilMs), 'WITHSCORES', 'LIMIT', 0, limit),
-    );
+    const flat = (await runStoreCommand('listUnannounced', () =>
+      this.#listUnannounced(
+        LIST_UNANNOUNCED.call({
+          keys: { announceKey: key },
+          args: { minAgeMs: String(minAgeMs), limit: String(limit) },
+        }),
+      ),
+    )) as string[];
     if (flat.length === 0) return [];
     const marks: Array<{ hash: string; markedAtMs: number }> = [];
     const pipeline = this.#redis.pipeline();

@@ -26,6 +26,12 @@ describe('RedisBlockAnnouncements', () => {
     redis = client;
   });
 
+  /** Redis's clock, which scores the marks and ages them. */
+  async function redisNowMs(): Promise<number> {
+    const [seconds, micros] = await redis.time();
+    return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+  }
+
   function setup(label: string, clock = () => LATER) {
     const keyPrefix = uniquePrefix(label);
     return {
@@ -49,14 +55,17 @@ describe('RedisBlockAnnouncements', () => {
       share: makeShare({ address: ADDRESSES[1], solo: true }),
     });
     const refused = makeCandidate({ hash: blockHash(0xa3), height: 12, submitResult: 'rejected' });
+    const before = await redisNowMs();
     for (const candidate of [pool, solo, refused]) await s.ledger.recordBlockCandidate(candidate);
-    expect(await redis.zrange(s.keys.blocksAnnouncePending, 0, -1, 'WITHSCORES')).toEqual([
-      pool.hash,
-      String(FOUND_AT),
-      solo.hash,
-      String(FOUND_AT + 1),
-    ]);
-    expect(await s.marks.listUnannounced(FOUND_AT, 10)).toEqual([
+    const after = await redisNowMs();
+    // Scored by Redis's clock when written, not by the finder's `timestampMs` (another host's clock).
+    const marks = await redis.zrange(s.keys.blocksAnnouncePending, 0, -1, 'WITHSCORES');
+    expect([marks[0], marks[2]]).toEqual([pool.hash, solo.hash]);
+    for (const score of [marks[1], marks[3]]) {
+      expect(Number(score)).toBeGreaterThanOrEqual(before);
+      expect(Number(score)).toBeLessThanOrEqual(after);
+    }
+    expect(await s.marks.listUnannounced(0, 1)).toEqual([
       {
         height: 10,
         hash: pool.hash,
@@ -64,13 +73,15 @@ describe('RedisBlockAnnouncements', () => {
         solo: false,
         timestampMs: FOUND_AT,
         foundAfterRefusal: false,
-        markedAtMs: FOUND_AT,
+        markedAtMs: Number(marks[1]),
       },
     ]);
-    expect((await s.marks.listUnannounced(LATER, 10)).map((b) => [b.hash, b.solo])).toEqual([
+    expect((await s.marks.listUnannounced(0, 10)).map((b) => [b.hash, b.solo])).toEqual([
       [pool.hash, false],
       [solo.hash, true],
     ]);
+    // Not yet a minute old by Redis's clock.
+    expect(await s.marks.listUnannounced(60_000, 10)).toEqual([]);
     // A retried write of a recorded block (created: false) marks nothing again.
     await s.marks.markAnnounced(pool.hash);
     await s.ledger.recordBlockCandidate(pool);
@@ -83,18 +94,21 @@ describe('RedisBlockAnnouncements', () => {
     const byLeader = makeCandidate({ hash: blockHash(0xb2), height: 21, submitResult: 'rejected' });
     await s.ledger.recordBlockCandidate(byStratum);
     await s.ledger.recordBlockCandidate(byLeader);
+    const beforePromotions = await redisNowMs();
     expect(await s.ledger.recordBlockRefusal(byStratum, 'already-on-chain')).toBe('promoted');
     const leader = new UnlockerStore({ keyPrefix: s.keyPrefix }, { redis, clock: () => LATER + 5 });
     await leader.promoteRefusedBlock({ hash: byLeader.hash, height: 21, fencingToken: '' });
-    expect(await s.marks.listUnannounced(LATER + 5, 10)).toEqual([
+    const listed = await s.marks.listUnannounced(0, 10);
+    expect(listed).toEqual([
       expect.objectContaining({
         hash: byStratum.hash,
         timestampMs: byStratum.timestampMs,
         foundAfterRefusal: true,
-        markedAtMs: LATER,
       }),
-      expect.objectContaining({ hash: byLeader.hash, foundAfterRefusal: true, markedAtMs: LATER + 5 }),
+      expect.objectContaining({ hash: byLeader.hash, foundAfterRefusal: true }),
     ]);
+    // Marked at the promotion, by Redis's clock.
+    for (const block of listed) expect(block.markedAtMs).toBeGreaterThanOrEqual(beforePromotions);
   });
 
   it('a ledger clears the mark; a leader clears it only while its token holds the lease', async () => {
@@ -105,9 +119,9 @@ describe('RedisBlockAnnouncements', () => {
     await s.ledger.markBlockAnnounced(one);
     await redis.set(createPaymentKeys(s.keyPrefix).leaderToken, 'token-2');
     expect(await s.marks.markAnnounced(two, 'token-1')).toBe(false);
-    expect((await s.marks.listUnannounced(LATER, 10)).map((b) => b.hash)).toEqual([two]);
+    expect((await s.marks.listUnannounced(0, 10)).map((b) => b.hash)).toEqual([two]);
     expect(await s.marks.markAnnounced(two, 'token-2')).toBe(true);
-    expect(await s.marks.listUnannounced(LATER, 10)).toEqual([]);
+    expect(await s.marks.listUnannounced(0, 10)).toEqual([]);
   });
 
   it('drops a mark whose record is gone, and never lists a record written without one (an older version)', async () => {
@@ -118,7 +132,7 @@ describe('RedisBlockAnnouncements', () => {
     await s.ledger.recordBlockCandidate(older);
     await redis.del(s.keys.block(gone.hash));
     await redis.zrem(s.keys.blocksAnnouncePending, older.hash);
-    expect(await s.marks.listUnannounced(LATER, 10)).toEqual([]);
+    expect(await s.marks.listUnannounced(0, 10)).toEqual([]);
     expect(await redis.exists(s.keys.blocksAnnouncePending)).toBe(0);
   });
 });

@@ -1,6 +1,7 @@
 import type { StoredBlockStatus } from '../../../model/blocks/stored-block.js';
 import type { BlockCandidate } from '../../../model/share-ledger.js';
 import type { ScriptCall } from '../../scripts/define-script.js';
+import { REDIS_NOW_MS_LUA } from '../../scripts/redis-clock-lua.js';
 import { scriptLayout } from '../../scripts/script-layout.js';
 import { SHARE_ENTRY_ARGS, shareEntryArgs } from '../share-entry.js';
 import type { ShareKeys } from '../share-keys.js';
@@ -46,7 +47,8 @@ const LAYOUT = scriptLayout({
  * `creditsRound` "1" if the share is credited to the pool round (not solo); `closesRound` "1" if
  * the block closes the pool round (not solo, not rejected): it also waits in window-pending for
  * its PPLNS window to be fixed. `timestampMs` is also the next round's startedAtMs. `announces`
- * "1" (not rejected): the block waits in announce-pending until its `block-found` is published.
+ * "1" (not rejected): the block waits in announce-pending, scored by Redis's clock (the leader
+ * ages it by the same clock), until its `block-found` is published.
  * Returns {created 1|0, share entry id, status}.
  *
  * The round close is close_pool_round (close-pool-round-lua.ts).
@@ -55,7 +57,7 @@ const LAYOUT = scriptLayout({
  * a pool block's window is read from stay until the leader has fixed it: each block is credited
  * whatever the share rate and `streamMaxLength`.
  */
-export const RECORD_BLOCK_CANDIDATE_LUA = `${LAYOUT.lua}${CLOSE_POOL_ROUND_LUA}
+export const RECORD_BLOCK_CANDIDATE_LUA = `${LAYOUT.lua}${CLOSE_POOL_ROUND_LUA}${REDIS_NOW_MS_LUA}
 if redis.call('EXISTS', blockKey) == 1 then
   local stored = redis.call('HMGET', blockKey, 'shareEntryId', 'status')
   return {0, stored[1] or '', stored[2] or ''}
@@ -87,7 +89,7 @@ if closesRound == '1' then
 end
 redis.call('ZADD', blockListKey, height, hash)
 if announces == '1' then
-  redis.call('ZADD', announceKey, timestampMs, hash)
+  redis.call('ZADD', announceKey, redis_now_ms(), hash)
 end
 if redis.call('ZCARD', windowPendingKey) == 0 then
   redis.call('XTRIM', sharesKey, 'MAXLEN', '~', streamMaxLength)

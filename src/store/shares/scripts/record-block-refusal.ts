@@ -1,6 +1,7 @@
 import type { BlockRefusalReason } from '../../../model/block-refusal-reason.js';
 import type { BlockCandidate } from '../../../model/share-ledger.js';
 import type { ScriptCall } from '../../scripts/define-script.js';
+import { REDIS_NOW_MS_LUA } from '../../scripts/redis-clock-lua.js';
 import { type ScriptValues, scriptLayout } from '../../scripts/script-layout.js';
 import type { ShareKeys } from '../share-keys.js';
 import { CLOSE_POOL_ROUND_LUA } from './close-pool-round-lua.js';
@@ -32,8 +33,8 @@ const LAYOUT = scriptLayout({ keys: RECORD_BLOCK_REFUSAL_KEYS, args: RECORD_BLOC
  * The promotion: status 'pending', moved from `<p>:blocks:rejected` to `<p>:blocks:candidates`
  * (the unlocker decides it by the chain); for a pool block (not solo) the open round is closed
  * into `<p>:round:<height>:<hash>` with the round summary fields, and the block waits in
- * window-pending for its PPLNS window; it waits in announce-pending (scored `now`) until its
- * `block-found` is published. submitResult stays 'rejected' (what the daemon said).
+ * window-pending for its PPLNS window; it waits in announce-pending (scored by Redis's clock) until
+ * its `block-found` is published. submitResult stays 'rejected' (what the daemon said).
  * - PROP: the round closed here has run on since the find (the diagnosis comes moments after it;
  *   the leader's promotion up to an unlock run later, or once the daemon answers again), so it
  *   holds those shares too; they are paid by this block instead of the next one, which is fair
@@ -50,7 +51,7 @@ const LAYOUT = scriptLayout({ keys: RECORD_BLOCK_REFUSAL_KEYS, args: RECORD_BLOC
  * RECORD_BLOCK_REFUSAL_BODY is the script after its layout: the leader's promote_refused_block
  * runs the same body behind the money scripts' fencing check, so there is one promotion.
  */
-export const RECORD_BLOCK_REFUSAL_BODY = `${CLOSE_POOL_ROUND_LUA}
+export const RECORD_BLOCK_REFUSAL_BODY = `${CLOSE_POOL_ROUND_LUA}${REDIS_NOW_MS_LUA}
 local record = redis.call('HMGET', blockKey, 'submitResult', 'status', 'height', 'solo')
 if record[1] ~= 'rejected' or record[2] ~= 'rejected' then
   return 0
@@ -69,7 +70,7 @@ end
 redis.call('HSET', blockKey, 'status', 'pending')
 redis.call('ZREM', rejectedKey, hash)
 redis.call('ZADD', candidatesKey, height, hash)
-redis.call('ZADD', announceKey, now, hash)
+redis.call('ZADD', announceKey, redis_now_ms(), hash)
 return 2
 `;
 

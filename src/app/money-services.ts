@@ -12,14 +12,9 @@ import {
   type Unlocker,
 } from '../leader/unlocker/trusted-chain-unlocker.js';
 import { WindowFixer } from '../leader/unlocker/window-fixer.js';
-import {
-  type Witness,
-  WitnessChainCheck,
-  type WitnessChainCheckModules,
-} from '../leader/unlocker/witness-chain-check.js';
+import { WitnessChainCheck, type WitnessChainCheckModules } from '../leader/unlocker/witness-chain-check.js';
 import type { Logger } from '../log/logger.js';
 import type { PayoutWallet } from '../pool/payouts/payout-wallet.js';
-import { DaemonClient } from '../rpc/daemon-client.js';
 import { RedisBalances } from '../store/payments/balances-store.js';
 import { RedisMinerThresholds } from '../store/payments/miner-thresholds.js';
 import { PayoutStore } from '../store/payments/payout-store.js';
@@ -37,6 +32,7 @@ import {
 } from './money-options.js';
 import { unlockNeedsDaemonPeers } from './network.js';
 import { replicaAcksOf } from './redis-connection.js';
+import { witnessesOf } from './witness-daemons.js';
 
 /**
  * The leader's money services as the config describes them, on one Redis: the stores they write
@@ -95,14 +91,6 @@ export function createBlockUnlocker(
     );
   }
   return checks.length === 0 ? unlocker : new TrustedChainUnlocker({ unlocker, checks });
-}
-
-/** A daemon client per `payments.witnessDaemons` entry (reads only, retried like the daemon's). */
-function witnessesOf(config: Readonly<PoolConfig>): Witness[] {
-  return config.payments.witnessDaemons.map((witness) => ({
-    name: `${witness.host}:${witness.port}`,
-    chain: new DaemonClient({ ...witness, retries: config.daemon.retries }),
-  }));
 }
 
 /** The payout runner's stores on one Redis: its journal, the balances, its watch list, durability. */

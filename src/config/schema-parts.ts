@@ -47,3 +47,15 @@ export function ipText(options: { readonly networks: boolean }) {
     })
     .overwrite((text) => parse(text) ?? text);
 }
+
+/**
+ * A certificate's SHA-256 fingerprint: 64 hex digits, either case, with or without the colons
+ * `openssl x509 -fingerprint -sha256` prints; kept as lowercase hex without colons.
+ */
+export const certificateFingerprintSha256 = z
+  .string()
+  .regex(/^(?:[0-9a-fA-F]{64}|[0-9a-fA-F]{2}(?::[0-9a-fA-F]{2}){31})$/, {
+    message: 'must be a SHA-256 fingerprint: 64 hex digits, optionally in colon-separated pairs',
+  })
+  // An overwrite rather than a transform: the config reference keeps its defaults (see ipText).
+  .overwrite((text) => text.replaceAll(':', '').toLowerCase());

@@ -1,5 +1,18 @@
-import { Agent, request } from 'node:http';
+import { Agent, type IncomingMessage, request } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { TLSSocket } from 'node:tls';
 import { RpcError } from './rpc-error.js';
+
+/**
+ * HTTPS instead of HTTP. `fingerprint256` (lowercase hex, no colons) pins the server's certificate
+ * (self-signed is fine; no CA or name check); otherwise `ca` (PEM) or the system's CAs must have
+ * signed a certificate that names the host. A pinned certificate is compared when the answer
+ * arrives, after the request went out: only for calls that carry no secret (a witness's reads).
+ */
+export interface JsonHttpTls {
+  readonly fingerprint256?: string;
+  readonly ca?: string;
+}
 
 export interface JsonHttpOptions {
   readonly host: string;
@@ -14,6 +27,7 @@ export interface JsonHttpOptions {
    * have"); never for walletd, whose sendTransaction must not.
    */
   readonly resendOnStaleConnection?: boolean;
+  readonly tls?: JsonHttpTls;
 }
 
 /** Errors of a kept-alive connection the server closed as the request went out. */
@@ -41,20 +55,33 @@ const IDLE_CONNECTION_TIMEOUT_MS = 2_000;
  * and a response size cap. Maps transport failures to RpcError codes; never parses JSON itself.
  */
 export class JsonHttpClient {
-  readonly #agent = new Agent({
-    keepAlive: true,
-    maxSockets: 16,
-    timeout: IDLE_CONNECTION_TIMEOUT_MS,
-  });
-
+  readonly #agent: Agent;
+  readonly #request: typeof request;
   readonly #options: JsonHttpOptions;
 
   constructor(options: JsonHttpOptions) {
     this.#options = options;
+    const agentOptions = { keepAlive: true, maxSockets: 16, timeout: IDLE_CONNECTION_TIMEOUT_MS };
+    const { tls } = options;
+    if (tls === undefined) {
+      this.#agent = new Agent(agentOptions);
+      this.#request = request;
+      return;
+    }
+    // A pinned certificate is checked against its fingerprint on every answer (#checkPinned), so
+    // the chain and the name are not: a self-signed certificate is what pinning is for.
+    const pinned = tls.fingerprint256 !== undefined;
+    this.#agent = new HttpsAgent({
+      ...agentOptions,
+      rejectUnauthorized: !pinned,
+      ...(tls.ca !== undefined && !pinned ? { ca: tls.ca } : {}),
+    });
+    this.#request = httpsRequest as typeof request;
   }
 
   get endpoint(): string {
-    return `http://${this.#options.host}:${this.#options.port}`;
+    const scheme = this.#options.tls === undefined ? 'http' : 'https';
+    return `${scheme}://${this.#options.host}:${this.#options.port}`;
   }
 
   send(method: 'GET' | 'POST', path: string, body?: string): Promise<JsonHttpResponse> {
@@ -87,8 +114,14 @@ export class JsonHttpClient {
       };
       const fail = (error: Error) => finish(() => reject(toRpcError(error, path, this.endpoint)));
       let answered = false;
-      const req = request({ host, port, path, method, headers, agent: this.#agent }, (res) => {
+      const req = this.#request({ host, port, path, method, headers, agent: this.#agent }, (res) => {
         answered = true;
+        const impostor = this.#checkPinned(res);
+        if (impostor !== undefined) {
+          req.destroy(impostor);
+          fail(impostor);
+          return;
+        }
         const chunks: Buffer[] = [];
         let size = 0;
         res.on('data', (chunk: Buffer) => {
@@ -119,14 +152,8 @@ export class JsonHttpClient {
       // idle timeout alone never fires for a server that drips one byte at a time.
       const deadline = setTimeout(
         () => {
-          const error = new RpcError(
-            'RPC_TIMEOUT',
-            `${this.endpoint}${path}: no complete answer within ${timeoutMs} ms`,
-            {
-              path,
-              timeoutMs,
-            },
-          );
+          const message = `${this.endpoint}${path}: no complete answer within ${timeoutMs} ms`;
+          const error = new RpcError('RPC_TIMEOUT', message, { path, timeoutMs });
           req.destroy(error);
           fail(error);
         },
@@ -144,6 +171,20 @@ export class JsonHttpClient {
 
   close(): void {
     this.#agent.destroy();
+  }
+
+  /** With a pinned certificate: an error unless the answer came over a connection that presented it. */
+  #checkPinned(res: IncomingMessage): RpcError | undefined {
+    const expected = this.#options.tls?.fingerprint256;
+    if (expected === undefined) return undefined;
+    const presented = (res.socket as TLSSocket).getPeerCertificate?.().fingerprint256;
+    const actual = typeof presented === 'string' ? presented.replaceAll(':', '').toLowerCase() : '';
+    if (actual === expected) return undefined;
+    return new RpcError(
+      'RPC_UNREACHABLE',
+      `${this.endpoint}: its TLS certificate is not the pinned one (SHA-256 ${actual || 'none'}, expected ${expected})`,
+      { errno: 'TLS_FINGERPRINT_MISMATCH', expected, actual },
+    );
   }
 }
 

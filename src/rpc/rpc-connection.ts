@@ -1,5 +1,5 @@
 import { FuegoPoolError } from '../errors.js';
-import { JsonHttpClient, type JsonHttpOptions } from './json-http.js';
+import { JsonHttpClient, type JsonHttpOptions, type JsonHttpTls } from './json-http.js';
 import type { RetryPolicy } from './retry.js';
 import type { RpcCallObserver } from './rpc-call-observer.js';
 
@@ -12,6 +12,8 @@ export interface RpcConnectionOptions {
   readonly retryBaseDelayMs?: number;
   /** Told of every attempt (method, time taken, error code): the API's RPC latency metrics. */
   readonly observe?: RpcCallObserver;
+  /** HTTPS (a TLS proxy in front of a remote fuegod); absent: plain HTTP. */
+  readonly tls?: JsonHttpTls;
 }
 
 /** What the daemon and wallet clients share: one keep-alive HTTP client, the read retry policy, ids. */

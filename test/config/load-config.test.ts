@@ -3,19 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { coinAmountAtomic } from '../../src/config/coin-amount.js';
-import { ConfigError, loadConfigFile, parseConfig } from '../../src/config/load-config.js';
+import { loadConfigFile, parseConfig } from '../../src/config/load-config.js';
 import { parseCoins } from '../../src/fuego/money.js';
 import { parseApiOptions } from '../../src/servers/api/api-options.js';
-
-function configErrorOf(fn: () => unknown): ConfigError {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof ConfigError) return error;
-    throw error;
-  }
-  throw new Error('expected a ConfigError');
-}
+import { configErrorOf } from '../helpers/config-error.js';
 
 describe('configuration', () => {
   it('fills every default from an empty object and freezes the result', () => {

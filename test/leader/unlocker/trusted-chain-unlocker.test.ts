@@ -8,6 +8,7 @@ import { RedisShareLedger } from '../../../src/store/shares/redis-share-ledger.j
 import { startTestDevnet } from '../../devnet/devnet-test-helpers.js';
 import { DEFAULT_STORE_OPTIONS } from '../../helpers/config-defaults.js';
 import { freePort } from '../../helpers/redis-server.js';
+import { startTlsProxy, testCertificate } from '../../helpers/tls-servers.js';
 import {
   ADDRESSES,
   makeCandidate,
@@ -224,6 +225,26 @@ describe("the leader's unlocker on a daemon chain it cannot trust (isolated, syn
     const silent = setup('witness-down', 'devnet', undefined, witnessesAt(await freePort()));
     await expectWaits(silent, await findBuriedBlock(silent), 'witness-unreachable');
   });
+
+  it('a witness behind a TLS proxy vouches over HTTPS with its certificate pinned; another certificate holds the run', async () => {
+    const [served, other] = await Promise.all([
+      testCertificate({ namesLoopback: false }),
+      testCertificate({ namesLoopback: false }),
+    ]);
+    // The pool's own chain, as a remote fuegod behind a TLS proxy on its host would serve it.
+    const proxy = await startTlsProxy(served, env.devnet.daemonUrl);
+    try {
+      const witness = (fingerprint: string) => ({
+        witnessDaemons: [{ host: '127.0.0.1', port: proxy.port, timeoutMs: 2_000, tls: { fingerprint } }],
+      });
+      const impostor = setup('witness-tls-impostor', 'devnet', undefined, witness(other.fingerprint));
+      await expectWaits(impostor, await findBuriedBlock(impostor), 'witness-unreachable');
+      const pinned = setup('witness-tls', 'devnet', undefined, witness(served.fingerprint));
+      await expectDecided(pinned, await findBuriedBlock(pinned), 'confirmed');
+    } finally {
+      await proxy.close();
+    }
+  }, 60_000);
 
   it('the key set explicitly wins over the network default', async () => {
     const mainnetOff = setup('mainnet-off', 'mainnet', false);

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { createHash, X509Certificate } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { isIP } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FuegoPoolError } from '../errors.js';
@@ -16,6 +17,8 @@ export interface PemPair {
 
 export interface SelfSignedOptions {
   readonly commonName?: string;
+  /** An IP address the certificate names (subjectAltName), for a client that checks the name. */
+  readonly ipAddress?: string;
   readonly days?: number;
   /** Name or path of the openssl binary (tests use a missing one). */
   readonly opensslPath?: string;
@@ -62,6 +65,10 @@ export async function generateSelfSignedCertificate(options: SelfSignedOptions =
   if (!/^[A-Za-z0-9.-]{1,64}$/.test(commonName)) {
     throw new TlsCertificateError('OPENSSL_FAILED', 'commonName must be a host-like name', { commonName });
   }
+  const { ipAddress } = options;
+  if (ipAddress !== undefined && isIP(ipAddress) === 0) {
+    throw new TlsCertificateError('OPENSSL_FAILED', 'ipAddress must be an IP address', { ipAddress });
+  }
   const dir = await mkdtemp(join(tmpdir(), 'fuego-pool-tls-'));
   try {
     const keyPath = join(dir, 'key.pem');
@@ -76,6 +83,7 @@ export async function generateSelfSignedCertificate(options: SelfSignedOptions =
       String(options.days ?? 3650),
       '-subj',
       `/CN=${commonName}`,
+      ...(ipAddress === undefined ? [] : ['-addext', `subjectAltName=IP:${ipAddress}`]),
       '-keyout',
       keyPath,
       '-out',

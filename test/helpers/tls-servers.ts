@@ -1,11 +1,6 @@
-import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import {
   certificateFingerprintSha256,
   generateSelfSignedCertificate,
@@ -25,35 +20,12 @@ export interface TestCertificate extends PemPair {
 export async function testCertificate(options: {
   readonly namesLoopback: boolean;
 }): Promise<TestCertificate> {
-  if (!options.namesLoopback) {
-    const pem = await generateSelfSignedCertificate({ commonName: 'witness.invalid' });
-    return { ...pem, fingerprint: certificateFingerprintSha256(pem.cert) };
-  }
-  const dir = await mkdtemp(join(tmpdir(), 'fuego-pool-test-cert-'));
-  try {
-    const [keyPath, certPath] = [join(dir, 'key.pem'), join(dir, 'cert.pem')];
-    await promisify(execFile)('openssl', [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-days',
-      '2',
-      '-subj',
-      '/CN=127.0.0.1',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1',
-      '-keyout',
-      keyPath,
-      '-out',
-      certPath,
-    ]);
-    const [cert, key] = await Promise.all([readFile(certPath, 'utf8'), readFile(keyPath, 'utf8')]);
-    return { cert, key, fingerprint: certificateFingerprintSha256(cert) };
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+  const pem = await generateSelfSignedCertificate(
+    options.namesLoopback
+      ? { commonName: '127.0.0.1', ipAddress: '127.0.0.1', days: 2 }
+      : { commonName: 'witness.invalid' },
+  );
+  return { ...pem, fingerprint: certificateFingerprintSha256(pem.cert) };
 }
 
 export interface TlsProxy {

@@ -95,6 +95,12 @@ export const devnetConfigSchema = z.strictObject({
        * 0: no limit. It starts synced either way.
        */
       scanBlocksPerSecond: z.number().min(0).max(1_000_000).default(0),
+      /**
+       * walletd's `--rpc-user` / `--rpc-password`: with either set, a request without them as
+       * HTTP Basic credentials gets walletd's 401 and nothing runs. Both empty (default): none asked.
+       */
+      rpcUser: z.string().default(''),
+      rpcPassword: z.string().default(''),
       maxBodyBytes: z
         .number()
         .int()

@@ -13,6 +13,7 @@ import { RpcHttpServer } from './http/rpc-http-server.js';
 import { keyPairFromSeed } from './wallet/ed25519-keys.js';
 import { WalletJsonRpc } from './wallet/wallet-json-rpc.js';
 import { SPENDABLE_CONFIRMATIONS } from './wallet/wallet-outputs.js';
+import { walletRpcRefusal } from './wallet/wallet-rpc-auth.js';
 import { WalletService } from './wallet/wallet-service.js';
 
 export const DEVNET_HOST = '127.0.0.1';
@@ -109,7 +110,9 @@ export class Devnet {
       host: DEVNET_HOST,
       port: config.wallet.port,
       maxBodyBytes: config.wallet.maxBodyBytes,
-      handler: (request) => this.walletRpc.handle(request),
+      handler: (request) =>
+        walletRpcRefusal({ user: config.wallet.rpcUser, password: config.wallet.rpcPassword }, request) ??
+        this.walletRpc.handle(request),
     });
     this.control = new DevnetControl({
       chain: this.chain,

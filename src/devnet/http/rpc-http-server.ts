@@ -19,6 +19,8 @@ export interface HttpRequestView {
   /** Path without the query string. */
   readonly path: string;
   readonly body: string;
+  /** The Authorization header as sent; undefined without one. */
+  readonly authorization?: string | undefined;
 }
 
 export type HttpHandler = (request: HttpRequestView) => HttpOutcome | Promise<HttpOutcome>;
@@ -140,6 +142,7 @@ export class RpcHttpServer {
         method: req.method ?? 'GET',
         path: queryAt >= 0 ? url.slice(0, queryAt) : url,
         body: Buffer.concat(chunks).toString('utf8'),
+        authorization: req.headers.authorization,
       };
       const availability = this.#availability;
       if (availability.kind === 'slow') {

@@ -10,7 +10,7 @@ import type { BanRegistry } from '../pool/ban-registry.js';
 import { createPoolEventBus, type PoolEventBus } from '../pool/events.js';
 import { DaemonClient } from '../rpc/daemon-client.js';
 import { RpcCallFanout } from '../rpc/rpc-call-observer.js';
-import { WalletClient } from '../rpc/wallet-client.js';
+import type { WalletClient } from '../rpc/wallet-client.js';
 import type { ListeningPort, StratumServer } from '../servers/stratum/stratum-server.js';
 import { type FatalSignal, fatalSignal } from './fatal-signal.js';
 import { FirstTemplateWait, whyNoTemplate } from './first-template-wait.js';
@@ -25,6 +25,7 @@ import type { StratumProcessGroup } from './stratum-processes/stratum-process-gr
 import type { StratumRole } from './stratum-role.js';
 import { NO_STRATUM, prepareStratum, type StratumChildModules, type StratumParts } from './stratum-start.js';
 import type { StratumSurface } from './stratum-surface.js';
+import { walletClientOf } from './wallet-connection.js';
 
 export interface PoolNodeModules {
   readonly logger: Logger;
@@ -274,7 +275,7 @@ async function startShared(
 ): Promise<SharedParts> {
   const { logger, env, rpcCalls } = context;
   const daemon = new DaemonClient({ ...config.daemon, observe: rpcCalls.observerFor('daemon') });
-  const wallet = new WalletClient({ ...config.wallet, retries: 2, observe: rpcCalls.observerFor('wallet') });
+  const wallet = walletClientOf(config.wallet, env, { retries: 2, observe: rpcCalls.observerFor('wallet') });
   parts.push({
     name: 'rpc clients',
     stop: () => {

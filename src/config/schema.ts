@@ -47,6 +47,12 @@ const walletSchema = z.strictObject({
     .max(300_000)
     .default(30_000)
     .describe('Timeout of one RPC call to walletd.'),
+  rpcUser: z
+    .string()
+    .default('')
+    .describe(
+      "walletd's --rpc-user. With it, or with walletd's --rpc-password in the environment variable FUEGO_POOL_WALLET_RPC_PASSWORD (never in this file), every call to walletd carries them as HTTP Basic credentials; walletd answers 401 to a call without them. Empty, with the variable unset: none are sent.",
+    ),
 });
 
 /**

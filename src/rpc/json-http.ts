@@ -28,6 +28,13 @@ export interface JsonHttpOptions {
    */
   readonly resendOnStaleConnection?: boolean;
   readonly tls?: JsonHttpTls;
+  /** Sent as HTTP Basic credentials with every request (walletd's --rpc-user / --rpc-password). */
+  readonly basicAuth?: BasicAuth;
+}
+
+export interface BasicAuth {
+  readonly user: string;
+  readonly password: string;
 }
 
 /** Errors of a kept-alive connection the server closed as the request went out. */
@@ -58,9 +65,16 @@ export class JsonHttpClient {
   readonly #agent: Agent;
   readonly #request: typeof request;
   readonly #options: JsonHttpOptions;
+  /** The Authorization header's value, computed once; undefined without credentials. */
+  readonly #authorization: string | undefined;
 
   constructor(options: JsonHttpOptions) {
     this.#options = options;
+    const { basicAuth } = options;
+    this.#authorization =
+      basicAuth === undefined
+        ? undefined
+        : `Basic ${Buffer.from(`${basicAuth.user}:${basicAuth.password}`, 'utf8').toString('base64')}`;
     const agentOptions = { keepAlive: true, maxSockets: 16, timeout: IDLE_CONNECTION_TIMEOUT_MS };
     const { tls } = options;
     if (tls === undefined) {
@@ -101,6 +115,7 @@ export class JsonHttpClient {
     const maxBytes = this.#options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     return new Promise((resolve, reject) => {
       const headers: Record<string, string | number> = { accept: 'application/json' };
+      if (this.#authorization !== undefined) headers['authorization'] = this.#authorization;
       if (body !== undefined) {
         headers['content-type'] = 'application/json';
         headers['content-length'] = Buffer.byteLength(body);

@@ -18,6 +18,13 @@ export async function callJsonRpc(
     '/json_rpc',
     JSON.stringify({ jsonrpc: '2.0', id, method, params }),
   );
+  if (response.status === 401) {
+    throw new RpcError(
+      'RPC_UNAUTHORIZED',
+      `${method}: HTTP 401, the server refused the credentials sent (walletd's --rpc-user and --rpc-password are the pool's wallet.rpcUser and FUEGO_POOL_WALLET_RPC_PASSWORD)`,
+      { method, status: 401 },
+    );
+  }
   if (response.status !== 200) {
     throw new RpcError('RPC_HTTP_STATUS', `${method}: HTTP ${response.status}`, {
       method,

@@ -1,5 +1,5 @@
 import { FuegoPoolError } from '../errors.js';
-import { JsonHttpClient, type JsonHttpOptions, type JsonHttpTls } from './json-http.js';
+import { type BasicAuth, JsonHttpClient, type JsonHttpOptions, type JsonHttpTls } from './json-http.js';
 import type { RetryPolicy } from './retry.js';
 import type { RpcCallObserver } from './rpc-call-observer.js';
 
@@ -14,6 +14,8 @@ export interface RpcConnectionOptions {
   readonly observe?: RpcCallObserver;
   /** HTTPS (a TLS proxy in front of a remote fuegod); absent: plain HTTP. */
   readonly tls?: JsonHttpTls;
+  /** HTTP Basic credentials for every request (walletd's --rpc-user / --rpc-password). */
+  readonly basicAuth?: BasicAuth;
 }
 
 /** What the daemon and wallet clients share: one keep-alive HTTP client, the read retry policy, ids. */

@@ -7,6 +7,11 @@ export type RpcErrorCode =
   | 'RPC_UNREACHABLE'
   /** HTTP status other than 200 (404 on an optional endpoint is RPC_NOT_SUPPORTED instead). */
   | 'RPC_HTTP_STATUS'
+  /**
+   * HTTP 401: the server wants other credentials (walletd started with --rpc-user/--rpc-password).
+   * Not transient: the same request fails the same way until the configuration changes.
+   */
+  | 'RPC_UNAUTHORIZED'
   /** The endpoint does not exist on this daemon version (the real 1.9.3 lacks alias/fee-pool/HEAT). */
   | 'RPC_NOT_SUPPORTED'
   /** Not JSON, or JSON of the wrong shape (e.g. an HTML error page from a proxy). */

@@ -1,6 +1,7 @@
 import { loadPoolConfig } from '../../app/config-addresses.js';
 import { createPayoutPass } from '../../app/money-services.js';
 import { connectRedis } from '../../app/redis-connection.js';
+import { walletClientOf } from '../../app/wallet-connection.js';
 import { publishRelayedEvent } from '../../cluster/redis-event-relay.js';
 import { formatAtomic } from '../../fuego/money.js';
 import { runPayoutPass } from '../../leader/payouts/payout-pass.js';
@@ -8,7 +9,6 @@ import { unminedEvent } from '../../leader/payouts/unmined-notice.js';
 import { createLogger } from '../../log/logger.js';
 import type { BatchReport, PayoutRunSummary, UnminedReport } from '../../pool/payouts/payout-reports.js';
 import { DaemonClient } from '../../rpc/daemon-client.js';
-import { WalletClient } from '../../rpc/wallet-client.js';
 import { type CliCommand, type CliIo, UsageError, writeLine } from '../command.js';
 
 export interface PayoutArgs {
@@ -113,7 +113,7 @@ export const payoutCommand: CliCommand = {
     const pool = loadPoolConfig(options.configPath);
     const logger = createLogger({ level: pool.log.level });
     const redis = await connectRedis(pool.redis, process.env, logger);
-    const wallet = new WalletClient({ ...pool.wallet, retries: 2 });
+    const wallet = walletClientOf(pool.wallet, process.env, { retries: 2 });
     const daemon = new DaemonClient({ ...pool.daemon });
     try {
       const payoutLogger = logger.child({ module: 'payouts' });

@@ -1,6 +1,7 @@
 import { loadPoolConfig } from '../../app/config-addresses.js';
 import { type MoneyReport, readMoneyReport } from '../../app/money-report.js';
 import { connectRedis, replicaAcksOf } from '../../app/redis-connection.js';
+import { walletClientOf } from '../../app/wallet-connection.js';
 import { formatAtomic } from '../../fuego/money.js';
 import { createLogger } from '../../log/logger.js';
 import { UNCREDITED_BACK_ON_CHAIN } from '../../model/blocks/uncredited-back-on-chain.js';
@@ -8,7 +9,6 @@ import { sentAtMs, UNMINED_AFTER_MS } from '../../model/payouts/payout-batch.js'
 import { type UnknownPayment, unknownPaymentAmount } from '../../model/payouts/payout-watch.js';
 import { fuegodSightings, unminedAdvice } from '../../pool/payouts/unmined-payouts.js';
 import { DaemonClient } from '../../rpc/daemon-client.js';
-import { WalletClient } from '../../rpc/wallet-client.js';
 import { type CliCommand, type CliIo, writeLine } from '../command.js';
 import { parsePayoutArgs } from './payout.js';
 
@@ -29,7 +29,7 @@ export const reportCommand: CliCommand = {
     const pool = loadPoolConfig(configPath);
     const logger = createLogger({ level: pool.log.level });
     const redis = await connectRedis(pool.redis, process.env, logger);
-    const wallet = new WalletClient({ ...pool.wallet, retries: 1 });
+    const wallet = walletClientOf(pool.wallet, process.env, { retries: 1 });
     try {
       const report = await readMoneyReport(pool.redis.keyPrefix, {
         redis,

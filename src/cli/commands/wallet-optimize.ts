@@ -1,10 +1,10 @@
 import { loadPoolConfig } from '../../app/config-addresses.js';
 import { createWalletUpkeep } from '../../app/money-services.js';
 import { connectRedis } from '../../app/redis-connection.js';
+import { walletClientOf } from '../../app/wallet-connection.js';
 import { FUSION_SPENDABLE_BLOCKS } from '../../leader/payouts/wallet-upkeep.js';
 import { createLogger } from '../../log/logger.js';
 import type { UpkeepReport } from '../../pool/payouts/payout-reports.js';
-import { WalletClient } from '../../rpc/wallet-client.js';
 import type { WalletOptimizeView } from '../../servers/control/control-protocol.js';
 import { type CliCommand, type CliIo, UsageError, writeLine } from '../command.js';
 import { parseFlags } from '../control-args.js';
@@ -83,7 +83,7 @@ async function optimizeHere(configPath: string): Promise<UpkeepReport> {
   const pool = loadPoolConfig(configPath);
   const logger = createLogger({ level: pool.log.level });
   const redis = await connectRedis(pool.redis, process.env, logger);
-  const wallet = new WalletClient({ ...pool.wallet, retries: 2 });
+  const wallet = walletClientOf(pool.wallet, process.env, { retries: 2 });
   try {
     const upkeep = createWalletUpkeep(pool, { redis, wallet, logger });
     return await upkeep.runOnce({ operator: true });

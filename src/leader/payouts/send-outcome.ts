@@ -67,6 +67,8 @@ export function classifySendError(error: unknown): SendOutcome {
   }
   // Built locally and refused before any byte was sent (e.g. an amount too large for JSON).
   if (error.code === 'RPC_BAD_REQUEST') return notSent;
+  // walletd checks the credentials before it reads the request (Fuego's HttpServer::authenticate).
+  if (error.code === 'RPC_UNAUTHORIZED') return notSent;
   // Connection refused: nothing reached the wallet. A reset or hang-up after sending is 'unknown'.
   if (error.code === 'RPC_UNREACHABLE' && error.data['errno'] === 'ECONNREFUSED') return notSent;
   return unknown;

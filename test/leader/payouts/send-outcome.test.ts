@@ -26,6 +26,11 @@ describe('send error classification', () => {
     expect(classifySendError(new Error('?')).kind).toBe('unknown');
   });
 
+  it('rolls back a send walletd refused for its credentials: it checks them before reading the request', () => {
+    const refused = classifySendError(new RpcError('RPC_UNAUTHORIZED', 'sendTransaction: HTTP 401'));
+    expect(refused).toMatchObject({ kind: 'not-sent', repeats: false, notReady: false });
+  });
+
   it("treats the wallet's refusals about its own outputs as repeating: too few decoys (6), too big (13)", () => {
     const mixin = classifySendError(walletError(6, 'MixIn count is too big'));
     const tooBig = classifySendError(

@@ -1,0 +1,35 @@
+import type { PoolConfig } from '../config/schema.js';
+import { WalletClient, type WalletClientOptions } from '../rpc/wallet-client.js';
+
+/** walletd's --rpc-password: in the environment, never in the config file. */
+export const WALLET_RPC_PASSWORD_ENV = 'FUEGO_POOL_WALLET_RPC_PASSWORD';
+
+/**
+ * The wallet client's options for `wallet` of the config, with walletd's credentials when a user
+ * or a password is set (walletd asks for them in that case, and only then). Every process that
+ * calls walletd (the pool, `payout`, `report`, `wallet optimize`) builds its client from this.
+ */
+function walletClientOptions(
+  wallet: Readonly<PoolConfig['wallet']>,
+  env: Readonly<Record<string, string | undefined>>,
+  extra: Pick<WalletClientOptions, 'retries' | 'observe'>,
+): WalletClientOptions {
+  const password = env[WALLET_RPC_PASSWORD_ENV] ?? '';
+  const auth = wallet.rpcUser !== '' || password !== '' ? { user: wallet.rpcUser, password } : undefined;
+  return {
+    host: wallet.host,
+    port: wallet.port,
+    timeoutMs: wallet.timeoutMs,
+    ...extra,
+    ...(auth === undefined ? {} : { basicAuth: auth }),
+  };
+}
+
+/** A wallet client on `wallet` of the config, with walletd's credentials (walletClientOptions). */
+export function walletClientOf(
+  wallet: Readonly<PoolConfig['wallet']>,
+  env: Readonly<Record<string, string | undefined>>,
+  extra: Pick<WalletClientOptions, 'retries' | 'observe'>,
+): WalletClient {
+  return new WalletClient(walletClientOptions(wallet, env, extra));
+}

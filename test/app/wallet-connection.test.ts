@@ -1,0 +1,125 @@
+import type { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WALLET_RPC_PASSWORD_ENV, walletClientOf } from '../../src/app/wallet-connection.js';
+import { parseConfig } from '../../src/config/load-config.js';
+import type { Devnet } from '../../src/devnet/devnet.js';
+import { RedisBalances } from '../../src/store/payments/balances-store.js';
+import { createRedisClient } from '../../src/store/redis-client.js';
+import { startTestDevnet } from '../devnet/devnet-test-helpers.js';
+import { startTestRedis, type TestRedis } from '../helpers/redis-server.js';
+import { payoutRunnerFor } from '../leader/payouts/payout-runner-for.js';
+import {
+  devnetReceived,
+  expectPaidExactlyOnce,
+  fundThreeMiners,
+  unlessWalletHeld,
+} from '../leader/payouts/payout-test-kit.js';
+import { silentLogger, uniquePrefix } from '../store/store-fixtures.js';
+
+const COIN = 10_000_000n;
+
+/** The pool against a walletd started with `--rpc-user pool-payer --rpc-password walletd-secret`. */
+describe('wallet client with walletd credentials', () => {
+  let devnet: Devnet;
+  let server: TestRedis;
+  let redis: Redis;
+  beforeAll(async () => {
+    [server, devnet] = await Promise.all([
+      startTestRedis({ appendOnly: true }),
+      startTestDevnet({ wallet: { rpcUser: 'pool-payer', rpcPassword: 'walletd-secret' } }),
+    ]);
+    redis = await createRedisClient({ url: server.url }, silentLogger);
+    devnet.control.mineBlocks(11);
+  });
+  afterAll(async () => {
+    redis?.disconnect();
+    await Promise.all([server?.stop(), devnet?.stop()]);
+  });
+
+  /** The wallet section of a config naming this devnet's walletd, with `rpcUser`. */
+  function walletConfig(rpcUser?: string) {
+    const url = new URL(devnet.walletUrl);
+    return parseConfig({
+      wallet: {
+        host: url.hostname,
+        port: Number(url.port),
+        timeoutMs: 3_000,
+        ...(rpcUser ? { rpcUser } : {}),
+      },
+    }).wallet;
+  }
+
+  const PASSWORD_SET = { [WALLET_RPC_PASSWORD_ENV]: 'walletd-secret' };
+
+  it('sends wallet.rpcUser and the password from the environment; without them walletd refuses, saying what to set', async () => {
+    const client = walletClientOf(walletConfig('pool-payer'), PASSWORD_SET, { retries: 0 });
+    try {
+      expect((await client.getStatus()).blockCount).toBeGreaterThan(0);
+    } finally {
+      client.close();
+    }
+    for (const [rpcUser, env] of [
+      [undefined, {}],
+      ['pool-payer', {}],
+      ['someone-else', PASSWORD_SET],
+    ] as const) {
+      const refused = walletClientOf(walletConfig(rpcUser), env, { retries: 2 });
+      try {
+        const error = await refused.getStatus().then(
+          () => undefined,
+          (caught: unknown) => caught,
+        );
+        expect(error).toMatchObject({ code: 'RPC_UNAUTHORIZED', isTransient: false });
+        expect((error as Error).message).toContain('wallet.rpcUser');
+        expect((error as Error).message).toContain(WALLET_RPC_PASSWORD_ENV);
+      } finally {
+        refused.close();
+      }
+    }
+  });
+
+  it('pays through that walletd with them; with wrong ones a payout pass pays nothing and debits nothing', async () => {
+    const keyPrefix = uniquePrefix('wallet-credentials');
+    const { credits } = await fundThreeMiners(redis, keyPrefix, 'wallet-credentials');
+    const wrong = walletClientOf(
+      walletConfig('pool-payer'),
+      { [WALLET_RPC_PASSWORD_ENV]: 'nope' },
+      { retries: 0 },
+    );
+    const right = walletClientOf(walletConfig('pool-payer'), PASSWORD_SET, { retries: 0 });
+    try {
+      const refused = await payoutRunnerFor(
+        redis,
+        keyPrefix,
+        { wallet: wrong, logger: silentLogger },
+        { minPayoutAtomic: COIN },
+      ).runOnce();
+      // Held before any batch, the reason saying what to set.
+      expect(refused).toMatchObject({ skipped: 'wallet-unhealthy', batches: [] });
+      expect(refused.detail).toContain('FUEGO_POOL_WALLET_RPC_PASSWORD');
+      const balances = new RedisBalances({ keyPrefix }, { redis });
+      for (const [address, credited] of credits) {
+        expect(await balances.getBalance(address)).toMatchObject({
+          balance: credited,
+          inPayout: 0n,
+          paid: 0n,
+        });
+        expect(devnetReceived(devnet, address)).toBe(0n);
+      }
+      const paid = await unlessWalletHeld(() =>
+        payoutRunnerFor(
+          redis,
+          keyPrefix,
+          { wallet: right, logger: silentLogger },
+          { minPayoutAtomic: COIN },
+        ).runOnce(),
+      );
+      expect(paid.batches.map((batch) => batch.state)).toEqual(['sent']);
+      devnet.control.mineBlocks(1);
+      await expectPaidExactlyOnce(devnet, redis, keyPrefix, credits);
+    } finally {
+      wrong.close();
+      right.close();
+    }
+  });
+});

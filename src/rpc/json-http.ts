@@ -1,13 +1,14 @@
 import { Agent, type IncomingMessage, request } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { TLSSocket } from 'node:tls';
+import { fingerprintOf, PinnedHttpsAgent } from './pinned-https-agent.js';
 import { RpcError } from './rpc-error.js';
 
 /**
  * HTTPS instead of HTTP. `fingerprint256` (lowercase hex, no colons) pins the server's certificate
- * (self-signed is fine; no CA or name check); otherwise `ca` (PEM) or the system's CAs must have
- * signed a certificate that names the host. A pinned certificate is compared when the answer
- * arrives, after the request went out: only for calls that carry no secret (a witness's reads).
+ * (self-signed is fine; no CA or name check; see PinnedHttpsAgent); otherwise `ca` (PEM) or the
+ * system's CAs must have signed a certificate that names the host. Either way a connection that
+ * fails the check is closed before any request is written to it.
  */
 export interface JsonHttpTls {
   readonly fingerprint256?: string;
@@ -82,14 +83,10 @@ export class JsonHttpClient {
       this.#request = request;
       return;
     }
-    // A pinned certificate is checked against its fingerprint on every answer (#checkPinned), so
-    // the chain and the name are not: a self-signed certificate is what pinning is for.
-    const pinned = tls.fingerprint256 !== undefined;
-    this.#agent = new HttpsAgent({
-      ...agentOptions,
-      rejectUnauthorized: !pinned,
-      ...(tls.ca !== undefined && !pinned ? { ca: tls.ca } : {}),
-    });
+    this.#agent =
+      tls.fingerprint256 !== undefined
+        ? new PinnedHttpsAgent(tls.fingerprint256, agentOptions)
+        : new HttpsAgent({ ...agentOptions, ...(tls.ca !== undefined ? { ca: tls.ca } : {}) });
     this.#request = httpsRequest as typeof request;
   }
 
@@ -188,12 +185,14 @@ export class JsonHttpClient {
     this.#agent.destroy();
   }
 
-  /** With a pinned certificate: an error unless the answer came over a connection that presented it. */
+  /**
+   * With a pinned certificate: an error unless the answer came over a connection that presented
+   * it. The agent already refused any other before writing to it; this holds whatever the agent.
+   */
   #checkPinned(res: IncomingMessage): RpcError | undefined {
     const expected = this.#options.tls?.fingerprint256;
     if (expected === undefined) return undefined;
-    const presented = (res.socket as TLSSocket).getPeerCertificate?.().fingerprint256;
-    const actual = typeof presented === 'string' ? presented.replaceAll(':', '').toLowerCase() : '';
+    const actual = fingerprintOf(res.socket as TLSSocket);
     if (actual === expected) return undefined;
     return new RpcError(
       'RPC_UNREACHABLE',

@@ -30,6 +30,8 @@ export async function testCertificate(options: {
 
 export interface TlsProxy {
   readonly port: number;
+  /** Requests it received so far (a client that refused its certificate sends none). */
+  readonly requests: () => number;
   close(): Promise<void>;
 }
 
@@ -38,7 +40,9 @@ export interface TlsProxy {
  * HTTP server at `targetUrl` (a fuegod behind a TLS proxy), or answers `{}` without one.
  */
 export async function startTlsProxy(certificate: PemPair, targetUrl?: string): Promise<TlsProxy> {
+  let requests = 0;
   const server: Server = createServer({ cert: certificate.cert, key: certificate.key }, (req, res) => {
+    requests += 1;
     if (targetUrl === undefined) {
       res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
       return;
@@ -57,6 +61,7 @@ export async function startTlsProxy(certificate: PemPair, targetUrl?: string): P
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     port: (server.address() as AddressInfo).port,
+    requests: () => requests,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

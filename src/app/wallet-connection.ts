@@ -1,12 +1,14 @@
 import type { PoolConfig } from '../config/schema.js';
 import { WalletClient, type WalletClientOptions } from '../rpc/wallet-client.js';
+import { rpcTlsOf } from './rpc-tls.js';
 
 /** walletd's --rpc-password: in the environment, never in the config file. */
 export const WALLET_RPC_PASSWORD_ENV = 'FUEGO_POOL_WALLET_RPC_PASSWORD';
 
 /**
  * The wallet client's options for `wallet` of the config, with walletd's credentials when a user
- * or a password is set (walletd asks for them in that case, and only then). Every process that
+ * or a password is set (walletd asks for them in that case, and only then), over HTTPS with
+ * `wallet.tls` (a CA file that cannot be read throws a ConfigError naming the key). Every process that
  * calls walletd (the pool, `payout`, `report`, `wallet optimize`) builds its client from this.
  */
 function walletClientOptions(
@@ -22,6 +24,7 @@ function walletClientOptions(
     timeoutMs: wallet.timeoutMs,
     ...extra,
     ...(auth === undefined ? {} : { basicAuth: auth }),
+    ...(wallet.tls === undefined ? {} : { tls: rpcTlsOf(wallet.tls, 'wallet.tls') }),
   };
 }
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { coinAmountAtomic } from './coin-amount.js';
-import { certificateFingerprintSha256, daemonTimeoutMs, host, port } from './schema-parts.js';
+import { daemonTimeoutMs, host, port, rpcTls } from './schema-parts.js';
 
 /** The payment schemes the pool knows, as they are spelled in config and in the ledger. */
 /** `payments.emptyRound` when not set; the split functions fall back to it too (pool/schemes). */
@@ -50,28 +50,9 @@ const percent = z.union([z.number(), z.string()]).refine((value) => percentToBas
   message: 'must be a percentage from 0 to 100 with at most 2 decimals',
 });
 
-/** How the pool checks a witness's certificate: pinned, signed by a given CA, or by a system CA. */
-const witnessTls = z
-  .strictObject({
-    fingerprint: certificateFingerprintSha256
-      .optional()
-      .describe(
-        'SHA-256 fingerprint of the certificate the witness must present (`openssl x509 -noout -fingerprint -sha256 -in cert.pem`): it is pinned, so a self-signed certificate works and neither a CA nor the name is checked.',
-      ),
-    caFile: z
-      .string()
-      .min(1)
-      .optional()
-      .describe(
-        "PEM file of the CA that signed the witness's certificate, used instead of the system's CAs; the certificate must name `host`.",
-      ),
-  })
-  .refine((tls) => tls.fingerprint === undefined || tls.caFile === undefined, {
-    message: 'give fingerprint or caFile, not both: a pinned certificate needs no CA',
-  })
-  .describe(
-    'Ask the witness over HTTPS: fuegod speaks plain HTTP, so a TLS proxy in front of it, on its host. Without fingerprint or caFile its certificate must be signed by one of the system CAs and name `host`. Absent: plain HTTP, only for a witness reached over a network the operator trusts (a VPN, an SSH tunnel): on the open internet anyone on the path could answer for it.',
-  );
+const witnessTls = rpcTls.describe(
+  'Ask the witness over HTTPS: fuegod speaks plain HTTP, so a TLS proxy in front of it, on its host. Without fingerprint or caFile its certificate must be signed by one of the system CAs and name `host`. Absent: plain HTTP, only for a witness reached over a network the operator trusts (a VPN, an SSH tunnel): on the open internet anyone on the path could answer for it.',
+);
 
 /**
  * The unlocker's keys of the `payments` config section (merged into one strict object with the

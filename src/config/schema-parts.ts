@@ -59,3 +59,26 @@ export const certificateFingerprintSha256 = z
   })
   // An overwrite rather than a transform: the config reference keeps its defaults (see ipText).
   .overwrite((text) => text.replaceAll(':', '').toLowerCase());
+
+/**
+ * How the pool checks the certificate of an RPC server it asks over HTTPS (a TLS proxy in front
+ * of fuegod or walletd): pinned by its fingerprint, or signed by a given CA, or by a system CA.
+ */
+export const rpcTls = z
+  .strictObject({
+    fingerprint: certificateFingerprintSha256
+      .optional()
+      .describe(
+        'SHA-256 fingerprint of the certificate the server must present (`openssl x509 -noout -fingerprint -sha256 -in cert.pem`): it is pinned, so a self-signed certificate works and neither a CA nor the name is checked. A connection presenting another is closed before any request is written to it.',
+      ),
+    caFile: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        "PEM file of the CA that signed the server's certificate, used instead of the system's CAs; the certificate must name `host`.",
+      ),
+  })
+  .refine((tls) => tls.fingerprint === undefined || tls.caFile === undefined, {
+    message: 'give fingerprint or caFile, not both: a pinned certificate needs no CA',
+  });

@@ -4,7 +4,7 @@ import { controlConfigSchema } from './control-schema.js';
 import { floodDropSchema } from './flood-drop-schema.js';
 import { notificationConfigSchema } from './notifications-schema.js';
 import { paymentsConfigSchema } from './payments-schema.js';
-import { daemonTimeoutMs, host, integerIn, port, section } from './schema-parts.js';
+import { daemonTimeoutMs, host, integerIn, port, rpcTls, section } from './schema-parts.js';
 import { stratumSchema } from './stratum-schema.js';
 
 /**
@@ -52,6 +52,11 @@ const walletSchema = z.strictObject({
     .default('')
     .describe(
       "walletd's --rpc-user. With it, or with walletd's --rpc-password in the environment variable FUEGO_POOL_WALLET_RPC_PASSWORD (never in this file), every call to walletd carries them as HTTP Basic credentials; walletd answers 401 to a call without them. Empty, with the variable unset: none are sent.",
+    ),
+  tls: rpcTls
+    .optional()
+    .describe(
+      'Ask walletd over HTTPS, through a TLS proxy in front of it on its host (walletd speaks plain HTTP): for a walletd on another host, whose credentials and payments would otherwise cross the network in clear. Without fingerprint or caFile its certificate must be signed by one of the system CAs and name `host`. Absent: plain HTTP.',
     ),
 });
 

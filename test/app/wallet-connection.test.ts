@@ -7,6 +7,7 @@ import { RedisBalances } from '../../src/store/payments/balances-store.js';
 import { createRedisClient } from '../../src/store/redis-client.js';
 import { startTestDevnet } from '../devnet/devnet-test-helpers.js';
 import { startTestRedis, type TestRedis } from '../helpers/redis-server.js';
+import { startTlsProxy, testCertificate } from '../helpers/tls-servers.js';
 import { payoutRunnerFor } from '../leader/payouts/payout-runner-for.js';
 import {
   devnetReceived,
@@ -77,6 +78,31 @@ describe('wallet client with walletd credentials', () => {
       }
     }
   });
+
+  it('asks a walletd behind a TLS proxy with its certificate pinned; another certificate gets no request', async () => {
+    const [served, other] = await Promise.all([
+      testCertificate({ namesLoopback: false }),
+      testCertificate({ namesLoopback: false }),
+    ]);
+    const proxy = await startTlsProxy(served, devnet.walletUrl);
+    const behindProxy = (fingerprint: string) =>
+      parseConfig({
+        wallet: { host: '127.0.0.1', port: proxy.port, rpcUser: 'pool-payer', tls: { fingerprint } },
+      }).wallet;
+    const pinned = walletClientOf(behindProxy(served.fingerprint), PASSWORD_SET, { retries: 0 });
+    const impostor = walletClientOf(behindProxy(other.fingerprint), PASSWORD_SET, { retries: 0 });
+    try {
+      expect((await pinned.getStatus()).blockCount).toBeGreaterThan(0);
+      const seen = proxy.requests();
+      await expect(impostor.getStatus()).rejects.toMatchObject({ code: 'RPC_UNREACHABLE' });
+      // The credentials never left: the connection closed as its handshake ended.
+      expect(proxy.requests()).toBe(seen);
+    } finally {
+      pinned.close();
+      impostor.close();
+      await proxy.close();
+    }
+  }, 60_000);
 
   it('pays through that walletd with them; with wrong ones a payout pass pays nothing and debits nothing', async () => {
     const keyPrefix = uniquePrefix('wallet-credentials');

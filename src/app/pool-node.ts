@@ -8,10 +8,11 @@ import { FuegoPoolError } from '../errors.js';
 import type { Logger } from '../log/logger.js';
 import type { BanRegistry } from '../pool/ban-registry.js';
 import { createPoolEventBus, type PoolEventBus } from '../pool/events.js';
-import { DaemonClient } from '../rpc/daemon-client.js';
+import type { DaemonClient } from '../rpc/daemon-client.js';
 import { RpcCallFanout } from '../rpc/rpc-call-observer.js';
 import type { WalletClient } from '../rpc/wallet-client.js';
 import type { ListeningPort, StratumServer } from '../servers/stratum/stratum-server.js';
+import { daemonClientOf } from './daemon-connection.js';
 import { type FatalSignal, fatalSignal } from './fatal-signal.js';
 import { FirstTemplateWait, whyNoTemplate } from './first-template-wait.js';
 import type { LeaderRole } from './leader-role.js';
@@ -274,7 +275,7 @@ async function startShared(
   parts: Part[],
 ): Promise<SharedParts> {
   const { logger, env, rpcCalls } = context;
-  const daemon = new DaemonClient({ ...config.daemon, observe: rpcCalls.observerFor('daemon') });
+  const daemon = daemonClientOf(config.daemon, { observe: rpcCalls.observerFor('daemon') });
   const wallet = walletClientOf(config.wallet, env, { retries: 2, observe: rpcCalls.observerFor('wallet') });
   parts.push({
     name: 'rpc clients',

@@ -33,6 +33,11 @@ const daemonSchema = z.strictObject({
     .max(20)
     .default(3)
     .describe('Retries of an RPC call to fuegod that failed in a transient way (network error, timeout).'),
+  tls: rpcTls
+    .optional()
+    .describe(
+      'Ask fuegod over HTTPS, through a TLS proxy in front of it on its host (fuegod speaks plain HTTP): for a fuegod on another host, whose templates and blocks would otherwise cross the network in clear and could be answered by anyone on the path. Without fingerprint or caFile its certificate must be signed by one of the system CAs and name `host`. Absent: plain HTTP.',
+    ),
 });
 
 const walletSchema = z.strictObject({

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
+import { daemonClientOf } from '../../src/app/daemon-connection.js';
 import { type Part, stopParts } from '../../src/app/parts.js';
 import { stratumPortsFrom } from '../../src/app/stratum-options.js';
 import { prepareStratumRole } from '../../src/app/stratum-role.js';
@@ -10,7 +11,6 @@ import { encodeAddress, encodeIntegratedAddress } from '../../src/fuego/address.
 import type { AcceptedShare } from '../../src/model/share-ledger.js';
 import { createPoolEventBus } from '../../src/pool/events.js';
 import type { LoginRequest } from '../../src/pool/stratum-backend.js';
-import { DaemonClient } from '../../src/rpc/daemon-client.js';
 import { HashrateBucketWriter } from '../../src/store/hashrate/hashrate-buckets.js';
 import { captureLogs } from '../helpers/log-capture.js';
 import { freePort, useTestRedisClient } from '../helpers/redis-server.js';
@@ -67,7 +67,7 @@ async function startRole(redis: Redis, keyPrefix: string, parts: Part[]) {
     config,
     {
       redis,
-      daemon: new DaemonClient({ ...config.daemon }),
+      daemon: daemonClientOf(config.daemon),
       events: createPoolEventBus((error) => {
         throw error;
       }),

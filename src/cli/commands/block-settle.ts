@@ -1,4 +1,5 @@
 import { loadPoolConfig } from '../../app/config-addresses.js';
+import { daemonClientOf } from '../../app/daemon-connection.js';
 import {
   type OrphanSettleMode,
   type OrphanSettlement,
@@ -9,7 +10,6 @@ import { connectRedis } from '../../app/redis-connection.js';
 import { publishRelayedEvent } from '../../cluster/redis-event-relay.js';
 import { formatAtomic } from '../../fuego/money.js';
 import { createLogger } from '../../log/logger.js';
-import { DaemonClient } from '../../rpc/daemon-client.js';
 import { type CliCommand, type CliIo, UsageError, writeLine } from '../command.js';
 import { parseOperatorArgs } from '../operator-args.js';
 
@@ -59,7 +59,7 @@ export const blockSettleCommand: CliCommand = {
     const logger = createLogger({ level: pool.log.level });
     const redis = await connectRedis(pool.redis, process.env, logger);
     // Only a credit back reads the chain: absorbing or clawing back works with fuegod away.
-    const daemon = mode === 'credit-back' ? new DaemonClient({ ...pool.daemon }) : undefined;
+    const daemon = mode === 'credit-back' ? daemonClientOf(pool.daemon) : undefined;
     try {
       const settled = { hash, mode, note: note || DEFAULT_NOTES[mode], dryRun };
       const settlement = await settleOrphanedBlock(

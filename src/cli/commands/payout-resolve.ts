@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { loadPoolConfig } from '../../app/config-addresses.js';
+import { daemonClientOf } from '../../app/daemon-connection.js';
 import { connectRedis, type PoolRedis } from '../../app/redis-connection.js';
 import { resolveUnknownPayment, unresolvedPaymentHashes } from '../../app/unknown-payment-resolution.js';
 import {
@@ -12,7 +13,6 @@ import type { PoolConfig } from '../../config/schema.js';
 import { formatAtomic } from '../../fuego/money.js';
 import { createLogger } from '../../log/logger.js';
 import { unknownPaymentAmount } from '../../model/payouts/payout-watch.js';
-import { DaemonClient } from '../../rpc/daemon-client.js';
 import { PaymentStoreError } from '../../store/payments/payment-store-error.js';
 import { type CliCommand, type CliIo, UsageError, writeLine } from '../command.js';
 import { parseOperatorArgs } from '../operator-args.js';
@@ -176,7 +176,7 @@ async function settleWalletMissing(
   redis: PoolRedis,
   request: { readonly txHash: string; readonly mode: 'paid' | 'refund'; readonly note: string },
 ): Promise<string> {
-  const daemon = new DaemonClient({ ...pool.daemon });
+  const daemon = daemonClientOf(pool.daemon);
   const settled = {
     ...request,
     note:

@@ -1,4 +1,5 @@
 import { loadPoolConfig } from '../../app/config-addresses.js';
+import { daemonClientOf } from '../../app/daemon-connection.js';
 import { createPayoutPass } from '../../app/money-services.js';
 import { connectRedis } from '../../app/redis-connection.js';
 import { walletClientOf } from '../../app/wallet-connection.js';
@@ -8,7 +9,6 @@ import { runPayoutPass } from '../../leader/payouts/payout-pass.js';
 import { unminedEvent } from '../../leader/payouts/unmined-notice.js';
 import { createLogger } from '../../log/logger.js';
 import type { BatchReport, PayoutRunSummary, UnminedReport } from '../../pool/payouts/payout-reports.js';
-import { DaemonClient } from '../../rpc/daemon-client.js';
 import { type CliCommand, type CliIo, UsageError, writeLine } from '../command.js';
 
 export interface PayoutArgs {
@@ -114,7 +114,7 @@ export const payoutCommand: CliCommand = {
     const logger = createLogger({ level: pool.log.level });
     const redis = await connectRedis(pool.redis, process.env, logger);
     const wallet = walletClientOf(pool.wallet, process.env, { retries: 2 });
-    const daemon = new DaemonClient({ ...pool.daemon });
+    const daemon = daemonClientOf(pool.daemon);
     try {
       const payoutLogger = logger.child({ module: 'payouts' });
       const pass = createPayoutPass(pool, { redis, wallet, daemon, logger: payoutLogger });

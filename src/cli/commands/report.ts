@@ -1,4 +1,5 @@
 import { loadPoolConfig } from '../../app/config-addresses.js';
+import { daemonClientOf } from '../../app/daemon-connection.js';
 import { type MoneyReport, readMoneyReport } from '../../app/money-report.js';
 import { connectRedis, replicaAcksOf } from '../../app/redis-connection.js';
 import { walletClientOf } from '../../app/wallet-connection.js';
@@ -8,7 +9,6 @@ import { UNCREDITED_BACK_ON_CHAIN } from '../../model/blocks/uncredited-back-on-
 import { sentAtMs, UNMINED_AFTER_MS } from '../../model/payouts/payout-batch.js';
 import { type UnknownPayment, unknownPaymentAmount } from '../../model/payouts/payout-watch.js';
 import { fuegodSightings, unminedAdvice } from '../../pool/payouts/unmined-payouts.js';
-import { DaemonClient } from '../../rpc/daemon-client.js';
 import { type CliCommand, type CliIo, writeLine } from '../command.js';
 import { parsePayoutArgs } from './payout.js';
 
@@ -41,7 +41,7 @@ export const reportCommand: CliCommand = {
       });
       const nowMs = Date.now();
       // fuegod says where a payout not mined for hours is (its RPC; the report goes on without it).
-      const daemon = new DaemonClient({ ...pool.daemon, retries: 0 });
+      const daemon = daemonClientOf(pool.daemon, { retries: 0 });
       const sightings = await fuegodSightings(report.unconfirmedSent, daemon, nowMs).finally(() =>
         daemon.close(),
       );

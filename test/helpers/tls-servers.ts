@@ -1,6 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { expect } from 'vitest';
 import {
   certificateFingerprintSha256,
   generateSelfSignedCertificate,
@@ -68,4 +69,20 @@ export async function startTlsProxy(certificate: PemPair, targetUrl?: string): P
         server.close(() => resolve());
       }),
   };
+}
+
+/**
+ * What a client pinning the proxy's certificate asks (`pinned`) is answered; what one pinning
+ * another certificate asks (`impostor`) fails RPC_UNREACHABLE, and the proxy receives nothing of
+ * it (the connection closed as its handshake ended).
+ */
+export async function expectOnlyPinnedClientsReach(
+  proxy: TlsProxy,
+  pinned: () => Promise<unknown>,
+  impostor: () => Promise<unknown>,
+): Promise<void> {
+  await pinned();
+  const seen = proxy.requests();
+  await expect(impostor()).rejects.toMatchObject({ code: 'RPC_UNREACHABLE' });
+  expect(proxy.requests()).toBe(seen);
 }

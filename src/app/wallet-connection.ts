@@ -8,8 +8,8 @@ export const WALLET_RPC_PASSWORD_ENV = 'FUEGO_POOL_WALLET_RPC_PASSWORD';
 /**
  * The wallet client's options for `wallet` of the config, with walletd's credentials when a user
  * or a password is set (walletd asks for them in that case, and only then), over HTTPS with
- * `wallet.tls` (a CA file that cannot be read throws a ConfigError naming the key). Every process that
- * calls walletd (the pool, `payout`, `report`, `wallet optimize`) builds its client from this.
+ * `wallet.tls` (a CA file that cannot be read throws a ConfigError naming the key). Every process
+ * that calls walletd (the pool, `payout`, `report`, `wallet optimize`) builds its client here.
  */
 function walletClientOptions(
   wallet: Readonly<PoolConfig['wallet']>,

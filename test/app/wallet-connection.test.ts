@@ -44,7 +44,7 @@ describe('wallet client with walletd credentials', () => {
       wallet: {
         host: url.hostname,
         port: Number(url.port),
-        timeoutMs: 3_000,
+        timeoutMs: 10_000,
         ...(rpcUser ? { rpcUser } : {}),
       },
     }).wallet;

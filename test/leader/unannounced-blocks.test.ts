@@ -15,10 +15,13 @@ import { DEFAULT_STORE_OPTIONS } from '../helpers/config-defaults.js';
 import { useTestRedisClient } from '../helpers/redis-server.js';
 import { ADDRESSES, blockHash, makeCandidate, silentLogger, uniquePrefix } from '../store/store-fixtures.js';
 
-/** The watch's UNANNOUNCED_AFTER_MS, shortened so that the tests wait for it in real time. */
-const AFTER_MS = 200;
+/**
+ * The watch's UNANNOUNCED_AFTER_MS, shortened so that the tests wait for it in real time; long
+ * enough that a loaded machine does not age a mark past it between two steps that expect it fresh.
+ */
+const AFTER_MS = 1_500;
 /** Long enough for a mark written now to be AFTER_MS old by Redis's clock. */
-const PAST_AFTER_MS = AFTER_MS + 50;
+const PAST_AFTER_MS = AFTER_MS + 100;
 
 /** The leader's watch of blocks whose finder never published block-found, on a real Redis. */
 describe('UnannouncedBlocksWatch', () => {

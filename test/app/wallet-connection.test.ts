@@ -1,13 +1,9 @@
-import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { WALLET_RPC_PASSWORD_ENV, walletClientOf } from '../../src/app/wallet-connection.js';
 import { parseConfig } from '../../src/config/load-config.js';
-import type { Devnet } from '../../src/devnet/devnet.js';
 import { RedisBalances } from '../../src/store/payments/balances-store.js';
-import { createRedisClient } from '../../src/store/redis-client.js';
-import { startTestDevnet } from '../devnet/devnet-test-helpers.js';
-import { startTestRedis, type TestRedis } from '../helpers/redis-server.js';
 import { expectOnlyPinnedClientsReach, startTlsProxy, testCertificate } from '../helpers/tls-servers.js';
+import { usePayoutDevnet } from '../leader/payouts/payout-devnet-env.js';
 import { payoutRunnerFor } from '../leader/payouts/payout-runner-for.js';
 import {
   devnetReceived,
@@ -21,25 +17,11 @@ const COIN = 10_000_000n;
 
 /** The pool against a walletd started with `--rpc-user pool-payer --rpc-password walletd-secret`. */
 describe('wallet client with walletd credentials', () => {
-  let devnet: Devnet;
-  let server: TestRedis;
-  let redis: Redis;
-  beforeAll(async () => {
-    [server, devnet] = await Promise.all([
-      startTestRedis({ appendOnly: true }),
-      startTestDevnet({ wallet: { rpcUser: 'pool-payer', rpcPassword: 'walletd-secret' } }),
-    ]);
-    redis = await createRedisClient({ url: server.url }, silentLogger);
-    devnet.control.mineBlocks(11);
-  });
-  afterAll(async () => {
-    redis?.disconnect();
-    await Promise.all([server?.stop(), devnet?.stop()]);
-  });
+  const env = usePayoutDevnet({ wallet: { rpcUser: 'pool-payer', rpcPassword: 'walletd-secret' } });
 
   /** The wallet section of a config naming this devnet's walletd, with `rpcUser`. */
   function walletConfig(rpcUser?: string) {
-    const url = new URL(devnet.walletUrl);
+    const url = new URL(env.devnet.walletUrl);
     return parseConfig({
       wallet: {
         host: url.hostname,
@@ -84,7 +66,7 @@ describe('wallet client with walletd credentials', () => {
       testCertificate({ namesLoopback: false }),
       testCertificate({ namesLoopback: false }),
     ]);
-    const proxy = await startTlsProxy(served, devnet.walletUrl);
+    const proxy = await startTlsProxy(served, env.devnet.walletUrl);
     const behindProxy = (fingerprint: string) =>
       parseConfig({
         wallet: { host: '127.0.0.1', port: proxy.port, rpcUser: 'pool-payer', tls: { fingerprint } },
@@ -107,7 +89,7 @@ describe('wallet client with walletd credentials', () => {
 
   it('pays through that walletd with them; with wrong ones a payout pass pays nothing and debits nothing', async () => {
     const keyPrefix = uniquePrefix('wallet-credentials');
-    const { credits } = await fundThreeMiners(redis, keyPrefix, 'wallet-credentials');
+    const { credits } = await fundThreeMiners(env.redis, keyPrefix, 'wallet-credentials');
     const wrong = walletClientOf(
       walletConfig('pool-payer'),
       { [WALLET_RPC_PASSWORD_ENV]: 'nope' },
@@ -116,7 +98,7 @@ describe('wallet client with walletd credentials', () => {
     const right = walletClientOf(walletConfig('pool-payer'), PASSWORD_SET, { retries: 0 });
     try {
       const refused = await payoutRunnerFor(
-        redis,
+        env.redis,
         keyPrefix,
         { wallet: wrong, logger: silentLogger },
         { minPayoutAtomic: COIN },
@@ -124,26 +106,26 @@ describe('wallet client with walletd credentials', () => {
       // Held before any batch, the reason saying what to set.
       expect(refused).toMatchObject({ skipped: 'wallet-unhealthy', batches: [] });
       expect(refused.detail).toContain('FUEGO_POOL_WALLET_RPC_PASSWORD');
-      const balances = new RedisBalances({ keyPrefix }, { redis });
+      const balances = new RedisBalances({ keyPrefix }, { redis: env.redis });
       for (const [address, credited] of credits) {
         expect(await balances.getBalance(address)).toMatchObject({
           balance: credited,
           inPayout: 0n,
           paid: 0n,
         });
-        expect(devnetReceived(devnet, address)).toBe(0n);
+        expect(devnetReceived(env.devnet, address)).toBe(0n);
       }
       const paid = await unlessWalletHeld(() =>
         payoutRunnerFor(
-          redis,
+          env.redis,
           keyPrefix,
           { wallet: right, logger: silentLogger },
           { minPayoutAtomic: COIN },
         ).runOnce(),
       );
       expect(paid.batches.map((batch) => batch.state)).toEqual(['sent']);
-      devnet.control.mineBlocks(1);
-      await expectPaidExactlyOnce(devnet, redis, keyPrefix, credits);
+      env.devnet.control.mineBlocks(1);
+      await expectPaidExactlyOnce(env.devnet, env.redis, keyPrefix, credits);
     } finally {
       wrong.close();
       right.close();

@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import type { Devnet } from '../../../src/devnet/devnet.js';
+import type { DevnetConfigInput } from '../../../src/devnet/devnet-config.js';
 import type { WalletClient } from '../../../src/rpc/wallet-client.js';
 import { createRedisClient } from '../../../src/store/redis-client.js';
 import { startTestDevnet } from '../../devnet/devnet-test-helpers.js';
@@ -17,14 +18,17 @@ export interface PayoutDevnetEnv {
 }
 
 /**
- * A describe block's devnet and Redis (AOF fsynced before each reply, so the runner may pay),
- * started once for the block and stopped after it; before each test 11 blocks are mined, so the
- * change of earlier payouts is spendable (10 blocks).
+ * A describe block's devnet (`devnetConfig` on top of the test defaults) and Redis (AOF fsynced
+ * before each reply, so the runner may pay), started once for the block and stopped after it;
+ * before each test 11 blocks are mined, so the change of earlier payouts is spendable (10 blocks).
  */
-export function usePayoutDevnet(): PayoutDevnetEnv {
+export function usePayoutDevnet(devnetConfig: DevnetConfigInput = {}): PayoutDevnetEnv {
   const env: { -readonly [K in keyof PayoutDevnetEnv]?: PayoutDevnetEnv[K] } = {};
   beforeAll(async () => {
-    [env.server, env.devnet] = await Promise.all([startTestRedis({ appendOnly: true }), startTestDevnet()]);
+    [env.server, env.devnet] = await Promise.all([
+      startTestRedis({ appendOnly: true }),
+      startTestDevnet(devnetConfig),
+    ]);
     env.redis = await createRedisClient({ url: env.server.url }, silentLogger);
     env.wallet = walletClientFor(env.devnet);
   });

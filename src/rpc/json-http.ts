@@ -1,7 +1,6 @@
-import { Agent, type IncomingMessage, request } from 'node:http';
+import { Agent, request } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import type { TLSSocket } from 'node:tls';
-import { fingerprintOf, PinnedHttpsAgent } from './pinned-https-agent.js';
+import { PinnedHttpsAgent } from './pinned-https-agent.js';
 import { RpcError } from './rpc-error.js';
 
 /**
@@ -128,12 +127,6 @@ export class JsonHttpClient {
       let answered = false;
       const req = this.#request({ host, port, path, method, headers, agent: this.#agent }, (res) => {
         answered = true;
-        const impostor = this.#checkPinned(res);
-        if (impostor !== undefined) {
-          req.destroy(impostor);
-          fail(impostor);
-          return;
-        }
         const chunks: Buffer[] = [];
         let size = 0;
         res.on('data', (chunk: Buffer) => {
@@ -183,22 +176,6 @@ export class JsonHttpClient {
 
   close(): void {
     this.#agent.destroy();
-  }
-
-  /**
-   * With a pinned certificate: an error unless the answer came over a connection that presented
-   * it. The agent already refused any other before writing to it; this holds whatever the agent.
-   */
-  #checkPinned(res: IncomingMessage): RpcError | undefined {
-    const expected = this.#options.tls?.fingerprint256;
-    if (expected === undefined) return undefined;
-    const actual = fingerprintOf(res.socket as TLSSocket);
-    if (actual === expected) return undefined;
-    return new RpcError(
-      'RPC_UNREACHABLE',
-      `${this.endpoint}: its TLS certificate is not the pinned one (SHA-256 ${actual || 'none'}, expected ${expected})`,
-      { errno: 'TLS_FINGERPRINT_MISMATCH', expected, actual },
-    );
   }
 }
 

@@ -3,7 +3,7 @@ import type { Duplex } from 'node:stream';
 import type { ConnectionOptions, TLSSocket } from 'node:tls';
 
 /** A certificate's SHA-256 fingerprint as compared here: lowercase hex, no colons. */
-export function fingerprintOf(socket: TLSSocket): string {
+function fingerprintOf(socket: TLSSocket): string {
   const presented = socket.getPeerCertificate?.().fingerprint256;
   return typeof presented === 'string' ? presented.replaceAll(':', '').toLowerCase() : '';
 }
@@ -11,8 +11,8 @@ export function fingerprintOf(socket: TLSSocket): string {
 /**
  * An HTTPS agent that trusts exactly one certificate, by its SHA-256 fingerprint (a self-signed
  * one is what pinning is for, so neither a CA nor the name is checked). A connection presenting
- * another is destroyed as its handshake ends, before any request is written to it: the request
- * may carry walletd's credentials, or a payment.
+ * another is destroyed as its handshake ends, before any request is written to it (the request
+ * may carry walletd's credentials, or a payment) and before any answer can be read from it.
  */
 export class PinnedHttpsAgent extends Agent {
   readonly #fingerprint256: string;

@@ -11,12 +11,12 @@ import { type AliasDaemon, AliasResolver } from './alias-resolver.js';
 import { BanEnforcement } from './ban-enforcement.js';
 import type { BanPolicyOptions } from './ban-policy.js';
 import type { BanRegistry } from './ban-registry.js';
-import { CheckTurns } from './check-turns.js';
 import { ExtraNonceAllocator, ExtraNonceError } from './extra-nonce.js';
 import { JobManager, unusableTemplateReason } from './job-manager.js';
 import { loginAddressText, parseLogin } from './login.js';
 import { MinerSession } from './miner-session.js';
-import { PeerBudget, type PeerBudgetOptions } from './peer-budget.js';
+import { NewAddressChecks } from './new-address-checks.js';
+import type { PeerBudgetOptions } from './peer-budget.js';
 import { type PoolBackendMetrics, PoolCounters } from './pool-counters.js';
 import { type BlockSubmitter, ShareProcessor } from './share-processor.js';
 import type { ShareVerifier } from './share-verifier.js';
@@ -117,10 +117,7 @@ export class PoolBackend implements StratumBackend {
   readonly #bans: BanEnforcement;
   readonly #aliases: AliasResolver;
   readonly #addresses: AddressCache;
-  readonly #newAddresses: PeerBudget;
-  readonly #checkTurns = new CheckTurns();
-  /** New addresses waiting for their check, by text. */
-  readonly #pendingChecks = new Map<string, Promise<void>>();
+  readonly #newAddresses: NewAddressChecks;
   readonly #unsubscribe: () => void;
   readonly #broadcast: TemplateBroadcast;
   readonly #counters = new PoolCounters();
@@ -170,7 +167,11 @@ export class PoolBackend implements StratumBackend {
       { daemon: modules.daemon, logger: this.#logger, elapsedClock: this.#elapsedClock },
     );
     this.#addresses = new AddressCache(options.addressCacheMaxEntries);
-    this.#newAddresses = new PeerBudget(options.newAddressesPerPeer);
+    this.#newAddresses = new NewAddressChecks(options.newAddressesPerPeer, {
+      addresses: this.#addresses,
+      peerKey: (ip) => this.#bans.keyOf(ip),
+      elapsedClock: this.#elapsedClock,
+    });
     this.#broadcast = new TemplateBroadcast(
       { chunkSize: options.broadcastChunkSize, sliceMs: options.broadcastSliceMs },
       {
@@ -234,36 +235,6 @@ export class PoolBackend implements StratumBackend {
     }
   }
 
-  /** An address not seen before costs its peer one token: a host cannot make every login a new key check. */
-  #chargeNewAddress(ip: string): void {
-    if (!this.#newAddresses.take(this.#bans.keyOf(ip), this.#elapsedClock())) {
-      throw new StratumError('LOGIN_RATE_LIMITED');
-    }
-  }
-
-  /**
-   * A new address is charged to its peer's budget and checked in its turn (CheckTurns), once: the
-   * logins of a farm reconnecting with one address at once wait for the same check.
-   */
-  #checkNewAddress(text: string, ip: string): Promise<void> {
-    if (this.#addresses.knows(text)) return Promise.resolve();
-    const pending = this.#pendingChecks.get(text);
-    if (pending !== undefined) return pending;
-    this.#chargeNewAddress(ip);
-    const check = this.#checkTurns
-      .turn(this.#bans.keyOf(ip))
-      .then(() => {
-        try {
-          this.#addresses.decode(text);
-        } catch {
-          // Remembered as refused: the login's own decode throws it.
-        }
-      })
-      .finally(() => this.#pendingChecks.delete(text));
-    this.#pendingChecks.set(text, check);
-    return check;
-  }
-
   async #login(
     request: LoginRequest,
     connection: ConnectionInfo,
@@ -273,7 +244,7 @@ export class PoolBackend implements StratumBackend {
     if (this.isBanned(ip)) throw new StratumError('BANNED');
     if (!canMineUpx2(request.algo)) throw new StratumError('NO_COMPATIBLE_ALGO');
     const addressText = loginAddressText(request);
-    if (addressText !== undefined) await this.#checkNewAddress(addressText, ip);
+    if (addressText !== undefined) await this.#newAddresses.check(addressText, ip);
     const { vardiff: vardiffConfig } = this.#options;
     const parsed = parseLogin(request, {
       minDifficulty: this.#options.minLoginDifficulty,

@@ -11,8 +11,13 @@ import { type PoolProcess, type PoolProcessOptions, startPoolProcess } from './p
 export const UNREACHABLE_NETWORK_DIFFICULTY = Number.MAX_SAFE_INTEGER;
 
 export interface BenchStackOptions {
-  /** Stratum port difficulty (the port is fixed-difficulty, so vardiff never replaces a job). */
+  /** Stratum port difficulty (the port is fixed-difficulty, so vardiff never replaces a job)... */
   readonly shareDifficulty: number;
+  /**
+   * ...or the start difficulty of a vardiff port, as most pools run them (at 1, vardiff's minimum
+   * here, a quiet miner is never retargeted either).
+   */
+  readonly vardiffPort?: boolean;
   /** Merged over the benchmark's stratum section (limits, say). */
   readonly stratum?: Partial<NonNullable<PoolConfigInput['stratum']>>;
   readonly pow?: NonNullable<PoolConfigInput['pow']>;
@@ -99,7 +104,9 @@ export function benchPoolConfig(backends: BenchBackends, options: BenchStackOpti
     ...(options.pow ? { pow: options.pow } : {}),
     ...(options.floodDrop ? { floodDrop: options.floodDrop } : {}),
     stratum: {
-      ports: [{ port: 0, difficulty: options.shareDifficulty, fixedDifficulty: true }],
+      ports: [
+        { port: 0, difficulty: options.shareDifficulty, fixedDifficulty: options.vardiffPort !== true },
+      ],
       minLoginDifficulty: 1,
       vardiff: { minDifficulty: 1 },
       ...options.stratum,

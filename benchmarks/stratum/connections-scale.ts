@@ -20,7 +20,10 @@
  * stratum processes than "auto" if one per core cannot hold them. FUEGO_BENCH_STRATUM_PROCESSES
  * sets the stratum processes instead, FUEGO_BENCH_CHILD_SEMI_SPACE_MB their `stratum.childSemiSpaceMb`
  * (0 for V8's default, to pair against the configured one), FUEGO_BENCH_DIRECT_WRITES=0 their
- * `stratum.directWrites` (every line through Node's stream, to pair against the batched writes).
+ * `stratum.directWrites` (every line through Node's stream, to pair against the batched writes),
+ * FUEGO_BENCH_SHARED_JOBS=0 their `stratum.sharedJobs.enabled` (a blob of its own for every miner,
+ * to pair against blobs shared by 255). The miners log in as XMRig 6 on a vardiff port (start and
+ * minimum difficulty 1) and keep a non-zero top nonce byte as XMRig does.
  */
 import { availableParallelism, loadavg } from 'node:os';
 import { openFilesBudget } from '../../src/app/open-files-budget.js';
@@ -104,10 +107,15 @@ interface Plan {
 
 /**
  * The stratum settings to pair against their defaults: FUEGO_BENCH_CHILD_SEMI_SPACE_MB (the
- * children's young generation) and FUEGO_BENCH_DIRECT_WRITES=0 (every line through Node's stream).
+ * children's young generation), FUEGO_BENCH_DIRECT_WRITES=0 (every line through Node's stream)
+ * and FUEGO_BENCH_SHARED_JOBS=0 (a blob of its own for every miner).
  */
-function stratumOverrides(): { childSemiSpaceMb?: number; directWrites?: boolean } {
-  const overrides: { childSemiSpaceMb?: number; directWrites?: boolean } = {};
+function stratumOverrides(): {
+  childSemiSpaceMb?: number;
+  directWrites?: boolean;
+  sharedJobs?: { enabled: boolean };
+} {
+  const overrides: ReturnType<typeof stratumOverrides> = {};
   const semiSpace = process.env['FUEGO_BENCH_CHILD_SEMI_SPACE_MB'];
   if (semiSpace !== undefined) {
     const mb = Number(semiSpace);
@@ -119,6 +127,11 @@ function stratumOverrides(): { childSemiSpaceMb?: number; directWrites?: boolean
   if (direct !== undefined) {
     if (direct !== '0' && direct !== '1') throw new Error('FUEGO_BENCH_DIRECT_WRITES must be 0 or 1');
     overrides.directWrites = direct === '1';
+  }
+  const shared = process.env['FUEGO_BENCH_SHARED_JOBS'];
+  if (shared !== undefined) {
+    if (shared !== '0' && shared !== '1') throw new Error('FUEGO_BENCH_SHARED_JOBS must be 0 or 1');
+    overrides.sharedJobs = { enabled: shared === '1' };
   }
   return overrides;
 }
@@ -295,6 +308,7 @@ export async function runConnectionsAtScale(miners: number): Promise<void> {
   try {
     stack = await startBenchStack({
       shareDifficulty: 1,
+      vardiffPort: true,
       stratum: {
         limits: { maxConnectionsPerIp: miners, maxConnections: miners + 1_000 },
         processes: stratumProcesses,

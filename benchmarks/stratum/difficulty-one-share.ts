@@ -19,7 +19,10 @@ export interface ShareParams {
 export function difficultyOneShare(hasher: PowHasher, job: WireJob, nonce: number): ShareParams {
   const blob = hexToBytes(job.blob);
   const nonceBytes = Buffer.alloc(4);
-  nonceBytes.writeUInt32LE(nonce >>> 0, 0);
+  // As XMRig: a non-zero nonce field in the blob means its top byte is reserved (stratum.md §6.4).
+  const reserved = Buffer.from(blob.subarray(NONCE_OFFSET, NONCE_OFFSET + 4)).readUInt32LE(0) !== 0;
+  const topByte = blob[NONCE_OFFSET + 3]!;
+  nonceBytes.writeUInt32LE(reserved ? ((topByte << 24) | (nonce & 0xffffff)) >>> 0 : nonce >>> 0, 0);
   blob.set(nonceBytes, NONCE_OFFSET);
   return { job_id: job.job_id, nonce: nonceBytes.toString('hex'), result: bytesToHex(hasher.hash(blob)) };
 }

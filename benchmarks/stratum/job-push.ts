@@ -9,7 +9,8 @@
  * Two captured v9 templates (test/fixtures/fuegod-rpc): one with only the coinbase, one with a
  * transaction (a merkle branch of one hash). The keccak is the native addon's, as in the pool;
  * `--pure` uses the TypeScript one. Prints CPU µs per miner per push (median of the rounds, after four
- * warm-up rounds) for the whole push, the job alone and the line alone; the last line is one JSON
+ * warm-up rounds) for the whole push, the job alone, the line alone, and the whole push on blobs
+ * shared by 255 sessions (`JobManager.issueShared`, what XMRig 6 miners get); the last line is one JSON
  * object. A fixed N and R make the whole process's CPU time comparable between two trees.
  */
 import { readFileSync } from 'node:fs';
@@ -123,7 +124,7 @@ function main(): void {
   const miners = argument('--miners', 10_000);
   const rounds = argument('--rounds', 5);
   const fastHash = process.argv.includes('--pure') ? undefined : nativeFastHash();
-  const results: Record<string, { pushUs: number; jobUs: number; lineUs: number }> = {};
+  const results: Record<string, { pushUs: number; jobUs: number; lineUs: number; sharedPushUs: number }> = {};
   for (const fixture of FIXTURES) {
     const active = loadTemplate(fixture.file, fastHash);
     const templates: TemplateSource = { current: () => active, onTemplate: () => () => {} };
@@ -134,13 +135,14 @@ function main(): void {
     const sink = new EncodingSink();
     const all = sessions(miners, sink);
     const pushUs = measure(rounds, all, (s) => s.sink.sendJob(jobs.issue(s)!));
+    const sharedPushUs = measure(rounds, all, (s) => s.sink.sendJob(jobs.issueShared(s)!));
     const jobUs = measure(rounds, all, (s) => jobs.issue(s));
     const lastJobs = all.map((s) => jobs.issue(s)!);
     let index = 0;
     const lineUs = measure(rounds, all, () => sink.sendJob(lastJobs[index++ % lastJobs.length]!));
-    results[fixture.name] = { pushUs, jobUs, lineUs };
+    results[fixture.name] = { pushUs, jobUs, lineUs, sharedPushUs };
     process.stdout.write(
-      `${fixture.name}: ${pushUs} µs per miner per push (job ${jobUs}, line ${lineUs}); ${miners} miners, median of ${rounds}\n`,
+      `${fixture.name}: ${pushUs} µs per miner per push (job ${jobUs}, line ${lineUs}), ${sharedPushUs} on blobs shared by 255; ${miners} miners, median of ${rounds}\n`,
     );
   }
   process.stdout.write(

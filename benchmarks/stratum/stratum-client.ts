@@ -158,7 +158,8 @@ export class StratumClient {
     const reply = await this.request('login', {
       login,
       pass: 'x',
-      agent: 'fuego-pool-bench/1.0',
+      // Its shares keep a reserved top nonce byte as XMRig 6 does (difficulty-one-share.ts).
+      agent: 'XMRig/6.16.0 (fuego-pool-bench)',
       algo: ['cn/upx2'],
     });
     if (reply.error) return { ok: false, message: reply.error.message };

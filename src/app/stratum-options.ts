@@ -43,6 +43,7 @@ export function poolBackendOptionsFrom(config: Readonly<PoolConfig>): PoolBacken
     ...POOL_BACKEND_TUNING,
     nodeId: config.pool.nodeId,
     jobsPerSession: stratum.jobsPerSession,
+    sharedJobs: stratum.sharedJobs,
     staleGraceMs: stratum.staleGraceMs,
     vardiff: stratum.vardiff,
     minLoginDifficulty: stratum.minLoginDifficulty,

@@ -168,6 +168,24 @@ const stratumLimitsSchema = z.strictObject({
     .describe('How fast an IP earns back new-address checks after its burst (see newAddressBurstPerIp).'),
 });
 
+const sharedJobsSchema = z.strictObject({
+  enabled: z
+    .boolean()
+    .default(true)
+    .describe(
+      "On a new template, XMRig 6 miners (not proxies, under vardiff, below maxMinerHashrate) get a blob shared by up to 255 of them, each with its own top nonce byte (blob byte 42, which XMRig keeps: its 'auto nicehash'), instead of a blob of their own: the pool builds one blob per 255 miners, not one per miner, so a push costs less CPU per miner. Their shares must carry that byte (else 'Invalid nonce; is miner not compatible with NiceHash?'), and since such a job holds 2^24 nonces they get a fresh one every minute. false gives every miner its own blob.",
+    ),
+  maxMinerHashrate: z
+    .number()
+    .int()
+    .min(1)
+    .max(200_000)
+    .default(50_000)
+    .describe(
+      'H/s, judged from the vardiff difficulty (difficulty ÷ vardiff.targetShareTimeSec): a faster miner gets a blob of its own. At 50,000 H/s 2^24 nonces last 5.6 minutes, against a fresh job at least every minute.',
+    ),
+});
+
 export const stratumSchema = z
   .strictObject({
     ports: z
@@ -203,6 +221,9 @@ export const stratumSchema = z
       .describe(
         "Lines to miners on plain TCP ports are written by the native addon (fuego_socket_write.node), a slice of a job push's lines in one call, instead of through Node's stream one socket at a time: less CPU per miner per push. A line the kernel does not take in full is written through Node as before. false, or the addon not built (the log says so at start), writes everything through Node; TLS ports always are.",
       ),
+    sharedJobs: section(sharedJobsSchema).describe(
+      'Jobs on one blob for many miners, each with its own top nonce byte: less CPU per miner on every new template.',
+    ),
     jobsPerSession: z
       .number()
       .int()

@@ -16,6 +16,11 @@ const BYTE_HEX = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2
 /** Up to this many bytes, a table walk beats making a Buffer view (job ids: every job of a push). */
 const TABLE_HEX_MAX_BYTES = 16;
 
+/** Two lowercase hex digits of one byte (0..255). */
+export function byteToHex(byte: number): string {
+  return BYTE_HEX[byte & 0xff]!;
+}
+
 /** Lowercase hex of `bytes`, the form the daemon and XMRig use. */
 export function bytesToHex(bytes: Uint8Array): string {
   if (bytes.length <= TABLE_HEX_MAX_BYTES) {

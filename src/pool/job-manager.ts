@@ -1,5 +1,5 @@
 import { exactTargetDifficultyAtMost, targetHexForDifficulty } from '../fuego/difficulty.js';
-import { bytesToHex } from '../fuego/hex.js';
+import { bytesToHex, byteToHex } from '../fuego/hex.js';
 import { UPX2_ALGO } from './algo-names.js';
 import { type ExtraNonceAllocator, MIN_EXTRA_NONCE_BYTES } from './extra-nonce.js';
 import type { IssuedJob, MinerSession, TrackedTemplateRef } from './miner-session.js';
@@ -30,6 +30,10 @@ const MIN_UPX2_MAJOR_VERSION = 9;
 const MAX_LATE_PUSH_MS = 30_000;
 /** Distinct job difficulties whose targets are kept (vardiff gives a pool's miners a few hundred at most). */
 const TARGET_CACHE_SIZE = 1024;
+/** The nonce's top byte (little-endian): XMRig keeps a non-zero one from the blob (§6.4). */
+const NONCE_TOP_BYTE_OFFSET = XMRIG_NONCE_OFFSET + 3;
+/** Sessions per shared blob: top bytes 1..255 (a zero one would not switch XMRig to keeping it). */
+const MAX_TOP_BYTE = 255;
 
 /**
  * Why miners cannot be given jobs on this template, or undefined when they can: the PoW must be
@@ -102,6 +106,8 @@ export class JobManager {
    * order (vardiff levels mixed). Emptied when it holds TARGET_CACHE_SIZE.
    */
   readonly #targets = new Map<number, string>();
+  /** The blob that shared jobs are being handed out on (see issueShared). */
+  #sharedBlob: SharedBlob | undefined;
 
   constructor(options: JobManagerOptions, modules: JobManagerModules) {
     this.#options = options;
@@ -190,6 +196,7 @@ export class JobManager {
       extraNonce,
       hashingBlob,
       nonceOffset: active.template.nonceOffset,
+      nonceTopByte: undefined,
       difficulty,
       issuedAtMs: this.#modules.clock(),
       submittedNonces: undefined,
@@ -201,6 +208,63 @@ export class JobManager {
       target: this.#targetHex(difficulty),
       algo: UPX2_ALGO,
       height: active.height,
+    };
+  }
+
+  /**
+   * Like `issue`, but the blob is shared with up to 254 other sessions on this template: each
+   * session gets its own non-zero top nonce byte (blob byte 42), which XMRig then keeps while it
+   * varies the other three ("auto nicehash", shared/spec/stratum.md §6.4). So one blob is built
+   * per 255 sessions instead of one per session, and two sessions still never hash the same
+   * input. The session keeps the shared hashing blob (zero nonce) and the byte its shares must
+   * carry; the job id is the blob's extra nonce and that byte, unique per session as before.
+   * Only for miners known to keep the byte (the caller decides), each with at most 2^24 nonces.
+   */
+  issueShared(session: MinerSession): StratumJob | undefined {
+    const template = this.#latest();
+    if (template === undefined) return undefined;
+    let shared = this.#sharedBlob;
+    if (shared === undefined || shared.template !== template || shared.nextTopByte > MAX_TOP_BYTE) {
+      shared = this.#newSharedBlob(template);
+      this.#sharedBlob = shared;
+    }
+    const topByte = shared.nextTopByte++;
+    const topHex = byteToHex(topByte);
+    const jobId = shared.jobIdPrefix + topHex;
+    const difficulty = template.jobDifficulty(session.difficulty);
+    session.addJob({
+      jobId,
+      template,
+      extraNonce: shared.extraNonce,
+      hashingBlob: shared.hashingBlob,
+      nonceOffset: template.active.template.nonceOffset,
+      nonceTopByte: topByte,
+      difficulty,
+      issuedAtMs: this.#modules.clock(),
+      submittedNonces: undefined,
+    });
+    return {
+      job_id: jobId,
+      blob: shared.blobHexHead + topHex + shared.blobHexTail,
+      target: this.#targetHex(difficulty),
+      algo: UPX2_ALGO,
+      height: template.active.height,
+    };
+  }
+
+  #newSharedBlob(template: TrackedTemplate): SharedBlob {
+    const { active } = template;
+    const extraNonce = this.#modules.extraNonces.next(active.template.extraNonceCapacity);
+    const hashingBlob = active.template.buildHashingBlob(extraNonce);
+    const hex = bytesToHex(hashingBlob);
+    return {
+      template,
+      extraNonce,
+      hashingBlob,
+      jobIdPrefix: bytesToHex(extraNonce),
+      blobHexHead: hex.slice(0, NONCE_TOP_BYTE_OFFSET * 2),
+      blobHexTail: hex.slice(NONCE_TOP_BYTE_OFFSET * 2 + 2),
+      nextTopByte: 1,
     };
   }
 
@@ -241,6 +305,19 @@ export class JobManager {
     }
     return nowMs - graceStartMs <= this.#options.staleGraceMs ? 'stale' : 'expired';
   }
+}
+
+/** One blob handed to many sessions, each with its own top nonce byte (JobManager.issueShared). */
+interface SharedBlob {
+  readonly template: TrackedTemplate;
+  readonly extraNonce: Uint8Array;
+  /** With a zero nonce, as every session's job keeps it. */
+  readonly hashingBlob: Uint8Array;
+  readonly jobIdPrefix: string;
+  /** The blob's hex before and after the top nonce byte. */
+  readonly blobHexHead: string;
+  readonly blobHexTail: string;
+  nextTopByte: number;
 }
 
 function onTip(active: ActiveTemplate, tip: { readonly height: number; readonly prevHash: string }): boolean {

@@ -1,3 +1,4 @@
+import { agentIsProxy, agentKeepsNonceTopByte } from './miner-agent.js';
 import type { ConnectionInfo, MinerSessionSink } from './stratum-backend.js';
 import type { ActiveTemplate } from './template-source.js';
 import type { Vardiff } from './vardiff.js';
@@ -11,7 +12,10 @@ export interface TrackedTemplateRef {
   readonly solved: boolean;
 }
 
-/** One job handed to a session. The extra nonce makes its blob unique in the whole pool. */
+/**
+ * One job handed to a session. Its extra nonce makes its blob unique in the whole pool, or with
+ * `nonceTopByte` the blob and that byte together.
+ */
 export interface IssuedJob {
   readonly jobId: string;
   readonly template: TrackedTemplateRef;
@@ -19,6 +23,11 @@ export interface IssuedJob {
   /** PoW input with a zero nonce; shares copy it and write their nonce at `nonceOffset`. */
   readonly hashingBlob: Uint8Array;
   readonly nonceOffset: number;
+  /**
+   * On a blob shared with other sessions (JobManager.issueShared): the nonce's top byte this
+   * session was given (blob byte 42), which its shares must carry. Undefined on a blob of its own.
+   */
+  readonly nonceTopByte: number | undefined;
   /** Difficulty the job was issued at: its shares are checked and credited at this value. */
   readonly difficulty: number;
   readonly issuedAtMs: number;
@@ -65,6 +74,8 @@ export class MinerSession {
   readonly agent: string;
   /** xmrig-proxy, xmr-node-proxy or a NiceHash rig: many miners behind one blob, any 32-bit nonce, periodic fresh jobs. */
   readonly isProxy: boolean;
+  /** XMRig 6+, not a proxy: may be given a blob shared with other sessions (shared-jobs.ts). */
+  readonly keepsNonceTopByte: boolean;
   readonly vardiff: Vardiff | undefined;
   readonly #fixedDifficulty: number;
   readonly #jobsPerSession: number;
@@ -85,7 +96,8 @@ export class MinerSession {
     this.worker = init.worker;
     this.solo = init.solo;
     this.agent = init.agent;
-    this.isProxy = /proxy|nicehash/i.test(init.agent);
+    this.isProxy = agentIsProxy(init.agent);
+    this.keepsNonceTopByte = !this.isProxy && agentKeepsNonceTopByte(init.agent);
     this.vardiff = init.vardiff;
     this.#fixedDifficulty = init.fixedDifficulty;
     this.#jobsPerSession = Math.max(1, init.jobsPerSession);

@@ -20,6 +20,7 @@ import type { PeerBudgetOptions } from './peer-budget.js';
 import { type PoolBackendMetrics, PoolCounters } from './pool-counters.js';
 import { type BlockSubmitter, ShareProcessor } from './share-processor.js';
 import type { ShareVerifier } from './share-verifier.js';
+import { type SharedJobsOptions, sharedJobDue, takesSharedJob } from './shared-jobs.js';
 import type {
   ConnectionInfo,
   LoginRequest,
@@ -64,7 +65,9 @@ export interface PoolBackendOptions {
   readonly ipv6AggregateBans: AggregateBanOptions;
   /** New (not remembered) login addresses a peer may have checked: a burst, then so many a minute. */
   readonly newAddressesPerPeer: PeerBudgetOptions;
-  /** Proxy and NiceHash sessions get a fresh job at least this often (they can run out of nonces). */
+  /** Which sessions a broadcast gives a job on a blob shared with others. */
+  readonly sharedJobs: SharedJobsOptions;
+  /** Proxy, NiceHash and shared-blob sessions get a fresh job at least this often (they can run out of nonces). */
   readonly proxyJobRefreshMs: number;
   /** Period of the housekeeping tick (vardiff review of quiet miners, proxy refresh, ban pruning). */
   readonly tickIntervalMs: number;
@@ -176,7 +179,7 @@ export class PoolBackend implements StratumBackend {
       { chunkSize: options.broadcastChunkSize, sliceMs: options.broadcastSliceMs },
       {
         sessions: this.#sessions,
-        push: (session) => this.#push(session),
+        push: (session) => this.#push(session, true),
         logger: this.#logger,
         onDone: (ms) => this.#counters.broadcastDone(ms),
       },
@@ -359,11 +362,18 @@ export class PoolBackend implements StratumBackend {
    */
   tick(): void {
     const now = this.#elapsedClock();
+    const refreshMs = this.#options.proxyJobRefreshMs;
+    let sharedDue = false;
     for (const session of this.#sessions.values()) {
       const retarget = session.vardiff?.review(now);
-      const proxyDue =
-        session.isProxy && now - (session.lastJob?.issuedAtMs ?? now) >= this.#options.proxyJobRefreshMs;
+      const proxyDue = session.isProxy && now - (session.lastJob?.issuedAtMs ?? now) >= refreshMs;
       if ((retarget !== undefined && this.#jobDifficultyChanged(session)) || proxyDue) this.#push(session);
+      else sharedDue ||= sharedJobDue(session, now, refreshMs);
+    }
+    // Shared-blob sessions all got their jobs in one broadcast: refresh them in one too, in slices.
+    const templateId = this.#lastBroadcastTemplateId;
+    if (sharedDue && !this.#broadcast.inProgress && templateId !== undefined) {
+      this.#broadcast.start(templateId, 'refresh', (s) => sharedJobDue(s, now, refreshMs));
     }
     this.#bans.prune();
   }
@@ -374,10 +384,15 @@ export class PoolBackend implements StratumBackend {
     return session;
   }
 
-  #issue(session: MinerSession): StratumJob {
+  /** A job on the current template; `shared`: on a blob shared with other sessions where the session may take one. */
+  #issue(session: MinerSession, shared = false): StratumJob {
     let job: StratumJob | undefined;
     try {
-      job = this.#jobs.issue(session);
+      const { sharedJobs, vardiff } = this.#options;
+      job =
+        shared && takesSharedJob(session, sharedJobs, vardiff.targetShareTimeSec)
+          ? this.#jobs.issueShared(session)
+          : this.#jobs.issue(session);
     } catch (error) {
       if (!(error instanceof ExtraNonceError)) throw error;
       this.#logger.error({ err: error }, 'template unusable: reserved area too small for the extra nonce');
@@ -393,10 +408,10 @@ export class PoolBackend implements StratumBackend {
     return this.#jobs.difficultyFor(session) !== session.lastJob?.difficulty;
   }
 
-  /** A new job to a connected session; a dead sink only costs a log line. */
-  #push(session: MinerSession): void {
+  /** A new job to a connected session (see #issue); a dead sink only costs a log line. */
+  #push(session: MinerSession, shared = false): void {
     try {
-      session.sink.sendJob(this.#issue(session));
+      session.sink.sendJob(this.#issue(session, shared));
     } catch (error) {
       this.#logger.debug({ err: error, session: session.id }, 'job push failed');
     }

@@ -72,7 +72,8 @@ const RESULT_PATTERN = /^[0-9a-f]{64}$/i;
  * The share pipeline, in this order (each refusal is a StratumError; the session was checked by
  * the caller):
  *   1. job known (INVALID_JOB_ID; a dropped old job: BLOCK_EXPIRED) and not expired (BLOCK_EXPIRED)
- *   2. nonce is 8 hex (MALFORMED_NONCE), normalised to lowercase
+ *   2. nonce is 8 hex (MALFORMED_NONCE), normalised to lowercase; on a shared blob its top byte
+ *      is the session's own (NICEHASH_NONCE)
  *   3. result is 64 hex (MALFORMED_RESULT)
  *   4. algo, when sent, names cn/upx2 (WRONG_ALGO)
  *   5. (job, nonce) not seen before (DUPLICATE_SHARE); recorded before hashing, so two identical
@@ -109,6 +110,10 @@ export class ShareProcessor {
       throw new StratumError('MALFORMED_NONCE');
     }
     const nonce = request.nonce.toLowerCase();
+    // The top byte (last in hex: the nonce is little-endian) is another session's on a shared blob.
+    if (job.nonceTopByte !== undefined && Number.parseInt(nonce.slice(6), 16) !== job.nonceTopByte) {
+      throw new StratumError('NICEHASH_NONCE', { jobId: job.jobId, nonce });
+    }
     if (typeof request.result !== 'string' || !RESULT_PATTERN.test(request.result)) {
       throw new StratumError('MALFORMED_RESULT');
     }

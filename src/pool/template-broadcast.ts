@@ -28,14 +28,29 @@ export class TemplateBroadcast {
   readonly #options: TemplateBroadcastOptions;
   readonly #modules: TemplateBroadcastModules;
   #generation = 0;
+  #running = false;
 
   constructor(options: TemplateBroadcastOptions, modules: TemplateBroadcastModules) {
     this.#options = options;
     this.#modules = modules;
   }
 
-  start(templateId: number, change: TemplateChange): void {
+  /** Whether a broadcast is still reaching its sessions. */
+  get inProgress(): boolean {
+    return this.#running;
+  }
+
+  /**
+   * Pushes to every session that `needsJob` (by default: every one not mining on `templateId`
+   * yet; one logged in after the template arrived already is).
+   */
+  start(
+    templateId: number,
+    change: TemplateChange,
+    needsJob: (session: MinerSession) => boolean = (s) => s.lastJob?.template.active.id !== templateId,
+  ): void {
     const generation = ++this.#generation;
+    this.#running = true;
     const { sessions, push, logger } = this.#modules;
     const startedMs = performance.now();
     const targets = [...sessions.values()];
@@ -48,15 +63,14 @@ export class TemplateBroadcast {
       const end = Math.min(targets.length, index + chunk);
       for (; index < end && performance.now() - sliceStart < sliceMs; index++) {
         const session = targets[index]!;
-        if (sessions.get(session.id) !== session) continue;
-        // Logged in after the template arrived: it already mines on it.
-        if (session.lastJob?.template.active.id === templateId) continue;
+        if (sessions.get(session.id) !== session || !needsJob(session)) continue;
         push(session);
       }
       if (index < targets.length) {
         setImmediate(step);
         return;
       }
+      this.#running = false;
       const ms = performance.now() - startedMs;
       this.#modules.onDone(ms);
       logger.debug({ templateId, change, sessions: targets.length, ms }, 'template broadcast done');
@@ -67,5 +81,6 @@ export class TemplateBroadcast {
   /** Abandons the broadcast in progress (the pool is closing). */
   cancel(): void {
     this.#generation++;
+    this.#running = false;
   }
 }

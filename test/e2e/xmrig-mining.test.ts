@@ -2,6 +2,8 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DemoStack, startDemoStack } from '../../src/app/demo-stack.js';
 import { decodeAddress, encodeIntegratedAddress } from '../../src/fuego/address.js';
+import { parseBlock } from '../../src/fuego/block.js';
+import { hexToBytes } from '../../src/fuego/hex.js';
 import { createLogger } from '../../src/log/logger.js';
 import { DaemonClient } from '../../src/rpc/daemon-client.js';
 import { createShareKeys } from '../../src/store/shares/share-keys.js';
@@ -15,6 +17,7 @@ import { XmrigRun, type XmrigRunReport } from './xmrig-runner.js';
 const NETWORK_DIFFICULTY = 4_000;
 const SHARE_DIFFICULTY = 300;
 const ALIAS = 'e2e-miner';
+const SHARED_WORKERS = ['shared-a', 'shared-b'];
 const keys = createShareKeys('fuego');
 
 let stack: DemoStack;
@@ -84,12 +87,20 @@ function expectCleanRun(report: XmrigRunReport, label: string): void {
   expect(report.rejected, `${label}: rejected ${report.rejectReasons.join(', ')}`).toBe(0);
 }
 
-/** Candidates the pool recorded as accepted whose hash is the devnet's block at that height. */
-async function acceptedBlocksOnChain(): Promise<number> {
+/**
+ * Candidates the pool recorded as accepted whose hash is the devnet's block at that height. With
+ * `onSharedBlobBy`, only those those workers found on a blob shared with other miners: the
+ * nonce's top byte is one the pool reserved and XMRig kept (its own counter never gets there here).
+ */
+async function acceptedBlocksOnChain(onSharedBlobBy?: readonly string[]): Promise<number> {
   let onChain = 0;
   for (const hash of await redis.zrange(keys.blockCandidates, 0, -1)) {
     const record = await redis.hgetall(keys.block(hash));
     if (record['submitResult'] !== 'accepted') continue;
+    if (onSharedBlobBy !== undefined) {
+      if (!onSharedBlobBy.includes(record['finderWorker'] ?? '')) continue;
+      if (parseBlock(hexToBytes(record['blob'] ?? '')).nonce >>> 24 === 0) continue;
+    }
     const header = await daemon.getBlockHeaderByHeight(Number(record['height']));
     if (header.hash === hash) onChain += 1;
   }
@@ -131,6 +142,23 @@ describe('mining with a real XMRig on the devnet', () => {
     expect(await acceptedBlocksOnChain()).toBeGreaterThan(0);
     expect(await daemon.getHeight()).toBeGreaterThan(heightBefore);
   }, 180_000);
+
+  it('after a new block, two miners on one shared blob (each keeps its own top nonce byte) get shares accepted and find blocks', async () => {
+    const [a, b] = await mine(
+      [
+        { xmrigPath, port: stack.stratumPort, login: `${stack.minerAddress}.shared-a` },
+        { xmrigPath, port: stack.stratumPort, login: `${stack.minerAddress}.shared-b` },
+      ],
+      6,
+      120_000,
+      // Every job after the first block found (by either) is on a shared blob.
+      async () => (await acceptedBlocksOnChain(SHARED_WORKERS)) > 0,
+    );
+    // A share with any other top byte would be refused ("Invalid nonce; is miner not compatible with NiceHash?").
+    expectCleanRun(a!, 'shared-a');
+    expectCleanRun(b!, 'shared-b');
+    expect(await acceptedBlocksOnChain(SHARED_WORKERS)).toBeGreaterThan(0);
+  }, 150_000);
 
   it('a miner with --nicehash and --keepalive mines without rejections', async () => {
     const [report] = await mine(

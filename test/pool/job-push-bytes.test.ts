@@ -94,13 +94,18 @@ function active(t: LoadedTemplate, fast: boolean): ActiveTemplate {
   };
 }
 
-/** The job line as the protocol spells it, from the pure build and JSON.stringify of each part. */
+/**
+ * The job line as the protocol spells it, from the pure build and JSON.stringify of each part; on
+ * a shared blob, with the session's top nonce byte at 42 and at the end of the job id.
+ */
 function referenceLine(reference: ActiveTemplate, miner: MinerSession): string {
   const job = miner.lastJob!;
-  const blob = Buffer.from(reference.template.buildJob(job.extraNonce).hashingBlob).toString('hex');
+  const bytes = Buffer.from(reference.template.buildJob(job.extraNonce).hashingBlob);
+  const top = job.nonceTopByte === undefined ? Buffer.alloc(0) : Buffer.of(job.nonceTopByte);
+  if (job.nonceTopByte !== undefined) bytes[42] = job.nonceTopByte;
   const params = {
-    blob,
-    job_id: Buffer.from(job.extraNonce).toString('hex'),
+    blob: bytes.toString('hex'),
+    job_id: Buffer.concat([job.extraNonce, top]).toString('hex'),
     target: targetHexForDifficulty(job.difficulty),
     algo: 'cn/upx2',
     height: reference.height,
@@ -116,10 +121,8 @@ describe('the job line each miner receives is byte for byte the straightforward 
     expect(usable.some((t) => t.name.startsWith('71-'))).toBe(true);
   });
 
-  it.each(usable)('$name: mixed difficulties, over 1,024 distinct ones, every job', (t) => {
-    const fast = active(t, true);
-    const reference = active(t, false);
-    const jobs = new JobManager(
+  function jobManager(fast: ActiveTemplate): JobManager {
+    return new JobManager(
       { staleGraceMs: 2_000 },
       {
         templates: { current: () => fast, onTemplate: () => () => {} },
@@ -127,6 +130,12 @@ describe('the job line each miner receives is byte for byte the straightforward 
         clock: () => 0,
       },
     );
+  }
+
+  it.each(usable)('$name: mixed difficulties, over 1,024 distinct ones, every job', (t) => {
+    const fast = active(t, true);
+    const reference = active(t, false);
+    const jobs = jobManager(fast);
     const difficulties = [1, 5_000, 5_000, 123_457, 2 ** 32, 2 ** 40 + 3, 9_007_199_254_740_991];
     const miners = Array.from({ length: 1_500 }, (_, i) =>
       minerSession(`m${i}`, i < 600 ? difficulties[i % difficulties.length]! : 1_000 + i * 17),
@@ -134,6 +143,23 @@ describe('the job line each miner receives is byte for byte the straightforward 
     for (const miner of [...miners, ...miners.slice(0, 50)]) {
       const line = encodeJobNotification(jobs.issue(miner)!);
       expect(line).toBe(referenceLine(reference, miner));
+    }
+  });
+
+  it.each(usable)('$name: shared blobs, each miner with its own top nonce byte', (t) => {
+    const fast = active(t, true);
+    const reference = active(t, false);
+    const jobs = jobManager(fast);
+    const miners = Array.from({ length: 600 }, (_, i) => minerSession(`m${i}`, 1_000 + i * 17));
+    for (const [i, miner] of miners.entries()) {
+      const line = encodeJobNotification(jobs.issueShared(miner)!);
+      const job = miner.lastJob!;
+      expect(job.nonceTopByte).toBe((i % 255) + 1);
+      expect(line).toBe(referenceLine(reference, miner));
+      // What the session keeps for its shares: the blob with a zero nonce, as on a job of its own.
+      expect(bytesToHex(job.hashingBlob)).toBe(
+        bytesToHex(reference.template.buildJob(job.extraNonce).hashingBlob),
+      );
     }
   });
 });

@@ -16,6 +16,7 @@ function job(jobId: string, template = tracked(TIP_A), issuedAtMs = 0): IssuedJo
     extraNonce: new Uint8Array(8),
     hashingBlob: new Uint8Array(76),
     nonceOffset: 39,
+    nonceTopByte: undefined,
     difficulty: 1000,
     issuedAtMs,
     submittedNonces: undefined,

@@ -297,7 +297,9 @@ export class TestClock {
 export function mine(job: StratumJob, n: number): { nonce: string; result: string } {
   const blob = hexToBytes(job.blob);
   const nonceBytes = Buffer.alloc(4);
-  nonceBytes.writeUInt32LE(n >>> 0, 0);
+  // As XMRig: a blob with a non-zero nonce keeps its top byte (auto nicehash, stratum.md §6.4).
+  const reserved = Buffer.from(blob.subarray(39, 43)).readUInt32LE(0) !== 0;
+  nonceBytes.writeUInt32LE(reserved ? ((blob[42]! << 24) | (n & 0xffffff)) >>> 0 : n >>> 0, 0);
   blob.set(nonceBytes, 39);
   return { nonce: nonceBytes.toString('hex'), result: bytesToHex(hashUpx2(blob)) };
 }

@@ -14,8 +14,9 @@ export interface BenchStackOptions {
   /** Stratum port difficulty (the port is fixed-difficulty, so vardiff never replaces a job)... */
   readonly shareDifficulty: number;
   /**
-   * ...or the start difficulty of a vardiff port, as most pools run them (at 1, vardiff's minimum
-   * here, a quiet miner is never retargeted either).
+   * ...or the start difficulty of a vardiff port, as most pools run them, with vardiff held at it
+   * (its minimum and maximum): the miners' share bursts are at that difficulty, and no retarget
+   * replaces a job.
    */
   readonly vardiffPort?: boolean;
   /** Merged over the benchmark's stratum section (limits, say). */
@@ -108,7 +109,9 @@ export function benchPoolConfig(backends: BenchBackends, options: BenchStackOpti
         { port: 0, difficulty: options.shareDifficulty, fixedDifficulty: options.vardiffPort !== true },
       ],
       minLoginDifficulty: 1,
-      vardiff: { minDifficulty: 1 },
+      vardiff: options.vardiffPort
+        ? { minDifficulty: options.shareDifficulty, maxDifficulty: options.shareDifficulty }
+        : { minDifficulty: 1 },
       ...options.stratum,
     },
   };

@@ -128,12 +128,15 @@ function stratumOverrides(): {
     if (direct !== '0' && direct !== '1') throw new Error('FUEGO_BENCH_DIRECT_WRITES must be 0 or 1');
     overrides.directWrites = direct === '1';
   }
+  return { ...overrides, ...sharedJobsOverride() };
+}
+
+/** FUEGO_BENCH_SHARED_JOBS=0 or 1: `stratum.sharedJobs.enabled` (unset: the default, on). */
+export function sharedJobsOverride(): { sharedJobs?: { enabled: boolean } } {
   const shared = process.env['FUEGO_BENCH_SHARED_JOBS'];
-  if (shared !== undefined) {
-    if (shared !== '0' && shared !== '1') throw new Error('FUEGO_BENCH_SHARED_JOBS must be 0 or 1');
-    overrides.sharedJobs = { enabled: shared === '1' };
-  }
-  return overrides;
+  if (shared === undefined) return {};
+  if (shared !== '0' && shared !== '1') throw new Error('FUEGO_BENCH_SHARED_JOBS must be 0 or 1');
+  return { sharedJobs: { enabled: shared === '1' } };
 }
 
 /** How many processes hold the miners, given the open-files limit this process got. */

@@ -18,6 +18,8 @@
  * FUEGO_BENCH_PUSH_ROUNDS sets the number of pushes to 10,000 miners (default 3).
  * FUEGO_BENCH_STRATUM_PROCESSES=N runs the pool with `stratum.processes: N` (default 1): RSS and
  * main-thread CPU are then the sums over the pool process and its stratum children.
+ * The miners log in as XMRig 6 on a vardiff port (held at 5,000), so a push gives them blobs shared
+ * by 255 (`stratum.sharedJobs`); FUEGO_BENCH_SHARED_JOBS=0 gives each a blob of its own.
  * Prints a table, then one JSON object as the last line.
  *
  * `npm run bench:connections -- --miners N` runs the benchmark at scale instead (connections-scale.ts):
@@ -27,7 +29,7 @@
 import { availableParallelism, loadavg } from 'node:os';
 import { openFilesBudget } from '../../src/app/open-files-budget.js';
 import { type BenchStack, startBenchStack } from './bench-stack.js';
-import { runConnectionsAtScale } from './connections-scale.js';
+import { runConnectionsAtScale, sharedJobsOverride } from './connections-scale.js';
 import { measureJobArrivals, PUSH_ROUNDS, TARGET_PUSH_P99_MS } from './job-arrivals.js';
 import {
   countOpenFds,
@@ -201,9 +203,11 @@ async function main(): Promise<void> {
   try {
     stack = await startBenchStack({
       shareDifficulty: 5_000,
+      vardiffPort: true,
       stratum: {
         limits: { maxConnectionsPerIp: TARGET_CONNECTIONS, maxConnections: 100_000 },
         processes: STRATUM_PROCESSES,
+        ...sharedJobsOverride(),
       },
       api: { maxConnections: API_MAX_CONNECTIONS },
     });

@@ -74,8 +74,11 @@ export class MinerSession {
   readonly agent: string;
   /** xmrig-proxy, xmr-node-proxy or a NiceHash rig: many miners behind one blob, any 32-bit nonce, periodic fresh jobs. */
   readonly isProxy: boolean;
-  /** XMRig 6+, not a proxy: may be given a blob shared with other sessions (shared-jobs.ts). */
-  readonly keepsNonceTopByte: boolean;
+  /**
+   * XMRig 6+, not a proxy: may be given a blob shared with other sessions (shared-jobs.ts).
+   * Cleared for good once it sends a share that did not keep its byte.
+   */
+  keepsNonceTopByte: boolean;
   readonly vardiff: Vardiff | undefined;
   readonly #fixedDifficulty: number;
   readonly #jobsPerSession: number;

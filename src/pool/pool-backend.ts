@@ -317,6 +317,7 @@ export class PoolBackend implements StratumBackend {
     } catch (error) {
       const refusal = toStratumError(error, this.#logger, 'submit');
       this.#counters.shareRejected(refusal.code);
+      if (refusal.code === 'NICEHASH_NONCE') this.#leaveSharedBlobs(session);
       if (this.#bans.record(session, refusal.code)) throw new StratumError('BANNED', { cause: refusal.code });
       throw refusal;
     }
@@ -401,6 +402,20 @@ export class PoolBackend implements StratumBackend {
     if (job === undefined) throw new StratumError('NO_TEMPLATE');
     this.#counters.jobIssued();
     return job;
+  }
+
+  /**
+   * A miner that changed the top nonce byte of a shared blob does not keep it, whatever its agent
+   * says: from now on it mines blobs of its own, starting with a job at once.
+   */
+  #leaveSharedBlobs(session: MinerSession): void {
+    if (!session.keepsNonceTopByte) return;
+    session.keepsNonceTopByte = false;
+    this.#logger.warn(
+      { session: session.id, agent: session.agent },
+      'miner does not keep its top nonce byte: blobs of its own',
+    );
+    this.#push(session);
   }
 
   /** A retarget changes nothing for the miner while its jobs stay capped at the network difficulty. */

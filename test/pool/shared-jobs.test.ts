@@ -121,6 +121,28 @@ describe('jobs on a blob shared by many miners', () => {
     expect(backend.metrics.sharesAccepted).toBe(0);
   });
 
+  it('a miner that does not keep its top byte, whatever its agent says, gets a blob of its own at once and from then on', async () => {
+    const { login, newBlock, backend, submit, ledger } = setup();
+    const miner = await login();
+    await newBlock(2, 11);
+    const job = miner.sink.jobs.at(-1)!;
+    expect(job.blob.slice(...TOP)).toBe('01');
+    const input = hexToBytes(job.blob);
+    input.set(hexToBytes('07000000'), 39);
+    const result = bytesToHex(hashUpx2(input));
+    await expect(
+      backend.submit(miner.sessionId, { jobId: job.job_id, nonce: '07000000', result }),
+    ).rejects.toMatchObject({ code: 'NICEHASH_NONCE' });
+
+    expect(miner.sink.jobs).toHaveLength(2);
+    const own = miner.sink.jobs.at(-1)!;
+    expect(own.blob.slice(...TOP)).toBe('00');
+    await submit(miner.sessionId, own, 7);
+    expect(ledger.shares).toHaveLength(1);
+    await newBlock(3, 12);
+    expect(miner.sink.jobs.at(-1)!.blob.slice(...TOP)).toBe('00');
+  });
+
   it('a block found on a shared blob is the template with the blob’s extra nonce and the full nonce, and carries the miner’s PoW', async () => {
     const { login, newBlock, submit, daemon, templates } = setup({}, 1n);
     const miners = [await login(), await login()];

@@ -20,9 +20,10 @@ export interface TemplateBroadcastModules {
 }
 
 /**
- * Pushes a job on a new template to every session, at most `chunkSize` sessions or `sliceMs` per
- * event-loop turn, so that submits and socket I/O keep flowing during a large broadcast (a job
- * costs ~0.1 ms). A newer broadcast abandons the one in progress (its own reaches everyone).
+ * Pushes a job on a new template to every session (or a fresh one to those due it), at most
+ * `chunkSize` sessions or `sliceMs` per event-loop turn, so that submits and socket I/O keep
+ * flowing during a large broadcast (a job costs 5-30 µs). A newer broadcast abandons the one in
+ * progress (its own reaches everyone).
  */
 export class TemplateBroadcast {
   readonly #options: TemplateBroadcastOptions;

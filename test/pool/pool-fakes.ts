@@ -310,6 +310,39 @@ export async function flushImmediates(times = 5): Promise<void> {
 }
 
 /**
+ * A pool core over fakes, for tests of jobs and shares: template 1 at height 10 at
+ * `networkDifficulty`, vardiff and login difficulties down to 1, bans off, one test clock for both
+ * the wall and the elapsed clock; `overrides` over the config's defaults.
+ */
+export function fakePoolBackend(overrides: Partial<PoolBackendOptions> = {}, networkDifficulty = 1n << 60n) {
+  const clock = new TestClock();
+  const templates = new FakeTemplateSource(activeTemplate(1, 10, networkDifficulty));
+  const ledger = new FakeLedger();
+  const daemon = new FakeDaemon();
+  const backend = new PoolBackend(
+    {
+      ...DEFAULT_POOL_BACKEND_OPTIONS,
+      vardiff: { ...DEFAULT_POOL_BACKEND_OPTIONS.vardiff, minDifficulty: 1 },
+      minLoginDifficulty: 1,
+      extraNonceStart: 0,
+      ban: { ...DEFAULT_BAN_POLICY_OPTIONS, enabled: false },
+      ...overrides,
+    },
+    {
+      templates,
+      verifier: new FakeVerifier(),
+      ledger,
+      daemon,
+      logger: silentLogger,
+      clock: clock.now,
+      elapsedClock: clock.now,
+      bans: new FakeBanRegistry({ clock: clock.now }),
+    },
+  );
+  return { clock, templates, ledger, daemon, backend };
+}
+
+/**
  * A pool core over fakes (template at height 10, network difficulty 10^12, bans off but the
  * registry real), logging in XMRig-like from `remoteAddress`: for tests of what one host may do.
  */

@@ -3,24 +3,17 @@ import { parseBlock } from '../../src/fuego/block.js';
 import { checkMergeMiningTag, parentHashingBlob } from '../../src/fuego/block-hash.js';
 import { bytesToHex, hexToBytes } from '../../src/fuego/hex.js';
 import { agentKeepsNonceTopByte } from '../../src/pool/miner-agent.js';
-import { PoolBackend, type PoolBackendOptions } from '../../src/pool/pool-backend.js';
+import type { PoolBackendOptions } from '../../src/pool/pool-backend.js';
 import type { LoginRequest, StratumJob } from '../../src/pool/stratum-backend.js';
-import { DEFAULT_BAN_POLICY_OPTIONS, DEFAULT_POOL_BACKEND_OPTIONS } from '../helpers/config-defaults.js';
 import {
   ADDRESS,
   activeTemplate,
   connection,
-  FakeBanRegistry,
-  FakeDaemon,
-  FakeLedger,
   FakeSink,
-  FakeTemplateSource,
-  FakeVerifier,
+  fakePoolBackend,
   flushImmediates,
   hashUpx2,
   mine,
-  silentLogger,
-  TestClock,
 } from './pool-fakes.js';
 
 /*
@@ -34,30 +27,7 @@ const HUGE = 1n << 60n;
 const TOP = [84, 86] as const;
 
 function setup(options: Partial<PoolBackendOptions> = {}, networkDifficulty = HUGE) {
-  const clock = new TestClock();
-  const templates = new FakeTemplateSource(activeTemplate(1, 10, networkDifficulty));
-  const ledger = new FakeLedger();
-  const daemon = new FakeDaemon();
-  const backend = new PoolBackend(
-    {
-      ...DEFAULT_POOL_BACKEND_OPTIONS,
-      vardiff: { ...DEFAULT_POOL_BACKEND_OPTIONS.vardiff, minDifficulty: 1 },
-      minLoginDifficulty: 1,
-      extraNonceStart: 0,
-      ban: { ...DEFAULT_BAN_POLICY_OPTIONS, enabled: false },
-      ...options,
-    },
-    {
-      templates,
-      verifier: new FakeVerifier(),
-      ledger,
-      daemon,
-      logger: silentLogger,
-      clock: clock.now,
-      elapsedClock: clock.now,
-      bans: new FakeBanRegistry({ clock: clock.now }),
-    },
-  );
+  const { clock, templates, ledger, daemon, backend } = fakePoolBackend(options, networkDifficulty);
   /** An XMRig 6 miner under vardiff at difficulty 1 (the test port's start difficulty). */
   async function login(request: Partial<LoginRequest> = {}, startDifficulty = 1) {
     const sink = new FakeSink();

@@ -1,20 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { PoolBackend } from '../../src/pool/pool-backend.js';
-import { DEFAULT_BAN_POLICY_OPTIONS, DEFAULT_POOL_BACKEND_OPTIONS } from '../helpers/config-defaults.js';
+import { DEFAULT_POOL_BACKEND_OPTIONS } from '../helpers/config-defaults.js';
 import {
   ADDRESS,
   activeTemplate,
   connection,
-  FakeBanRegistry,
-  FakeDaemon,
-  FakeLedger,
   FakeSink,
-  FakeTemplateSource,
-  FakeVerifier,
+  fakePoolBackend,
   flushImmediates,
   mine,
-  silentLogger,
-  TestClock,
 } from './pool-fakes.js';
 
 const GRACE_MS = DEFAULT_POOL_BACKEND_OPTIONS.staleGraceMs;
@@ -26,30 +19,8 @@ const GRACE_MS = DEFAULT_POOL_BACKEND_OPTIONS.staleGraceMs;
  */
 describe('stale grace after a new block, per miner', () => {
   function setup() {
-    const clock = new TestClock();
-    const templates = new FakeTemplateSource(activeTemplate(1, 10, 1n << 60n));
-    const ledger = new FakeLedger();
-    const backend = new PoolBackend(
-      {
-        ...DEFAULT_POOL_BACKEND_OPTIONS,
-        vardiff: { ...DEFAULT_POOL_BACKEND_OPTIONS.vardiff, minDifficulty: 1 },
-        minLoginDifficulty: 1,
-        extraNonceStart: 0,
-        ban: { ...DEFAULT_BAN_POLICY_OPTIONS, enabled: false },
-        // One session per event-loop turn: the second miner's push comes a turn after the first's.
-        broadcastChunkSize: 1,
-      },
-      {
-        templates,
-        verifier: new FakeVerifier(),
-        ledger,
-        daemon: new FakeDaemon(),
-        logger: silentLogger,
-        clock: clock.now,
-        elapsedClock: clock.now,
-        bans: new FakeBanRegistry({ clock: clock.now }),
-      },
-    );
+    // One session per event-loop turn: the second miner's push comes a turn after the first's.
+    const { clock, templates, ledger, backend } = fakePoolBackend({ broadcastChunkSize: 1 });
     const login = async () => {
       const sink = new FakeSink();
       const result = await backend.login(

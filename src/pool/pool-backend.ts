@@ -388,19 +388,17 @@ export class PoolBackend implements StratumBackend {
   /** A job on the current template; `shared`: on a blob shared with other sessions where the session may take one. */
   #issue(session: MinerSession, shared = false): StratumJob {
     let job: StratumJob | undefined;
+    const { sharedJobs, vardiff } = this.#options;
+    const onSharedBlob = shared && takesSharedJob(session, sharedJobs, vardiff.targetShareTimeSec);
     try {
-      const { sharedJobs, vardiff } = this.#options;
-      job =
-        shared && takesSharedJob(session, sharedJobs, vardiff.targetShareTimeSec)
-          ? this.#jobs.issueShared(session)
-          : this.#jobs.issue(session);
+      job = onSharedBlob ? this.#jobs.issueShared(session) : this.#jobs.issue(session);
     } catch (error) {
       if (!(error instanceof ExtraNonceError)) throw error;
       this.#logger.error({ err: error }, 'template unusable: reserved area too small for the extra nonce');
       throw new StratumError('NO_TEMPLATE', { reason: error.code });
     }
     if (job === undefined) throw new StratumError('NO_TEMPLATE');
-    this.#counters.jobIssued();
+    this.#counters.jobIssued(onSharedBlob);
     return job;
   }
 

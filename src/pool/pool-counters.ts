@@ -18,6 +18,8 @@ export interface PoolBackendMetrics {
   readonly blocksRefused: Readonly<Partial<Record<BlockRefusalReason, number>>>;
   readonly blockSubmitErrors: number;
   readonly jobsIssued: number;
+  /** Of jobsIssued: on a blob shared with other sessions (stratum.sharedJobs). */
+  readonly jobsIssuedShared: number;
   readonly bansIssued: number;
   /** Duration of the last template broadcast to all sessions. */
   readonly lastBroadcastMs: number;
@@ -38,6 +40,7 @@ export class PoolCounters {
     blocksRejected: 0,
     blockSubmitErrors: 0,
     jobsIssued: 0,
+    jobsIssuedShared: 0,
     bansIssued: 0,
     lastBroadcastMs: 0,
   };
@@ -72,8 +75,9 @@ export class PoolCounters {
     increment(this.#blocksRefused, reason);
   }
 
-  jobIssued(): void {
+  jobIssued(shared: boolean): void {
     this.#counts.jobsIssued++;
+    if (shared) this.#counts.jobsIssuedShared++;
   }
 
   banIssued(): void {

@@ -53,7 +53,7 @@ function withTopByte(blob: string, byte: string): string {
 
 describe('jobs on a blob shared by many miners', () => {
   it('after a new block, XMRig miners share one blob, each with its own top nonce byte, and their shares are accepted', async () => {
-    const { login, newBlock, submit, ledger } = setup();
+    const { login, newBlock, submit, ledger, backend } = setup();
     const miners = [await login(), await login(), await login()];
     // The login job is the miner's own: a zero nonce field.
     for (const m of miners) expect(m.job.blob.slice(...TOP)).toBe('00');
@@ -63,6 +63,8 @@ describe('jobs on a blob shared by many miners', () => {
     expect(new Set(jobs.map((j) => withTopByte(j.blob, '00'))).size).toBe(1);
     expect(new Set(jobs.map((j) => j.job_id)).size).toBe(3);
     expect(new Set(jobs.map((j) => j.job_id.slice(0, -2))).size).toBe(1);
+    // Three login jobs of their own, three on the shared blob.
+    expect(backend.metrics).toMatchObject({ jobsIssued: 6, jobsIssuedShared: 3 });
 
     // The same nonce counter on each: three different nonces (the top byte), three shares.
     for (const [i, m] of miners.entries()) await submit(m.sessionId, jobs[i]!, 7);

@@ -98,6 +98,7 @@ function sumBackend(all: readonly PoolBackendMetrics[]): PoolBackendMetrics {
     blocksRefused: sumCounts(all.map((m) => m.blocksRefused)),
     blockSubmitErrors: sumOf(all, (m) => m.blockSubmitErrors),
     jobsIssued: sumOf(all, (m) => m.jobsIssued),
+    jobsIssuedShared: sumOf(all, (m) => m.jobsIssuedShared),
     bansIssued: sumOf(all, (m) => m.bansIssued),
     lastBroadcastMs: all.reduce((max, m) => Math.max(max, m.lastBroadcastMs), 0),
   };

@@ -165,7 +165,16 @@ function backendMetrics(registry: Registry) {
       labelNames: ['reason'],
     }),
   );
+  const jobsFrom = counterFrom(
+    counter(registry, {
+      name: 'fuego_pool_jobs_total',
+      help: 'Jobs sent to miners, by blob: own (a blob of its own) or shared (a blob shared by up to 255 miners, each with its own top nonce byte: stratum.sharedJobs)',
+      labelNames: ['blob'],
+    }),
+  );
   const sync = (backend: PoolBackendMetrics): void => {
+    jobsFrom({ blob: 'own' }, backend.jobsIssued - backend.jobsIssuedShared);
+    jobsFrom({ blob: 'shared' }, backend.jobsIssuedShared);
     sharesFrom({ result: 'accepted' }, backend.sharesAccepted - backend.sharesStale);
     sharesFrom({ result: 'stale' }, backend.sharesStale);
     for (const [code, total] of Object.entries(backend.sharesRejected))

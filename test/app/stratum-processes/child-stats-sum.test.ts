@@ -25,6 +25,7 @@ function stats(n: number, overrides: { hashes: number; avgMs: number; broadcastM
       blocksRefused: { 'pow-disagreement': n },
       blockSubmitErrors: 0,
       jobsIssued: 5 * n,
+      jobsIssuedShared: 4 * n,
       bansIssued: n,
       lastBroadcastMs: overrides.broadcastMs,
     },
@@ -66,6 +67,8 @@ describe('the stratum children as one pool', () => {
       sharesAccepted: 300,
       sharesRejected: { DUPLICATE_SHARE: 3 },
       blocksRefused: { 'pow-disagreement': 3 },
+      jobsIssued: 15,
+      jobsIssuedShared: 12,
       bansIssued: 3,
       // The push is done when the slowest child is done.
       lastBroadcastMs: 40,

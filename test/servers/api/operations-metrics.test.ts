@@ -29,7 +29,9 @@ function backendSnapshot(): PoolBackendMetrics {
   counters.login();
   counters.shareRejected('LOW_DIFFICULTY');
   counters.blockRefused('stale-tip');
-  counters.jobIssued();
+  counters.jobIssued(false);
+  counters.jobIssued(true);
+  counters.jobIssued(true);
   return counters.snapshot(1);
 }
 
@@ -124,6 +126,11 @@ describe('/metrics: solvency, payout batches, dependencies, daemon chain, leader
     expect(scrape).toMatch(/^fuego_pool_leader_present 1$/m);
     expect(scrape).toMatch(/^fuego_pool_pow_implementation\{name="reference"\} 1$/m);
     expect(scrape).toMatch(/^fuego_pool_pow_implementation\{name="native"\} 0$/m);
+  });
+
+  it('counts the jobs sent on a blob of their own and on blobs shared by many miners', () => {
+    expect(scrape).toMatch(/^fuego_pool_jobs_total\{blob="own"\} 1$/m);
+    expect(scrape).toMatch(/^fuego_pool_jobs_total\{blob="shared"\} 2$/m);
   });
 });
 

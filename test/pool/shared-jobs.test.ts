@@ -200,6 +200,23 @@ describe('jobs on a blob shared by many miners', () => {
     expect(own.sink.jobs).toHaveLength(1);
   });
 
+  it('a refresh due while a new block is still being pushed waits, so that no miner misses the new block', async () => {
+    const { login, newBlock, templates, backend, clock } = setup({
+      proxyJobRefreshMs: 60_000,
+      broadcastChunkSize: 1,
+      broadcastSliceMs: 60_000,
+    });
+    const shared = [await login(), await login()];
+    const own = await login({ login: `${ADDRESS}.rig+500` });
+    await newBlock(2, 11);
+    clock.advance(60_000);
+    // One session per event-loop turn: the tick comes while the push of height 12 has reached one.
+    templates.emit(activeTemplate(3, 12, HUGE), 'new-block');
+    backend.tick();
+    await flushImmediates(10);
+    for (const miner of [...shared, own]) expect(miner.sink.jobs.at(-1)!.height).toBe(12);
+  });
+
   it('knows which agents keep the top nonce byte: XMRig 6 and later', () => {
     expect(agentKeepsNonceTopByte('XMRig/6.16.0 (Linux x86_64) libuv/1.42.0 gcc/9.3.0')).toBe(true);
     expect(agentKeepsNonceTopByte('XMRig/6.21.0-mo1 (Windows NT 10.0; Win64; x64)')).toBe(true);

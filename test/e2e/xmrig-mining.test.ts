@@ -89,7 +89,7 @@ function expectCleanRun(report: XmrigRunReport, label: string): void {
 
 /**
  * Candidates the pool recorded as accepted whose hash is the devnet's block at that height. With
- * `onSharedBlobBy`, only those those workers found on a blob shared with other miners: the
+ * `onSharedBlobBy`, only those that these workers found on a blob shared with other miners: the
  * nonce's top byte is one the pool reserved and XMRig kept (its own counter never gets there here).
  */
 async function acceptedBlocksOnChain(onSharedBlobBy?: readonly string[]): Promise<number> {

@@ -2,15 +2,19 @@ import type { PoolConfig } from '../config/schema.js';
 import { DaemonClient, type DaemonClientOptions } from '../rpc/daemon-client.js';
 import { rpcTlsOf } from './rpc-tls.js';
 
+/** Where a fuegod answers: `daemon` of the config, or a witness with the daemon's retries. */
+type DaemonEndpoint = Pick<PoolConfig['daemon'], 'host' | 'port' | 'timeoutMs' | 'retries' | 'tls'>;
+
 /**
- * A client of the pool's fuegod as `daemon` of the config describes it, over HTTPS with
- * `daemon.tls` (a CA file that cannot be read throws a ConfigError naming the key). Every process
- * that asks fuegod (the pool, its stratum children, `payout`, `report`, `block settle`, `payout
- * resolve`) builds its client here.
+ * A client of a fuegod as the config describes it, over HTTPS with its `tls` (a CA file that
+ * cannot be read throws a ConfigError naming `tlsKey`). Every process that asks fuegod (the pool,
+ * its stratum children and witnesses, `payout`, `report`, `block settle`, `payout resolve`) builds
+ * its clients here.
  */
 export function daemonClientOf(
-  daemon: Readonly<PoolConfig['daemon']>,
+  daemon: Readonly<DaemonEndpoint>,
   extra: Partial<Pick<DaemonClientOptions, 'retries' | 'observe'>> = {},
+  tlsKey = 'daemon.tls',
 ): DaemonClient {
   return new DaemonClient({
     host: daemon.host,
@@ -18,6 +22,6 @@ export function daemonClientOf(
     timeoutMs: daemon.timeoutMs,
     retries: daemon.retries,
     ...extra,
-    ...(daemon.tls === undefined ? {} : { tls: rpcTlsOf(daemon.tls, 'daemon.tls') }),
+    ...(daemon.tls === undefined ? {} : { tls: rpcTlsOf(daemon.tls, tlsKey) }),
   });
 }

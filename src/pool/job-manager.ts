@@ -3,7 +3,7 @@ import { bytesToHex, byteToHex } from '../fuego/hex.js';
 import { UPX2_ALGO } from './algo-names.js';
 import { type ExtraNonceAllocator, MIN_EXTRA_NONCE_BYTES } from './extra-nonce.js';
 import type { IssuedJob, MinerSession, TrackedTemplateRef } from './miner-session.js';
-import type { StratumJob } from './stratum-backend.js';
+import type { SharedBlobHex, StratumJob } from './stratum-backend.js';
 import type { ActiveTemplate, TemplateChange, TemplateSource } from './template-source.js';
 
 export interface JobManagerOptions {
@@ -243,12 +243,15 @@ export class JobManager {
       issuedAtMs: this.#modules.clock(),
       submittedNonces: undefined,
     });
+    const { hex } = shared;
     return {
       job_id: jobId,
-      blob: shared.blobHexHead + topHex + shared.blobHexTail,
+      blob: hex.head + topHex + hex.tail,
       target: this.#targetHex(difficulty),
       algo: UPX2_ALGO,
       height: template.active.height,
+      sharedBlob: hex,
+      nonceTopHex: topHex,
     };
   }
 
@@ -262,8 +265,10 @@ export class JobManager {
       extraNonce,
       hashingBlob,
       jobIdPrefix: bytesToHex(extraNonce),
-      blobHexHead: hex.slice(0, NONCE_TOP_BYTE_OFFSET * 2),
-      blobHexTail: hex.slice(NONCE_TOP_BYTE_OFFSET * 2 + 2),
+      hex: Object.freeze({
+        head: hex.slice(0, NONCE_TOP_BYTE_OFFSET * 2),
+        tail: hex.slice(NONCE_TOP_BYTE_OFFSET * 2 + 2),
+      }),
       nextTopByte: 1,
     };
   }
@@ -314,9 +319,8 @@ interface SharedBlob {
   /** With a zero nonce, as every session's job keeps it. */
   readonly hashingBlob: Uint8Array;
   readonly jobIdPrefix: string;
-  /** The blob's hex before and after the top nonce byte. */
-  readonly blobHexHead: string;
-  readonly blobHexTail: string;
+  /** The blob's hex before and after the top nonce byte: one object, in every session's StratumJob. */
+  readonly hex: SharedBlobHex;
   nextTopByte: number;
 }
 

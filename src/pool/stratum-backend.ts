@@ -5,7 +5,10 @@
  * (src/pool/stratum-errors.ts), whose code decides the wire message and whether to close.
  */
 
-/** A job exactly as it goes on the wire inside `login` results, `getjob` results and `job` pushes. */
+/**
+ * A job as it goes on the wire inside `login` results, `getjob` results and `job` pushes (the
+ * first five fields, in XMRig's order), and how its blob was made, which never goes on the wire.
+ */
 export interface StratumJob {
   readonly job_id: string;
   /** Hashing blob, hex; the miner writes its nonce at bytes 39..42. */
@@ -14,6 +17,21 @@ export interface StratumJob {
   readonly target: string;
   readonly algo: 'cn/upx2';
   readonly height: number;
+  /**
+   * On a blob shared with other sessions (JobManager.issueShared): `blob` is exactly
+   * `sharedBlob.head + nonceTopHex + sharedBlob.tail`, with the same `sharedBlob` object for every
+   * session on that blob. So what is the same for all of them is checked once per blob, not once
+   * per session (a push to 100,000 miners writes 255 times fewer distinct blobs).
+   */
+  readonly sharedBlob?: SharedBlobHex;
+  /** With `sharedBlob`: this session's top nonce byte, two hex digits. */
+  readonly nonceTopHex?: string;
+}
+
+/** A blob's hex around its nonce's top byte (blob byte 42), as one shared blob's sessions all get it. */
+export interface SharedBlobHex {
+  readonly head: string;
+  readonly tail: string;
 }
 
 /** What the server knows about the port and peer of a connection. */

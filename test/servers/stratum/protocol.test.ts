@@ -160,6 +160,28 @@ describe('encoders', () => {
     );
   });
 
+  it('a job on a shared blob is written as the same wire job, with no trace of how its blob was made', () => {
+    const text = fc.oneof(
+      fc.stringMatching(/^[0-9a-f]{0,90}$/),
+      fc.string({ unit: 'binary', maxLength: 20 }),
+      fc.constantFrom('"', '\\', '\n', '\u2028', '\ud800', ''),
+    );
+    // One blob object for several sessions, as a broadcast hands it out, each with its own digits.
+    fc.assert(
+      fc.property(text, text, fc.array(text, { minLength: 1, maxLength: 4 }), (head, tail, tops) => {
+        const sharedBlob = { head, tail };
+        for (const top of tops) {
+          const blob = head + top + tail;
+          const job = { ...JOB, blob, sharedBlob, nonceTopHex: top };
+          const { job_id, target, algo, height } = JOB;
+          const json = `{"jsonrpc":"2.0","method":"job","params":${JSON.stringify({ blob, job_id, target, algo, height })}}`;
+          expect(encodeJobNotification(job)).toBe(`${json.padEnd(MIN_REPLY_BYTES, ' ')}\n`);
+        }
+      }),
+      { numRuns: 1_000 },
+    );
+  });
+
   it('every line is at least 32 bytes and ends with a newline', () => {
     for (const line of [
       encodeResult(0, {}),

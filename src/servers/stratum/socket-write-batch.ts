@@ -131,6 +131,22 @@ export function loadSocketWriteBatch(
  */
 export function plainSocketFd(socket: Socket): number | undefined {
   if (socket.destroyed) return undefined;
-  const fd = (socket as unknown as { _handle?: { fd?: unknown } | null })._handle?.fd;
+  const fd = handleOf(socket)?.fd;
   return typeof fd === 'number' && fd >= 0 ? fd : undefined;
+}
+
+/**
+ * plainSocketFd as a function of the socket's life, with the descriptor read once: a handle keeps
+ * its descriptor until it is closed, and Node's getter for it is a native call, which a push
+ * would make for every miner. Undefined once the socket is destroyed or its handle is gone.
+ */
+export function socketFdReader(socket: Socket): () => number | undefined {
+  const handle = handleOf(socket);
+  const fd = plainSocketFd(socket);
+  if (fd === undefined) return () => undefined;
+  return () => (!socket.destroyed && handleOf(socket) === handle ? fd : undefined);
+}
+
+function handleOf(socket: Socket): { readonly fd?: unknown } | null | undefined {
+  return (socket as unknown as { _handle?: { fd?: unknown } | null })._handle;
 }

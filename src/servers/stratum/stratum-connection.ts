@@ -32,7 +32,7 @@ import {
   SUBMIT_OK,
 } from './protocol.js';
 import { ReplyQueue, type ReplySlot } from './reply-queue.js';
-import { plainSocketFd } from './socket-write-batch.js';
+import { socketFdReader } from './socket-write-batch.js';
 import type { CloseReason } from './stratum-metrics.js';
 
 /**
@@ -88,7 +88,7 @@ export class StratumConnection {
     const { raw, transport } = ctx;
     const direct =
       ctx.directWrites !== undefined && transport === raw
-        ? { batch: ctx.directWrites, fd: () => plainSocketFd(raw) }
+        ? { batch: ctx.directWrites, fd: socketFdReader(raw) }
         : undefined;
     this.#writer = new SocketLineWriter(transport, ctx.limits, (fault) => this.#destroy(fault), direct);
     this.#replies = new ReplyQueue(this.#writer);

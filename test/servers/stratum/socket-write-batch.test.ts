@@ -10,6 +10,7 @@ import {
   loadSocketWriteBatch,
   plainSocketFd,
   type SocketWriteBatch,
+  socketFdReader,
 } from '../../../src/servers/stratum/socket-write-batch.js';
 import { until } from '../../helpers/until.js';
 
@@ -68,7 +69,7 @@ function directWriter(socket: Socket, limits = LIMITS) {
   const faults: WriteFault[] = [];
   const writer = new SocketLineWriter(socket, limits, (fault) => faults.push(fault), {
     batch,
-    fd: () => plainSocketFd(socket),
+    fd: socketFdReader(socket),
   });
   return { writer, faults };
 }
@@ -216,5 +217,17 @@ describe('batched socket writes', () => {
   it('leaves a TLS or other stream without a descriptor to Node', () => {
     const stream = { destroyed: false, _handle: null } as unknown as Socket;
     expect(plainSocketFd(stream)).toBeUndefined();
+    expect(socketFdReader(stream)()).toBeUndefined();
+  });
+
+  it("reads a socket's descriptor once, and gives none once the socket is destroyed", async () => {
+    const [{ server }] = (await pairs(1)) as [Pair];
+    const fd = plainSocketFd(server);
+    const reader = socketFdReader(server);
+    expect(fd).toBeGreaterThanOrEqual(0);
+    expect(reader()).toBe(fd);
+    server.destroy();
+    expect(reader()).toBeUndefined();
+    expect(plainSocketFd(server)).toBeUndefined();
   });
 });

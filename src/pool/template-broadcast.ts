@@ -19,6 +19,9 @@ export interface TemplateBroadcastModules {
   readonly onDone: (durationMs: number) => void;
 }
 
+/** Sessions pushed between two reads of the clock; a slice may overrun `sliceMs` by that many pushes. */
+const CLOCK_READ_EVERY = 16;
+
 /**
  * Pushes a job on a new template to every session (or a fresh one to those due it), at most
  * `chunkSize` sessions or `sliceMs` per event-loop turn, so that submits and socket I/O keep
@@ -62,7 +65,9 @@ export class TemplateBroadcast {
       if (generation !== this.#generation) return;
       const sliceStart = performance.now();
       const end = Math.min(targets.length, index + chunk);
-      for (; index < end && performance.now() - sliceStart < sliceMs; index++) {
+      for (let n = 1; index < end; index++, n++) {
+        // The clock is read every few sessions, not before each: a read is ~0.3 µs, a few percent of a push.
+        if (n % CLOCK_READ_EVERY === 0 && performance.now() - sliceStart >= sliceMs) break;
         const session = targets[index]!;
         if (sessions.get(session.id) !== session || !needsJob(session)) continue;
         push(session);

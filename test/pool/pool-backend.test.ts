@@ -715,6 +715,23 @@ describe('PoolBackend stale shares and template changes', () => {
     expect(sessions[1]!.sink.jobs).toHaveLength(2);
   });
 
+  it('a miner who leaves during a broadcast gets nothing; one who logs in meanwhile gets no second job', async () => {
+    const { login, templates, backend } = setup({
+      options: { broadcastChunkSize: 5, broadcastSliceMs: 60_000 },
+    });
+    const sessions = [];
+    for (let i = 0; i < 12; i++) sessions.push(await login());
+    templates.emit(activeTemplate(2, 11, HUGE), 'new-block');
+    expect(sessions.filter((s) => s.sink.jobs.length === 1)).toHaveLength(5);
+    backend.disconnect(sessions[9]!.sessionId);
+    const late = await login();
+    expect(late.job.height).toBe(11);
+    await flushImmediates(10);
+    expect(sessions[9]!.sink.jobs).toHaveLength(0);
+    expect(sessions.filter((s) => s.sink.jobs.length === 1)).toHaveLength(11);
+    expect(late.sink.jobs).toHaveLength(0);
+  });
+
   it('a newer template abandons a broadcast in progress; everyone ends on the newest', async () => {
     const { login, templates } = setup({ options: { broadcastChunkSize: 5, broadcastSliceMs: 60_000 } });
     const sessions = [];

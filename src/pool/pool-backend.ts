@@ -364,17 +364,19 @@ export class PoolBackend implements StratumBackend {
   tick(): void {
     const now = this.#elapsedClock();
     const refreshMs = this.#options.proxyJobRefreshMs;
+    const due = (s: MinerSession) =>
+      sharedJobDue(s, now, refreshMs, this.#options.vardiff.targetShareTimeSec);
     let sharedDue = false;
     for (const session of this.#sessions.values()) {
       const retarget = session.vardiff?.review(now);
       const proxyDue = session.isProxy && now - (session.lastJob?.issuedAtMs ?? now) >= refreshMs;
       if ((retarget !== undefined && this.#jobDifficultyChanged(session)) || proxyDue) this.#push(session);
-      else sharedDue ||= sharedJobDue(session, now, refreshMs);
+      else sharedDue ||= due(session);
     }
     // Shared-blob sessions all got their jobs in one broadcast: refresh them in one too, in slices.
     const templateId = this.#lastBroadcastTemplateId;
     if (sharedDue && !this.#broadcast.inProgress && templateId !== undefined) {
-      this.#broadcast.start(templateId, 'refresh', (s) => sharedJobDue(s, now, refreshMs));
+      this.#broadcast.start(templateId, 'refresh', due);
     }
     this.#bans.prune();
   }

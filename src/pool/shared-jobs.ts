@@ -10,25 +10,44 @@ export interface SharedJobsOptions {
   readonly maxMinerHashrate: number;
 }
 
+/** Nonces a job on a shared blob leaves its miner: the three bytes below its own top byte. */
+const SHARED_JOB_NONCES = 2 ** 24;
+
 /**
  * Whether the session may be given a shared blob: a miner known to keep the byte, under vardiff
  * (a fixed difficulty says nothing of its speed), at most `maxMinerHashrate` by its difficulty.
+ * Not one held at vardiff's maxDifficulty: it may be any faster than that says.
  */
 export function takesSharedJob(
   session: MinerSession,
   options: SharedJobsOptions,
   targetShareTimeSec: number,
 ): boolean {
+  const { vardiff } = session;
   return (
     options.enabled &&
     session.keepsNonceTopByte &&
-    session.vardiff !== undefined &&
-    session.vardiff.difficulty / targetShareTimeSec <= options.maxMinerHashrate
+    vardiff !== undefined &&
+    !vardiff.atMaxDifficulty &&
+    vardiff.difficulty / targetShareTimeSec <= options.maxMinerHashrate
   );
 }
 
-/** A session mining a shared blob for `refreshMs` or longer: due a fresh job before its nonces run out. */
-export function sharedJobDue(session: MinerSession, nowMs: number, refreshMs: number): boolean {
+/**
+ * A session on a shared blob due a fresh job: its job is older than half the time its 2^24
+ * nonces last at the speed its difficulty says (the other half covers a miner faster than
+ * that), and at least `refreshMs` old. At 50,000 H/s that is 2.8 minutes; at 1,000 H/s, 2.3
+ * hours, so slow miners are refreshed by the next template, not by a timer.
+ */
+export function sharedJobDue(
+  session: MinerSession,
+  nowMs: number,
+  refreshMs: number,
+  targetShareTimeSec: number,
+): boolean {
   const job = session.lastJob;
-  return job !== undefined && job.nonceTopByte !== undefined && nowMs - job.issuedAtMs >= refreshMs;
+  if (job === undefined || job.nonceTopByte === undefined) return false;
+  const hashesPerSec = session.difficulty / targetShareTimeSec;
+  const noncesLastMs = (SHARED_JOB_NONCES / hashesPerSec) * 1000;
+  return nowMs - job.issuedAtMs >= Math.max(refreshMs, noncesLastMs / 2);
 }

@@ -49,6 +49,11 @@ export class Vardiff {
     return this.#difficultyValue;
   }
 
+  /** Held at maxDifficulty: the miner may be faster than its difficulty says. */
+  get atMaxDifficulty(): boolean {
+    return this.#difficultyValue >= this.#config.maxDifficulty;
+  }
+
   /**
    * Counts an accepted share credited at `shareDifficulty`; returns the new difficulty when a
    * retarget is due and needed.

@@ -5,6 +5,7 @@ import { bytesToHex, hexToBytes } from '../../src/fuego/hex.js';
 import { agentKeepsNonceTopByte } from '../../src/pool/miner-agent.js';
 import type { PoolBackendOptions } from '../../src/pool/pool-backend.js';
 import type { LoginRequest, StratumJob } from '../../src/pool/stratum-backend.js';
+import { DEFAULT_POOL_BACKEND_OPTIONS } from '../helpers/config-defaults.js';
 import {
   ADDRESS,
   activeTemplate,
@@ -46,6 +47,20 @@ function setup(options: Partial<PoolBackendOptions> = {}, networkDifficulty = HU
   }
   return { clock, templates, ledger, daemon, backend, login, newBlock, submit };
 }
+
+/**
+ * Vardiff with 1,000 s per share: a quiet miner stays at its difficulty for the minutes these
+ * tests run, so its difficulty says its speed (difficulty ÷ 1,000 H/s).
+ */
+const VARDIFF = { ...DEFAULT_POOL_BACKEND_OPTIONS.vardiff, minDifficulty: 1, targetShareTimeSec: 1_000 };
+const REFRESH_OPTIONS: Partial<PoolBackendOptions> = {
+  proxyJobRefreshMs: 60_000,
+  vardiff: VARDIFF,
+  sharedJobs: { enabled: true, maxMinerHashrate: 200_000 },
+};
+const hashrateDifficulty = (hashesPerSec: number) => hashesPerSec * VARDIFF.targetShareTimeSec;
+/** 2^24 nonces in 240 s: due a fresh job after 120 s. */
+const HALF_LIFE_120_S = Math.ceil(hashrateDifficulty(2 ** 24 / 240));
 
 function withTopByte(blob: string, byte: string): string {
   return blob.slice(0, TOP[0]) + byte + blob.slice(TOP[1]);
@@ -178,43 +193,59 @@ describe('jobs on a blob shared by many miners', () => {
     expect(backend.getJob(miner.sessionId).blob.slice(...TOP)).toBe('00');
   });
 
-  it('the tick gives shared-blob miners a fresh job (2^24 nonces run out) after the refresh interval, in one broadcast', async () => {
-    const { login, newBlock, backend, clock } = setup({ proxyJobRefreshMs: 60_000 });
-    const shared = [await login(), await login()];
+  it('the tick gives a shared-blob miner a fresh job once half its 2^24 nonces are gone at its speed, at most every refresh interval; slow miners wait for the next template', async () => {
+    const { login, newBlock, backend, clock } = setup(REFRESH_OPTIONS);
+    const fastest = await login({}, hashrateDifficulty(200_000)); // its nonces last 84 s: every 60 s
+    const fast = [await login({}, HALF_LIFE_120_S), await login({}, HALF_LIFE_120_S)];
+    const slow = await login({}, hashrateDifficulty(1_000)); // 4.7 hours
     const own = await login({ login: `${ADDRESS}.rig+500` });
     await newBlock(2, 11);
-    clock.advance(59_000);
-    backend.tick();
-    await flushImmediates(10);
-    expect(shared.map((m) => m.sink.jobs.length)).toEqual([1, 1]);
-
-    clock.advance(1_000);
-    backend.tick();
-    await flushImmediates(10);
-    expect(shared.map((m) => m.sink.jobs.length)).toEqual([2, 2]);
-    const [first, second] = shared.map((m) => m.sink.jobs.at(-1)!);
+    const tickAt = async (ms: number) => {
+      clock.advance(ms);
+      backend.tick();
+      await flushImmediates(10);
+    };
+    await tickAt(59_000);
+    expect([fastest, ...fast].map((m) => m.sink.jobs.length)).toEqual([1, 1, 1]);
+    await tickAt(1_000);
+    expect([fastest, ...fast].map((m) => m.sink.jobs.length)).toEqual([2, 1, 1]);
+    await tickAt(59_000);
+    expect([fastest, ...fast].map((m) => m.sink.jobs.length)).toEqual([2, 1, 1]);
+    await tickAt(1_000);
+    expect([fastest, ...fast].map((m) => m.sink.jobs.length)).toEqual([3, 2, 2]);
+    const [first, second] = fast.map((m) => m.sink.jobs.at(-1)!);
     // A new blob (new extra nonce), still shared, still on the same template.
-    expect(first!.job_id).not.toBe(shared[0]!.sink.jobs[0]!.job_id);
+    expect(first!.job_id).not.toBe(fast[0]!.sink.jobs[0]!.job_id);
     expect(withTopByte(first!.blob, '00')).toBe(withTopByte(second!.blob, '00'));
     expect(first!.height).toBe(11);
+    expect(slow.sink.jobs).toHaveLength(1);
     expect(own.sink.jobs).toHaveLength(1);
   });
 
   it('a refresh due while a new block is still being pushed waits, so that no miner misses the new block', async () => {
     const { login, newBlock, templates, backend, clock } = setup({
-      proxyJobRefreshMs: 60_000,
+      ...REFRESH_OPTIONS,
       broadcastChunkSize: 1,
       broadcastSliceMs: 60_000,
     });
-    const shared = [await login(), await login()];
+    const shared = [await login({}, HALF_LIFE_120_S), await login({}, HALF_LIFE_120_S)];
     const own = await login({ login: `${ADDRESS}.rig+500` });
     await newBlock(2, 11);
-    clock.advance(60_000);
+    clock.advance(120_000);
     // One session per event-loop turn: the tick comes while the push of height 12 has reached one.
     templates.emit(activeTemplate(3, 12, HUGE), 'new-block');
     backend.tick();
     await flushImmediates(10);
     for (const miner of [...shared, own]) expect(miner.sink.jobs.at(-1)!.height).toBe(12);
+  });
+
+  it('a miner held at vardiff’s highest difficulty gets a blob of its own: it may be any faster than that says', async () => {
+    const { login, newBlock } = setup({ vardiff: { ...VARDIFF, maxDifficulty: 30_000 } });
+    const held = await login({}, 30_000);
+    const below = await login({}, 29_999);
+    await newBlock(2, 11);
+    expect(held.sink.jobs.at(-1)!.blob.slice(...TOP)).toBe('00');
+    expect(below.sink.jobs.at(-1)!.blob.slice(...TOP)).toBe('01');
   });
 
   it('knows which agents keep the top nonce byte: XMRig 6 and later', () => {

@@ -21,7 +21,7 @@ export interface StratumJob {
    * On a blob shared with other sessions (JobManager.issueShared): `blob` is exactly
    * `sharedBlob.head + nonceTopHex + sharedBlob.tail`, with the same `sharedBlob` object for every
    * session on that blob. So what is the same for all of them is checked once per blob, not once
-   * per session (a push to 100,000 miners writes 255 times fewer distinct blobs).
+   * per session.
    */
   readonly sharedBlob?: SharedBlobHex;
   /** With `sharedBlob`: this session's top nonce byte, two hex digits. */

@@ -197,7 +197,7 @@ describe('jobs on a blob shared by many miners', () => {
     const { login, newBlock, backend, clock } = setup(REFRESH_OPTIONS);
     const fastest = await login({}, hashrateDifficulty(200_000)); // its nonces last 84 s: every 60 s
     const fast = [await login({}, HALF_LIFE_120_S), await login({}, HALF_LIFE_120_S)];
-    const slow = await login({}, hashrateDifficulty(1_000)); // 4.7 hours
+    const slow = await login({}, hashrateDifficulty(1_000)); // its nonces last 4.7 hours
     const own = await login({ login: `${ADDRESS}.rig+500` });
     await newBlock(2, 11);
     const tickAt = async (ms: number) => {

@@ -176,7 +176,7 @@ let plainSharedBlob: SharedBlobHex | undefined;
 /**
  * The job's blob when JSON.stringify would leave it as it is, else undefined. A blob shared with
  * other sessions is made of its parts (StratumJob.sharedBlob), so only the session's two digits
- * are checked each time: the scan of a whole blob was a fifth of a push's user-space time.
+ * are checked each time: the scan of a whole blob was a sixth of a push's user-space time.
  */
 function plainBlob(job: StratumJob): string | undefined {
   const { sharedBlob, nonceTopHex } = job;

@@ -173,7 +173,7 @@ const sharedJobsSchema = z.strictObject({
     .boolean()
     .default(true)
     .describe(
-      "On a new template, XMRig 6 miners (not proxies, under vardiff, below maxMinerHashrate) get a blob shared by up to 255 of them, each with its own top nonce byte (blob byte 42, which XMRig keeps: its 'auto nicehash'), instead of a blob of their own: the pool builds one blob per 255 miners, not one per miner, so a push costs less CPU per miner. Their shares must carry that byte (else 'Invalid nonce; is miner not compatible with NiceHash?'), and since such a job holds 2^24 nonces a miner gets a fresh one once half of them are gone at the speed its difficulty says (not more often than every minute; a miner held at vardiff's maxDifficulty gets a blob of its own). false gives every miner its own blob.",
+      "On a new template, XMRig 6 miners (not proxies, under vardiff, below maxMinerHashrate) get a blob shared by up to 255 of them, each with its own top nonce byte (blob byte 42, which XMRig keeps: its 'auto nicehash'), instead of a blob of their own: the pool builds one blob per 255 miners, not one per miner, so a push costs less CPU per miner. Their shares must carry that byte (else 'Invalid nonce; is miner not compatible with NiceHash?'), and since such a job holds 2^24 nonces a miner gets a fresh one once half of them are gone at the speed its difficulty says (not more often than every minute; a miner whose last retarget wanted more than vardiff.maxDifficulty gets a blob of its own). false gives every miner its own blob.",
     ),
   maxMinerHashrate: z
     .number()

@@ -16,7 +16,7 @@ const SHARED_JOB_NONCES = 2 ** 24;
 /**
  * Whether the session may be given a shared blob: a miner known to keep the byte, under vardiff
  * (a fixed difficulty says nothing of its speed), at most `maxMinerHashrate` by its difficulty.
- * Not one held at vardiff's maxDifficulty: it may be any faster than that says.
+ * Not one that vardiff would take above its maxDifficulty: it may be any faster than that says.
  */
 export function takesSharedJob(
   session: MinerSession,
@@ -28,7 +28,7 @@ export function takesSharedJob(
     options.enabled &&
     session.keepsNonceTopByte &&
     vardiff !== undefined &&
-    !vardiff.atMaxDifficulty &&
+    !vardiff.fasterThanMax &&
     vardiff.difficulty / targetShareTimeSec <= options.maxMinerHashrate
   );
 }

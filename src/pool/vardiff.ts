@@ -37,6 +37,7 @@ export class Vardiff {
   #sharesInWindow = 0;
   /** Summed difficulty of the window's shares. */
   #workInWindow = 0;
+  #fasterThanMax = false;
   readonly #config: VardiffConfig;
 
   constructor(config: VardiffConfig, startDifficulty: number, nowMs: number) {
@@ -49,9 +50,13 @@ export class Vardiff {
     return this.#difficultyValue;
   }
 
-  /** Held at maxDifficulty: the miner may be faster than its difficulty says. */
-  get atMaxDifficulty(): boolean {
-    return this.#difficultyValue >= this.#config.maxDifficulty;
+  /**
+   * Its last retarget wanted more than maxDifficulty: the miner is faster than its difficulty
+   * says, by how much is unknown. Cleared by a retarget within the range or a window within the
+   * band.
+   */
+  get fasterThanMax(): boolean {
+    return this.#fasterThanMax;
   }
 
   /**
@@ -96,6 +101,7 @@ export class Vardiff {
     const observedShareTimeSec = elapsedSec / (this.#sharesInWindow === 0 ? 1 : seen);
     const deviation = Math.abs(observedShareTimeSec - targetShareTimeSec) / targetShareTimeSec;
     if (deviation * 100 <= variancePercent) {
+      this.#fasterThanMax = false;
       if (seen >= SETTLED_SHARES) this.#restartWindow(nowMs);
       return undefined;
     }
@@ -105,6 +111,7 @@ export class Vardiff {
     // Round towards the current value so that one step never exceeds maxChangeFactor.
     const scaled = this.#difficultyValue * factor;
     const rounded = factor > 1 ? Math.floor(scaled) : Math.ceil(scaled);
+    this.#fasterThanMax = rounded > this.#config.maxDifficulty;
     const next = clamp(rounded, this.#config.minDifficulty, this.#config.maxDifficulty);
     if (next === this.#difficultyValue) return undefined;
     this.#difficultyValue = next;

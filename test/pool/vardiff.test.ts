@@ -58,6 +58,19 @@ describe('vardiff', () => {
     expect(vardiff.difficulty).toBeLessThan(3_000 * 1.3);
   });
 
+  it('knows when a miner is faster than maxDifficulty says, until a window shows otherwise', () => {
+    const capped = { ...config, maxDifficulty: 1_000 };
+    const vardiff = new Vardiff(capped, 1_000, 0);
+    expect(vardiff.fasterThanMax).toBe(false);
+    // 32 shares in 10 s where one per 15 s was due: it wants 4,000.
+    for (let i = 1; i <= 32; i++) expect(vardiff.recordShare(i * 300, 1_000)).toBeUndefined();
+    expect(vardiff.difficulty).toBe(1_000);
+    expect(vardiff.fasterThanMax).toBe(true);
+    // The miner slows to one share per 15 s at 1,000: within the band.
+    for (let t = 24_600; t <= 9_600 + 16 * 15_000; t += 15_000) vardiff.recordShare(t, 1_000);
+    expect(vardiff.fasterThanMax).toBe(false);
+  });
+
   it('never leaves [min, max] and never moves more than maxChangeFactor at once', () => {
     fc.assert(
       fc.property(

@@ -6,8 +6,7 @@ import { type PayoutBatch, sentAtMs } from '../model/payouts/payout-batch.js';
 import type { HeldPayout, SendBackoff, UnknownPayment } from '../model/payouts/payout-watch.js';
 import type { FuegodSighting } from '../pool/payouts/unmined-payouts.js';
 import type { WalletClient } from '../rpc/wallet-client.js';
-import type { PayoutWatchSnapshot } from '../servers/api/api-metrics.js';
-import type { SolvencySnapshot } from '../servers/api/operations-metrics.js';
+import type { PayoutWatchSnapshot, SolvencySnapshot } from '../servers/api/operations-metrics.js';
 import {
   type PoolTotals,
   type PositiveBalanceAudit,

@@ -10,10 +10,13 @@ import {
   type DependencySnapshot,
   daemonChainMetrics,
   dependencyMetrics,
+  lastBroadcastMetrics,
   lastShareMetrics,
   leaderMetrics,
   orphanedAfterCreditMetrics,
   orphanSettlementMetrics,
+  type PayoutWatchSnapshot,
+  payoutWatchMetrics,
   powImplementationMetrics,
   type SolvencySnapshot,
   solvencyMetrics,
@@ -66,19 +69,6 @@ export interface MetricsSources {
 export interface StratumChildSnapshot {
   readonly state: string;
   readonly restarts: number;
-}
-
-/** Payouts held back and why, for alerting: nothing here may stay non-zero unnoticed. */
-export interface PayoutWatchSnapshot {
-  /** Miners due but not paid in the last pass, and what they are owed. */
-  readonly heldMiners: number;
-  readonly heldAtomic: bigint;
-  /** Tagged wallet transactions Redis had no batch for, not resolved by the operator yet. */
-  readonly unknownPayments: number;
-  /** Sent batches whose transaction the wallet has no record of (reset, restored from a backup). */
-  readonly sentUnknownToWallet: number;
-  /** The wallet refused to build a transaction; payouts pause until this time (ms), or null. */
-  readonly backoffUntilMs: number | null;
 }
 
 const RPC_LATENCY_BUCKETS_S = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
@@ -172,7 +162,9 @@ function backendMetrics(registry: Registry) {
       labelNames: ['blob'],
     }),
   );
+  const setLastBroadcast = lastBroadcastMetrics(registry);
   const sync = (backend: PoolBackendMetrics): void => {
+    setLastBroadcast(backend.lastBroadcastMs);
     jobsFrom({ blob: 'own' }, backend.jobsIssued - backend.jobsIssuedShared);
     jobsFrom({ blob: 'shared' }, backend.jobsIssuedShared);
     sharesFrom({ result: 'accepted' }, backend.sharesAccepted - backend.sharesStale);
@@ -235,36 +227,6 @@ function stratumProcessMetrics(registry: Registry) {
       {},
       children.reduce((sum, child) => sum + child.restarts, 0),
     );
-  };
-}
-
-function payoutWatchMetrics(registry: Registry) {
-  const heldMiners = gauge(registry, {
-    name: 'fuego_pool_payouts_held_miners',
-    help: 'Miners due a payout but not paid in the last pass (fuego-pool report says why)',
-  });
-  const heldAtomic = gauge(registry, {
-    name: 'fuego_pool_payouts_held_atomic',
-    help: 'Atomic units owed to the miners held in the last payout pass',
-  });
-  const unknownPayments = gauge(registry, {
-    name: 'fuego_pool_payout_unknown_transactions',
-    help: 'Wallet transactions with the pool batch tag that Redis has no batch for, unresolved (see fuego-pool payout resolve)',
-  });
-  const sentUnknownToWallet = gauge(registry, {
-    name: 'fuego_pool_payout_sent_unknown_to_wallet',
-    help: 'Sent payout batches whose transaction the wallet has no record of (reset or restored from a backup): settle with fuego-pool payout resolve unless it finds them again',
-  });
-  const backoff = gauge(registry, {
-    name: 'fuego_pool_payout_backoff',
-    help: '1 while payouts pause after the wallet refused to build a transaction',
-  });
-  return (watch: PayoutWatchSnapshot): void => {
-    heldMiners.set(watch.heldMiners);
-    heldAtomic.set(Number(watch.heldAtomic));
-    unknownPayments.set(watch.unknownPayments);
-    sentUnknownToWallet.set(watch.sentUnknownToWallet);
-    backoff.set(watch.backoffUntilMs !== null && watch.backoffUntilMs > Date.now() ? 1 : 0);
   };
 }
 

@@ -4,7 +4,9 @@ import { gauge } from './metric-factories.js';
 /**
  * The figures an operator alerts on (deploy/prometheus/alerts.yml): what the pool owes against
  * what the wallet holds, payout batches, credited blocks a deep reorg took away, the pool's
- * dependencies, the daemon's sync, the leader and the last share. Read at scrape time from Redis, the wallet and the API's own pollers.
+ * dependencies, the daemon's sync, the leader, the last share and how long the last new template
+ * took to reach every miner. Read at scrape time from Redis, the wallet, the API's own pollers and
+ * the stratum role.
  */
 
 /** What the pool owes and what pays it, as the money report (`fuego-pool report`) computes it. */
@@ -174,5 +176,57 @@ export function powImplementationMetrics(registry: Registry) {
   return (name: PowImplementationLabel): void => {
     implementation.set({ name: 'native' }, name === 'native' ? 1 : 0);
     implementation.set({ name: 'reference' }, name === 'reference' ? 1 : 0);
+  };
+}
+
+/** How long the last new template took to reach every logged-in miner, in seconds. */
+export function lastBroadcastMetrics(registry: Registry): (durationMs: number) => void {
+  const lastBroadcast = gauge(registry, {
+    name: 'fuego_pool_last_broadcast_seconds',
+    help: 'How long the last new template took to reach every logged-in miner (the slowest stratum process): grows with the miners a process holds',
+  });
+  return (durationMs) => lastBroadcast.set(durationMs / 1000);
+}
+
+/** Payouts held back and why, for alerting: nothing here may stay non-zero unnoticed. */
+export interface PayoutWatchSnapshot {
+  /** Miners due but not paid in the last pass, and what they are owed. */
+  readonly heldMiners: number;
+  readonly heldAtomic: bigint;
+  /** Tagged wallet transactions Redis had no batch for, not resolved by the operator yet. */
+  readonly unknownPayments: number;
+  /** Sent batches whose transaction the wallet has no record of (reset, restored from a backup). */
+  readonly sentUnknownToWallet: number;
+  /** The wallet refused to build a transaction; payouts pause until this time (ms), or null. */
+  readonly backoffUntilMs: number | null;
+}
+
+export function payoutWatchMetrics(registry: Registry) {
+  const heldMiners = gauge(registry, {
+    name: 'fuego_pool_payouts_held_miners',
+    help: 'Miners due a payout but not paid in the last pass (fuego-pool report says why)',
+  });
+  const heldAtomic = gauge(registry, {
+    name: 'fuego_pool_payouts_held_atomic',
+    help: 'Atomic units owed to the miners held in the last payout pass',
+  });
+  const unknownPayments = gauge(registry, {
+    name: 'fuego_pool_payout_unknown_transactions',
+    help: 'Wallet transactions with the pool batch tag that Redis has no batch for, unresolved (see fuego-pool payout resolve)',
+  });
+  const sentUnknownToWallet = gauge(registry, {
+    name: 'fuego_pool_payout_sent_unknown_to_wallet',
+    help: 'Sent payout batches whose transaction the wallet has no record of (reset or restored from a backup): settle with fuego-pool payout resolve unless it finds them again',
+  });
+  const backoff = gauge(registry, {
+    name: 'fuego_pool_payout_backoff',
+    help: '1 while payouts pause after the wallet refused to build a transaction',
+  });
+  return (watch: PayoutWatchSnapshot): void => {
+    heldMiners.set(watch.heldMiners);
+    heldAtomic.set(Number(watch.heldAtomic));
+    unknownPayments.set(watch.unknownPayments);
+    sentUnknownToWallet.set(watch.sentUnknownToWallet);
+    backoff.set(watch.backoffUntilMs !== null && watch.backoffUntilMs > Date.now() ? 1 : 0);
   };
 }

@@ -32,6 +32,7 @@ function backendSnapshot(): PoolBackendMetrics {
   counters.jobIssued(false);
   counters.jobIssued(true);
   counters.jobIssued(true);
+  counters.broadcastDone(1_250);
   return counters.snapshot(1);
 }
 
@@ -131,6 +132,10 @@ describe('/metrics: solvency, payout batches, dependencies, daemon chain, leader
   it('counts the jobs sent on a blob of their own and on blobs shared by many miners', () => {
     expect(scrape).toMatch(/^fuego_pool_jobs_total\{blob="own"\} 1$/m);
     expect(scrape).toMatch(/^fuego_pool_jobs_total\{blob="shared"\} 2$/m);
+  });
+
+  it('shows how long the last new template took to reach every miner', () => {
+    expect(scrape).toMatch(/^fuego_pool_last_broadcast_seconds 1\.25$/m);
   });
 });
 

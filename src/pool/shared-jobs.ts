@@ -36,7 +36,7 @@ export function takesSharedJob(
 /**
  * A session on a shared blob due a fresh job: its job is older than half the time its 2^24
  * nonces last at the speed its difficulty says (the other half covers a miner faster than
- * that), and at least `refreshMs` old. At 50,000 H/s that is 2.8 minutes; at 1,000 H/s, 2.3
+ * that), and at least `refreshMs` old; or vardiff found it faster than maxDifficulty says. At 50,000 H/s that is 2.8 minutes; at 1,000 H/s, 2.3
  * hours, so slow miners are refreshed by the next template, not by a timer.
  */
 export function sharedJobDue(
@@ -47,6 +47,8 @@ export function sharedJobDue(
 ): boolean {
   const job = session.lastJob;
   if (job === undefined || job.nonceTopByte === undefined) return false;
+  // Faster than its difficulty says, by how much unknown: a blob of its own now (takesSharedJob).
+  if (session.vardiff?.fasterThanMax === true) return true;
   const hashesPerSec = session.difficulty / targetShareTimeSec;
   const noncesLastMs = (SHARED_JOB_NONCES / hashesPerSec) * 1000;
   return nowMs - job.issuedAtMs >= Math.max(refreshMs, noncesLastMs / 2);

@@ -253,6 +253,20 @@ describe('jobs on a blob shared by many miners', () => {
     expect(steady.sink.jobs.at(-1)!.blob.slice(...TOP)).toBe('01');
   });
 
+  it('a miner found faster than vardiff’s highest difficulty while on a shared blob gets a blob of its own at the next tick', async () => {
+    const { login, newBlock, submit, clock, backend } = setup({ vardiff: { ...VARDIFF, maxDifficulty: 1 } });
+    const fast = await login();
+    await newBlock(2, 11);
+    const shared = fast.sink.jobs.at(-1)!;
+    expect(shared.blob.slice(...TOP)).toBe('01');
+    clock.advance(10_000);
+    for (let n = 0; n < 32; n++) await submit(fast.sessionId, shared, n);
+    backend.tick();
+    await flushImmediates(10);
+    expect(fast.sink.jobs).toHaveLength(2);
+    expect(fast.sink.jobs.at(-1)!.blob.slice(...TOP)).toBe('00');
+  });
+
   it('knows which agents keep the top nonce byte: XMRig 6 and later', () => {
     expect(agentKeepsNonceTopByte('XMRig/6.16.0 (Linux x86_64) libuv/1.42.0 gcc/9.3.0')).toBe(true);
     expect(agentKeepsNonceTopByte('XMRig/6.21.0-mo1 (Windows NT 10.0; Win64; x64)')).toBe(true);

@@ -14,13 +14,16 @@
  *     | node build/bench/benchmarks/stratum/push-profile.js
  *
  * STRATUM_PIDS: the stratum processes the benchmark prints (comma-separated); their main threads'
- * ids are their pids. A push is a run of samples with the broadcast on the stack, less than 300 ms
+ * ids are their pids. To see the load generators' time during the same pushes, give perf script
+ * both sets and `--report GENERATOR_PIDS`. After the split it lists user space by its own time
+ * (the leaf frame). A push is a run of samples with the broadcast on the stack, less than 300 ms
  * apart, lasting 50 ms to 1 s (a push to 20,000 miners takes 0.1-0.4 s here); 10 ms either side
  * count with it (the batch's write runs after).
  */
 import { createInterface } from 'node:readline';
 
 interface Sample {
+  readonly tid: number;
   readonly atSec: number;
   /** Leaf first: [address, symbol]. */
   readonly frames: ReadonlyArray<readonly [string, string]>;
@@ -33,6 +36,8 @@ const MIN_PUSH_SEC = 0.05;
 /** Longer runs are the logins, where a reused code address can pass for the broadcast. */
 const MAX_PUSH_SEC = 1;
 const PAD_SEC = 0.01;
+/** User-space leaf symbols listed. */
+const TOP_LEAVES = 30;
 const RECEIVE_PATH = ['__netif_receive_skb', 'ip_rcv', 'tcp_v4_rcv', 'process_backlog'];
 /** What the pool's push is made of, by a file or symbol on the stack. */
 const PARTS: ReadonlyArray<readonly [string, string]> = [
@@ -48,15 +53,16 @@ const PARTS: ReadonlyArray<readonly [string, string]> = [
 
 async function readSamples(): Promise<Sample[]> {
   const samples: Sample[] = [];
-  let current: { atSec: number; frames: Array<readonly [string, string]> } | undefined;
+  let current: { tid: number; atSec: number; frames: Array<readonly [string, string]> } | undefined;
   for await (const line of createInterface({ input: process.stdin })) {
     if (line.trim() === '') {
       if (current) samples.push(current);
       current = undefined;
     } else if (!line.startsWith('\t')) {
       // " TID TIME:" starts a sample.
-      const atSec = Number.parseFloat(line.trim().split(/\s+/)[1] ?? '');
-      current = Number.isFinite(atSec) ? { atSec, frames: [] } : undefined;
+      const [tid, time] = line.trim().split(/\s+/);
+      const atSec = Number.parseFloat(time ?? '');
+      current = Number.isFinite(atSec) ? { tid: Number(tid), atSec, frames: [] } : undefined;
     } else if (current) {
       const text = line.trim();
       const space = text.indexOf(' ');
@@ -89,8 +95,17 @@ function percent(part: number, whole: number): string {
   return `${((100 * part) / Math.max(1, whole)).toFixed(1)}%`.padStart(6);
 }
 
-const samples = await readSamples();
-const windows = pushWindows(samples);
+/**
+ * --report TIDS: the samples of these threads are the ones reported (say, the load generators'),
+ * while the pushes are still found in the others' (the stratum processes', given to perf script too).
+ */
+const reportAt = process.argv.indexOf('--report');
+const reported = new Set(
+  (reportAt < 0 ? '' : (process.argv[reportAt + 1] ?? '')).split(',').filter(Boolean).map(Number),
+);
+const all = await readSamples();
+const windows = pushWindows(all.filter((s) => !reported.has(s.tid)));
+const samples = reported.size === 0 ? all : all.filter((s) => reported.has(s.tid));
 const inPushes = samples.filter((s) =>
   windows.some(([from, to]) => s.atSec >= from - PAD_SEC && s.atSec <= to + PAD_SEC),
 );
@@ -104,4 +119,17 @@ process.stdout.write(
 );
 for (const [name, needle] of PARTS) {
   process.stdout.write(`${percent(inPushes.filter((s) => onStack(s, needle)).length, n)} ${name}\n`);
+}
+
+// Where user space spends its own time (the leaf frame), the largest first.
+const leafCounts = new Map<string, number>();
+for (const sample of inPushes) {
+  const leaf = sample.frames[0];
+  if (leaf === undefined || leaf[0].startsWith('ffffffff')) continue;
+  const name = leaf[1].replace(/\+0x[0-9a-f]+$/, '') || leaf[0];
+  leafCounts.set(name, (leafCounts.get(name) ?? 0) + 1);
+}
+process.stdout.write('user space by its own time (leaf frame):\n');
+for (const [name, count] of [...leafCounts].sort((a, b) => b[1] - a[1]).slice(0, TOP_LEAVES)) {
+  process.stdout.write(`${percent(count, n)} ${name.slice(0, 110)}\n`);
 }

@@ -14,10 +14,10 @@ export type LoadCommand =
       readonly total: number;
       readonly sources: readonly string[];
     }
-  /** Forget the last push: the next job notification of each miner is the one measured. */
   /**
-   * Stamp each miner's next job of at least `height` (the height the coming tip brings); older
-   * jobs that arrive meanwhile (a previous push's last ones on a busy host) are only counted.
+   * Forget the last push and stamp each miner's next job of at least `height` (the height the
+   * coming tip brings); older jobs that arrive meanwhile (a previous push's last ones on a busy
+   * host) are only counted.
    */
   | { readonly type: 'arm'; readonly height: number }
   /** Wait (at most `timeoutMs`) until every miner got its next job, then report. */
@@ -26,6 +26,8 @@ export type LoadCommand =
   | { readonly type: 'prepare-shares'; readonly miners: number; readonly perMiner: number }
   /** Send the prepared shares at once and report when every one is answered. */
   | { readonly type: 'burst' }
+  /** Close every miner's connection but the first `keep` (those that send the shares). */
+  | { readonly type: 'drop'; readonly keep: number }
   | { readonly type: 'stop' };
 
 export type LoadEvent =
@@ -51,4 +53,5 @@ export type LoadEvent =
       readonly startMs: number;
       readonly endMs: number;
     } & CpuReport)
+  | ({ readonly type: 'dropped'; readonly miners: number } & CpuReport)
   | { readonly type: 'failed'; readonly message: string };

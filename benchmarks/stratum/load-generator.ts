@@ -157,6 +157,11 @@ async function burst(): Promise<void> {
   send({ type: 'burst', accepted, refused, startMs, endMs, cpuSeconds: cpuSeconds() });
 }
 
+function drop(keep: number): void {
+  for (const miner of miners.splice(keep)) miner.logged.client.destroy();
+  send({ type: 'dropped', miners: miners.length, cpuSeconds: cpuSeconds() });
+}
+
 function stop(): void {
   for (const miner of miners) miner.logged.client.destroy();
   process.exit(0);
@@ -168,6 +173,7 @@ const handlers: { [K in LoadCommand['type']]: (command: Extract<LoadCommand, { t
   collect: (command) => collect(command.height, command.timeoutMs),
   'prepare-shares': (command) => prepareShares(command.miners, command.perMiner),
   burst,
+  drop: (command) => drop(command.keep),
   stop,
 };
 

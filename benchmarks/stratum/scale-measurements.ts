@@ -95,6 +95,38 @@ export async function measureBurst(stack: BenchStack, generators: LoadGenerators
   };
 }
 
+/** A pool using less than this share of one core is done with the closes it was handed. */
+const QUIET_CPU_FRACTION = 0.3;
+const QUIET_WAIT_MS = 30_000;
+
+/**
+ * Closes every miner but the share miners, waits until the pool has handled the closes (its CPU
+ * quiet for a second, or 30 s), and sends `bursts` share bursts: the share rate with 1,000
+ * miners connected, measured a minute after the rate at the last step rather than at the first.
+ * Returns the bursts and how many miners were left.
+ */
+export async function measureBurstsAfterDrop(
+  stack: BenchStack,
+  generators: LoadGenerators,
+  bursts: number,
+  settleMs: number,
+): Promise<{ miners: number; bursts: BurstResult[] }> {
+  const keep = Math.ceil(SHARE_MINERS / generators.count);
+  const dropped = await generators.all('dropped', { type: 'drop', keep });
+  const deadline = performance.now() + QUIET_WAIT_MS;
+  for (;;) {
+    const before = poolCpuSeconds(stack.pool.pid);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    if (poolCpuSeconds(stack.pool.pid) - before < QUIET_CPU_FRACTION || performance.now() > deadline) break;
+  }
+  const results: BurstResult[] = [];
+  for (let b = 0; b < bursts; b++) {
+    results.push(await measureBurst(stack, generators));
+    await new Promise((resolve) => setTimeout(resolve, settleMs));
+  }
+  return { miners: dropped.reduce((s, d) => s + d.miners, 0), bursts: results };
+}
+
 export function describeRefused(refused: Readonly<Record<string, number>>): string {
   const entries = Object.entries(refused);
   return entries.length === 0

@@ -21,8 +21,8 @@ interface Miner {
   readonly logged: LoggedInMiner;
   /**
    * The last job notification's line, parsed only when a share is needed; kept only by the
-   * miners that may send shares (the first SHARE_MINERS), so a push leaves no string per miner
-   * for the garbage collector to move (it was a tenth of this process's time per push).
+   * miners that may send shares (the first SHARE_MINERS), so that a push does not leave a string
+   * per miner for the garbage collector to move into the old generation.
    */
   lastJobLine: string | undefined;
   /** Arrival of the first job after `arm`, wall-clock ms, and that job's height. */

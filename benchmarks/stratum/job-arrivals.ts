@@ -45,7 +45,6 @@ export async function measureJobArrivals(
   // Set before any notification can be handled: mineBlock is synchronous.
   let height = Number.POSITIVE_INFINITY;
   miners.forEach((miner, i) => {
-    miner.client.notifications.length = 0;
     miner.client.onJob = (notification) => {
       if (arrivals[i] !== undefined) return;
       if (jobHeight(notification.line) < height) {
@@ -75,8 +74,20 @@ export async function measureJobArrivals(
   return { t0, height, arrivals, fromTipMs, missing: miners.length - received, wrongHeight, lateEarlier };
 }
 
-/** A job notification's height, read without parsing the whole line (it runs while arrivals are stamped). */
+/**
+ * A job notification's height, read without parsing the whole line (it runs while arrivals are
+ * stamped, once per miner per push): found from the end, where the pool writes it, and its
+ * digits read in place.
+ */
 export function jobHeight(line: string): number {
-  const at = line.indexOf('"height":');
-  return at < 0 ? Number.NaN : Number.parseInt(line.slice(at + 9, at + 29), 10);
+  const at = line.lastIndexOf('"height":');
+  if (at < 0) return Number.NaN;
+  let height = 0;
+  let digits = 0;
+  for (let i = at + 9; i < line.length; i++, digits++) {
+    const digit = line.charCodeAt(i) - 48;
+    if (digit < 0 || digit > 9) break;
+    height = height * 10 + digit;
+  }
+  return digits === 0 ? Number.NaN : height;
 }

@@ -60,8 +60,6 @@ function track(logged: LoggedInMiner, index: number): Miner {
   const sendsShares = index < SHARE_MINERS;
   logged.client.onJob = (notification) => {
     if (sendsShares) miner.lastJobLine = notification.line;
-    // Notifications are kept only while a push is measured.
-    logged.client.notifications.length = 0;
     if (!armed || miner.armedArrivalMs !== undefined) return;
     const height = jobHeight(notification.line);
     if (height < armedHeight) {

@@ -38,9 +38,8 @@ export function nowMs(): number {
  * It does no hashing; the benchmarks hand it pre-computed submits.
  */
 export class StratumClient {
-  readonly notifications: ReceivedNotification[] = [];
   sessionId: string | undefined;
-  /** Called for every `job` notification (after it is recorded in `notifications`). */
+  /** Called for every `job` notification; none is kept otherwise. */
   onJob: ((notification: ReceivedNotification) => void) | undefined;
   #buffer = '';
   #nextId = 1;
@@ -181,9 +180,7 @@ export class StratumClient {
       start = end + 1;
       // Notifications carry no id and start with {"jsonrpc"; replies start with {"id".
       if (line.startsWith('{"jsonrpc"')) {
-        const notification = { atMs, line };
-        this.notifications.push(notification);
-        this.onJob?.(notification);
+        this.onJob?.({ atMs, line });
         continue;
       }
       const reply = JSON.parse(line) as StratumReply;

@@ -108,7 +108,7 @@ async function reader(index: number, port: number, count: number): Promise<void>
       onread: {
         buffer,
         callback: (bytes: number) => {
-          // As the load generator does per chunk: a string, then its lines.
+          // As the load generator does per chunk: a string first; then only the line's end is looked for.
           const text = buffer.toString('latin1', 0, bytes);
           if (!armed || atMs[slot] !== 0 || text.indexOf('\n') < 0) return true;
           atMs[slot] = nowMs();

@@ -98,6 +98,7 @@ export async function measureBurst(stack: BenchStack, generators: LoadGenerators
 /** A pool using less than this share of one core is done with the closes it was handed. */
 const QUIET_CPU_FRACTION = 0.3;
 const QUIET_WAIT_MS = 30_000;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Closes every miner but the share miners, waits until the pool has handled the closes (its CPU
@@ -116,13 +117,13 @@ export async function measureBurstsAfterDrop(
   const deadline = performance.now() + QUIET_WAIT_MS;
   for (;;) {
     const before = poolCpuSeconds(stack.pool.pid);
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await sleep(1_000);
     if (poolCpuSeconds(stack.pool.pid) - before < QUIET_CPU_FRACTION || performance.now() > deadline) break;
   }
   const results: BurstResult[] = [];
   for (let b = 0; b < bursts; b++) {
     results.push(await measureBurst(stack, generators));
-    await new Promise((resolve) => setTimeout(resolve, settleMs));
+    await sleep(settleMs);
   }
   return { miners: dropped.reduce((s, d) => s + d.miners, 0), bursts: results };
 }

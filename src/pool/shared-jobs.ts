@@ -36,8 +36,9 @@ export function takesSharedJob(
 /**
  * A session on a shared blob due a fresh job: its job is older than half the time its 2^24
  * nonces last at the speed its difficulty says (the other half covers a miner faster than
- * that), and at least `refreshMs` old; or vardiff found it faster than maxDifficulty says. At 50,000 H/s that is 2.8 minutes; at 1,000 H/s, 2.3
- * hours, so slow miners are refreshed by the next template, not by a timer.
+ * that), and at least `refreshMs` old; or vardiff found it faster than maxDifficulty says.
+ * At 50,000 H/s that is 2.8 minutes; at 1,000 H/s, 2.3 hours, so slow miners are refreshed by
+ * the next template, not by a timer.
  */
 export function sharedJobDue(
   session: MinerSession,

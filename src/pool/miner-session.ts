@@ -89,6 +89,11 @@ export class MinerSession {
    */
   readonly #jobs: IssuedJob[] = [];
   readonly #retiredJobIds: string[] = [];
+  /**
+   * The last job's template id, kept on the session itself: a broadcast asks it of every session
+   * in turn, and reaching it through the job and its template costs a cache miss or three each.
+   */
+  #lastTemplateId: number | undefined;
 
   constructor(init: MinerSessionInit) {
     this.id = init.id;
@@ -119,10 +124,16 @@ export class MinerSession {
     return this.#jobs[this.#jobs.length - 1];
   }
 
+  /** The id of the template the last job was built on (`lastJob.template.active.id`). */
+  get lastTemplateId(): number | undefined {
+    return this.#lastTemplateId;
+  }
+
   /** Keeps the job; the oldest beyond `jobsPerSession` is retired. */
   addJob(job: IssuedJob): void {
     const jobs = this.#jobs;
     jobs.push(job);
+    this.#lastTemplateId = job.template.active.id;
     if (jobs.length <= this.#jobsPerSession) return;
     const retired = this.#retiredJobIds;
     retired.push(jobs.shift()!.jobId);

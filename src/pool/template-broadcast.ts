@@ -51,7 +51,7 @@ export class TemplateBroadcast {
   start(
     templateId: number,
     change: TemplateChange,
-    needsJob: (session: MinerSession) => boolean = (s) => s.lastJob?.template.active.id !== templateId,
+    needsJob: (session: MinerSession) => boolean = (s) => s.lastTemplateId !== templateId,
   ): void {
     const generation = ++this.#generation;
     this.#running = true;

@@ -29,9 +29,11 @@ describe('MinerSession jobs', () => {
     const jobs = Array.from({ length: 6 }, (_, i) => job(`job${i}`));
     for (const j of jobs) session.addJob(j);
     expect(session.lastJob).toBe(jobs[5]);
-    for (const kept of jobs.slice(2)) expect(session.findJob(kept.jobId)).toBe(kept);
-    expect(session.findJob('job0')).toBe('retired');
-    expect(session.findJob('job1')).toBe('retired');
+    expect(session.lastTemplateId).toBe(TIP_A.id);
+    session.addJob(job('on-b', tracked(TIP_B)));
+    expect(session.lastTemplateId).toBe(TIP_B.id);
+    for (const kept of jobs.slice(3)) expect(session.findJob(kept.jobId)).toBe(kept);
+    for (const dropped of jobs.slice(0, 3)) expect(session.findJob(dropped.jobId)).toBe('retired');
     expect(session.findJob('never-issued')).toBeUndefined();
   });
 

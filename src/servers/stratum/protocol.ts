@@ -154,41 +154,92 @@ const JSON_PLAIN_STRING = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
  * are spliced in between quotes (a third of the cost); anything else takes JSON.stringify.
  */
 export function encodeJobNotification(job: StratumJob): string {
-  const { job_id, target, algo, height } = job;
-  const blob = plainBlob(job);
-  if (
-    blob !== undefined &&
-    Number.isSafeInteger(height) &&
-    JSON_PLAIN_STRING.test(job_id) &&
-    JSON_PLAIN_STRING.test(target) &&
-    JSON_PLAIN_STRING.test(algo)
-  ) {
-    // Longer than MIN_REPLY_BYTES whatever the fields: no padding.
-    return `{"jsonrpc":"2.0","method":"job","params":{"blob":"${blob}","job_id":"${job_id}","target":"${target}","algo":"${algo}","height":${height}}}\n`;
+  const { sharedBlob, nonceTopHex } = job;
+  if (sharedBlob !== undefined && nonceTopHex !== undefined) {
+    const line = sharedBlobJobLine(job, sharedBlob, nonceTopHex);
+    if (line !== undefined) return line;
+  } else if (plainJobFields(job) && JSON_PLAIN_STRING.test(job.blob)) {
+    return plainJobLine(job.blob, job);
   }
+  const { job_id, target, algo, height } = job;
   const params = `{"blob":${JSON.stringify(job.blob)},"job_id":${JSON.stringify(job_id)},"target":${JSON.stringify(target)},"algo":${JSON.stringify(algo)},"height":${JSON.stringify(height)}}`;
   return line(`{"jsonrpc":"2.0","method":"job","params":${params}}`);
 }
 
-/** The last shared blob whose head and tail were found plain (one object per 255 sessions). */
-let plainSharedBlob: SharedBlobHex | undefined;
+/** Whether every field but the blob may be spliced in between quotes (or, the height, as it is). */
+function plainJobFields({ job_id, target, algo, height }: StratumJob): boolean {
+  return (
+    Number.isSafeInteger(height) &&
+    JSON_PLAIN_STRING.test(job_id) &&
+    JSON_PLAIN_STRING.test(target) &&
+    JSON_PLAIN_STRING.test(algo)
+  );
+}
+
+function plainJobLine(blob: string, { job_id, target, algo, height }: StratumJob): string {
+  // Longer than MIN_REPLY_BYTES whatever the fields: no padding.
+  return `{"jsonrpc":"2.0","method":"job","params":{"blob":"${blob}","job_id":"${job_id}","target":"${target}","algo":"${algo}","height":${height}}}\n`;
+}
 
 /**
- * The job's blob when JSON.stringify would leave it as it is, else undefined. A blob shared with
- * other sessions is made of its parts (StratumJob.sharedBlob), so only the session's two digits
- * are checked each time: the scan of a whole blob was a sixth of a push's user-space time.
+ * One shared blob's job line at one target, cut around the two places that differ between its
+ * sessions: the top nonce byte's digits inside the blob, and the job id.
  */
-function plainBlob(job: StratumJob): string | undefined {
-  const { sharedBlob, nonceTopHex } = job;
-  if (sharedBlob === undefined || nonceTopHex === undefined) {
-    return JSON_PLAIN_STRING.test(job.blob) ? job.blob : undefined;
+interface SharedLineParts {
+  readonly algo: string;
+  readonly height: number;
+  /** Up to the digits: `{"jsonrpc":...,"blob":"` and the blob's head. */
+  readonly beforeTop: string;
+  /** The blob's tail and `","job_id":"`. */
+  readonly beforeJobId: string;
+  /** `","target":...}}\n`. */
+  readonly afterJobId: string;
+}
+
+/** One shared blob's line parts, by target. */
+interface SharedBlobLines {
+  readonly blob: SharedBlobHex;
+  readonly byTarget: Map<string, SharedLineParts>;
+}
+
+/**
+ * The last shared blob's: a broadcast hands out a blob to 255 sessions in a row, at a handful of
+ * vardiff targets. Undefined while that blob is not plain.
+ */
+let sharedLines: SharedBlobLines | undefined;
+
+/**
+ * A shared blob's job line from its cached parts: per session only the two digits and the job id
+ * are checked and joined (building and checking the whole line was half of its cost). Undefined
+ * when a field would need JSON.stringify.
+ */
+function sharedBlobJobLine(job: StratumJob, blob: SharedBlobHex, top: string): string | undefined {
+  if (!isPlainShort(top) || !isPlainShort(job.job_id)) return undefined;
+  if (sharedLines?.blob !== blob) {
+    if (!JSON_PLAIN_STRING.test(blob.head) || !JSON_PLAIN_STRING.test(blob.tail)) return undefined;
+    sharedLines = { blob, byTarget: new Map() };
   }
-  if (sharedBlob !== plainSharedBlob) {
-    if (!JSON_PLAIN_STRING.test(sharedBlob.head) || !JSON_PLAIN_STRING.test(sharedBlob.tail))
-      return undefined;
-    plainSharedBlob = sharedBlob;
+  let parts = sharedLines.byTarget.get(job.target);
+  if (parts === undefined || parts.algo !== job.algo || parts.height !== job.height) {
+    if (!plainJobFields(job)) return undefined;
+    const marker = '\u0000';
+    const [beforeTop = '', beforeJobId = '', afterJobId = ''] = plainJobLine(
+      `${blob.head}${marker}${blob.tail}`,
+      { ...job, job_id: marker },
+    ).split(marker);
+    parts = { algo: job.algo, height: job.height, beforeTop, beforeJobId, afterJobId };
+    sharedLines.byTarget.set(job.target, parts);
   }
-  return JSON_PLAIN_STRING.test(nonceTopHex) ? sharedBlob.head + nonceTopHex + sharedBlob.tail : undefined;
+  return parts.beforeTop + top + parts.beforeJobId + job.job_id + parts.afterJobId;
+}
+
+/** JSON_PLAIN_STRING for the few characters of a job id or nonce byte, without a regular expression. */
+function isPlainShort(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x20 || code > 0x7e || code === 0x22 || code === 0x5c) return false;
+  }
+  return true;
 }
 
 /** The login result body: string session id, full job, status and extensions (spec §3.2). */

@@ -166,19 +166,34 @@ describe('encoders', () => {
       fc.string({ unit: 'binary', maxLength: 20 }),
       fc.constantFrom('"', '\\', '\n', '\u2028', '\ud800', ''),
     );
-    // One blob object for several sessions, as a broadcast hands it out, each with its own digits.
+    // One blob object for several sessions, as a broadcast hands it out, each with its own digits,
+    // job id and target (a few vardiff levels), and now and then another algo or height.
+    const session = fc.record({
+      top: text,
+      job_id: fc.oneof(fc.stringMatching(/^[0-9a-f]{10}$/), text),
+      target: fc.oneof(fc.constantFrom('b88d0600', '5c8f0200', 'e4ca0100'), text),
+      algo: fc.oneof(fc.constant('cn/upx2'), text),
+      height: fc.oneof(fc.constant(JOB.height), fc.nat(), fc.constantFrom(2 ** 53, Number.NaN)),
+    });
     fc.assert(
-      fc.property(text, text, fc.array(text, { minLength: 1, maxLength: 4 }), (head, tail, tops) => {
+      fc.property(text, text, fc.array(session, { minLength: 1, maxLength: 8 }), (head, tail, sessions) => {
         const sharedBlob = { head, tail };
-        for (const top of tops) {
+        for (const { top, job_id, target, algo, height } of sessions) {
           const blob = head + top + tail;
-          const job = { ...JOB, blob, sharedBlob, nonceTopHex: top };
-          const { job_id, target, algo, height } = JOB;
+          const job = {
+            blob,
+            job_id,
+            target,
+            algo,
+            height,
+            sharedBlob,
+            nonceTopHex: top,
+          } as unknown as StratumJob;
           const json = `{"jsonrpc":"2.0","method":"job","params":${JSON.stringify({ blob, job_id, target, algo, height })}}`;
           expect(encodeJobNotification(job)).toBe(`${json.padEnd(MIN_REPLY_BYTES, ' ')}\n`);
         }
       }),
-      { numRuns: 1_000 },
+      { numRuns: 2_000 },
     );
   });
 

@@ -81,7 +81,8 @@ export class SocketLineWriter implements PeerWriter {
 
   send(line: string): void {
     const socket = this.#socket;
-    if (this.#stopped || socket.destroyed || !socket.writable) return;
+    // Not writable covers destroyed too (a destroyed stream's writable side is), in one getter.
+    if (this.#stopped || !socket.writable) return;
     const direct = this.#direct;
     if (direct !== undefined) {
       // Its line in the batch goes first; what the kernel leaves of it is queued in Node then.

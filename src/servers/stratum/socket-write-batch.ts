@@ -138,13 +138,14 @@ export function plainSocketFd(socket: Socket): number | undefined {
 /**
  * plainSocketFd as a function of the socket's life, with the descriptor read once: a handle keeps
  * its descriptor until it is closed, and Node's getter for it is a native call, which a push
- * would make for every miner. Undefined once the socket is destroyed or its handle is gone.
+ * would make for every miner. Undefined once the socket is destroyed: destroy() lets go of the
+ * handle before it returns (net.Socket's _destroy), so the handle alone says so.
  */
 export function socketFdReader(socket: Socket): () => number | undefined {
   const handle = handleOf(socket);
   const fd = plainSocketFd(socket);
   if (fd === undefined) return () => undefined;
-  return () => (!socket.destroyed && handleOf(socket) === handle ? fd : undefined);
+  return () => (handleOf(socket) === handle ? fd : undefined);
 }
 
 function handleOf(socket: Socket): { readonly fd?: unknown } | null | undefined {

@@ -1,5 +1,5 @@
 import type { Writable } from 'node:stream';
-import type { BatchedLineTarget, SocketWriteBatch } from './socket-write-batch.js';
+import type { BatchedLineTarget, CopyableLine, SocketWriteBatch } from './socket-write-batch.js';
 
 /** Why a writer gave up on its peer; the connection destroys the socket with this reason. */
 export type WriteFault = 'slow-consumer' | 'write-timeout';
@@ -12,7 +12,7 @@ export interface PeerWriter {
    */
   batchUntilNextTick(): void;
   /** Writes one line, or nothing once the socket is gone or stop() was called. */
-  send(line: string): void;
+  send(line: string | CopyableLine): void;
   /** Writes now a line held back in a batch, so that it goes out before the socket is ended. */
   flushHeld(): void;
   /** The socket is being destroyed: no more writes, no more deadline. */
@@ -79,7 +79,7 @@ export class SocketLineWriter implements PeerWriter {
     process.nextTick(this.#uncork);
   }
 
-  send(line: string): void {
+  send(line: string | CopyableLine): void {
     const socket = this.#socket;
     // Not writable covers destroyed too (a destroyed stream's writable side is), in one getter.
     if (this.#stopped || !socket.writable) return;
@@ -95,7 +95,7 @@ export class SocketLineWriter implements PeerWriter {
         }
       }
     }
-    this.#write(line);
+    this.#write(typeof line === 'string' ? line : line.text);
   }
 
   #write(chunk: string | Uint8Array): void {

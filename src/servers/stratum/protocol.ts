@@ -154,6 +154,15 @@ const JSON_PLAIN_STRING = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
  * are spliced in between quotes (a third of the cost); anything else takes JSON.stringify.
  */
 export function encodeJobNotification(job: StratumJob): string {
+  const line = encodeJobLine(job);
+  return typeof line === 'string' ? line : line.text;
+}
+
+/**
+ * encodeJobNotification's line, or for a job on a shared blob the same line as a SharedBlobJobLine:
+ * the batched writer copies its bytes without making a string (socket-write-batch.ts).
+ */
+export function encodeJobLine(job: StratumJob): string | SharedBlobJobLine {
   const { sharedBlob, nonceTopHex } = job;
   if (sharedBlob !== undefined && nonceTopHex !== undefined) {
     const line = sharedBlobJobLine(job, sharedBlob, nonceTopHex);
@@ -183,7 +192,8 @@ function plainJobLine(blob: string, { job_id, target, algo, height }: StratumJob
 
 /**
  * One shared blob's job line at one target, cut around the two places that differ between its
- * sessions: the top nonce byte's digits inside the blob, and the job id.
+ * sessions: the top nonce byte's digits inside the blob, and the job id. Plain ASCII, so each part
+ * is also kept as its bytes.
  */
 interface SharedLineParts {
   readonly algo: string;
@@ -194,6 +204,63 @@ interface SharedLineParts {
   readonly beforeJobId: string;
   /** `","target":...}}\n`. */
   readonly afterJobId: string;
+  readonly beforeTopBytes: Uint8Array;
+  readonly beforeJobIdBytes: Uint8Array;
+  readonly afterJobIdBytes: Uint8Array;
+}
+
+/**
+ * A shared blob's job line for one session, not joined: the cached parts around the session's
+ * two digits and job id, every character of them plain ASCII (one byte each). A push makes one
+ * per miner; the batched writer copies its bytes (`copyTo`) instead of building, flattening and
+ * encoding a ~430-character string, and only a line written through Node's stream asks `text`.
+ */
+export class SharedBlobJobLine {
+  readonly #parts: SharedLineParts;
+  readonly #top: string;
+  readonly #jobId: string;
+
+  constructor(parts: SharedLineParts, top: string, jobId: string) {
+    this.#parts = parts;
+    this.#top = top;
+    this.#jobId = jobId;
+  }
+
+  get byteLength(): number {
+    const parts = this.#parts;
+    return (
+      parts.beforeTopBytes.length +
+      this.#top.length +
+      parts.beforeJobIdBytes.length +
+      this.#jobId.length +
+      parts.afterJobIdBytes.length
+    );
+  }
+
+  /** Writes the line's bytes at `offset` (the caller leaves room for `byteLength`); returns how many. */
+  copyTo(target: Uint8Array, offset: number): number {
+    const parts = this.#parts;
+    let at = copyBytes(target, offset, parts.beforeTopBytes);
+    at = copyAscii(target, at, this.#top);
+    at = copyBytes(target, at, parts.beforeJobIdBytes);
+    at = copyAscii(target, at, this.#jobId);
+    return copyBytes(target, at, parts.afterJobIdBytes) - offset;
+  }
+
+  get text(): string {
+    const parts = this.#parts;
+    return parts.beforeTop + this.#top + parts.beforeJobId + this.#jobId + parts.afterJobId;
+  }
+}
+
+function copyBytes(target: Uint8Array, at: number, bytes: Uint8Array): number {
+  target.set(bytes, at);
+  return at + bytes.length;
+}
+
+function copyAscii(target: Uint8Array, at: number, text: string): number {
+  for (let i = 0; i < text.length; i++) target[at + i] = text.charCodeAt(i);
+  return at + text.length;
 }
 
 /** One shared blob's line parts, by target. */
@@ -210,10 +277,10 @@ let sharedLines: SharedBlobLines | undefined;
 
 /**
  * A shared blob's job line from its cached parts: per session only the two digits and the job id
- * are checked and joined (building and checking the whole line was half of its cost). Undefined
- * when a field would need JSON.stringify.
+ * are checked (building and checking the whole line was half of its cost). Undefined when a field
+ * would need JSON.stringify.
  */
-function sharedBlobJobLine(job: StratumJob, blob: SharedBlobHex, top: string): string | undefined {
+function sharedBlobJobLine(job: StratumJob, blob: SharedBlobHex, top: string): SharedBlobJobLine | undefined {
   if (!isPlainShort(top) || !isPlainShort(job.job_id)) return undefined;
   if (sharedLines?.blob !== blob) {
     if (!JSON_PLAIN_STRING.test(blob.head) || !JSON_PLAIN_STRING.test(blob.tail)) return undefined;
@@ -227,10 +294,19 @@ function sharedBlobJobLine(job: StratumJob, blob: SharedBlobHex, top: string): s
       `${blob.head}${marker}${blob.tail}`,
       { ...job, job_id: marker },
     ).split(marker);
-    parts = { algo: job.algo, height: job.height, beforeTop, beforeJobId, afterJobId };
+    parts = {
+      algo: job.algo,
+      height: job.height,
+      beforeTop,
+      beforeJobId,
+      afterJobId,
+      beforeTopBytes: Buffer.from(beforeTop, 'latin1'),
+      beforeJobIdBytes: Buffer.from(beforeJobId, 'latin1'),
+      afterJobIdBytes: Buffer.from(afterJobId, 'latin1'),
+    };
     sharedLines.byTarget.set(job.target, parts);
   }
-  return parts.beforeTop + top + parts.beforeJobId + job.job_id + parts.afterJobId;
+  return new SharedBlobJobLine(parts, top, job.job_id);
 }
 
 /** JSON_PLAIN_STRING for the few characters of a job id or nonce byte, without a regular expression. */

@@ -19,6 +19,15 @@ export interface BatchedLineTarget {
   settle(line: Uint8Array, taken: number): void;
 }
 
+/** A line held as parts rather than one string, which the batch copies as bytes (protocol.ts's SharedBlobJobLine). */
+export interface CopyableLine {
+  readonly byteLength: number;
+  /** Writes the line's `byteLength` bytes at `offset`; returns how many it wrote. */
+  copyTo(target: Uint8Array, offset: number): number;
+  /** The line as a string, for a write through Node's stream. */
+  readonly text: string;
+}
+
 /** A batch of lines, each for its own socket, written with one native call (native/socket_write.cc). */
 export interface SocketWriteBatch {
   /**
@@ -26,7 +35,7 @@ export interface SocketWriteBatch {
    * Node). The batch is written before the next microtask, or at once when full; a target must not
    * queue a second line before its first settled (the order between them would be lost).
    */
-  enqueue(target: BatchedLineTarget, line: string): boolean;
+  enqueue(target: BatchedLineTarget, line: string | CopyableLine): boolean;
   /** Writes what is queued now (before anything else is written to those sockets). */
   flush(): void;
   /** Batches written so far: a line queued when this was n is written once it is n + 1. */
@@ -54,11 +63,12 @@ class NativeSocketWriteBatch implements SocketWriteBatch {
     this.#addon = addon;
   }
 
-  enqueue(target: BatchedLineTarget, line: string): boolean {
-    const worstCase = line.length * MAX_UTF8_PER_UNIT;
+  enqueue(target: BatchedLineTarget, line: string | CopyableLine): boolean {
+    const text = typeof line === 'string';
+    const worstCase = text ? line.length * MAX_UTF8_PER_UNIT : line.byteLength;
     if (worstCase > BATCH_BYTES) return false;
     if (this.#bytes + worstCase > BATCH_BYTES || this.#targets.length === BATCH_LINES) this.flush();
-    this.#bytes += this.#data.write(line, this.#bytes, 'utf8');
+    this.#bytes += text ? this.#data.write(line, this.#bytes, 'utf8') : line.copyTo(this.#data, this.#bytes);
     this.#ends[this.#targets.length] = this.#bytes;
     this.#targets.push(target);
     if (!this.#flushQueued) {

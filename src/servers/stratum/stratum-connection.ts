@@ -18,7 +18,7 @@ import { LineSplitter } from './line-splitter.js';
 import { type PeerWriter, SocketLineWriter } from './line-writer.js';
 import {
   encodeError,
-  encodeJobNotification,
+  encodeJobLine,
   encodeResult,
   getJobResultBody,
   KEEPALIVED_OK,
@@ -259,7 +259,7 @@ export class StratumConnection {
     this.#session = established(accepted);
     this.#startIdleDeadline();
     const held = accepted.heldJob;
-    if (held && held.job_id !== loginJob.job_id) this.#writer.send(encodeJobNotification(held));
+    if (held && held.job_id !== loginJob.job_id) this.#writer.send(encodeJobLine(held));
   }
 
   async #handleSubmit(request: StratumRequest, slot: ReplySlot): Promise<void> {
@@ -302,7 +302,7 @@ export class StratumConnection {
       sendJob: (job) => {
         const session = this.#session;
         if (session.kind === 'none' || session.sink !== sink || this.#phase.kind !== 'open') return;
-        if (session.kind === 'established') this.#writer.send(encodeJobNotification(job));
+        if (session.kind === 'established') this.#writer.send(encodeJobLine(job));
         else session.heldJob = job; // sent after the login reply (connection-state.ts)
       },
       close: (reason) => {

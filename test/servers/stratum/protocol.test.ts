@@ -4,6 +4,7 @@ import type { StratumJob } from '../../../src/pool/stratum-backend.js';
 import { StratumError } from '../../../src/pool/stratum-errors.js';
 import {
   encodeError,
+  encodeJobLine,
   encodeJobNotification,
   encodeResult,
   loginResultBody,
@@ -190,11 +191,31 @@ describe('encoders', () => {
             nonceTopHex: top,
           } as unknown as StratumJob;
           const json = `{"jsonrpc":"2.0","method":"job","params":${JSON.stringify({ blob, job_id, target, algo, height })}}`;
-          expect(encodeJobNotification(job)).toBe(`${json.padEnd(MIN_REPLY_BYTES, ' ')}\n`);
+          const expected = `${json.padEnd(MIN_REPLY_BYTES, ' ')}\n`;
+          expect(encodeJobNotification(job)).toBe(expected);
+          // The form the batched writer copies: the same bytes, and nothing written around them.
+          const line = encodeJobLine(job);
+          if (typeof line === 'string') {
+            expect(line).toBe(expected);
+            continue;
+          }
+          expect(line.text).toBe(expected);
+          const out = Buffer.alloc(line.byteLength + 8, 0xee);
+          expect(line.copyTo(out, 3)).toBe(line.byteLength);
+          expect(out.subarray(3, 3 + line.byteLength)).toEqual(Buffer.from(expected, 'utf8'));
+          expect([...out.subarray(0, 3), ...out.subarray(3 + line.byteLength)]).toEqual(Array(8).fill(0xee));
         }
       }),
       { numRuns: 2_000 },
     );
+  });
+
+  it("a pool's job on a shared blob is not made into a string for the batched writer", () => {
+    const sharedBlob = { head: 'ab'.repeat(42), tail: 'cd'.repeat(33) };
+    for (const top of ['01', '7f', 'ff']) {
+      const line = encodeJobLine({ ...JOB, job_id: `0a0b0c0d${top}`, sharedBlob, nonceTopHex: top });
+      expect(typeof line).toBe('object');
+    }
   });
 
   it('every line is at least 32 bytes and ends with a newline', () => {

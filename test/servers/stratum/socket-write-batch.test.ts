@@ -5,7 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { builtAddonPath, requireAddon } from '../../../src/native-addon.js';
+import type { StratumJob } from '../../../src/pool/stratum-backend.js';
 import { SocketLineWriter, type WriteFault } from '../../../src/servers/stratum/line-writer.js';
+import { encodeJobLine, encodeJobNotification } from '../../../src/servers/stratum/protocol.js';
 import {
   loadSocketWriteBatch,
   plainSocketFd,
@@ -135,6 +137,54 @@ describe('batched socket writes', () => {
     await settled(() => pair!.received().length >= expected.length, 'every byte', 10_000);
     expect(pair!.received()).toBe(expected);
     expect(faults).toEqual([]);
+  });
+
+  it('writes a job line held as parts byte for byte, in a batch and through Node behind a full buffer', async () => {
+    const [reading, paused] = (await pairs(2)) as [Pair, Pair];
+    paused.client.pause();
+    const sharedBlob = { head: 'ab'.repeat(42), tail: 'cd'.repeat(33) };
+    const job = (n: number): StratumJob => {
+      const top = ((n % 255) + 1).toString(16).padStart(2, '0');
+      const blob = sharedBlob.head + top + sharedBlob.tail;
+      return {
+        blob,
+        job_id: `0a0b0c0d${top}`,
+        target: 'b88d0600',
+        algo: 'cn/upx2',
+        height: 7,
+        sharedBlob,
+        nonceTopHex: top,
+      };
+    };
+    const writers = [directWriter(reading.server), directWriter(paused.server)];
+    const expected = ['', ''];
+    // The paused miner's kernel buffers fill first, so its job lines queue in Node behind them.
+    for (let i = 0; i < 200 && paused.server.writableLength === 0; i++) {
+      const filler = `${i}:${'z'.repeat(60_000)}\n`;
+      writers[1]!.writer.send(filler);
+      expected[1] += filler;
+      batch.flush();
+    }
+    expect(paused.server.writableLength).toBeGreaterThan(0);
+    for (let n = 0; n < 300; n++) {
+      const line = encodeJobLine(job(n));
+      expect(typeof line).toBe('object');
+      writers.forEach(({ writer }, i) => {
+        writer.send(line);
+        expected[i] += encodeJobNotification(job(n));
+      });
+      if (n % 100 === 99) await new Promise((resolve) => setImmediate(resolve));
+    }
+    paused.client.resume();
+    await settled(
+      () =>
+        reading.received().length >= expected[0]!.length && paused.received().length >= expected[1]!.length,
+      'every line',
+      10_000,
+    );
+    expect(reading.received()).toBe(expected[0]);
+    expect(paused.received()).toBe(expected[1]);
+    expect(writers.flatMap((w) => w.faults)).toEqual([]);
   });
 
   it('still reports a slow consumer for what it leaves queued in Node', async () => {

@@ -1,7 +1,8 @@
 /**
  * The user-space work of one job push per miner, without sockets: for N logged-in sessions on one
  * template, what the pool does for each on a new template (`PoolBackend`'s push: `JobManager.issue`
- * builds the job, the connection's sink encodes the `job` line) up to the socket write:
+ * builds the job, the connection's sink encodes the `job` line and the batched writer copies its
+ * bytes into its buffer) up to the socket write:
  *
  *   npm run bench:job-push -- [--miners N] [--rounds R] [--pure]
  *   (or, built: node build/bench/benchmarks/stratum/job-push.js [...])
@@ -25,7 +26,7 @@ import { MinerSession } from '../../src/pool/miner-session.js';
 import type { MinerSessionSink, StratumJob } from '../../src/pool/stratum-backend.js';
 import type { ActiveTemplate, TemplateSource } from '../../src/pool/template-source.js';
 import { nativeFastHash } from '../../src/pow/native-fast-hash.js';
-import { encodeJobNotification } from '../../src/servers/stratum/protocol.js';
+import { encodeJobLine } from '../../src/servers/stratum/protocol.js';
 
 const ADDRESS =
   'fire9iU5y8WC4oNx4DwwgW53acCbeUzKzFuBdnEoS1RfLb354KEXYxoeeXFikBv7AyRr78d8LW5fF2pzUMU57tsu6EXbo5kkUX';
@@ -66,11 +67,24 @@ function loadTemplate(file: string, fastHash: FastHash | undefined): ActiveTempl
   return { id: 1, template, height: result.height, networkDifficulty: 10n ** 12n, prevHash, receivedAtMs: 0 };
 }
 
-/** What the stratum connection's sink does with a pushed job: encode its line (kept, so it is not dead code). */
+/** Bytes of a batch of the pool's batched writer (socket-write-batch.ts). */
+const BATCH_BYTES = 512 * 1024;
+
+/**
+ * What the stratum connection's sink and the batched writer do with a pushed job: encode its line
+ * and put its bytes into a batch buffer, as `SocketWriteBatch.enqueue` does (the send is not here).
+ */
 class EncodingSink implements MinerSessionSink {
+  readonly #batch = Buffer.allocUnsafe(BATCH_BYTES);
+  #at = 0;
   bytes = 0;
   sendJob(job: StratumJob): void {
-    this.bytes += encodeJobNotification(job).length;
+    const line = encodeJobLine(job);
+    if (this.#at > BATCH_BYTES / 2) this.#at = 0;
+    const written =
+      typeof line === 'string' ? this.#batch.write(line, this.#at, 'utf8') : line.copyTo(this.#batch, this.#at);
+    this.#at += written;
+    this.bytes += written;
   }
   close(): void {}
 }

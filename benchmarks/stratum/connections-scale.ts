@@ -107,6 +107,18 @@ interface Plan {
   readonly notes: string[];
 }
 
+/** pino's level number for `warn`. */
+const WARN_LEVEL = 40;
+
+/** What the pool said last that may explain a failed run: warnings and errors, and any output that was not a log line. */
+function poolTrouble(pool: BenchStack['pool']): string {
+  const warnings = pool.logs
+    .filter((line) => line.level >= WARN_LEVEL)
+    .slice(-5)
+    .map(({ level, time, msg, ...fields }) => `${msg} ${JSON.stringify(fields)}`);
+  return ` | pool warnings: ${warnings.join(' | ') || 'none'} | pool output: ${pool.rawOutput.slice(-3).join(' | ')}`;
+}
+
 /**
  * The stratum settings to pair against their defaults: FUEGO_BENCH_CHILD_SEMI_SPACE_MB (the
  * children's young generation), FUEGO_BENCH_DIRECT_WRITES=0 (every line through Node's stream)
@@ -382,7 +394,7 @@ export async function runConnectionsAtScale(miners: number): Promise<void> {
     if (reached > SHARE_MINERS) again = await measureOneKAgain(run, rows, say);
   } catch (error) {
     notes.push(
-      `stopped at ${reached} logged-in miners: ${error instanceof Error ? error.message : String(error)}${stack ? ` | pool output: ${stack.pool.rawOutput.slice(-3).join(' | ')}` : ''}`,
+      `stopped at ${reached} logged-in miners: ${error instanceof Error ? error.message : String(error)}${stack ? poolTrouble(stack.pool) : ''}`,
     );
     process.exitCode = 1;
   } finally {

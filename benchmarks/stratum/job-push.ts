@@ -82,7 +82,9 @@ class EncodingSink implements MinerSessionSink {
     const line = encodeJobLine(job);
     if (this.#at > BATCH_BYTES / 2) this.#at = 0;
     const written =
-      typeof line === 'string' ? this.#batch.write(line, this.#at, 'utf8') : line.copyTo(this.#batch, this.#at);
+      typeof line === 'string'
+        ? this.#batch.write(line, this.#at, 'utf8')
+        : line.copyTo(this.#batch, this.#at);
     this.#at += written;
     this.bytes += written;
   }

@@ -166,6 +166,12 @@ const stratumLimitsSchema = z.strictObject({
   newAddressesPerIpPerMinute: positiveInt
     .default(30)
     .describe('How fast an IP earns back new-address checks after its burst (see newAddressBurstPerIp).'),
+  listenBacklog: positiveInt
+    .max(65_535)
+    .default(4096)
+    .describe(
+      "Connections the kernel holds for each stratum port until the pool accepts them (listen()'s backlog; Linux caps it at net.core.somaxconn, 4096 on current kernels). After a pool restart every miner reconnects within seconds; past the backlog the kernel drops their handshakes, and each drop costs a miner a retry 1, 3, 7... seconds later (Node's default is 511).",
+    ),
 });
 
 const sharedJobsSchema = z.strictObject({

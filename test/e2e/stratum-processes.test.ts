@@ -9,6 +9,7 @@ import { createLogger } from '../../src/log/logger.js';
 import { manualBan } from '../../src/pool/ban-registry.js';
 import { createShareKeys } from '../../src/store/shares/share-keys.js';
 import { ensureXmrig } from '../../src/tools/xmrig.js';
+import { listenBacklogOf, somaxconn } from '../helpers/listen-backlog.js';
 import { childPids, isRunning } from '../helpers/processes.js';
 import { StratumLineClient } from '../helpers/stratum-line-client.js';
 import { until } from '../helpers/until.js';
@@ -152,6 +153,9 @@ describe('stratum in two child processes', () => {
     const pids = group.children().map((c) => c.pid);
     expect(new Set(pids).size).toBe(2);
     expect(pids).not.toContain(process.pid);
+    // The port the children share is listened on by the parent, with the configured backlog.
+    const backlog = listenBacklogOf(stack.stratumPort);
+    if (backlog !== 'no ss') expect(backlog).toBe(Math.min(4096, somaxconn()));
 
     for (let i = 0; i < 4; i++) {
       const reply = await login(await openClient(), `spread-${i}`);

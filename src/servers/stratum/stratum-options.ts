@@ -38,6 +38,8 @@ export interface StratumLimits {
   readonly closeGraceMs: number;
   /** How often a connection waiting on backend.canAcceptSubmits() asks again. */
   readonly submitPollMs: number;
+  /** Connections the kernel queues for a port until they are accepted (listen()'s backlog). */
+  readonly listenBacklog: number;
 }
 
 export interface StratumServerOptions {

@@ -234,7 +234,7 @@ export class StratumServer {
         );
       };
       server.once('error', onError);
-      server.listen({ port: port.options.port, host: port.host }, () => {
+      server.listen({ port: port.options.port, host: port.host, backlog: this.#limits.listenBacklog }, () => {
         server.off('error', onError);
         server.on('error', (error) =>
           this.#logger.error({ err: error, port: port.boundPort }, 'stratum listener error'),

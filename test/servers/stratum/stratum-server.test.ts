@@ -32,6 +32,7 @@ import {
   type stratumPort,
   stratumServerOptions,
 } from '../../helpers/config-defaults.js';
+import { listenBacklogOf, somaxconn } from '../../helpers/listen-backlog.js';
 import { captureLogs, type LogCapture } from '../../helpers/log-capture.js';
 import { NO_AGGREGATE_CAP } from './admission-caps.js';
 
@@ -741,6 +742,16 @@ describe('StratumServer: limits and protections', () => {
     await until(() => server.metrics().connections.current === 1);
     await (await client(port)).login();
   });
+
+  it.runIf(process.platform === 'linux' && listenBacklogOf(0) !== 'no ss')(
+    'listens with listenBacklog, so a reconnect storm after a restart waits in the kernel instead of being dropped',
+    async () => {
+      const { port } = await startServer(new FakeBackend(), { listenBacklog: 1234 });
+      expect(listenBacklogOf(port)).toBe(1234);
+      const defaults = await startServer(new FakeBackend());
+      expect(listenBacklogOf(defaults.port)).toBe(Math.min(4096, somaxconn()));
+    },
+  );
 
   it.runIf(process.platform === 'linux')(
     'resets connections over the cap, so a flood of them leaves no sockets waiting in TIME_WAIT',

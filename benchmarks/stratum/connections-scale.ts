@@ -37,12 +37,12 @@ import { poolCpuSeconds, poolMemory } from './pool-tree-usage.js';
 import {
   type BurstResult,
   type Distribution,
-  describeRefused,
+  describeBursts,
   distribution,
   measureBurst,
+  measureBursts,
   measureBurstsAfterDrop,
   measurePush,
-  mergeRefused,
   type PushResult,
   SHARE_MINERS,
 } from './scale-measurements.js';
@@ -223,11 +223,7 @@ async function measureStep(
   }
   // The first burst warms the share path (JIT, verifier threads) and is not counted.
   if (first) await measureBurst(stack, generators);
-  const bursts: BurstResult[] = [];
-  for (let b = 0; b < BURSTS; b++) {
-    bursts.push(await measureBurst(stack, generators));
-    await sleep(SETTLE_MS);
-  }
+  const bursts = await measureBursts(stack, generators, BURSTS, SETTLE_MS);
   const sum = (values: readonly number[]) => values.reduce((s, v) => s + v, 0);
   const perMinerPushUs = (seconds: number) => round((seconds * 1e6) / (miners * pushes.length), 2);
   const result: StepResult = {
@@ -243,7 +239,7 @@ async function measureStep(
     poolSystemUsPerMinerPush: perMinerPushUs(sum(pushes.map((p) => p.poolSystemSeconds))),
     generatorCpuUsPerMinerPush: perMinerPushUs(sum(pushes.map((p) => p.generatorCpuSeconds))),
     idlePoolCpuPercent: round(idlePoolCpuPercent),
-    sharesPerSec: round(sum(bursts.map((b) => b.sharesPerSec)) / bursts.length),
+    sharesPerSec: round(describeBursts(bursts).sharesPerSec),
   };
   return { result, warmup, pushes, bursts };
 }
@@ -256,6 +252,7 @@ function stepRows({ result, warmup, pushes, bursts }: StepDetail): TableRow[] {
     p.templateAfterTipMs === undefined ? 'n/a' : p.templateAfterTipMs.toFixed(0),
   );
   const accepted = bursts.reduce((sum, b) => sum + b.accepted, 0);
+  const shares = `${bursts[0]?.shares ?? 0} shares from ${SHARE_MINERS} miners at difficulty 1, ${accepted} accepted`;
   return [
     [
       `${miners}: pool RSS, all processes (MB)`,
@@ -275,7 +272,7 @@ function stepRows({ result, warmup, pushes, bursts }: StepDetail): TableRow[] {
     [
       `${miners}: shares verified per second`,
       result.sharesPerSec.toFixed(0),
-      `mean of ${bursts.length} bursts (${bursts.map((b) => b.sharesPerSec.toFixed(0)).join(' / ')}) of ${bursts[0]?.shares ?? 0} shares from ${SHARE_MINERS} miners at difficulty 1: ${accepted} accepted, ${describeRefused(mergeRefused(bursts))}; pool CPU ${bursts.map((b) => b.poolCpuUsPerShare.toFixed(0)).join(' / ')} µs per share`,
+      `${describeBursts(bursts).detail}; ${shares}`,
     ],
   ];
 }
@@ -306,16 +303,13 @@ async function measureOneKAgain(
   say: (text: string) => void,
 ): Promise<OneKAgain> {
   const { miners, bursts } = await measureBurstsAfterDrop(run.stack, run.generators, BURSTS, SETTLE_MS);
-  const mean = (pick: (b: BurstResult) => number) => bursts.reduce((s, b) => s + pick(b), 0) / bursts.length;
-  const again = {
-    miners,
-    sharesPerSec: round(mean((b) => b.sharesPerSec)),
-    poolCpuUsPerShare: round(mean((b) => b.poolCpuUsPerShare)),
-  };
+  const { sharesPerSec, detail } = describeBursts(bursts);
+  const poolCpuUsPerShare = bursts.reduce((s, b) => s + b.poolCpuUsPerShare, 0) / Math.max(1, bursts.length);
+  const again = { miners, sharesPerSec: round(sharesPerSec), poolCpuUsPerShare: round(poolCpuUsPerShare) };
   const row: TableRow = [
     `${miners} again (the others closed): shares verified per second`,
     again.sharesPerSec.toFixed(0),
-    `mean of ${bursts.length} bursts (${bursts.map((b) => b.sharesPerSec.toFixed(0)).join(' / ')}), ${describeRefused(mergeRefused(bursts))}; pool CPU ${bursts.map((b) => b.poolCpuUsPerShare.toFixed(0)).join(' / ')} µs per share`,
+    detail,
   ];
   rows.push(row);
   say(`  ${row[0]}: ${row[1]} (${row[2]})`);

@@ -22,6 +22,7 @@ import { type AddressInfo, connect, createServer, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { loadSocketWriteBatch, socketFdReader } from '../../src/servers/stratum/socket-write-batch.js';
 import { percentile, readProcessCpuSplit, round } from './measure-process.js';
+import { nowMs } from './stratum-client.js';
 
 /** A job notification's size and shape (a 76-byte blob in hex, a 16-byte job id), as the pool's. */
 const JOB_LINE = `{"jsonrpc":"2.0","method":"job","params":{"blob":"${'ab'.repeat(76)}","job_id":"${'0'.repeat(32)}","target":"ffffffff","algo":"cn/upx2","height":123456}}\n`;
@@ -42,7 +43,6 @@ type Event =
   | { readonly type: 'arrivals'; readonly atMs: number[] };
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const nowMs = () => performance.timeOrigin + performance.now();
 
 function send(event: Event): void {
   process.send?.(event);

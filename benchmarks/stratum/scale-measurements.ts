@@ -120,12 +120,35 @@ export async function measureBurstsAfterDrop(
     await sleep(1_000);
     if (poolCpuSeconds(stack.pool.pid) - before < QUIET_CPU_FRACTION || performance.now() > deadline) break;
   }
+  return {
+    miners: dropped.reduce((s, d) => s + d.miners, 0),
+    bursts: await measureBursts(stack, generators, bursts, settleMs),
+  };
+}
+
+/** `count` share bursts, `settleMs` apart. */
+export async function measureBursts(
+  stack: BenchStack,
+  generators: LoadGenerators,
+  count: number,
+  settleMs: number,
+): Promise<BurstResult[]> {
   const results: BurstResult[] = [];
-  for (let b = 0; b < bursts; b++) {
+  for (let b = 0; b < count; b++) {
     results.push(await measureBurst(stack, generators));
     await sleep(settleMs);
   }
-  return { miners: dropped.reduce((s, d) => s + d.miners, 0), bursts: results };
+  return results;
+}
+
+/** The bursts' mean share rate and the figures of each, for a table row's detail. */
+export function describeBursts(bursts: readonly BurstResult[]): { sharesPerSec: number; detail: string } {
+  const sharesPerSec = bursts.reduce((s, b) => s + b.sharesPerSec, 0) / Math.max(1, bursts.length);
+  const each = (pick: (b: BurstResult) => number) => bursts.map((b) => pick(b).toFixed(0)).join(' / ');
+  return {
+    sharesPerSec,
+    detail: `mean of ${bursts.length} bursts (${each((b) => b.sharesPerSec)}); ${describeRefused(mergeRefused(bursts))}; pool CPU ${each((b) => b.poolCpuUsPerShare)} µs per share`,
+  };
 }
 
 export function describeRefused(refused: Readonly<Record<string, number>>): string {

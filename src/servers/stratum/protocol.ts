@@ -207,6 +207,8 @@ interface SharedLineParts {
   readonly beforeTopBytes: Uint8Array;
   readonly beforeJobIdBytes: Uint8Array;
   readonly afterJobIdBytes: Uint8Array;
+  /** The three parts' bytes together. */
+  readonly partsBytes: number;
 }
 
 /**
@@ -227,14 +229,7 @@ export class SharedBlobJobLine {
   }
 
   get byteLength(): number {
-    const parts = this.#parts;
-    return (
-      parts.beforeTopBytes.length +
-      this.#top.length +
-      parts.beforeJobIdBytes.length +
-      this.#jobId.length +
-      parts.afterJobIdBytes.length
-    );
+    return this.#parts.partsBytes + this.#top.length + this.#jobId.length;
   }
 
   /** Writes the line's bytes at `offset` (the caller leaves room for `byteLength`); returns how many. */
@@ -294,15 +289,19 @@ function sharedBlobJobLine(job: StratumJob, blob: SharedBlobHex, top: string): S
       `${blob.head}${marker}${blob.tail}`,
       { ...job, job_id: marker },
     ).split(marker);
+    const [beforeTopBytes, beforeJobIdBytes, afterJobIdBytes] = [beforeTop, beforeJobId, afterJobId].map(
+      (part) => Buffer.from(part, 'latin1'),
+    ) as [Buffer, Buffer, Buffer];
     parts = {
       algo: job.algo,
       height: job.height,
       beforeTop,
       beforeJobId,
       afterJobId,
-      beforeTopBytes: Buffer.from(beforeTop, 'latin1'),
-      beforeJobIdBytes: Buffer.from(beforeJobId, 'latin1'),
-      afterJobIdBytes: Buffer.from(afterJobId, 'latin1'),
+      beforeTopBytes,
+      beforeJobIdBytes,
+      afterJobIdBytes,
+      partsBytes: beforeTopBytes.length + beforeJobIdBytes.length + afterJobIdBytes.length,
     };
     sharedLines.byTarget.set(job.target, parts);
   }

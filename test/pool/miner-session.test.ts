@@ -1,6 +1,8 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { IssuedJob, TrackedTemplateRef } from '../../src/pool/miner-session.js';
-import { activeTemplate, minerSession } from './pool-fakes.js';
+import { MinerSession } from '../../src/pool/miner-session.js';
+import { activeTemplate, FakeSink, minerSession } from './pool-fakes.js';
 
 const TIP_A = activeTemplate(1, 10, 100n);
 const TIP_B = { ...activeTemplate(2, 11, 100n), prevHash: 'b'.repeat(64) };
@@ -63,4 +65,55 @@ describe('MinerSession jobs', () => {
     expect(session.findJob('a1')).toBe('retired');
     expect(session.movedOnFromTipOf(b1)).toBe(50);
   });
+
+  it('answers as a list of every job it was given would, whatever jobsPerSession and however many jobs', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 6 }),
+        fc.array(fc.boolean(), { maxLength: 40 }),
+        (jobsPerSession, onTipB) => {
+          const session = new MinerSession({ ...sessionInit(), jobsPerSession });
+          const given = onTipB.map((b, i) => job(`j${i}`, tracked(b ? TIP_B : TIP_A), i));
+          for (const j of given) session.addJob(j);
+          const kept = given.slice(-jobsPerSession);
+          const retired = given.slice(-jobsPerSession - 16, -jobsPerSession);
+          expect(session.lastJob).toBe(given.at(-1));
+          given.forEach((j, i) => {
+            const expected = kept.includes(j) ? j : retired.includes(j) ? 'retired' : undefined;
+            expect(session.findJob(`j${i}`)).toBe(expected);
+          });
+          for (const j of kept) {
+            const later = kept
+              .slice(kept.indexOf(j) + 1)
+              .find((k) => k.template.active !== j.template.active);
+            expect(session.movedOnFromTipOf(j)).toBe(later?.issuedAtMs);
+          }
+        },
+      ),
+    );
+  });
 });
+
+function sessionInit(): ConstructorParameters<typeof MinerSession>[0] {
+  const connection = {
+    remoteAddress: '127.0.0.1',
+    port: 3333,
+    tls: false,
+    startDifficulty: 1000,
+    fixedDifficulty: false,
+    solo: false,
+  };
+  return {
+    id: 's1',
+    connection,
+    peer: connection.remoteAddress,
+    sink: new FakeSink(),
+    address: 'fire-test',
+    worker: 'rig',
+    solo: false,
+    agent: 'XMRig/6.16.0',
+    vardiff: undefined,
+    fixedDifficulty: 1000,
+    jobsPerSession: 4,
+  };
+}

@@ -209,6 +209,14 @@ interface SharedLineParts {
   readonly afterJobIdBytes: Uint8Array;
   /** The three parts' bytes together. */
   readonly partsBytes: number;
+  /**
+   * The whole line as bytes, with the digits and job id of the session it was made for. Every
+   * session on one blob has a job id as long (the blob's extra nonce and two digits), so its line
+   * is one copy of this with its own characters written over those: one copy, not three.
+   */
+  readonly lineBytes: Uint8Array;
+  readonly topLength: number;
+  readonly jobIdLength: number;
 }
 
 /**
@@ -235,6 +243,13 @@ export class SharedBlobJobLine {
   /** Writes the line's bytes at `offset` (the caller leaves room for `byteLength`); returns how many. */
   copyTo(target: Uint8Array, offset: number): number {
     const parts = this.#parts;
+    if (this.#top.length === parts.topLength && this.#jobId.length === parts.jobIdLength) {
+      const topAt = offset + parts.beforeTopBytes.length;
+      target.set(parts.lineBytes, offset);
+      copyAscii(target, topAt, this.#top);
+      copyAscii(target, topAt + parts.topLength + parts.beforeJobIdBytes.length, this.#jobId);
+      return parts.lineBytes.length;
+    }
     let at = copyBytes(target, offset, parts.beforeTopBytes);
     at = copyAscii(target, at, this.#top);
     at = copyBytes(target, at, parts.beforeJobIdBytes);
@@ -302,6 +317,9 @@ function sharedBlobJobLine(job: StratumJob, blob: SharedBlobHex, top: string): S
       beforeJobIdBytes,
       afterJobIdBytes,
       partsBytes: beforeTopBytes.length + beforeJobIdBytes.length + afterJobIdBytes.length,
+      lineBytes: Buffer.from(beforeTop + top + beforeJobId + job.job_id + afterJobId, 'latin1'),
+      topLength: top.length,
+      jobIdLength: job.job_id.length,
     };
     sharedLines.byTarget.set(job.target, parts);
   }

@@ -1,8 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { IssuedJob, TrackedTemplateRef } from '../../src/pool/miner-session.js';
-import { MinerSession } from '../../src/pool/miner-session.js';
-import { activeTemplate, FakeSink, minerSession } from './pool-fakes.js';
+import { activeTemplate, minerSession } from './pool-fakes.js';
 
 const TIP_A = activeTemplate(1, 10, 100n);
 const TIP_B = { ...activeTemplate(2, 11, 100n), prevHash: 'b'.repeat(64) };
@@ -72,7 +71,7 @@ describe('MinerSession jobs', () => {
         fc.integer({ min: 1, max: 6 }),
         fc.array(fc.boolean(), { maxLength: 40 }),
         (jobsPerSession, onTipB) => {
-          const session = new MinerSession({ ...sessionInit(), jobsPerSession });
+          const session = minerSession('s1', 1000, undefined, jobsPerSession);
           const given = onTipB.map((b, i) => job(`j${i}`, tracked(b ? TIP_B : TIP_A), i));
           for (const j of given) session.addJob(j);
           const kept = given.slice(-jobsPerSession);
@@ -93,27 +92,3 @@ describe('MinerSession jobs', () => {
     );
   });
 });
-
-function sessionInit(): ConstructorParameters<typeof MinerSession>[0] {
-  const connection = {
-    remoteAddress: '127.0.0.1',
-    port: 3333,
-    tls: false,
-    startDifficulty: 1000,
-    fixedDifficulty: false,
-    solo: false,
-  };
-  return {
-    id: 's1',
-    connection,
-    peer: connection.remoteAddress,
-    sink: new FakeSink(),
-    address: 'fire-test',
-    worker: 'rig',
-    solo: false,
-    agent: 'XMRig/6.16.0',
-    vardiff: undefined,
-    fixedDifficulty: 1000,
-    jobsPerSession: 4,
-  };
-}

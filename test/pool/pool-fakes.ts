@@ -374,8 +374,13 @@ export function hostTestBackend(overrides: Partial<PoolBackendOptions> = {}) {
   return { clock, bans, backend, login };
 }
 
-/** A logged-in XMRig session at `difficulty` (fixed, or under `vardiff`), keeping 4 jobs. */
-export function minerSession(id: string, difficulty: number, vardiff?: Vardiff): MinerSession {
+/** A logged-in XMRig session at `difficulty` (fixed, or under `vardiff`), keeping `jobsPerSession` jobs. */
+export function minerSession(
+  id: string,
+  difficulty: number,
+  vardiff?: Vardiff,
+  jobsPerSession = 4,
+): MinerSession {
   return new MinerSession({
     id,
     connection: connection(),
@@ -387,6 +392,6 @@ export function minerSession(id: string, difficulty: number, vardiff?: Vardiff):
     agent: 'XMRig/6.16.0',
     vardiff,
     fixedDifficulty: difficulty,
-    jobsPerSession: 4,
+    jobsPerSession,
   });
 }

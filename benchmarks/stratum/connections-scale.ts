@@ -27,6 +27,7 @@
  * minimum difficulty 1) and keep a non-zero top nonce byte as XMRig does.
  */
 import { availableParallelism, loadavg } from 'node:os';
+import { levels } from 'pino';
 import { openFilesBudget } from '../../src/app/open-files-budget.js';
 import { type BenchStack, startBenchStack } from './bench-stack.js';
 import { PUSH_ROUNDS } from './job-arrivals.js';
@@ -107,13 +108,10 @@ interface Plan {
   readonly notes: string[];
 }
 
-/** pino's level number for `warn`. */
-const WARN_LEVEL = 40;
-
 /** What the pool said last that may explain a failed run: warnings and errors, and any output that was not a log line. */
 function poolTrouble(pool: BenchStack['pool']): string {
   const warnings = pool.logs
-    .filter((line) => line.level >= WARN_LEVEL)
+    .filter((line) => line.level >= levels.values['warn']!)
     .slice(-5)
     .map(({ level, time, msg, ...fields }) => `${msg} ${JSON.stringify(fields)}`);
   return ` | pool warnings: ${warnings.join(' | ') || 'none'} | pool output: ${pool.rawOutput.slice(-3).join(' | ')}`;
@@ -303,8 +301,7 @@ async function measureOneKAgain(
   say: (text: string) => void,
 ): Promise<OneKAgain> {
   const { miners, bursts } = await measureBurstsAfterDrop(run.stack, run.generators, BURSTS, SETTLE_MS);
-  const { sharesPerSec, detail } = describeBursts(bursts);
-  const poolCpuUsPerShare = bursts.reduce((s, b) => s + b.poolCpuUsPerShare, 0) / Math.max(1, bursts.length);
+  const { sharesPerSec, poolCpuUsPerShare, detail } = describeBursts(bursts);
   const again = { miners, sharesPerSec: round(sharesPerSec), poolCpuUsPerShare: round(poolCpuUsPerShare) };
   const row: TableRow = [
     `${miners} again (the others closed): shares verified per second`,

@@ -141,12 +141,18 @@ export async function measureBursts(
   return results;
 }
 
-/** The bursts' mean share rate and the figures of each, for a table row's detail. */
-export function describeBursts(bursts: readonly BurstResult[]): { sharesPerSec: number; detail: string } {
-  const sharesPerSec = bursts.reduce((s, b) => s + b.sharesPerSec, 0) / Math.max(1, bursts.length);
+/** The bursts' mean share rate and pool CPU per share, and the figures of each, for a table row's detail. */
+export function describeBursts(bursts: readonly BurstResult[]): {
+  sharesPerSec: number;
+  poolCpuUsPerShare: number;
+  detail: string;
+} {
+  const mean = (pick: (b: BurstResult) => number) =>
+    bursts.reduce((s, b) => s + pick(b), 0) / Math.max(1, bursts.length);
   const each = (pick: (b: BurstResult) => number) => bursts.map((b) => pick(b).toFixed(0)).join(' / ');
   return {
-    sharesPerSec,
+    sharesPerSec: mean((b) => b.sharesPerSec),
+    poolCpuUsPerShare: mean((b) => b.poolCpuUsPerShare),
     detail: `mean of ${bursts.length} bursts (${each((b) => b.sharesPerSec)}); ${describeRefused(mergeRefused(bursts))}; pool CPU ${each((b) => b.poolCpuUsPerShare)} µs per share`,
   };
 }

@@ -1,6 +1,8 @@
 # Native cn/upx2 hasher (native/, see native/addon.cc). Output: build/Release/fuego_cn_upx2.node.
 # Second target: the listening socket filter (native/socket_filter.cc) -> fuego_socket_filter.node.
 # Third: batched line writes to miners' sockets (native/socket_write.cc) -> fuego_socket_write.node.
+# Fourth, for the connections benchmark only (not the pool): its load generators' job reader
+# (native/bench_job_reader.cc) -> fuego_bench_job_reader.node.
 # Optimisation: -O3 only. Never -Ofast / -ffast-math: a public upx2 addon built that way
 # rejected about 20% of valid shares. The AES-NI code is enabled per file by a target pragma in
 # native/cn_aesni.cc, so no -maes here and the binary still runs on CPUs without AES-NI.
@@ -55,6 +57,15 @@
     {
       "target_name": "fuego_socket_write",
       "sources": ["native/socket_write.cc"],
+      "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],
+      "defines": ["NAPI_VERSION=8", "NAPI_DISABLE_CPP_EXCEPTIONS"],
+      "cflags_cc": ["-O2", "-std=gnu++17"],
+      "xcode_settings": { "CLANG_CXX_LANGUAGE_STANDARD": "gnu++17", "MACOSX_DEPLOYMENT_TARGET": "10.15" },
+      "msvs_settings": { "VCCLCompilerTool": { "AdditionalOptions": ["/std:c++17"] } }
+    },
+    {
+      "target_name": "fuego_bench_job_reader",
+      "sources": ["native/bench_job_reader.cc"],
       "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],
       "defines": ["NAPI_VERSION=8", "NAPI_DISABLE_CPP_EXCEPTIONS"],
       "cflags_cc": ["-O2", "-std=gnu++17"],

@@ -5,7 +5,10 @@
  * 50,000, 100,000 miners (the steps below N) and at N it prints:
  * - the RSS of all the pool's processes together, and per miner above the idle pool;
  * - job push to every miner: the devnet mines a block (T0, in this process) and each miner's next
- *   job is stamped when its chunk is read (p50/p99/max over PUSH_ROUNDS pushes after one warm-up);
+ *   job is stamped when its chunk is read (p50/p99/max over PUSH_ROUNDS pushes after one warm-up).
+ *   The miners that send no shares are read by each load generator's native thread, which reads
+ *   in batches a millisecond apart (native/bench_job_reader.cc says why): their stamps are up to
+ *   that much late. FUEGO_BENCH_NODE_READER=1 has Node read every miner, as before 2026-11-29;
  * - the CPU time of all the pool's processes (every thread) from T0 until the last miner got its
  *   job, per miner per push, and the load generators' CPU apart;
  * - shares verified per second in a burst of valid difficulty-1 shares from 1,000 of the miners
@@ -182,7 +185,7 @@ async function connectUpTo(
   run: ScaleRun,
   step: number,
   before: number,
-): Promise<{ miners: number; loginsPerSec: number }> {
+): Promise<{ miners: number; readNatively: number; loginsPerSec: number }> {
   const { stack, generators } = run;
   const count = generators.count;
   const started = performance.now();
@@ -194,7 +197,8 @@ async function connectUpTo(
     sources: Array.from({ length: SOURCES_PER_GENERATOR }, (_, k) => `127.10.${index}.${k + 1}`),
   }));
   const miners = connected.reduce((s, c) => s + c.miners, 0);
-  return { miners, loginsPerSec: (miners - before) / ((performance.now() - started) / 1000) };
+  const readNatively = connected.reduce((s, c) => s + c.readNatively, 0);
+  return { miners, readNatively, loginsPerSec: (miners - before) / ((performance.now() - started) / 1000) };
 }
 
 /** RSS and idle CPU, one warm-up and PUSH_ROUNDS pushes, BURSTS share bursts, with `miners` logged in. */
@@ -348,6 +352,7 @@ export async function runConnectionsAtScale(miners: number): Promise<void> {
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   let reached = 0;
+  let readNatively = 0;
   let again: OneKAgain | undefined;
   try {
     stack = await startBenchStack({
@@ -375,7 +380,10 @@ export async function runConnectionsAtScale(miners: number): Promise<void> {
     for (const step of [...STEPS.filter((s) => s < miners), miners]) {
       const connected = await connectUpTo(run, step, reached);
       reached = connected.miners;
-      say(`${reached} miners logged in (${connected.loginsPerSec.toFixed(0)} logins/s); load ${loads()}`);
+      readNatively = connected.readNatively;
+      say(
+        `${reached} miners logged in (${connected.loginsPerSec.toFixed(0)} logins/s; ${readNatively} of them read by the load generators' native reader); load ${loads()}`,
+      );
       const detail = await measureStep(run, reached, connected.loginsPerSec, steps.length === 0);
       steps.push(detail.result);
       const added = stepRows(detail);
@@ -412,6 +420,7 @@ export async function runConnectionsAtScale(miners: number): Promise<void> {
     sharesPerSecAt1kAfter: again?.sharesPerSec ?? null,
     stratumProcesses,
     loadGenerators: generatorCount,
+    minersReadNatively: readNatively,
     openFilesPerProcess: openFiles,
     steps,
   });

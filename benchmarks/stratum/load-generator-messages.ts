@@ -31,7 +31,13 @@ export type LoadCommand =
   | { readonly type: 'stop' };
 
 export type LoadEvent =
-  | ({ readonly type: 'connected'; readonly miners: number; readonly seconds: number } & CpuReport)
+  | ({
+      readonly type: 'connected';
+      readonly miners: number;
+      /** Of them, those the generator's native reader reads (native-job-reader.ts); the rest Node reads. */
+      readonly readNatively: number;
+      readonly seconds: number;
+    } & CpuReport)
   | ({ readonly type: 'armed' } & CpuReport)
   | ({
       readonly type: 'arrivals';

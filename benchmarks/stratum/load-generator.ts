@@ -3,11 +3,16 @@
  * connections-scale.ts): it holds its share of the idle miners, stamps each miner's job
  * notifications, and sends bursts of valid shares, as told over IPC (load-generator-messages.ts).
  * Its CPU is reported with every answer, so the benchmark can show it apart from the pool's.
+ *
+ * The miners that never send shares are read by a native thread (native-job-reader.ts), which
+ * costs the two cores the pool shares with it less per job than Node's read of each socket.
+ * FUEGO_BENCH_NODE_READER=1 reads every miner through Node, as before (session of 2026-11-29).
  */
 import { loadNativeHasher } from '../../src/pow/native.js';
 import { difficultyOneShare, type ShareParams } from './difficulty-one-share.js';
 import { jobHeight } from './job-arrivals.js';
 import type { LoadCommand, LoadEvent } from './load-generator-messages.js';
+import { NativeJobReader } from './native-job-reader.js';
 import { SHARE_MINERS } from './scale-measurements.js';
 import { connectMiners, type LoggedInMiner } from './simulated-miners.js';
 import { nowMs, type WireJob } from './stratum-client.js';
@@ -29,6 +34,8 @@ interface Miner {
   armedArrivalMs: number | undefined;
   armedHeight: number | undefined;
   nonce: number;
+  /** Read by the native reader, which stamps its jobs (slot: its index in `miners`). */
+  readNatively: boolean;
 }
 
 const miners: Miner[] = [];
@@ -39,6 +46,19 @@ let lateEarlier = 0;
 let received = 0;
 let onAllReceived: (() => void) | undefined;
 let prepared: Array<{ readonly miner: Miner; readonly share: ShareParams }> = [];
+/** How often `collect` looks whether the native reader has stamped every one of its miners. */
+const NATIVE_POLL_MS = 5;
+
+function startNativeReader(): NativeJobReader | undefined {
+  if (process.env['FUEGO_BENCH_NODE_READER'] === '1') return undefined;
+  const started = NativeJobReader.start();
+  if (started instanceof NativeJobReader) return started;
+  process.stderr.write(
+    `note: load generator ${GENERATOR_INDEX} reads every miner through Node: ${started.unavailable}\n`,
+  );
+  return undefined;
+}
+const nativeReader = startNativeReader();
 
 function send(event: LoadEvent): void {
   process.send?.(event);
@@ -56,8 +76,16 @@ function track(logged: LoggedInMiner, index: number): Miner {
     armedArrivalMs: undefined,
     armedHeight: undefined,
     nonce: 0,
+    readNatively: false,
   };
   const sendsShares = index < SHARE_MINERS;
+  if (!sendsShares && nativeReader !== undefined) {
+    const fd = logged.client.handOverReading();
+    if (fd !== undefined) {
+      nativeReader.watch(index, fd);
+      miner.readNatively = true;
+    }
+  }
   logged.client.onJob = (notification) => {
     if (sendsShares) miner.lastJobLine = notification.line;
     if (!armed || miner.armedArrivalMs !== undefined) return;
@@ -68,7 +96,8 @@ function track(logged: LoggedInMiner, index: number): Miner {
     }
     miner.armedArrivalMs = notification.atMs;
     miner.armedHeight = height;
-    if (++received === miners.length) onAllReceived?.();
+    received++;
+    if (receivedAll()) onAllReceived?.();
   };
   return miner;
 }
@@ -86,6 +115,7 @@ async function connect(command: Extract<LoadCommand, { type: 'connect' }>): Prom
   send({
     type: 'connected',
     miners: miners.length,
+    readNatively: miners.filter((miner) => miner.readNatively).length,
     seconds: (performance.now() - started) / 1000,
     cpuSeconds: cpuSeconds(),
   });
@@ -99,34 +129,50 @@ function arm(command: Extract<LoadCommand, { type: 'arm' }>): void {
   armedHeight = command.height;
   lateEarlier = 0;
   received = 0;
+  nativeReader?.arm(command.height);
   armed = true;
   send({ type: 'armed', cpuSeconds: cpuSeconds() });
 }
 
+function receivedAll(): boolean {
+  return received + (nativeReader?.received() ?? 0) >= miners.length;
+}
+
 async function collect(height: number, timeoutMs: number): Promise<void> {
-  if (received < miners.length) {
+  if (!receivedAll()) {
     let timer: NodeJS.Timeout | undefined;
+    // The native reader's miners are counted on its thread: looked at every few ms.
+    const poll = nativeReader && setInterval(() => receivedAll() && onAllReceived?.(), NATIVE_POLL_MS);
     await new Promise<void>((resolve) => {
       onAllReceived = resolve;
       timer = setTimeout(resolve, timeoutMs);
     });
     clearTimeout(timer);
+    clearInterval(poll);
     onAllReceived = undefined;
   }
   armed = false;
+  const native = nativeReader?.collect(miners.length);
+  if (native !== undefined && native.otherLines + native.closed > 0) {
+    process.stderr.write(
+      `note: load generator ${GENERATOR_INDEX}: ${native.otherLines} lines other than jobs and ${native.closed} closed sockets among its idle miners\n`,
+    );
+  }
   const atMs: number[] = [];
   let wrongHeight = 0;
-  for (const miner of miners) {
-    if (miner.armedArrivalMs === undefined) continue;
-    atMs.push(miner.armedArrivalMs);
-    if (miner.armedHeight !== height) wrongHeight++;
-  }
+  miners.forEach((miner, index) => {
+    const arrivalMs = miner.readNatively ? native?.atMs[index] : miner.armedArrivalMs;
+    if (arrivalMs === undefined || Number.isNaN(arrivalMs)) return;
+    atMs.push(arrivalMs);
+    const arrivalHeight = miner.readNatively ? native?.heights[index] : miner.armedHeight;
+    if (arrivalHeight !== height) wrongHeight++;
+  });
   send({
     type: 'arrivals',
     atMs,
     missing: miners.length - atMs.length,
     wrongHeight,
-    lateEarlier,
+    lateEarlier: lateEarlier + (native?.lateEarlier ?? 0),
     cpuSeconds: cpuSeconds(),
   });
 }
@@ -162,12 +208,20 @@ async function burst(): Promise<void> {
   send({ type: 'burst', accepted, refused, startMs, endMs, cpuSeconds: cpuSeconds() });
 }
 
+/** Closes a miner's socket, after the native reader let go of it (its number may be reused at once). */
+function close(miner: Miner, index: number): void {
+  if (miner.readNatively) nativeReader?.unwatch(index);
+  miner.logged.client.destroy();
+}
+
 function drop(keep: number): void {
-  for (const miner of miners.splice(keep)) miner.logged.client.destroy();
+  const dropped = miners.splice(keep);
+  for (let k = 0; k < dropped.length; k++) close(dropped[k]!, keep + k);
   send({ type: 'dropped', miners: miners.length, cpuSeconds: cpuSeconds() });
 }
 
 function stop(): void {
+  nativeReader?.stop();
   for (const miner of miners) miner.logged.client.destroy();
   process.exit(0);
 }

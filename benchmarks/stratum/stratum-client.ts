@@ -1,4 +1,5 @@
 import { connect, type Socket } from 'node:net';
+import { plainSocketFd } from '../../src/servers/stratum/socket-write-batch.js';
 
 /** A job as the pool sends it (login result and `job` notifications). */
 export interface WireJob {
@@ -169,6 +170,19 @@ export class StratumClient {
 
   destroy(): void {
     this.socket.destroy();
+  }
+
+  /**
+   * Stops Node's reading of this socket and gives its descriptor to a reader of its own
+   * (native-job-reader.ts), or undefined, and Node reads on: a TLS or closed socket has none to
+   * give, and a half-read line or a request awaiting its reply would be lost.
+   */
+  handOverReading(): number | undefined {
+    if (this.#buffer !== '' || this.#pending.size > 0 || this.#closed) return undefined;
+    const fd = plainSocketFd(this.socket);
+    if (fd === undefined) return undefined;
+    this.socket.pause();
+    return fd;
   }
 
   #onData(chunk: string): void {

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import {
   functionLengths,
@@ -111,6 +112,9 @@ describe('size', () => {
   });
 });
 
+/** The project's root: a test of a benchmark's tool mirrors its path from here. */
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+
 /** Suites that test across the tree (a real miner, the devnet, faults, fuzzing) and test support. */
 const CROSS_CUTTING_TEST_FOLDERS = new Set(['integration', 'e2e', 'faults', 'fuzz', 'helpers', 'fixtures']);
 
@@ -126,6 +130,11 @@ describe('test layout', () => {
     const misplaced = tests
       .filter((path) => !CROSS_CUTTING_TEST_FOLDERS.has(zoneOf(path)))
       .flatMap((path) => {
+        // A benchmark's own tool (test/benchmarks/x/y.test.ts) mirrors benchmarks/x/y.ts.
+        if (zoneOf(path) === 'benchmarks') {
+          const tool = path.replace(/\.test\.ts$/, '.ts');
+          return existsSync(join(ROOT, tool)) ? [] : [`${path} (no ${tool})`];
+        }
         const folder = path.slice(0, path.lastIndexOf('/') + 1);
         const name = path.slice(folder.length, -'.test.ts'.length);
         const sources = sourceByName.get(name) ?? [];

@@ -1,8 +1,8 @@
 import { once } from 'node:events';
 import { createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NativeJobReader } from '../../benchmarks/stratum/native-job-reader.js';
-import { StratumClient } from '../../benchmarks/stratum/stratum-client.js';
+import { NativeJobReader } from '../../../benchmarks/stratum/native-job-reader.js';
+import { StratumClient } from '../../../benchmarks/stratum/stratum-client.js';
 
 /** A job notification as the pool writes it, with the height last. */
 function jobLine(height: number): string {
@@ -83,7 +83,9 @@ describe("the connections benchmark's native job reader", () => {
   it('counts a miner the pool closed, and never reads a miner unwatched before its socket closed', async () => {
     const clients = await connectClients(2);
     const [kept, unwatched] = serverSide.slice(-2) as [Socket, Socket];
-    clients.forEach((client, k) => reader.watch(10 + k, client.handOverReading()!));
+    clients.forEach((client, k) => {
+      reader.watch(10 + k, client.handOverReading()!);
+    });
     const closedBefore = reader.collect(0).closed;
     kept.end();
     await expect.poll(() => reader.collect(0).closed).toBe(closedBefore + 1);

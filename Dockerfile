@@ -12,8 +12,9 @@ COPY package.json package-lock.json tsconfig.json tsconfig.build.json binding.gy
 COPY scripts/build-native.mjs scripts/build-native.mjs
 COPY native native
 COPY src src
-# The same install as scripts/ensure-prereqs.sh; it builds the three native addons (the hasher, the
-# listening socket's flood drop filter and the batched writes to miners) in build/Release/ and dist/.
+# The same install as scripts/ensure-prereqs.sh; it builds the native addons in build/Release/ (the
+# hasher, the listening socket's flood drop filter, the batched writes to miners, and the
+# connections benchmark's job reader, which the image leaves out) and dist/.
 RUN FUEGO_POOL_REQUIRE_NATIVE=1 npm install --no-save --no-audit --no-fund \
   && test -f build/Release/fuego_cn_upx2.node \
   && test -f build/Release/fuego_socket_filter.node \

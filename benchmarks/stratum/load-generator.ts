@@ -4,8 +4,9 @@
  * notifications, and sends bursts of valid shares, as told over IPC (load-generator-messages.ts).
  * Its CPU is reported with every answer, so the benchmark can show it apart from the pool's.
  *
- * The miners that never send shares are read by a native thread (native-job-reader.ts), which
- * costs the two cores the pool shares with it less per job than Node's read of each socket.
+ * The miners that never send shares are read by a native thread (native-job-reader.ts) in batches
+ * a millisecond apart, which costs the two cores the pool shares with it about half of what
+ * Node's read of each socket as it becomes readable did (native/bench_job_reader.cc says why).
  * FUEGO_BENCH_NODE_READER=1 reads every miner through Node, as before (session of 2026-11-29).
  */
 import { loadNativeHasher } from '../../src/pow/native.js';

@@ -85,6 +85,8 @@ interface StepResult {
   /** The kernel's part of poolCpuUsPerMinerPush. */
   readonly poolSystemUsPerMinerPush: number;
   readonly generatorCpuUsPerMinerPush: number;
+  /** The load generators' wake-ups (voluntary context switches) per miner per push. */
+  readonly generatorWakeUpsPerMinerPush: number;
   readonly idlePoolCpuPercent: number;
   readonly sharesPerSec: number;
 }
@@ -240,6 +242,10 @@ async function measureStep(
     poolCpuUsPerMinerPush: perMinerPushUs(sum(pushes.map((p) => p.poolCpuSeconds))),
     poolSystemUsPerMinerPush: perMinerPushUs(sum(pushes.map((p) => p.poolSystemSeconds))),
     generatorCpuUsPerMinerPush: perMinerPushUs(sum(pushes.map((p) => p.generatorCpuSeconds))),
+    generatorWakeUpsPerMinerPush: round(
+      sum(pushes.map((p) => p.generatorWakeUps)) / (miners * pushes.length),
+      3,
+    ),
     idlePoolCpuPercent: round(idlePoolCpuPercent),
     sharesPerSec: round(describeBursts(bursts).sharesPerSec),
   };
@@ -269,7 +275,7 @@ function stepRows({ result, warmup, pushes, bursts }: StepDetail): TableRow[] {
     [
       `${miners}: pool CPU per miner per push (µs)`,
       result.poolCpuUsPerMinerPush.toFixed(2),
-      `${result.poolSystemUsPerMinerPush.toFixed(2)} of it in the kernel; all pool processes and threads, T0 to the last arrival (per push ${pushes.map((p) => ((p.poolCpuSeconds * 1e6) / miners).toFixed(1)).join(' / ')}); load generators ${result.generatorCpuUsPerMinerPush.toFixed(2)} µs per miner per push`,
+      `${result.poolSystemUsPerMinerPush.toFixed(2)} of it in the kernel; all pool processes and threads, T0 to the last arrival (per push ${pushes.map((p) => ((p.poolCpuSeconds * 1e6) / miners).toFixed(1)).join(' / ')}); load generators ${result.generatorCpuUsPerMinerPush.toFixed(2)} µs and ${result.generatorWakeUpsPerMinerPush.toFixed(3)} wake-ups per miner per push`,
     ],
     [
       `${miners}: shares verified per second`,

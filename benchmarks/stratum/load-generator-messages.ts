@@ -1,8 +1,10 @@
 /** IPC between the connections benchmark at scale (connections-scale.ts) and its load generators. */
 
-/** CPU seconds (user + system) of a load generator since it started. */
+/** CPU seconds (user + system) of a load generator since it started, and its wake-ups. */
 export interface CpuReport {
   readonly cpuSeconds: number;
+  /** Voluntary context switches of all its threads since it started: how often it slept and was woken. */
+  readonly wakeUps: number;
 }
 
 export type LoadCommand =

@@ -12,7 +12,7 @@
 import { loadNativeHasher } from '../../src/pow/native.js';
 import { difficultyOneShare, type ShareParams } from './difficulty-one-share.js';
 import { jobHeight } from './job-arrivals.js';
-import type { LoadCommand, LoadEvent } from './load-generator-messages.js';
+import type { CpuReport, LoadCommand, LoadEvent } from './load-generator-messages.js';
 import { NativeJobReader } from './native-job-reader.js';
 import { SHARE_MINERS } from './scale-measurements.js';
 import { connectMiners, type LoggedInMiner } from './simulated-miners.js';
@@ -65,9 +65,12 @@ function send(event: LoadEvent): void {
   process.send?.(event);
 }
 
-function cpuSeconds(): number {
-  const usage = process.cpuUsage();
-  return (usage.user + usage.system) / 1e6;
+function cpuReport(): CpuReport {
+  const usage = process.resourceUsage();
+  return {
+    cpuSeconds: (usage.userCPUTime + usage.systemCPUTime) / 1e6,
+    wakeUps: usage.voluntaryContextSwitches,
+  };
 }
 
 function track(logged: LoggedInMiner, index: number): Miner {
@@ -118,7 +121,7 @@ async function connect(command: Extract<LoadCommand, { type: 'connect' }>): Prom
     miners: miners.length,
     readNatively: miners.filter((miner) => miner.readNatively).length,
     seconds: (performance.now() - started) / 1000,
-    cpuSeconds: cpuSeconds(),
+    ...cpuReport(),
   });
 }
 
@@ -132,7 +135,7 @@ function arm(command: Extract<LoadCommand, { type: 'arm' }>): void {
   received = 0;
   nativeReader?.arm(command.height);
   armed = true;
-  send({ type: 'armed', cpuSeconds: cpuSeconds() });
+  send({ type: 'armed', ...cpuReport() });
 }
 
 function receivedAll(): boolean {
@@ -174,7 +177,7 @@ async function collect(height: number, timeoutMs: number): Promise<void> {
     missing: miners.length - atMs.length,
     wrongHeight,
     lateEarlier: lateEarlier + (native?.lateEarlier ?? 0),
-    cpuSeconds: cpuSeconds(),
+    ...cpuReport(),
   });
 }
 
@@ -190,7 +193,7 @@ function prepareShares(count: number, perMiner: number): void {
     for (let k = 0; k < perMiner; k++)
       prepared.push({ miner, share: difficultyOneShare(hasher, job, miner.nonce++) });
   }
-  send({ type: 'prepared', shares: prepared.length, cpuSeconds: cpuSeconds() });
+  send({ type: 'prepared', shares: prepared.length, ...cpuReport() });
 }
 
 async function burst(): Promise<void> {
@@ -206,7 +209,7 @@ async function burst(): Promise<void> {
   );
   const endMs = nowMs();
   prepared = [];
-  send({ type: 'burst', accepted, refused, startMs, endMs, cpuSeconds: cpuSeconds() });
+  send({ type: 'burst', accepted, refused, startMs, endMs, ...cpuReport() });
 }
 
 /** Closes a miner's socket, after the native reader let go of it (its number may be reused at once). */
@@ -218,7 +221,7 @@ function close(miner: Miner, index: number): void {
 function drop(keep: number): void {
   const dropped = miners.splice(keep);
   for (let k = 0; k < dropped.length; k++) close(dropped[k]!, keep + k);
-  send({ type: 'dropped', miners: miners.length, cpuSeconds: cpuSeconds() });
+  send({ type: 'dropped', miners: miners.length, ...cpuReport() });
 }
 
 function stop(): void {

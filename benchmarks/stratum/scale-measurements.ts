@@ -28,6 +28,8 @@ export interface PushResult {
   /** The part of poolCpuSeconds spent in the kernel (on loopback it includes delivering to the miner's socket). */
   readonly poolSystemSeconds: number;
   readonly generatorCpuSeconds: number;
+  /** The load generators' voluntary context switches (wake-ups) in the push, all threads. */
+  readonly generatorWakeUps: number;
   /** The leader's "new block template" log minus T0 (noticing the tip and fetching the template). */
   readonly templateAfterTipMs: number | undefined;
 }
@@ -67,6 +69,7 @@ export async function measurePush(stack: BenchStack, generators: LoadGenerators)
     poolCpuSeconds: cpuAfter.userSeconds - cpuBefore.userSeconds + systemSeconds,
     poolSystemSeconds: systemSeconds,
     generatorCpuSeconds: arrivals.reduce((s, a, i) => s + a.cpuSeconds - armed[i]!.cpuSeconds, 0),
+    generatorWakeUps: arrivals.reduce((s, a, i) => s + a.wakeUps - armed[i]!.wakeUps, 0),
     templateAfterTipMs: template ? template.time - t0 : undefined,
   };
 }

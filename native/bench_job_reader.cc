@@ -1,12 +1,11 @@
 // Node-API binding for the connections benchmark's load generators (benchmarks/stratum/
 // native-job-reader.ts), not used by the pool. The idle simulated miners' sockets are read by one
-// thread with its own epoll, which stamps each job notification's arrival, in batches: after each
-// batch of reads the thread sleeps a millisecond, so that a push's lines wait in their sockets and
-// one wake-up reads many. Node reads each socket as soon as it is readable, and on loopback,
-// waking a reader that sleeps in epoll_wait is work done inside the pool's send, for each miner
-// (read natively without the pause, a line cost about what it did through Node: README, session
-// of 2026-11-29). A job is stamped up to that millisecond after its bytes arrived: the push looks
-// slower by as much, never faster.
+// thread with its own epoll, which stamps each job notification's arrival: one recv per socket
+// and no call into JavaScript, where Node's read of a line costs the two cores the pool shares
+// with its load generators several microseconds (README, session of 2026-11-29). After each batch
+// of reads the thread sleeps a millisecond, so that one wake-up reads more lines: without the
+// pause it caught up with nearly every line and slept again. A job is stamped up to that
+// millisecond after its bytes arrived: the push looks slower by as much, never faster.
 // Linux only (epoll, eventfd); elsewhere supported() is false and every miner reads through Node.
 //
 // Exports (one reader per process):

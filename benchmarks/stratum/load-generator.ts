@@ -6,7 +6,7 @@
  *
  * The miners that never send shares are read by a native thread (native-job-reader.ts) in batches
  * a millisecond apart, which costs the two cores the pool shares with it about half of what
- * Node's read of each socket as it becomes readable did (native/bench_job_reader.cc says why).
+ * Node's read of each line did (native/bench_job_reader.cc).
  * FUEGO_BENCH_NODE_READER=1 reads every miner through Node, as before (session of 2026-11-29).
  */
 import { loadNativeHasher } from '../../src/pow/native.js';

@@ -35,6 +35,8 @@
 #include <thread>
 #include <vector>
 
+#include "linux_only.h"
+
 #ifdef __linux__
 #include <errno.h>
 #include <sys/epoll.h>
@@ -273,14 +275,6 @@ bool SlotArgument(const Napi::CallbackInfo& info, size_t index, size_t* slot) {
 }
 #endif
 
-Napi::Value Supported(const Napi::CallbackInfo& info) {
-#ifdef __linux__
-  return Napi::Boolean::New(info.Env(), true);
-#else
-  return Napi::Boolean::New(info.Env(), false);
-#endif
-}
-
 #ifdef __linux__
 Napi::Value Start(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
@@ -374,7 +368,7 @@ Napi::Value Stop(const Napi::CallbackInfo& info) {
 #endif
 
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
-  exports.Set("supported", Napi::Function::New(env, Supported, "supported"));
+  exports.Set("supported", Napi::Function::New(env, fuego::SupportedOnLinux, "supported"));
 #ifdef __linux__
   exports.Set("start", Napi::Function::New(env, Start, "start"));
   exports.Set("watch", Napi::Function::New(env, Watch, "watch"));

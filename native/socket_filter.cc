@@ -16,6 +16,8 @@
 #include <cstring>
 #include <vector>
 
+#include "linux_only.h"
+
 #ifdef __linux__
 #include <linux/filter.h>
 #include <sys/socket.h>
@@ -36,14 +38,6 @@ bool ReadFd(const Napi::CallbackInfo& info, int* fd) {
   if (value < 0 || value > 2147483647 || value != static_cast<int>(value)) return false;
   *fd = static_cast<int>(value);
   return true;
-}
-
-Napi::Value Supported(const Napi::CallbackInfo& info) {
-#ifdef __linux__
-  return Napi::Boolean::New(info.Env(), true);
-#else
-  return Napi::Boolean::New(info.Env(), false);
-#endif
 }
 
 Napi::Value AttachFilter(const Napi::CallbackInfo& info) {
@@ -100,7 +94,7 @@ Napi::Value DetachFilter(const Napi::CallbackInfo& info) {
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("attachFilter", Napi::Function::New(env, AttachFilter, "attachFilter"));
   exports.Set("detachFilter", Napi::Function::New(env, DetachFilter, "detachFilter"));
-  exports.Set("supported", Napi::Function::New(env, Supported, "supported"));
+  exports.Set("supported", Napi::Function::New(env, fuego::SupportedOnLinux, "supported"));
   return exports;
 }
 

@@ -48,7 +48,7 @@ export interface DirectLineWrites {
  * (the usual case: every miner's job on a new template); what the kernel does not take of it
  * comes back and is written through Node, so the limits above hold for it too.
  */
-export class SocketLineWriter implements PeerWriter {
+export class SocketLineWriter implements PeerWriter, BatchedLineTarget {
   #corked = false;
   #stopped = false;
   #writeTimer: NodeJS.Timeout | undefined;
@@ -60,6 +60,12 @@ export class SocketLineWriter implements PeerWriter {
   /** The batch's flush count when this peer's line went into it; -1: none is waiting there. */
   #queuedAtFlush = -1;
 
+  /**
+   * The socket's descriptor, for the batch (BatchedLineTarget): the descriptor reader itself, which
+   * the batch asks of every line it writes, one load away from the writer it holds.
+   */
+  readonly fd: () => number | undefined;
+
   constructor(
     socket: WritableSocket,
     limits: PeerWriterLimits,
@@ -70,23 +76,20 @@ export class SocketLineWriter implements PeerWriter {
     this.#limits = limits;
     this.#onFault = onFault;
     this.#direct = direct;
-    this.#directTarget =
-      direct === undefined
-        ? undefined
-        : {
-            fd: direct.fd,
-            settle: (line, taken) => {
-              if (this.#stopped || this.#socket.destroyed || !this.#socket.writable) return;
-              this.#write(taken > 0 ? line.subarray(taken) : line);
-            },
-          };
+    this.fd = direct?.fd ?? noDescriptor;
+  }
+
+  /** What the kernel left of this peer's line in the batch (BatchedLineTarget) goes through Node. */
+  settle(line: Uint8Array, taken: number): void {
+    if (this.#stopped || this.#socket.destroyed || !this.#socket.writable) return;
+    this.#write(taken > 0 ? line.subarray(taken) : line);
   }
 
   batchUntilNextTick(): void {
     if (this.#corked || this.#socket.destroyed) return;
     this.#corked = true;
     this.#socket.cork();
-    process.nextTick(this.#uncork);
+    process.nextTick(SocketLineWriter.#uncork, this);
   }
 
   send(line: string | CopyableLine): void {
@@ -94,13 +97,12 @@ export class SocketLineWriter implements PeerWriter {
     // Not writable covers destroyed too (a destroyed stream's writable side is), in one getter.
     if (this.#stopped || !socket.writable) return;
     const direct = this.#direct;
-    const target = this.#directTarget;
-    if (direct !== undefined && target !== undefined) {
+    if (direct !== undefined) {
       // Its line in the batch goes first; what the kernel leaves of it is queued in Node then.
       this.flushHeld();
       if (!this.#corked && this.#outstandingWrites === 0 && socket.writableLength === 0) {
         const flushes = direct.batch.flushes;
-        if (direct.batch.enqueue(target, line)) {
+        if (direct.batch.enqueue(this, line)) {
           this.#queuedAtFlush = flushes;
           return;
         }
@@ -137,17 +139,11 @@ export class SocketLineWriter implements PeerWriter {
     this.#writeTimer = undefined;
   }
 
-  /**
-   * What the batch holds for this peer's line. Its `fd` is the descriptor reader itself: the batch
-   * asks it of every line it writes, and each object between it and the socket is one more likely
-   * cache miss per miner in a push.
-   */
-  readonly #directTarget: BatchedLineTarget | undefined;
-
-  readonly #uncork = (): void => {
-    this.#corked = false;
-    if (!this.#socket.destroyed) this.#socket.uncork();
-  };
+  /** Static, not a closure per writer: every miner's writer would keep one. */
+  static #uncork(writer: SocketLineWriter): void {
+    writer.#corked = false;
+    if (!writer.#socket.destroyed) writer.#socket.uncork();
+  }
 
   /** Every flushed write is progress: the write deadline restarts, and ends when nothing is queued. */
   readonly #onWriteDone = (): void => {
@@ -160,4 +156,9 @@ export class SocketLineWriter implements PeerWriter {
       this.#writeTimer.refresh();
     }
   };
+}
+
+/** A writer without direct writes is never in a batch; its `fd` says it has no descriptor. */
+function noDescriptor(): undefined {
+  return undefined;
 }

@@ -77,6 +77,9 @@ interface PortRuntime {
   boundPort: number;
 }
 
+/** Errors before and during a connection's setup end in its 'close'; one listener for all of them. */
+function ignoreSetupError(): void {}
+
 /**
  * The stratum TCP/TLS edge: one listener per configured port, one StratumConnection per socket,
  * connection caps, submit back-pressure and ordered shutdown. All pool logic sits behind
@@ -256,7 +259,7 @@ export class StratumServer {
   }
 
   #onConnection(socket: Socket, port: PortRuntime): void {
-    socket.on('error', () => {}); // errors before and during setup end in the 'close' below
+    socket.on('error', ignoreSetupError);
     // "::ffff:1.2.3.4" (IPv4 on a dual-stack listener) is the same peer as "1.2.3.4" for bans and caps.
     const remote = socket.remoteAddress; // a getter over getpeername: read once per accept
     const ip = remote === undefined ? undefined : unmappedIp(remote);
@@ -383,11 +386,15 @@ export class StratumServer {
       gate: this.#gate,
       metrics: this.#stats,
       logger: this.#logger,
-      onProtocolViolation: (violationIp, code) => this.#protocolViolation(violationIp, code),
+      onProtocolViolation: this.#onProtocolViolationOf,
       onClosed: (reason) => this.#onConnectionClosed(connection, reason),
     });
     this.#connections.add(connection);
   }
+
+  /** One function for every connection's context (a closure each would be kept per miner). */
+  readonly #onProtocolViolationOf = (ip: string, code: ProtocolViolationCode): void =>
+    this.#protocolViolation(ip, code);
 
   #protocolViolation(ip: string, code: ProtocolViolationCode): void {
     this.#stats.protocolViolation(ip, code);

@@ -57,8 +57,8 @@ const char kNotificationStart[] = "{\"jsonrpc\"";
 const char kHeightKey[] = "\"height\":";
 
 struct Slot {
+  /** The socket read for this slot; -1 while none is (never watched, unwatched, or closed). */
   int fd = -1;
-  bool watched = false;
   double arrivalMs = NAN;
   double height = NAN;
   /** Bytes of a line not yet ended by a newline (a line split between two reads). */
@@ -73,8 +73,9 @@ double WallClockMs() {
 
 double HeightOf(const char* line, size_t length) {
   const size_t keyLength = sizeof(kHeightKey) - 1;
-  for (size_t at = length; at-- > 0;) {
-    if (at + keyLength > length || std::memcmp(line + at, kHeightKey, keyLength) != 0) continue;
+  if (length < keyLength) return NAN;
+  for (size_t at = length - keyLength + 1; at-- > 0;) {
+    if (std::memcmp(line + at, kHeightKey, keyLength) != 0) continue;
     double height = 0;
     size_t digits = 0;
     for (size_t i = at + keyLength; i < length && line[i] >= '0' && line[i] <= '9'; i++, digits++) {
@@ -103,13 +104,12 @@ class JobReader {
     std::lock_guard<std::mutex> lock(mutex_);
     if (slot >= slots_.size()) slots_.resize(slot + 1);
     Slot& entry = slots_[slot];
-    if (entry.watched) return EEXIST;
+    if (entry.fd >= 0) return EEXIST;
     epoll_event event{};
     event.events = EPOLLIN | EPOLLRDHUP;
     event.data.u64 = slot;
     if (epoll_ctl(epoll_, EPOLL_CTL_ADD, fd, &event) != 0) return errno;
     entry.fd = fd;
-    entry.watched = true;
     entry.partial.clear();
     return 0;
   }
@@ -174,7 +174,7 @@ class JobReader {
           if (events[i].data.u64 == kWakeTag) continue;
           Slot& slot = slots_[events[i].data.u64];
           // Unwatched after epoll_wait returned: its descriptor may already be another socket's.
-          if (!slot.watched) continue;
+          if (slot.fd < 0) continue;
           ReadSlot(slot, buffer.data(), buffer.size());
         }
       }
@@ -232,9 +232,8 @@ class JobReader {
   }
 
   void Forget(Slot& slot) {
-    if (!slot.watched) return;
+    if (slot.fd < 0) return;
     epoll_ctl(epoll_, EPOLL_CTL_DEL, slot.fd, nullptr);
-    slot.watched = false;
     slot.fd = -1;
     slot.partial.clear();
   }

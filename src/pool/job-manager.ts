@@ -2,7 +2,7 @@ import { exactTargetDifficultyAtMost, targetHexForDifficulty } from '../fuego/di
 import { bytesToHex, byteToHex } from '../fuego/hex.js';
 import { UPX2_ALGO } from './algo-names.js';
 import { type ExtraNonceAllocator, MIN_EXTRA_NONCE_BYTES } from './extra-nonce.js';
-import type { IssuedJob, MinerSession, TrackedTemplateRef } from './miner-session.js';
+import type { IssuedJob, MinerSession, SharedJobTerms, TrackedTemplateRef } from './miner-session.js';
 import type { SharedBlobHex, StratumJob } from './stratum-backend.js';
 import type { ActiveTemplate, TemplateChange, TemplateSource } from './template-source.js';
 
@@ -34,6 +34,8 @@ const TARGET_CACHE_SIZE = 1024;
 const NONCE_TOP_BYTE_OFFSET = XMRIG_NONCE_OFFSET + 3;
 /** Sessions per shared blob: top bytes 1..255 (a zero one would not switch XMRig to keeping it). */
 const MAX_TOP_BYTE = 255;
+/** Sessions given a shared blob's job within this long share one terms object (its issue time). */
+const SHARED_TERMS_REUSE_MS = 1;
 
 /**
  * Why miners cannot be given jobs on this template, or undefined when they can: the PoW must be
@@ -216,8 +218,9 @@ export class JobManager {
    * session gets its own non-zero top nonce byte (blob byte 42), which XMRig then keeps while it
    * varies the other three ("auto nicehash", shared/spec/stratum.md §6.4). So one blob is built
    * per 255 sessions instead of one per session, and two sessions still never hash the same
-   * input. The session keeps the shared hashing blob (zero nonce) and the byte its shares must
-   * carry; the job id is the blob's extra nonce and that byte, unique per session as before.
+   * input. The session keeps the blob's terms (one object for the sessions given it in the same
+   * millisecond) and the byte its shares must carry; the job id is the blob's extra nonce and that
+   * byte, unique per session as before.
    * Only for miners known to keep the byte (the caller decides), each with at most 2^24 nonces.
    */
   issueShared(session: MinerSession): StratumJob | undefined {
@@ -230,29 +233,45 @@ export class JobManager {
     }
     const topByte = shared.nextTopByte++;
     const topHex = byteToHex(topByte);
-    const jobId = shared.jobIdPrefix + topHex;
-    const difficulty = template.jobDifficulty(session.difficulty);
-    session.addJob({
-      jobId,
-      template,
-      extraNonce: shared.extraNonce,
-      hashingBlob: shared.hashingBlob,
-      nonceOffset: template.active.template.nonceOffset,
-      nonceTopByte: topByte,
-      difficulty,
-      issuedAtMs: this.#modules.clock(),
-      submittedNonces: undefined,
-    });
+    const terms = this.#sharedTerms(shared, template.jobDifficulty(session.difficulty));
+    session.addSharedJob(terms, topByte);
     const { hex } = shared;
     return {
-      job_id: jobId,
+      job_id: shared.jobIdPrefix + topHex,
       blob: hex.head + topHex + hex.tail,
-      target: this.#targetHex(difficulty),
+      target: this.#targetHex(terms.difficulty),
       algo: UPX2_ALGO,
       height: template.active.height,
       sharedBlob: hex,
       nonceTopHex: topHex,
     };
+  }
+
+  /**
+   * The shared blob's job terms at `difficulty`: one object for every session given a job on it
+   * within a millisecond, so a job's issue time is the first of them (at most 1 ms early).
+   */
+  #sharedTerms(shared: SharedBlob, difficulty: number): SharedJobTerms {
+    const nowMs = this.#modules.clock();
+    let terms = shared.terms.get(difficulty);
+    if (
+      terms === undefined ||
+      nowMs < terms.issuedAtMs ||
+      nowMs - terms.issuedAtMs >= SHARED_TERMS_REUSE_MS
+    ) {
+      const { template } = shared;
+      terms = {
+        jobIdPrefix: shared.jobIdPrefix,
+        template,
+        extraNonce: shared.extraNonce,
+        hashingBlob: shared.hashingBlob,
+        nonceOffset: template.active.template.nonceOffset,
+        difficulty,
+        issuedAtMs: nowMs,
+      };
+      shared.terms.set(difficulty, terms);
+    }
+    return terms;
   }
 
   #newSharedBlob(template: TrackedTemplate): SharedBlob {
@@ -270,6 +289,7 @@ export class JobManager {
         tail: hex.slice(NONCE_TOP_BYTE_OFFSET * 2 + 2),
       }),
       nextTopByte: 1,
+      terms: new Map(),
     };
   }
 
@@ -322,6 +342,8 @@ interface SharedBlob {
   /** The blob's hex before and after the top nonce byte: one object, in every session's StratumJob. */
   readonly hex: SharedBlobHex;
   nextTopByte: number;
+  /** Its sessions' job terms by difficulty, each for the millisecond it was made in (#sharedTerms). */
+  readonly terms: Map<number, SharedJobTerms>;
 }
 
 function onTip(active: ActiveTemplate, tip: { readonly height: number; readonly prevHash: string }): boolean {

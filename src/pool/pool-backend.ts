@@ -288,7 +288,7 @@ export class PoolBackend implements StratumBackend {
         ip,
         worker: session.worker,
         solo: session.solo,
-        difficulty: session.lastJob?.difficulty,
+        difficulty: session.lastJobTerms?.difficulty,
       },
       'miner logged in',
     );
@@ -369,7 +369,7 @@ export class PoolBackend implements StratumBackend {
     let sharedDue = false;
     for (const session of this.#sessions.values()) {
       const retarget = session.vardiff?.review(now);
-      const proxyDue = session.isProxy && now - (session.lastJob?.issuedAtMs ?? now) >= refreshMs;
+      const proxyDue = session.isProxy && now - (session.lastJobTerms?.issuedAtMs ?? now) >= refreshMs;
       if ((retarget !== undefined && this.#jobDifficultyChanged(session)) || proxyDue) this.#push(session);
       else sharedDue ||= due(session);
     }
@@ -420,7 +420,7 @@ export class PoolBackend implements StratumBackend {
 
   /** A retarget changes nothing for the miner while its jobs stay capped at the network difficulty. */
   #jobDifficultyChanged(session: MinerSession): boolean {
-    return this.#jobs.difficultyFor(session) !== session.lastJob?.difficulty;
+    return this.#jobs.difficultyFor(session) !== session.lastJobTerms?.difficulty;
   }
 
   /** A new job to a connected session (see #issue); a dead sink only costs a log line. */

@@ -46,8 +46,8 @@ export function sharedJobDue(
   refreshMs: number,
   targetShareTimeSec: number,
 ): boolean {
-  const job = session.lastJob;
-  if (job === undefined || job.nonceTopByte === undefined) return false;
+  const job = session.lastJobTerms;
+  if (job === undefined || !session.lastJobOnSharedBlob) return false;
   // Faster than its difficulty says, by how much unknown: a blob of its own now (takesSharedJob).
   if (session.vardiff?.fasterThanMax === true) return true;
   const hashesPerSec = session.difficulty / targetShareTimeSec;

@@ -107,3 +107,42 @@ describe('JobManager after the pool’s own block is accepted', () => {
     expect(jobs.freshness(miner.lastJob!, clock.nowMs)).toBe('current');
   });
 });
+
+describe('JobManager jobs on a shared blob', () => {
+  it('keeps one terms object for the sessions given the blob within a millisecond, and each session its own job id and top byte', () => {
+    const { clock, jobs, session } = setup(1n << 60n);
+    const miners = [1, 2, 3].map((n) => minerSession(`shared-${n}`, 5_000));
+    const sent = miners.slice(0, 2).map((m) => jobs.issueShared(m)!);
+    clock.advance(0.5);
+    sent.push(jobs.issueShared(miners[2]!)!);
+    // One object behind all three: a push leaves no job object per miner.
+    const terms = miners[0]!.lastJobTerms;
+    for (const miner of miners) expect(miner.lastJobTerms).toBe(terms);
+    expect(terms).toMatchObject({ difficulty: 5_000, issuedAtMs: 1_000_000 });
+    expect(miners.every((m) => m.lastJobOnSharedBlob)).toBe(true);
+
+    // What a share finds: the session's own job, with its top byte, the same object each time.
+    miners.forEach((miner, i) => {
+      const job = miner.findJob(sent[i]!.job_id);
+      expect(job).toMatchObject({ jobId: sent[i]!.job_id, nonceTopByte: i + 1, difficulty: 5_000 });
+      expect(miner.findJob(sent[i]!.job_id)).toBe(job);
+      expect(miner.lastJob).toBe(job);
+      // Another session's id on the same blob is not this one's.
+      expect(miner.findJob(sent[(i + 1) % 3]!.job_id)).toBeUndefined();
+    });
+
+    // A millisecond on, another difficulty, or a blob of its own: other terms.
+    clock.advance(0.5);
+    const later = minerSession('shared-4', 5_000);
+    jobs.issueShared(later);
+    expect(later.lastJobTerms).not.toBe(terms);
+    expect(later.lastJobTerms?.issuedAtMs).toBe(1_000_001);
+    const harder = minerSession('shared-5', 10_000);
+    jobs.issueShared(harder);
+    expect(harder.lastJobTerms).toMatchObject({ difficulty: 10_000 });
+    const own = session(5_000, 'vardiff');
+    jobs.issue(own);
+    expect(own.lastJobOnSharedBlob).toBe(false);
+    expect(own.lastJobTerms).toBe(own.lastJob);
+  });
+});

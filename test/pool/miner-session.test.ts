@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { IssuedJob, TrackedTemplateRef } from '../../src/pool/miner-session.js';
+import type { IssuedJob, SharedJobTerms, TrackedTemplateRef } from '../../src/pool/miner-session.js';
 import { activeTemplate, minerSession } from './pool-fakes.js';
 
 const TIP_A = activeTemplate(1, 10, 100n);
@@ -86,6 +86,77 @@ describe('MinerSession jobs', () => {
               .slice(kept.indexOf(j) + 1)
               .find((k) => k.template.active !== j.template.active);
             expect(session.movedOnFromTipOf(j)).toBe(later?.issuedAtMs);
+          }
+        },
+      ),
+    );
+  });
+});
+
+describe('MinerSession jobs on a shared blob', () => {
+  function terms(prefix: string, template = tracked(TIP_A), issuedAtMs = 0): SharedJobTerms {
+    return {
+      jobIdPrefix: prefix,
+      template,
+      extraNonce: new Uint8Array(8),
+      hashingBlob: new Uint8Array(76),
+      nonceOffset: 39,
+      difficulty: 1000,
+      issuedAtMs,
+    };
+  }
+
+  it('finds its job by the blob’s id prefix and its own top byte, and keeps what a share marked on it', () => {
+    const session = minerSession('s1', 1000);
+    const blob = terms('00aa11bb22cc33dd');
+    session.addSharedJob(blob, 0x2f);
+    expect(session.lastJobOnSharedBlob).toBe(true);
+    expect(session.lastJobTerms).toBe(blob);
+    expect(session.findJob('00aa11bb22cc33dd30')).toBeUndefined(); // another session's byte
+    expect(session.findJob('00aa11bb22cc33dd2F')).toBeUndefined(); // ids are lowercase, as issued
+    expect(session.findJob('00aa11bb22cc33dd')).toBeUndefined();
+    const job = session.findJob('00aa11bb22cc33dd2f') as IssuedJob;
+    expect(job).toMatchObject({ jobId: '00aa11bb22cc33dd2f', nonceTopByte: 0x2f, difficulty: 1000 });
+    job.submittedNonces = new Set(['0000002f']);
+    expect((session.findJob('00aa11bb22cc33dd2f') as IssuedJob).submittedNonces?.has('0000002f')).toBe(true);
+    expect(session.movedOnFromTipOf(job)).toBeUndefined();
+  });
+
+  it('answers as a list of every job it was given would, with shared and own blobs mixed', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 6 }),
+        fc.array(fc.record({ shared: fc.boolean(), onTipB: fc.boolean(), asked: fc.boolean() }), {
+          maxLength: 40,
+        }),
+        (jobsPerSession, given) => {
+          const session = minerSession('s1', 1000, undefined, jobsPerSession);
+          const ids: string[] = [];
+          given.forEach(({ shared, onTipB, asked }, i) => {
+            const template = tracked(onTipB ? TIP_B : TIP_A);
+            const prefix = `p${i.toString(16).padStart(2, '0')}`;
+            if (shared) session.addSharedJob(terms(prefix, template, i), (i % 255) + 1);
+            else session.addJob(job(`j${i}`, template, i));
+            ids.push(shared ? `${prefix}${((i % 255) + 1).toString(16).padStart(2, '0')}` : `j${i}`);
+            // A share on the newest job makes an IssuedJob of it: retiring it later is the same.
+            if (asked) expect(session.findJob(ids[i]!)).toMatchObject({ jobId: ids[i], issuedAtMs: i });
+          });
+          const kept = ids.slice(-jobsPerSession);
+          const retired = ids.slice(-jobsPerSession - 16, -jobsPerSession);
+          expect(session.lastJob?.jobId).toBe(ids.at(-1));
+          expect(session.lastJobOnSharedBlob).toBe(given.at(-1)?.shared ?? false);
+          ids.forEach((id, i) => {
+            const found = session.findJob(id);
+            if (kept.includes(id)) expect(found).toMatchObject({ jobId: id, issuedAtMs: i });
+            else expect(found).toBe(retired.includes(id) ? 'retired' : undefined);
+          });
+          const onTip = (id: string) => given[ids.indexOf(id)]!.onTipB;
+          for (const id of kept) {
+            const later = kept.slice(kept.indexOf(id) + 1).find((k) => onTip(k) !== onTip(id));
+            const found = session.findJob(id) as IssuedJob;
+            expect(session.movedOnFromTipOf(found)).toBe(
+              later === undefined ? undefined : ids.indexOf(later),
+            );
           }
         },
       ),

@@ -3,6 +3,7 @@ import { bytesToHex, byteToHex } from '../fuego/hex.js';
 import { UPX2_ALGO } from './algo-names.js';
 import { type ExtraNonceAllocator, MIN_EXTRA_NONCE_BYTES } from './extra-nonce.js';
 import type { IssuedJob, MinerSession, SharedJobTerms, TrackedTemplateRef } from './miner-session.js';
+import { SharedBlobStratumJob } from './shared-blob-job.js';
 import type { SharedBlobHex, StratumJob } from './stratum-backend.js';
 import type { ActiveTemplate, TemplateChange, TemplateSource } from './template-source.js';
 
@@ -235,16 +236,8 @@ export class JobManager {
     const topHex = byteToHex(topByte);
     const terms = this.#sharedTerms(shared, template.jobDifficulty(session.difficulty));
     session.addSharedJob(terms, topByte);
-    const { hex } = shared;
-    return {
-      job_id: shared.jobIdPrefix + topHex,
-      blob: hex.head + topHex + hex.tail,
-      target: this.#targetHex(terms.difficulty),
-      algo: UPX2_ALGO,
-      height: template.active.height,
-      sharedBlob: hex,
-      nonceTopHex: topHex,
-    };
+    const target = this.#targetHex(terms.difficulty);
+    return new SharedBlobStratumJob(shared.hex, topHex, shared.jobIdPrefix, target, template.active.height);
   }
 
   /**

@@ -26,6 +26,8 @@ export interface StratumJob {
   readonly sharedBlob?: SharedBlobHex;
   /** With `sharedBlob`: this session's top nonce byte, two hex digits. */
   readonly nonceTopHex?: string;
+  /** With `sharedBlob`: the job id without `nonceTopHex`, the same for every session on the blob. */
+  readonly jobIdPrefix?: string;
 }
 
 /** A blob's hex around its nonce's top byte (blob byte 42), as one shared blob's sessions all get it. */

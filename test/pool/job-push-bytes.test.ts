@@ -9,7 +9,7 @@ import { JobManager, unusableTemplateReason } from '../../src/pool/job-manager.j
 import type { MinerSession } from '../../src/pool/miner-session.js';
 import type { ActiveTemplate } from '../../src/pool/template-source.js';
 import { nativeFastHash } from '../../src/pow/native-fast-hash.js';
-import { encodeJobNotification } from '../../src/servers/stratum/protocol.js';
+import { encodeJobLine, encodeJobNotification } from '../../src/servers/stratum/protocol.js';
 import { type LoadedTemplate, loadCapturedTemplates } from '../helpers/captured-templates.js';
 import { minerSession } from './pool-fakes.js';
 
@@ -152,10 +152,19 @@ describe('the job line each miner receives is byte for byte the straightforward 
     const jobs = jobManager(fast);
     const miners = Array.from({ length: 600 }, (_, i) => minerSession(`m${i}`, 1_000 + i * 17));
     for (const [i, miner] of miners.entries()) {
-      const line = encodeJobNotification(jobs.issueShared(miner)!);
+      const sent = jobs.issueShared(miner)!;
+      const line = encodeJobNotification(sent);
+      // The bytes the batched writer copies for it (no string made), and the job as strings.
+      const copyable = encodeJobLine(sent);
+      if (typeof copyable === 'string') throw new Error('a shared blob job line should be copied as bytes');
+      const bytes = Buffer.alloc(copyable.byteLength);
+      copyable.copyTo(bytes, 0);
       const job = miner.lastJob!;
       expect(job.nonceTopByte).toBe((i % 255) + 1);
       expect(line).toBe(referenceLine(reference, miner));
+      expect(bytes.toString('latin1')).toBe(line);
+      const { blob, job_id, target, algo, height } = sent;
+      expect({ blob, job_id, target, algo, height }).toEqual(JSON.parse(line).params);
       // What the session keeps for its shares: the blob with a zero nonce, as on a job of its own.
       expect(bytesToHex(job.hashingBlob)).toBe(
         bytesToHex(reference.template.buildJob(job.extraNonce).hashingBlob),

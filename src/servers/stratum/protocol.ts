@@ -163,9 +163,9 @@ export function encodeJobNotification(job: StratumJob): string {
  * the batched writer copies its bytes without making a string (socket-write-batch.ts).
  */
 export function encodeJobLine(job: StratumJob): string | SharedBlobJobLine {
-  const { sharedBlob, nonceTopHex } = job;
-  if (sharedBlob !== undefined && nonceTopHex !== undefined) {
-    const line = sharedBlobJobLine(job, sharedBlob, nonceTopHex);
+  const { sharedBlob, nonceTopHex, jobIdPrefix } = job;
+  if (sharedBlob !== undefined && nonceTopHex !== undefined && jobIdPrefix !== undefined) {
+    const line = sharedBlobJobLine(job, sharedBlob, nonceTopHex, jobIdPrefix);
     if (line !== undefined) return line;
   } else if (plainJobFields(job) && JSON_PLAIN_STRING.test(job.blob)) {
     return plainJobLine(job.blob, job);
@@ -175,8 +175,11 @@ export function encodeJobLine(job: StratumJob): string | SharedBlobJobLine {
   return line(`{"jsonrpc":"2.0","method":"job","params":${params}}`);
 }
 
+/** A wire job's fields but the blob. */
+type WireJobFields = Pick<StratumJob, 'job_id' | 'target' | 'algo' | 'height'>;
+
 /** Whether every field but the blob may be spliced in between quotes (or, the height, as it is). */
-function plainJobFields({ job_id, target, algo, height }: StratumJob): boolean {
+function plainJobFields({ job_id, target, algo, height }: WireJobFields): boolean {
   return (
     Number.isSafeInteger(height) &&
     JSON_PLAIN_STRING.test(job_id) &&
@@ -185,81 +188,80 @@ function plainJobFields({ job_id, target, algo, height }: StratumJob): boolean {
   );
 }
 
-function plainJobLine(blob: string, { job_id, target, algo, height }: StratumJob): string {
+function plainJobLine(blob: string, { job_id, target, algo, height }: WireJobFields): string {
   // Longer than MIN_REPLY_BYTES whatever the fields: no padding.
   return `{"jsonrpc":"2.0","method":"job","params":{"blob":"${blob}","job_id":"${job_id}","target":"${target}","algo":"${algo}","height":${height}}}\n`;
 }
 
 /**
  * One shared blob's job line at one target, cut around the two places that differ between its
- * sessions: the top nonce byte's digits inside the blob, and the job id. Plain ASCII, so each part
- * is also kept as its bytes.
+ * sessions: the top nonce byte's digits inside the blob, and the same digits at the end of the job
+ * id (the blob's id prefix and the digits). Plain ASCII, so each part is also kept as its bytes.
  */
 interface SharedLineParts {
+  readonly jobIdPrefix: string;
   readonly algo: string;
   readonly height: number;
   /** Up to the digits: `{"jsonrpc":...,"blob":"` and the blob's head. */
   readonly beforeTop: string;
-  /** The blob's tail and `","job_id":"`. */
-  readonly beforeJobId: string;
+  /** The blob's tail, `","job_id":"` and the job id's prefix. */
+  readonly betweenTops: string;
   /** `","target":...}}\n`. */
   readonly afterJobId: string;
   readonly beforeTopBytes: Uint8Array;
-  readonly beforeJobIdBytes: Uint8Array;
+  readonly betweenTopsBytes: Uint8Array;
   readonly afterJobIdBytes: Uint8Array;
   /** The three parts' bytes together. */
   readonly partsBytes: number;
   /**
-   * The whole line as bytes, with the digits and job id of the session it was made for. Every
-   * session on one blob has a job id as long (the blob's extra nonce and two digits), so its line
-   * is one copy of this with its own characters written over those: one copy, not three.
+   * The whole line as bytes, with the digits of the session it was made for. Every session on one
+   * blob has digits as long, so its line is one copy of this with its own digits written over
+   * those: one copy, not five.
    */
   readonly lineBytes: Uint8Array;
   readonly topLength: number;
-  readonly jobIdLength: number;
 }
 
 /**
  * A shared blob's job line for one session, not joined: the cached parts around the session's
- * two digits and job id, every character of them plain ASCII (one byte each). A push makes one
- * per miner; the batched writer copies its bytes (`copyTo`) instead of building, flattening and
- * encoding a ~430-character string, and only a line written through Node's stream asks `text`.
+ * two digits, every character of them plain ASCII (one byte each). A push makes one per miner;
+ * the batched writer copies its bytes (`copyTo`) instead of building, flattening and encoding a
+ * ~430-character string, and only a line written through Node's stream asks `text`.
  */
 export class SharedBlobJobLine {
   readonly #parts: SharedLineParts;
   readonly #top: string;
-  readonly #jobId: string;
 
-  constructor(parts: SharedLineParts, top: string, jobId: string) {
+  constructor(parts: SharedLineParts, top: string) {
     this.#parts = parts;
     this.#top = top;
-    this.#jobId = jobId;
   }
 
   get byteLength(): number {
-    return this.#parts.partsBytes + this.#top.length + this.#jobId.length;
+    return this.#parts.partsBytes + 2 * this.#top.length;
   }
 
   /** Writes the line's bytes at `offset` (the caller leaves room for `byteLength`); returns how many. */
   copyTo(target: Uint8Array, offset: number): number {
     const parts = this.#parts;
-    if (this.#top.length === parts.topLength && this.#jobId.length === parts.jobIdLength) {
+    const top = this.#top;
+    if (top.length === parts.topLength) {
       const topAt = offset + parts.beforeTopBytes.length;
       target.set(parts.lineBytes, offset);
-      copyAscii(target, topAt, this.#top);
-      copyAscii(target, topAt + parts.topLength + parts.beforeJobIdBytes.length, this.#jobId);
+      copyAscii(target, topAt, top);
+      copyAscii(target, topAt + top.length + parts.betweenTopsBytes.length, top);
       return parts.lineBytes.length;
     }
     let at = copyBytes(target, offset, parts.beforeTopBytes);
-    at = copyAscii(target, at, this.#top);
-    at = copyBytes(target, at, parts.beforeJobIdBytes);
-    at = copyAscii(target, at, this.#jobId);
+    at = copyAscii(target, at, top);
+    at = copyBytes(target, at, parts.betweenTopsBytes);
+    at = copyAscii(target, at, top);
     return copyBytes(target, at, parts.afterJobIdBytes) - offset;
   }
 
   get text(): string {
     const parts = this.#parts;
-    return parts.beforeTop + this.#top + parts.beforeJobId + this.#jobId + parts.afterJobId;
+    return parts.beforeTop + this.#top + parts.betweenTops + this.#top + parts.afterJobId;
   }
 }
 
@@ -286,44 +288,58 @@ interface SharedBlobLines {
 let sharedLines: SharedBlobLines | undefined;
 
 /**
- * A shared blob's job line from its cached parts: per session only the two digits and the job id
- * are checked (building and checking the whole line was half of its cost). Undefined when a field
- * would need JSON.stringify.
+ * A shared blob's job line from its cached parts: per session only its two digits are checked
+ * (building and checking the whole line was half of its cost). Undefined when a field would need
+ * JSON.stringify.
  */
-function sharedBlobJobLine(job: StratumJob, blob: SharedBlobHex, top: string): SharedBlobJobLine | undefined {
-  if (!isPlainShort(top) || !isPlainShort(job.job_id)) return undefined;
+function sharedBlobJobLine(
+  job: StratumJob,
+  blob: SharedBlobHex,
+  top: string,
+  jobIdPrefix: string,
+): SharedBlobJobLine | undefined {
+  if (!isPlainShort(top)) return undefined;
   if (sharedLines?.blob !== blob) {
     if (!JSON_PLAIN_STRING.test(blob.head) || !JSON_PLAIN_STRING.test(blob.tail)) return undefined;
     sharedLines = { blob, byTarget: new Map() };
   }
   let parts = sharedLines.byTarget.get(job.target);
-  if (parts === undefined || parts.algo !== job.algo || parts.height !== job.height) {
-    if (!plainJobFields(job)) return undefined;
+  if (
+    parts === undefined ||
+    parts.algo !== job.algo ||
+    parts.height !== job.height ||
+    parts.jobIdPrefix !== jobIdPrefix
+  ) {
+    const wire = { job_id: jobIdPrefix, target: job.target, algo: job.algo, height: job.height };
+    if (!plainJobFields(wire)) return undefined;
     const marker = '\u0000';
-    const [beforeTop = '', beforeJobId = '', afterJobId = ''] = plainJobLine(
+    const [beforeTop = '', betweenTops = '', afterJobId = ''] = plainJobLine(
       `${blob.head}${marker}${blob.tail}`,
-      { ...job, job_id: marker },
+      {
+        ...wire,
+        job_id: jobIdPrefix + marker,
+      },
     ).split(marker);
-    const [beforeTopBytes, beforeJobIdBytes, afterJobIdBytes] = [beforeTop, beforeJobId, afterJobId].map(
+    const [beforeTopBytes, betweenTopsBytes, afterJobIdBytes] = [beforeTop, betweenTops, afterJobId].map(
       (part) => Buffer.from(part, 'latin1'),
     ) as [Buffer, Buffer, Buffer];
     parts = {
+      jobIdPrefix,
       algo: job.algo,
       height: job.height,
       beforeTop,
-      beforeJobId,
+      betweenTops,
       afterJobId,
       beforeTopBytes,
-      beforeJobIdBytes,
+      betweenTopsBytes,
       afterJobIdBytes,
-      partsBytes: beforeTopBytes.length + beforeJobIdBytes.length + afterJobIdBytes.length,
-      lineBytes: Buffer.from(beforeTop + top + beforeJobId + job.job_id + afterJobId, 'latin1'),
+      partsBytes: beforeTopBytes.length + betweenTopsBytes.length + afterJobIdBytes.length,
+      lineBytes: Buffer.from(beforeTop + top + betweenTops + top + afterJobId, 'latin1'),
       topLength: top.length,
-      jobIdLength: job.job_id.length,
     };
     sharedLines.byTarget.set(job.target, parts);
   }
-  return new SharedBlobJobLine(parts, top, job.job_id);
+  return new SharedBlobJobLine(parts, top);
 }
 
 /** JSON_PLAIN_STRING for the few characters of a job id or nonce byte, without a regular expression. */

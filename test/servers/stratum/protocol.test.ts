@@ -168,9 +168,11 @@ describe('encoders', () => {
       fc.constantFrom('"', '\\', '\n', '\u2028', '\ud800', ''),
     );
     // One blob object for several sessions, as a broadcast hands it out, each with its own digits,
-    // job id and target (a few vardiff levels), and now and then another algo or height.
+    // job id and target (a few vardiff levels), and now and then another algo or height. The job
+    // id is the blob's prefix and the digits, as the pool makes it, or (no prefix) any other.
     const session = fc.record({
       top: text,
+      prefix: fc.option(fc.oneof(fc.stringMatching(/^[0-9a-f]{8}$/), text), { nil: undefined }),
       job_id: fc.oneof(fc.stringMatching(/^[0-9a-f]{10}$/), text),
       target: fc.oneof(fc.constantFrom('b88d0600', '5c8f0200', 'e4ca0100'), text),
       algo: fc.oneof(fc.constant('cn/upx2'), text),
@@ -179,8 +181,9 @@ describe('encoders', () => {
     fc.assert(
       fc.property(text, text, fc.array(session, { minLength: 1, maxLength: 8 }), (head, tail, sessions) => {
         const sharedBlob = { head, tail };
-        for (const { top, job_id, target, algo, height } of sessions) {
+        for (const { top, prefix, target, algo, height, ...rest } of sessions) {
           const blob = head + top + tail;
+          const job_id = prefix === undefined ? rest.job_id : prefix + top;
           const job = {
             blob,
             job_id,
@@ -189,6 +192,7 @@ describe('encoders', () => {
             height,
             sharedBlob,
             nonceTopHex: top,
+            ...(prefix === undefined ? {} : { jobIdPrefix: prefix }),
           } as unknown as StratumJob;
           const json = `{"jsonrpc":"2.0","method":"job","params":${JSON.stringify({ blob, job_id, target, algo, height })}}`;
           const expected = `${json.padEnd(MIN_REPLY_BYTES, ' ')}\n`;
@@ -213,8 +217,20 @@ describe('encoders', () => {
   it("a pool's job on a shared blob is not made into a string for the batched writer", () => {
     const sharedBlob = { head: 'ab'.repeat(42), tail: 'cd'.repeat(33) };
     for (const top of ['01', '7f', 'ff']) {
-      const line = encodeJobLine({ ...JOB, job_id: `0a0b0c0d${top}`, sharedBlob, nonceTopHex: top });
+      const blob = sharedBlob.head + top + sharedBlob.tail;
+      const job = {
+        ...JOB,
+        blob,
+        job_id: `0a0b0c0d${top}`,
+        sharedBlob,
+        nonceTopHex: top,
+        jobIdPrefix: '0a0b0c0d',
+      };
+      const line = encodeJobLine(job);
       expect(typeof line).toBe('object');
+      expect(typeof line === 'object' && line.text).toBe(
+        encodeJobNotification({ ...JOB, blob, job_id: job.job_id }),
+      );
     }
   });
 

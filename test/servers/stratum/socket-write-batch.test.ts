@@ -154,6 +154,7 @@ describe('batched socket writes', () => {
         height: 7,
         sharedBlob,
         nonceTopHex: top,
+        jobIdPrefix: '0a0b0c0d',
       };
     };
     const writers = [directWriter(reading.server), directWriter(paused.server)];

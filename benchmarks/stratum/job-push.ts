@@ -13,9 +13,15 @@
  * warm-up rounds) for the whole push, the job alone, the line alone, and the whole push on blobs
  * shared by 255 sessions (`JobManager.issueShared`, what XMRig 6 miners get); the last line is one JSON
  * object. A fixed N and R make the whole process's CPU time comparable between two trees.
+ *
+ * For the two whole pushes it also counts V8's scavenges and the bytes they moved to the old
+ * generation (what a push leaves for a mark-compact to find), per miner per push over the counted
+ * rounds. Run it with the young generation a stratum child has, so that those figures are the
+ * pool's: `node --max-semi-space-size=1 build/bench/benchmarks/stratum/job-push.js --miners 20000`.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { GCProfiler } from 'node:v8';
 import { parseBlockTemplate } from '../../src/fuego/block-template.js';
 import { bytesToHex, hexToBytes } from '../../src/fuego/hex.js';
 import type { FastHash } from '../../src/fuego/keccak.js';
@@ -119,28 +125,60 @@ function sessions(count: number, sink: MinerSessionSink): MinerSession[] {
   );
 }
 
+/** A push's cost per miner: CPU time, and what it left to V8's young-generation collector. */
+interface PushFigures {
+  readonly us: number;
+  /** Scavenges per push, per 10,000 miners. */
+  readonly scavengesPer10k: number;
+  /** Bytes the scavenges moved to the old generation, per miner per push. */
+  readonly promotedBytesPerMiner: number;
+}
+
 /**
  * CPU µs per miner of `work` over all sessions (the process's CPU time, so that time spent waiting
- * for a core on a loaded host does not count), median of `rounds` after WARM_UP_ROUNDS.
+ * for a core on a loaded host does not count), median of `rounds` after WARM_UP_ROUNDS; and over
+ * the counted rounds, the scavenges and the old generation's growth across them.
  */
-function measure(rounds: number, miners: readonly MinerSession[], work: (s: MinerSession) => void): number {
+function measure(
+  rounds: number,
+  miners: readonly MinerSession[],
+  work: (s: MinerSession) => void,
+): PushFigures {
   const samples: number[] = [];
+  const profiler = new GCProfiler();
   for (let round = 0; round < WARM_UP_ROUNDS + rounds; round++) {
+    if (round === WARM_UP_ROUNDS) profiler.start();
     const start = process.cpuUsage();
     for (const miner of miners) work(miner);
     const used = process.cpuUsage(start);
     const us = (used.user + used.system) / miners.length;
     if (round >= WARM_UP_ROUNDS) samples.push(us);
   }
+  const scavenges = (profiler.stop()?.statistics ?? []).filter((gc) => gc.gcType === 'Scavenge');
+  const oldSpaceUsed = (stats: (typeof scavenges)[number]['beforeGC']) =>
+    stats.heapSpaceStatistics.find((space) => space.spaceName === 'old_space')?.spaceUsedSize ?? 0;
+  const promoted = scavenges.reduce(
+    (sum, gc) => sum + oldSpaceUsed(gc.afterGC) - oldSpaceUsed(gc.beforeGC),
+    0,
+  );
   samples.sort((a, b) => a - b);
-  return Number(samples[Math.floor(samples.length / 2)]!.toFixed(3));
+  return {
+    us: Number(samples[Math.floor(samples.length / 2)]!.toFixed(3)),
+    scavengesPer10k: Number(((scavenges.length / rounds) * (10_000 / miners.length)).toFixed(2)),
+    promotedBytesPerMiner: Math.round(promoted / rounds / miners.length),
+  };
+}
+
+/** CPU µs per miner of `work`, as measure() gives it. */
+function measureUs(rounds: number, miners: readonly MinerSession[], work: (s: MinerSession) => void): number {
+  return measure(rounds, miners, work).us;
 }
 
 function main(): void {
   const miners = argument('--miners', 10_000);
   const rounds = argument('--rounds', 5);
   const fastHash = process.argv.includes('--pure') ? undefined : nativeFastHash();
-  const results: Record<string, { pushUs: number; jobUs: number; lineUs: number; sharedPushUs: number }> = {};
+  const results: Record<string, Record<string, number>> = {};
   for (const fixture of FIXTURES) {
     const active = loadTemplate(fixture.file, fastHash);
     const templates: TemplateSource = { current: () => active, onTemplate: () => () => {} };
@@ -150,15 +188,25 @@ function main(): void {
     );
     const sink = new EncodingSink();
     const all = sessions(miners, sink);
-    const pushUs = measure(rounds, all, (s) => s.sink.sendJob(jobs.issue(s)!));
-    const sharedPushUs = measure(rounds, all, (s) => s.sink.sendJob(jobs.issueShared(s)!));
-    const jobUs = measure(rounds, all, (s) => jobs.issue(s));
+    const push = measure(rounds, all, (s) => s.sink.sendJob(jobs.issue(s)!));
+    const shared = measure(rounds, all, (s) => s.sink.sendJob(jobs.issueShared(s)!));
+    const jobUs = measureUs(rounds, all, (s) => jobs.issue(s));
     const lastJobs = all.map((s) => jobs.issue(s)!);
     let index = 0;
-    const lineUs = measure(rounds, all, () => sink.sendJob(lastJobs[index++ % lastJobs.length]!));
-    results[fixture.name] = { pushUs, jobUs, lineUs, sharedPushUs };
+    const lineUs = measureUs(rounds, all, () => sink.sendJob(lastJobs[index++ % lastJobs.length]!));
+    results[fixture.name] = {
+      pushUs: push.us,
+      jobUs,
+      lineUs,
+      sharedPushUs: shared.us,
+      pushScavengesPer10k: push.scavengesPer10k,
+      pushPromotedBytesPerMiner: push.promotedBytesPerMiner,
+      sharedPushScavengesPer10k: shared.scavengesPer10k,
+      sharedPushPromotedBytesPerMiner: shared.promotedBytesPerMiner,
+    };
     process.stdout.write(
-      `${fixture.name}: ${pushUs} µs per miner per push (job ${jobUs}, line ${lineUs}), ${sharedPushUs} on blobs shared by 255; ${miners} miners, median of ${rounds}\n`,
+      `${fixture.name}: ${push.us} µs per miner per push (job ${jobUs}, line ${lineUs}), ${shared.us} on blobs shared by 255; ${miners} miners, median of ${rounds}\n` +
+        `  scavenges per push per 10,000 miners / bytes moved to the old generation per miner per push: ${push.scavengesPer10k} / ${push.promotedBytesPerMiner} B, shared ${shared.scavengesPer10k} / ${shared.promotedBytesPerMiner} B\n`,
     );
   }
   process.stdout.write(

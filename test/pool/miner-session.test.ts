@@ -138,7 +138,7 @@ describe('MinerSession jobs on a shared blob', () => {
             if (shared) session.addSharedJob(terms(prefix, template, i), (i % 255) + 1);
             else session.addJob(job(`j${i}`, template, i));
             ids.push(shared ? `${prefix}${((i % 255) + 1).toString(16).padStart(2, '0')}` : `j${i}`);
-            // A share on the newest job makes an IssuedJob of it: retiring it later is the same.
+            // A share on the newest job makes an IssuedJob of it; it is found and retired as the others.
             if (asked) expect(session.findJob(ids[i]!)).toMatchObject({ jobId: ids[i], issuedAtMs: i });
           });
           const kept = ids.slice(-jobsPerSession);

@@ -216,7 +216,7 @@ interface SharedLineParts {
   /**
    * The whole line as bytes, with the digits of the session it was made for. Every session on one
    * blob has digits as long, so its line is one copy of this with its own digits written over
-   * those: one copy, not five.
+   * those twice: one copy, not five.
    */
   readonly lineBytes: Uint8Array;
   readonly topLength: number;

@@ -1,5 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -8,6 +7,7 @@ import {
   openFilesPlan,
   readOpenFilesLimit,
 } from '../../src/app/open-files-budget.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const LIMITS = `Limit                     Soft Limit           Hard Limit           Units
 Max cpu time              unlimited            unlimited            seconds
@@ -16,7 +16,7 @@ Max locked memory         8388608              8388608              bytes
 `;
 
 function limitsFile(text: string): string {
-  const path = join(mkdtempSync(join(tmpdir(), 'limits-')), 'limits');
+  const path = join(tempDir('limits-'), 'limits');
   writeFileSync(path, text);
   return path;
 }

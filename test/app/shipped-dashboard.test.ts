@@ -1,5 +1,4 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PoolNode } from '../../src/app/pool-node.js';
@@ -7,6 +6,7 @@ import { parseConfig } from '../../src/config/load-config.js';
 import { createLogger } from '../../src/log/logger.js';
 import { findPackageRoot } from '../../src/package-root.js';
 import { freePort, startTestRedis, type TestRedis } from '../helpers/redis-server.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 /** An API node from a config that says nothing of the dashboard (as an operator's would). */
 async function startApiNode(redisUrl: string, api: Record<string, unknown> = {}): Promise<PoolNode> {
@@ -73,7 +73,7 @@ describe('fuego-pool start serves the shipped dashboard', () => {
       /api\.staticDir/,
     );
     expect(() => parseConfig({ api: { dashboard: 'yes' } })).toThrow(/api\.dashboard/);
-    const empty = mkdtempSync(join(tmpdir(), 'no-dashboard-'));
+    const empty = tempDir('no-dashboard-');
     await expect(startApiNode(redis.url, { staticDir: empty })).rejects.toThrow(
       /api\.staticDir: no index\.html/,
     );

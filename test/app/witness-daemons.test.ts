@@ -1,5 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { witnessesOf } from '../../src/app/witness-daemons.js';
@@ -8,6 +7,7 @@ import type { PoolConfig } from '../../src/config/schema.js';
 import type { DaemonClient } from '../../src/rpc/daemon-client.js';
 import { generateSelfSignedCertificate } from '../../src/servers/tls-certificate.js';
 import { configErrorOf } from '../helpers/config-error.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const FINGERPRINT = 'ab'.repeat(32);
 
@@ -44,7 +44,7 @@ describe('witness daemons over HTTPS', () => {
   });
 
   it('stops the start on a CA file it cannot read or that holds no certificate, naming the key', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'fuego-pool-witness-ca-'));
+    const dir = tempDir('fuego-pool-witness-ca-');
     const missing = configErrorOf(() => witnessesOf(witnessConfig({ caFile: join(dir, 'nope.pem') })));
     expect(missing.code).toBe('CONFIG_UNREADABLE');
     expect(missing.message).toContain('payments.witnessDaemons.0.tls.caFile');

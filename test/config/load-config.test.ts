@@ -1,5 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { coinAmountAtomic } from '../../src/config/coin-amount.js';
@@ -7,6 +6,7 @@ import { loadConfigFile, parseConfig } from '../../src/config/load-config.js';
 import { parseCoins } from '../../src/fuego/money.js';
 import { parseApiOptions } from '../../src/servers/api/api-options.js';
 import { configErrorOf } from '../helpers/config-error.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 describe('configuration', () => {
   it('fills every default from an empty object and freezes the result', () => {
@@ -87,7 +87,7 @@ describe('configuration', () => {
   });
 
   it('rejects a file that is not JSON, naming the file', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'fuego-config-'));
+    const dir = tempDir('fuego-config-');
     const path = join(dir, 'pool.json');
     writeFileSync(path, '{ "daemon": ');
     const error = configErrorOf(() => loadConfigFile(path));
@@ -97,7 +97,7 @@ describe('configuration', () => {
 
   // A file holding only `null` loaded as "all defaults": `report` then read the Redis on 127.0.0.1.
   it('refuses a file whose JSON is not an object', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'fuego-config-'));
+    const dir = tempDir('fuego-config-');
     for (const text of ['null', '[]', '"pool"', '3']) {
       const path = join(dir, 'pool.json');
       writeFileSync(path, text);
@@ -108,7 +108,7 @@ describe('configuration', () => {
   });
 
   it('loads a valid file', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'fuego-config-'));
+    const dir = tempDir('fuego-config-');
     const path = join(dir, 'pool.json');
     writeFileSync(path, JSON.stringify({ network: 'devnet', daemon: { port: 28180 } }));
     const config = loadConfigFile(path);

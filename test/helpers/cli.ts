@@ -1,8 +1,8 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { runCli } from '../../src/cli/main.js';
+import { tempDir } from './temp-dir.js';
 
 export interface CliRun {
   code: number;
@@ -36,7 +36,7 @@ export function writeRedisConfig(
   keyPrefix: string,
   extra: Readonly<Record<string, unknown>> = {},
 ): string {
-  const path = join(mkdtempSync(join(tmpdir(), 'fuego-cli-config-')), 'config.json');
+  const path = join(tempDir('fuego-cli-config-'), 'config.json');
   writeFileSync(
     path,
     JSON.stringify({ log: { level: 'silent' }, redis: { url: redisUrl, keyPrefix }, ...extra }),

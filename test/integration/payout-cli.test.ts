@@ -1,5 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import type { Redis } from 'ioredis';
@@ -19,6 +18,7 @@ import { PayoutWatchStore } from '../../src/store/payments/payout-watch-store.js
 import { createRedisClient } from '../../src/store/redis-client.js';
 import { startTestDevnet } from '../devnet/devnet-test-helpers.js';
 import { startTestRedis, type TestRedis } from '../helpers/redis-server.js';
+import { tempDir } from '../helpers/temp-dir.js';
 import { fundMiners, minerAddress } from '../leader/payouts/payout-test-kit.js';
 import { silentLogger, uniquePrefix } from '../store/store-fixtures.js';
 
@@ -55,7 +55,7 @@ describe('fuego-pool payout / report', () => {
    * outputs soon become ready to join, and fusions would hold these payouts for 11 blocks.
    */
   function writeConfig(keyPrefix: string, payments: { payouts?: object } & Record<string, unknown>): string {
-    const dir = mkdtempSync(join(tmpdir(), 'fuego-payout-cli-'));
+    const dir = tempDir('fuego-payout-cli-');
     const path = join(dir, 'config.json');
     const wallet = new URL(devnet.walletUrl);
     const daemon = new URL(devnet.daemonUrl);

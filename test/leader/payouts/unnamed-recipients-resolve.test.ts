@@ -1,5 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
@@ -10,6 +9,7 @@ import { RedisBalances } from '../../../src/store/payments/balances-store.js';
 import { PayoutWatchStore } from '../../../src/store/payments/payout-watch-store.js';
 import { captureLogs } from '../../helpers/log-capture.js';
 import { snapshotPool } from '../../helpers/lost-writes.js';
+import { tempDir } from '../../helpers/temp-dir.js';
 import { silentLogger, uniquePrefix } from '../../store/store-fixtures.js';
 import { expectLedgerConsistent } from './money-invariants.js';
 import { usePayoutDevnet } from './payout-devnet-env.js';
@@ -77,7 +77,7 @@ describe('an unknown payment whose wallet record names no recipients, resolved w
   }
 
   function writeFile(name: string, text: string): string {
-    const path = join(mkdtempSync(join(tmpdir(), 'fuego-recipients-')), name);
+    const path = join(tempDir('fuego-recipients-'), name);
     writeFileSync(path, text);
     return path;
   }

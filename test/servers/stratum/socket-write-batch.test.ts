@@ -1,7 +1,6 @@
 import { once } from 'node:events';
-import { closeSync, mkdtempSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync } from 'node:fs';
 import { type AddressInfo, connect, createServer, type Server, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { builtAddonPath, requireAddon } from '../../../src/native-addon.js';
@@ -14,6 +13,7 @@ import {
   type SocketWriteBatch,
   socketFdReader,
 } from '../../../src/servers/stratum/socket-write-batch.js';
+import { tempDir } from '../../helpers/temp-dir.js';
 import { until } from '../../helpers/until.js';
 
 /**
@@ -246,7 +246,7 @@ describe('batched socket writes', () => {
     ) => void;
     const loaded = requireAddon<{ writeLines: WriteLines }>(builtAddonPath('fuego_socket_write.node'));
     if (!('addon' in loaded)) throw new Error('the addon must be built for these tests');
-    const path = join(mkdtempSync(join(tmpdir(), 'fuego-socket-write-')), 'file');
+    const path = join(tempDir('fuego-socket-write-'), 'file');
     const fd = openSync(path, 'w');
     try {
       const results = new Int32Array(2);

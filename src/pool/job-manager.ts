@@ -234,37 +234,39 @@ export class JobManager {
     }
     const topByte = shared.nextTopByte++;
     const topHex = byteToHex(topByte);
-    const terms = this.#sharedTerms(shared, template.jobDifficulty(session.difficulty));
+    const { terms, target } = this.#sharedTerms(shared, template.jobDifficulty(session.difficulty));
     session.addSharedJob(terms, topByte);
-    const target = this.#targetHex(terms.difficulty);
     return new SharedBlobStratumJob(shared.hex, topHex, shared.jobIdPrefix, target, template.active.height);
   }
 
   /**
-   * The shared blob's job terms at `difficulty`: one object for every session given a job on it
-   * within a millisecond, so a job's issue time is the first of them (at most 1 ms early).
+   * The shared blob's job terms at `difficulty` and their target, in one lookup: one terms object
+   * for every session given a job on it within a millisecond, so a job's issue time is the first
+   * of them (at most 1 ms early).
    */
-  #sharedTerms(shared: SharedBlob, difficulty: number): SharedJobTerms {
+  #sharedTerms(shared: SharedBlob, difficulty: number): SharedTermsAt {
     const nowMs = this.#modules.clock();
-    let terms = shared.terms.get(difficulty);
-    if (
-      terms === undefined ||
-      nowMs < terms.issuedAtMs ||
-      nowMs - terms.issuedAtMs >= SHARED_TERMS_REUSE_MS
-    ) {
-      const { template } = shared;
-      terms = {
-        jobIdPrefix: shared.jobIdPrefix,
-        template,
-        extraNonce: shared.extraNonce,
-        hashingBlob: shared.hashingBlob,
-        nonceOffset: template.active.template.nonceOffset,
-        difficulty,
-        issuedAtMs: nowMs,
-      };
-      shared.terms.set(difficulty, terms);
+    let entry = shared.terms.get(difficulty);
+    if (entry === undefined) {
+      entry = { terms: this.#newSharedTerms(shared, difficulty, nowMs), target: this.#targetHex(difficulty) };
+      shared.terms.set(difficulty, entry);
+    } else if (nowMs < entry.terms.issuedAtMs || nowMs - entry.terms.issuedAtMs >= SHARED_TERMS_REUSE_MS) {
+      entry.terms = this.#newSharedTerms(shared, difficulty, nowMs);
     }
-    return terms;
+    return entry;
+  }
+
+  #newSharedTerms(shared: SharedBlob, difficulty: number, issuedAtMs: number): SharedJobTerms {
+    const { template } = shared;
+    return {
+      jobIdPrefix: shared.jobIdPrefix,
+      template,
+      extraNonce: shared.extraNonce,
+      hashingBlob: shared.hashingBlob,
+      nonceOffset: template.active.template.nonceOffset,
+      difficulty,
+      issuedAtMs,
+    };
   }
 
   #newSharedBlob(template: TrackedTemplate): SharedBlob {
@@ -336,7 +338,13 @@ interface SharedBlob {
   readonly hex: SharedBlobHex;
   nextTopByte: number;
   /** Its sessions' job terms by difficulty, each for the millisecond it was made in (#sharedTerms). */
-  readonly terms: Map<number, SharedJobTerms>;
+  readonly terms: Map<number, SharedTermsAt>;
+}
+
+/** A shared blob's job terms at one difficulty (replaced every millisecond) and that difficulty's target. */
+interface SharedTermsAt {
+  terms: SharedJobTerms;
+  readonly target: string;
 }
 
 function onTip(active: ActiveTemplate, tip: { readonly height: number; readonly prevHash: string }): boolean {

@@ -89,6 +89,8 @@ interface StepResult {
   readonly generatorWakeUpsPerMinerPush: number;
   readonly idlePoolCpuPercent: number;
   readonly sharesPerSec: number;
+  /** Each counted push's CPU window on CLOCK_MONOTONIC, seconds (for push-profile.ts --windows). */
+  readonly pushWindowsSec: ReadonlyArray<readonly [number, number]>;
 }
 
 /** What a step measured besides its result, for the table. */
@@ -248,6 +250,7 @@ async function measureStep(
     ),
     idlePoolCpuPercent: round(idlePoolCpuPercent),
     sharesPerSec: round(describeBursts(bursts).sharesPerSec),
+    pushWindowsSec: pushes.map(({ monotonicSec: { from, to } }) => [round(from, 3), round(to, 3)] as const),
   };
   return { result, warmup, pushes, bursts };
 }
@@ -275,7 +278,7 @@ function stepRows({ result, warmup, pushes, bursts }: StepDetail): TableRow[] {
     [
       `${miners}: pool CPU per miner per push (µs)`,
       result.poolCpuUsPerMinerPush.toFixed(2),
-      `${result.poolSystemUsPerMinerPush.toFixed(2)} of it in the kernel; all pool processes and threads, T0 to the last arrival (per push ${pushes.map((p) => ((p.poolCpuSeconds * 1e6) / miners).toFixed(1)).join(' / ')}); load generators ${result.generatorCpuUsPerMinerPush.toFixed(2)} µs and ${result.generatorWakeUpsPerMinerPush.toFixed(3)} wake-ups per miner per push`,
+      `${result.poolSystemUsPerMinerPush.toFixed(2)} of it in the kernel; all pool processes and threads, T0 to the last arrival (per push ${pushes.map((p) => ((p.poolCpuSeconds * 1e6) / miners).toFixed(1)).join(' / ')}); load generators ${result.generatorCpuUsPerMinerPush.toFixed(2)} µs and ${result.generatorWakeUpsPerMinerPush.toFixed(3)} wake-ups per miner per push; counted on CLOCK_MONOTONIC ${result.pushWindowsSec.map(([from, to]) => `${from}-${to}`).join(',')} s`,
     ],
     [
       `${miners}: shares verified per second`,

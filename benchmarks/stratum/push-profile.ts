@@ -19,8 +19,16 @@
  * (the leaf frame). A push is a run of samples with the broadcast on the stack, less than 300 ms
  * apart, lasting 50 ms to 1 s (a push to 20,000 miners takes 0.1-0.4 s here); 10 ms either side
  * count with it (the batch's write runs after).
+ *
+ * Exact windows instead: the benchmark prints when it counted each push's CPU on CLOCK_MONOTONIC
+ * (its CPU row's "counted on CLOCK_MONOTONIC A-B,C-D s", and `pushWindowsSec` per step in its JSON
+ * line), the clock `perf record -k CLOCK_MONOTONIC` stamps samples with. Record with `-k
+ * CLOCK_MONOTONIC` and pass `--windows A-B,C-D` (say, the 100,000 step's): only samples inside
+ * them count, and the broadcast's frames are not needed. `--pid` in place of `--tid` gives perf
+ * script every thread of the stratum processes (V8's GC helpers too).
  */
 import { createInterface } from 'node:readline';
+import { parseWindows } from './perf-windows.js';
 
 interface Sample {
   readonly tid: number;
@@ -103,11 +111,14 @@ const reportAt = process.argv.indexOf('--report');
 const reported = new Set(
   (reportAt < 0 ? '' : (process.argv[reportAt + 1] ?? '')).split(',').filter(Boolean).map(Number),
 );
+const windowsAt = process.argv.indexOf('--windows');
+const given = windowsAt < 0 ? undefined : parseWindows(process.argv[windowsAt + 1] ?? '');
 const all = await readSamples();
-const windows = pushWindows(all.filter((s) => !reported.has(s.tid)));
+const windows = given ?? pushWindows(all.filter((s) => !reported.has(s.tid)));
+const pad = given === undefined ? PAD_SEC : 0;
 const samples = reported.size === 0 ? all : all.filter((s) => reported.has(s.tid));
 const inPushes = samples.filter((s) =>
-  windows.some(([from, to]) => s.atSec >= from - PAD_SEC && s.atSec <= to + PAD_SEC),
+  windows.some(([from, to]) => s.atSec >= from - pad && s.atSec <= to + pad),
 );
 const kernelLeaf = inPushes.filter((s) => s.frames[0]?.[0].startsWith('ffffffff') === true);
 const receiving = kernelLeaf.filter((s) => RECEIVE_PATH.some((r) => onStack(s, r)));

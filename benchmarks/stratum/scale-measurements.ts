@@ -32,6 +32,12 @@ export interface PushResult {
   readonly generatorWakeUps: number;
   /** The leader's "new block template" log minus T0 (noticing the tip and fetching the template). */
   readonly templateAfterTipMs: number | undefined;
+  /**
+   * When the CPU above was counted, on CLOCK_MONOTONIC in seconds: the clock `perf record -k
+   * CLOCK_MONOTONIC` stamps its samples with, so a profile can be cut to the pushes exactly
+   * (push-profile.ts --windows).
+   */
+  readonly monotonicSec: { readonly from: number; readonly to: number };
 }
 
 export interface BurstResult {
@@ -55,10 +61,12 @@ export async function measurePush(stack: BenchStack, generators: LoadGenerators)
   // The mined block will be at the chain's height, so its jobs are one above.
   const armed = await generators.all('armed', { type: 'arm', height: stack.devnet.chain.height + 1 });
   const cpuBefore = poolCpu(stack.pool.pid);
+  const fromSec = monotonicSec();
   const height = stack.devnet.control.mineBlocks(1)[0]!.height + 1;
   const t0 = nowMs();
   const arrivals = await generators.all('arrivals', { type: 'collect', height, timeoutMs: PUSH_TIMEOUT_MS });
   const cpuAfter = poolCpu(stack.pool.pid);
+  const toSec = monotonicSec();
   const systemSeconds = cpuAfter.systemSeconds - cpuBefore.systemSeconds;
   const template = stack.pool.logs.find((l) => l.msg === 'new block template' && l['height'] === height);
   return {
@@ -71,7 +79,13 @@ export async function measurePush(stack: BenchStack, generators: LoadGenerators)
     generatorCpuSeconds: arrivals.reduce((s, a, i) => s + a.cpuSeconds - armed[i]!.cpuSeconds, 0),
     generatorWakeUps: arrivals.reduce((s, a, i) => s + a.wakeUps - armed[i]!.wakeUps, 0),
     templateAfterTipMs: template ? template.time - t0 : undefined,
+    monotonicSec: { from: fromSec, to: toSec },
   };
+}
+
+/** Node's hrtime is libuv's CLOCK_MONOTONIC reading. */
+function monotonicSec(): number {
+  return Number(process.hrtime.bigint()) / 1e9;
 }
 
 /** SHARE_MINERS miners (spread over the generators) send SHARES_PER_MINER valid shares each at once. */

@@ -123,6 +123,12 @@ export class MinerSession {
   readonly #jobs: (KeptJob | number)[] = [];
   readonly #retiredJobIds: (string | number)[] = [];
   /**
+   * Once #retiredJobIds is full, where the next retired id goes: over the oldest, in a ring. Their
+   * order does not matter (findJob only asks whether an id is there), and shifting the full array
+   * moved its 32 entries twice per miner on every push.
+   */
+  #retiredNext = 0;
+  /**
    * The last job's template id, kept on the session itself: a broadcast asks it of every session
    * in turn, and reaching it through the job and its template costs a cache miss or three each.
    */
@@ -192,13 +198,21 @@ export class MinerSession {
     if (jobs.length <= 2 * this.#jobsPerSession) return;
     const oldest = jobs.shift() as KeptJob;
     const oldestTopByte = jobs.shift() as number;
+    if (isIssuedJob(oldest)) this.#retire(oldest.jobId, NO_TOP_BYTE);
+    else this.#retire(oldest.jobIdPrefix, oldestTopByte);
+  }
+
+  /** Remembers a dropped job's id (see #retiredJobIds), in place of the oldest once RETIRED_JOB_IDS_KEPT are. */
+  #retire(id: string, topByte: number): void {
     const retired = this.#retiredJobIds;
-    if (isIssuedJob(oldest)) retired.push(oldest.jobId, NO_TOP_BYTE);
-    else retired.push(oldest.jobIdPrefix, oldestTopByte);
-    if (retired.length > 2 * RETIRED_JOB_IDS_KEPT) {
-      retired.shift();
-      retired.shift();
+    if (retired.length < 2 * RETIRED_JOB_IDS_KEPT) {
+      retired.push(id, topByte);
+      return;
     }
+    const at = this.#retiredNext;
+    retired[at] = id;
+    retired[at + 1] = topByte;
+    this.#retiredNext = (at + 2) % (2 * RETIRED_JOB_IDS_KEPT);
   }
 
   /**

@@ -41,8 +41,11 @@ const FIXTURES = [
   { name: 'v9, coinbase only', file: '50-getblocktemplate-v9-for-solve' },
   { name: 'v9, one transaction', file: '71-getblocktemplate-with-tx-in-pool' },
 ];
-/** Rounds not counted first: by then every session holds as many jobs as it keeps (the steady state). */
-const WARM_UP_ROUNDS = 4;
+/**
+ * Rounds not counted first: by then every session holds as many jobs as it keeps (4) and as many
+ * retired job ids (16), as a pool's sessions do after 20 pushes (the steady state).
+ */
+const WARM_UP_ROUNDS = 20;
 /** Session difficulties, in turn: a pool's sessions sit at a handful of vardiff levels, mixed in login order. */
 const DIFFICULTIES = [5_000, 10_000, 20_000, 40_000, 80_000, 160_000];
 

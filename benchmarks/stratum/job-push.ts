@@ -9,7 +9,7 @@
  *
  * Two captured v9 templates (test/fixtures/fuegod-rpc): one with only the coinbase, one with a
  * transaction (a merkle branch of one hash). The keccak is the native addon's, as in the pool;
- * `--pure` uses the TypeScript one. Prints CPU µs per miner per push (median of the rounds, after four
+ * `--pure` uses the TypeScript one. Prints CPU µs per miner per push (median of the rounds, after 20
  * warm-up rounds) for the whole push, the job alone, the line alone, and the whole push on blobs
  * shared by 255 sessions (`JobManager.issueShared`, what XMRig 6 miners get); the last line is one JSON
  * object. A fixed N and R make the whole process's CPU time comparable between two trees.

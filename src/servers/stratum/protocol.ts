@@ -315,10 +315,7 @@ function sharedBlobJobLine(
     const marker = '\u0000';
     const [beforeTop = '', betweenTops = '', afterJobId = ''] = plainJobLine(
       `${blob.head}${marker}${blob.tail}`,
-      {
-        ...wire,
-        job_id: jobIdPrefix + marker,
-      },
+      { ...wire, job_id: jobIdPrefix + marker },
     ).split(marker);
     const [beforeTopBytes, betweenTopsBytes, afterJobIdBytes] = [beforeTop, betweenTops, afterJobId].map(
       (part) => Buffer.from(part, 'latin1'),

@@ -22,8 +22,9 @@ import {
   statusSchema,
   transactionBlockSchema,
 } from './daemon-schemas.js';
-import type { JsonHttpResponse } from './json-http.js';
+import type { HttpExchange, JsonHttpResponse } from './json-http.js';
 import { callJsonRpc, parseJson, validateReply } from './json-rpc.js';
+import { KeptAliveGetClient } from './kept-alive-get.js';
 import { withRetry } from './retry.js';
 import { RpcConnection, type RpcConnectionOptions } from './rpc-connection.js';
 import { RpcError } from './rpc-error.js';
@@ -63,9 +64,28 @@ export const DaemonRpcCode = {
  * does not have them" (RPC_NOT_SUPPORTED), not an outage.
  */
 export class DaemonClient extends RpcConnection {
+  /**
+   * getHeight's own kept-alive connection, read by hand (kept-alive-get.ts: the tip check asks 40
+   * times a second), to a plain-HTTP daemon without credentials. Dropped for good, and the client
+   * of every other call used instead, once it meets an answer it does not read (a proxy's chunked
+   * body, say).
+   */
+  #heightClient: KeptAliveGetClient | undefined;
+  readonly #heightExchange: HttpExchange = {
+    send: (method, path, body) => this.#sendForHeight(method, path, body),
+  };
+
   constructor(options: DaemonClientOptions) {
     // Every call may arrive twice: a reset kept-alive connection costs no submitblock.
     super({ ...options, resendOnStaleConnection: true });
+    if (options.tls === undefined && options.basicAuth === undefined) {
+      this.#heightClient = new KeptAliveGetClient(options);
+    }
+  }
+
+  override close(): void {
+    super.close();
+    this.#heightClient?.close();
   }
 
   /** Returns the info even while `status` is "BUSY" (core starting): callers wait on it. */
@@ -76,7 +96,10 @@ export class DaemonClient extends RpcConnection {
   }
 
   async getHeight(): Promise<number> {
-    return (await this.#read(() => this.#path('GET', '/getheight', undefined, heightSchema))).height;
+    const answer = await this.#read(() =>
+      this.#path('GET', '/getheight', undefined, heightSchema, {}, this.#heightExchange),
+    );
+    return answer.height;
   }
 
   async getBlockCount(): Promise<number> {
@@ -201,6 +224,21 @@ export class DaemonClient extends RpcConnection {
     ).deposits;
   }
 
+  async #sendForHeight(method: 'GET' | 'POST', path: string, body?: string): Promise<JsonHttpResponse> {
+    const own = this.#heightClient;
+    if (own === undefined) return this.http.send(method, path, body);
+    try {
+      return await own.send(method, path, body);
+    } catch (error) {
+      if (!(error instanceof RpcError && error.code === 'RPC_BAD_RESPONSE') || this.#heightClient !== own) {
+        throw error;
+      }
+      this.#heightClient = undefined;
+      own.close();
+      return this.http.send(method, path, body);
+    }
+  }
+
   #read<T>(attempt: () => Promise<T>): Promise<T> {
     return withRetry(this.retry, attempt);
   }
@@ -211,9 +249,10 @@ export class DaemonClient extends RpcConnection {
     body: string | undefined,
     schema: S,
     flags: { optional?: boolean; acceptAnyStatus?: boolean } = {},
+    exchange: HttpExchange = this.http,
   ): Promise<z.infer<S>> {
     return this.timed(path, async () =>
-      this.#pathReply(path, await this.http.send(method, path, body), schema, flags),
+      this.#pathReply(path, await exchange.send(method, path, body), schema, flags),
     );
   }
 

@@ -45,6 +45,11 @@ export interface JsonHttpResponse {
   readonly body: string;
 }
 
+/** One request and its answer, whatever its status; transport failures reject with RpcError. */
+export interface HttpExchange {
+  send(method: 'GET' | 'POST', path: string, body?: string): Promise<JsonHttpResponse>;
+}
+
 const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 
 /**
@@ -61,7 +66,7 @@ const IDLE_CONNECTION_TIMEOUT_MS = 2_000;
  * Minimal HTTP/1.1 client for the daemon and wallet: keep-alive, a hard deadline per request
  * and a response size cap. Maps transport failures to RpcError codes; never parses JSON itself.
  */
-export class JsonHttpClient {
+export class JsonHttpClient implements HttpExchange {
   readonly #agent: Agent;
   readonly #request: typeof request;
   readonly #options: JsonHttpOptions;

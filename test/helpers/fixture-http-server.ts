@@ -40,7 +40,11 @@ export async function startReplayServer(
       }
       const reply = route(recorded, json);
       setTimeout(() => {
-        res.writeHead(reply.status, { 'content-type': 'application/json' });
+        // With its length, as fuegod answers (not chunked).
+        res.writeHead(reply.status, {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(reply.body),
+        });
         res.end(reply.body);
       }, reply.delayMs ?? 0);
     });

@@ -1,19 +1,11 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DaemonClient } from '../../src/rpc/daemon-client.js';
 import type { RpcCall, RpcCallObserver } from '../../src/rpc/rpc-call-observer.js';
-import { RpcError } from '../../src/rpc/rpc-error.js';
 import { type CannedReply, capturedReply, startReplayServer } from '../helpers/fixture-http-server.js';
 import { freePort } from '../helpers/redis-server.js';
-
-async function rpcErrorOf(promise: Promise<unknown>): Promise<RpcError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof RpcError) return error;
-    throw error;
-  }
-  throw new Error('expected an RpcError');
-}
+import { rpcErrorOf } from '../helpers/rpc-error-of.js';
 
 /** Which captured real-daemon reply answers which request. */
 function routeToCaptures(path: string, json: unknown): CannedReply {
@@ -241,5 +233,66 @@ describe('DaemonClient transport failures', () => {
     expect((await rpcErrorOf(client.getInfo())).code).toBe('RPC_BAD_RESPONSE');
     client.close();
     await server.close();
+  });
+});
+
+/**
+ * A daemon's /getheight and /getinfo as captured, each with its Content-Length as fuegod sends it,
+ * or chunked (as a proxy in front of it might); counts the connections made to it.
+ */
+async function startHeightServer(chunked: boolean): Promise<{
+  readonly port: number;
+  readonly connections: () => number;
+  close(): Promise<void>;
+}> {
+  let connections = 0;
+  const server = createServer((req, res) => {
+    const { body } = capturedReply(
+      req.url === '/getinfo' ? 'fuegod-rpc/66-getinfo-v9' : 'fuegod-rpc/02-getheight-h1',
+    );
+    res.writeHead(200, chunked ? {} : { 'content-length': Buffer.byteLength(body) });
+    res.write(body.slice(0, 5));
+    res.end(body.slice(5));
+  });
+  server.on('connection', () => connections++);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    connections: () => connections,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+describe('DaemonClient.getHeight, which the tip check asks 40 times a second', () => {
+  it('goes over a kept-alive connection of its own, beside the one every other call uses', async () => {
+    const server = await startHeightServer(false);
+    const client = new DaemonClient({ host: '127.0.0.1', port: server.port, timeoutMs: 2_000, retries: 0 });
+    try {
+      for (let i = 0; i < 3; i++) expect(await client.getHeight()).toBe(1);
+      expect((await client.getInfo()).height).toBe(16);
+      expect(await client.getHeight()).toBe(1);
+      expect(server.connections()).toBe(2);
+    } finally {
+      client.close();
+      await server.close();
+    }
+  });
+
+  it('still reads the height from a server that answers chunked (a proxy): the client of every other call takes over for good', async () => {
+    const server = await startHeightServer(true);
+    const client = new DaemonClient({ host: '127.0.0.1', port: server.port, timeoutMs: 2_000, retries: 0 });
+    try {
+      for (let i = 0; i < 3; i++) expect(await client.getHeight()).toBe(1);
+      expect((await client.getInfo()).height).toBe(16);
+      // The first connection was the height's own, dropped at the chunked answer; then one for all.
+      expect(server.connections()).toBe(2);
+    } finally {
+      client.close();
+      await server.close();
+    }
   });
 });

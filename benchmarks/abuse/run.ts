@@ -28,12 +28,14 @@
  * FUEGO_BENCH_ABUSE_SECONDS sets the length of each phase (default 20), FUEGO_BENCH_STRATUM_PROCESSES
  * the pool's `stratum.processes` (default 1: every role on one event loop), FUEGO_BENCH_ABUSE_ATTACKS a
  * comma-separated subset of the attacks (default all), FUEGO_BENCH_FLOOD_DROP=0 turns the kernel
- * drops of flooding peers off (`floodDrop.refusals: 0`) for a run to pair with one with them.
+ * drops of flooding peers off (`floodDrop.refusals: 0`) for a run to pair with one with them, and
+ * FUEGO_BENCH_CHILD_SEMI_SPACE_MB sets the stratum children's young generation.
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { availableParallelism, loadavg, setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { startBenchStack } from '../stratum/bench-stack.js';
+import { childSemiSpaceOverride } from '../stratum/connections-scale.js';
 import { round } from '../stratum/measure-process.js';
 import { poolCpuSeconds, poolMemory } from '../stratum/pool-tree-usage.js';
 import { type GcPauseSummary, GcPauses } from './gc-pauses.js';
@@ -251,7 +253,7 @@ async function main(): Promise<void> {
   const gc = new GcPauses();
   const stack = await startBenchStack({
     shareDifficulty: 1,
-    stratum: { processes: STRATUM_PROCESSES },
+    stratum: { processes: STRATUM_PROCESSES, ...childSemiSpaceOverride() },
     ...(FLOOD_DROP ? {} : { floodDrop: { refusals: 0 } }),
     pool: { nodeArgs: ['--trace-gc'], onRawLine: (line) => gc.record(line) },
   });

@@ -134,20 +134,23 @@ function stratumOverrides(): {
   directWrites?: boolean;
   sharedJobs?: { enabled: boolean };
 } {
-  const overrides: ReturnType<typeof stratumOverrides> = {};
-  const semiSpace = process.env['FUEGO_BENCH_CHILD_SEMI_SPACE_MB'];
-  if (semiSpace !== undefined) {
-    const mb = Number(semiSpace);
-    if (!Number.isInteger(mb) || mb < 0)
-      throw new Error('FUEGO_BENCH_CHILD_SEMI_SPACE_MB must be an integer >= 0');
-    overrides.childSemiSpaceMb = mb;
-  }
+  const overrides: ReturnType<typeof stratumOverrides> = { ...childSemiSpaceOverride() };
   const direct = process.env['FUEGO_BENCH_DIRECT_WRITES'];
   if (direct !== undefined) {
     if (direct !== '0' && direct !== '1') throw new Error('FUEGO_BENCH_DIRECT_WRITES must be 0 or 1');
     overrides.directWrites = direct === '1';
   }
   return { ...overrides, ...sharedJobsOverride() };
+}
+
+/** FUEGO_BENCH_CHILD_SEMI_SPACE_MB: `stratum.childSemiSpaceMb` (unset: the default). */
+export function childSemiSpaceOverride(): { childSemiSpaceMb?: number } {
+  const semiSpace = process.env['FUEGO_BENCH_CHILD_SEMI_SPACE_MB'];
+  if (semiSpace === undefined) return {};
+  const mb = Number(semiSpace);
+  if (!Number.isInteger(mb) || mb < 0)
+    throw new Error('FUEGO_BENCH_CHILD_SEMI_SPACE_MB must be an integer >= 0');
+  return { childSemiSpaceMb: mb };
 }
 
 /** FUEGO_BENCH_SHARED_JOBS=0 or 1: `stratum.sharedJobs.enabled` (unset: the default, on). */

@@ -16,9 +16,9 @@
  *
  * For the two whole pushes it also counts V8's scavenges and the bytes they moved to the old
  * generation (what a push leaves for a mark-compact to find), per miner per push over the counted
- * rounds. Run it with the young generation a stratum child has (`stratum.childSemiSpaceMb`, 4 by
+ * rounds. Run it with the young generation a stratum child has (`stratum.childSemiSpaceMb`, 8 by
  * default), so that those figures are the pool's:
- * `node --max-semi-space-size=4 build/bench/benchmarks/stratum/job-push.js --miners 20000`.
+ * `node --max-semi-space-size=8 build/bench/benchmarks/stratum/job-push.js --miners 20000`.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -24,7 +24,7 @@ import {
 } from './daemon-schemas.js';
 import type { HttpExchange, JsonHttpResponse } from './json-http.js';
 import { callJsonRpc, parseJson, validateReply } from './json-rpc.js';
-import { KeptAliveGetClient } from './kept-alive-get.js';
+import { KeptAliveGetClient, unreadableFraming } from './kept-alive-get.js';
 import { withRetry } from './retry.js';
 import { RpcConnection, type RpcConnectionOptions } from './rpc-connection.js';
 import { RpcError } from './rpc-error.js';
@@ -67,8 +67,8 @@ export class DaemonClient extends RpcConnection {
   /**
    * getHeight's own kept-alive connection, read by hand (kept-alive-get.ts: the tip check asks 40
    * times a second), to a plain-HTTP daemon without credentials. Dropped for good, and the client
-   * of every other call used instead, once it meets an answer it does not read (a proxy's chunked
-   * body, say).
+   * of every other call used instead, once it meets a body framed otherwise than by Content-Length
+   * (a proxy's chunked answer, say); any other bad answer fails the call as it would there.
    */
   #heightClient: KeptAliveGetClient | undefined;
   readonly #heightExchange: HttpExchange = {
@@ -230,9 +230,7 @@ export class DaemonClient extends RpcConnection {
     try {
       return await own.send(method, path, body);
     } catch (error) {
-      if (!(error instanceof RpcError && error.code === 'RPC_BAD_RESPONSE') || this.#heightClient !== own) {
-        throw error;
-      }
+      if (!unreadableFraming(error) || this.#heightClient !== own) throw error;
       this.#heightClient = undefined;
       own.close();
       return this.http.send(method, path, body);

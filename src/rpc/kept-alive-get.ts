@@ -144,8 +144,8 @@ export class KeptAliveGetClient implements HttpExchange {
     const headEnd = received.indexOf(HEAD_END);
     if (headEnd === -1) return;
     const head = readHead(received.toString('latin1', 0, headEnd));
-    if (typeof head === 'string') {
-      this.#fail(this.#badResponse(pending.path, head));
+    if ('problem' in head) {
+      this.#fail(this.#badResponse(pending.path, head.problem, head.otherFraming));
       return;
     }
     const bodyStart = headEnd + HEAD_END.length;
@@ -225,9 +225,21 @@ export class KeptAliveGetClient implements HttpExchange {
     return new RpcError('RPC_UNREACHABLE', `${this.endpoint}${path}: ${errno} (${detail})`, { path, errno });
   }
 
-  #badResponse(path: string, reason: string): RpcError {
-    return new RpcError('RPC_BAD_RESPONSE', `${this.endpoint}${path}: ${reason}`, { path });
+  /** `otherFraming`: a body this client does not read, but another HTTP client would (unreadableFraming). */
+  #badResponse(path: string, reason: string, otherFraming = false): RpcError {
+    const data = otherFraming ? { path, otherFraming } : { path };
+    return new RpcError('RPC_BAD_RESPONSE', `${this.endpoint}${path}: ${reason}`, data);
   }
+}
+
+/**
+ * Whether `error` is this client's refusal of a body framed otherwise than by Content-Length
+ * (chunked, or up to the close): well-formed HTTP, which a complete client reads.
+ */
+export function unreadableFraming(error: unknown): boolean {
+  return (
+    error instanceof RpcError && error.code === 'RPC_BAD_RESPONSE' && error.data['otherFraming'] === true
+  );
 }
 
 interface ResponseHead {
@@ -236,28 +248,36 @@ interface ResponseHead {
   readonly keepAlive: boolean;
 }
 
+/** A head this client does not read, and whether another HTTP client would (unreadableFraming). */
+interface HeadProblem {
+  readonly problem: string;
+  readonly otherFraming: boolean;
+}
+
 /** The status line and the headers that matter, or why the head is not one this client reads. */
-function readHead(head: string): ResponseHead | string {
+function readHead(head: string): ResponseHead | HeadProblem {
   const statusLine = STATUS_LINE.exec(head);
-  if (statusLine === null) return 'not an HTTP/1.x answer';
+  if (statusLine === null) return { problem: 'not an HTTP/1.x answer', otherFraming: false };
   let contentLength: number | undefined;
   let connection = '';
   for (const line of head.split('\r\n').slice(1)) {
     const colon = line.indexOf(':');
-    if (colon === -1) return `malformed header line "${line.slice(0, 40)}"`;
+    if (colon === -1) return { problem: `malformed header line "${line.slice(0, 40)}"`, otherFraming: false };
     const name = line.slice(0, colon).trim().toLowerCase();
     const value = line.slice(colon + 1).trim();
-    if (name === 'transfer-encoding')
-      return `Transfer-Encoding "${value.slice(0, 40)}" (only Content-Length bodies are read)`;
+    if (name === 'transfer-encoding') {
+      const problem = `Transfer-Encoding "${value.slice(0, 40)}" (only Content-Length bodies are read)`;
+      return { problem, otherFraming: true };
+    }
     if (name === 'connection') connection = value.toLowerCase();
     if (name === 'content-length') {
       if (!/^\d{1,15}$/.test(value) || (contentLength !== undefined && contentLength !== Number(value))) {
-        return `bad Content-Length "${value.slice(0, 40)}"`;
+        return { problem: `bad Content-Length "${value.slice(0, 40)}"`, otherFraming: false };
       }
       contentLength = Number(value);
     }
   }
-  if (contentLength === undefined) return 'no Content-Length';
+  if (contentLength === undefined) return { problem: 'no Content-Length', otherFraming: true };
   const options = connection.split(',').map((token) => token.trim());
   const keepAlive = statusLine[1] === '1' ? !options.includes('close') : options.includes('keep-alive');
   return { status: Number(statusLine[2]), contentLength, keepAlive };

@@ -2,6 +2,7 @@ import { randomInt } from 'node:crypto';
 import { createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DaemonClient } from '../../src/rpc/daemon-client.js';
+import { KeptAliveGetClient } from '../../src/rpc/kept-alive-get.js';
 import { RpcError } from '../../src/rpc/rpc-error.js';
 import { WalletClient } from '../../src/rpc/wallet-client.js';
 import { readFixture } from '../helpers/fixtures.js';
@@ -333,6 +334,128 @@ describe('daemon and wallet clients against malformed answers', () => {
         );
     }
     console.info(`rpc fuzz seed ${seed}: ${counts.value} values, ${counts.rpc} RpcErrors`);
+    expect(failures).toEqual([]);
+  }, 120_000);
+});
+
+/** fuegod's answer to /getheight as captured (head and body), and its body. */
+const HEIGHT_ANSWER = Buffer.from(readFixture('fuegod-rpc/02-getheight-h1.response.http'), 'latin1');
+const HEIGHT_BODY = readFixture('fuegod-rpc/02-getheight-h1.response.body');
+
+/** The captured answer with its head damaged one way (the body is left as it was). */
+function damagedHeightAnswer(rng: Rng): Buffer {
+  const text = HEIGHT_ANSWER.toString('latin1');
+  const headEnd = text.indexOf('\r\n\r\n');
+  const head = text.slice(0, headEnd);
+  const body = text.slice(headEnd + 4);
+  const length = Number(/Content-Length: (\d+)/.exec(head)?.[1]);
+  const damaged = rng.pick([
+    () => `${head.replace(/Content-Length: \d+\r\n/, '')}\r\n\r\n${body}`,
+    () =>
+      `${head.replace(/Content-Length: \d+/, `Content-Length: ${length + 1 + rng.int(5)}`)}\r\n\r\n${body}`,
+    () => `${head.replace(/Content-Length: \d+/, `Content-Length: ${rng.int(length)}`)}\r\n\r\n${body}`,
+    () => `${head}\r\nTransfer-Encoding: chunked\r\n\r\n${body}`,
+    () => `${head}\r\nno colon here\r\n\r\n${body}`,
+    () => `${head}\r\n\r\n${body}${rng.pick(['x', '\r\n', 'HTTP/1.1 200 OK\r\n'])}`,
+    () => text.slice(0, rng.int(text.length)),
+    () => `HTTP/1.1 ${100 + rng.int(500)} Whatever\r\n${head.slice(head.indexOf('\r\n') + 2)}\r\n\r\n${body}`,
+  ])();
+  return Buffer.from(damaged, 'latin1');
+}
+
+/**
+ * A keep-alive server for the tip check's own client: each request is answered with `answer()`,
+ * written in 1-4 pieces of random sizes a few milliseconds apart.
+ */
+async function startSplittingServer(
+  rng: Rng,
+  answer: () => Buffer,
+): Promise<{ readonly port: number; close(): Promise<void> }> {
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((socket) => {
+    sockets.add(socket);
+    socket.setNoDelay(true); // each piece goes out as written, not held for the last one's ACK
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', () => {});
+    let pending = '';
+    socket.on('data', async (chunk: Buffer) => {
+      pending += chunk.toString('latin1');
+      for (let end = pending.indexOf('\r\n\r\n'); end !== -1; end = pending.indexOf('\r\n\r\n')) {
+        pending = pending.slice(end + 4);
+        let bytes = answer();
+        for (let pieces = 1 + rng.int(4); pieces > 0 && bytes.length > 0; pieces--) {
+          const size = pieces === 1 ? bytes.length : 1 + rng.int(bytes.length);
+          if (socket.destroyed) return;
+          socket.write(bytes.subarray(0, size));
+          bytes = bytes.subarray(size);
+          await new Promise((resolve) => setTimeout(resolve, rng.int(3)));
+        }
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  return {
+    port: typeof address === 'object' && address ? address.port : 0,
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+describe("the tip check's own connection (KeptAliveGetClient) against malformed and split answers", () => {
+  it.each([...Object.keys(HOSTILE), ...Object.keys(DRIP)])(
+    '%s: an answer or a typed RpcError, promptly; the next answer is then read whole',
+    async (name) => {
+      const server = await startRawServer();
+      const client = new KeptAliveGetClient({ host: '127.0.0.1', port: server.port, timeoutMs: TIMEOUT_MS });
+      try {
+        server.respond = HOSTILE[name] ?? DRIP[name]!;
+        const outcome = await outcomeOf({ name, fixture: '', run: () => client.get('/getheight') });
+        expect(['value', 'rpc-error']).toContain(outcome.kind);
+        server.respond = reply(200, HEIGHT_BODY);
+        expect(await client.get('/getheight')).toEqual({ status: 200, body: HEIGHT_BODY });
+      } finally {
+        client.close();
+        await server.close();
+      }
+    },
+  );
+
+  // A damaged answer may leave the client waiting out its deadline: a shorter one, fewer calls.
+  const calls = Math.round(RANDOM_CALLS / 3);
+  const timeoutMs = 150;
+
+  it(`${calls} answers split at random, one in four damaged: an intact one after an intact one is read exactly`, async () => {
+    const seed = randomInt(2 ** 31);
+    const rng = new Rng(seed);
+    let damaged = false;
+    const server = await startSplittingServer(rng, () =>
+      damaged ? damagedHeightAnswer(rng) : HEIGHT_ANSWER,
+    );
+    const client = new KeptAliveGetClient({ host: '127.0.0.1', port: server.port, timeoutMs });
+    const failures: string[] = [];
+    try {
+      let previousDamaged = false;
+      for (let i = 0; i < calls && failures.length < 5; i++) {
+        damaged = rng.chance(0.25);
+        const outcome = await outcomeOf({ name: 'get', fixture: '', run: () => client.get('/getheight') });
+        if (outcome.kind !== 'value' && outcome.kind !== 'rpc-error') {
+          failures.push(`#${i} (seed ${seed}): ${outcome.kind} ${outcome.detail}`);
+        } else if (!damaged && !previousDamaged && outcome.kind !== 'value') {
+          failures.push(`#${i} (seed ${seed}): an intact answer failed: ${outcome.detail}`);
+        }
+        previousDamaged = damaged;
+      }
+      // Whatever came before, an intact answer on a connection in step is read exactly.
+      damaged = false;
+      await client.get('/getheight').catch(() => undefined);
+      expect(await client.get('/getheight')).toEqual({ status: 200, body: HEIGHT_BODY });
+    } finally {
+      client.close();
+      await server.close();
+    }
     expect(failures).toEqual([]);
   }, 120_000);
 });

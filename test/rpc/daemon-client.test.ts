@@ -238,19 +238,24 @@ describe('DaemonClient transport failures', () => {
 
 /**
  * A daemon's /getheight and /getinfo as captured, each with its Content-Length as fuegod sends it,
- * or chunked (as a proxy in front of it might); counts the connections made to it.
+ * or chunked (as a proxy in front of it might), or the first /getheight padded past 64 KiB;
+ * counts the connections made to it.
  */
-async function startHeightServer(chunked: boolean): Promise<{
+async function startHeightServer(answers: 'plain' | 'chunked' | 'first-oversized'): Promise<{
   readonly port: number;
   readonly connections: () => number;
   close(): Promise<void>;
 }> {
   let connections = 0;
+  let heights = 0;
   const server = createServer((req, res) => {
-    const { body } = capturedReply(
+    let { body } = capturedReply(
       req.url === '/getinfo' ? 'fuegod-rpc/66-getinfo-v9' : 'fuegod-rpc/02-getheight-h1',
     );
-    res.writeHead(200, chunked ? {} : { 'content-length': Buffer.byteLength(body) });
+    if (req.url === '/getheight' && heights++ === 0 && answers === 'first-oversized') {
+      body = `${body}${' '.repeat(70_000)}`;
+    }
+    res.writeHead(200, answers === 'chunked' ? {} : { 'content-length': Buffer.byteLength(body) });
     res.write(body.slice(0, 5));
     res.end(body.slice(5));
   });
@@ -269,7 +274,7 @@ async function startHeightServer(chunked: boolean): Promise<{
 
 describe('DaemonClient.getHeight, which the tip check asks 40 times a second', () => {
   it('goes over a kept-alive connection of its own, beside the one every other call uses', async () => {
-    const server = await startHeightServer(false);
+    const server = await startHeightServer('plain');
     const client = new DaemonClient({ host: '127.0.0.1', port: server.port, timeoutMs: 2_000, retries: 0 });
     try {
       for (let i = 0; i < 3; i++) expect(await client.getHeight()).toBe(1);
@@ -283,13 +288,28 @@ describe('DaemonClient.getHeight, which the tip check asks 40 times a second', (
   });
 
   it('still reads the height from a server that answers chunked (a proxy): the client of every other call takes over for good', async () => {
-    const server = await startHeightServer(true);
+    const server = await startHeightServer('chunked');
     const client = new DaemonClient({ host: '127.0.0.1', port: server.port, timeoutMs: 2_000, retries: 0 });
     try {
       for (let i = 0; i < 3; i++) expect(await client.getHeight()).toBe(1);
       expect((await client.getInfo()).height).toBe(16);
       // The first connection was the height's own, dropped at the chunked answer; then one for all.
       expect(server.connections()).toBe(2);
+    } finally {
+      client.close();
+      await server.close();
+    }
+  });
+
+  it('fails a call on an answer it refuses for another reason (past 64 KiB), and keeps its own connection for the next', async () => {
+    const server = await startHeightServer('first-oversized');
+    const client = new DaemonClient({ host: '127.0.0.1', port: server.port, timeoutMs: 2_000, retries: 0 });
+    try {
+      expect((await rpcErrorOf(client.getHeight())).code).toBe('RPC_BAD_RESPONSE');
+      expect(await client.getHeight()).toBe(1);
+      expect((await client.getInfo()).height).toBe(16);
+      // Its own (dropped at the refused answer), its own again, and the one every other call uses.
+      expect(server.connections()).toBe(3);
     } finally {
       client.close();
       await server.close();

@@ -1,6 +1,6 @@
 import { type AddressInfo, createServer, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { KeptAliveGetClient } from '../../src/rpc/kept-alive-get.js';
+import { KeptAliveGetClient, unreadableFraming } from '../../src/rpc/kept-alive-get.js';
 import { readFixture } from '../helpers/fixtures.js';
 import { rpcErrorOf } from '../helpers/rpc-error-of.js';
 
@@ -134,23 +134,36 @@ describe('KeptAliveGetClient', () => {
     expect(server.connections()).toBe(1);
   });
 
+  // The last column: well-formed HTTP that another client reads (unreadableFraming), or not.
   it.each([
     [
       'a chunked body',
       'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n',
       'Transfer-Encoding',
+      true,
     ],
-    ['no Content-Length', 'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n{}', 'no Content-Length'],
-    ['bytes past its Content-Length', 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}{}', 'more bytes than'],
-    ['a bad Content-Length', 'HTTP/1.1 200 OK\r\nContent-Length: -2\r\n\r\n{}', 'bad Content-Length'],
-    ['not HTTP', 'SSH-2.0-OpenSSH_9.6\r\n\r\n', 'not an HTTP/1.x answer'],
+    [
+      'no Content-Length',
+      'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n{}',
+      'no Content-Length',
+      true,
+    ],
+    [
+      'bytes past its Content-Length',
+      'HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}{}',
+      'more bytes than',
+      false,
+    ],
+    ['a bad Content-Length', 'HTTP/1.1 200 OK\r\nContent-Length: -2\r\n\r\n{}', 'bad Content-Length', false],
+    ['not HTTP', 'SSH-2.0-OpenSSH_9.6\r\n\r\n', 'not an HTTP/1.x answer', false],
   ])(
     'fails a call answered with %s (RPC_BAD_RESPONSE); the next goes out on a new connection',
-    async (_, odd, says) => {
+    async (_, odd, says, otherFraming) => {
       server = await startScriptedServer((index) => (index === 0 ? odd : CAPTURED_ANSWER));
       const http = clientOf(server.port);
       const error = await rpcErrorOf(http.get('/getheight'));
       expect(error.code).toBe('RPC_BAD_RESPONSE');
+      expect(unreadableFraming(error)).toBe(otherFraming);
       expect(error.message).toContain(says);
       expect(error.message).toContain(`http://127.0.0.1:${server.port}/getheight`);
       expect(await http.get('/getheight')).toEqual({ status: 200, body: CAPTURED_BODY });

@@ -2,6 +2,7 @@ import { randomInt } from 'node:crypto';
 import { createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DaemonClient } from '../../src/rpc/daemon-client.js';
+import type { JsonHttpResponse } from '../../src/rpc/json-http.js';
 import { KeptAliveGetClient } from '../../src/rpc/kept-alive-get.js';
 import { RpcError } from '../../src/rpc/rpc-error.js';
 import { WalletClient } from '../../src/rpc/wallet-client.js';
@@ -365,7 +366,8 @@ function damagedHeightAnswer(rng: Rng): Buffer {
 
 /**
  * A keep-alive server for the tip check's own client: each request is answered with `answer()`,
- * written in 1-4 pieces of random sizes a few milliseconds apart.
+ * written in 1-4 pieces of random sizes a few milliseconds apart, each answer after the one
+ * before on its connection (as an HTTP server answers).
  */
 async function startSplittingServer(
   rng: Rng,
@@ -378,18 +380,23 @@ async function startSplittingServer(
     socket.on('close', () => sockets.delete(socket));
     socket.on('error', () => {});
     let pending = '';
-    socket.on('data', async (chunk: Buffer) => {
+    let writing = Promise.resolve();
+    const writeInPieces = async (whole: Buffer) => {
+      let bytes = whole;
+      for (let pieces = 1 + rng.int(4); pieces > 0 && bytes.length > 0; pieces--) {
+        const size = pieces === 1 ? bytes.length : 1 + rng.int(bytes.length);
+        if (socket.destroyed) return;
+        socket.write(bytes.subarray(0, size));
+        bytes = bytes.subarray(size);
+        await new Promise((resolve) => setTimeout(resolve, rng.int(3)));
+      }
+    };
+    socket.on('data', (chunk: Buffer) => {
       pending += chunk.toString('latin1');
       for (let end = pending.indexOf('\r\n\r\n'); end !== -1; end = pending.indexOf('\r\n\r\n')) {
         pending = pending.slice(end + 4);
-        let bytes = answer();
-        for (let pieces = 1 + rng.int(4); pieces > 0 && bytes.length > 0; pieces--) {
-          const size = pieces === 1 ? bytes.length : 1 + rng.int(bytes.length);
-          if (socket.destroyed) return;
-          socket.write(bytes.subarray(0, size));
-          bytes = bytes.subarray(size);
-          await new Promise((resolve) => setTimeout(resolve, rng.int(3)));
-        }
+        const bytes = answer(); // chosen now, for this request, written after the answers before it
+        writing = writing.then(() => writeInPieces(bytes));
       }
     });
   });
@@ -423,9 +430,8 @@ describe("the tip check's own connection (KeptAliveGetClient) against malformed 
     },
   );
 
-  // A damaged answer may leave the client waiting out its deadline: a shorter one, fewer calls.
+  // A damaged answer may leave the client waiting out its deadline: fewer calls than above.
   const calls = Math.round(RANDOM_CALLS / 3);
-  const timeoutMs = 150;
 
   it(`${calls} answers split at random, one in four damaged: an intact one after an intact one is read exactly`, async () => {
     const seed = randomInt(2 ** 31);
@@ -434,17 +440,32 @@ describe("the tip check's own connection (KeptAliveGetClient) against malformed 
     const server = await startSplittingServer(rng, () =>
       damaged ? damagedHeightAnswer(rng) : HEIGHT_ANSWER,
     );
-    const client = new KeptAliveGetClient({ host: '127.0.0.1', port: server.port, timeoutMs });
+    const client = new KeptAliveGetClient({ host: '127.0.0.1', port: server.port, timeoutMs: TIMEOUT_MS });
     const failures: string[] = [];
+    // An intact answer may still miss the deadline on a loaded machine, rarely.
+    let intactTimeouts = 0;
     try {
       let previousDamaged = false;
       for (let i = 0; i < calls && failures.length < 5; i++) {
         damaged = rng.chance(0.25);
-        const outcome = await outcomeOf({ name: 'get', fixture: '', run: () => client.get('/getheight') });
+        let read: JsonHttpResponse | undefined;
+        const outcome = await outcomeOf({
+          name: 'get',
+          fixture: '',
+          run: async () => {
+            read = await client.get('/getheight');
+          },
+        });
+        const where = `#${i} (seed ${seed})`;
         if (outcome.kind !== 'value' && outcome.kind !== 'rpc-error') {
-          failures.push(`#${i} (seed ${seed}): ${outcome.kind} ${outcome.detail}`);
-        } else if (!damaged && !previousDamaged && outcome.kind !== 'value') {
-          failures.push(`#${i} (seed ${seed}): an intact answer failed: ${outcome.detail}`);
+          failures.push(`${where}: ${outcome.kind} ${outcome.detail}`);
+        } else if (!damaged && !previousDamaged) {
+          if (outcome.detail === 'RPC_TIMEOUT') intactTimeouts++;
+          else if (outcome.kind !== 'value')
+            failures.push(`${where}: an intact answer failed: ${outcome.detail}`);
+          else if (read?.status !== 200 || read.body !== HEIGHT_BODY) {
+            failures.push(`${where}: an intact answer read as ${JSON.stringify(read)}`);
+          }
         }
         previousDamaged = damaged;
       }
@@ -457,5 +478,6 @@ describe("the tip check's own connection (KeptAliveGetClient) against malformed 
       await server.close();
     }
     expect(failures).toEqual([]);
-  }, 120_000);
+    expect(intactTimeouts).toBeLessThanOrEqual(Math.ceil(calls / 100));
+  }, 180_000);
 });

@@ -60,7 +60,7 @@ const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
  * before the `Keep-Alive: timeout=` a server announces (the devnet: 5 s). A request in flight is
  * not affected (its deadline is timeoutMs).
  */
-const IDLE_CONNECTION_TIMEOUT_MS = 2_000;
+export const IDLE_CONNECTION_TIMEOUT_MS = 2_000;
 
 /**
  * Minimal HTTP/1.1 client for the daemon and wallet: keep-alive, a hard deadline per request

@@ -1,5 +1,5 @@
 import { connect, type Socket } from 'node:net';
-import type { HttpExchange, JsonHttpResponse } from './json-http.js';
+import { type HttpExchange, IDLE_CONNECTION_TIMEOUT_MS, type JsonHttpResponse } from './json-http.js';
 import { RpcError } from './rpc-error.js';
 
 export interface KeptAliveGetOptions {
@@ -20,8 +20,6 @@ interface PendingGet {
 }
 
 const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024;
-/** As JsonHttpClient: the client closes an idle connection before a server would. */
-const IDLE_CONNECTION_TIMEOUT_MS = 2_000;
 const HEAD_END = Buffer.from('\r\n\r\n', 'latin1');
 const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})(?: |\r|$)/;
 
@@ -114,7 +112,7 @@ export class KeptAliveGetClient implements HttpExchange {
     const socket = connect({ host: this.#options.host, port: this.#options.port, noDelay: true });
     this.#socket = socket;
     this.#answeredOnSocket = 0;
-    socket.setTimeout(IDLE_CONNECTION_TIMEOUT_MS);
+    socket.setTimeout(IDLE_CONNECTION_TIMEOUT_MS); // as JsonHttpClient: closed before a server would
     socket.on('timeout', () => {
       if (this.#socket === socket && this.#inFlight === undefined) this.#dropSocket();
     });

@@ -272,47 +272,47 @@ async function startHeightServer(answers: 'plain' | 'chunked' | 'first-oversized
   };
 }
 
+/** A DaemonClient against startHeightServer(answers), both closed after `test`. */
+async function withHeightServer(
+  answers: Parameters<typeof startHeightServer>[0],
+  test: (client: DaemonClient, server: Awaited<ReturnType<typeof startHeightServer>>) => Promise<void>,
+): Promise<void> {
+  const server = await startHeightServer(answers);
+  const client = new DaemonClient({ host: '127.0.0.1', port: server.port, timeoutMs: 2_000, retries: 0 });
+  try {
+    await test(client, server);
+  } finally {
+    client.close();
+    await server.close();
+  }
+}
+
 describe('DaemonClient.getHeight, which the tip check asks 40 times a second', () => {
   it('goes over a kept-alive connection of its own, beside the one every other call uses', async () => {
-    const server = await startHeightServer('plain');
-    const client = new DaemonClient({ host: '127.0.0.1', port: server.port, timeoutMs: 2_000, retries: 0 });
-    try {
+    await withHeightServer('plain', async (client, server) => {
       for (let i = 0; i < 3; i++) expect(await client.getHeight()).toBe(1);
       expect((await client.getInfo()).height).toBe(16);
       expect(await client.getHeight()).toBe(1);
       expect(server.connections()).toBe(2);
-    } finally {
-      client.close();
-      await server.close();
-    }
+    });
   });
 
   it('still reads the height from a server that answers chunked (a proxy): the client of every other call takes over for good', async () => {
-    const server = await startHeightServer('chunked');
-    const client = new DaemonClient({ host: '127.0.0.1', port: server.port, timeoutMs: 2_000, retries: 0 });
-    try {
+    await withHeightServer('chunked', async (client, server) => {
       for (let i = 0; i < 3; i++) expect(await client.getHeight()).toBe(1);
       expect((await client.getInfo()).height).toBe(16);
       // The first connection was the height's own, dropped at the chunked answer; then one for all.
       expect(server.connections()).toBe(2);
-    } finally {
-      client.close();
-      await server.close();
-    }
+    });
   });
 
   it('fails a call on an answer it refuses for another reason (past 64 KiB), and keeps its own connection for the next', async () => {
-    const server = await startHeightServer('first-oversized');
-    const client = new DaemonClient({ host: '127.0.0.1', port: server.port, timeoutMs: 2_000, retries: 0 });
-    try {
+    await withHeightServer('first-oversized', async (client, server) => {
       expect((await rpcErrorOf(client.getHeight())).code).toBe('RPC_BAD_RESPONSE');
       expect(await client.getHeight()).toBe(1);
       expect((await client.getInfo()).height).toBe(16);
       // Its own (dropped at the refused answer), its own again, and the one every other call uses.
       expect(server.connections()).toBe(3);
-    } finally {
-      client.close();
-      await server.close();
-    }
+    });
   });
 });

@@ -24,7 +24,7 @@ import {
 } from './daemon-schemas.js';
 import type { HttpExchange, JsonHttpResponse } from './json-http.js';
 import { callJsonRpc, parseJson, validateReply } from './json-rpc.js';
-import { KeptAliveGetClient, unreadableFraming } from './kept-alive-get.js';
+import { KeptAliveHttpClient, unreadableFraming } from './kept-alive-http.js';
 import { withRetry } from './retry.js';
 import { RpcConnection, type RpcConnectionOptions } from './rpc-connection.js';
 import { RpcError } from './rpc-error.js';
@@ -65,27 +65,29 @@ export const DaemonRpcCode = {
  */
 export class DaemonClient extends RpcConnection {
   /**
-   * getHeight's own kept-alive connection, read by hand (kept-alive-get.ts: the tip check asks 40
-   * times a second), to a plain-HTTP daemon without credentials. Dropped for good, and the client
-   * of every other call used instead, once it meets a body framed otherwise than by Content-Length
-   * (a proxy's chunked answer, say); any other bad answer fails the call as it would there.
+   * The own kept-alive connection, read by hand (kept-alive-http.ts), of the calls made many times
+   * a second: the tip check's getHeight (40) and the poll's getLastBlockHeader (10). Only to a
+   * plain-HTTP daemon without credentials, and only for reads (a call cut off by a kept-alive
+   * connection's close is sent again). Dropped for good, and the client of every other call used
+   * instead, once it meets a body framed otherwise than by Content-Length (a proxy's chunked
+   * answer, say); any other bad answer fails the call as it would there.
    */
-  #heightClient: KeptAliveGetClient | undefined;
-  readonly #heightExchange: HttpExchange = {
-    send: (method, path, body) => this.#sendForHeight(method, path, body),
+  #tipClient: KeptAliveHttpClient | undefined;
+  readonly #tipExchange: HttpExchange = {
+    send: (method, path, body) => this.#sendOverTipClient(method, path, body),
   };
 
   constructor(options: DaemonClientOptions) {
     // Every call may arrive twice: a reset kept-alive connection costs no submitblock.
     super({ ...options, resendOnStaleConnection: true });
     if (options.tls === undefined && options.basicAuth === undefined) {
-      this.#heightClient = new KeptAliveGetClient(options);
+      this.#tipClient = new KeptAliveHttpClient(options);
     }
   }
 
   override close(): void {
     super.close();
-    this.#heightClient?.close();
+    this.#tipClient?.close();
   }
 
   /** Returns the info even while `status` is "BUSY" (core starting): callers wait on it. */
@@ -97,7 +99,7 @@ export class DaemonClient extends RpcConnection {
 
   async getHeight(): Promise<number> {
     const answer = await this.#read(() =>
-      this.#path('GET', '/getheight', undefined, heightSchema, {}, this.#heightExchange),
+      this.#path('GET', '/getheight', undefined, heightSchema, {}, this.#tipExchange),
     );
     return answer.height;
   }
@@ -107,8 +109,9 @@ export class DaemonClient extends RpcConnection {
   }
 
   async getLastBlockHeader(): Promise<BlockHeader> {
-    return (await this.#read(() => this.#rpc('getlastblockheader', {}, blockHeaderResultSchema)))
-      .block_header;
+    return (
+      await this.#read(() => this.#rpc('getlastblockheader', {}, blockHeaderResultSchema, this.#tipExchange))
+    ).block_header;
   }
 
   /** Heights >= the chain height fail with rpcCode -2 ("To big height"). */
@@ -224,14 +227,14 @@ export class DaemonClient extends RpcConnection {
     ).deposits;
   }
 
-  async #sendForHeight(method: 'GET' | 'POST', path: string, body?: string): Promise<JsonHttpResponse> {
-    const own = this.#heightClient;
+  async #sendOverTipClient(method: 'GET' | 'POST', path: string, body?: string): Promise<JsonHttpResponse> {
+    const own = this.#tipClient;
     if (own === undefined) return this.http.send(method, path, body);
     try {
       return await own.send(method, path, body);
     } catch (error) {
-      if (!unreadableFraming(error) || this.#heightClient !== own) throw error;
-      this.#heightClient = undefined;
+      if (!unreadableFraming(error) || this.#tipClient !== own) throw error;
+      this.#tipClient = undefined;
       own.close();
       return this.http.send(method, path, body);
     }
@@ -281,9 +284,10 @@ export class DaemonClient extends RpcConnection {
     method: string,
     params: Record<string, unknown> | unknown[],
     schema: S,
+    exchange: HttpExchange = this.http,
   ): Promise<z.infer<S>> {
     return this.timed(method, async () =>
-      this.#rpcReply(method, await callJsonRpc(this.http, String(this.nextId()), method, params), schema),
+      this.#rpcReply(method, await callJsonRpc(exchange, String(this.nextId()), method, params), schema),
     );
   }
 

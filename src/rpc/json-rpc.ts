@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { JsonHttpClient } from './json-http.js';
+import type { HttpExchange } from './json-http.js';
 import { RpcError } from './rpc-error.js';
 
 /**
@@ -8,7 +8,7 @@ import { RpcError } from './rpc-error.js';
  * -32000 errors, `applicationCode` (data.application_code). Returns the raw `result`.
  */
 export async function callJsonRpc(
-  http: JsonHttpClient,
+  http: HttpExchange,
   id: number | string,
   method: string,
   params: Record<string, unknown> | unknown[],

@@ -3,7 +3,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DaemonClient } from '../../src/rpc/daemon-client.js';
 import type { JsonHttpResponse } from '../../src/rpc/json-http.js';
-import { KeptAliveGetClient } from '../../src/rpc/kept-alive-get.js';
+import { KeptAliveHttpClient } from '../../src/rpc/kept-alive-http.js';
 import { RpcError } from '../../src/rpc/rpc-error.js';
 import { WalletClient } from '../../src/rpc/wallet-client.js';
 import { readFixture } from '../helpers/fixtures.js';
@@ -411,12 +411,12 @@ async function startSplittingServer(
   };
 }
 
-describe("the tip check's own connection (KeptAliveGetClient) against malformed and split answers", () => {
+describe("the tip check's own connection (KeptAliveHttpClient) against malformed and split answers", () => {
   it.each([...Object.keys(HOSTILE), ...Object.keys(DRIP)])(
     '%s: an answer or a typed RpcError, promptly; the next answer is then read whole',
     async (name) => {
       const server = await startRawServer();
-      const client = new KeptAliveGetClient({ host: '127.0.0.1', port: server.port, timeoutMs: TIMEOUT_MS });
+      const client = new KeptAliveHttpClient({ host: '127.0.0.1', port: server.port, timeoutMs: TIMEOUT_MS });
       try {
         server.respond = HOSTILE[name] ?? DRIP[name]!;
         const outcome = await outcomeOf({ name, fixture: '', run: () => client.get('/getheight') });
@@ -440,7 +440,7 @@ describe("the tip check's own connection (KeptAliveGetClient) against malformed 
     const server = await startSplittingServer(rng, () =>
       damaged ? damagedHeightAnswer(rng) : HEIGHT_ANSWER,
     );
-    const client = new KeptAliveGetClient({ host: '127.0.0.1', port: server.port, timeoutMs: TIMEOUT_MS });
+    const client = new KeptAliveHttpClient({ host: '127.0.0.1', port: server.port, timeoutMs: TIMEOUT_MS });
     const failures: string[] = [];
     // An intact answer may still miss the deadline on a loaded machine, rarely.
     let intactTimeouts = 0;

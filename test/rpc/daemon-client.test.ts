@@ -237,21 +237,30 @@ describe('DaemonClient transport failures', () => {
 });
 
 /**
- * A daemon's /getheight and /getinfo as captured, each with its Content-Length as fuegod sends it,
- * or chunked (as a proxy in front of it might), or the first /getheight padded past 64 KiB;
- * counts the connections made to it.
+ * A daemon's /getheight, /getinfo and getlastblockheader (POST /json_rpc, whatever the method
+ * asked) as captured, each with its Content-Length as fuegod sends it, or chunked (as a proxy in
+ * front of it might), or the first /getheight padded past 64 KiB; counts the connections made to it.
  */
 async function startHeightServer(answers: 'plain' | 'chunked' | 'first-oversized'): Promise<{
   readonly port: number;
   readonly connections: () => number;
+  /** The connection (1, 2, ...) each request came on, by path, in arrival order. */
+  readonly connectionsOf: (path: string) => number[];
   close(): Promise<void>;
 }> {
   let connections = 0;
   let heights = 0;
+  const numbers = new WeakMap<object, number>();
+  const requests: Array<{ path: string; connection: number }> = [];
   const server = createServer((req, res) => {
-    let { body } = capturedReply(
-      req.url === '/getinfo' ? 'fuegod-rpc/66-getinfo-v9' : 'fuegod-rpc/02-getheight-h1',
-    );
+    requests.push({ path: req.url ?? '', connection: numbers.get(req.socket) ?? 0 });
+    const captured =
+      req.url === '/getinfo'
+        ? 'fuegod-rpc/66-getinfo-v9'
+        : req.url === '/json_rpc'
+          ? 'fuegod-rpc/04-getlastblockheader-h1'
+          : 'fuegod-rpc/02-getheight-h1';
+    let { body } = capturedReply(captured);
     if (req.url === '/getheight' && heights++ === 0 && answers === 'first-oversized') {
       body = `${body}${' '.repeat(70_000)}`;
     }
@@ -259,11 +268,12 @@ async function startHeightServer(answers: 'plain' | 'chunked' | 'first-oversized
     res.write(body.slice(0, 5));
     res.end(body.slice(5));
   });
-  server.on('connection', () => connections++);
+  server.on('connection', (socket) => numbers.set(socket, ++connections));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     port: (server.address() as AddressInfo).port,
     connections: () => connections,
+    connectionsOf: (path) => requests.filter((request) => request.path === path).map((r) => r.connection),
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();
@@ -271,6 +281,9 @@ async function startHeightServer(answers: 'plain' | 'chunked' | 'first-oversized
       }),
   };
 }
+
+/** The block the captured getlastblockheader answer names (fuegod-rpc/04-getlastblockheader-h1). */
+const GENESIS_HASH = '3c1fde6ff5748526bab6b30e78b33643a238c5ff37d76d99ea6fed2173c4eba1';
 
 /** A DaemonClient against startHeightServer(answers), both closed after `test`. */
 async function withHeightServer(
@@ -287,21 +300,33 @@ async function withHeightServer(
   }
 }
 
-describe('DaemonClient.getHeight, which the tip check asks 40 times a second', () => {
-  it('goes over a kept-alive connection of its own, beside the one every other call uses', async () => {
+describe('DaemonClient.getHeight and getLastBlockHeader, which the tip check and the poll ask 40 and 10 times a second', () => {
+  it('go over a kept-alive connection of their own, beside the one every other call uses', async () => {
     await withHeightServer('plain', async (client, server) => {
-      for (let i = 0; i < 3; i++) expect(await client.getHeight()).toBe(1);
+      for (let i = 0; i < 3; i++) {
+        expect(await client.getHeight()).toBe(1);
+        expect((await client.getLastBlockHeader()).hash).toBe(GENESIS_HASH);
+      }
       expect((await client.getInfo()).height).toBe(16);
-      expect(await client.getHeight()).toBe(1);
-      expect(server.connections()).toBe(2);
+      const [height, header] = await Promise.all([client.getHeight(), client.getLastBlockHeader()]);
+      expect([height, header.height]).toEqual([1, 0]);
+      expect(server.connectionsOf('/getheight')).toEqual([1, 1, 1, 1]);
+      expect(server.connectionsOf('/json_rpc')).toEqual([1, 1, 1, 1]);
+      expect(server.connectionsOf('/getinfo')).toEqual([2]);
     });
   });
 
-  it('still reads the height from a server that answers chunked (a proxy): the client of every other call takes over for good', async () => {
+  it('still read the tip from a server that answers chunked (a proxy): the client of every other call takes over for good', async () => {
     await withHeightServer('chunked', async (client, server) => {
-      for (let i = 0; i < 3; i++) expect(await client.getHeight()).toBe(1);
+      for (let i = 0; i < 3; i++) {
+        expect(await client.getHeight()).toBe(1);
+        expect((await client.getLastBlockHeader()).hash).toBe(GENESIS_HASH);
+      }
       expect((await client.getInfo()).height).toBe(16);
-      // The first connection was the height's own, dropped at the chunked answer; then one for all.
+      // The first connection was the tip calls' own, dropped at the chunked answer (the height is
+      // asked again on the other at once); then one for all.
+      expect(server.connectionsOf('/getheight')).toEqual([1, 2, 2, 2]);
+      expect(server.connectionsOf('/json_rpc')).toEqual([2, 2, 2]);
       expect(server.connections()).toBe(2);
     });
   });

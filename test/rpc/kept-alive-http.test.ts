@@ -1,43 +1,49 @@
 import { type AddressInfo, createServer, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { KeptAliveGetClient, unreadableFraming } from '../../src/rpc/kept-alive-get.js';
+import { KeptAliveHttpClient, unreadableFraming } from '../../src/rpc/kept-alive-http.js';
 import { readFixture } from '../helpers/fixtures.js';
 import { rpcErrorOf } from '../helpers/rpc-error-of.js';
 
 /** The real fuegod 1.9.3's answer to GET /getheight, head and body as captured. */
 const CAPTURED_ANSWER = readFixture('fuegod-rpc/02-getheight-h1.response.http');
 const CAPTURED_BODY = readFixture('fuegod-rpc/02-getheight-h1.response.body');
+/** Its answer to the JSON-RPC call getlastblockheader (POST /json_rpc), as captured. */
+const CAPTURED_HEADER_ANSWER = readFixture('fuegod-rpc/04-getlastblockheader-h1.response.http');
+const CAPTURED_HEADER_BODY = readFixture('fuegod-rpc/04-getlastblockheader-h1.response.body');
 
 /** What the scripted server does with a request: write this answer, or end the connection unanswered. */
 type Reaction = string | { readonly bytes: string; readonly oneAtATime: true } | 'close' | 'ignore';
 
 interface ScriptedServer {
   readonly port: number;
-  /** Request heads in arrival order, with the connection (1, 2, ...) each came on. */
-  readonly requests: Array<{ readonly head: string; readonly connection: number }>;
+  /** Requests in arrival order: head, body (its Content-Length's bytes) and the connection (1, 2, ...) it came on. */
+  readonly requests: Array<{ readonly head: string; readonly body: string; readonly connection: number }>;
   readonly connections: () => number;
   close(): Promise<void>;
 }
 
-/** A loopback TCP server that reads HTTP request heads and reacts to each as `react` says. */
+/** A loopback TCP server that reads HTTP requests (a body by its Content-Length) and reacts to each as `react` says. */
 async function startScriptedServer(
   react: (index: number, connection: number) => Reaction,
   host = '127.0.0.1',
 ): Promise<ScriptedServer> {
   const sockets = new Set<Socket>();
-  const requests: Array<{ head: string; connection: number }> = [];
+  const requests: Array<{ head: string; body: string; connection: number }> = [];
   let accepted = 0;
   const server: Server = createServer((socket) => {
     const connection = ++accepted;
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
     socket.on('error', () => socket.destroy());
-    let pending = '';
+    let pending = Buffer.alloc(0);
     socket.on('data', (chunk: Buffer) => {
-      pending += chunk.toString('latin1');
+      pending = Buffer.concat([pending, chunk]);
       for (let end = pending.indexOf('\r\n\r\n'); end !== -1; end = pending.indexOf('\r\n\r\n')) {
-        requests.push({ head: pending.slice(0, end), connection });
-        pending = pending.slice(end + 4);
+        const head = pending.toString('latin1', 0, end);
+        const length = Number(/\r\ncontent-length: (\d+)/i.exec(head)?.[1] ?? 0);
+        if (pending.length < end + 4 + length) return; // the body is still on its way
+        requests.push({ head, body: pending.toString('utf8', end + 4, end + 4 + length), connection });
+        pending = pending.subarray(end + 4 + length);
         const reaction = react(requests.length - 1, connection);
         if (reaction === 'close') socket.destroy();
         else if (reaction === 'ignore') continue;
@@ -71,9 +77,9 @@ function answer(body: string, headers = ''): string {
   return `HTTP/1.1 200 OK\r\n${headers}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
 }
 
-describe('KeptAliveGetClient', () => {
+describe('KeptAliveHttpClient', () => {
   let server: ScriptedServer | undefined;
-  let client: KeptAliveGetClient | undefined;
+  let client: KeptAliveHttpClient | undefined;
 
   afterEach(async () => {
     client?.close();
@@ -87,8 +93,8 @@ describe('KeptAliveGetClient', () => {
     timeoutMs = 2_000,
     maxResponseBytes?: number,
     host = '127.0.0.1',
-  ): KeptAliveGetClient {
-    client = new KeptAliveGetClient({
+  ): KeptAliveHttpClient {
+    client = new KeptAliveHttpClient({
       host,
       port,
       timeoutMs,
@@ -229,11 +235,43 @@ describe('KeptAliveGetClient', () => {
     expect(server.requests.map((request) => request.connection)).toEqual([1, 2]);
   });
 
-  it('sends GET without a body only, and nothing once closed', async () => {
+  it("POSTs a JSON body and reads the real fuegod's getlastblockheader answer as captured, on the GETs' connection", async () => {
+    server = await startScriptedServer((index) =>
+      index % 2 === 0 ? CAPTURED_ANSWER : CAPTURED_HEADER_ANSWER,
+    );
+    const http = clientOf(server.port);
+    const body = '{"jsonrpc":"2.0","id":"1","method":"getlastblockheader","params":{"é":1}}';
+    for (let i = 0; i < 2; i++) {
+      expect(await http.get('/getheight')).toEqual({ status: 200, body: CAPTURED_BODY });
+      expect(await http.send('POST', '/json_rpc', body)).toEqual({ status: 200, body: CAPTURED_HEADER_BODY });
+    }
+    expect(server.connections()).toBe(1);
+    // Content-Length counts bytes: the é is two.
+    expect(server.requests[1]).toEqual({
+      head: `POST /json_rpc HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nAccept: application/json\r\nContent-Type: application/json\r\nContent-Length: ${body.length + 1}`,
+      body,
+      connection: 1,
+    });
+  });
+
+  it('sends a POST again once, whole, when the daemon closes a kept-alive connection before answering it', async () => {
+    server = await startScriptedServer((index) => (index === 1 ? 'close' : CAPTURED_HEADER_ANSWER));
+    const http = clientOf(server.port);
+    const body = '{"jsonrpc":"2.0","id":"2","method":"getlastblockheader","params":{}}';
+    expect((await http.send('POST', '/json_rpc', body)).body).toBe(CAPTURED_HEADER_BODY);
+    expect((await http.send('POST', '/json_rpc', body)).body).toBe(CAPTURED_HEADER_BODY);
+    expect(server.requests.map((request) => [request.connection, request.body])).toEqual([
+      [1, body],
+      [1, body],
+      [2, body],
+    ]);
+  });
+
+  it('refuses a GET with a body, and sends nothing once closed', async () => {
     server = await startScriptedServer(() => CAPTURED_ANSWER);
     const http = clientOf(server.port);
-    expect((await rpcErrorOf(http.send('POST', '/json_rpc', '{}'))).code).toBe('RPC_BAD_REQUEST');
     expect((await rpcErrorOf(http.send('GET', '/getheight', 'x'))).code).toBe('RPC_BAD_REQUEST');
+    expect(server.requests).toHaveLength(0);
     const inFlight = http.get('/getheight');
     http.close();
     expect((await rpcErrorOf(inFlight)).code).toBe('RPC_UNREACHABLE');

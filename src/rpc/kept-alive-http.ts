@@ -2,7 +2,7 @@ import { connect, type Socket } from 'node:net';
 import { type HttpExchange, IDLE_CONNECTION_TIMEOUT_MS, type JsonHttpResponse } from './json-http.js';
 import { RpcError } from './rpc-error.js';
 
-export interface KeptAliveGetOptions {
+export interface KeptAliveHttpOptions {
   readonly host: string;
   readonly port: number;
   readonly timeoutMs: number;
@@ -10,7 +10,9 @@ export interface KeptAliveGetOptions {
   readonly maxResponseBytes?: number;
 }
 
-interface PendingGet {
+interface PendingRequest {
+  /** The request's bytes, head and body. */
+  readonly request: string;
   readonly path: string;
   readonly deadlineAt: number;
   readonly resolve: (response: JsonHttpResponse) => void;
@@ -24,29 +26,31 @@ const HEAD_END = Buffer.from('\r\n\r\n', 'latin1');
 const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})(?: |\r|$)/;
 
 /**
- * GET over one kept-alive plain-HTTP connection, one request at a time, answers read by hand:
- * only a head and a Content-Length body (fuegod's every answer). For the tip check, which asks
- * `/getheight` 40 times a second: Node's HTTP client takes about twice the CPU per call
- * (`bench:tip-check`: ~0.9 against ~0.4 ms at that pace, waking up included). Anything else it is
- * given (chunked bodies, POST, unsolicited bytes) fails the call with an RpcError and drops the
- * connection; the next call opens a new one.
+ * Requests over one kept-alive plain-HTTP connection, one at a time, answers read by hand: only a
+ * head and a Content-Length body (fuegod's every answer). For the daemon calls made many times a
+ * second, the tip check's `/getheight` (40 a second) and the poll's `getlastblockheader` (10):
+ * Node's HTTP client takes about twice the CPU per call (`bench:tip-check`: ~0.9 against ~0.4 ms
+ * at the tip check's pace, waking up included). Anything else it is given (chunked bodies,
+ * unsolicited bytes) fails the call with an RpcError and drops the connection; the next call opens
+ * a new one. A request that a kept-alive connection's close cut off is sent again once, POST too:
+ * give it only requests that may arrive twice (reads).
  */
-export class KeptAliveGetClient implements HttpExchange {
-  readonly #options: KeptAliveGetOptions;
+export class KeptAliveHttpClient implements HttpExchange {
+  readonly #options: KeptAliveHttpOptions;
   readonly #maxBytes: number;
   /** The Host header's value (an IPv6 address in brackets). */
   readonly #hostHeader: string;
-  readonly #queue: PendingGet[] = [];
+  readonly #queue: PendingRequest[] = [];
   #socket: Socket | undefined;
   /** Answers read on the current connection: a connection closed under a later request was a stale one. */
   #answeredOnSocket = 0;
-  #inFlight: PendingGet | undefined;
+  #inFlight: PendingRequest | undefined;
   /** The answer so far to the request in flight. */
   #received: Buffer | undefined;
   #deadline: NodeJS.Timeout | undefined;
   #closed = false;
 
-  constructor(options: KeptAliveGetOptions) {
+  constructor(options: KeptAliveHttpOptions) {
     this.#options = options;
     this.#maxBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     const { host, port } = options;
@@ -58,19 +62,28 @@ export class KeptAliveGetClient implements HttpExchange {
   }
 
   send(method: 'GET' | 'POST', path: string, body?: string): Promise<JsonHttpResponse> {
-    if (method !== 'GET' || body !== undefined) {
-      const message = `${this.endpoint}${path}: this client sends GET without a body only`;
+    if (method === 'GET' && body !== undefined) {
+      const message = `${this.endpoint}${path}: a GET has no body`;
       return Promise.reject(new RpcError('RPC_BAD_REQUEST', message, { path, method }));
     }
-    return this.get(path);
+    const head = `${method} ${path} HTTP/1.1\r\nHost: ${this.#hostHeader}\r\nAccept: application/json\r\n`;
+    const request =
+      body === undefined
+        ? `${head}\r\n`
+        : `${head}Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+    return this.#enqueue(request, path);
   }
 
   /** The answer to GET `path`, whatever its status; rejects with RpcError on transport failures. */
   get(path: string): Promise<JsonHttpResponse> {
+    return this.send('GET', path);
+  }
+
+  #enqueue(request: string, path: string): Promise<JsonHttpResponse> {
     if (this.#closed) return Promise.reject(this.#unreachable(path, 'ECLOSED', 'client closed'));
     return new Promise((resolve, reject) => {
       const deadlineAt = performance.now() + this.#options.timeoutMs;
-      this.#queue.push({ path, deadlineAt, resolve, reject, resent: false });
+      this.#queue.push({ request, path, deadlineAt, resolve, reject, resent: false });
       if (this.#inFlight === undefined) this.#next();
     });
   }
@@ -99,13 +112,11 @@ export class KeptAliveGetClient implements HttpExchange {
     this.#write(pending);
   }
 
-  #write(pending: PendingGet): void {
+  #write(pending: PendingRequest): void {
     this.#received = undefined;
     const socket = this.#socket ?? this.#connect();
     socket.ref();
-    socket.write(
-      `GET ${pending.path} HTTP/1.1\r\nHost: ${this.#hostHeader}\r\nAccept: application/json\r\n\r\n`,
-    );
+    socket.write(pending.request);
   }
 
   #connect(): Socket {
@@ -196,8 +207,8 @@ export class KeptAliveGetClient implements HttpExchange {
   }
 
   /** Takes the call in flight off, starts the next one (after the caller's outcome is queued). */
-  #settle(): PendingGet {
-    const pending = this.#inFlight as PendingGet;
+  #settle(): PendingRequest {
+    const pending = this.#inFlight as PendingRequest;
     this.#clearDeadline();
     this.#received = undefined;
     this.#inFlight = undefined;

@@ -411,15 +411,30 @@ async function startSplittingServer(
   };
 }
 
-describe("the tip check's own connection (KeptAliveHttpClient) against malformed and split answers", () => {
-  it.each([...Object.keys(HOSTILE), ...Object.keys(DRIP)])(
-    '%s: an answer or a typed RpcError, promptly; the next answer is then read whole',
-    async (name) => {
+describe("the tip calls' own connection (KeptAliveHttpClient) against malformed and split answers", () => {
+  // As the tip check asks (GET /getheight) and as the poll asks (a JSON-RPC POST).
+  const asks = {
+    GET: (client: KeptAliveHttpClient) => client.get('/getheight'),
+    POST: (client: KeptAliveHttpClient) =>
+      client.send(
+        'POST',
+        '/json_rpc',
+        '{"jsonrpc":"2.0","id":"1","method":"getlastblockheader","params":{}}',
+      ),
+  } as const;
+  it.each(
+    [...Object.keys(HOSTILE), ...Object.keys(DRIP)].flatMap((name) => [
+      [name, 'GET' as const],
+      [name, 'POST' as const],
+    ]),
+  )(
+    '%s to a %s: an answer or a typed RpcError, promptly; the next answer is then read whole',
+    async (name, method) => {
       const server = await startRawServer();
       const client = new KeptAliveHttpClient({ host: '127.0.0.1', port: server.port, timeoutMs: TIMEOUT_MS });
       try {
         server.respond = HOSTILE[name] ?? DRIP[name]!;
-        const outcome = await outcomeOf({ name, fixture: '', run: () => client.get('/getheight') });
+        const outcome = await outcomeOf({ name, fixture: '', run: () => asks[method](client) });
         expect(['value', 'rpc-error']).toContain(outcome.kind);
         server.respond = reply(200, HEIGHT_BODY);
         expect(await client.get('/getheight')).toEqual({ status: 200, body: HEIGHT_BODY });

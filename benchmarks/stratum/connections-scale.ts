@@ -20,8 +20,10 @@
  * Open files: each process needs one per miner it holds. The benchmark first runs itself again
  * under `prlimit --nofile=M:M` (open-files-limit.ts) so that it, the pool and the generators
  * inherit M; when the host refuses (no CAP_SYS_RESOURCE), it says what to run and spreads the
- * miners over enough processes to stay under the limit it has: more load generators, and more
- * stratum processes than "auto" if one per core cannot hold them. FUEGO_BENCH_STRATUM_PROCESSES
+ * miners over enough processes to stay under the limit it has: more load generators, and the pool,
+ * with `stratum.processes: "auto"` and `stratum.limits.maxConnections` a thousand above the miners,
+ * starts more stratum processes than cores when one per core cannot hold them (process-count.ts).
+ * FUEGO_BENCH_STRATUM_PROCESSES
  * sets the stratum processes instead, FUEGO_BENCH_CHILD_SEMI_SPACE_MB their `stratum.childSemiSpaceMb`
  * (0 for V8's default, to pair against the configured one), FUEGO_BENCH_DIRECT_WRITES=0 their
  * `stratum.directWrites` (every line through Node's stream, to pair against the batched writes),
@@ -31,7 +33,6 @@
  */
 import { availableParallelism, loadavg } from 'node:os';
 import { levels } from 'pino';
-import { openFilesBudget } from '../../src/app/open-files-budget.js';
 import { type BenchStack, startBenchStack } from './bench-stack.js';
 import { PUSH_ROUNDS } from './job-arrivals.js';
 import { LoadGenerators } from './load-generators.js';
@@ -56,8 +57,6 @@ const STEPS = [1_000, 20_000, 50_000, 100_000];
 const BURSTS = 4;
 /** Open files a load generator keeps besides its miners' sockets (IPC, logs). */
 const FD_RESERVE = 500;
-/** A stratum process gets its connections round-robin: room for an uneven spread. */
-const STRATUM_SPREAD_SLACK = 0.9;
 /** Source addresses per load generator (127.10.G.1..), a few thousand connections each. */
 const SOURCES_PER_GENERATOR = 16;
 /** Pause before reading RSS and between pushes, so the pool's event loop and GC settle. */
@@ -173,17 +172,9 @@ function plan(miners: number, wantedOpenFiles: number): Plan {
   }
   const generators = Math.max(2, Math.ceil(miners / perProcess));
   const override = process.env['FUEGO_BENCH_STRATUM_PROCESSES'];
-  // What a stratum child holds by the pool's own share-out of its open files (no API in a child).
-  const perStratumProcess = Math.max(1, openFilesBudget(Math.min(limit.soft, 1e9), null).stratum);
-  const needed = Math.ceil(miners / (perStratumProcess * STRATUM_SPREAD_SLACK));
-  let stratumProcesses: number | 'auto' = 'auto';
-  if (override !== undefined) stratumProcesses = override === 'auto' ? 'auto' : Number(override);
-  else if (needed > availableParallelism()) {
-    stratumProcesses = needed;
-    notes.push(
-      `stratum.processes ${needed} instead of "auto" (${availableParallelism()} here): ${miners} miners at ${limit.soft} open files per process need ${needed} stratum processes`,
-    );
-  }
+  // Without it, "auto": the pool starts as many as its open-files limit needs for maxConnections.
+  const stratumProcesses: number | 'auto' =
+    override === undefined || override === 'auto' ? 'auto' : Number(override);
   return { generators, stratumProcesses, openFiles: limit.soft, notes };
 }
 
@@ -363,6 +354,8 @@ export async function runConnectionsAtScale(miners: number): Promise<void> {
   };
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
+  /** Stratum processes the pool started (its children; 0 when it serves stratum itself). */
+  let startedStratumProcesses = 0;
   let reached = 0;
   let readNatively = 0;
   let again: OneKAgain | undefined;
@@ -377,6 +370,12 @@ export async function runConnectionsAtScale(miners: number): Promise<void> {
       },
     });
     const poolPids = processTree(stack.pool.pid);
+    startedStratumProcesses = poolPids.length - 1;
+    if (stratumProcesses === 'auto' && startedStratumProcesses > availableParallelism()) {
+      const note = `stratum.processes "auto" started ${startedStratumProcesses} stratum processes on ${availableParallelism()} cores: ${miners} miners at ${openFiles} open files per process need them`;
+      say(`note: ${note}`);
+      notes.push(note);
+    }
     generators = LoadGenerators.start(generatorCount);
     say(
       `pool pid ${stack.pool.pid} with ${poolPids.length - 1} stratum processes (${poolPids.slice(1).join(', ')}), stratum.processes ${JSON.stringify(stratumProcesses)}; ${generatorCount} load generators (${generators.pids.join(', ')}); open files per process ${openFiles}`,
@@ -430,7 +429,7 @@ export async function runConnectionsAtScale(miners: number): Promise<void> {
     sharesPerSec: last?.sharesPerSec ?? null,
     sharesPerSecAt1k: atOneK?.sharesPerSec ?? null,
     sharesPerSecAt1kAfter: again?.sharesPerSec ?? null,
-    stratumProcesses,
+    stratumProcesses: startedStratumProcesses,
     loadGenerators: generatorCount,
     minersReadNatively: readNatively,
     openFilesPerProcess: openFiles,

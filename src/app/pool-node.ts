@@ -162,11 +162,15 @@ export class PoolNode {
     const env = modules.env ?? process.env;
     // Configuration problems fail here, before anything runs.
     const plan = await planStart(config, modules.tls, env);
+    const openFilesLimit =
+      modules.openFilesLimit !== undefined ? modules.openFilesLimit : (readOpenFilesLimit() ?? null);
     const openFiles = openFilesPlan(
-      modules.openFilesLimit !== undefined ? modules.openFilesLimit : (readOpenFilesLimit() ?? null),
+      openFilesLimit,
       {
         stratumMaxConnections: plan.roles.has('stratum') ? config.stratum.limits.maxConnections : null,
-        stratumProcesses: plan.roles.has('stratum') ? stratumProcessCount(config) : 1,
+        stratumProcesses: plan.roles.has('stratum')
+          ? stratumProcessCount(config, { openFilesLimit: openFilesLimit ?? undefined })
+          : 1,
         apiMaxConnections: plan.runApi ? config.api.maxConnections : null,
       },
       // A stratum child: its parent, which knows how many children there are, told the operator.

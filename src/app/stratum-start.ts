@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import type { Redis } from 'ioredis';
 import type { PoolConfig } from '../config/schema.js';
 import type { Logger } from '../log/logger.js';
@@ -59,7 +60,18 @@ export async function prepareStratum(
   parts: Part[],
 ): Promise<PreparedStratum> {
   const { plan, shared, bans, logger, abandon, child, openFiles } = context;
-  const processes = stratumProcessCount(config);
+  const processes = stratumProcessCount(config, { openFilesLimit: openFiles.limit ?? undefined });
+  if (config.stratum.processes === 'auto' && processes > availableParallelism()) {
+    logger.info(
+      {
+        processes,
+        cores: availableParallelism(),
+        openFilesLimit: openFiles.limit,
+        maxConnections: config.stratum.limits.maxConnections,
+      },
+      'stratum.processes "auto": more processes than cores, so that stratum.limits.maxConnections fit under the open-files limit',
+    );
+  }
   if (processes > 1) {
     const { StratumProcessGroup } = await import('./stratum-processes/stratum-process-group.js');
     const group = new StratumProcessGroup(

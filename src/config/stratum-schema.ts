@@ -210,7 +210,7 @@ export const stratumSchema = z
       .union([z.number().int().min(1).max(64), z.literal('auto')])
       .default(1)
       .describe(
-        'Stratum processes on this host, sharing the ports (Node cluster); "auto" is one per core. With more than one, each child serves a share of the miners with node id `pool.nodeId + i`; the parent runs the other roles and shows the children as one.',
+        'Stratum processes on this host, sharing the ports (Node cluster); "auto" is one per core, or more (up to four per core) where a process\'s open-files limit holds fewer than limits.maxConnections between them (20,000 open files each: six for 100,000). With more than one, each child serves a share of the miners with node id `pool.nodeId + i`; the parent runs the other roles and shows the children as one.',
       ),
     childSemiSpaceMb: z
       .number()

@@ -23,10 +23,10 @@
  * miners over enough processes to stay under the limit it has: more load generators, and the pool,
  * with `stratum.processes: "auto"` and `stratum.limits.maxConnections` a thousand above the miners,
  * starts more stratum processes than cores when one per core cannot hold them (process-count.ts).
- * FUEGO_BENCH_STRATUM_PROCESSES
- * sets the stratum processes instead, FUEGO_BENCH_CHILD_SEMI_SPACE_MB their `stratum.childSemiSpaceMb`
- * (0 for V8's default, to pair against the configured one), FUEGO_BENCH_DIRECT_WRITES=0 their
- * `stratum.directWrites` (every line through Node's stream, to pair against the batched writes),
+ * FUEGO_BENCH_STRATUM_PROCESSES sets the stratum processes instead, FUEGO_BENCH_CHILD_SEMI_SPACE_MB
+ * their `stratum.childSemiSpaceMb` (0 for V8's default, to pair against the configured one),
+ * FUEGO_BENCH_DIRECT_WRITES=0 their `stratum.directWrites` (every line through Node's stream, to
+ * pair against the batched writes),
  * FUEGO_BENCH_SHARED_JOBS=0 their `stratum.sharedJobs.enabled` (a blob of its own for every miner,
  * to pair against blobs shared by 255). The miners log in as XMRig 6 on a vardiff port (start and
  * minimum difficulty 1) and keep a non-zero top nonce byte as XMRig does.

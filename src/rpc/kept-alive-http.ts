@@ -92,7 +92,8 @@ export class KeptAliveHttpClient implements HttpExchange {
   close(): void {
     this.#closed = true;
     this.#dropSocket();
-    const waiting = this.#inFlight === undefined ? this.#queue : [this.#inFlight, ...this.#queue];
+    // A copy: between an answer and the next request's start the queue may hold calls with none in flight.
+    const waiting = this.#inFlight === undefined ? [...this.#queue] : [this.#inFlight, ...this.#queue];
     this.#queue.length = 0;
     this.#inFlight = undefined;
     this.#clearDeadline();

@@ -16,12 +16,12 @@ import { daemonClientOf } from './daemon-connection.js';
 import { type FatalSignal, fatalSignal } from './fatal-signal.js';
 import { FirstTemplateWait, whyNoTemplate } from './first-template-wait.js';
 import type { LeaderRole } from './leader-role.js';
-import { type OpenFilesPlan, openFilesPlan, readOpenFilesLimit } from './open-files-budget.js';
+import type { OpenFilesPlan } from './open-files-budget.js';
+import { startOpenFilesPlan } from './open-files-start.js';
 import { type Part, stopParts } from './parts.js';
 import { connectRedis } from './redis-connection.js';
 import type { PoolRole } from './roles.js';
 import { planStart, type TlsPem } from './start-checks.js';
-import { stratumProcessCount } from './stratum-processes/process-count.js';
 import type { StratumProcessGroup } from './stratum-processes/stratum-process-group.js';
 import type { StratumRole } from './stratum-role.js';
 import { NO_STRATUM, prepareStratum, type StratumChildModules, type StratumParts } from './stratum-start.js';
@@ -162,21 +162,10 @@ export class PoolNode {
     const env = modules.env ?? process.env;
     // Configuration problems fail here, before anything runs.
     const plan = await planStart(config, modules.tls, env);
-    const openFilesLimit =
-      modules.openFilesLimit !== undefined ? modules.openFilesLimit : (readOpenFilesLimit() ?? null);
-    const openFiles = openFilesPlan(
-      openFilesLimit,
-      {
-        stratumMaxConnections: plan.roles.has('stratum') ? config.stratum.limits.maxConnections : null,
-        stratumProcesses: plan.roles.has('stratum')
-          ? stratumProcessCount(config, { openFilesLimit: openFilesLimit ?? undefined })
-          : 1,
-        apiMaxConnections: plan.runApi ? config.api.maxConnections : null,
-      },
-      // A stratum child: its parent, which knows how many children there are, told the operator.
-      { quiet: modules.stratumChild !== undefined },
-    );
-    for (const line of openFiles.warnings) logger.warn({ openFilesLimit: openFiles.limit }, line);
+    const openFiles = startOpenFilesPlan(config, plan, modules.openFilesLimit, {
+      logger,
+      quiet: modules.stratumChild !== undefined,
+    });
     const fatal = fatalSignal();
     const abandon = abandonSignal(fatal, modules.shutdown);
     const parts: Part[] = [];

@@ -60,7 +60,7 @@ export async function prepareStratum(
   parts: Part[],
 ): Promise<PreparedStratum> {
   const { plan, shared, bans, logger, abandon, child, openFiles } = context;
-  const processes = stratumProcessCount(config, { openFilesLimit: openFiles.limit ?? undefined });
+  const processes = stratumProcessCount(config, { openFilesLimit: openFiles.limit });
   if (config.stratum.processes === 'auto' && processes > availableParallelism()) {
     logger.info(
       {

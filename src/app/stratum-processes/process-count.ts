@@ -13,10 +13,10 @@ const AUTO_MAX_PER_CORE = 4;
 /** Connections reach the children round-robin, and leave unevenly: room for an uneven spread. */
 const SPREAD_SLACK = 0.9;
 
-/** What "auto" is judged by: this host's cores and a process's open-files limit (undefined: unknown or none). */
+/** What "auto" is judged by: this host's cores and a process's open-files limit (null: unknown or none). */
 export interface StratumHost {
   readonly cores?: number;
-  readonly openFilesLimit?: number | undefined;
+  readonly openFilesLimit?: number | null;
 }
 
 /**
@@ -28,8 +28,8 @@ export function stratumProcessCount(config: Readonly<PoolConfig>, host: StratumH
   const { processes, limits } = config.stratum;
   if (processes !== 'auto') return processes;
   const cores = Math.max(1, host.cores ?? availableParallelism());
-  const limit = 'openFilesLimit' in host ? host.openFilesLimit : readOpenFilesLimit();
-  const needed = limit === undefined ? 1 : processesHolding(limits.maxConnections, limit);
+  const limit = host.openFilesLimit !== undefined ? host.openFilesLimit : (readOpenFilesLimit() ?? null);
+  const needed = limit === null ? 1 : processesHolding(limits.maxConnections, limit);
   return Math.min(MAX_STRATUM_PROCESSES, cores * AUTO_MAX_PER_CORE, Math.max(cores, needed));
 }
 

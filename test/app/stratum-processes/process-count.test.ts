@@ -13,7 +13,7 @@ describe('stratum process count', () => {
     expect(stratumProcessCount(auto, { cores: 2, ...roomy })).toBe(2);
     expect(stratumProcessCount(auto, { cores: 1, ...roomy })).toBe(1);
     expect(stratumProcessCount(auto, { cores: 200, ...roomy })).toBe(64);
-    expect(stratumProcessCount(auto, { cores: 2, openFilesLimit: undefined })).toBe(2); // limit unknown
+    expect(stratumProcessCount(auto, { cores: 2, openFilesLimit: null })).toBe(2); // limit unknown or none
   });
 
   it('"auto" starts as many as stratum.limits.maxConnections needs under the open-files limit, at most four per core', () => {

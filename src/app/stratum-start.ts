@@ -60,12 +60,13 @@ export async function prepareStratum(
   parts: Part[],
 ): Promise<PreparedStratum> {
   const { plan, shared, bans, logger, abandon, child, openFiles } = context;
-  const processes = stratumProcessCount(config, { openFilesLimit: openFiles.limit });
-  if (config.stratum.processes === 'auto' && processes > availableParallelism()) {
+  const cores = availableParallelism();
+  const processes = stratumProcessCount(config, { cores, openFilesLimit: openFiles.limit });
+  if (config.stratum.processes === 'auto' && processes > cores) {
     logger.info(
       {
         processes,
-        cores: availableParallelism(),
+        cores,
         openFilesLimit: openFiles.limit,
         maxConnections: config.stratum.limits.maxConnections,
       },

@@ -213,7 +213,7 @@ export class KeptAliveHttpClient implements HttpExchange {
     this.#clearDeadline();
     this.#received = undefined;
     this.#inFlight = undefined;
-    // A call made meanwhile may have started already (get() found none in flight).
+    // A call made meanwhile may have started already (#enqueue found none in flight).
     queueMicrotask(() => {
       if (this.#inFlight === undefined) this.#next();
     });

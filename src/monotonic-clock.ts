@@ -5,5 +5,16 @@
  * Not a date: never store it or show it.
  */
 export function monotonicMs(): number {
-  return performance.timeOrigin + performance.now();
+  // The global is read once a call (a lazy getter in Node), and its time origin only when the
+  // global is another object: a test's fake timers replace it. A job push reads this per miner.
+  const clock = performance;
+  if (clock !== originOf) {
+    originOf = clock;
+    origin = clock.timeOrigin;
+  }
+  return origin + clock.now();
 }
+
+/** The `performance` object `origin` was read from. */
+let originOf: typeof performance | undefined;
+let origin = 0;

@@ -52,6 +52,7 @@ export class SocketLineWriter implements PeerWriter, BatchedLineTarget {
   #corked = false;
   #stopped = false;
   #writeTimer: NodeJS.Timeout | undefined;
+  /** Writes handed to Node whose callback has not come: while 0, Node holds nothing of this peer's. */
   #outstandingWrites = 0;
   readonly #socket: WritableSocket;
   readonly #limits: PeerWriterLimits;
@@ -93,14 +94,17 @@ export class SocketLineWriter implements PeerWriter, BatchedLineTarget {
   }
 
   send(line: string | CopyableLine): void {
-    const socket = this.#socket;
-    // Not writable covers destroyed too (a destroyed stream's writable side is), in one getter.
-    if (this.#stopped || !socket.writable) return;
+    if (this.#stopped) return;
     const direct = this.#direct;
     if (direct !== undefined) {
       // Its line in the batch goes first; what the kernel leaves of it is queued in Node then.
       this.flushHeld();
-      if (!this.#corked && this.#outstandingWrites === 0 && socket.writableLength === 0) {
+      // Nothing but this writer writes to the socket: with none of its writes waiting in Node and
+      // the socket not corked, nothing of this peer's is queued before the line. The socket itself
+      // is not read here, as on a push its stream state would cost a cache miss or two per miner.
+      // One destroyed since has no descriptor when the batch is written, and one Node has ended
+      // takes the line before its FIN or refuses it (EPIPE): settle() then drops what is left.
+      if (!this.#corked && this.#outstandingWrites === 0) {
         const flushes = direct.batch.flushes;
         if (direct.batch.enqueue(this, line)) {
           this.#queuedAtFlush = flushes;
@@ -108,6 +112,8 @@ export class SocketLineWriter implements PeerWriter, BatchedLineTarget {
         }
       }
     }
+    // Not writable covers destroyed too (a destroyed stream's writable side is), in one getter.
+    if (!this.#socket.writable) return;
     this.#write(typeof line === 'string' ? line : line.text);
   }
 

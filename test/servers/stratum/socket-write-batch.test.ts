@@ -236,6 +236,34 @@ describe('batched socket writes', () => {
     expect(destroyed!.received()).toBe(jobLine(1, 0));
   });
 
+  it('writes a line to a socket Node is ending after the miner did, before its FIN, without an error or a fault', async () => {
+    const [pair] = (await pairs(1)) as [Pair];
+    const errors: Error[] = [];
+    pair.server.on('error', (error) => errors.push(error));
+    const { writer, faults } = directWriter(pair.server);
+    // The miner's FIN ends the pool's side too (no half-open sockets): no longer writable in
+    // Node, its shutdown not made yet. The writer does not ask the socket, so the line goes out.
+    const ending = new Promise<{ writable: boolean; destroyed: boolean }>((resolve) => {
+      // Node ends it on the tick after 'end': two ticks later, it has.
+      pair.server.once('end', () =>
+        process.nextTick(() =>
+          process.nextTick(() => {
+            const state = { writable: pair.server.writable, destroyed: pair.server.destroyed };
+            writer.send(jobLine(0, 0));
+            batch.flush();
+            resolve(state);
+          }),
+        ),
+      );
+    });
+    pair.client.end();
+    expect(await ending).toEqual({ writable: false, destroyed: false });
+    await settled(() => pair.client.closed, 'the close');
+    expect(pair.received()).toBe(jobLine(0, 0));
+    expect(errors).toEqual([]);
+    expect(faults).toEqual([]);
+  });
+
   it('never writes to a descriptor that is not a socket, and refuses a malformed batch', () => {
     type WriteLines = (
       fds: Int32Array,
